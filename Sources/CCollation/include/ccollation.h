@@ -1,0 +1,21 @@
+#ifndef MIDICCIO_CCOLLATION_H
+#define MIDICCIO_CCOLLATION_H
+#include <stdint.h>
+
+// ICU's own headers clash with the copy of ICU inside Foundation, so Swift sees only
+// this small interface in plain C types; the ICU calls live in collation.c.
+
+/// An ICU collator that orders text case-insensitively for one locale.
+typedef struct midiccio_collator midiccio_collator;
+
+/// Opens a collator for `locale` ("" is the root order); NULL when ICU fails.
+midiccio_collator *midiccio_collator_open(const char *locale);
+
+/// Writes the sort key of UTF-16 `text` into `key`; returns the key's full length
+/// (including ICU's terminating zero), which may exceed `capacity`.
+int32_t midiccio_collator_sort_key(const midiccio_collator *collator, const uint16_t *text,
+                                   int32_t length, uint8_t *key, int32_t capacity);
+
+/// Closes a collator from `midiccio_collator_open`.
+void midiccio_collator_close(midiccio_collator *collator);
+#endif

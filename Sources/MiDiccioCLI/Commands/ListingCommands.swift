@@ -1,0 +1,117 @@
+import MiDiccioKit
+
+private let jsonOption = OptionSpec(name: "json", help: "Print the words as a JSON array.")
+
+/// `midiccio list`
+struct ListCommand: ToolCommand {
+    static let spec = CommandSpec(
+        path: ["list"], abstract: "List words (not those in the Trash).",
+        options: [
+            OptionSpec(name: "tag", short: "t", valueName: "tag", help: "Only words with this tag."),
+            OptionSpec(name: "sort", valueName: "updated|created|term", help: "Order: newest change (default), newest added, or by term."),
+            OptionSpec(name: "limit", valueName: "n", help: "Show at most n words."),
+            OptionSpec(name: "offset", valueName: "n", help: "Skip the first n words."),
+            jsonOption,
+        ],
+        examples: ["midiccio list --tag spanish --sort term --limit 20"])
+
+    let query: ListQuery
+
+    init(_ arguments: ParsedArguments) throws {
+        var sort = ListSort.updated
+        if let text = arguments.value("sort") {
+            guard let value = ListSort(rawValue: text) else {
+                throw UsageError(message: "--sort must be updated, created or term, not '\(text)'", spec: Self.spec)
+            }
+            sort = value
+        }
+        query = ListQuery(tag: arguments.value("tag"), sort: sort,
+                          limit: try arguments.integer("limit", in: 0...Int(Int32.max), spec: Self.spec),
+                          offset: try arguments.integer("offset", in: 0...Int(Int32.max), spec: Self.spec) ?? 0)
+    }
+
+    func run(_ context: ToolContext) throws {
+        let words = try context.library().list(query)
+        if context.json {
+            context.io.write(WordJSON.array(words) + "\n")
+        } else if words.isEmpty {
+            context.note(query.tag.map { "No words tagged \"\($0)\"." } ?? "No words yet. Add one with: midiccio add <term> --meaning <text>")
+        } else {
+            context.io.write(context.printer.table(words))
+        }
+    }
+}
+
+/// `midiccio search`
+struct SearchCommand: ToolCommand {
+    static let spec = CommandSpec(
+        path: ["search"], abstract: "Find words as you type: any field, ignoring case and accents.",
+        discussion: "Each word of the query matches the start of a word (\"pal\" finds \"palabra\", \"cafe\" finds \"café\").\nAn exact term comes first, then terms starting with the query, then the rest by relevance.",
+        arguments: [ArgumentSpec(name: "query", help: "What to look for.")],
+        options: [OptionSpec(name: "limit", valueName: "n", help: "Show at most n words (default 20)."), jsonOption],
+        examples: ["midiccio search pal", "midiccio search \"buenos di\" --json"])
+
+    let query: String
+    let limit: Int
+
+    init(_ arguments: ParsedArguments) throws {
+        query = arguments.positionals[0]
+        limit = try arguments.integer("limit", in: 1...10_000, spec: Self.spec) ?? 20
+    }
+
+    func run(_ context: ToolContext) throws {
+        let words = try context.library().search(query, limit: limit)
+        if context.json {
+            context.io.write(WordJSON.array(words) + "\n")
+        } else if words.isEmpty {
+            context.note("Nothing matches \"\(query)\".")
+        } else {
+            context.io.write(context.printer.table(words))
+        }
+    }
+}
+
+/// `midiccio tags`
+struct TagsCommand: ToolCommand {
+    static let spec = CommandSpec(
+        path: ["tags"], abstract: "List tags with how many words carry each.",
+        options: [OptionSpec(name: "json", help: "Print the tags as JSON.")])
+
+    init(_ arguments: ParsedArguments) throws {}
+
+    func run(_ context: ToolContext) throws {
+        let tags = try context.library().tags()
+        if context.json {
+            let items = tags.map { "  {\"tag\": \(JSONText.quote($0.tag)), \"count\": \($0.count)}" }
+            context.io.write(items.isEmpty ? "[]\n" : "[\n" + items.joined(separator: ",\n") + "\n]\n")
+        } else if tags.isEmpty {
+            context.note("No tags yet. Add one with: midiccio edit <id> --add-tag <tag>")
+        } else {
+            let width = tags.map { String($0.count).count }.max() ?? 1
+            for tag in tags {
+                let count = String(tag.count)
+                context.io.write(String(repeating: " ", count: width - count.count) + count + "  " + tag.tag + "\n")
+            }
+        }
+    }
+}
+
+/// `midiccio trash`
+struct TrashCommand: ToolCommand {
+    static let spec = CommandSpec(
+        path: ["trash"], abstract: "List words in the Trash, most recently deleted first.",
+        options: [jsonOption], examples: ["midiccio trash", "midiccio restore <id>"])
+
+    init(_ arguments: ParsedArguments) throws {}
+
+    func run(_ context: ToolContext) throws {
+        let words = try context.library().trash()
+        if context.json {
+            context.io.write(WordJSON.array(words) + "\n")
+        } else if words.isEmpty {
+            context.note("The Trash is empty.")
+        } else {
+            context.io.write(context.printer.table(words, showDeleted: true))
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+
+/// Where a command's output goes; tests capture it instead of printing.
+public protocol TerminalIO: AnyObject {
+    /// Writes to standard output.
+    func write(_ text: String)
+    /// Writes to standard error.
+    func writeError(_ text: String)
+    /// True when standard output is a terminal (tables may use colour).
+    var outputIsTerminal: Bool { get }
+    /// True when standard error is a terminal (progress is shown).
+    var errorIsTerminal: Bool { get }
+    /// Reads all of standard input.
+    func readInput() -> String
+}
+
+/// The process's real standard streams.
+public final class StandardIO: TerminalIO {
+    /// Makes the standard streams.
+    public init() {}
+
+    public func write(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
+    public func writeError(_ text: String) {
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+
+    public var outputIsTerminal: Bool { isatty(1) == 1 }
+    public var errorIsTerminal: Bool { isatty(2) == 1 }
+
+    public func readInput() -> String {
+        var lines: [String] = []
+        while let line = readLine(strippingNewline: false) { lines.append(line) }
+        return lines.joined()
+    }
+}
+
+/// Captured output for tests and in-process use.
+public final class CapturedIO: TerminalIO {
+    /// Everything written to standard output.
+    public private(set) var output = ""
+    /// Everything written to standard error.
+    public private(set) var errorOutput = ""
+    /// What `readInput` returns.
+    public var input: String
+    public var outputIsTerminal = false
+    public var errorIsTerminal = false
+
+    /// Makes an empty capture with `input` as standard input.
+    public init(input: String = "") { self.input = input }
+
+    public func write(_ text: String) { output += text }
+    public func writeError(_ text: String) { errorOutput += text }
+    public func readInput() -> String { input }
+}

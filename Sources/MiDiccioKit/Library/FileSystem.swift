@@ -1,0 +1,65 @@
+import Foundation
+
+/// The few file operations the library needs, with errors that name the file.
+enum FileSystem {
+    /// The first `count` bytes of the file, or nil when it does not exist.
+    static func readPrefix(_ path: String, count: Int) throws -> [UInt8]? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw LibraryError.fileError(path: path, reason: "cannot be read (check its permissions)")
+        }
+        defer { try? handle.close() }
+        do {
+            return Array(try handle.read(upToCount: count) ?? Data())
+        } catch {
+            throw LibraryError.fileError(path: path, reason: "cannot be read: \(error.localizedDescription)")
+        }
+    }
+
+    /// The whole file.
+    static func read(_ path: String) throws -> Data {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw LibraryError.fileError(path: path, reason: "no such file")
+        }
+        do {
+            return try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw LibraryError.fileError(path: path, reason: "cannot be read: \(error.localizedDescription)")
+        }
+    }
+
+    /// Writes `data` to a temporary file beside `path`, then renames it over `path`, so
+    /// nobody ever sees half a file.
+    static func writeAtomically(_ data: Data, to path: String) throws {
+        let directory = parent(of: path)
+        try createDirectory(directory)
+        let temporary = directory + "/.\(URL(fileURLWithPath: path).lastPathComponent).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        do {
+            try data.write(to: URL(fileURLWithPath: temporary))
+            if FileManager.default.fileExists(atPath: path) {
+                _ = try FileManager.default.replaceItemAt(URL(fileURLWithPath: path), withItemAt: URL(fileURLWithPath: temporary))
+            } else {
+                try FileManager.default.moveItem(atPath: temporary, toPath: path)
+            }
+        } catch {
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw LibraryError.fileError(path: path, reason: "cannot be written: \(error.localizedDescription)")
+        }
+    }
+
+    /// Creates `path` and its parents when missing.
+    static func createDirectory(_ path: String) throws {
+        guard !path.isEmpty else { return }
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw LibraryError.fileError(path: path, reason: "cannot create folder: \(error.localizedDescription)")
+        }
+    }
+
+    /// The folder that holds `path` ("." for a bare file name).
+    static func parent(of path: String) -> String {
+        let parent = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        return parent.isEmpty ? "." : parent
+    }
+}

@@ -1,0 +1,390 @@
+import Foundation
+
+/// A person's word list: one SQLite file. Every operation the app offers starts here.
+///
+/// All writes are transactions: a failed operation leaves the library as it was. Local
+/// edits mark words pending and give them a time that is newer than anything known for
+/// that word (`max(now, updatedAt + 1 ms)`), so "newer" always means "made later".
+/// Not thread-safe: use one `WordLibrary` per thread (several may open one file).
+public final class WordLibrary {
+    /// The library file.
+    public let path: String
+    /// True when this call created the library.
+    public let isNew: Bool
+    let database: Database
+    let clock: any Clock
+    let collation: TermCollation
+    let randomID: () -> WordID
+    private var changeCounter: Int64?
+
+    /// Opens the library at `path`, creating it when missing (and `create` is true).
+    ///
+    /// Refuses, without changing a byte, a file that is not a MiDiccio library and a
+    /// library written by a newer schema.
+    public init(path: String, create: Bool = true, clock: any Clock = SystemClock(),
+                environment: [String: String] = ProcessInfo.processInfo.environment,
+                makeID: @escaping () -> WordID = { WordID.random() }) throws {
+        let (database, isNew) = try LibraryFile.open(path: path, create: create)
+        self.path = path
+        self.isNew = isNew
+        self.database = database
+        self.clock = clock
+        self.randomID = makeID
+        let storedLocale = try database.text("SELECT value FROM library_info WHERE key = 'collation.locale'")
+        collation = TermCollation(locale: storedLocale ?? TermCollation.environmentLocale(environment))
+        if storedLocale == nil {
+            try guarded {
+                try database.write {
+                    try setInfo("collation.locale", collation.locale)
+                    try setInfo("device.id", WordID.random().rawValue)
+                    try setInfo("library.createdAt", String(clock.now().milliseconds))
+                }
+            }
+        }
+    }
+
+    // MARK: - Reading
+
+    /// The word with exactly this id, in the Trash or not.
+    public func word(_ id: WordID) throws -> Word? {
+        try guarded { try stored(id)?.word }
+    }
+
+    /// The word with this id or unique id prefix (at least 6 characters).
+    ///
+    /// `inTrash` nil accepts any word; true or false restricts the candidates.
+    public func resolve(_ idOrPrefix: String, inTrash: Bool? = nil) throws -> Word {
+        let prefix = idOrPrefix.lowercased().trimmingCharacters(in: .whitespaces)
+        if let id = WordID(prefix) {
+            guard let word = try word(id) else { throw LibraryError.wordNotFound(prefix) }
+            return word
+        }
+        guard prefix.count >= 6 else { throw LibraryError.prefixTooShort(idOrPrefix) }
+        guard prefix.allSatisfy({ $0.isHexDigit || $0 == "-" }) else { throw LibraryError.wordNotFound(idOrPrefix) }
+        var candidates = try guarded {
+            try database.cached("SELECT \(Self.columns) FROM words WHERE id >= ? AND id < ? ORDER BY id LIMIT 50")
+                .rows([.text(prefix), .text(prefix + "\u{7F}")], Self.storedWord).map(\.word)
+        }
+        if let inTrash, candidates.count > 1 {
+            candidates = candidates.filter { $0.isDeleted == inTrash }
+        }
+        switch candidates.count {
+        case 0: throw LibraryError.wordNotFound(idOrPrefix)
+        case 1: return candidates[0]
+        default: throw LibraryError.ambiguousID(idOrPrefix, candidates: candidates)
+        }
+    }
+
+    /// Words not in the Trash, filtered, ordered and paged as `query` says.
+    public func list(_ query: ListQuery = ListQuery()) throws -> [Word] {
+        let order = switch query.sort {
+        case .updated: "w.updated_at DESC, w.seq DESC"
+        case .created: "w.created_at DESC, w.seq DESC"
+        case .term: "w.sort_key, w.term, w.seq"
+        }
+        let page = "LIMIT \(query.limit ?? -1) OFFSET \(max(0, query.offset))"
+        return try guarded {
+            if let tag = query.tag {
+                return try database.cached("""
+                    SELECT \(Self.columns("w")) FROM word_tags t JOIN words w ON w.seq = t.word_seq
+                    WHERE t.tag_key = ? AND w.deleted_at IS NULL ORDER BY \(order) \(page)
+                    """).rows([.text(TagSet.key(tag))], Self.storedWord).map(\.word)
+            }
+            return try database.cached("SELECT \(Self.columns("w")) FROM words w WHERE w.deleted_at IS NULL ORDER BY \(order) \(page)")
+                .rows([], Self.storedWord).map(\.word)
+        }
+    }
+
+    /// How many words are in the library (and in the Trash, separately).
+    public func counts() throws -> (words: Int, trash: Int) {
+        try guarded {
+            let live = try database.integer("SELECT count(*) FROM words WHERE deleted_at IS NULL") ?? 0
+            let trash = try database.integer("SELECT count(*) FROM words WHERE deleted_at IS NOT NULL") ?? 0
+            return (Int(live), Int(trash))
+        }
+    }
+
+    /// Every tag on a word not in the Trash, with how many words carry it; most used first.
+    public func tags() throws -> [TagCount] {
+        try guarded {
+            try database.cached("""
+                SELECT min(t.tag), count(*) FROM word_tags t JOIN words w ON w.seq = t.word_seq
+                WHERE w.deleted_at IS NULL GROUP BY t.tag_key ORDER BY count(*) DESC, t.tag_key
+                """).rows { TagCount(tag: $0.text(0), count: Int($0.int64(1))) }
+        }
+    }
+
+    /// Words in the Trash, most recently deleted first.
+    public func trash() throws -> [Word] {
+        try guarded {
+            try database.cached("SELECT \(Self.columns) FROM words WHERE deleted_at IS NOT NULL ORDER BY deleted_at DESC, seq DESC")
+                .rows([], Self.storedWord).map(\.word)
+        }
+    }
+
+    /// Live words whose term equals `term` case- and accent-insensitively.
+    public func duplicates(of term: String) throws -> [Word] {
+        try guarded {
+            try database.cached("SELECT \(Self.columns) FROM words WHERE term_key = ? AND deleted_at IS NULL ORDER BY seq")
+                .rows([.text(TermKey.fold(term.trimmed))], Self.storedWord).map(\.word)
+        }
+    }
+
+    // MARK: - Writing
+
+    /// Adds a new word. Duplicates of its term are reported, and refused when
+    /// `allowDuplicate` is false.
+    @discardableResult
+    public func add(_ content: WordContent, allowDuplicate: Bool = true) throws -> AddResult {
+        let content = try Self.validate(content)
+        return try writing {
+            let duplicates = try duplicates(of: content.term)
+            if !allowDuplicate && !duplicates.isEmpty {
+                throw LibraryError.duplicateTerm(content.term, existing: duplicates.map(\.id))
+            }
+            let now = clock.now()
+            let word = Word(id: randomID(), term: content.term, meaning: content.meaning, reading: content.reading,
+                            examples: content.examples, notes: content.notes, tags: content.tags,
+                            createdAt: now, updatedAt: now)
+            try save(word, times: FieldTimes(all: now), previous: nil, pending: true)
+            return AddResult(word: word, duplicates: duplicates)
+        }
+    }
+
+    /// Changes some fields of a word. Only fields whose value changes get a new time;
+    /// an edit that changes nothing writes nothing and leaves the word as it was.
+    @discardableResult
+    public func edit(_ id: WordID, _ edit: WordEdit) throws -> Word {
+        try writing {
+            guard let previous = try stored(id) else { throw LibraryError.wordNotFound(id.rawValue) }
+            if previous.word.isDeleted {
+                throw LibraryError.wrongTrashState(id, term: previous.word.term, inTrash: true)
+            }
+            let content = try Self.validate(edit.applied(to: previous.word.content))
+            return try update(previous) { word in
+                word.term = content.term
+                word.meaning = content.meaning
+                word.reading = content.reading
+                word.examples = content.examples
+                word.notes = content.notes
+                word.tags = content.tags
+            }
+        }
+    }
+
+    /// Moves words to the Trash (a soft delete: sets `deletedAt`, keeps the content).
+    /// All or nothing: if one id is not found or already in the Trash, none is moved.
+    @discardableResult
+    public func delete(_ ids: [WordID]) throws -> [Word] {
+        try writing {
+            try ids.map { id in
+                guard let previous = try stored(id) else { throw LibraryError.wordNotFound(id.rawValue) }
+                if previous.word.isDeleted {
+                    throw LibraryError.wrongTrashState(id, term: previous.word.term, inTrash: true)
+                }
+                return try update(previous) { word in word.deletedAt = Timestamp(milliseconds: 0) }
+            }
+        }
+    }
+
+    /// Takes words out of the Trash. Clears `deletedAt` and bumps `updatedAt`, so
+    /// last-write-wins carries the restore to other devices (product notes, v1.4.1).
+    @discardableResult
+    public func restore(_ ids: [WordID]) throws -> [Word] {
+        try writing {
+            try ids.map { id in
+                guard let previous = try stored(id) else { throw LibraryError.wordNotFound(id.rawValue) }
+                if !previous.word.isDeleted {
+                    throw LibraryError.wrongTrashState(id, term: previous.word.term, inTrash: false)
+                }
+                return try update(previous) { word in word.deletedAt = nil }
+            }
+        }
+    }
+
+    // MARK: - Internals shared with backup, import and sync
+
+    /// The column list every word query selects, in the order `storedWord` reads.
+    static let columns = columns("words")
+
+    static func columns(_ table: String) -> String {
+        ["seq", "id", "term", "meaning", "reading", "examples", "notes", "tags", "created_at", "updated_at", "deleted_at",
+         "term_time", "meaning_time", "reading_time", "examples_time", "notes_time", "tags_time", "deleted_time",
+         "pending", "local_change"].map { "\(table).\($0)" }.joined(separator: ", ")
+    }
+
+    static func storedWord(_ row: Statement) -> StoredWord {
+        var times = FieldTimes(all: Timestamp(milliseconds: 0))
+        for (offset, field) in WordField.allCases.enumerated() {
+            times[field] = Timestamp(milliseconds: row.int64(Int32(11 + offset)))
+        }
+        let word = Word(id: WordID(row.text(1)) ?? WordID("00000000-0000-0000-0000-000000000000")!,
+                        term: row.text(2), meaning: row.text(3), reading: row.text(4),
+                        examples: JSONText.stringArray(row.text(5)), notes: row.text(6),
+                        tags: JSONText.stringArray(row.text(7)),
+                        createdAt: row.time(8)!, updatedAt: row.time(9)!, deletedAt: row.time(10))
+        return StoredWord(word: word, times: times, pending: row.int64(18) != 0, localChange: row.int64(19), seq: row.int64(0))
+    }
+
+    /// The stored form of the word with this id.
+    func stored(_ id: WordID) throws -> StoredWord? {
+        try database.cached("SELECT \(Self.columns) FROM words WHERE id = ?")
+            .rows([.text(id.rawValue)], Self.storedWord).first
+    }
+
+    /// Applies a local change to `previous` as a new edit: changed fields (and only
+    /// those) get the edit time; the word becomes pending. Returns the word unchanged
+    /// when `change` changes nothing.
+    func update(_ previous: StoredWord, _ change: (inout Word) -> Void) throws -> Word {
+        var word = previous.word
+        change(&word)
+        let time = editTime(after: previous.word)
+        if word.deletedAt != nil && previous.word.deletedAt == nil { word.deletedAt = time }
+        var times = previous.times
+        let before = previous.word
+        if word.term != before.term { times.term = time }
+        if word.meaning != before.meaning { times.meaning = time }
+        if word.reading != before.reading { times.reading = time }
+        if word.examples != before.examples { times.examples = time }
+        if word.notes != before.notes { times.notes = time }
+        if word.tags != before.tags { times.tags = time }
+        if word.deletedAt != before.deletedAt { times.deleted = time }
+        guard times != previous.times else { return before }
+        word.updatedAt = times.newest
+        try save(word, times: times, previous: previous, pending: true)
+        return word
+    }
+
+    /// The time for a local edit of `word`: now, or 1 ms after the newest time known for
+    /// the word when this device's clock is behind (a hybrid logical clock).
+    func editTime(after word: Word?) -> Timestamp {
+        let now = clock.now()
+        guard let word else { return now }
+        return max(now, word.updatedAt.next)
+    }
+
+    /// Writes a word, its tags and its search text. `previous` is the stored row being
+    /// replaced (nil for a new word). Must run inside `writing`.
+    func save(_ word: Word, times: FieldTimes, previous: StoredWord?, pending: Bool) throws {
+        let change = pending ? try nextChange() : (previous?.localChange ?? 0)
+        var values: [SQLValue] = [
+            .text(word.id.rawValue), .text(word.term), .text(word.meaning), .text(word.reading),
+            .text(JSONText.array(word.examples)), .text(word.notes), .text(JSONText.array(word.tags)),
+            .time(word.createdAt), .time(word.updatedAt), .time(word.deletedAt),
+        ]
+        values += WordField.allCases.map { .time(times[$0]) }
+        values += [.integer(pending || (previous?.pending ?? false) ? 1 : 0), .integer(change)]
+        let seq: Int64
+        if let previous {
+            let sortChanged = previous.word.term != word.term
+            values += [.text(TermKey.fold(word.term)), sortChanged ? .blob(collation.sortKey(word.term)) : .null, .integer(previous.seq)]
+            try database.run("""
+                UPDATE words SET id = ?1, term = ?2, meaning = ?3, reading = ?4, examples = ?5, notes = ?6, tags = ?7,
+                    created_at = ?8, updated_at = ?9, deleted_at = ?10, term_time = ?11, meaning_time = ?12,
+                    reading_time = ?13, examples_time = ?14, notes_time = ?15, tags_time = ?16, deleted_time = ?17,
+                    pending = ?18, local_change = ?19, term_key = ?20, sort_key = coalesce(?21, sort_key)
+                WHERE seq = ?22
+                """, values)
+            seq = previous.seq
+            let old = previous.word
+            if old.term != word.term || old.reading != word.reading || old.meaning != word.meaning
+                || old.examples != word.examples || old.notes != word.notes || old.tags != word.tags {
+                try database.run("INSERT INTO words_fts (words_fts, rowid, term, reading, meaning, examples, notes, tags) VALUES ('delete', ?, ?, ?, ?, ?, ?, ?)",
+                                 Self.searchValues(old, seq: seq))
+                try database.run("INSERT INTO words_fts (rowid, term, reading, meaning, examples, notes, tags) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                 Self.searchValues(word, seq: seq))
+            }
+            if old.tags != word.tags {
+                try database.run("DELETE FROM word_tags WHERE word_seq = ?", [.integer(seq)])
+                try insertTags(word.tags, seq: seq)
+            }
+        } else {
+            values += [.text(TermKey.fold(word.term)), .blob(collation.sortKey(word.term))]
+            try database.run("""
+                INSERT INTO words (id, term, meaning, reading, examples, notes, tags, created_at, updated_at, deleted_at,
+                    term_time, meaning_time, reading_time, examples_time, notes_time, tags_time, deleted_time,
+                    pending, local_change, term_key, sort_key)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, values)
+            seq = sqlite3LastInsertRowID()
+            try database.run("INSERT INTO words_fts (rowid, term, reading, meaning, examples, notes, tags) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                             Self.searchValues(word, seq: seq))
+            try insertTags(word.tags, seq: seq)
+        }
+    }
+
+    private func insertTags(_ tags: [String], seq: Int64) throws {
+        for tag in tags {
+            try database.run("INSERT OR IGNORE INTO word_tags (tag_key, word_seq, tag) VALUES (?, ?, ?)",
+                             [.text(TagSet.key(tag)), .integer(seq), .text(tag)])
+        }
+    }
+
+    private func sqlite3LastInsertRowID() -> Int64 {
+        (try? database.integer("SELECT last_insert_rowid()")) ?? 0
+    }
+
+    /// The text the search index holds for a word; must match `words_fts_source`.
+    static func searchValues(_ word: Word, seq: Int64) -> [SQLValue] {
+        [.integer(seq), .text(word.term), .text(word.reading), .text(word.meaning),
+         .text(word.examples.joined(separator: "\n")), .text(word.notes), .text(word.tags.joined(separator: " "))]
+    }
+
+    /// The next value of the library-wide change counter (kept in memory during a
+    /// write, saved with it).
+    private func nextChange() throws -> Int64 {
+        let current: Int64
+        if let changeCounter {
+            current = changeCounter
+        } else {
+            current = Int64(try database.text("SELECT value FROM library_info WHERE key = 'change.counter'") ?? "0") ?? 0
+        }
+        changeCounter = current + 1
+        return current + 1
+    }
+
+    /// Runs `body` as one write transaction; any error rolls everything back.
+    func writing<T>(_ body: () throws -> T) throws -> T {
+        try guarded {
+            try database.write {
+                let outermost = changeCounter == nil
+                let result = try body()
+                if outermost, let changeCounter {
+                    try setInfo("change.counter", String(changeCounter))
+                }
+                if outermost { changeCounter = nil }
+                return result
+            }
+        }
+    }
+
+    /// Turns SQLite failures into `LibraryError.storage`, leaving other errors alone.
+    func guarded<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as SQLiteError {
+            changeCounter = nil
+            throw LibraryError.storage(error)
+        } catch {
+            changeCounter = nil
+            throw error
+        }
+    }
+
+    func setInfo(_ key: String, _ value: String) throws {
+        try database.run("INSERT INTO library_info (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                         [.text(key), .text(value)])
+    }
+
+    func info(_ key: String) throws -> String? {
+        try database.text("SELECT value FROM library_info WHERE key = ?", [.text(key)])
+    }
+
+    static func validate(_ content: WordContent) throws -> WordContent {
+        do {
+            return try content.validated()
+        } catch {
+            throw LibraryError.invalidWord(error)
+        }
+    }
+}

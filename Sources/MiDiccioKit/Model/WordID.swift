@@ -1,0 +1,46 @@
+/// A word's identity: a random (version 4) UUID in lowercase text, never reused.
+public struct WordID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// The canonical text, e.g. `3f2a9c1e-8b4d-4e6f-9a1b-2c3d4e5f6a7b`.
+    public let rawValue: String
+
+    /// Accepts a UUID in any case and keeps it lowercase; nil when `text` is not a UUID.
+    public init?(_ text: String) {
+        let lower = text.lowercased()
+        let bytes = Array(lower.utf8)
+        guard bytes.count == 36 else { return nil }
+        for (index, byte) in bytes.enumerated() {
+            if [8, 13, 18, 23].contains(index) {
+                guard byte == 0x2D else { return nil }
+            } else {
+                guard (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte) else { return nil }
+            }
+        }
+        rawValue = lower
+    }
+
+    /// Makes a fresh random id from `generator`.
+    public static func random<G: RandomNumberGenerator>(using generator: inout G) -> WordID {
+        var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        bytes[6] = (bytes[6] & 0x0F) | 0x40  // version 4
+        bytes[8] = (bytes[8] & 0x3F) | 0x80  // RFC 4122 variant
+        let hex = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(36)
+        for (index, byte) in bytes.enumerated() {
+            if [4, 6, 8, 10].contains(index) { text.append(0x2D) }
+            text.append(hex[Int(byte >> 4)])
+            text.append(hex[Int(byte & 0x0F)])
+        }
+        return WordID(String(decoding: text, as: UTF8.self))!
+    }
+
+    /// Makes a fresh random id from the system's secure generator.
+    public static func random() -> WordID {
+        var generator = SystemRandomNumberGenerator()
+        return random(using: &generator)
+    }
+
+    public var description: String { rawValue }
+
+    public static func < (lhs: WordID, rhs: WordID) -> Bool { lhs.rawValue < rhs.rawValue }
+}

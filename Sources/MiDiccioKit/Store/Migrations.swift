@@ -1,0 +1,168 @@
+/// One named, append-only schema change. Never edit or reorder a shipped migration:
+/// add a new one.
+struct Migration {
+    /// A stable name, recorded in the library once applied ("2026-11-create-words").
+    let name: String
+    /// The SQL that performs the change.
+    let sql: String
+}
+
+/// The schema history of a library, oldest first. The schema version of a library is
+/// the number of migrations applied to it.
+enum Migrations {
+    static let all: [Migration] = [
+        Migration(name: "2026-11-create-words", sql: """
+            CREATE TABLE library_info (
+                key TEXT PRIMARY KEY,
+                value TEXT NOT NULL
+            ) WITHOUT ROWID;
+
+            -- Examples and tags hold JSON arrays of strings. Each *_time column is the
+            -- time of that field's last change (sync merges per field); pending and
+            -- local_change are sync state, written in the same transaction as the edit.
+            CREATE TABLE words (
+                seq INTEGER PRIMARY KEY,
+                id TEXT NOT NULL UNIQUE,
+                term TEXT NOT NULL,
+                meaning TEXT NOT NULL,
+                reading TEXT NOT NULL,
+                examples TEXT NOT NULL,
+                notes TEXT NOT NULL,
+                tags TEXT NOT NULL,
+                created_at INTEGER NOT NULL,
+                updated_at INTEGER NOT NULL,
+                deleted_at INTEGER,
+                term_time INTEGER NOT NULL,
+                meaning_time INTEGER NOT NULL,
+                reading_time INTEGER NOT NULL,
+                examples_time INTEGER NOT NULL,
+                notes_time INTEGER NOT NULL,
+                tags_time INTEGER NOT NULL,
+                deleted_time INTEGER NOT NULL,
+                pending INTEGER NOT NULL,
+                local_change INTEGER NOT NULL,
+                term_key TEXT NOT NULL,
+                sort_key BLOB NOT NULL
+            );
+            CREATE INDEX words_live_updated ON words (updated_at DESC) WHERE deleted_at IS NULL;
+            CREATE INDEX words_live_created ON words (created_at DESC) WHERE deleted_at IS NULL;
+            CREATE INDEX words_live_sort ON words (sort_key) WHERE deleted_at IS NULL;
+            CREATE INDEX words_live_term_key ON words (term_key) WHERE deleted_at IS NULL;
+            CREATE INDEX words_trash ON words (deleted_at DESC) WHERE deleted_at IS NOT NULL;
+            CREATE INDEX words_pending ON words (local_change) WHERE pending = 1;
+
+            CREATE TABLE word_tags (
+                tag_key TEXT NOT NULL,
+                word_seq INTEGER NOT NULL REFERENCES words (seq) ON DELETE CASCADE,
+                tag TEXT NOT NULL,
+                PRIMARY KEY (tag_key, word_seq)
+            ) WITHOUT ROWID;
+            CREATE INDEX word_tags_word ON word_tags (word_seq);
+
+            -- The search index reads its text through this view, so a rebuild sees the
+            -- same plain text (one example per line) that the library writes into it.
+            CREATE VIEW words_fts_source AS
+                SELECT seq, term, reading, meaning,
+                       (SELECT group_concat(value, char(10)) FROM json_each(words.examples)) AS examples,
+                       notes,
+                       (SELECT group_concat(value, ' ') FROM json_each(words.tags)) AS tags
+                FROM words;
+            CREATE VIRTUAL TABLE words_fts USING fts5 (
+                term, reading, meaning, examples, notes, tags,
+                content = 'words_fts_source', content_rowid = 'seq',
+                tokenize = 'unicode61 remove_diacritics 2',
+                prefix = '2 3'
+            );
+
+            -- The prior state of every word the last backup restore touched (NULL: the
+            -- word did not exist), so `backup undo` can put it back. One step only.
+            CREATE TABLE restore_undo (
+                word_id TEXT PRIMARY KEY,
+                prior TEXT
+            ) WITHOUT ROWID;
+            """),
+    ]
+}
+
+/// Opens library files: refuses files that are not MiDiccio libraries or that a newer
+/// MiDiccio wrote, before changing a single byte, then applies pending migrations.
+enum LibraryFile {
+    /// The SQLite `application_id` of every MiDiccio library ("MiDc").
+    static let applicationID: Int32 = 0x4D69_4463
+
+    /// Opens the library at `path`, creating it (and its folder) when missing.
+    static func open(path: String, create: Bool) throws -> (Database, isNew: Bool) {
+        let existing = try inspect(path: path)
+        if existing == nil && !create {
+            throw LibraryError.cannotOpen(path: path, reason: "no such file")
+        }
+        if existing == nil { try FileSystem.createDirectory(FileSystem.parent(of: path)) }
+        let database: Database
+        do {
+            database = try Database(path: path, create: true)
+        } catch let error as SQLiteError {
+            throw LibraryError.cannotOpen(path: path, reason: error.message)
+        }
+        do {
+            if existing != nil {
+                // Read-only checks first: nothing may be written to a newer library.
+                let version = Int(try database.integer("PRAGMA user_version") ?? 0)
+                if version > Migrations.all.count {
+                    throw LibraryError.newerSchema(path: path, version: version)
+                }
+                let names = try database.prepare("SELECT name FROM schema_migrations").rows { $0.text(0) }
+                let known = Set(Migrations.all.map(\.name))
+                if let unknown = names.first(where: { !known.contains($0) }) {
+                    _ = unknown
+                    throw LibraryError.newerSchema(path: path, version: max(version, names.count))
+                }
+            }
+            try database.execute("PRAGMA journal_mode = WAL")
+            try database.execute("PRAGMA busy_timeout = 10000")
+            try database.execute("PRAGMA foreign_keys = ON")
+            try database.execute("PRAGMA synchronous = NORMAL")
+            try migrate(database)
+        } catch let error as SQLiteError {
+            throw LibraryError.cannotOpen(path: path, reason: error.message)
+        }
+        return (database, existing == nil)
+    }
+
+    /// The header of an existing file: nil when there is no file (or an empty one);
+    /// throws `notALibrary` for anything that is not a MiDiccio library.
+    private static func inspect(path: String) throws -> [UInt8]? {
+        guard let header = try FileSystem.readPrefix(path, count: 100) else { return nil }
+        if header.isEmpty { return nil }
+        let magic = Array("SQLite format 3\0".utf8)
+        guard header.count >= 100, Array(header[0..<16]) == magic else {
+            throw LibraryError.notALibrary(path: path, reason: "it is not an SQLite database")
+        }
+        let id = header[68..<72].reduce(Int32(0)) { $0 << 8 | Int32($1) }
+        guard id == applicationID else {
+            throw LibraryError.notALibrary(path: path, reason: "it is another application's SQLite database")
+        }
+        return header
+    }
+
+    private static func migrate(_ database: Database) throws {
+        try database.write {
+            try database.execute("""
+                CREATE TABLE IF NOT EXISTS schema_migrations (
+                    name TEXT PRIMARY KEY,
+                    applied_at INTEGER NOT NULL
+                ) WITHOUT ROWID
+                """)
+            try database.execute("PRAGMA application_id = \(applicationID)")
+        }
+        let applied = Set(try database.prepare("SELECT name FROM schema_migrations").rows { $0.text(0) })
+        for (index, migration) in Migrations.all.enumerated() where !applied.contains(migration.name) {
+            // Each migration in its own transaction: a failure leaves the previous schema whole.
+            try database.write {
+                try database.execute(migration.sql)
+                try database.run("INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)",
+                                 [.text(migration.name), .integer(SystemClock().now().milliseconds)])
+                try database.execute("PRAGMA user_version = \(index + 1)")
+            }
+        }
+    }
+}

@@ -1,0 +1,27 @@
+import CSQLite
+
+/// A failed SQLite call: the result code, SQLite's message and the SQL that failed.
+public struct SQLiteError: Error, Sendable, CustomStringConvertible {
+    /// SQLite's (extended) result code.
+    public var code: Int32
+    /// SQLite's own explanation.
+    public var message: String
+    /// The statement that failed, when there was one.
+    public var sql: String?
+
+    /// Makes an error from its parts.
+    public init(code: Int32, message: String, sql: String? = nil) {
+        self.code = code
+        self.message = message
+        self.sql = sql
+    }
+
+    /// True when another connection held the lock past the busy timeout.
+    public var isBusy: Bool { code & 0xFF == SQLITE_BUSY || code & 0xFF == SQLITE_LOCKED }
+
+    public var description: String {
+        var text = "SQLite error \(code): \(message)"
+        if let sql { text += " (in: \(sql.prefix(200)))" }
+        return text
+    }
+}
