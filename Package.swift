@@ -17,13 +17,18 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         .target(
             name: "CCollation",
             linkerSettings: [.linkedLibrary("icui18n"), .linkedLibrary("icuuc")]
         ),
         .target(
             name: "MiDiccioKit",
-            dependencies: ["CSQLite", "CCollation"],
+            dependencies: ["CSQLite", "CCollation", "CZlib"],
             swiftSettings: strict
         ),
         .target(

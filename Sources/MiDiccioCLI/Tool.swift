@@ -13,6 +13,8 @@ public enum Tool {
         CommandEntry(DeleteCommand.self), CommandEntry(TrashCommand.self), CommandEntry(RestoreCommand.self),
         CommandEntry(BackupExportCommand.self), CommandEntry(BackupRestoreCommand.self), CommandEntry(BackupUndoCommand.self),
         CommandEntry(ImportCommand.self), CommandEntry(ExportCommand.self),
+        CommandEntry(RemoteSetCommand.self), CommandEntry(RemoteShowCommand.self), CommandEntry(RemoteRemoveCommand.self),
+        CommandEntry(SyncCommand.self), CommandEntry(StatusCommand.self),
     ]
 
     static let rootSpec = CommandSpec(
@@ -25,6 +27,16 @@ public enum Tool {
     public static func run(_ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
                            io: TerminalIO = StandardIO()) -> Int32 {
         var arguments = arguments
+        // Global options may come before the command: move them after it.
+        var global: [String] = []
+        while let first = arguments.first, first.hasPrefix("--library") || first == "--offline" {
+            arguments.removeFirst()
+            global.append(first)
+            if first == "--library", let value = arguments.first {
+                global.append(value)
+                arguments.removeFirst()
+            }
+        }
         if arguments.first == "--version" {
             io.write("midiccio \(version)\n")
             return 0
@@ -51,7 +63,7 @@ public enum Tool {
             return usageFailure(UsageError(message: "unknown command '\(arguments[0])'; see 'midiccio --help'"), io: io)
         }
         let spec = command.spec
-        let rest = Array(arguments.dropFirst(spec.path.count))
+        let rest = Array(arguments.dropFirst(spec.path.count)) + global
         if helpRequested {
             io.write(spec.helpText())
             return 0

@@ -1,6 +1,8 @@
 import MiDiccioKit
 
 private let jsonOption = OptionSpec(name: "json", help: "Print the words as a JSON array.")
+/// Commands that show words sync first when a remote is set; this skips that.
+let offlineOption = OptionSpec(name: "offline", help: "Do not sync first (also: MIDICCIO_OFFLINE=1).")
 
 /// `midiccio list`
 struct ListCommand: ToolCommand {
@@ -11,7 +13,7 @@ struct ListCommand: ToolCommand {
             OptionSpec(name: "sort", valueName: "updated|created|term", help: "Order: newest change (default), newest added, or by term."),
             OptionSpec(name: "limit", valueName: "n", help: "Show at most n words."),
             OptionSpec(name: "offset", valueName: "n", help: "Skip the first n words."),
-            jsonOption,
+            jsonOption, offlineOption,
         ],
         examples: ["midiccio list --tag spanish --sort term --limit 20"])
 
@@ -31,6 +33,7 @@ struct ListCommand: ToolCommand {
     }
 
     func run(_ context: ToolContext) throws {
+        SyncOnOpen.run(context)
         let words = try context.library().list(query)
         if context.json {
             context.io.write(WordJSON.array(words) + "\n")
@@ -48,7 +51,7 @@ struct SearchCommand: ToolCommand {
         path: ["search"], abstract: "Find words as you type: any field, ignoring case and accents.",
         discussion: "Each word of the query matches the start of a word (\"pal\" finds \"palabra\", \"cafe\" finds \"café\").\nAn exact term comes first, then terms starting with the query, then the rest by relevance.",
         arguments: [ArgumentSpec(name: "query", help: "What to look for.")],
-        options: [OptionSpec(name: "limit", valueName: "n", help: "Show at most n words (default 20)."), jsonOption],
+        options: [OptionSpec(name: "limit", valueName: "n", help: "Show at most n words (default 20)."), jsonOption, offlineOption],
         examples: ["midiccio search pal", "midiccio search \"buenos di\" --json"])
 
     let query: String
@@ -60,6 +63,7 @@ struct SearchCommand: ToolCommand {
     }
 
     func run(_ context: ToolContext) throws {
+        SyncOnOpen.run(context)
         let words = try context.library().search(query, limit: limit)
         if context.json {
             context.io.write(WordJSON.array(words) + "\n")
@@ -100,11 +104,12 @@ struct TagsCommand: ToolCommand {
 struct TrashCommand: ToolCommand {
     static let spec = CommandSpec(
         path: ["trash"], abstract: "List words in the Trash, most recently deleted first.",
-        options: [jsonOption], examples: ["midiccio trash", "midiccio restore <id>"])
+        options: [jsonOption, offlineOption], examples: ["midiccio trash", "midiccio restore <id>"])
 
     init(_ arguments: ParsedArguments) throws {}
 
     func run(_ context: ToolContext) throws {
+        SyncOnOpen.run(context)
         let words = try context.library().trash()
         if context.json {
             context.io.write(WordJSON.array(words) + "\n")

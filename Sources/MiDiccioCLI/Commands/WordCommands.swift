@@ -102,12 +102,13 @@ struct ShowCommand: ToolCommand {
     static let spec = CommandSpec(
         path: ["show"], abstract: "Show every field of a word.",
         arguments: [ArgumentSpec(name: "id", help: "The word's id or a unique prefix of at least 6 characters.")],
-        options: [jsonOption], examples: ["midiccio show 3f2a9c"])
+        options: [jsonOption, offlineOption], examples: ["midiccio show 3f2a9c"])
 
     let id: String
     init(_ arguments: ParsedArguments) throws { id = arguments.positionals[0] }
 
     func run(_ context: ToolContext) throws {
+        SyncOnOpen.run(context)
         let word = try context.library().resolve(id)
         context.io.write(context.json ? WordJSON.object(word) + "\n" : context.printer.detail(word))
     }

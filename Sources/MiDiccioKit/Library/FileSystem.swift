@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The few file operations the library needs, with errors that name the file.
 enum FileSystem {
@@ -36,10 +41,9 @@ enum FileSystem {
         let temporary = directory + "/.\(URL(fileURLWithPath: path).lastPathComponent).\(UInt32.random(in: 0...UInt32.max)).tmp"
         do {
             try data.write(to: URL(fileURLWithPath: temporary))
-            if FileManager.default.fileExists(atPath: path) {
-                _ = try FileManager.default.replaceItemAt(URL(fileURLWithPath: path), withItemAt: URL(fileURLWithPath: temporary))
-            } else {
-                try FileManager.default.moveItem(atPath: temporary, toPath: path)
+            // rename(2) replaces the target atomically on POSIX systems.
+            guard rename(temporary, path) == 0 else {
+                throw LibraryError.fileError(path: path, reason: "cannot be replaced (error \(errno))")
             }
         } catch {
             try? FileManager.default.removeItem(atPath: temporary)

@@ -9,8 +9,14 @@ public struct StoredWord: Hashable, Sendable {
     /// The library-wide change counter at this word's last local change; sync uses it
     /// to notice a word edited while its upload was in flight (it stays pending).
     public var localChange: Int64
+    /// Who wrote each field's value, indexed like `WordField.allCases`: 0 is this
+    /// device, other numbers are rows of `sync_devices`.
+    var writers: [Int64]
     /// The row number inside this library only.
     var seq: Int64
+
+    /// Every field written by this device.
+    static let localWriters = [Int64](repeating: 0, count: WordField.allCases.count)
 }
 
 /// How `list` orders words.

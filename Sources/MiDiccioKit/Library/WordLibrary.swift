@@ -16,6 +16,9 @@ public final class WordLibrary {
     let collation: TermCollation
     let randomID: () -> WordID
     private var changeCounter: Int64?
+    private var digest: UInt64?
+    /// This library's device id: random, made with the library, never reused.
+    public private(set) var deviceID: String = ""
 
     /// Opens the library at `path`, creating it when missing (and `create` is true).
     ///
@@ -36,8 +39,17 @@ public final class WordLibrary {
             try guarded {
                 try database.write {
                     try setInfo("collation.locale", collation.locale)
-                    try setInfo("device.id", WordID.random().rawValue)
                     try setInfo("library.createdAt", String(clock.now().milliseconds))
+                    if try info("device.id") == nil { try setInfo("device.id", WordID.random().rawValue) }
+                    if isNew { try setInfo("sync.digest", "0") }
+                }
+            }
+        }
+        deviceID = try guarded { try info("device.id") ?? "" }
+        try guarded {
+            if try database.integer("SELECT count(*) FROM sync_devices WHERE num = 0") == 0 {
+                try database.write {
+                    try database.run("INSERT INTO sync_devices (num, id) VALUES (0, ?)", [.text(deviceID)])
                 }
             }
         }
@@ -210,7 +222,8 @@ public final class WordLibrary {
     static func columns(_ table: String) -> String {
         ["seq", "id", "term", "meaning", "reading", "examples", "notes", "tags", "created_at", "updated_at", "deleted_at",
          "term_time", "meaning_time", "reading_time", "examples_time", "notes_time", "tags_time", "deleted_time",
-         "pending", "local_change"].map { "\(table).\($0)" }.joined(separator: ", ")
+         "pending", "local_change",
+         "term_by", "meaning_by", "reading_by", "examples_by", "notes_by", "tags_by", "deleted_by"].map { "\(table).\($0)" }.joined(separator: ", ")
     }
 
     static func storedWord(_ row: Statement) -> StoredWord {
@@ -223,7 +236,9 @@ public final class WordLibrary {
                         examples: JSONText.stringArray(row.text(5)), notes: row.text(6),
                         tags: JSONText.stringArray(row.text(7)),
                         createdAt: row.time(8)!, updatedAt: row.time(9)!, deletedAt: row.time(10))
-        return StoredWord(word: word, times: times, pending: row.int64(18) != 0, localChange: row.int64(19), seq: row.int64(0))
+        let writers = (0..<Int32(WordField.allCases.count)).map { row.int64(20 + $0) }
+        return StoredWord(word: word, times: times, pending: row.int64(18) != 0, localChange: row.int64(19),
+                          writers: writers, seq: row.int64(0))
     }
 
     /// The stored form of the word with this id.
@@ -251,7 +266,11 @@ public final class WordLibrary {
         if word.deletedAt != before.deletedAt { times.deleted = time }
         guard times != previous.times else { return before }
         word.updatedAt = times.newest
-        try save(word, times: times, previous: previous, pending: true)
+        var writers = previous.writers
+        for field in WordField.allCases where times[field] != previous.times[field] {
+            writers[field.index] = 0
+        }
+        try save(word, times: times, writers: writers, previous: previous, pending: true)
         return word
     }
 
@@ -265,7 +284,8 @@ public final class WordLibrary {
 
     /// Writes a word, its tags and its search text. `previous` is the stored row being
     /// replaced (nil for a new word). Must run inside `writing`.
-    func save(_ word: Word, times: FieldTimes, previous: StoredWord?, pending: Bool) throws {
+    func save(_ word: Word, times: FieldTimes, writers: [Int64] = StoredWord.localWriters, previous: StoredWord?, pending: Bool) throws {
+        try updateDigest(removing: previous?.word, adding: word)
         let change = pending ? try nextChange() : (previous?.localChange ?? 0)
         var values: [SQLValue] = [
             .text(word.id.rawValue), .text(word.term), .text(word.meaning), .text(word.reading),
@@ -274,15 +294,19 @@ public final class WordLibrary {
         ]
         values += WordField.allCases.map { .time(times[$0]) }
         values += [.integer(pending || (previous?.pending ?? false) ? 1 : 0), .integer(change)]
+        let writerValues: [SQLValue] = writers.map { .integer($0) }
         let seq: Int64
         if let previous {
             let sortChanged = previous.word.term != word.term
             values += [.text(TermKey.fold(word.term)), sortChanged ? .blob(collation.sortKey(word.term)) : .null, .integer(previous.seq)]
+            values += writerValues
             try database.run("""
                 UPDATE words SET id = ?1, term = ?2, meaning = ?3, reading = ?4, examples = ?5, notes = ?6, tags = ?7,
                     created_at = ?8, updated_at = ?9, deleted_at = ?10, term_time = ?11, meaning_time = ?12,
                     reading_time = ?13, examples_time = ?14, notes_time = ?15, tags_time = ?16, deleted_time = ?17,
-                    pending = ?18, local_change = ?19, term_key = ?20, sort_key = coalesce(?21, sort_key)
+                    pending = ?18, local_change = ?19, term_key = ?20, sort_key = coalesce(?21, sort_key),
+                    term_by = ?23, meaning_by = ?24, reading_by = ?25, examples_by = ?26, notes_by = ?27,
+                    tags_by = ?28, deleted_by = ?29
                 WHERE seq = ?22
                 """, values)
             seq = previous.seq
@@ -300,11 +324,13 @@ public final class WordLibrary {
             }
         } else {
             values += [.text(TermKey.fold(word.term)), .blob(collation.sortKey(word.term))]
+            values += writerValues
             try database.run("""
                 INSERT INTO words (id, term, meaning, reading, examples, notes, tags, created_at, updated_at, deleted_at,
                     term_time, meaning_time, reading_time, examples_time, notes_time, tags_time, deleted_time,
-                    pending, local_change, term_key, sort_key)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    pending, local_change, term_key, sort_key,
+                    term_by, meaning_by, reading_by, examples_by, notes_by, tags_by, deleted_by)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, values)
             seq = sqlite3LastInsertRowID()
             try database.run("INSERT INTO words_fts (rowid, term, reading, meaning, examples, notes, tags) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -348,11 +374,16 @@ public final class WordLibrary {
         try guarded {
             try database.write {
                 let outermost = changeCounter == nil
+                let outermostDigest = digest == nil
                 let result = try body()
                 if outermost, let changeCounter {
                     try setInfo("change.counter", String(changeCounter))
                 }
+                if outermostDigest, let digest {
+                    try setInfo("sync.digest", String(digest, radix: 16))
+                }
                 if outermost { changeCounter = nil }
+                if outermostDigest { digest = nil }
                 return result
             }
         }
@@ -364,11 +395,56 @@ public final class WordLibrary {
             return try body()
         } catch let error as SQLiteError {
             changeCounter = nil
+            digest = nil
             throw LibraryError.storage(error)
         } catch {
             changeCounter = nil
+            digest = nil
             throw error
         }
+    }
+
+    // MARK: - Digest
+
+    /// An order-independent checksum over every word's id, updated time and Trash flag:
+    /// two devices that hold the same words have the same digest. Kept up to date on
+    /// every save, so reading it never scans the library.
+    public func libraryDigest() throws -> String {
+        try guarded {
+            if let stored = try info("sync.digest") { return stored }
+            return String(try computeDigest(), radix: 16)
+        }
+    }
+
+    private func updateDigest(removing old: Word?, adding new: Word) throws {
+        if digest == nil {
+            if let stored = try info("sync.digest"), let value = UInt64(stored, radix: 16) {
+                digest = value
+            } else {
+                digest = try computeDigest()
+            }
+        }
+        if let old { digest = digest! &- Self.digestTerm(old) }
+        digest = digest! &+ Self.digestTerm(new)
+    }
+
+    private func computeDigest() throws -> UInt64 {
+        try database.prepare("SELECT id, updated_at, deleted_at IS NOT NULL FROM words").rows { row in
+            Self.digestTerm(id: row.text(0), updatedAt: row.int64(1), deleted: row.int64(2) != 0)
+        }.reduce(0, &+)
+    }
+
+    static func digestTerm(_ word: Word) -> UInt64 {
+        digestTerm(id: word.id.rawValue, updatedAt: word.updatedAt.milliseconds, deleted: word.isDeleted)
+    }
+
+    /// FNV-1a over "id|updatedAt|deleted"; summed (mod 2^64) so order does not matter.
+    static func digestTerm(id: String, updatedAt: Int64, deleted: Bool) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in "\(id)|\(updatedAt)|\(deleted ? 1 : 0)".utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+        }
+        return hash
     }
 
     func setInfo(_ key: String, _ value: String) throws {

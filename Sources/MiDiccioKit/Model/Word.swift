@@ -103,6 +103,19 @@ public enum WordField: String, CaseIterable, Sendable {
     case term, meaning, reading, examples, notes, tags
     /// The Trash flag: deleting and restoring are edits of this field.
     case deleted
+
+    /// The field's position in `allCases`.
+    public var index: Int {
+        switch self {
+        case .term: 0
+        case .meaning: 1
+        case .reading: 2
+        case .examples: 3
+        case .notes: 4
+        case .tags: 5
+        case .deleted: 6
+        }
+    }
 }
 
 /// The time of each field's last change; a word's `updatedAt` is the newest of them.

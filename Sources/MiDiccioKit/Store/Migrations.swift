@@ -5,6 +5,9 @@ struct Migration {
     let name: String
     /// The SQL that performs the change.
     let sql: String
+    /// True when, after this change, every word must be uploaded once (product notes:
+    /// the first sync after such an update pulls, merges, then uploads everything).
+    var requiresFullUpload = false
 }
 
 /// The schema history of a library, oldest first. The schema version of a library is
@@ -81,6 +84,34 @@ enum Migrations {
                 prior TEXT
             ) WITHOUT ROWID;
             """),
+        Migration(name: "2026-11-add-sync", sql: """
+            -- Which device wrote each field's current value: sync breaks a tie of equal
+            -- times by the writer's id, the same way on every device. 0 is this device.
+            ALTER TABLE words ADD COLUMN term_by INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE words ADD COLUMN meaning_by INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE words ADD COLUMN reading_by INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE words ADD COLUMN examples_by INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE words ADD COLUMN notes_by INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE words ADD COLUMN tags_by INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE words ADD COLUMN deleted_by INTEGER NOT NULL DEFAULT 0;
+
+            -- Devices this library has heard of; num 0 is this device.
+            CREATE TABLE sync_devices (
+                num INTEGER PRIMARY KEY,
+                id TEXT NOT NULL UNIQUE,
+                name TEXT NOT NULL DEFAULT '',
+                app TEXT NOT NULL DEFAULT '',
+                last_sync INTEGER,
+                digest TEXT NOT NULL DEFAULT '',
+                word_count INTEGER NOT NULL DEFAULT 0
+            );
+
+            -- How far this device has read each other device's changes.
+            CREATE TABLE sync_cursors (
+                device_id TEXT PRIMARY KEY,
+                seq INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            """, requiresFullUpload: true),
     ]
 }
 
@@ -162,6 +193,10 @@ enum LibraryFile {
                 try database.run("INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)",
                                  [.text(migration.name), .integer(SystemClock().now().milliseconds)])
                 try database.execute("PRAGMA user_version = \(index + 1)")
+                // A library that had words before this change uploads all of them once.
+                if migration.requiresFullUpload, (try database.integer("SELECT count(*) FROM words") ?? 0) > 0 {
+                    try database.run("INSERT OR REPLACE INTO library_info (key, value) VALUES ('sync.fullUpload', '1')")
+                }
             }
         }
     }

@@ -139,7 +139,9 @@ extension WordLibrary {
         if word.tags != restored.tags { word.tags = restored.tags; times.tags = time }
         if word.deletedAt != restored.deletedAt { word.deletedAt = restored.deletedAt; times.deleted = time }
         word.updatedAt = times.newest
-        try save(word, times: times, previous: local, pending: true)
+        var writers = local.writers
+        for field in WordField.allCases where times[field] != local.times[field] { writers[field.index] = 0 }
+        try save(word, times: times, writers: writers, previous: local, pending: true)
         if word.isDeleted && !local.word.isDeleted { report.trashed += 1 } else { report.updated += 1 }
     }
 

@@ -368,7 +368,10 @@ extension WordSheet {
 
     private static func columnNumber(_ value: String, key: String, line: Int) throws(SheetError) -> Int {
         guard let number = Int(trimmed(value)), number >= 1 else {
-            throw SheetError(line: line, message: "#\(key) must be a column number starting at 1, not \"\(trimmed(value))\"")
+            throw SheetError(
+                line: line,
+                message: "#\(key) must be a column number starting at 1, not \"\(trimmed(value))\""
+            )
         }
         return number - 1
     }
@@ -517,7 +520,11 @@ extension WordSheet {
 // MARK: - Text helpers
 
 extension WordSheet {
-    private static func parse(_ text: Substring, separator: UInt8, firstLine: Int) throws(SheetError) -> [DelimitedRecord] {
+    private static func parse(
+        _ text: Substring,
+        separator: UInt8,
+        firstLine: Int
+    ) throws(SheetError) -> [DelimitedRecord] {
         do {
             return try DelimitedText.parse(text, separator: separator, firstLine: firstLine)
         } catch {

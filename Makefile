@@ -1,0 +1,42 @@
+# MiDiccio: `make run` starts MiDiccio on your default library, `make test` runs the
+# tests, `make bench` prints the benchmark figures. Each installs missing system
+# packages first (with apt-get when run as root; otherwise it says what to install).
+
+SWIFT ?= swift
+APT_PACKAGES := pkg-config libsqlite3-dev libicu-dev zlib1g-dev
+ARGS ?= list
+BENCH_ARGS ?= library --words 100000
+
+.PHONY: run test bench build deps clean
+
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = "0" ]; then \
+	    echo "Installing system packages:$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  else \
+	    echo "MiDiccio needs these system packages:$$missing"; \
+	    echo "Install them with: sudo apt-get install$$missing"; exit 1; \
+	  fi; \
+	fi
+
+build: deps
+	$(SWIFT) build -c release --product midiccio
+
+run: build
+	@echo "MiDiccio $$(.build/release/midiccio --version | cut -d' ' -f2): library $${MIDICCIO_LIBRARY:-$${XDG_DATA_HOME:-$$HOME/.local/share}/midiccio/library.sqlite}"
+	@.build/release/midiccio $(ARGS)
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+bench: deps
+	$(SWIFT) build -c release --product midiccio-bench
+	.build/release/midiccio-bench $(BENCH_ARGS)
+
+clean:
+	rm -rf .build

@@ -1,0 +1,4 @@
+#ifndef MIDICCIO_CZLIB_SHIM_H
+#define MIDICCIO_CZLIB_SHIM_H
+#include <zlib.h>
+#endif

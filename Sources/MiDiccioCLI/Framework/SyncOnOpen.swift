@@ -1,0 +1,60 @@
+import Foundation
+import MiDiccioKit
+
+/// Product notes: "The app now syncs when you open it." Commands that show words sync
+/// first when a remote is set, but never make the user wait more than a few seconds:
+/// a cloud that is slow or unreachable only earns a warning.
+enum SyncOnOpen {
+    /// How long a command waits for the sync before showing local words.
+    static let patience: TimeInterval = 3
+
+    /// Syncs `context`'s library unless offline (--offline or MIDICCIO_OFFLINE=1) or no
+    /// remote is set. Runs on its own connection and thread so a hung cloud cannot block.
+    static func run(_ context: ToolContext) {
+        if context.arguments.flag("offline") || context.environment["MIDICCIO_OFFLINE"] == "1" { return }
+        guard let library = try? context.library(), let remote = try? library.remote() else { return }
+        let path = library.path
+        let environment = context.environment
+        let outcome = SyncOutcome()
+        let thread = Thread {
+            do {
+                let connection = try WordLibrary(path: path, create: false, environment: environment)
+                let report = try SyncEngine(library: connection, storage: remote.makeStorage(), appVersion: "midiccio \(Tool.version)").sync()
+                outcome.finish(report.skippedFiles.isEmpty ? nil : "skipped \(report.skippedFiles.count) unreadable cloud file(s); run 'midiccio sync' for details")
+            } catch {
+                outcome.finish("could not sync (\(error)); showing the words on this device")
+            }
+        }
+        thread.start()
+        if !outcome.wait(seconds: patience) {
+            context.note("warning: the cloud is slow to answer; showing the words on this device")
+        } else if let warning = outcome.warning {
+            context.note("warning: \(warning)")
+        }
+    }
+}
+
+/// The result of a background sync, handed from its thread to the command's.
+private final class SyncOutcome: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var done = false
+    private(set) var warning: String?
+
+    func finish(_ warning: String?) {
+        condition.lock()
+        self.warning = warning
+        done = true
+        condition.signal()
+        condition.unlock()
+    }
+
+    func wait(seconds: TimeInterval) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        condition.lock()
+        defer { condition.unlock() }
+        while !done {
+            if !condition.wait(until: deadline) { return done }
+        }
+        return true
+    }
+}

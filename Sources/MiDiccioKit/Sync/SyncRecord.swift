@@ -1,0 +1,98 @@
+/// A word as it travels between devices: every field with the time of its last change
+/// and the id of the device that made it. Nothing else (no local row numbers, no
+/// pending flags) leaves the device.
+public struct SyncRecord: Hashable, Sendable {
+    /// The values (its `updatedAt` is the newest field time).
+    public var word: Word
+    /// The time of each field's last change.
+    public var times: FieldTimes
+    /// The device id that wrote each field, indexed like `WordField.allCases`.
+    public var writers: [String]
+
+    /// Makes a record; `writers` must have one entry per `WordField`.
+    public init(word: Word, times: FieldTimes, writers: [String]) {
+        precondition(writers.count == WordField.allCases.count, "one writer per field")
+        self.word = word
+        self.times = times
+        self.writers = writers
+    }
+}
+
+/// The merge rules, one field at a time (last writer wins per field).
+///
+/// For each field the value with the newer time wins. Equal time and equal value is
+/// already in sync (product notes: "do nothing"). Equal time with different values is a
+/// conflict decided by the larger writer id, so every device picks the same winner.
+public enum MergeRules {
+    /// The outcome of merging one incoming record into the local one.
+    public struct Outcome: Sendable {
+        /// The merged record.
+        public var record: SyncRecord
+        /// Fields whose value the incoming record changed.
+        public var changedFields: [WordField]
+        /// True when something (a value, a time or a writer) differs from the local record.
+        public var changed: Bool
+    }
+
+    /// Merges `incoming` into `local` (nil: the word is new here).
+    public static func merge(local: SyncRecord?, incoming: SyncRecord) -> Outcome {
+        guard let local else {
+            return Outcome(record: incoming, changedFields: WordField.allCases, changed: true)
+        }
+        var word = local.word
+        var times = local.times
+        var writers = local.writers
+        var changedFields: [WordField] = []
+        var changed = false
+        for field in WordField.allCases {
+            let i = field.index
+            let localTime = local.times[field], incomingTime = incoming.times[field]
+            let sameValue = valuesEqual(field, local.word, incoming.word)
+            let incomingWins: Bool
+            if incomingTime != localTime {
+                incomingWins = incomingTime > localTime
+            } else if sameValue {
+                // Already in sync. Keep the larger writer id so that a later three-way tie
+                // is decided identically everywhere; this changes no value and no time.
+                if incoming.writers[i] > writers[i] { writers[i] = incoming.writers[i]; changed = true }
+                continue
+            } else {
+                incomingWins = incoming.writers[i] > local.writers[i]
+            }
+            guard incomingWins else { continue }
+            copy(field, from: incoming.word, to: &word)
+            times[field] = incomingTime
+            writers[i] = incoming.writers[i]
+            changed = true
+            if !sameValue { changedFields.append(field) }
+        }
+        word.createdAt = min(local.word.createdAt, incoming.word.createdAt)
+        if word.createdAt != local.word.createdAt { changed = true }
+        word.updatedAt = times.newest
+        return Outcome(record: SyncRecord(word: word, times: times, writers: writers), changedFields: changedFields, changed: changed)
+    }
+
+    static func valuesEqual(_ field: WordField, _ a: Word, _ b: Word) -> Bool {
+        switch field {
+        case .term: a.term == b.term
+        case .meaning: a.meaning == b.meaning
+        case .reading: a.reading == b.reading
+        case .examples: a.examples == b.examples
+        case .notes: a.notes == b.notes
+        case .tags: a.tags == b.tags
+        case .deleted: a.deletedAt == b.deletedAt
+        }
+    }
+
+    static func copy(_ field: WordField, from source: Word, to target: inout Word) {
+        switch field {
+        case .term: target.term = source.term
+        case .meaning: target.meaning = source.meaning
+        case .reading: target.reading = source.reading
+        case .examples: target.examples = source.examples
+        case .notes: target.notes = source.notes
+        case .tags: target.tags = source.tags
+        case .deleted: target.deletedAt = source.deletedAt
+        }
+    }
+}
