@@ -53,14 +53,19 @@ public enum Tool {
         guard let command = match(arguments) else {
             let groups = commands.filter { $0.spec.path.count > 1 && $0.spec.path[0] == arguments[0] }
             if !groups.isEmpty {
-                let group = CommandSpec(path: [arguments[0]], abstract: "Commands for \(arguments[0]).")
-                if helpRequested || arguments.count == 1 || arguments.contains("--help") || arguments.contains("-h") {
+                let group = CommandSpec(path: [arguments[0]], abstract: "Commands for \(arguments[0]).",
+                                        arguments: [ArgumentSpec(name: "subcommand", help: "One of the subcommands below.")])
+                if helpRequested || arguments.contains("--help") || arguments.contains("-h") {
                     io.write(group.helpText(subcommands: groups.map(\.spec)))
-                    return helpRequested || arguments.count > 1 ? 0 : 64
+                    return 0
+                }
+                if arguments.count == 1 {
+                    let names = groups.map { $0.spec.path.dropFirst().joined(separator: " ") }.joined(separator: ", ")
+                    return usageFailure(UsageError(message: "'\(arguments[0])' needs a subcommand: \(names)", spec: group), io: io)
                 }
                 return usageFailure(UsageError(message: "unknown command '\(arguments.prefix(2).joined(separator: " "))'", spec: group), io: io)
             }
-            return usageFailure(UsageError(message: "unknown command '\(arguments[0])'; see 'midiccio --help'"), io: io)
+            return usageFailure(UsageError(message: "unknown command '\(arguments[0])'", spec: rootSpec), io: io)
         }
         let spec = command.spec
         let rest = Array(arguments.dropFirst(spec.path.count)) + global
@@ -94,7 +99,11 @@ public enum Tool {
 
     private static func usageFailure(_ error: UsageError, io: TerminalIO) -> Int32 {
         io.writeError("Error: \(error.message)\n")
-        if let spec = error.spec { io.writeError("Usage: \(spec.usage)\n  See 'midiccio help \(spec.path.joined(separator: " "))'.\n") }
+        if let spec = error.spec {
+            let usage = spec.path.isEmpty ? "midiccio <command> [options]" : spec.usage
+            let help = spec.path.isEmpty ? "midiccio --help" : "midiccio help \(spec.path.joined(separator: " "))"
+            io.writeError("Usage: \(usage)\n  See '\(help)'.\n")
+        }
         return 64
     }
 
@@ -175,7 +184,8 @@ final class ToolContext {
 
     /// Prints words for people or as JSON.
     var printer: WordPrinter {
-        WordPrinter(colour: io.outputIsTerminal && environment["NO_COLOR"] == nil && environment["TERM"] != "dumb")
+        // no-color.org: NO_COLOR counts when present and not empty.
+        WordPrinter(colour: io.outputIsTerminal && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb")
     }
 
     /// Prints a note for people on stderr (never mixed into --json output).

@@ -38,7 +38,13 @@ struct ListCommand: ToolCommand {
         if context.json {
             context.io.write(WordJSON.array(words) + "\n")
         } else if words.isEmpty {
-            context.note(query.tag.map { "No words tagged \"\($0)\"." } ?? "No words yet. Add one with: midiccio add <term> --meaning <text>")
+            if query.offset > 0 || query.limit == 0 {
+                // A page past the end is simply empty.
+            } else if let tag = query.tag {
+                context.note("No words tagged \"\(tag)\".")
+            } else {
+                context.note("No words yet. Add one with: midiccio add <term> --meaning <text>")
+            }
         } else {
             context.io.write(context.printer.table(words))
         }

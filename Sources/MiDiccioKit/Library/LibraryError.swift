@@ -19,6 +19,8 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
     case duplicateTerm(String, existing: [WordID])
     /// The operation needs the word to be in the Trash (or not).
     case wrongTrashState(WordID, term: String, inTrash: Bool)
+    /// The word to delete is already in the Trash.
+    case alreadyInTrash(WordID, term: String)
     /// A backup file could not be read; nothing was changed.
     case invalidBackup(file: String, location: String?, message: String)
     /// An import file could not be read; nothing was imported.
@@ -53,6 +55,8 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
             return inTrash
                 ? "\"\(term)\" (\(id)) is in the Trash; restore it first"
                 : "\"\(term)\" (\(id)) is not in the Trash"
+        case .alreadyInTrash(let id, let term):
+            return "\"\(term)\" (\(id)) is already in the Trash"
         case .invalidBackup(let file, let location, let message):
             return "backup \(file)\(location.map { ", \($0)" } ?? ""): \(message); nothing was changed"
         case .invalidImport(let file, let line, let message):

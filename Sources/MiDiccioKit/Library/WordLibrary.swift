@@ -49,7 +49,7 @@ public final class WordLibrary {
         try guarded {
             if try database.integer("SELECT count(*) FROM sync_devices WHERE num = 0") == 0 {
                 try database.write {
-                    try database.run("INSERT INTO sync_devices (num, id) VALUES (0, ?)", [.text(deviceID)])
+                    try database.run("INSERT OR IGNORE INTO sync_devices (num, id) VALUES (0, ?)", [.text(deviceID)])
                 }
             }
         }
@@ -189,10 +189,10 @@ public final class WordLibrary {
     @discardableResult
     public func delete(_ ids: [WordID]) throws -> [Word] {
         try writing {
-            try ids.map { id in
+            try Self.unique(ids).map { id in
                 guard let previous = try stored(id) else { throw LibraryError.wordNotFound(id.rawValue) }
                 if previous.word.isDeleted {
-                    throw LibraryError.wrongTrashState(id, term: previous.word.term, inTrash: true)
+                    throw LibraryError.alreadyInTrash(id, term: previous.word.term)
                 }
                 return try update(previous) { word in word.deletedAt = Timestamp(milliseconds: 0) }
             }
@@ -204,7 +204,7 @@ public final class WordLibrary {
     @discardableResult
     public func restore(_ ids: [WordID]) throws -> [Word] {
         try writing {
-            try ids.map { id in
+            try Self.unique(ids).map { id in
                 guard let previous = try stored(id) else { throw LibraryError.wordNotFound(id.rawValue) }
                 if !previous.word.isDeleted {
                     throw LibraryError.wrongTrashState(id, term: previous.word.term, inTrash: false)
@@ -454,6 +454,22 @@ public final class WordLibrary {
 
     func info(_ key: String) throws -> String? {
         try database.text("SELECT value FROM library_info WHERE key = ?", [.text(key)])
+    }
+
+    /// `ids` without repeats, in first-seen order (a word named twice is handled once).
+    static func unique(_ ids: [WordID]) -> [WordID] {
+        var seen = Set<WordID>()
+        return ids.filter { seen.insert($0).inserted }
+    }
+
+    /// Refuses to write an export over the library file itself (or its WAL files).
+    func checkNotLibrary(_ target: String) throws {
+        func resolved(_ path: String) -> String { URL(fileURLWithPath: path).resolvingSymlinksInPath().standardizedFileURL.path }
+        let library = resolved(path)
+        let target = resolved(target)
+        if target == library || target == library + "-wal" || target == library + "-shm" {
+            throw LibraryError.fileError(path: target, reason: "is the library itself; choose another file name")
+        }
     }
 
     static func validate(_ content: WordContent) throws -> WordContent {

@@ -124,10 +124,10 @@ enum LibraryFile {
     /// Opens the library at `path`, creating it (and its folder) when missing.
     static func open(path: String, create: Bool) throws -> (Database, isNew: Bool) {
         let existing = try inspect(path: path)
-        if existing == nil && !create {
+        if !existing && !create {
             throw LibraryError.cannotOpen(path: path, reason: "no such file")
         }
-        if existing == nil { try FileSystem.createDirectory(FileSystem.parent(of: path)) }
+        if !existing { try FileSystem.createDirectory(FileSystem.parent(of: path)) }
         let database: Database
         do {
             database = try Database(path: path, create: true)
@@ -135,60 +135,59 @@ enum LibraryFile {
             throw LibraryError.cannotOpen(path: path, reason: error.message)
         }
         do {
-            if existing != nil {
-                // Read-only checks first: nothing may be written to a newer library.
+            try database.execute("PRAGMA busy_timeout = 10000")
+            // One write transaction serialises this check with any other process opening
+            // or creating the same file. Throwing rolls it back: a file that is not ours,
+            // or that a newer MiDiccio wrote, is never changed.
+            try database.write {
+                let id = try database.integer("PRAGMA application_id") ?? 0
+                let tables = try database.integer("SELECT count(*) FROM sqlite_master") ?? 0
+                if id != Int64(applicationID) {
+                    guard tables == 0 else {
+                        throw LibraryError.notALibrary(path: path, reason: "it is another application's SQLite database")
+                    }
+                    try database.execute("PRAGMA application_id = \(applicationID)")
+                    try database.execute("CREATE TABLE schema_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL) WITHOUT ROWID")
+                    return
+                }
                 let version = Int(try database.integer("PRAGMA user_version") ?? 0)
                 if version > Migrations.all.count {
                     throw LibraryError.newerSchema(path: path, version: version)
                 }
                 let names = try database.prepare("SELECT name FROM schema_migrations").rows { $0.text(0) }
                 let known = Set(Migrations.all.map(\.name))
-                if let unknown = names.first(where: { !known.contains($0) }) {
-                    _ = unknown
+                if names.contains(where: { !known.contains($0) }) {
                     throw LibraryError.newerSchema(path: path, version: max(version, names.count))
                 }
             }
             try database.execute("PRAGMA journal_mode = WAL")
-            try database.execute("PRAGMA busy_timeout = 10000")
             try database.execute("PRAGMA foreign_keys = ON")
             try database.execute("PRAGMA synchronous = NORMAL")
             try migrate(database)
         } catch let error as SQLiteError {
             throw LibraryError.cannotOpen(path: path, reason: error.message)
         }
-        return (database, existing == nil)
+        return (database, !existing)
     }
 
-    /// The header of an existing file: nil when there is no file (or an empty one);
-    /// throws `notALibrary` for anything that is not a MiDiccio library.
-    private static func inspect(path: String) throws -> [UInt8]? {
-        guard let header = try FileSystem.readPrefix(path, count: 100) else { return nil }
-        if header.isEmpty { return nil }
+    /// False when there is no file (or an empty one); throws `notALibrary` when the file
+    /// is not an SQLite database at all.
+    private static func inspect(path: String) throws -> Bool {
+        guard let header = try FileSystem.readPrefix(path, count: 100), !header.isEmpty else { return false }
         let magic = Array("SQLite format 3\0".utf8)
-        guard header.count >= 100, Array(header[0..<16]) == magic else {
+        guard header.count >= 16, Array(header[0..<16]) == magic else {
             throw LibraryError.notALibrary(path: path, reason: "it is not an SQLite database")
         }
-        let id = header[68..<72].reduce(Int32(0)) { $0 << 8 | Int32($1) }
-        guard id == applicationID else {
-            throw LibraryError.notALibrary(path: path, reason: "it is another application's SQLite database")
-        }
-        return header
+        return true
     }
 
     private static func migrate(_ database: Database) throws {
-        try database.write {
-            try database.execute("""
-                CREATE TABLE IF NOT EXISTS schema_migrations (
-                    name TEXT PRIMARY KEY,
-                    applied_at INTEGER NOT NULL
-                ) WITHOUT ROWID
-                """)
-            try database.execute("PRAGMA application_id = \(applicationID)")
-        }
-        let applied = Set(try database.prepare("SELECT name FROM schema_migrations").rows { $0.text(0) })
-        for (index, migration) in Migrations.all.enumerated() where !applied.contains(migration.name) {
-            // Each migration in its own transaction: a failure leaves the previous schema whole.
+        for (index, migration) in Migrations.all.enumerated() {
+            // Each migration in its own transaction, checked inside it so two processes
+            // opening one library never both apply it; a failure keeps the previous schema.
             try database.write {
+                let applied = try database.integer("SELECT count(*) FROM schema_migrations WHERE name = ?", [.text(migration.name)]) ?? 0
+                guard applied == 0 else { return }
                 try database.execute(migration.sql)
                 try database.run("INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)",
                                  [.text(migration.name), .integer(SystemClock().now().milliseconds)])

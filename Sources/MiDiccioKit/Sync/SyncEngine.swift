@@ -122,10 +122,15 @@ public final class SyncEngine {
             try loadDeviceNumbers()
             let live = try library.counts().words
             var trashed = 0
+            // A new device skips the lookup of words it cannot have yet (a first sync of
+            // 100,000 words), except those an earlier batch of this sync inserted.
             let empty = try (library.database.integer("SELECT count(*) FROM words") ?? 0) == 0
+            var inserted = Set<WordID>()
             for batch in batches {
                 for incoming in batch.records {
-                    let local = empty ? nil : try library.stored(incoming.word.id)
+                    let mayExist = !empty || inserted.contains(incoming.word.id)
+                    let local = mayExist ? try library.stored(incoming.word.id) : nil
+                    if local == nil { inserted.insert(incoming.word.id) }
                     let localRecord = local.map(syncRecord)
                     let outcome = MergeRules.merge(local: localRecord, incoming: incoming)
                     guard outcome.changed else { continue }

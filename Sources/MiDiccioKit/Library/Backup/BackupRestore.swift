@@ -21,6 +21,7 @@ extension WordLibrary {
     /// Writes every word, Trash included, to a backup file at `path` (atomically).
     @discardableResult
     public func exportBackup(to path: String) throws -> Int {
+        try checkNotLibrary(path)
         let words = try guarded {
             try database.read {
                 try database.cached("SELECT \(Self.columns) FROM words ORDER BY created_at, seq").rows([], Self.storedWord).map(\.word)

@@ -66,6 +66,7 @@ extension WordLibrary {
     /// `importSheet` reads back without loss.
     @discardableResult
     public func exportSheet(to path: String, format: SheetFormat) throws -> Int {
+        try checkNotLibrary(path)
         let words = try guarded {
             try database.cached("SELECT \(Self.columns) FROM words WHERE deleted_at IS NULL ORDER BY created_at, seq")
                 .rows([], Self.storedWord).map(\.word)

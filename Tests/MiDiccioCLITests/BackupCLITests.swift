@@ -1,0 +1,171 @@
+import Foundation
+import Testing
+
+@Suite("Backup export, restore and undo from the command line")
+final class BackupCLITests {
+    let sandbox: Sandbox
+    /// A second device's library, restoring the first one's backups.
+    let laptop: [String]
+
+    init() throws {
+        sandbox = try Sandbox()
+        laptop = ["--library", sandbox.path("laptop.sqlite")]
+    }
+
+    private func word(_ id: String, library: [String] = []) throws -> [String: Any] {
+        let result = sandbox.run(["show", id, "--json"] + library)
+        try #require(result.status == 0, "show: \(result.errorOutput)")
+        return try result.jsonObject()
+    }
+
+    @Test("backup export writes every word, Trash included, as a MiDiccio backup file")
+    func exportIncludesTrash() throws {
+        try sandbox.add("uno")
+        let gone = try sandbox.add("dos")
+        sandbox.run("delete", gone)
+        let file = sandbox.path("backup.json")
+
+        let result = sandbox.run("backup", "export", file)
+        #expect(result.status == 0)
+        #expect(result.output == "Backed up 2 words to \(file)\n")
+        let data = try #require(sandbox.contents(of: file))
+        let backup = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(backup["format"] as? String == "midiccio-backup")
+        #expect(backup["version"] as? Int == 1)
+        #expect(JSONOutputTests.isTime(backup["exportedAt"]))
+        let words = try #require(backup["words"] as? [[String: Any]])
+        #expect(words.count == 2)
+        for word in words { #expect(Set(word.keys) == JSONOutputTests.wordKeys) }
+    }
+
+    @Test("export, edit, restore (merge), undo, and a second undo has nothing to undo")
+    func mergeThenUndo() throws {
+        let id = try sandbox.add("perro", "--meaning", "dog")
+        try sandbox.add("gato", "--meaning", "cat")
+        let first = sandbox.path("first.json")
+        #expect(sandbox.run("backup", "export", first).status == 0)
+        #expect(sandbox.run(["backup", "restore", first] + laptop).output == "Restored: 2 added, 0 updated, 0 unchanged, 0 moved to the Trash\n")
+
+        sandbox.run("edit", id, "--meaning", "dog, hound")
+        let second = sandbox.path("second.json")
+        #expect(sandbox.run("backup", "export", second).status == 0)
+
+        let restore = sandbox.run(["backup", "restore", second] + laptop)
+        #expect(restore.status == 0)
+        #expect(restore.output == "Restored: 0 added, 1 updated, 1 unchanged, 0 moved to the Trash\n")
+        #expect(restore.errorOutput.contains("backup undo"))
+        #expect(try word(id, library: laptop)["meaning"] as? String == "dog, hound")
+
+        let undo = sandbox.run(["backup", "undo"] + laptop)
+        #expect(undo.status == 0, "\(undo.errorOutput)")
+        #expect(undo.output == "Undid the last restore: 0 added, 1 updated, 0 unchanged, 0 moved to the Trash\n")
+        #expect(try word(id, library: laptop)["meaning"] as? String == "dog")
+
+        let again = sandbox.run(["backup", "undo"] + laptop)
+        #expect(again.status == 1)
+        #expect(again.output.isEmpty)
+        #expect(again.errorOutput == "Error: there is no restore to undo\n")
+        #expect(try word(id, library: laptop)["meaning"] as? String == "dog")
+    }
+
+    @Test("restoring an older backup keeps the words edited since (the newer word wins)")
+    func mergeKeepsNewerLocalWord() throws {
+        let id = try sandbox.add("perro", "--meaning", "dog")
+        sandbox.run("backup", "export", sandbox.path("backup.json"))
+        sandbox.run("edit", id, "--meaning", "hound")
+
+        let result = sandbox.run("backup", "restore", sandbox.path("backup.json"))
+        #expect(result.status == 0)
+        #expect(result.output == "Restored: 0 added, 0 updated, 1 unchanged, 0 moved to the Trash\n")
+        #expect(try word(id)["meaning"] as? String == "hound")
+    }
+
+    @Test("undo of a restore that added words moves them to the Trash")
+    func undoAddedWords() throws {
+        try sandbox.add("uno")
+        try sandbox.add("dos")
+        sandbox.run("backup", "export", sandbox.path("backup.json"))
+        sandbox.run(["add", "propio"] + laptop)
+        sandbox.run(["backup", "restore", sandbox.path("backup.json")] + laptop)
+
+        let undo = sandbox.run(["backup", "undo"] + laptop)
+        #expect(undo.output == "Undid the last restore: 0 added, 0 updated, 0 unchanged, 2 moved to the Trash\n")
+        let live = try sandbox.run(["list", "--json"] + laptop).jsonArray()
+        #expect(live.compactMap { $0["term"] as? String } == ["propio"])
+        #expect(try sandbox.run(["trash", "--json"] + laptop).jsonArray().count == 2)
+    }
+
+    @Test("--replace makes the library equal to the backup and reports the counts")
+    func replace() throws {
+        try sandbox.add("uno")
+        let dos = try sandbox.add("dos")
+        sandbox.run("backup", "export", sandbox.path("backup.json"))
+        sandbox.run("delete", dos)
+        let tres = try sandbox.add("tres")
+
+        let result = sandbox.run("backup", "restore", sandbox.path("backup.json"), "--replace")
+        #expect(result.status == 0)
+        #expect(result.output == "Restored: 0 added, 1 updated, 1 unchanged, 1 moved to the Trash\n")
+        #expect(try sandbox.listedTerms() == ["dos", "uno"])
+        let trash = try sandbox.run("trash", "--json").jsonArray()
+        #expect(trash.compactMap { $0["id"] as? String } == [tres])
+
+        let undo = sandbox.run("backup", "undo")
+        #expect(undo.status == 0)
+        #expect(try sandbox.listedTerms() == ["tres", "uno"])
+    }
+
+    @Test("--dry-run reports what a restore would change and changes nothing", arguments: [false, true])
+    func dryRun(replace: Bool) throws {
+        try sandbox.add("uno")
+        let dos = try sandbox.add("dos")
+        sandbox.run("backup", "export", sandbox.path("backup.json"))
+        sandbox.run("delete", dos)
+        try sandbox.add("tres")
+        let listBefore = sandbox.run("list", "--json").output
+        let trashBefore = sandbox.run("trash", "--json").output
+
+        let arguments = ["backup", "restore", sandbox.path("backup.json"), "--dry-run"] + (replace ? ["--replace"] : [])
+        let result = sandbox.run(arguments)
+        #expect(result.status == 0)
+        let expected = replace ? "0 added, 1 updated, 1 unchanged, 1 moved to the Trash" : "0 added, 0 updated, 2 unchanged, 0 moved to the Trash"
+        #expect(result.output == "Would restore: \(expected)\n")
+        #expect(!result.errorOutput.contains("undo"), "a dry run has nothing to undo")
+        #expect(sandbox.run("list", "--json").output == listBefore)
+        #expect(sandbox.run("trash", "--json").output == trashBefore)
+        #expect(sandbox.run("backup", "undo").status == 1)
+    }
+
+    @Test("a dry run keeps the previous restore undoable")
+    func dryRunKeepsUndo() throws {
+        let id = try sandbox.add("perro", "--meaning", "dog")
+        sandbox.run("backup", "export", sandbox.path("backup.json"))
+        sandbox.run("edit", id, "--meaning", "hound")
+        sandbox.run("backup", "restore", sandbox.path("backup.json"), "--replace")
+        #expect(try word(id)["meaning"] as? String == "dog")
+
+        sandbox.run("backup", "restore", sandbox.path("backup.json"), "--replace", "--dry-run")
+        #expect(sandbox.run("backup", "undo").status == 0)
+        #expect(try word(id)["meaning"] as? String == "hound")
+    }
+
+    @Test("a backup that is not valid changes nothing and says what is wrong", arguments: [
+        ("empty", "", "the file is empty"),
+        ("not JSON", "hello", "not valid JSON"),
+        ("another format", #"{"format": "other", "version": 1, "words": []}"#, "not a MiDiccio backup"),
+        ("a newer version", #"{"format": "midiccio-backup", "version": 99, "words": []}"#, "update MiDiccio"),
+        ("a bad entry", #"{"format": "midiccio-backup", "version": 1, "words": [{"id": "x"}]}"#, "entry 1"),
+    ])
+    func invalidBackup(name: String, text: String, message: String) throws {
+        try sandbox.add("uno")
+        let file = try sandbox.write(text, to: "bad.json")
+        let before = sandbox.run("list", "--json").output
+
+        let result = sandbox.run("backup", "restore", file, "--replace")
+        #expect(result.status == 1, "\(name)")
+        #expect(result.output.isEmpty)
+        #expect(result.errorOutput.contains(message), "\(name): \(result.errorOutput)")
+        #expect(result.errorOutput.contains("nothing was changed"))
+        #expect(sandbox.run("list", "--json").output == before)
+    }
+}
