@@ -15,6 +15,8 @@ public enum Tool {
         CommandEntry(ImportCommand.self), CommandEntry(ExportCommand.self),
         CommandEntry(RemoteSetCommand.self), CommandEntry(RemoteShowCommand.self), CommandEntry(RemoteRemoveCommand.self),
         CommandEntry(SyncCommand.self), CommandEntry(StatusCommand.self),
+        CommandEntry(PurgeCommand.self), CommandEntry(TrashEmptyCommand.self),
+        CommandEntry(ConfigGetCommand.self), CommandEntry(ConfigSetCommand.self), CommandEntry(ConfigListCommand.self),
     ]
 
     static let rootSpec = CommandSpec(

@@ -110,19 +110,26 @@ struct TagsCommand: ToolCommand {
 struct TrashCommand: ToolCommand {
     static let spec = CommandSpec(
         path: ["trash"], abstract: "List words in the Trash, most recently deleted first.",
-        options: [jsonOption, offlineOption], examples: ["midiccio trash", "midiccio restore <id>"])
+        options: [OptionSpec(name: "all", help: "Also show entries hidden by trash.hideAfterDays."), jsonOption, offlineOption],
+        examples: ["midiccio trash", "midiccio restore <id>", "midiccio trash empty"])
 
-    init(_ arguments: ParsedArguments) throws {}
+    let all: Bool
+    init(_ arguments: ParsedArguments) throws { all = arguments.flag("all") }
 
     func run(_ context: ToolContext) throws {
         SyncOnOpen.run(context)
-        let words = try context.library().trash()
+        let library = try context.library()
+        let words = try library.trash(includeHidden: all)
+        let hidden = all ? 0 : try library.hiddenTrashCount()
         if context.json {
             context.io.write(WordJSON.array(words) + "\n")
-        } else if words.isEmpty {
+        } else if words.isEmpty && hidden == 0 {
             context.note("The Trash is empty.")
         } else {
             context.io.write(context.printer.table(words, showDeleted: true))
+        }
+        if hidden > 0 && !context.json {
+            context.note("\(hidden) older word\(hidden == 1 ? "" : "s") hidden (trash.hideAfterDays); see them with: midiccio trash --all")
         }
     }
 }

@@ -91,13 +91,18 @@ struct SyncCommand: ToolCommand {
                 {"pulled": \(report.pulled), "pushed": \(report.pushed), "merged": \(report.merged), \
                 "skippedFiles": [\(skipped.joined(separator: ", "))], "fullUpload": \(report.fullUpload), \
                 "snapshotWritten": \(report.snapshotWritten), "filesWritten": \(report.filesWritten), \
-                "bytesWritten": \(report.bytesWritten), "filesRemoved": \(report.filesRemoved)}
+                "bytesWritten": \(report.bytesWritten), "filesRemoved": \(report.filesRemoved), \
+                "purgedElsewhere": \(report.purgedElsewhere), "fullResync": \(report.fullResync)}
 
                 """)
         } else {
             var line = "Synced with \(remote.displayName): \(report.pulled) pulled, \(report.pushed) pushed, \(report.merged) merged"
             if report.fullUpload { line += " (uploaded every word once)" }
             context.io.write(line + "\n")
+            if report.purgedElsewhere > 0 {
+                context.note("\(report.purgedElsewhere) word\(report.purgedElsewhere == 1 ? " was" : "s were") purged on another device and removed here; edits made here to them were discarded")
+            }
+            if report.fullResync { context.note("This device had not synced for a long time, so it read everything again before uploading.") }
         }
     }
 }
@@ -131,7 +136,9 @@ struct StatusCommand: ToolCommand {
                 {"device": \(JSONText.quote(status.deviceName)), "deviceId": \(JSONText.quote(status.deviceID)), \
                 "remote": \(JSONText.quote(status.remote ?? "")), "lastSync": \(status.lastSync.map { JSONText.quote($0.iso8601) } ?? "null"), \
                 "words": \(counts.words), "trash": \(counts.trash), "pending": \(status.pending), "fullUploadPending": \(status.fullUploadPending), \
-                "cloudProblem": \(status.cloudProblem.map(JSONText.quote) ?? "null"), "devices": [\(devices.joined(separator: ", "))]}
+                "cloudProblem": \(status.cloudProblem.map(JSONText.quote) ?? "null"), "purgedElsewhere": \(status.purgedElsewhere), \
+                "purgedContentMayRemain": [\(status.purgedContentRemains.map(JSONText.quote).joined(separator: ", "))], \
+                "devices": [\(devices.joined(separator: ", "))]}
 
                 """)
             return
@@ -142,10 +149,21 @@ struct StatusCommand: ToolCommand {
         text += "Words        \(counts.words) (\(counts.trash) in the Trash)\n"
         text += "Pending      \(status.pending) word\(status.pending == 1 ? "" : "s") to upload" + (status.fullUploadPending ? " (the next sync uploads every word once)" : "") + "\n"
         if let problem = status.cloudProblem { text += "Cloud        cannot be read: \(problem)\n" }
+        if status.purgedElsewhere > 0 {
+            let count = status.purgedElsewhere
+            text += "Purged       \(count) word\(count == 1 ? " was" : "s were") purged on other devices and removed here\n"
+        }
+        if status.purgedContentRemains.isEmpty {
+            if status.purgeMarkers > 0 { text += "Cloud        no content of purged words remains in the cloud\n" }
+        } else {
+            text += "Cloud        content of purged words may remain in the cloud: " + status.purgedContentRemains.joined(separator: "; ") + "\n"
+        }
         text += "Devices\n"
         let width = status.devices.map { $0.name.count }.max() ?? 0
         for device in status.devices {
-            let agreement = device.isThisDevice ? "this device" : (device.agrees ? "in agreement" : "differs (sync both to agree)")
+            let agreement = device.isThisDevice ? "this device"
+                : device.inactive ? "silent for over 180 days: it will read everything again when it returns"
+                : (device.agrees ? "in agreement" : "differs (sync both to agree)")
             text += "  \(device.name.padded(to: width))  last sync \(device.lastSync?.iso8601 ?? "never")  \(agreement)\n"
         }
         context.io.write(text)

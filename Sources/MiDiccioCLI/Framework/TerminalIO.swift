@@ -12,6 +12,10 @@ public protocol TerminalIO: AnyObject {
     var errorIsTerminal: Bool { get }
     /// Reads all of standard input.
     func readInput() -> String
+    /// True when standard input is a terminal (a person can answer a question).
+    var inputIsTerminal: Bool { get }
+    /// Reads one line of standard input (an answer), without its newline.
+    func readLine() -> String?
 }
 
 /// The process's real standard streams.
@@ -28,11 +32,13 @@ public final class StandardIO: TerminalIO {
     }
 
     public var outputIsTerminal: Bool { isatty(1) == 1 }
+    public var inputIsTerminal: Bool { isatty(0) == 1 }
+    public func readLine() -> String? { Swift.readLine(strippingNewline: true) }
     public var errorIsTerminal: Bool { isatty(2) == 1 }
 
     public func readInput() -> String {
         var lines: [String] = []
-        while let line = readLine(strippingNewline: false) { lines.append(line) }
+        while let line = Swift.readLine(strippingNewline: false) { lines.append(line) }
         return lines.joined()
     }
 }
@@ -54,4 +60,11 @@ public final class CapturedIO: TerminalIO {
     public func write(_ text: String) { output += text }
     public func writeError(_ text: String) { errorOutput += text }
     public func readInput() -> String { input }
+    public var inputIsTerminal = false
+    public func readLine() -> String? {
+        guard !input.isEmpty else { return nil }
+        let line = input.prefix { $0 != "\n" }
+        input = String(input.dropFirst(line.count + 1))
+        return String(line)
+    }
 }

@@ -19,6 +19,8 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
     case duplicateTerm(String, existing: [WordID])
     /// The operation needs the word to be in the Trash (or not).
     case wrongTrashState(WordID, term: String, inTrash: Bool)
+    /// Only words in the Trash can be purged.
+    case notInTrashForPurge(WordID, term: String)
     /// The word to delete is already in the Trash.
     case alreadyInTrash(WordID, term: String)
     /// A backup file could not be read; nothing was changed.
@@ -55,6 +57,8 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
             return inTrash
                 ? "\"\(term)\" (\(id)) is in the Trash; restore it first"
                 : "\"\(term)\" (\(id)) is not in the Trash"
+        case .notInTrashForPurge(let id, let term):
+            return "\"\(term)\" (\(id)) is not in the Trash; delete it first, then purge it"
         case .alreadyInTrash(let id, let term):
             return "\"\(term)\" (\(id)) is already in the Trash"
         case .invalidBackup(let file, let location, let message):

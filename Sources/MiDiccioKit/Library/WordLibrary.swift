@@ -126,12 +126,27 @@ public final class WordLibrary {
         }
     }
 
-    /// Words in the Trash, most recently deleted first.
-    public func trash() throws -> [Word] {
-        try guarded {
-            try database.cached("SELECT \(Self.columns) FROM words WHERE deleted_at IS NOT NULL ORDER BY deleted_at DESC, seq DESC")
-                .rows([], Self.storedWord).map(\.word)
+    /// Words in the Trash, most recently deleted first. Entries older than
+    /// `trash.hideAfterDays` are left out unless `includeHidden` is true.
+    public func trash(includeHidden: Bool = false) throws -> [Word] {
+        let cutoff = try includeHidden ? nil : hiddenTrashCutoff()
+        return try guarded {
+            try database.cached("SELECT \(Self.columns) FROM words WHERE deleted_at IS NOT NULL AND deleted_at >= ? ORDER BY deleted_at DESC, seq DESC")
+                .rows([.integer(cutoff ?? Int64.min)], Self.storedWord).map(\.word)
         }
+    }
+
+    /// How many Trash entries `trash()` hides because of `trash.hideAfterDays`.
+    public func hiddenTrashCount() throws -> Int {
+        guard let cutoff = try hiddenTrashCutoff() else { return 0 }
+        return try guarded {
+            Int(try database.integer("SELECT count(*) FROM words WHERE deleted_at IS NOT NULL AND deleted_at < ?", [.integer(cutoff)]) ?? 0)
+        }
+    }
+
+    private func hiddenTrashCutoff() throws -> Int64? {
+        guard let days = try settingDays(.hideAfterDays) else { return nil }
+        return clock.now().milliseconds - Int64(days) * 86_400_000
     }
 
     /// Live words whose term equals `term` case- and accent-insensitively.
@@ -416,7 +431,7 @@ public final class WordLibrary {
         }
     }
 
-    private func updateDigest(removing old: Word?, adding new: Word) throws {
+    func updateDigest(removing old: Word?, adding new: Word?) throws {
         if digest == nil {
             if let stored = try info("sync.digest"), let value = UInt64(stored, radix: 16) {
                 digest = value
@@ -425,7 +440,7 @@ public final class WordLibrary {
             }
         }
         if let old { digest = digest! &- Self.digestTerm(old) }
-        digest = digest! &+ Self.digestTerm(new)
+        if let new { digest = digest! &+ Self.digestTerm(new) }
     }
 
     private func computeDigest() throws -> UInt64 {

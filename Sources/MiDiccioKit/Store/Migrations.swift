@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// One named, append-only schema change. Never edit or reorder a shipped migration:
 /// add a new one.
 struct Migration {
@@ -112,6 +118,25 @@ enum Migrations {
                 seq INTEGER NOT NULL
             ) WITHOUT ROWID;
             """, requiresFullUpload: true),
+        Migration(name: "2026-11-add-purge", sql: """
+            -- A purged word leaves only this marker: its id and when it was purged. The
+            -- marker beats every version of the word, so no device can bring it back.
+            CREATE TABLE purged (
+                id TEXT PRIMARY KEY,
+                purged_at INTEGER NOT NULL,
+                pending INTEGER NOT NULL,
+                by_this_device INTEGER NOT NULL
+            ) WITHOUT ROWID;
+
+            -- Library settings that sync (Trash clean-up): last writer wins per key.
+            CREATE TABLE settings (
+                key TEXT PRIMARY KEY,
+                value TEXT NOT NULL,
+                time INTEGER NOT NULL,
+                writer TEXT NOT NULL,
+                pending INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            """),
     ]
 }
 
@@ -160,14 +185,34 @@ enum LibraryFile {
                     throw LibraryError.newerSchema(path: path, version: max(version, names.count))
                 }
             }
-            try database.execute("PRAGMA journal_mode = WAL")
+            try enableWAL(database)
             try database.execute("PRAGMA foreign_keys = ON")
             try database.execute("PRAGMA synchronous = NORMAL")
+            // Deleted content is overwritten with zeros, so a purged word leaves nothing
+            // behind in the file's free pages.
+            try database.execute("PRAGMA secure_delete = ON")
             try migrate(database)
         } catch let error as SQLiteError {
             throw LibraryError.cannotOpen(path: path, reason: error.message)
         }
         return (database, !existing)
+    }
+
+    /// Switches to WAL unless already on. Changing the journal mode needs the file to
+    /// itself, and SQLite does not wait for that with the busy timeout, so a process
+    /// opening a library that another is creating retries for a while.
+    private static func enableWAL(_ database: Database) throws {
+        if try database.text("PRAGMA journal_mode") == "wal" { return }
+        var attempts = 0
+        while true {
+            do {
+                try database.execute("PRAGMA journal_mode = WAL")
+                return
+            } catch let error as SQLiteError where error.isBusy && attempts < 200 {
+                attempts += 1
+                usleep(50_000)
+            }
+        }
     }
 
     /// False when there is no file (or an empty one); throws `notALibrary` when the file

@@ -22,14 +22,45 @@ public struct SyncBatch: Sendable {
     public var cursors: [String: Int64]
     /// The records.
     public var records: [SyncRecord]
+    /// Purge markers (format 2).
+    public var markers: [PurgeMarker]
+    /// Synced settings (format 2).
+    public var settings: [SettingRecord]
 
     /// Makes a batch.
-    public init(kind: Kind, device: String, seq: Int64, cursors: [String: Int64] = [:], records: [SyncRecord]) {
+    public init(kind: Kind, device: String, seq: Int64, cursors: [String: Int64] = [:], records: [SyncRecord],
+                markers: [PurgeMarker] = [], settings: [SettingRecord] = []) {
         self.kind = kind
         self.device = device
         self.seq = seq
         self.cursors = cursors
         self.records = records
+        self.markers = markers
+        self.settings = settings
+    }
+
+    /// The cloud format version a reader needs for this batch: 2 when it carries purge
+    /// markers or settings, else 1 (so older devices can still read it).
+    public var formatVersion: Int { markers.isEmpty && settings.isEmpty ? 1 : 2 }
+}
+
+/// A synced setting with the time and writer that last set it (last writer wins).
+public struct SettingRecord: Hashable, Sendable {
+    /// The setting's key ("trash.autoPurgeDays").
+    public var key: String
+    /// Its value.
+    public var value: String
+    /// When it was set.
+    public var time: Timestamp
+    /// The device that set it.
+    public var writer: String
+
+    /// Makes a setting record.
+    public init(key: String, value: String, time: Timestamp, writer: String) {
+        self.key = key
+        self.value = value
+        self.time = time
+        self.writer = writer
     }
 }
 
@@ -48,13 +79,15 @@ public struct BatchDecodeError: Error, Sendable, CustomStringConvertible {
 public enum BatchCodec {
     static let fileMagic = Array("MDZ1".utf8)
     static let payloadMagic = Array("MDB1".utf8)
+    /// Format 2 payloads add purge markers and settings after the records.
+    static let payloadMagic2 = Array("MDB2".utf8)
     /// Largest payload a reader accepts (a hostile file must not exhaust memory).
     static let maximumPayload = 1 << 31
 
     /// The compressed file bytes of `batch`.
     public static func encode(_ batch: SyncBatch) -> Data {
         var writer = ByteWriter()
-        writer.bytes(payloadMagic)
+        writer.bytes(batch.formatVersion == 1 ? payloadMagic : payloadMagic2)
         writer.u8(batch.kind.rawValue)
         writer.string(batch.device)
         writer.i64(batch.seq)
@@ -92,14 +125,39 @@ public enum BatchCodec {
                 }
             }
         }
+        if batch.formatVersion >= 2 {
+            writer.u32(UInt32(batch.markers.count))
+            for marker in batch.markers {
+                writer.string(marker.id.rawValue)
+                writer.i64(marker.purgedAt.milliseconds)
+            }
+            writer.u32(UInt32(batch.settings.count))
+            for setting in batch.settings {
+                writer.string(setting.key)
+                writer.string(setting.value)
+                writer.i64(setting.time.milliseconds)
+                writer.string(setting.writer)
+            }
+        }
         return compress(writer.buffer)
     }
 
     /// Reads a batch file; throws `BatchDecodeError` for anything damaged or foreign.
-    public static func decode(_ data: Data) throws -> SyncBatch {
+    /// `formatVersion` is the newest format the reader understands: a device of format 1
+    /// refuses format 2 batches as written by a newer MiDiccio.
+    public static func decode(_ data: Data, formatVersion: Int = CloudManifest.currentVersion) throws -> SyncBatch {
         let payload = try decompress(data)
         var reader = ByteReader(payload)
-        guard try reader.bytes(4) == payloadMagic else { throw BatchDecodeError(message: "not a MiDiccio batch") }
+        let magic = try reader.bytes(4)
+        let version: Int
+        if magic == payloadMagic {
+            version = 1
+        } else if magic == payloadMagic2 {
+            guard formatVersion >= 2 else { throw BatchDecodeError(message: "written by a newer MiDiccio (format 2)") }
+            version = 2
+        } else {
+            throw BatchDecodeError(message: "not a MiDiccio batch")
+        }
         guard let kind = SyncBatch.Kind(rawValue: try reader.u8()) else { throw BatchDecodeError(message: "unknown batch kind") }
         let device = try reader.string()
         let seq = try reader.i64()
@@ -138,8 +196,21 @@ public enum BatchCodec {
             word.updatedAt = times.newest
             records.append(SyncRecord(word: word, times: times, writers: writers))
         }
+        var markers: [PurgeMarker] = []
+        var settings: [SettingRecord] = []
+        if version >= 2 {
+            for _ in 0..<(try reader.count()) {
+                let idText = try reader.string()
+                guard let id = WordID(idText) else { throw BatchDecodeError(message: "bad purged id \(idText.prefix(40))") }
+                markers.append(PurgeMarker(id: id, purgedAt: Timestamp(milliseconds: try reader.i64())))
+            }
+            for _ in 0..<(try reader.count()) {
+                settings.append(SettingRecord(key: try reader.string(), value: try reader.string(),
+                                              time: Timestamp(milliseconds: try reader.i64()), writer: try reader.string()))
+            }
+        }
         guard reader.isAtEnd else { throw BatchDecodeError(message: "unexpected bytes after the last record") }
-        return SyncBatch(kind: kind, device: device, seq: seq, cursors: cursors, records: records)
+        return SyncBatch(kind: kind, device: device, seq: seq, cursors: cursors, records: records, markers: markers, settings: settings)
     }
 
     // MARK: - zlib

@@ -54,8 +54,10 @@ public enum CloudLayout {
 public struct CloudManifest: Hashable, Sendable {
     /// The format name every MiDiccio cloud folder carries.
     public static let formatName = "midiccio-sync"
-    /// The format version this MiDiccio writes.
-    public static let currentVersion = 1
+    /// The newest format version this MiDiccio reads and writes. Version 2 added purge
+    /// markers and synced settings; a folder moves to it only when a device first writes
+    /// one of those (so format-1 devices keep syncing until then).
+    public static let currentVersion = 2
 
     /// The folder's format version.
     public var version: Int
@@ -64,8 +66,13 @@ public struct CloudManifest: Hashable, Sendable {
     /// A device must understand at least this version to write.
     public var minimumWriteVersion: Int
 
-    /// The manifest this MiDiccio writes for a new cloud folder.
-    public static let current = CloudManifest(version: currentVersion, minimumReadVersion: 1, minimumWriteVersion: 1)
+    /// The manifest this MiDiccio writes for a new cloud folder: the base format, which
+    /// every MiDiccio reads.
+    public static let base = CloudManifest(version: 1, minimumReadVersion: 1, minimumWriteVersion: 1)
+    /// The manifest of a folder holding purge markers or settings: older devices must
+    /// neither read (they would skip the files and drift) nor write (they would bring
+    /// purged words back).
+    public static let withPurgeMarkers = CloudManifest(version: 2, minimumReadVersion: 2, minimumWriteVersion: 2)
 
     /// Makes a manifest.
     public init(version: Int, minimumReadVersion: Int, minimumWriteVersion: Int) {
@@ -113,10 +120,13 @@ public struct DeviceRecord: Hashable, Sendable {
     public var digest: String
     /// Words in its library (Trash included).
     public var wordCount: Int
+    /// Its cloud files hold no content of words purged at or before this time.
+    public var purgeCleanThrough: Timestamp = Timestamp(milliseconds: 0)
 
     /// Makes a record.
     public init(device: String, name: String, app: String, lastSync: Timestamp, lastSeq: Int64, snapshotSeq: Int64,
-                read: [String: Int64], digest: String, wordCount: Int) {
+                read: [String: Int64], digest: String, wordCount: Int, purgeCleanThrough: Timestamp = Timestamp(milliseconds: 0)) {
+        self.purgeCleanThrough = purgeCleanThrough
         self.device = device
         self.name = name
         self.app = app
@@ -134,7 +144,8 @@ public struct DeviceRecord: Hashable, Sendable {
         return Data("""
             {"format": "midiccio-device", "device": \(JSONText.quote(device)), "name": \(JSONText.quote(name)), \
             "app": \(JSONText.quote(app)), "lastSync": \(JSONText.quote(lastSync.iso8601)), "lastSeq": \(lastSeq), \
-            "snapshotSeq": \(snapshotSeq), "read": {\(cursors)}, "digest": \(JSONText.quote(digest)), "wordCount": \(wordCount)}
+            "snapshotSeq": \(snapshotSeq), "read": {\(cursors)}, "digest": \(JSONText.quote(digest)), "wordCount": \(wordCount), \
+            "purgeCleanThrough": \(purgeCleanThrough.milliseconds)}
 
             """.utf8)
     }
@@ -155,6 +166,7 @@ public struct DeviceRecord: Hashable, Sendable {
         }
         return DeviceRecord(device: device, name: object["name"] as? String ?? "", app: object["app"] as? String ?? "",
                             lastSync: lastSync, lastSeq: lastSeq, snapshotSeq: snapshotSeq, read: cursors,
-                            digest: object["digest"] as? String ?? "", wordCount: object["wordCount"] as? Int ?? 0)
+                            digest: object["digest"] as? String ?? "", wordCount: object["wordCount"] as? Int ?? 0,
+                            purgeCleanThrough: Timestamp(milliseconds: (object["purgeCleanThrough"] as? NSNumber)?.int64Value ?? 0))
     }
 }

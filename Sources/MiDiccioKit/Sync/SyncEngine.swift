@@ -16,6 +16,12 @@ public final class SyncEngine {
     public var snapshotInterval: Int64 = 32
     /// Upload as a snapshot instead of a change file above this many pending words.
     public var largeUploadThreshold = 2_000
+    /// A device silent for longer than this no longer holds back compaction, and must
+    /// read everything again (from snapshots) before it uploads.
+    public var retention: Int64 = 180 * 86_400_000
+    /// The newest cloud format this engine understands (tests run older formats).
+    package var formatVersion = CloudManifest.currentVersion
+    private var manifest = CloudManifest.base
 
     private var deviceID: String { library.deviceID }
     private var numberByDevice: [String: Int64] = [:]
@@ -37,12 +43,14 @@ public final class SyncEngine {
         do {
             try checkManifest()
             try adoptOwnRecordIfNew()
+            try resyncIfSilentTooLong(report: &report)
             let others = try readDeviceRecords(report: &report)
             try pull(from: others, allowMassDelete: allowMassDelete, report: &report)
+            if try library.autoPurge() > 0 { report.autoPurged = true }
             let uploaded = try upload(report: &report)
             let snapshot = try writeSnapshotIfDue(report: &report)
-            try publishRecordIfNeeded(force: uploaded || snapshot, others: others, report: &report)
             try compact(others: others, report: &report)
+            try publishRecordIfNeeded(force: uploaded || snapshot, others: others, report: &report)
             try library.writing { try library.setInfo("sync.lastSync", String(library.clock.now().milliseconds)) }
         } catch let error as CloudError {
             throw SyncError.cloud(error)
@@ -54,16 +62,36 @@ public final class SyncEngine {
 
     private func checkManifest() throws {
         guard let data = try storage.read(CloudLayout.manifestPath) else {
-            // A new cloud folder: this device starts it.
-            try storage.write(CloudLayout.manifestPath, CloudManifest.current.encoded())
+            // A new cloud folder: this device starts it, in the base format.
+            manifest = .base
+            try storage.write(CloudLayout.manifestPath, manifest.encoded())
             return
         }
-        guard let manifest = CloudManifest.decode(data) else {
+        guard let found = CloudManifest.decode(data) else {
             throw SyncError.badManifest("not a MiDiccio manifest")
         }
-        if manifest.minimumReadVersion > CloudManifest.currentVersion || manifest.minimumWriteVersion > CloudManifest.currentVersion {
-            throw SyncError.cloudTooNew(version: manifest.version)
+        if found.minimumReadVersion > formatVersion || found.minimumWriteVersion > formatVersion {
+            throw SyncError.cloudTooNew(version: found.version)
         }
+        manifest = found
+    }
+
+    /// Moves the folder to the format a batch needs before the batch is written. Only a
+    /// sync the user runs gets here; reading (status) never changes the manifest.
+    private func prepareManifest(for batch: SyncBatch) throws {
+        guard batch.formatVersion > manifest.version else { return }
+        manifest = .withPurgeMarkers
+        try storage.write(CloudLayout.manifestPath, manifest.encoded())
+    }
+
+    /// A device silent for longer than the retention period may have missed change files
+    /// that were compacted away: it forgets its cursors and reads snapshots again, which
+    /// carry every purge marker, before it uploads anything.
+    private func resyncIfSilentTooLong(report: inout SyncReport) throws {
+        let last = try library.guarded { try library.info("sync.lastSync").flatMap { Int64($0) } }
+        guard let last, library.clock.now().milliseconds - last > retention else { return }
+        try library.writing { try library.database.run("DELETE FROM sync_cursors") }
+        report.fullResync = true
     }
 
     /// On the first sync with a cloud, continues this device's numbering if the cloud
@@ -118,16 +146,31 @@ public final class SyncEngine {
             }
         }
         guard !batches.isEmpty else { return }
+        var purgedHere = 0
         try library.writing {
             try loadDeviceNumbers()
             let live = try library.counts().words
-            var trashed = 0
+            // Net effect only: a word deleted and restored again within the pull is no loss.
+            var trashed = Set<WordID>()
+            // Markers first: a purge beats every version of the word, whatever its time.
+            var purged = Set(try library.database.cached("SELECT id FROM purged").rows([]) { $0.text(0) }.compactMap(WordID.init))
+            for batch in batches {
+                for marker in batch.markers {
+                    if let local = try library.stored(marker.id) {
+                        try library.removePermanently(local)
+                        purgedHere += 1
+                    }
+                    try library.recordMarker(marker, pending: false, byThisDevice: false)
+                    purged.insert(marker.id)
+                }
+                for setting in batch.settings { try mergeSetting(setting) }
+            }
             // A new device skips the lookup of words it cannot have yet (a first sync of
             // 100,000 words), except those an earlier batch of this sync inserted.
             let empty = try (library.database.integer("SELECT count(*) FROM words") ?? 0) == 0
             var inserted = Set<WordID>()
             for batch in batches {
-                for incoming in batch.records {
+                for incoming in batch.records where !purged.contains(incoming.word.id) {
                     let mayExist = !empty || inserted.contains(incoming.word.id)
                     let local = mayExist ? try library.stored(incoming.word.id) : nil
                     if local == nil { inserted.insert(incoming.word.id) }
@@ -135,7 +178,8 @@ public final class SyncEngine {
                     let outcome = MergeRules.merge(local: localRecord, incoming: incoming)
                     guard outcome.changed else { continue }
                     let merged = outcome.record
-                    if let local, !local.word.isDeleted, merged.word.isDeleted { trashed += 1 }
+                    if let local, !local.word.isDeleted, merged.word.isDeleted { trashed.insert(merged.word.id) }
+                    if !merged.word.isDeleted { trashed.remove(merged.word.id) }
                     if !outcome.changedFields.isEmpty {
                         if local?.pending == true { report.merged += 1 } else { report.pulled += 1 }
                     }
@@ -145,14 +189,29 @@ public final class SyncEngine {
             }
             // Joplin lost notes when a sync read absence as deletion; MiDiccio never does,
             // and still stops when other devices' edits would empty much of the library.
-            if !allowMassDelete, live >= 20, trashed * 2 > live {
-                throw SyncError.massDeletion(count: trashed, of: live)
+            if !allowMassDelete, live >= 20, trashed.count * 2 > live {
+                throw SyncError.massDeletion(count: trashed.count, of: live)
             }
             for (device, seq) in newCursors where seq != cursors[device] {
                 try library.database.run("INSERT INTO sync_cursors (device_id, seq) VALUES (?, ?) ON CONFLICT (device_id) DO UPDATE SET seq = excluded.seq",
                                          [.text(device), .integer(seq)])
             }
+            if purgedHere > 0 {
+                let total = Int64(try library.info("sync.purgedElsewhere") ?? "0") ?? 0
+                try library.setInfo("sync.purgedElsewhere", String(total + Int64(purgedHere)))
+            }
         }
+        report.purgedElsewhere = purgedHere
+        if purgedHere > 0 { try library.scrubFreedContent() }
+    }
+
+    /// Last writer wins per setting key: newer time, then the larger writer id.
+    private func mergeSetting(_ incoming: SettingRecord) throws {
+        let local = try library.database.cached("SELECT time, writer FROM settings WHERE key = ?")
+            .rows([.text(incoming.key)]) { (Timestamp(milliseconds: $0.int64(0)), $0.text(1)) }.first
+        if let local, (local.0, local.1) >= (incoming.time, incoming.writer) { return }
+        // A value this MiDiccio does not know how to use is kept as is, for newer devices.
+        try library.storeSetting(key: incoming.key, value: incoming.value, time: incoming.time, writer: incoming.writer, pending: false)
     }
 
     /// Reads `record`'s entries after `start`: change files in order, jumping through its
@@ -169,7 +228,7 @@ public final class SyncEngine {
             let path = CloudLayout.snapshotPath(record.device, record.snapshotSeq)
             guard let data = try storage.read(path) else { return false }
             do {
-                let batch = try BatchCodec.decode(data)
+                let batch = try BatchCodec.decode(data, formatVersion: formatVersion)
                 guard batch.device == record.device, batch.kind == .snapshot else {
                     throw BatchDecodeError(message: "belongs to another device")
                 }
@@ -181,14 +240,17 @@ public final class SyncEngine {
                 return false
             }
         }
-        // Far behind a snapshot: one snapshot beats many change files.
-        if record.snapshotSeq - cursor > snapshotInterval { _ = try readSnapshot() }
+        // A new device, or one far behind, starts from the snapshot: one file instead of
+        // many change files.
+        if record.snapshotSeq > cursor, cursor == 0 || record.snapshotSeq - cursor > snapshotInterval / 2 {
+            _ = try readSnapshot()
+        }
         while cursor < record.lastSeq {
             let next = cursor + 1
             let path = CloudLayout.changePath(record.device, next)
             if let data = try storage.read(path) {
                 do {
-                    let batch = try BatchCodec.decode(data)
+                    let batch = try BatchCodec.decode(data, formatVersion: formatVersion)
                     guard batch.device == record.device, batch.seq == next else {
                         throw BatchDecodeError(message: "holds another device's or sequence's changes")
                     }
@@ -224,11 +286,12 @@ public final class SyncEngine {
             }
         }
         let fullUpload = try library.guarded { try library.info("sync.fullUpload") == "1" }
-        let pending = try library.guarded {
-            try library.database.cached("SELECT \(WordLibrary.columns) FROM words WHERE pending = 1 ORDER BY seq")
-                .rows([], WordLibrary.storedWord)
+        let (pending, markers, settings) = try library.guarded {
+            (try library.database.cached("SELECT \(WordLibrary.columns) FROM words WHERE pending = 1 ORDER BY seq")
+                .rows([], WordLibrary.storedWord),
+             try loadMarkers(pendingOnly: true), try loadSettings(pendingOnly: true))
         }
-        guard fullUpload || !pending.isEmpty else {
+        guard fullUpload || !pending.isEmpty || !markers.isEmpty || !settings.isEmpty else {
             if state.inflight != nil { try library.writing { try library.database.run("DELETE FROM library_info WHERE key = 'sync.inflightSeq'") } }
             return false
         }
@@ -238,9 +301,11 @@ public final class SyncEngine {
         if asSnapshot {
             try writeSnapshot(seq: seq, report: &report)
             report.fullUpload = fullUpload
-            report.pushed = pending.count
+            report.pushed = fullUpload ? try library.guarded { Int(try library.database.integer("SELECT count(*) FROM words") ?? 0) } : pending.count
         } else {
-            let batch = SyncBatch(kind: .changes, device: deviceID, seq: seq, records: pending.map(syncRecord))
+            let batch = SyncBatch(kind: .changes, device: deviceID, seq: seq, records: pending.map(syncRecord),
+                                  markers: markers, settings: settings)
+            try prepareManifest(for: batch)
             let data = BatchCodec.encode(batch)
             try storage.write(CloudLayout.changePath(deviceID, seq), data)
             report.filesWritten += 1
@@ -254,6 +319,14 @@ public final class SyncEngine {
                 try library.database.run("UPDATE words SET pending = 0 WHERE seq = ? AND local_change = ?",
                                          [.integer(word.seq), .integer(word.localChange)])
             }
+            for marker in markers {
+                try library.database.run("UPDATE purged SET pending = 0 WHERE id = ?", [.text(marker.id.rawValue)])
+            }
+            // A setting changed again while in flight has a newer time and stays pending.
+            for setting in settings {
+                try library.database.run("UPDATE settings SET pending = 0 WHERE key = ? AND time = ?",
+                                         [.text(setting.key), .time(setting.time)])
+            }
             try library.setInfo("sync.lastSeq", String(seq))
             if asSnapshot { try library.setInfo("sync.snapshotSeq", String(seq)) }
             try library.database.run("DELETE FROM library_info WHERE key IN ('sync.inflightSeq', 'sync.fullUpload')")
@@ -265,7 +338,12 @@ public final class SyncEngine {
 
     private func writeSnapshotIfDue(report: inout SyncReport) throws -> Bool {
         let state = try library.guarded { try loadOwnState() }
-        guard state.lastSeq - state.snapshotSeq >= snapshotInterval else { return false }
+        // A purge also calls for a snapshot: compaction can then remove the purged
+        // content from this device's older files.
+        let newestMarker = try library.guarded { try library.database.integer("SELECT max(purged_at) FROM purged") ?? 0 }
+        let snapshotMarker = try library.guarded { Int64(try library.info("sync.snapshotMarkerTime") ?? "0") ?? 0 }
+        guard state.lastSeq - state.snapshotSeq >= snapshotInterval || (newestMarker > snapshotMarker && state.lastSeq > 0)
+        else { return false }
         try loadDeviceNumbers()
         try writeSnapshot(seq: state.lastSeq, report: &report)
         try library.writing { try library.setInfo("sync.snapshotSeq", String(state.lastSeq)) }
@@ -275,15 +353,20 @@ public final class SyncEngine {
     /// Writes the whole library as snapshot `seq` (covering this device's entries up to
     /// `seq`), read in one transaction so words and cursors agree.
     private func writeSnapshot(seq: Int64, report: inout SyncReport) throws {
-        let (records, cursors) = try library.guarded {
+        let (records, cursors, markers, settings, newestMarker) = try library.guarded {
             try library.database.read {
                 let records = try library.database.cached("SELECT \(WordLibrary.columns) FROM words ORDER BY seq")
                     .rows([], WordLibrary.storedWord).map(syncRecord)
-                return (records, try loadCursors())
+                return (records, try loadCursors(), try loadMarkers(pendingOnly: false), try loadSettings(pendingOnly: false),
+                        try library.database.integer("SELECT max(purged_at) FROM purged") ?? 0)
             }
         }
-        let data = BatchCodec.encode(SyncBatch(kind: .snapshot, device: deviceID, seq: seq, cursors: cursors, records: records))
+        let batch = SyncBatch(kind: .snapshot, device: deviceID, seq: seq, cursors: cursors, records: records,
+                              markers: markers, settings: settings)
+        try prepareManifest(for: batch)
+        let data = BatchCodec.encode(batch)
         try storage.write(CloudLayout.snapshotPath(deviceID, seq), data)
+        try library.writing { try library.setInfo("sync.snapshotMarkerTime", String(newestMarker)) }
         report.snapshotWritten = true
         report.filesWritten += 1
         report.bytesWritten += data.count
@@ -293,8 +376,19 @@ public final class SyncEngine {
     /// has read, and its older snapshots. Only ever this device's own files.
     private func compact(others: [DeviceRecord], report: inout SyncReport) throws {
         let state = try library.guarded { try loadOwnState() }
+        if state.lastSeq == 0 {
+            // A device that never wrote a change file or snapshot holds no content at all.
+            try library.writing {
+                let newest = try library.database.integer("SELECT max(purged_at) FROM purged") ?? 0
+                try library.setInfo("sync.purgeCleanThrough", String(newest))
+            }
+            return
+        }
         guard state.snapshotSeq > 0 else { return }
-        let readByAll = others.map { $0.read[deviceID] ?? 0 }.min() ?? state.snapshotSeq
+        let now = library.clock.now().milliseconds
+        // A device silent past the retention period will read snapshots when it returns.
+        let active = others.filter { now - $0.lastSync.milliseconds <= retention }
+        let readByAll = active.map { $0.read[deviceID] ?? 0 }.min() ?? state.snapshotSeq
         let limit = min(state.snapshotSeq, readByAll)
         guard limit > state.compactedThrough else { return }
         for seq in (state.compactedThrough + 1)...limit {
@@ -305,7 +399,15 @@ public final class SyncEngine {
                 if try storage.delete(CloudLayout.snapshotsFolder(deviceID) + "/" + entry.name) { report.filesRemoved += 1 }
             }
         }
-        try library.writing { try library.setInfo("sync.compactedThrough", String(limit)) }
+        try library.writing {
+            try library.setInfo("sync.compactedThrough", String(limit))
+            // Every change file up to the snapshot is gone and the snapshot left purged
+            // words out: this device's files hold no content purged before it.
+            if limit >= state.snapshotSeq, let marker = try library.info("sync.snapshotMarkerTime") {
+                let previous = Int64(try library.info("sync.purgeCleanThrough") ?? "0") ?? 0
+                try library.setInfo("sync.purgeCleanThrough", String(max(previous, Int64(marker) ?? 0)))
+            }
+        }
     }
 
     // MARK: - Device record
@@ -316,11 +418,12 @@ public final class SyncEngine {
              Int(try library.database.integer("SELECT count(*) FROM words") ?? 0), try deviceName())
         }
         let published = try library.guarded { try library.info("sync.publishedRecord") }
-        let signature = "\(state.lastSeq)|\(state.snapshotSeq)|\(cursors.sorted { $0.key < $1.key })|\(digest)|\(name)"
+        let clean = try library.guarded { Int64(try library.info("sync.purgeCleanThrough") ?? "0") ?? 0 }
+        let signature = "\(state.lastSeq)|\(state.snapshotSeq)|\(cursors.sorted { $0.key < $1.key })|\(digest)|\(name)|\(clean)"
         guard force || published != signature else { return }
         let record = DeviceRecord(device: deviceID, name: name, app: appVersion, lastSync: library.clock.now(),
                                   lastSeq: state.lastSeq, snapshotSeq: state.snapshotSeq, read: cursors,
-                                  digest: digest, wordCount: count)
+                                  digest: digest, wordCount: count, purgeCleanThrough: Timestamp(milliseconds: clean))
         let data = record.encoded()
         try storage.write(CloudLayout.devicePath(deviceID), data)
         report.filesWritten += 1
@@ -340,14 +443,30 @@ public final class SyncEngine {
         var status = SyncStatus(deviceID: deviceID, deviceName: name, remote: storage.displayName, lastSync: lastSync,
                                 pending: pending, fullUploadPending: fullUpload, devices: [], cloudProblem: nil)
         status.devices.append(.init(id: deviceID, name: name, app: appVersion, lastSync: lastSync, agrees: true, isThisDevice: true))
+        let (purgedElsewhere, markers, newestMarker, clean) = try library.guarded {
+            (Int(try library.info("sync.purgedElsewhere") ?? "0") ?? 0, try library.purgedCount(),
+             try library.database.integer("SELECT max(purged_at) FROM purged") ?? 0,
+             Int64(try library.info("sync.purgeCleanThrough") ?? "0") ?? 0)
+        }
+        status.purgedElsewhere = purgedElsewhere
+        status.purgeMarkers = markers
+        if newestMarker > 0 && clean < newestMarker {
+            status.purgedContentRemains.append("this device has not yet written a snapshot and removed its older change files since the last purge (the next syncs do, once other devices have read them)")
+        }
+        let now = library.clock.now().milliseconds
         do {
             var ignored = SyncReport()
             for record in try readDeviceRecords(report: &ignored) {
+                let inactive = now - record.lastSync.milliseconds > retention
                 status.devices.append(.init(id: record.device, name: record.name, app: record.app, lastSync: record.lastSync,
-                                            agrees: record.digest == digest, isThisDevice: false))
+                                            agrees: record.digest == digest, isThisDevice: false, inactive: inactive))
+                if newestMarker > 0 && record.purgeCleanThrough.milliseconds < newestMarker {
+                    status.purgedContentRemains.append("\(record.name) has not synced and compacted its files since the last purge")
+                }
             }
         } catch {
             status.cloudProblem = "\(error)"
+            if newestMarker > 0 { status.purgedContentRemains.append("the cloud cannot be read to check other devices") }
         }
         return status
     }
@@ -365,6 +484,20 @@ public final class SyncEngine {
         func number(_ key: String) throws -> Int64? { try library.info(key).flatMap { Int64($0) } }
         return OwnState(lastSeq: try number("sync.lastSeq") ?? 0, snapshotSeq: try number("sync.snapshotSeq") ?? 0,
                         compactedThrough: try number("sync.compactedThrough") ?? 0, inflight: try number("sync.inflightSeq"))
+    }
+
+    private func loadMarkers(pendingOnly: Bool) throws -> [PurgeMarker] {
+        try library.database.cached("SELECT id, purged_at FROM purged WHERE pending = 1 OR ? = 0")
+            .rows([.integer(pendingOnly ? 1 : 0)]) { row in
+                WordID(row.text(0)).map { PurgeMarker(id: $0, purgedAt: Timestamp(milliseconds: row.int64(1))) }
+            }.compactMap { $0 }
+    }
+
+    private func loadSettings(pendingOnly: Bool) throws -> [SettingRecord] {
+        try library.database.cached("SELECT key, value, time, writer FROM settings WHERE pending = 1 OR ? = 0")
+            .rows([.integer(pendingOnly ? 1 : 0)]) {
+                SettingRecord(key: $0.text(0), value: $0.text(1), time: Timestamp(milliseconds: $0.int64(2)), writer: $0.text(3))
+            }
     }
 
     private func loadCursors() throws -> [String: Int64] {

@@ -18,6 +18,14 @@ public struct SyncReport: Hashable, Sendable {
     public var bytesWritten = 0
     /// Old change files and snapshots this device removed (compaction).
     public var filesRemoved = 0
+    /// Words removed here because another device purged them (edits made here to them
+    /// are discarded: a purge beats every version of a word).
+    public var purgedElsewhere = 0
+    /// True when this sync purged words whose time in the Trash ran out (trash.autoPurgeDays).
+    public var autoPurged = false
+    /// True when this device had been silent past the retention period and read
+    /// everything again before uploading.
+    public var fullResync = false
 
     /// Makes an empty report.
     public init() {}
@@ -49,7 +57,7 @@ public enum SyncError: Error, Sendable, CustomStringConvertible {
         case .noRemote:
             "no remote is set; set one with: midiccio remote set folder PATH"
         case .cloudTooNew(let version):
-            "this cloud copy was written by a newer MiDiccio (format \(version)); update to keep syncing. Your words on this device are kept."
+            "this cloud copy was written by a newer MiDiccio; update to keep syncing (the cloud uses format \(version)). Your words on this device are kept."
         case .badManifest(let reason):
             "the cloud folder's \(CloudLayout.manifestPath) cannot be read (\(reason)); nothing was changed"
         case .massDeletion(let count, let total):
@@ -76,6 +84,8 @@ public struct SyncStatus: Sendable {
         public var agrees: Bool
         /// True for this device.
         public var isThisDevice: Bool
+        /// True when it has been silent past the retention period.
+        public var inactive: Bool = false
     }
 
     /// This device's id.
@@ -95,4 +105,10 @@ public struct SyncStatus: Sendable {
     public var devices: [Device]
     /// Why the cloud could not be read, if it could not.
     public var cloudProblem: String?
+    /// Words removed here because another device purged them.
+    public var purgedElsewhere: Int = 0
+    /// Purge markers this library holds.
+    public var purgeMarkers: Int = 0
+    /// Why content of purged words may still be in the cloud; empty when it cannot be.
+    public var purgedContentRemains: [String] = []
 }

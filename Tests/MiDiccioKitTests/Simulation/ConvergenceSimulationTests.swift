@@ -14,7 +14,7 @@ struct ConvergenceSimulationTests {
         return Array(1...max(1, count))
     }
 
-    @Test("after fault-free syncs every device holds the same words, each field its last write, nothing pending, nothing lost",
+    @Test("after fault-free syncs every device holds the same words, each field its last write, nothing pending, nothing lost, nothing purged",
           arguments: seeds)
     func devicesConverge(seed: UInt64) throws {
         var simulation = try Simulation(seed: seed)
@@ -39,6 +39,7 @@ private struct Simulation {
     var trueTime: Int64 = 1_764_000_000_000
     var writes: [WordID: [WordField: [ObservedWrite]]] = [:]
     var created = Set<WordID>()
+    var purged = Set<WordID>()
     var backups: [String] = []
     var joined = false
 
@@ -78,7 +79,9 @@ private struct Simulation {
             case 55..<58: try exportBackup(device)
             case 58..<62: try local(device) { simulation, device in try simulation.restoreBackup(on: device) }
             case 62..<64: try local(device) { _, device in _ = try? device.library.undoRestore() }
-            case 64..<82: device.sync()
+            case 64..<67: try local(device) { simulation, device in try simulation.purge(on: device) }
+            case 67: try local(device) { _, device in try device.library.emptyTrash() }
+            case 68..<82: device.sync()
             case 82..<94: try faultySync(device)
             case 94..<97: try device.restart()
             default:
@@ -97,6 +100,7 @@ private struct Simulation {
         let before = try device.state()
         try operation(&self, device)
         let after = try device.state()
+        purged.formUnion(Set(before.keys).subtracting(after.keys))
         for (id, stored) in after {
             created.insert(id)
             for field in WordField.allCases where before[id]?.times[field] != stored.times[field] {
@@ -136,6 +140,11 @@ private struct Simulation {
     mutating func restoreFromTrash(on device: SimulatedDevice) throws {
         guard let word = try device.library.trash().randomElement(using: &random) else { return }
         try device.library.restore([word.id])
+    }
+
+    mutating func purge(on device: SimulatedDevice) throws {
+        guard let word = try device.library.trash(includeHidden: true).randomElement(using: &random) else { return }
+        try device.library.purge([word.id])
     }
 
     mutating func exportBackup(_ device: SimulatedDevice) throws {
@@ -197,13 +206,19 @@ private struct Simulation {
     func check() throws {
         let states = try devices.map { try $0.state() }
         for (device, state) in zip(devices, states) {
-            let missing = created.subtracting(state.keys)
+            // No device holds any field of a purged word, and every device knows it is gone.
+            let reappeared = purged.intersection(state.keys)
+            #expect(reappeared.isEmpty, "seed \(seed): purged word(s) \(reappeared) are back on \(device.name)")
+            for id in purged {
+                #expect(try device.library.isPurged(id), "seed \(seed): \(device.name) has no purge marker for \(id)")
+            }
+            let missing = created.subtracting(purged).subtracting(state.keys)
             #expect(missing.isEmpty, "seed \(seed): \(device.name) lost \(missing.count) word(s)")
             let pending = state.values.filter(\.pending).count
             #expect(pending == 0, "seed \(seed): \(device.name) still has \(pending) pending word(s)")
         }
         let reference = states[0]
-        for id in created {
+        for id in created.subtracting(purged) {
             guard let expected = reference[id] else { continue }
             for (device, state) in zip(devices.dropFirst(), states.dropFirst()) {
                 guard let other = state[id] else { continue }

@@ -112,10 +112,20 @@ public enum BackupFile {
         return (nsError.userInfo[NSDebugDescriptionErrorKey] as? String) ?? nsError.localizedDescription
     }
 
-    /// "line L, column C" of a JSON syntax error, when Foundation reports a byte offset.
+    /// "line L, column C" of a JSON syntax error. Foundation reports the offset in
+    /// userInfo on Apple platforms and only in the message ("around character 47") on
+    /// Linux; a file that ends too early is placed at its last line.
     private static func position(of error: Error, in data: Data) -> String? {
         let nsError = error as NSError
-        guard let offset = nsError.userInfo["NSJSONSerializationErrorIndex"] as? Int else { return nil }
+        var offset = nsError.userInfo["NSJSONSerializationErrorIndex"] as? Int
+        let message = reason(error)
+        if offset == nil, let range = message.range(of: "character ") {
+            offset = Int(message[range.upperBound...].prefix { $0.isNumber })
+        }
+        if offset == nil, message.lowercased().contains("end of file") || message.lowercased().contains("unexpected end") {
+            offset = data.count
+        }
+        guard let offset else { return nil }
         var line = 1, column = 1
         for byte in data.prefix(offset) {
             if byte == 0x0A { line += 1; column = 1 } else { column += 1 }

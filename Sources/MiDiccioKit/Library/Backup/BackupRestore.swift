@@ -10,6 +10,8 @@ public struct RestoreReport: Hashable, Sendable {
     public var unchanged = 0
     /// Words moved to the Trash.
     public var trashed = 0
+    /// Backup words left out because they were purged (a merge never brings them back).
+    public var skippedPurged = 0
 
     /// Makes an empty report.
     public init() {}
@@ -49,6 +51,7 @@ extension WordLibrary {
                 for restored in backup {
                     inBackup.insert(restored.id)
                     let local = try stored(restored.id)
+                    // A marker wins over a backup: a merge never brings a purged word back.
                     if replace {
                         try replaceWith(restored, local: local, report: &report)
                     } else {
@@ -118,6 +121,10 @@ extension WordLibrary {
     /// Merge: newest wins, compared on `updatedAt`; fields that differ take the backup's
     /// time, so a newer edit made on another device still wins when sync pulls it.
     private func merge(_ restored: Word, local: StoredWord?, report: inout RestoreReport) throws {
+        if local == nil, try isPurged(restored.id) {
+            report.skippedPurged += 1
+            return
+        }
         guard let local else {
             try keepUndo(nil, id: restored.id)
             try save(restored, times: FieldTimes(all: restored.updatedAt), previous: nil, pending: true)
@@ -148,6 +155,11 @@ extension WordLibrary {
 
     /// Replace: the backup's content with a fresh time on every field, so it wins everywhere.
     private func replaceWith(_ restored: Word, local: StoredWord?, report: inout RestoreReport) throws {
+        var restored = restored
+        if local == nil, try isPurged(restored.id) {
+            // The purged id must stay gone everywhere; the word comes back as a new one.
+            restored.id = randomID()
+        }
         try keepUndo(local, id: restored.id)
         let time = editTime(after: local?.word)
         var word = restored

@@ -1,0 +1,92 @@
+import Testing
+@testable import MiDiccioKit
+
+@Suite("Duplicate terms")
+struct DuplicateTermTests {
+    @Test("a term already in the library, ignoring case and accents, is reported and still added", arguments: [
+        ("Café", "cafe"),
+        ("café", "CAFÉ"),
+        ("cafe\u{301}", "café"),
+        ("  naïve ", "NAIVE"),
+        ("Ñandú", "nandu"),
+        ("über", "Uber"),
+    ])
+    func duplicateIsReported(existing: String, added: String) throws {
+        try withTemporaryLibrary { fixture in
+            let library = fixture.library
+            let first = try library.add(WordContent(term: existing)).word
+            let result = try library.add(WordContent(term: added))
+            #expect(result.duplicates.map(\.id) == [first.id])
+            #expect(try library.counts().words == 2)
+            #expect(try library.duplicates(of: added).map(\.id).sorted() == [first.id, result.word.id].sorted())
+        }
+    }
+
+    @Test("different terms are not duplicates", arguments: [
+        ("casa", "cosa"), ("cafe", "cafes"), ("be", "b"), ("rio", "río grande"),
+    ])
+    func differentTermsAreNotDuplicates(existing: String, added: String) throws {
+        try withTemporaryLibrary { fixture in
+            try fixture.library.add(WordContent(term: existing))
+            let result = try fixture.library.add(WordContent(term: added), allowDuplicate: false)
+            #expect(result.duplicates.isEmpty)
+            #expect(try fixture.library.counts().words == 2)
+        }
+    }
+
+    @Test("refusing duplicates throws, naming the existing word, and changes nothing")
+    func refusedDuplicateChangesNothing() throws {
+        try withTemporaryLibrary { fixture in
+            let library = fixture.library
+            let first = try library.add(WordContent(term: "Café", meaning: "coffee")).word
+            try library.markAllUploaded()
+            let before = try library.snapshot()
+            fixture.clock.advance(by: 5_000)
+
+            let error = #expect(throws: LibraryError.self) {
+                try library.add(WordContent(term: "cafe", meaning: "café"), allowDuplicate: false)
+            }
+            guard case .duplicateTerm(let term, let existing) = error else {
+                Issue.record("expected duplicateTerm, got \(String(describing: error))")
+                return
+            }
+            #expect(term == "cafe")
+            #expect(existing == [first.id])
+            #expect(error?.description.contains(first.id.rawValue) == true)
+            #expect(try library.snapshot() == before)
+        }
+    }
+
+    @Test("a new term is added even when duplicates are refused")
+    func newTermWithDuplicatesRefused() throws {
+        try withTemporaryLibrary { fixture in
+            try fixture.library.add(WordContent(term: "café"))
+            let result = try fixture.library.add(WordContent(term: "té"), allowDuplicate: false)
+            #expect(result.duplicates.isEmpty)
+            #expect(try fixture.library.counts().words == 2)
+        }
+    }
+
+    @Test("a word in the Trash does not count as a duplicate")
+    func trashedWordIsNotADuplicate() throws {
+        try withTemporaryLibrary { fixture in
+            let library = fixture.library
+            let old = try library.add(WordContent(term: "Café")).word
+            try library.delete([old.id])
+            let result = try library.add(WordContent(term: "cafe"), allowDuplicate: false)
+            #expect(result.duplicates.isEmpty)
+            #expect(try library.counts() == (words: 1, trash: 1))
+        }
+    }
+
+    @Test("renaming a word updates which terms count as its duplicates")
+    func renamedWordChangesDuplicates() throws {
+        try withTemporaryLibrary { fixture in
+            let library = fixture.library
+            let word = try library.add(WordContent(term: "perro")).word
+            try library.edit(word.id, WordEdit(term: "Gato"))
+            #expect(try library.duplicates(of: "perro").isEmpty)
+            #expect(try library.duplicates(of: "gató").map(\.id) == [word.id])
+        }
+    }
+}

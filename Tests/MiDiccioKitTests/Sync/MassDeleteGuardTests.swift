@@ -1,0 +1,128 @@
+import Testing
+@testable import MiDiccioKit
+
+/// Rule: a sync that would move more than half of a library of at least 20 words to the
+/// Trash in one go stops and asks (`sync --allow-mass-delete`).
+@Suite("A sync that would move most of a library to the Trash stops and asks")
+struct MassDeleteGuardTests {
+    /// Devices a and b sharing `count` words, synced and quiet.
+    private func sharedLibrary(_ fixture: SyncFixture, words count: Int) throws -> (SyncDevice, SyncDevice, [WordID]) {
+        let a = try fixture.device("a"), b = try fixture.device("b")
+        var ids: [WordID] = []
+        for index in 0..<count { ids.append(try a.add("palabra \(index)")) }
+        try fixture.syncRounds([a, b])
+        #expect(try b.library.counts().words == count)
+        return (a, b, ids)
+    }
+
+    @Test("another device deleting 15 of 25 words stops the sync here and changes nothing")
+    func massDeletionStops() throws {
+        try withSyncFixture { fixture in
+            let (a, b, ids) = try sharedLibrary(fixture, words: 25)
+            try b.library.delete(Array(ids.prefix(15)))
+            try b.sync()
+            let local = ids[20]
+            try a.library.edit(local, WordEdit(notes: "a pending edit of a's own"))
+            let before = try a.everyStoredWord()
+            let cloudBefore = fixture.storage.files
+
+            fixture.advanceClocks(by: 1_000)
+            let error = #expect(throws: SyncError.self) { try a.sync() }
+            #expect(error?.massDeletionCounts?.count == 15)
+            #expect(error?.massDeletionCounts?.of == 25)
+            #expect(error.map { "\($0)" }?.contains("--allow-mass-delete") == true)
+            #expect(try a.everyStoredWord() == before, "nothing changed on a")
+            #expect(try a.stored(local).pending, "a's own change is still waiting")
+            #expect(fixture.storage.files == cloudBefore, "nothing uploaded")
+
+            // Asking again without permission stops again: nothing was half applied.
+            #expect(throws: SyncError.self) { try a.sync() }
+            #expect(try a.everyStoredWord() == before)
+        }
+    }
+
+    @Test("allowing the mass deletion applies it")
+    func allowedMassDeletionGoesThrough() throws {
+        try withSyncFixture { fixture in
+            let (a, b, ids) = try sharedLibrary(fixture, words: 25)
+            try b.library.delete(Array(ids.prefix(15)))
+            try b.sync()
+            #expect(throws: SyncError.self) { try a.sync() }
+            let report = try a.sync(allowMassDelete: true)
+            #expect(report.pulled == 15)
+            #expect(try a.library.counts() == (words: 10, trash: 15))
+            #expect(try a.everyWord() == b.everyWord())
+        }
+    }
+
+    @Test("another device deleting 5 of 25 words goes through without asking")
+    func smallDeletionGoesThrough() throws {
+        try withSyncFixture { fixture in
+            let (a, b, ids) = try sharedLibrary(fixture, words: 25)
+            try b.library.delete(Array(ids.prefix(5)))
+            try b.sync()
+            try a.sync()
+            #expect(try a.library.counts() == (words: 20, trash: 5))
+        }
+    }
+
+    @Test("exactly half of the library going to the Trash goes through; one more than half stops", arguments: [(12, false), (13, true)])
+    func halfIsTheLimit(deleted: Int, stops: Bool) throws {
+        try withSyncFixture { fixture in
+            let (a, b, ids) = try sharedLibrary(fixture, words: 24)
+            try b.library.delete(Array(ids.prefix(deleted)))
+            try b.sync()
+            if stops {
+                #expect(throws: SyncError.self) { try a.sync() }
+            } else {
+                try a.sync()
+                #expect(try a.library.counts().trash == deleted)
+            }
+        }
+    }
+
+    @Test("words another device deleted and then restored again are not a mass deletion")
+    func deletedAndRestoredIsNotMassDeletion() throws {
+        try withSyncFixture { fixture in
+            let (a, b, ids) = try sharedLibrary(fixture, words: 25)
+            // A mistake on b, undone at once; b syncs after each step, a is offline.
+            try b.library.delete(Array(ids.prefix(15)))
+            try b.sync()
+            fixture.advanceClocks(by: 1_000)
+            try b.library.restore(Array(ids.prefix(15)))
+            try b.sync()
+
+            fixture.advanceClocks(by: 1_000)
+            do {
+                try a.sync()
+            } catch {
+                Issue.record("nothing ends up in the Trash, yet the sync stopped: \(error)")
+            }
+            try a.sync(allowMassDelete: true)
+            #expect(try a.library.counts() == (words: 25, trash: 0))
+        }
+    }
+
+    @Test("a library of fewer than 20 words is never guarded, even when every word goes to the Trash")
+    func smallLibraryNeverGuarded() throws {
+        try withSyncFixture { fixture in
+            let (a, b, ids) = try sharedLibrary(fixture, words: 19)
+            try b.library.delete(ids)
+            try b.sync()
+            try a.sync()
+            #expect(try a.library.counts() == (words: 0, trash: 19))
+        }
+    }
+
+    @Test("deleting most of the library on this device is not stopped: the user did it here")
+    func localDeletionNotGuarded() throws {
+        try withSyncFixture { fixture in
+            let (a, b, ids) = try sharedLibrary(fixture, words: 25)
+            try a.library.delete(ids)
+            let report = try a.sync()
+            #expect(report.pushed == 25)
+            try b.sync(allowMassDelete: true)
+            #expect(try b.library.counts() == (words: 0, trash: 25))
+        }
+    }
+}
