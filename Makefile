@@ -1,10 +1,10 @@
-# MiDiccio: `make run` starts MiDiccio on your default library, `make test` runs the
+# MiDiccio: `make run` starts the MiDiccio web app on your default library, `make test` runs the
 # tests, `make bench` prints the benchmark figures. Each installs missing system
 # packages first (with apt-get when run as root; otherwise it says what to install).
 
 SWIFT ?= swift
-APT_PACKAGES := pkg-config libsqlite3-dev libicu-dev zlib1g-dev
-ARGS ?= list
+APT_PACKAGES := pkg-config libsqlite3-dev libicu-dev zlib1g-dev libmicrohttpd-dev
+ARGS ?= serve
 BENCH_ARGS ?= library --words 100000
 
 .PHONY: run test bench build deps clean
@@ -33,6 +33,7 @@ run: build
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	Tests/Browser/run.sh
 
 bench: deps
 	$(SWIFT) build -c release --product midiccio-bench

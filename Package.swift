@@ -22,6 +22,11 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
         .target(
             name: "CCollation",
             linkerSettings: [.linkedLibrary("icui18n"), .linkedLibrary("icuuc")]
@@ -32,8 +37,13 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "MiDiccioWeb",
+            dependencies: ["MiDiccioKit", "CMicroHTTPD"],
+            swiftSettings: strict
+        ),
+        .target(
             name: "MiDiccioCLI",
-            dependencies: ["MiDiccioKit"],
+            dependencies: ["MiDiccioKit", "MiDiccioWeb"],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -43,13 +53,19 @@ let package = Package(
         ),
         .executableTarget(
             name: "MiDiccioBench",
-            dependencies: ["MiDiccioKit", "MiDiccioCLI"],
+            dependencies: ["MiDiccioKit", "MiDiccioCLI", "MiDiccioWeb"],
             path: "Benchmarks/MiDiccioBench",
             swiftSettings: strict
         ),
         .testTarget(
             name: "MiDiccioKitTests",
             dependencies: ["MiDiccioKit"],
+            exclude: ["Fixtures"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "MiDiccioWebTests",
+            dependencies: ["MiDiccioWeb", "MiDiccioKit"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -1,5 +1,9 @@
 #include "ccollation.h"
 #include <unicode/ucol.h>
+#include <unicode/unorm2.h>
+#include <unicode/uchar.h>
+#include <unicode/ustring.h>
+#include <stdlib.h>
 
 midiccio_collator *midiccio_collator_open(const char *locale) {
     UErrorCode status = U_ZERO_ERROR;
@@ -17,4 +21,29 @@ int32_t midiccio_collator_sort_key(const midiccio_collator *collator, const uint
 
 void midiccio_collator_close(midiccio_collator *collator) {
     ucol_close((UCollator *)collator);
+}
+
+int32_t midiccio_fold(const uint16_t *text, int32_t length, uint16_t *out, int32_t capacity) {
+    UErrorCode status = U_ZERO_ERROR;
+    const UNormalizer2 *nfd = unorm2_getNFDInstance(&status);
+    if (U_FAILURE(status)) return -1;
+    // Decomposition can grow the text (at most 4 units per unit for NFD in practice).
+    int32_t decomposedCapacity = length * 4 + 16;
+    UChar *decomposed = malloc(sizeof(UChar) * decomposedCapacity);
+    if (decomposed == NULL) return -1;
+    int32_t decomposedLength = unorm2_normalize(nfd, (const UChar *)text, length, decomposed, decomposedCapacity, &status);
+    if (U_FAILURE(status)) { free(decomposed); return -1; }
+    // Drop combining marks, then fold case on what is left.
+    int32_t kept = 0;
+    for (int32_t i = 0; i < decomposedLength;) {
+        UChar32 c;
+        int32_t start = i;
+        U16_NEXT(decomposed, i, decomposedLength, c);
+        if (u_charType(c) == U_NON_SPACING_MARK) continue;
+        for (int32_t j = start; j < i; j++) decomposed[kept++] = decomposed[j];
+    }
+    int32_t folded = u_strFoldCase((UChar *)out, capacity, decomposed, kept, U_FOLD_CASE_DEFAULT, &status);
+    free(decomposed);
+    if (U_FAILURE(status) || folded > capacity) return -1;
+    return folded;
 }

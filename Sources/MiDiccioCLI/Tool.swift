@@ -17,6 +17,7 @@ public enum Tool {
         CommandEntry(SyncCommand.self), CommandEntry(StatusCommand.self),
         CommandEntry(PurgeCommand.self), CommandEntry(TrashEmptyCommand.self),
         CommandEntry(ConfigGetCommand.self), CommandEntry(ConfigSetCommand.self), CommandEntry(ConfigListCommand.self),
+        CommandEntry(ServeCommand.self),
     ]
 
     static let rootSpec = CommandSpec(
@@ -178,6 +179,9 @@ final class ToolContext {
         if let openLibrary { return openLibrary }
         let library = try WordLibrary(path: libraryPath, environment: environment)
         openLibrary = library
+        // trash.autoPurgeDays applies to libraries that never sync too; with the setting
+        // off (the default) this is one small query.
+        try library.autoPurge()
         return library
     }
 

@@ -18,4 +18,10 @@ int32_t midiccio_collator_sort_key(const midiccio_collator *collator, const uint
 
 /// Closes a collator from `midiccio_collator_open`.
 void midiccio_collator_close(midiccio_collator *collator);
+
+/// Folds UTF-16 `text` for matching: canonical decomposition (NFD), combining marks
+/// removed, full case folding ("Café" and "CAFE" both become "cafe"). Writes at most
+/// `capacity` units to `out` and returns the folded length, or -1 when `capacity` is
+/// too small or ICU fails.
+int32_t midiccio_fold(const uint16_t *text, int32_t length, uint16_t *out, int32_t capacity);
 #endif

@@ -4,52 +4,146 @@ import MiDiccioKit
 /// `midiccio remote set`
 struct RemoteSetCommand: ToolCommand {
     static let spec = CommandSpec(
-        path: ["remote", "set"], abstract: "Sync this library through a folder your cloud keeps in sync.",
+        path: ["remote", "set"], abstract: "Sync this library through a folder your cloud keeps in sync, or a WebDAV server.",
         discussion: """
-            KIND is 'folder': any folder that Dropbox, Google Drive for desktop, iCloud Drive, OneDrive,
-            Nextcloud's client or Syncthing syncs, or a shared drive. MiDiccio keeps its files in LOCATION.
+            KIND is 'folder' or 'webdav'.
+            folder: any folder that Dropbox, Google Drive for desktop, iCloud Drive, OneDrive, Nextcloud's client or
+            Syncthing syncs, or a shared drive. MiDiccio keeps its files in LOCATION, a path.
+            webdav: a folder on a WebDAV server (Nextcloud, ownCloud, Synology, a NAS ...). LOCATION is its https://
+            (or http://) URL; the folder is made on the first sync if its parent exists. The password is read from
+            standard input with --password-stdin and kept in LIBRARY.credentials, readable only by you, never in the
+            library; MIDICCIO_WEBDAV_PASSWORD, when set, is used instead.
             """,
-        arguments: [ArgumentSpec(name: "kind", help: "folder"), ArgumentSpec(name: "location", help: "The folder's path.")],
-        options: [OptionSpec(name: "device-name", valueName: "name", help: "How other devices see this one (default: the host name).")],
-        examples: ["midiccio remote set folder ~/Dropbox/MiDiccio --device-name \"Ana's laptop\""])
+        arguments: [ArgumentSpec(name: "kind", help: "folder or webdav"),
+                    ArgumentSpec(name: "location", help: "The folder's path, or the WebDAV folder's URL.")],
+        options: [
+            OptionSpec(name: "device-name", valueName: "name", help: "How other devices see this one (default: the host name)."),
+            OptionSpec(name: "user", valueName: "name", help: "webdav: the user name to sign in with."),
+            OptionSpec(name: "password-stdin", help: "webdav: read the password from the first line of standard input."),
+        ],
+        examples: ["midiccio remote set folder ~/Dropbox/MiDiccio --device-name \"Ana's laptop\"",
+                   "printf '%s\\n' \"$PASSWORD\" | midiccio remote set webdav https://cloud.example.com/remote.php/dav/files/ana/MiDiccio --user ana --password-stdin"])
 
     let remote: RemoteConfig
     let deviceName: String?
+    /// The WebDAV address, when the remote is one.
+    let address: WebDAVAddress?
+    /// A password written into the URL (moved to the credentials file, never stored in the library).
+    let urlPassword: String?
+    let readPassword: Bool
 
     init(_ arguments: ParsedArguments) throws {
         let kind = arguments.positionals[0]
-        guard kind == "folder" else {
-            throw UsageError(message: "unknown remote kind '\(kind)'; use: folder", spec: Self.spec)
-        }
-        let path = arguments.positionals[1]
-        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
-        remote = .folder(path: URL(fileURLWithPath: absolute).standardizedFileURL.path)
+        let location = arguments.positionals[1]
         deviceName = arguments.value("device-name")
+        readPassword = arguments.flag("password-stdin")
+        switch kind {
+        case "folder":
+            guard arguments.value("user") == nil, !readPassword else {
+                throw UsageError(message: "--user and --password-stdin are for webdav remotes only", spec: Self.spec)
+            }
+            let absolute = location.hasPrefix("/") ? location : FileManager.default.currentDirectoryPath + "/" + location
+            remote = .folder(path: URL(fileURLWithPath: absolute).standardizedFileURL.path)
+            address = nil
+            urlPassword = nil
+        case "webdav":
+            let parsed: (address: WebDAVAddress, user: String?, password: String?)
+            do {
+                parsed = try WebDAVAddress.parse(location)
+            } catch {
+                throw UsageError(message: error.message, spec: Self.spec)
+            }
+            let user = arguments.value("user") ?? parsed.user
+            if let user, user.isEmpty || user.contains(":") {
+                throw UsageError(message: "the user name must not be empty or contain ':'", spec: Self.spec)
+            }
+            if user == nil, readPassword || parsed.password != nil {
+                throw UsageError(message: "a password needs a user name: add --user NAME", spec: Self.spec)
+            }
+            remote = .webdav(url: parsed.address.description, user: user)
+            address = parsed.address
+            urlPassword = parsed.password
+        default:
+            throw UsageError(message: "unknown remote kind '\(kind)'; use: folder, webdav", spec: Self.spec)
+        }
     }
 
     func run(_ context: ToolContext) throws {
+        var password = urlPassword
+        if readPassword {
+            let line = context.io.readInput().split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            let text = line.hasSuffix("\r") ? String(line.dropLast()) : String(line)
+            guard !text.isEmpty else {
+                throw UsageError(message: "--password-stdin read no password from standard input", spec: Self.spec)
+            }
+            password = text
+        }
         let library = try context.library()
         if let deviceName { try library.setDeviceName(deviceName) }
         try library.setRemote(remote)
-        context.io.write("Remote set to \(remote.displayName). Run 'midiccio sync' to sync now.\n")
+        guard case .webdav(_, let user) = remote, let address else {
+            context.io.write("Remote set to \(remote.displayName). Run 'midiccio sync' to sync now.\n")
+            return
+        }
+        if let password {
+            try library.storeWebDAVPassword(password, for: address, user: user)
+        }
+        var line = "Remote set to \(remote.displayName)"
+        if let user { line += " as \(user)" }
+        if password != nil { line += "; the password is in \(library.credentialsPath), readable only by you" }
+        context.io.write(line + ". Run 'midiccio sync' to sync now.\n")
+        let fromEnvironment = !(context.environment[RemoteConfig.passwordVariable] ?? "").isEmpty
+        if user != nil, password == nil, !fromEnvironment, !library.hasStoredWebDAVPassword(for: address.description) {
+            context.note("note: no password is stored; give it with --password-stdin or set \(RemoteConfig.passwordVariable)")
+        }
+        if address.url.scheme == "http", password != nil || fromEnvironment, !Self.isLoopback(address.url.host) {
+            context.note("warning: http:// sends the password unencrypted; use https:// unless the server is on a network you trust")
+        }
+    }
+
+    private static func isLoopback(_ host: String?) -> Bool {
+        guard let host = host?.lowercased() else { return false }
+        return host == "localhost" || host.hasPrefix("127.") || host == "[::1]" || host == "::1"
     }
 }
 
 /// `midiccio remote show`
 struct RemoteShowCommand: ToolCommand {
-    static let spec = CommandSpec(path: ["remote", "show"], abstract: "Show where this library syncs to.",
+    static let spec = CommandSpec(path: ["remote", "show"], abstract: "Show where this library syncs to (never the password).",
                                   options: [OptionSpec(name: "json", help: "Print as JSON.")])
     init(_ arguments: ParsedArguments) throws {}
 
     func run(_ context: ToolContext) throws {
         let library = try context.library()
         let remote = try library.remote()
+        var user: String?
+        var password = "none"
+        if case .webdav(let url, let name)? = remote {
+            user = name
+            if !(context.environment[RemoteConfig.passwordVariable] ?? "").isEmpty {
+                password = "from \(RemoteConfig.passwordVariable)"
+            } else if library.hasStoredWebDAVPassword(for: url) {
+                password = "stored in \(library.credentialsPath)"
+            }
+        }
         if context.json {
-            context.io.write("{\"remote\": \(remote.map { JSONText.quote($0.displayName) } ?? "null"), \"device\": \(JSONText.quote(try library.deviceName()))}\n")
+            var fields = ["\"remote\": \(remote.map { JSONText.quote($0.displayName) } ?? "null")"]
+            if case .webdav(let url, _)? = remote {
+                fields.append("\"kind\": \"webdav\", \"url\": \(JSONText.quote(url)), \"user\": \(user.map(JSONText.quote) ?? "null"), "
+                              + "\"password\": \(JSONText.quote(password == "none" ? "none" : password.hasPrefix("from") ? "environment" : "stored"))")
+            } else if case .folder(let path)? = remote {
+                fields.append("\"kind\": \"folder\", \"path\": \(JSONText.quote(path))")
+            }
+            fields.append("\"device\": \(JSONText.quote(try library.deviceName()))")
+            context.io.write("{\(fields.joined(separator: ", "))}\n")
         } else if let remote {
-            context.io.write("\(remote.displayName) (this device: \(try library.deviceName()))\n")
+            var text = "\(remote.displayName) (this device: \(try library.deviceName()))\n"
+            if case .webdav = remote {
+                text += "  user      \(user ?? "none (no sign-in)")\n  password  \(password)\n"
+            }
+            context.io.write(text)
         } else {
-            context.note("No remote set. Set one with: midiccio remote set folder PATH")
+            context.note("No remote set. Set one with: midiccio remote set folder PATH, or: midiccio remote set webdav URL --user NAME --password-stdin")
         }
     }
 }
@@ -80,7 +174,8 @@ struct SyncCommand: ToolCommand {
     func run(_ context: ToolContext) throws {
         let library = try context.library()
         guard let remote = try library.remote() else { throw SyncError.noRemote }
-        let report = try SyncEngine(library: library, storage: remote.makeStorage(), appVersion: "midiccio \(Tool.version)")
+        let report = try SyncEngine(library: library, storage: remote.makeStorage(libraryPath: library.path, environment: context.environment),
+                                      appVersion: "midiccio \(Tool.version)")
             .sync(allowMassDelete: allowMassDelete)
         for skipped in report.skippedFiles {
             context.note("warning: skipped \(skipped.path): \(skipped.reason)")
@@ -126,17 +221,19 @@ struct StatusCommand: ToolCommand {
             }
             return
         }
-        let status = try SyncEngine(library: library, storage: remote.makeStorage(), appVersion: "midiccio \(Tool.version)").status()
+        let status = try SyncEngine(library: library, storage: remote.makeStorage(libraryPath: library.path, environment: context.environment), appVersion: "midiccio \(Tool.version)").status()
         if context.json {
             let devices = status.devices.map { device in
                 "{\"id\": \(JSONText.quote(device.id)), \"name\": \(JSONText.quote(device.name)), \"app\": \(JSONText.quote(device.app)), "
-                    + "\"lastSync\": \(device.lastSync.map { JSONText.quote($0.iso8601) } ?? "null"), \"agrees\": \(device.agrees), \"thisDevice\": \(device.isThisDevice)}"
+                    + "\"lastSync\": \(device.lastSync.map { JSONText.quote($0.iso8601) } ?? "null"), \"agrees\": \(device.agrees), "
+                    + "\"thisDevice\": \(device.isThisDevice), \"inactive\": \(device.inactive)}"
             }
             context.io.write("""
                 {"device": \(JSONText.quote(status.deviceName)), "deviceId": \(JSONText.quote(status.deviceID)), \
                 "remote": \(JSONText.quote(status.remote ?? "")), "lastSync": \(status.lastSync.map { JSONText.quote($0.iso8601) } ?? "null"), \
                 "words": \(counts.words), "trash": \(counts.trash), "pending": \(status.pending), "fullUploadPending": \(status.fullUploadPending), \
                 "cloudProblem": \(status.cloudProblem.map(JSONText.quote) ?? "null"), "purgedElsewhere": \(status.purgedElsewhere), \
+                "purgeMarkers": \(status.purgeMarkers), \
                 "purgedContentMayRemain": [\(status.purgedContentRemains.map(JSONText.quote).joined(separator: ", "))], \
                 "devices": [\(devices.joined(separator: ", "))]}
 

@@ -68,8 +68,7 @@ extension WordLibrary {
 
     /// Removes every trace of a word's content: its row, tags, search entry and undo data.
     func removePermanently(_ stored: StoredWord) throws {
-        try database.run("INSERT INTO words_fts (words_fts, rowid, term, reading, meaning, examples, notes, tags) VALUES ('delete', ?, ?, ?, ?, ?, ?, ?)",
-                         Self.searchValues(stored.word, seq: stored.seq))
+        if !stored.word.isDeleted { try removeFromSearch(stored.word, seq: stored.seq) }
         try database.run("DELETE FROM words WHERE seq = ?", [.integer(stored.seq)])
         try database.run("DELETE FROM restore_undo WHERE word_id = ?", [.text(stored.word.id.rawValue)])
         try updateDigest(removing: stored.word, adding: nil)

@@ -5,6 +5,10 @@ import Foundation
 public enum JSONText {
     /// `text` as a JSON string literal.
     public static func quote(_ text: String) -> String {
+        // Most text needs no escaping at all: one scan of the bytes decides.
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0xE2 }) {
+            return "\"" + text + "\""
+        }
         var out = "\""
         out.reserveCapacity(text.utf8.count + 2)
         for scalar in text.unicodeScalars {
@@ -24,7 +28,8 @@ public enum JSONText {
 
     /// A JSON array of strings.
     static func array(_ items: [String]) -> String {
-        "[" + items.map(quote).joined(separator: ",") + "]"
+        if items.isEmpty { return "[]" }
+        return "[" + items.map(quote).joined(separator: ",") + "]"
     }
 
     /// Reads a JSON array of strings written by `array`; [] for anything else.

@@ -1,17 +1,24 @@
-import Foundation
+import CCollation
 
 /// The folded form of a term used to find duplicates and to rank search results:
-/// lowercase, without accents or other combining marks ("Café" and "cafe" share a key).
+/// case-folded, without accents or other combining marks ("Café" and "cafe" share a
+/// key, and so do "Straße" and "strasse").
 public enum TermKey {
     /// Folds `text` case- and accent-insensitively.
     public static func fold(_ text: String) -> String {
-        // Fast path: plain ASCII needs only lowercasing.
-        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.lowercased() }
-        var scalars = String.UnicodeScalarView()
-        for scalar in text.decomposedStringWithCanonicalMapping.unicodeScalars
-        where scalar.properties.generalCategory != .nonspacingMark {
-            scalars.append(scalar)
+        // Fast path: plain ASCII only needs lowercasing.
+        if text.utf8.allSatisfy({ $0 < 0x80 }) {
+            return String(decoding: text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
         }
-        return String(scalars).lowercased()
+        let utf16 = Array(text.utf16)
+        var out = [UInt16](repeating: 0, count: utf16.count * 3 + 16)
+        let length = utf16.withUnsafeBufferPointer { input in
+            out.withUnsafeMutableBufferPointer { output in
+                midiccio_fold(input.baseAddress, Int32(input.count), output.baseAddress, Int32(output.count))
+            }
+        }
+        // ICU unavailable: case folding alone is still better than nothing.
+        guard length >= 0 else { return text.lowercased() }
+        return String(decoding: out[0..<Int(length)], as: UTF16.self)
     }
 }

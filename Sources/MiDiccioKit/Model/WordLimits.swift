@@ -82,6 +82,11 @@ extension WordContent {
 extension String {
     /// The string without leading and trailing whitespace or newlines.
     var trimmed: String {
+        // Fast path: text that neither starts nor ends with whitespace (the usual case).
+        if let first = utf8.first, let last = utf8.last, first > 0x20, first < 0x80, last > 0x20, last < 0x80 {
+            return self
+        }
+        if isEmpty { return self }
         guard let first = firstIndex(where: { !$0.isWhitespace }) else { return "" }
         let last = lastIndex(where: { !$0.isWhitespace })!
         if first == startIndex && last == index(before: endIndex) { return self }

@@ -97,6 +97,9 @@ final class Database {
         return try body()
     }
 
+    /// The rowid of the last row inserted on this connection.
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
     /// The number of rows the last statement changed.
     var changes: Int { Int(sqlite3_changes(handle)) }
 
@@ -118,7 +121,12 @@ final class Database {
 
     /// Runs a statement that returns no rows, with `values` bound in order.
     func run(_ sql: String, _ values: [SQLValue] = []) throws {
-        let statement = try cached(sql)
+        try run(try cached(sql), values)
+    }
+
+    /// Runs an already prepared statement (hot paths keep theirs, skipping the cache).
+    func run(_ statement: Statement, _ values: [SQLValue]) throws {
+        statement.reset()
         try statement.bind(values)
         defer { statement.reset() }
         while try statement.step() {}

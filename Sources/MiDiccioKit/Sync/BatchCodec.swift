@@ -237,7 +237,11 @@ public enum BatchCodec {
             throw BatchDecodeError(message: "not a MiDiccio batch file")
         }
         let length = bytes[4..<12].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-        guard length <= UInt64(maximumPayload) else { throw BatchDecodeError(message: "declared size too large") }
+        // Deflate cannot expand data more than about 1032 times: a larger declared size is
+        // a damaged or hostile header, refused before any memory is allocated for it.
+        guard length <= UInt64(maximumPayload), length <= UInt64(bytes.count - 12) * 1032 + 1024 else {
+            throw BatchDecodeError(message: "declared size too large")
+        }
         var output = [UInt8](repeating: 0, count: Int(length))
         var outputLength = uLongf(length)
         let code = output.withUnsafeMutableBufferPointer { out in

@@ -3,8 +3,8 @@ import Foundation
 /// Syncs one library with one cloud folder.
 ///
 /// A sync pulls first, merges, then uploads only pending words, then records where it
-/// got to. Everything it changes locally commits in one transaction with the data, so
-/// a sync that fails anywhere leaves the library as it was and the next one resumes.
+/// got to. Each step commits its local effects in one transaction with the data, so a
+/// sync that fails anywhere leaves the library whole and the next one resumes.
 public final class SyncEngine {
     /// The library being synced.
     public let library: WordLibrary
@@ -19,6 +19,8 @@ public final class SyncEngine {
     /// A device silent for longer than this no longer holds back compaction, and must
     /// read everything again (from snapshots) before it uploads.
     public var retention: Int64 = 180 * 86_400_000
+    /// How long a sync waits for another sync of the same library before giving up.
+    public var lockTimeout: TimeInterval = 10
     /// The newest cloud format this engine understands (tests run older formats).
     package var formatVersion = CloudManifest.currentVersion
     private var manifest = CloudManifest.base
@@ -36,10 +38,12 @@ public final class SyncEngine {
 
     // MARK: - Sync
 
-    /// Runs one sync. Throws `SyncError`; local data is untouched when it does.
+    /// Runs one sync. Throws `SyncError`; the library stays whole when it does.
     @discardableResult
     public func sync(allowMassDelete: Bool = false) throws -> SyncReport {
         var report = SyncReport()
+        let lock = try SyncLock(libraryPath: library.path, timeout: lockTimeout)
+        defer { withExtendedLifetime(lock) {} }
         do {
             try checkManifest()
             try adoptOwnRecordIfNew()
@@ -62,6 +66,15 @@ public final class SyncEngine {
 
     private func checkManifest() throws {
         guard let data = try storage.read(CloudLayout.manifestPath) else {
+            // No manifest where this device has synced before is far more likely an
+            // unmounted drive or a sync client still downloading than a new cloud:
+            // starting a fresh one there would mark every word as uploaded.
+            let syncedBefore = try library.guarded {
+                try library.info("sync.lastSeq") != nil || (try library.database.integer("SELECT count(*) FROM sync_cursors") ?? 0) > 0
+            }
+            if syncedBefore {
+                throw CloudError.unavailable("\(storage.displayName) has no \(CloudLayout.manifestPath) although this device synced with it before; is the drive or sync folder there?")
+            }
             // A new cloud folder: this device starts it, in the base format.
             manifest = .base
             try storage.write(CloudLayout.manifestPath, manifest.encoded())
@@ -389,14 +402,17 @@ public final class SyncEngine {
         // A device silent past the retention period will read snapshots when it returns.
         let active = others.filter { now - $0.lastSync.milliseconds <= retention }
         let readByAll = active.map { $0.read[deviceID] ?? 0 }.min() ?? state.snapshotSeq
-        let limit = min(state.snapshotSeq, readByAll)
-        guard limit > state.compactedThrough else { return }
-        for seq in (state.compactedThrough + 1)...limit {
-            if try storage.delete(CloudLayout.changePath(deviceID, seq)) { report.filesRemoved += 1 }
+        let limit = max(state.compactedThrough, min(state.snapshotSeq, readByAll))
+        if limit > state.compactedThrough {
+            for seq in (state.compactedThrough + 1)...limit {
+                if try storage.delete(CloudLayout.changePath(deviceID, seq)) { report.filesRemoved += 1 }
+            }
         }
-        for entry in try storage.list(CloudLayout.snapshotsFolder(deviceID)) {
-            if let seq = CloudLayout.seq(fromName: entry.name, suffix: ".snap"), seq < state.snapshotSeq, seq <= readByAll {
-                if try storage.delete(CloudLayout.snapshotsFolder(deviceID) + "/" + entry.name) { report.filesRemoved += 1 }
+        if report.snapshotWritten || limit > state.compactedThrough {
+            for entry in try storage.list(CloudLayout.snapshotsFolder(deviceID)) {
+                if let seq = CloudLayout.seq(fromName: entry.name, suffix: ".snap"), seq < state.snapshotSeq, seq <= readByAll {
+                    if try storage.delete(CloudLayout.snapshotsFolder(deviceID) + "/" + entry.name) { report.filesRemoved += 1 }
+                }
             }
         }
         try library.writing {
@@ -420,7 +436,11 @@ public final class SyncEngine {
         let published = try library.guarded { try library.info("sync.publishedRecord") }
         let clean = try library.guarded { Int64(try library.info("sync.purgeCleanThrough") ?? "0") ?? 0 }
         let signature = "\(state.lastSeq)|\(state.snapshotSeq)|\(cursors.sorted { $0.key < $1.key })|\(digest)|\(name)|\(clean)"
-        guard force || published != signature else { return }
+        // Republished at least daily, so a device that syncs but has nothing new never
+        // looks silent to the others (they stop waiting for silent devices).
+        let publishedAt = try library.guarded { Int64(try library.info("sync.publishedAt") ?? "0") ?? 0 }
+        let stale = library.clock.now().milliseconds - publishedAt > 86_400_000
+        guard force || stale || published != signature else { return }
         let record = DeviceRecord(device: deviceID, name: name, app: appVersion, lastSync: library.clock.now(),
                                   lastSeq: state.lastSeq, snapshotSeq: state.snapshotSeq, read: cursors,
                                   digest: digest, wordCount: count, purgeCleanThrough: Timestamp(milliseconds: clean))
@@ -428,7 +448,10 @@ public final class SyncEngine {
         try storage.write(CloudLayout.devicePath(deviceID), data)
         report.filesWritten += 1
         report.bytesWritten += data.count
-        try library.writing { try library.setInfo("sync.publishedRecord", signature) }
+        try library.writing {
+            try library.setInfo("sync.publishedRecord", signature)
+            try library.setInfo("sync.publishedAt", String(library.clock.now().milliseconds))
+        }
     }
 
     // MARK: - Status

@@ -39,8 +39,12 @@ public struct SkippedFile: Hashable, Sendable {
     public var reason: String
 }
 
-/// Why a sync stopped. Local data is never changed by a sync that throws.
+/// Why a sync stopped. Each step of a sync commits with its data, so a sync that stops
+/// leaves the library whole: words already pulled stay, nothing is half-applied, pending
+/// words stay pending, and the next sync resumes.
 public enum SyncError: Error, Sendable, CustomStringConvertible {
+    /// Another sync of this library is running.
+    case busy
     /// No remote is set for this library.
     case noRemote
     /// The cloud folder was written by a newer MiDiccio format.
@@ -54,6 +58,8 @@ public enum SyncError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
+        case .busy:
+            "another sync of this library is running; try again in a moment"
         case .noRemote:
             "no remote is set; set one with: midiccio remote set folder PATH"
         case .cloudTooNew(let version):

@@ -38,12 +38,23 @@ struct CloudLayoutTests {
             """.utf8)
     }
 
-    @Test("a cloud copy written by a newer MiDiccio stops the sync with a message asking to update")
-    func tooNewMessage() throws {
+    /// A device too old for the cloud: either an older MiDiccio (format 1) meeting a
+    /// format-2 folder, or this MiDiccio meeting a folder from a future version.
+    enum TooOld: String, CaseIterable {
+        case formatOneDevice, currentDevice
+
+        var deviceFormat: Int? { self == .formatOneDevice ? 1 : nil }
+        var cloudVersion: Int { self == .formatOneDevice ? 2 : CloudManifest.currentVersion + 1 }
+    }
+
+    @Test("a cloud copy written by a newer MiDiccio stops the sync with a message asking to update", arguments: TooOld.allCases)
+    func tooNewMessage(_ situation: TooOld) throws {
         try withSyncFixture { fixture in
             let a = try fixture.device("a")
+            if let format = situation.deviceFormat { a.engine.formatVersion = format }
             try a.add("uno")
-            fixture.storage.plant(CloudLayout.manifestPath, newerManifest(version: CloudManifest.currentVersion + 1, read: 1, write: CloudManifest.currentVersion + 1))
+            let version = situation.cloudVersion
+            fixture.storage.plant(CloudLayout.manifestPath, newerManifest(version: version, read: 1, write: version))
             let error = #expect(throws: SyncError.self) { try a.sync() }
             #expect(error?.isCloudTooNew == true)
             let message = error.map { "\($0)" } ?? ""
@@ -81,7 +92,7 @@ struct CloudLayoutTests {
     func newerButCompatibleSyncs() throws {
         try withSyncFixture { fixture in
             let a = try fixture.device("a"), b = try fixture.device("b")
-            fixture.storage.plant(CloudLayout.manifestPath, newerManifest(version: 3, read: 1, write: 1))
+            fixture.storage.plant(CloudLayout.manifestPath, newerManifest(version: CloudManifest.currentVersion + 1, read: 1, write: 1))
             let id = try a.add("compatible")
             try fixture.syncRounds([a, b])
             #expect(try b.has(id))
@@ -203,6 +214,52 @@ struct CloudLayoutTests {
             let report = try b.sync()
             #expect(report.skippedFiles.map(\.path) == [path])
             #expect(try b.has(fromC))
+        }
+    }
+
+    // MARK: - Immutable change files
+
+    @Test("a second sync of one library while one runs (two windows or processes) waits its turn: no change file is written twice, no edit lost")
+    func concurrentSyncsOfOneLibrary() throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a"), b = try fixture.device("b")
+            let first = try a.add("uno"), second = try a.add("dos")
+            try fixture.syncRounds([a, b])
+
+            // Another process of the app on the same library, with its own engine.
+            let otherLibrary = try a.secondConnection()
+            let otherCloud = SyncRecordingCloud(fixture.storage)
+            let otherEngine = SyncEngine(library: otherLibrary, storage: otherCloud)
+            otherEngine.lockTimeout = 0
+            let started = SyncFlag()
+            let refused = SyncFlag()
+            fixture.storage.beforeWrite = { path in
+                guard path.hasPrefix(CloudLayout.changesFolder(a.id) + "/"), !started.value else { return }
+                started.value = true
+                // While a's upload is on its way, the other process edits a word and syncs.
+                try otherLibrary.edit(second, WordEdit(meaning: "edited in the other window"))
+                do {
+                    try otherEngine.sync()
+                } catch let error as SyncError {
+                    if case .busy = error { refused.value = true } else { throw error }
+                }
+            }
+            fixture.advanceClocks(by: 1_000)
+            try a.library.edit(first, WordEdit(meaning: "edited in this window"))
+            try a.sync()
+            fixture.storage.beforeWrite = nil
+            #expect(started.value)
+            #expect(refused.value, "the second sync must wait for the first (here it gives up at once)")
+
+            let changeWrites = a.cloud.requests("write", under: CloudLayout.changesFolder(a.id)).map(\.path)
+            let otherWrites = otherCloud.requests("write", under: CloudLayout.changesFolder(a.id)).map(\.path)
+            #expect(Set(changeWrites).isDisjoint(with: otherWrites), "the same change file written twice: \(changeWrites) and \(otherWrites)")
+
+            fixture.advanceClocks(by: 1_000)
+            try a.sync()
+            try b.sync()
+            #expect(try b.word(first).meaning == "edited in this window")
+            #expect(try b.word(second).meaning == "edited in the other window", "the other window's edit reached b")
         }
     }
 

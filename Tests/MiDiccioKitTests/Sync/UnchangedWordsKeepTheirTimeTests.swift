@@ -44,6 +44,35 @@ struct UnchangedWordsKeepTheirTimeTests {
         }
     }
 
+    @Test("words nobody edits keep their updated time through snapshots, a full upload and compaction on three devices")
+    func untouchedWordsThroughSnapshots() throws {
+        try withSyncFixture { fixture in
+            let devices = [try fixture.device("a"), try fixture.device("b"), try fixture.device("c")]
+            for device in devices { device.engine.snapshotInterval = 2 }
+            var untouched: [WordID] = []
+            for (index, device) in devices.enumerated() {
+                for word in 0..<4 { untouched.append(try device.add("quieta \(index).\(word)")) }
+            }
+            let busy = try devices[0].add("ocupada")
+            try fixture.syncRounds(devices)
+            let times = try untouched.map { try devices[0].stored($0) }
+
+            for round in 0..<12 {
+                let device = devices[round % 3]
+                try device.library.edit(busy, WordEdit(notes: "round \(round)"))
+                if round == 6 { try device.library.writing { try device.library.setInfo("sync.fullUpload", "1") } }
+                try fixture.syncRounds(devices, 1)
+            }
+            try fixture.syncRounds(devices)
+            #expect(fixture.storage.files.keys.contains { $0.hasPrefix("snapshots/") }, "snapshots were written")
+            for device in devices {
+                #expect(try untouched.map { try device.stored($0).word } == times.map(\.word), "\(device.name)")
+                #expect(try untouched.map { try device.stored($0).times } == times.map(\.times), "\(device.name)")
+                #expect(try device.word(busy).notes == "round 11")
+            }
+        }
+    }
+
     @Test("syncing a word back and forth never moves its updated time")
     func roundTripKeepsTime() throws {
         try withSyncFixture { fixture in

@@ -53,7 +53,9 @@ extension WordLibrary {
                     let local = try stored(restored.id)
                     // A marker wins over a backup: a merge never brings a purged word back.
                     if replace {
-                        try replaceWith(restored, local: local, report: &report)
+                        // A purged id comes back under a new one, which must count as "in
+                        // the backup" too, or the clean-up below would trash it again.
+                        inBackup.insert(try replaceWith(restored, local: local, report: &report))
                     } else {
                         try merge(restored, local: local, report: &report)
                     }
@@ -154,7 +156,8 @@ extension WordLibrary {
     }
 
     /// Replace: the backup's content with a fresh time on every field, so it wins everywhere.
-    private func replaceWith(_ restored: Word, local: StoredWord?, report: inout RestoreReport) throws {
+    @discardableResult
+    private func replaceWith(_ restored: Word, local: StoredWord?, report: inout RestoreReport) throws -> WordID {
         var restored = restored
         if local == nil, try isPurged(restored.id) {
             // The purged id must stay gone everywhere; the word comes back as a new one.
@@ -172,5 +175,6 @@ extension WordLibrary {
         } else {
             report.added += 1
         }
+        return restored.id
     }
 }

@@ -41,11 +41,13 @@ extension WordLibrary {
         }
         return try writing {
             var report = ImportReport()
-            var seenKeys = Set<String>()
+            // Every term already in the library, read once: a query per row cost more
+            // than the rest of the duplicate handling.
+            var seenKeys = Set(try database.cached("SELECT term_key FROM words WHERE deleted_at IS NULL").rows([]) { $0.text(0) })
             let now = clock.now()
             for (index, content) in contents.enumerated() {
                 let key = TermKey.fold(content.term)
-                let isDuplicate = try !seenKeys.insert(key).inserted || !duplicates(of: content.term).isEmpty
+                let isDuplicate = !seenKeys.insert(key).inserted
                 if isDuplicate && skipDuplicates {
                     report.skippedDuplicates += 1
                     continue

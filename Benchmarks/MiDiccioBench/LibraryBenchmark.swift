@@ -1,0 +1,286 @@
+import Foundation
+import MiDiccioKit
+
+/// `midiccio-bench library`: the figures of one person's large word list — importing it,
+/// searching it as they type, opening the first page of the list, and the memory it takes.
+enum LibraryBenchmark {
+    /// The subcommand as `main.swift` registers it.
+    static let subcommand = BenchSubcommand(
+        name: "library",
+        abstract: "Import, search, list and memory figures for a large generated library.",
+        usage: "midiccio-bench library [--words <n>] [--seed <s>]",
+        options: [
+            ("--words <n>", "How many words to generate and import (default 100000)."),
+            ("--seed <s>", "Seed of the generated words and queries (default 1)."),
+        ],
+        run: { try run($0) })
+
+    /// The targets of the "Benchmark" section of issue 2, for this machine.
+    enum Target {
+        /// Import of the whole TSV, in seconds.
+        static let importSeconds = 1.0
+        /// Median as-you-type search, in milliseconds.
+        static let searchP50 = 2.0
+        /// 99th percentile as-you-type search, in milliseconds.
+        static let searchP99 = 10.0
+        /// First page (50 words) of the list, in milliseconds.
+        static let firstPage = 30.0
+        /// Peak resident memory of the whole run, in megabytes (exclusive).
+        static let peakMemory = 150.0
+    }
+
+    /// How often each first-page query runs; the median is reported.
+    static let listRuns = 20
+
+    /// Runs the benchmark described by `arguments` and prints its table.
+    static func run(_ arguments: [String]) throws {
+        let options = try BenchOptions(arguments, accepting: ["words", "seed"], usage: subcommand.usage)
+        let wordCount = try options.integer("words", default: 100_000, in: 1...5_000_000)
+        let seed = try options.unsigned("seed", default: 1)
+
+        let workspace = try TemporaryDirectory(prefix: "midiccio-bench")
+        defer { workspace.remove() }
+        let vocabulary = SyntheticVocabulary(seed: seed)
+
+        Progress.note("writing \(Format.grouped(wordCount)) words as TSV")
+        let sheetPath = workspace.path + "/words.tsv"
+        let sheetBytes = try vocabulary.writeSheet(count: wordCount, to: sheetPath)
+        let memoryBeforeLibrary = ProcessMemory.peakMegabytes()
+
+        // A fixed collation locale, so the figures do not depend on the caller's LANG.
+        let library = try WordLibrary(path: workspace.path + "/library.sqlite", environment: ["LANG": "es_ES.UTF-8"])
+
+        Progress.note("importing")
+        let cpuBefore = Stopwatch.cpuNanoseconds()
+        let (report, importSeconds) = try Stopwatch.measure {
+            try library.importSheet(from: sheetPath, format: .tsv)
+        }
+        let importCPUSeconds = Double(Stopwatch.cpuNanoseconds() - cpuBefore) / 1e9
+        let stored = try library.counts().words
+        guard report.added == wordCount, stored == wordCount else {
+            throw BenchFailure("import added \(report.added) words and the library holds \(stored); expected \(wordCount)")
+        }
+
+        Progress.note("searching")
+        let queries = SearchQuerySet(vocabulary: vocabulary, wordCount: wordCount).queries
+        let search = try measureSearch(queries, in: library)
+
+        Progress.note("listing")
+        var firstPage: [(ListSort, Double)] = []
+        for sort in [ListSort.updated, .term, .created] {
+            firstPage.append((sort, try measureFirstPage(sort, in: library, expected: min(50, wordCount))))
+        }
+        let peakMemory = ProcessMemory.peakMegabytes()
+
+        printReport(LibraryFigures(
+            wordCount: wordCount, seed: seed, sheetBytes: sheetBytes, importSeconds: importSeconds,
+            importCPUSeconds: importCPUSeconds,
+            duplicatesAdded: report.duplicatesAdded, search: search, firstPage: firstPage,
+            memoryBeforeLibrary: memoryBeforeLibrary, peakMemory: peakMemory))
+    }
+
+    // MARK: - Measurements
+
+    /// Runs every query once to warm caches, then once more timed, one at a time.
+    static func measureSearch(_ queries: [SearchQuery], in library: WordLibrary) throws -> [SearchSample] {
+        for query in queries { _ = try library.search(query.text, limit: 20) }
+        return try queries.map { query in
+            let (results, seconds) = try Stopwatch.measure { try library.search(query.text, limit: 20) }
+            return SearchSample(query: query, milliseconds: seconds * 1000, resultCount: results.count)
+        }
+    }
+
+    /// The median time, in milliseconds, of `listRuns` requests for the first 50 words.
+    static func measureFirstPage(_ sort: ListSort, in library: WordLibrary, expected: Int) throws -> Double {
+        var samples: [Double] = []
+        for _ in 0..<listRuns {
+            let (page, seconds) = try Stopwatch.measure { try library.list(ListQuery(sort: sort, limit: 50)) }
+            guard page.count == expected else {
+                throw BenchFailure("list sorted by \(sort.rawValue) returned \(page.count) words; expected \(expected)")
+            }
+            samples.append(seconds * 1000)
+        }
+        return Statistics.median(samples) ?? 0
+    }
+
+    // MARK: - Report
+
+    /// Everything one run measured.
+    struct LibraryFigures {
+        /// Words generated and imported.
+        var wordCount: Int
+        /// The seed of the words and queries.
+        var seed: UInt64
+        /// Size of the TSV file.
+        var sheetBytes: Int
+        /// Wall time of `importSheet`.
+        var importSeconds: Double
+        /// CPU time of the process during `importSheet` (user and system).
+        var importCPUSeconds: Double
+        /// Rows whose term was already in the library (the generator repeats some terms).
+        var duplicatesAdded: Int
+        /// One sample per query.
+        var search: [SearchSample]
+        /// Median first-page time in milliseconds, per sort order.
+        var firstPage: [(ListSort, Double)]
+        /// Peak memory after writing the TSV, before the library was opened.
+        var memoryBeforeLibrary: Double?
+        /// Peak memory of the whole run.
+        var peakMemory: Double?
+    }
+
+    /// Prints the machine, the main table, then the search figures per kind of query.
+    static func printReport(_ figures: LibraryFigures) {
+        var output = "midiccio-bench library\n"
+        if Machine.isDebugBuild { output += "WARNING: debug build; figures are meaningless (use -c release)\n" }
+        output += "words: \(Format.grouped(figures.wordCount)) (seed \(figures.seed)), "
+            + "TSV \(Format.decimal(Double(figures.sheetBytes) / 1e6, 1)) MB, cores: \(Machine.coreCount)\n\n"
+
+        let latencies = figures.search.map(\.milliseconds)
+        let p50 = Statistics.percentile(latencies, 50) ?? 0
+        let p99 = Statistics.percentile(latencies, 99) ?? 0
+        var table = TextTable(header: ["figure", "value", "target", "result"], rightAligned: [false, true, true, false])
+        func add(_ figure: String, _ value: Double, _ unit: String, digits: Int, target: Double, strict: Bool = false) {
+            let passed = strict ? value < target : value <= target
+            table.rows.append([figure, "\(Format.decimal(value, digits)) \(unit)",
+                               "\(strict ? "<" : "≤") \(Format.decimal(target, 0)) \(unit)", passed ? "pass" : "FAIL"])
+        }
+        add("import \(Format.grouped(figures.wordCount)) words (TSV)", figures.importSeconds, "s", digits: 3,
+            target: Target.importSeconds)
+        add("search p50 (\(latencies.count) as-you-type queries)", p50, "ms", digits: 3, target: Target.searchP50)
+        add("search p99", p99, "ms", digits: 3, target: Target.searchP99)
+        for (sort, milliseconds) in figures.firstPage {
+            add("first page of list, sort \(sort.rawValue) (median of \(listRuns))", milliseconds, "ms", digits: 3,
+                target: Target.firstPage)
+        }
+        if let peak = figures.peakMemory {
+            add("peak memory (VmHWM)", peak, "MB", digits: 1, target: Target.peakMemory, strict: true)
+        } else {
+            table.rows.append(["peak memory (VmHWM)", "n/a", "< \(Format.decimal(Target.peakMemory, 0)) MB", "n/a"])
+        }
+        output += table.rendered()
+
+        output += "\nimport: \(Format.decimal(figures.importSeconds * 1e6 / Double(figures.wordCount), 1)) µs per word"
+            + ", CPU time \(Format.decimal(figures.importCPUSeconds, 3)) s"
+            + ", \(Format.grouped(figures.duplicatesAdded)) repeated terms added as duplicates"
+        if let before = figures.memoryBeforeLibrary {
+            output += "; peak memory before opening the library: \(Format.decimal(before, 1)) MB"
+        }
+        output += "\n\nsearch by kind of query:\n"
+        var kinds = TextTable(header: ["query kind", "queries", "p50", "max", "avg results"],
+                              rightAligned: [false, true, true, true, true])
+        for kind in SearchQuery.Kind.allCases {
+            let samples = figures.search.filter { $0.query.kind == kind }
+            guard !samples.isEmpty else { continue }
+            let times = samples.map(\.milliseconds)
+            let results = Double(samples.map(\.resultCount).reduce(0, +)) / Double(samples.count)
+            kinds.rows.append([kind.description, "\(samples.count)",
+                               "\(Format.decimal(Statistics.median(times) ?? 0, 3)) ms",
+                               "\(Format.decimal(times.max() ?? 0, 3)) ms", Format.decimal(results, 1)])
+        }
+        output += kinds.rendered()
+        let slowest = figures.search.sorted { $0.milliseconds > $1.milliseconds }.prefix(5)
+        output += "slowest: " + slowest.map { "\"\($0.query.text)\" \(Format.decimal($0.milliseconds, 2)) ms" }
+            .joined(separator: ", ") + "\n"
+        let unexpected = figures.search.filter { ($0.resultCount == 0) != ($0.query.kind == .noMatch) }
+        if !unexpected.isEmpty {
+            output += "WARNING: \(unexpected.count) queries found results contrary to their kind: "
+                + unexpected.prefix(5).map { "\"\($0.query.text)\"" }.joined(separator: ", ") + "\n"
+        }
+        print(output, terminator: "")
+    }
+}
+
+// MARK: - Queries
+
+/// One query a person types into the search box, and why it is in the set.
+struct SearchQuery {
+    /// What the query is meant to exercise.
+    enum Kind: Int, CaseIterable, CustomStringConvertible {
+        /// The first 1–5 characters of a term, as typed letter by letter.
+        case prefix1 = 1, prefix2, prefix3, prefix4, prefix5
+        /// Words or word prefixes from a meaning (full-text search, not the term index).
+        case meaning
+        /// A term with accents, typed without them (`cancion` for `canción`).
+        case accentFree
+        /// Text that occurs nowhere in the library.
+        case noMatch
+
+        /// A short label for the report.
+        var description: String {
+            switch self {
+            case .prefix1, .prefix2, .prefix3, .prefix4, .prefix5: "term prefix, \(rawValue) char\(rawValue == 1 ? "" : "s")"
+            case .meaning: "meaning words"
+            case .accentFree: "term without accents"
+            case .noMatch: "matches nothing"
+            }
+        }
+    }
+
+    /// The kind of query.
+    var kind: Kind
+    /// The text passed to `WordLibrary.search`.
+    var text: String
+}
+
+/// The time and result count of one timed search.
+struct SearchSample {
+    /// The query.
+    var query: SearchQuery
+    /// Wall time of `search(_:limit:)`.
+    var milliseconds: Double
+    /// How many words it returned (at most 20).
+    var resultCount: Int
+}
+
+/// The fixed list of 200 as-you-type queries for a generated vocabulary: 150 term
+/// prefixes (30 terms × 1–5 characters), 25 meaning queries, 15 accent-free terms and
+/// 10 queries that match nothing. Same seed and size, same queries.
+struct SearchQuerySet {
+    /// The queries, in the order they run.
+    let queries: [SearchQuery]
+
+    /// Derives the queries from rows of `vocabulary` chosen by a generator of its seed.
+    init(vocabulary: SyntheticVocabulary, wordCount: Int) {
+        var random = SplitMix64(seed: vocabulary.seed ^ 0x5EA4_C400_0000_0001)
+        var queries: [SearchQuery] = []
+
+        /// The first row at or after a random position (wrapping) whose term satisfies
+        /// `accept`; the random row itself when none does.
+        func term(where accept: (String) -> Bool) -> SheetRow {
+            let start = random.next(below: wordCount)
+            for step in 0..<min(wordCount, 10_000) {
+                let row = vocabulary.row((start + step) % wordCount)
+                if accept(row.term) { return row }
+            }
+            return vocabulary.row(start)
+        }
+
+        for _ in 0..<30 {
+            let typed = term { $0.count >= 5 }.term
+            for length in 1...5 {
+                queries.append(SearchQuery(kind: SearchQuery.Kind(rawValue: length)!, text: String(typed.prefix(length))))
+            }
+        }
+        for index in 0..<25 {
+            let words = vocabulary.row(random.next(below: wordCount)).meaning.split(separator: " ").map(String.init)
+            let longest = words.max { $0.count < $1.count } ?? words[0]
+            let text = switch index % 3 {
+            case 0: longest
+            case 1: String(longest.prefix(max(1, longest.count - 2)))
+            default: words.suffix(2).joined(separator: " ")
+            }
+            queries.append(SearchQuery(kind: .meaning, text: text))
+        }
+        for index in 0..<15 {
+            let folded = TermKey.fold(term { !$0.unicodeScalars.allSatisfy(\.isASCII) }.term)
+            let text = index.isMultiple(of: 2) ? folded : String(folded.prefix(max(3, folded.count - 2)))
+            queries.append(SearchQuery(kind: .accentFree, text: text))
+        }
+        // Letters and clusters that neither the syllables nor the English words produce.
+        for text in ["qxz", "zzyzx", "wkq", "xjq", "qqqq", "kvvk", "jxjx", "zqk", "wwxy", "qjz xk"] {
+            queries.append(SearchQuery(kind: .noMatch, text: text))
+        }
+        self.queries = queries
+    }
+}

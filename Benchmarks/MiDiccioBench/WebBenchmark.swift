@@ -1,0 +1,86 @@
+import Foundation
+import MiDiccioKit
+import MiDiccioWeb
+
+/// `midiccio-bench web`: how long the web app's server takes to answer the two requests a
+/// person waits for — the first page of the list when the app opens, and each search
+/// request as they type — on a large library.
+///
+/// Server time is measured around `WebApp.respond(to:)`, which includes the security
+/// checks, borrowing a library connection, the query and the JSON encoding; the network
+/// and the browser are left out, as they are not MiDiccio's to speed up.
+enum WebBenchmark {
+    /// The subcommand as `main.swift` registers it.
+    static let subcommand = BenchSubcommand(
+        name: "web",
+        abstract: "Web app server time for the first page and for search requests on a large library.",
+        usage: "midiccio-bench web [--words <n>] [--seed <s>] [--requests <n>]",
+        options: [
+            ("--words <n>", "How many words the library holds (default 100000)."),
+            ("--seed <s>", "Seed of the generated words and queries (default 1)."),
+            ("--requests <n>", "How many first-page requests to time (default 200)."),
+        ],
+        run: { try run($0) })
+
+    /// The targets of the "Benchmark" section of issue 6.
+    enum Target {
+        /// First page, in milliseconds (p50).
+        static let firstPage = 30.0
+        /// Search request, in milliseconds (p50).
+        static let searchP50 = 10.0
+    }
+
+    /// Runs the benchmark described by `arguments` and prints its table.
+    static func run(_ arguments: [String]) throws {
+        let options = try BenchOptions(arguments, accepting: ["words", "seed", "requests"], usage: subcommand.usage)
+        let wordCount = try options.integer("words", default: 100_000, in: 1...5_000_000)
+        let seed = try options.unsigned("seed", default: 1)
+        let requests = try options.integer("requests", default: 200, in: 1...100_000)
+
+        let workspace = try TemporaryDirectory(prefix: "midiccio-bench-web")
+        defer { workspace.remove() }
+        let vocabulary = SyntheticVocabulary(seed: seed)
+        Progress.note("writing and importing \(Format.grouped(wordCount)) words")
+        let sheetPath = workspace.path + "/words.tsv"
+        _ = try vocabulary.writeSheet(count: wordCount, to: sheetPath)
+        let libraryPath = workspace.path + "/library.sqlite"
+        let environment = ["LANG": "es_ES.UTF-8"]
+        _ = try WordLibrary(path: libraryPath, environment: environment).importSheet(from: sheetPath, format: .tsv)
+
+        let policy = SecurityPolicy(host: "127.0.0.1", accessToken: nil)
+        let app = WebApp(libraryPath: libraryPath, policy: policy, appVersion: "midiccio-bench", environment: environment)
+        func request(_ path: String, _ query: [String: String]) -> HTTPRequest {
+            HTTPRequest(method: "GET", path: path, query: query, headers: ["Host": "127.0.0.1:8080"], serverPort: 8080)
+        }
+        func time(_ request: HTTPRequest) throws -> Double {
+            let (response, seconds) = Stopwatch.measure { app.respond(to: request) }
+            guard response.status == 200 else {
+                throw BenchFailure("\(request.path) answered \(response.status): \(String(decoding: response.body, as: UTF8.self))")
+            }
+            return seconds * 1000
+        }
+
+        Progress.note("timing requests")
+        let firstPageRequest = request("/api/words", ["limit": "50", "offset": "0", "sort": "updated"])
+        _ = try time(firstPageRequest)  // opens the pooled connection, as the app's first visit does
+        let firstPage = try (0..<requests).map { _ in try time(firstPageRequest) }
+        let queries = SearchQuerySet(vocabulary: vocabulary, wordCount: wordCount).queries
+        for query in queries { _ = try time(request("/api/search", ["q": query.text, "limit": "200"])) }
+        let search = try queries.map { try time(request("/api/search", ["q": $0.text, "limit": "200"])) }
+
+        var output = "midiccio-bench web\n"
+        if Machine.isDebugBuild { output += "WARNING: debug build; figures are meaningless (use -c release)\n" }
+        output += "\(Format.grouped(wordCount)) words, seed \(seed), \(Machine.coreCount) cores; server time per request\n\n"
+        var table = TextTable(header: ["Request", "Requests", "p50 ms", "p99 ms", "Target (p50)", ""],
+                              rightAligned: [false, true, true, true, true, false])
+        for (name, samples, target) in [("first page (50 words)", firstPage, Target.firstPage),
+                                        ("search as you type", search, Target.searchP50)] {
+            let p50 = Statistics.percentile(samples, 50) ?? 0
+            let p99 = Statistics.percentile(samples, 99) ?? 0
+            table.rows.append([name, String(samples.count), Format.decimal(p50, 2), Format.decimal(p99, 2),
+                               "< \(Format.decimal(target, 0)) ms", p50 < target ? "ok" : "OVER"])
+        }
+        output += table.rendered()
+        print(output, terminator: "")
+    }
+}

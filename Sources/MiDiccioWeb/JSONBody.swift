@@ -1,0 +1,79 @@
+import Foundation
+import MiDiccioKit
+
+extension HTTPResponse {
+    /// A JSON response; `json` is already-encoded JSON text.
+    static func json(_ json: String, status: Int = 200) -> HTTPResponse {
+        HTTPResponse(status: status, contentType: "application/json; charset=utf-8", body: Data(json.utf8))
+    }
+
+    /// `{"error": message, "field": field}`: the shape the page shows next to a field
+    /// (or in a notice when there is no field).
+    static func error(_ status: Int, _ message: String, field: String? = nil) -> HTTPResponse {
+        var pairs = [("error", JSONText.quote(message))]
+        if let field { pairs.append(("field", JSONText.quote(field))) }
+        return .json(JSONObject.encode(pairs), status: status)
+    }
+
+    /// A file the browser saves instead of showing.
+    static func download(_ data: Data, contentType: String, fileName: String) -> HTTPResponse {
+        var response = HTTPResponse(status: 200, contentType: contentType, body: data)
+        response.setHeader("Content-Disposition", "attachment; filename=\"\(fileName)\"")
+        return response
+    }
+}
+
+/// Writes JSON objects with a fixed key order from already-encoded values, the way
+/// `WordJSON` writes words, so the API and `--json` output read alike.
+enum JSONObject {
+    static func encode(_ pairs: [(String, String)]) -> String {
+        "{" + pairs.map { JSONText.quote($0.0) + ":" + $0.1 }.joined(separator: ",") + "}"
+    }
+
+    static func words(_ words: [Word]) -> String {
+        "[" + words.map { WordJSON.object($0, pretty: false) }.joined(separator: ",") + "]"
+    }
+
+    static func string(_ text: String?) -> String { text.map(JSONText.quote) ?? "null" }
+    static func time(_ time: Timestamp?) -> String { string(time?.iso8601) }
+}
+
+/// A malformed request body: answered with 400 and the field at fault.
+struct BadRequest: Error {
+    var message: String
+    var field: String?
+}
+
+/// A JSON object sent by the page, read strictly: a field of the wrong type is a 400
+/// naming the field, never a silent default.
+struct JSONBody {
+    private let object: [String: Any]
+
+    init(_ data: Data) throws(BadRequest) {
+        guard !data.isEmpty else { throw BadRequest(message: "the request needs a JSON body") }
+        guard let value = try? JSONSerialization.jsonObject(with: data), let object = value as? [String: Any] else {
+            throw BadRequest(message: "the request body is not a JSON object")
+        }
+        self.object = object
+    }
+
+    /// A string field; nil when absent or null.
+    func string(_ name: String) throws(BadRequest) -> String? {
+        guard let value = object[name], !(value is NSNull) else { return nil }
+        guard let text = value as? String else { throw BadRequest(message: "\(name) must be text", field: name) }
+        return text
+    }
+
+    /// A list of strings; a single string is split into lines (examples typed one per line).
+    func strings(_ name: String) throws(BadRequest) -> [String]? {
+        guard let value = object[name], !(value is NSNull) else { return nil }
+        if let text = value as? String { return text.split(whereSeparator: \.isNewline).map(String.init) }
+        guard let list = value as? [Any], let texts = list as? [String] else {
+            throw BadRequest(message: "\(name) must be a list of texts", field: name)
+        }
+        return texts
+    }
+
+    /// True when the field is present (even as null).
+    func has(_ name: String) -> Bool { object[name] != nil }
+}

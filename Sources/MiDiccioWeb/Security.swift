@@ -1,0 +1,118 @@
+import Foundation
+
+/// The rules every request passes before it reaches a route, and the headers every
+/// response carries.
+///
+/// The threats are those of a local web app: a web page in another tab sending requests
+/// to 127.0.0.1 (CSRF), a hostile DNS name rebound to 127.0.0.1 (Host check), and a word
+/// that is really HTML (escaping in the page, plus a CSP that would block an injected
+/// script anyway).
+public struct SecurityPolicy: Sendable {
+    /// The per-session token the page carries in a meta tag and sends back in
+    /// `X-CSRF-Token` with every POST, PUT and DELETE.
+    public let csrfToken: String
+    /// When set (serving beyond loopback), every request must carry it as a bearer
+    /// token or the `midiccio_token` cookie.
+    public let accessToken: String?
+    /// The host names (without port) the server answers to.
+    public let hostNames: Set<String>
+
+    /// The Content-Security-Policy of every response: only this server's own scripts
+    /// and styles, no inline code, no plugins, no framing.
+    public static let contentSecurityPolicy =
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+
+    /// The name of the cookie that carries the access token after the first visit.
+    public static let tokenCookie = "midiccio_token"
+
+    /// Makes the policy for a server bound to `host`. Loopback servers answer to every
+    /// loopback name; another host only to itself.
+    public init(host: String, accessToken: String?, csrfToken: String = SecurityPolicy.randomToken()) {
+        self.csrfToken = csrfToken
+        self.accessToken = accessToken
+        let lower = host.lowercased()
+        if ["127.0.0.1", "localhost", "::1", "[::1]"].contains(lower) {
+            hostNames = ["127.0.0.1", "localhost", "[::1]"]
+        } else {
+            hostNames = [lower.contains(":") && !lower.hasPrefix("[") ? "[\(lower)]" : lower]
+        }
+    }
+
+    /// 32 random bytes as hex, from the system's secure generator.
+    public static func randomToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+    }
+
+    /// The response that refuses `request`, or nil when it may go on to the routes.
+    public func refusal(of request: HTTPRequest) -> HTTPResponse? {
+        // DNS rebinding: a page from evil.example whose name now points to 127.0.0.1
+        // still sends "Host: evil.example:8080".
+        guard let host = request.header("host")?.lowercased(),
+              hostNames.contains(where: { host == "\($0):\(request.serverPort)" }) else {
+            return .error(421, "this server answers only to its own address; open the address midiccio serve printed")
+        }
+        if let accessToken, !carries(accessToken, request) {
+            return .error(401, "this server needs its access token: open the address midiccio serve printed (it ends in ?token=...)")
+        }
+        switch request.method {
+        case "GET", "HEAD":
+            return nil
+        case "POST", "PUT", "DELETE":
+            // Browsers send Origin on cross-site writes; a page elsewhere is refused even
+            // before its (unknowable) CSRF token would be.
+            if let origin = request.header("origin"), origin.lowercased() != "http://\(host)" {
+                return .error(403, "requests from other sites are refused")
+            }
+            guard let sent = request.header("x-csrf-token"), Self.constantTimeEqual(sent, csrfToken) else {
+                return .error(403, "missing or out-of-date page token (X-CSRF-Token); reload the page")
+            }
+            return nil
+        default:
+            var response = HTTPResponse.error(405, "method \(request.method) is not supported")
+            response.setHeader("Allow", "GET, HEAD, POST, PUT, DELETE")
+            return response
+        }
+    }
+
+    /// Adds the headers every response carries.
+    public func harden(_ response: inout HTTPResponse) {
+        response.setHeader("Content-Security-Policy", Self.contentSecurityPolicy)
+        response.setHeader("X-Content-Type-Options", "nosniff")
+        response.setHeader("Referrer-Policy", "no-referrer")
+        response.setHeader("X-Frame-Options", "DENY")
+        response.setHeader("Cross-Origin-Opener-Policy", "same-origin")
+        if response.header("Cache-Control") == nil { response.setHeader("Cache-Control", "no-store") }
+    }
+
+    /// True when the request carries `token` as a bearer token or cookie.
+    private func carries(_ token: String, _ request: HTTPRequest) -> Bool {
+        // The printed address ends in ?token=...; the page route trades it for a cookie.
+        if request.path == "/", request.method == "GET", let sent = request.query["token"],
+           Self.constantTimeEqual(sent, token) {
+            return true
+        }
+        if let authorization = request.header("authorization"), authorization.hasPrefix("Bearer "),
+           Self.constantTimeEqual(String(authorization.dropFirst(7)), token) {
+            return true
+        }
+        for part in (request.header("cookie") ?? "").split(separator: ";") {
+            let pair = part.trimmingCharacters(in: .whitespaces)
+            if pair.hasPrefix(Self.tokenCookie + "="),
+               Self.constantTimeEqual(String(pair.dropFirst(Self.tokenCookie.count + 1)), token) {
+                return true
+            }
+        }
+        return false
+    }
+
+    /// Compares without stopping at the first difference, so timing does not reveal
+    /// how much of a guessed token was right.
+    static func constantTimeEqual(_ lhs: String, _ rhs: String) -> Bool {
+        let left = Array(lhs.utf8), right = Array(rhs.utf8)
+        guard left.count == right.count else { return false }
+        var difference: UInt8 = 0
+        for index in left.indices { difference |= left[index] ^ right[index] }
+        return difference == 0
+    }
+}

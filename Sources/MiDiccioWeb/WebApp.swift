@@ -1,0 +1,406 @@
+import Foundation
+import MiDiccioKit
+
+/// The MiDiccio web app: the page, its script and style, and the JSON API under `/api/`.
+///
+/// Every request first passes `SecurityPolicy`; then it borrows its own library
+/// connection for the time of the answer. Failures become JSON errors with a 4xx or
+/// 5xx status, never a crash.
+public final class WebApp: HTTPHandler {
+    /// The security rules (and the page's CSRF token).
+    public let policy: SecurityPolicy
+    /// The version written into this device's sync record.
+    public let appVersion: String
+    let pool: LibraryPool
+    /// One sync at a time: two tabs pressing "Sync now" would otherwise both upload.
+    private let syncLock = NSLock()
+
+    /// The largest backup (or import file) the page may upload.
+    public static let uploadLimit = 100 * 1_048_576
+    /// The largest body of any other request: a word, a setting.
+    public static let requestLimit = 64 * 1024
+
+    /// Serves the library at `libraryPath`.
+    public init(libraryPath: String, policy: SecurityPolicy, appVersion: String,
+                environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.policy = policy
+        self.appVersion = appVersion
+        self.pool = LibraryPool(path: libraryPath, environment: environment)
+    }
+
+    public func bodyLimit(method: String, path: String) -> Int {
+        method == "POST" && (path == "/api/backup/restore" || path == "/api/import") ? Self.uploadLimit : Self.requestLimit
+    }
+
+    public func payloadTooLarge(limit: Int) -> HTTPResponse {
+        let size = limit >= 1_048_576 ? "\(limit / 1_048_576) MB" : "\(limit / 1024) KB"
+        var response = HTTPResponse.error(413, "the request is too large (the limit is \(size))")
+        response.setHeader("Connection", "close")
+        policy.harden(&response)
+        return response
+    }
+
+    public func respond(to request: HTTPRequest) -> HTTPResponse {
+        var response = policy.refusal(of: request) ?? route(request)
+        policy.harden(&response)
+        return response
+    }
+
+    // MARK: - Routing
+
+    private func route(_ request: HTTPRequest) -> HTTPResponse {
+        let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        let method = request.method == "HEAD" ? "GET" : request.method
+        // Word ids are the only variable part of a path; the route is the path with the
+        // id written as ":id".
+        let id = parts.count >= 3 && (parts[1] == "words" || parts[1] == "trash") && parts[2] != "empty" ? parts[2] : nil
+        let route = parts.enumerated().map { $0.offset == 2 && id != nil ? ":id" : $0.element }.joined(separator: "/")
+        let wordID = id ?? ""
+        do {
+            switch (method, route) {
+            case ("GET", ""): return indexPage(request)
+            case ("GET", "app.js"): return asset(AppAssets.script, type: "text/javascript; charset=utf-8")
+            case ("GET", "app.css"): return asset(AppAssets.style, type: "text/css; charset=utf-8")
+            case ("GET", "api/words"): return try listWords(request)
+            case ("POST", "api/words"): return try addWord(request)
+            case ("GET", "api/words/:id"): return try withWord(wordID) { library, id in try showWord(library, id) }
+            case ("PUT", "api/words/:id"): return try withWord(wordID) { library, id in try editWord(library, id, request) }
+            case ("DELETE", "api/words/:id"):
+                return try withWord(wordID) { library, id in .json(wordEnvelope(try library.delete([id])[0])) }
+            case ("POST", "api/words/:id/restore"):
+                return try withWord(wordID) { library, id in .json(wordEnvelope(try library.restore([id])[0])) }
+            case ("GET", "api/search"): return try search(request)
+            case ("GET", "api/duplicates"): return try duplicates(request)
+            case ("GET", "api/tags"): return try tags()
+            case ("GET", "api/trash"): return try trash()
+            case ("POST", "api/trash/:id/purge"):
+                return try withWord(wordID) { library, id in .json(wordEnvelope(try library.purge([id])[0])) }
+            case ("POST", "api/trash/empty"):
+                return .json(JSONObject.encode([("purged", String(try pool.withLibrary { try $0.emptyTrash() }))]))
+            case ("GET", "api/status"): return try status()
+            case ("PUT", "api/remote"): return try setRemote(request)
+            case ("POST", "api/sync"): return try sync()
+            case ("GET", "api/backup"): return try exportBackup()
+            case ("POST", "api/backup/restore"): return try restoreBackup(request)
+            case ("POST", "api/backup/undo"): return try undoRestore()
+            case ("GET", "api/export"): return try exportSheet(request)
+            case ("POST", "api/import"): return try importSheet(request)
+            default:
+                return Self.routes.contains(route) ? .error(405, "\(request.method) is not allowed here") : .error(404, "no such page: \(request.path)")
+            }
+        } catch {
+            return Self.failure(error)
+        }
+    }
+
+    /// Every route, to tell "wrong method" (405) from "no such page" (404).
+    private static let routes: Set<String> = [
+        "", "app.js", "app.css", "api/words", "api/words/:id", "api/words/:id/restore", "api/search", "api/duplicates",
+        "api/tags", "api/trash", "api/trash/:id/purge", "api/trash/empty", "api/status", "api/remote", "api/sync",
+        "api/backup", "api/backup/restore", "api/backup/undo", "api/export", "api/import",
+    ]
+
+    private func withWord(_ text: String, _ body: (WordLibrary, WordID) throws -> HTTPResponse) throws -> HTTPResponse {
+        guard let id = WordID(text) else { return .error(404, "no word with id \(text)") }
+        return try pool.withLibrary { try body($0, id) }
+    }
+
+    // MARK: - Page
+
+    private func indexPage(_ request: HTTPRequest) -> HTTPResponse {
+        if let token = policy.accessToken, let sent = request.query["token"], SecurityPolicy.constantTimeEqual(sent, token) {
+            // Trade the token in the address for a cookie, and drop it from the address
+            // bar (and from history) with a redirect.
+            var response = HTTPResponse(status: 303, contentType: nil, body: Data())
+            response.setHeader("Location", "/")
+            response.setHeader("Set-Cookie", "\(SecurityPolicy.tokenCookie)=\(token); Path=/; HttpOnly; SameSite=Strict")
+            return response
+        }
+        return HTTPResponse(status: 200, contentType: "text/html; charset=utf-8", body: Data(AppAssets.page(csrfToken: policy.csrfToken).utf8))
+    }
+
+    private func asset(_ text: String, type: String) -> HTTPResponse {
+        var response = HTTPResponse(status: 200, contentType: type, body: Data(text.utf8))
+        response.setHeader("Cache-Control", "no-cache")
+        return response
+    }
+
+    // MARK: - Words
+
+    private func listWords(_ request: HTTPRequest) throws -> HTTPResponse {
+        let limit = try Self.integer(request, "limit", default: 50, in: 1...500)
+        let offset = try Self.integer(request, "offset", default: 0, in: 0...Int(Int32.max))
+        let sortName = request.query["sort"] ?? "updated"
+        guard let sort = ListSort(rawValue: sortName) else {
+            throw BadRequest(message: "sort must be one of: \(ListSort.allCases.map(\.rawValue).joined(separator: ", "))", field: "sort")
+        }
+        let tag = request.query["tag"].flatMap { $0.isEmpty ? nil : $0 }
+        return try pool.withLibrary { library in
+            // One extra row says whether another page exists without counting them all.
+            var words = try library.list(ListQuery(tag: tag, sort: sort, limit: limit + 1, offset: offset))
+            let hasMore = words.count > limit
+            if hasMore { words.removeLast() }
+            var pairs = [("words", JSONObject.words(words)), ("hasMore", String(hasMore))]
+            if offset == 0 && tag == nil { pairs.append(("total", String(try library.counts().words))) }
+            return .json(JSONObject.encode(pairs))
+        }
+    }
+
+    private func wordEnvelope(_ word: Word, duplicates: [Word] = []) -> String {
+        JSONObject.encode([("word", WordJSON.object(word, pretty: false)), ("duplicates", JSONObject.words(duplicates))])
+    }
+
+    private func showWord(_ library: WordLibrary, _ id: WordID) throws -> HTTPResponse {
+        guard let word = try library.word(id) else { return .error(404, "no word with id \(id)") }
+        return .json(wordEnvelope(word))
+    }
+
+    private func addWord(_ request: HTTPRequest) throws -> HTTPResponse {
+        let body = try JSONBody(request.body)
+        let content = WordContent(term: try body.string("term") ?? "", meaning: try body.string("meaning") ?? "",
+                                  reading: try body.string("reading") ?? "", examples: try body.strings("examples") ?? [],
+                                  notes: try body.string("notes") ?? "", tags: try Self.tags(body) ?? [])
+        let result = try pool.withLibrary { try $0.add(content) }
+        return .json(wordEnvelope(result.word, duplicates: result.duplicates), status: 201)
+    }
+
+    private func editWord(_ library: WordLibrary, _ id: WordID, _ request: HTTPRequest) throws -> HTTPResponse {
+        let body = try JSONBody(request.body)
+        let edit = WordEdit(term: try body.string("term"), meaning: try body.string("meaning"), reading: try body.string("reading"),
+                            examples: try body.strings("examples"), notes: try body.string("notes"), tags: try Self.tags(body))
+        let word = try library.edit(id, edit)
+        let duplicates = try library.duplicates(of: word.term).filter { $0.id != word.id }
+        return .json(wordEnvelope(word, duplicates: duplicates))
+    }
+
+    /// Tags as a list, or as one text separated by spaces or commas (as typed).
+    private static func tags(_ body: JSONBody) throws(BadRequest) -> [String]? {
+        guard let tags = try body.strings("tags") else { return nil }
+        return tags.flatMap { $0.split(whereSeparator: { $0 == "," || $0.isWhitespace }).map(String.init) }
+    }
+
+    private func search(_ request: HTTPRequest) throws -> HTTPResponse {
+        let limit = try Self.integer(request, "limit", default: 50, in: 1...500)
+        let query = request.query["q"] ?? ""
+        guard query.count <= 500 else { throw BadRequest(message: "the search is too long", field: "q") }
+        let words = try pool.withLibrary { try $0.search(query, limit: limit) }
+        return .json(JSONObject.encode([("words", JSONObject.words(words)), ("hasMore", "false")]))
+    }
+
+    private func duplicates(_ request: HTTPRequest) throws -> HTTPResponse {
+        let term = request.query["term"] ?? ""
+        let except = request.query["except"].flatMap(WordID.init)
+        guard !term.trimmingCharacters(in: .whitespaces).isEmpty, term.count <= WordLimits.termLength else {
+            return .json(JSONObject.encode([("words", "[]")]))
+        }
+        let words = try pool.withLibrary { try $0.duplicates(of: term) }.filter { $0.id != except }
+        return .json(JSONObject.encode([("words", JSONObject.words(words))]))
+    }
+
+    private func tags() throws -> HTTPResponse {
+        let tags = try pool.withLibrary { try $0.tags() }
+        let list = tags.map { JSONObject.encode([("tag", JSONText.quote($0.tag)), ("count", String($0.count))]) }
+        return .json(JSONObject.encode([("tags", "[" + list.joined(separator: ",") + "]")]))
+    }
+
+    private func trash() throws -> HTTPResponse {
+        let (words, hidden) = try pool.withLibrary { (try $0.trash(), try $0.hiddenTrashCount()) }
+        return .json(JSONObject.encode([("words", JSONObject.words(words)), ("hidden", String(hidden))]))
+    }
+
+    // MARK: - Sync
+
+    private func status() throws -> HTTPResponse {
+        try pool.withLibrary { library in
+            let counts = try library.counts()
+            var pairs = [("words", String(counts.words)), ("trash", String(counts.trash)),
+                         ("canUndoRestore", String(try library.canUndoRestore())),
+                         ("device", JSONText.quote(try library.deviceName()))]
+            guard let remote = try library.remote() else {
+                pairs.append(("remote", "null"))
+                return .json(JSONObject.encode(pairs))
+            }
+            if case .folder(let path) = remote { pairs.append(("remoteFolder", JSONText.quote(path))) }
+            pairs.append(("remote", JSONText.quote(remote.displayName)))
+            let status = try SyncEngine(library: library, storage: remote.makeStorage(), appVersion: appVersion).status()
+            let devices = status.devices.map { device in
+                JSONObject.encode([("name", JSONText.quote(device.name)), ("app", JSONText.quote(device.app)),
+                                   ("lastSync", JSONObject.time(device.lastSync)), ("agrees", String(device.agrees)),
+                                   ("isThisDevice", String(device.isThisDevice)), ("inactive", String(device.inactive))])
+            }
+            pairs += [("lastSync", JSONObject.time(status.lastSync)), ("pending", String(status.pending)),
+                      ("devices", "[" + devices.joined(separator: ",") + "]"),
+                      ("cloudProblem", JSONObject.string(status.cloudProblem))]
+            return .json(JSONObject.encode(pairs))
+        }
+    }
+
+    private func setRemote(_ request: HTTPRequest) throws -> HTTPResponse {
+        let body = try JSONBody(request.body)
+        let folder = try body.string("folder")?.trimmingCharacters(in: .whitespaces)
+        var remote: RemoteConfig?
+        if let folder, !folder.isEmpty {
+            guard folder.hasPrefix("/") else {
+                throw BadRequest(message: "give the folder's full path, starting with /", field: "folder")
+            }
+            remote = .folder(path: URL(fileURLWithPath: folder).standardizedFileURL.path)
+        }
+        try pool.withLibrary { library in
+            if let name = try body.string("deviceName"), !name.isEmpty { try library.setDeviceName(name) }
+            try library.setRemote(remote)
+        }
+        return try status()
+    }
+
+    private func sync() throws -> HTTPResponse {
+        try syncLock.withLock {
+            try pool.withLibrary { library in
+                guard let remote = try library.remote() else {
+                    return .json(JSONObject.encode([("synced", "false"), ("reason", JSONText.quote("no remote is set"))]))
+                }
+                let report = try SyncEngine(library: library, storage: remote.makeStorage(), appVersion: appVersion).sync()
+                return .json(JSONObject.encode([("synced", "true"), ("pulled", String(report.pulled)),
+                                                ("pushed", String(report.pushed)), ("merged", String(report.merged)),
+                                                ("skippedFiles", String(report.skippedFiles.count))]))
+            }
+        }
+    }
+
+    // MARK: - Backup, import and export
+
+    private func exportBackup() throws -> HTTPResponse {
+        try TemporaryFile.with(name: "backup.json") { path in
+            _ = try pool.withLibrary { try $0.exportBackup(to: path) }
+            return .download(try Data(contentsOf: URL(fileURLWithPath: path)), contentType: "application/json",
+                             fileName: "midiccio-backup-\(Self.today()).json")
+        }
+    }
+
+    private func restoreBackup(_ request: HTTPRequest) throws -> HTTPResponse {
+        let replace = request.query["replace"] == "1"
+        let dryRun = request.query["dryRun"] == "1"
+        guard !request.body.isEmpty else { throw BadRequest(message: "choose a backup file first", field: "file") }
+        return try TemporaryFile.with(name: Self.uploadName(request, default: "backup.json"), contents: request.body) { path in
+            let report = try pool.withLibrary { try $0.restoreBackup(from: path, replace: replace, dryRun: dryRun) }
+            return .json(Self.encode(report, dryRun: dryRun))
+        }
+    }
+
+    private func undoRestore() throws -> HTTPResponse {
+        let report = try pool.withLibrary { try $0.undoRestore() }
+        return .json(Self.encode(report, dryRun: false))
+    }
+
+    private static func encode(_ report: RestoreReport, dryRun: Bool) -> String {
+        JSONObject.encode([("added", String(report.added)), ("updated", String(report.updated)),
+                           ("unchanged", String(report.unchanged)), ("trashed", String(report.trashed)),
+                           ("skippedPurged", String(report.skippedPurged)), ("dryRun", String(dryRun))])
+    }
+
+    private func exportSheet(_ request: HTTPRequest) throws -> HTTPResponse {
+        guard let format = SheetFormat(rawValue: request.query["format"] ?? "csv") else {
+            throw BadRequest(message: "format must be csv or tsv", field: "format")
+        }
+        return try TemporaryFile.with(name: "words.\(format.rawValue)") { path in
+            _ = try pool.withLibrary { try $0.exportSheet(to: path, format: format) }
+            let type = format == .csv ? "text/csv; charset=utf-8" : "text/tab-separated-values; charset=utf-8"
+            return .download(try Data(contentsOf: URL(fileURLWithPath: path)), contentType: type,
+                             fileName: "midiccio-words-\(Self.today()).\(format.rawValue)")
+        }
+    }
+
+    private func importSheet(_ request: HTTPRequest) throws -> HTTPResponse {
+        let format = try request.query["format"].flatMap { name throws(BadRequest) -> SheetFormat? in
+            if name.isEmpty { return nil }
+            guard let format = SheetFormat(rawValue: name) else { throw BadRequest(message: "format must be csv or tsv", field: "format") }
+            return format
+        }
+        guard !request.body.isEmpty else { throw BadRequest(message: "choose a file to import first", field: "file") }
+        let skip = request.query["skipDuplicates"] == "1"
+        return try TemporaryFile.with(name: Self.uploadName(request, default: "words.csv"), contents: request.body) { path in
+            let report = try pool.withLibrary { try $0.importSheet(from: path, format: format, skipDuplicates: skip) }
+            return .json(JSONObject.encode([("added", String(report.added)), ("skippedDuplicates", String(report.skippedDuplicates)),
+                                            ("duplicatesAdded", String(report.duplicatesAdded))]))
+        }
+    }
+
+    /// The uploaded file's own name (for messages), reduced to a safe single component.
+    private static func uploadName(_ request: HTTPRequest, default fallback: String) -> String {
+        let name = (request.query["name"] ?? "").split(separator: "/").last.map(String.init) ?? ""
+        let safe = name.filter { $0.isLetter || $0.isNumber || "._- ".contains($0) }
+        return safe.isEmpty || safe.hasPrefix(".") || safe.count > 100 ? fallback : safe
+    }
+
+    private static func today() -> String {
+        String(Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000)).iso8601.prefix(10))
+    }
+
+    // MARK: - Errors
+
+    private static func integer(_ request: HTTPRequest, _ name: String, default fallback: Int, in range: ClosedRange<Int>) throws(BadRequest) -> Int {
+        guard let text = request.query[name] else { return fallback }
+        guard let value = Int(text), range.contains(value) else {
+            throw BadRequest(message: "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound)", field: name)
+        }
+        return value
+    }
+
+    /// The HTTP answer for a failure: the page shows `error`, next to `field` when given.
+    static func failure(_ error: any Error) -> HTTPResponse {
+        switch error {
+        case let bad as BadRequest:
+            return .error(400, bad.message, field: bad.field)
+        case let renamed as RenamedFileError:
+            let answer = failure(renamed.error)
+            return .error(answer.status, renamed.message, field: answer.status < 500 ? "file" : nil)
+        case let error as LibraryError:
+            switch error {
+            case .invalidWord(let problem):
+                // "examples[3]" names the third line of the examples box.
+                let field = problem.field.split(separator: "[").first.map(String.init) ?? problem.field
+                let message = field == problem.field ? problem.message : "line \(problem.field.dropFirst(field.count + 1).dropLast()): \(problem.message)"
+                return .error(422, message, field: field)
+            case .wordNotFound, .prefixTooShort, .ambiguousID:
+                return .error(404, error.description)
+            case .duplicateTerm, .wrongTrashState, .notInTrashForPurge, .alreadyInTrash, .nothingToUndo:
+                return .error(409, error.description)
+            case .invalidBackup, .invalidImport:
+                return .error(422, error.description, field: "file")
+            case .storage(let underlying) where underlying.isBusy:
+                return .error(503, "the library is busy (another program is writing to it); try again")
+            default:
+                return .error(500, error.description)
+            }
+        case let error as SyncError:
+            if case .massDeletion = error { return .error(409, error.description) }
+            return .error(502, error.description)
+        default:
+            return .error(500, "\(error)")
+        }
+    }
+}
+
+/// A file in a private temporary folder, removed with the folder when `body` returns.
+enum TemporaryFile {
+    static func with<T>(name: String, contents: Data? = nil, _ body: (String) throws -> T) throws -> T {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("midiccio-web-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false,
+                                                attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent(name).path
+        if let contents { try contents.write(to: URL(fileURLWithPath: path)) }
+        do {
+            return try body(path)
+        } catch let error as LibraryError {
+            // Messages name the file; the page's user knows it by its own name, not ours.
+            throw RenamedFileError(error: error, message: error.description.replacingOccurrences(of: path, with: name))
+        }
+    }
+}
+
+/// A library error whose message had a temporary path replaced by the file's own name.
+struct RenamedFileError: Error, CustomStringConvertible {
+    var error: LibraryError
+    var message: String
+    var description: String { message }
+}

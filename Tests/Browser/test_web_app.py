@@ -1,0 +1,170 @@
+"""What a person does in the MiDiccio web app, in a real (headless) Chromium."""
+import os
+
+from selenium.common.exceptions import StaleElementReferenceException
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
+
+from conftest import api
+
+
+def wait(driver, condition, seconds=6):
+    # The list is rebuilt after every change: an element found a moment ago may be gone.
+    return WebDriverWait(driver, seconds, ignored_exceptions=[StaleElementReferenceException, AssertionError]).until(condition)
+
+
+def terms(driver):
+    return [item.text for item in driver.find_elements(By.CSS_SELECTOR, "#words .term")]
+
+
+def csrf(driver):
+    return driver.find_element(By.CSS_SELECTOR, 'meta[name="csrf-token"]').get_attribute("content")
+
+
+def add_through_page(driver, term, meaning="", tags=""):
+    driver.find_element(By.ID, "add-button").click()
+    field = wait(driver, EC.visibility_of_element_located((By.ID, "f-term")))
+    field.clear()
+    field.send_keys(term)
+    if meaning:
+        driver.find_element(By.ID, "f-meaning").send_keys(meaning)
+    if tags:
+        driver.find_element(By.ID, "f-tags").send_keys(tags)
+    field.send_keys(Keys.ENTER)  # Enter in a one-line field saves
+    wait(driver, lambda d: not d.find_element(By.ID, "editor").is_displayed())
+    wait(driver, lambda d: term in terms(d))
+
+
+def go_back_to_words(driver):
+    # The back button sits at the top of Settings; scroll there as a person would.
+    driver.execute_script("window.scrollTo(0, 0)")
+    driver.find_element(By.ID, "back-button").click()
+
+
+def word_item(driver, term):
+    for item in driver.find_elements(By.CSS_SELECTOR, "#words .word"):
+        if item.find_element(By.CSS_SELECTOR, ".term").text == term:
+            return item
+    raise AssertionError(f"{term!r} is not in the list: {terms(driver)}")
+
+
+def test_add_a_word_with_the_keyboard(page):
+    page.find_element(By.ID, "add-button").click()
+    term = wait(page, EC.visibility_of_element_located((By.ID, "f-term")))
+    term.send_keys(Keys.ENTER)
+    error = wait(page, EC.visibility_of_element_located((By.ID, "e-term")))
+    assert "word" in error.text.lower()
+    term.send_keys("mesa")
+    page.find_element(By.ID, "f-reading").send_keys("ME-sa")
+    page.find_element(By.ID, "f-meaning").send_keys("table")
+    page.find_element(By.ID, "f-tags").send_keys("spanish home")
+    page.find_element(By.ID, "f-tags").send_keys(Keys.ENTER)
+    wait(page, lambda d: "mesa" in terms(d))
+    item = word_item(page, "mesa")
+    assert "table" in item.text and "ME-sa" in item.text and "home" in item.text
+    assert terms(page)[0] == "mesa", "newest first"
+
+
+def test_search_filters_as_you_type(page):
+    token = csrf(page)
+    for term, meaning in (("gato", "cat"), ("gatito", "kitten"), ("perro", "dog")):
+        api("/api/words", "POST", {"term": term, "meaning": meaning}, token)
+    page.refresh()
+    search = wait(page, EC.element_to_be_clickable((By.ID, "search")))
+    search.send_keys("gat")
+    wait(page, lambda d: set(terms(d)) == {"gato", "gatito"})
+    search.send_keys(Keys.BACKSPACE * 3 + "dog")
+    wait(page, lambda d: terms(d) == ["perro"])
+    search.send_keys(Keys.ESCAPE)
+    wait(page, lambda d: "gato" in terms(d) and "perro" in terms(d))
+
+
+def test_edit_saves_with_enter_and_escape_cancels(page):
+    add_through_page(page, "libro", "book")
+    word_item(page, "libro").find_element(By.CSS_SELECTOR, ".word-open").click()
+    meaning = wait(page, EC.visibility_of_element_located((By.ID, "f-meaning")))
+    meaning.clear()
+    meaning.send_keys("a book")
+    page.find_element(By.ID, "f-reading").send_keys("LI-bro", Keys.ENTER)
+    wait(page, lambda d: "a book" in word_item(d, "libro").text)
+
+    word_item(page, "libro").find_element(By.CSS_SELECTOR, ".word-open").click()
+    meaning = wait(page, EC.visibility_of_element_located((By.ID, "f-meaning")))
+    meaning.send_keys(" that was never saved")
+    meaning.send_keys(Keys.ESCAPE)
+    wait(page, lambda d: not d.find_element(By.ID, "editor").is_displayed())
+    page.refresh()
+    wait(page, lambda d: "libro" in terms(d))
+    assert "never saved" not in word_item(page, "libro").text
+
+
+def test_delete_then_undo(page):
+    add_through_page(page, "silla", "chair")
+    word_item(page, "silla").find_element(By.CSS_SELECTOR, ".delete").click()
+    wait(page, lambda d: "silla" not in terms(d))
+    toast = wait(page, EC.visibility_of_element_located((By.ID, "toast")))
+    assert "Trash" in toast.text
+    page.find_element(By.ID, "toast-action").click()
+    wait(page, lambda d: "silla" in terms(d))
+
+
+def test_restore_from_the_trash(page):
+    add_through_page(page, "ventana", "window")
+    word_item(page, "ventana").find_element(By.CSS_SELECTOR, ".delete").click()
+    wait(page, lambda d: "ventana" not in terms(d))
+    page.find_element(By.ID, "settings-button").click()
+    entry = wait(page, EC.visibility_of_element_located(
+        (By.XPATH, "//ul[@id='trash-list']/li[.//span[@class='term' and text()='ventana']]")))
+    assert "deleted" in entry.text
+    entry.find_element(By.XPATH, ".//button[text()='Restore']").click()
+    wait(page, lambda d: "ventana" not in d.find_element(By.ID, "trash-list").text)
+    go_back_to_words(page)
+    wait(page, lambda d: "ventana" in terms(d))
+
+
+def test_backup_restore_shows_a_preview_and_can_be_undone(page):
+    token = csrf(page)
+    api("/api/words", "POST", {"term": "antes", "meaning": "before"}, token)
+    backup = api("/api/backup", raw=True)
+    path = os.path.join(os.environ.get("MIDICCIO_WORK", "/tmp"), "backup.json")
+    with open(path, "wb") as file:
+        file.write(backup)
+    api("/api/words", "POST", {"term": "despues", "meaning": "after"}, token)
+
+    page.find_element(By.ID, "settings-button").click()
+    wait(page, EC.visibility_of_element_located((By.ID, "backup-file"))).send_keys(path)
+    page.find_element(By.ID, "backup-replace").click()
+    page.find_element(By.ID, "backup-check").click()
+    report = wait(page, EC.visibility_of_element_located((By.ID, "restore-report")))
+    assert "1 would move to the Trash" in report.text and "Nothing has changed yet" in report.text
+    go_back_to_words(page)
+    wait(page, lambda d: "despues" in terms(d))
+
+    page.find_element(By.ID, "settings-button").click()
+    wait(page, EC.element_to_be_clickable((By.ID, "restore-confirm"))).click()
+    wait(page, lambda d: "Restored" in d.find_element(By.ID, "restore-done").text)
+    undo = wait(page, EC.element_to_be_clickable((By.ID, "restore-undo")))
+    go_back_to_words(page)
+    wait(page, lambda d: "despues" not in terms(d) and "antes" in terms(d))
+
+    page.find_element(By.ID, "settings-button").click()
+    undo = wait(page, EC.element_to_be_clickable((By.ID, "restore-undo")))
+    undo.click()
+    wait(page, lambda d: "undone" in d.find_element(By.ID, "restore-done").text)
+    go_back_to_words(page)
+    wait(page, lambda d: "despues" in terms(d))
+
+
+def test_a_word_that_is_html_shows_as_text(page):
+    xss = "<script>alert(1)</script>"
+    add_through_page(page, xss, '<img src=x onerror="alert(2)">')
+    item = word_item(page, xss)
+    assert '<img src=x onerror="alert(2)">' in item.text
+    assert item.find_elements(By.TAG_NAME, "script") == []
+    assert item.find_elements(By.TAG_NAME, "img") == []
+    # An alert would be open now had anything run.
+    assert page.execute_script("return document.querySelectorAll('#words script, #words img').length") == 0
+    page.refresh()
+    wait(page, lambda d: xss in terms(d))

@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+@testable import MiDiccioKit
+
+/// Rule: a backup restore never brings a purged word back unless `--replace` is used, in
+/// which case the restored word gets a new id (the purged id stays gone everywhere).
+@Suite("A backup restore never brings a purged word back under its old id")
+struct BackupAfterPurgeTests {
+    @Test("a merge restore leaves a purged word out and counts it as skipped")
+    func mergeSkipsPurgedWords() throws {
+        try withTemporaryLibrary { temporary in
+            let library = temporary.library
+            let purged = try library.add(WordContent(term: "murciélago", meaning: "bat")).word
+            let kept = try library.add(WordContent(term: "gato", meaning: "cat")).word
+            let backup = temporary.file("backup.json")
+            try library.exportBackup(to: backup)
+            try library.delete([purged.id])
+            try library.purge([purged.id])
+            try library.delete([kept.id])
+            temporary.clock.advance(by: 1_000)
+
+            let report = try library.restoreBackup(from: backup)
+            #expect(report.skippedPurged == 1)
+            #expect(report.added == 0)
+            #expect(try library.word(purged.id) == nil)
+            #expect(try library.search("murciélago").isEmpty)
+            #expect(try library.isPurged(purged.id))
+            #expect(try library.counts() == (words: 0, trash: 1), "the merge left the newer Trash entry of gato as it is")
+        }
+    }
+
+    @Test("a dry run reports the purged word as skipped and changes nothing")
+    func dryRunReportsSkipped() throws {
+        try withTemporaryLibrary { temporary in
+            let library = temporary.library
+            let purged = try library.add(WordContent(term: "murciélago")).word
+            let backup = temporary.file("backup.json")
+            try library.exportBackup(to: backup)
+            try library.delete([purged.id])
+            try library.purge([purged.id])
+            let before = try library.snapshot()
+            #expect(try library.restoreBackup(from: backup, dryRun: true).skippedPurged == 1)
+            #expect(try library.snapshot() == before)
+        }
+    }
+
+    @Test("a replace restore brings a purged word back as a new word with a new id, not in the Trash")
+    func replaceGivesANewID() throws {
+        try withTemporaryLibrary { temporary in
+            let library = temporary.library
+            let purged = try library.add(WordContent(term: "murciélago", meaning: "bat", notes: "vuela de noche", tags: ["animales"])).word
+            let kept = try library.add(WordContent(term: "gato", meaning: "cat")).word
+            let backup = temporary.file("backup.json")
+            try library.exportBackup(to: backup)
+            try library.delete([purged.id])
+            try library.purge([purged.id])
+            temporary.clock.advance(by: 1_000)
+
+            let report = try library.restoreBackup(from: backup, replace: true)
+            #expect(report.skippedPurged == 0)
+            #expect(report.added == 1)
+            #expect(report.trashed == 0, "no word the backup holds goes to the Trash")
+            #expect(try library.word(purged.id) == nil, "the purged id stays gone")
+            #expect(try library.isPurged(purged.id))
+            let back = try #require(try library.search("murciélago").first, "the word is back and not in the Trash")
+            #expect(back.id != purged.id)
+            #expect(back.id != kept.id)
+            #expect(back.content == purged.content)
+            #expect(Set(try library.list().map(\.term)) == ["murciélago", "gato"])
+            #expect(try library.trash(includeHidden: true).isEmpty)
+        }
+    }
+
+    @Test("a word brought back by a replace restore reaches other devices under its new id; the old id stays purged there")
+    func replacedWordSyncsUnderNewID() throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a"), b = try fixture.device("b")
+            let id = try a.add("murciélago", meaning: "bat")
+            try fixture.syncRounds([a, b])
+            let backup = fixture.file("backup.json")
+            try a.library.exportBackup(to: backup)
+            try a.library.delete([id])
+            try a.library.purge([id])
+            try fixture.syncRounds([a, b])
+            #expect(try !b.has(id))
+
+            fixture.advanceClocks(by: 1_000)
+            let report = try a.library.restoreBackup(from: backup, replace: true)
+            #expect(report.added == 1)
+            try fixture.syncRounds([a, b])
+            for device in [a, b] {
+                #expect(try !device.has(id), "\(device.name)")
+                #expect(try device.library.list().map(\.term) == ["murciélago"], "\(device.name): back, not in the Trash")
+            }
+            #expect(try a.everyWord() == b.everyWord())
+        }
+    }
+
+    @Test("a merge restore on a device that learned of the purge from another device skips the word too")
+    func mergeSkipsWordsPurgedElsewhere() throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a"), b = try fixture.device("b")
+            let id = try a.add("murciélago", meaning: "bat")
+            try fixture.syncRounds([a, b])
+            let backup = fixture.file("backup-b.json")
+            try b.library.exportBackup(to: backup)
+            try a.library.delete([id])
+            try a.library.purge([id])
+            try fixture.syncRounds([a, b])
+
+            fixture.advanceClocks(by: 1_000)
+            #expect(try b.library.restoreBackup(from: backup).skippedPurged == 1)
+            try fixture.syncRounds([a, b])
+            for device in [a, b] { #expect(try !device.has(id), "\(device.name)") }
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+@testable import MiDiccioKit
+
+/// Rule: emptying the Trash purges every word in it, and the purges sync to every device.
+@Suite("Emptying the Trash purges everything in it, on every device")
+struct TrashEmptyTests {
+    @Test("emptying the Trash purges every word in it and leaves the other words alone")
+    func emptyTrashPurgesEverything() throws {
+        try withTemporaryLibrary { temporary in
+            let library = temporary.library
+            let kept = try (1...3).map { try library.add(WordContent(term: "vivo \($0)")).word.id }
+            let trashed = try (1...4).map { try library.add(WordContent(term: "papelera \($0)", tags: ["vieja"])).word.id }
+            try library.delete(trashed)
+
+            #expect(try library.emptyTrash() == 4)
+            #expect(try library.trash(includeHidden: true).isEmpty)
+            #expect(try library.counts() == (words: 3, trash: 0))
+            #expect(Set(try library.list().map(\.id)) == Set(kept))
+            for id in trashed {
+                #expect(try library.isPurged(id))
+                #expect(try library.word(id) == nil)
+            }
+            #expect(try library.tags().isEmpty, "the Trash's only tag went with it")
+            #expect(try library.search("papelera").isEmpty)
+            #expect(try purgeSearchIndexMatches(library, "papelera") == 0)
+        }
+    }
+
+    @Test("emptying an empty Trash purges nothing and leaves no marker")
+    func emptyingAnEmptyTrash() throws {
+        try withTemporaryLibrary { temporary in
+            let library = temporary.library
+            try library.add(WordContent(term: "vivo"))
+            let before = try library.snapshot()
+            #expect(try library.emptyTrash() == 0)
+            #expect(try library.purgedCount() == 0)
+            #expect(try library.snapshot() == before)
+        }
+    }
+
+    @Test("emptying the Trash on one device purges those words on the others, and only those")
+    func emptyTrashSyncs() throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a"), b = try fixture.device("b"), c = try fixture.device("c")
+            let kept = try (1...3).map { try a.add("vivo \($0)") }
+            let trashed = try (1...5).map { try b.add("papelera \($0)") }
+            try fixture.syncRounds([a, b, c])
+            try a.library.delete(trashed)
+            try fixture.syncRounds([a, b, c])
+            #expect(try c.library.counts().trash == 5)
+
+            #expect(try b.library.emptyTrash() == 5)
+            var purgedOnC = 0
+            for _ in 0..<2 {
+                for device in [a, b, c] {
+                    fixture.advanceClocks(by: 1_000)
+                    let report = try device.sync()
+                    if device === c { purgedOnC += report.purgedElsewhere }
+                }
+            }
+            for device in [a, b, c] {
+                #expect(try device.library.counts() == (words: 3, trash: 0), "\(device.name)")
+                #expect(Set(try device.library.list().map(\.id)) == Set(kept), "\(device.name)")
+                #expect(try device.library.purgedCount() == 5, "\(device.name)")
+                for id in trashed { #expect(try !device.has(id), "\(device.name)") }
+            }
+            #expect(purgedOnC == 5)
+            #expect(try a.status().purgedElsewhere == 5)
+            #expect(try b.status().purgedElsewhere == 0)
+            #expect(try a.everyWord() == b.everyWord())
+            #expect(try b.everyWord() == c.everyWord())
+        }
+    }
+
+    @Test("a word moved to the Trash on another device after this one emptied its Trash is not purged")
+    func laterTrashIsNotPurged() throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a"), b = try fixture.device("b")
+            let old = try a.add("vieja")
+            let later = try a.add("nueva")
+            try a.library.delete([old])
+            try fixture.syncRounds([a, b])
+            #expect(try a.library.emptyTrash() == 1)
+            try b.library.delete([later])
+            try fixture.syncRounds([a, b], 3)
+            for device in [a, b] {
+                #expect(try !device.has(old))
+                #expect(try device.library.trash().map(\.id) == [later], "\(device.name): still restorable")
+            }
+            try b.library.restore([later])
+            try fixture.syncRounds([a, b])
+            #expect(try a.library.list().map(\.id) == [later])
+        }
+    }
+}

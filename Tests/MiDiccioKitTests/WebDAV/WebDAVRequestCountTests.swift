@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+@testable import MiDiccioKit
+
+/// A sync costs what changed, not what exists (SYNC-NOTES lesson 6), counted in HTTP
+/// requests against the real server: nothing to do costs at most 2 + (number of
+/// devices) requests; one changed word a handful each way, whatever the library's size.
+@Suite("A WebDAV sync costs requests for what changed, not for what exists",
+       .enabled(if: WebDAVTestServer.shouldRun, WebDAVTestServer.skipReason))
+struct WebDAVRequestCountTests {
+    struct Counts: CustomStringConvertible {
+        var noOp: [String: Int]
+        var push: [String: Int]
+        var pull: [String: Int]
+
+        static func total(_ counts: [String: Int]) -> Int { counts.values.reduce(0, +) }
+        var description: String { "no-op \(noOp), push \(push), pull \(pull)" }
+    }
+
+    /// Two devices in sync with `words` words; then a no-op sync of a, one word edited on
+    /// a and pushed, and pulled by b.
+    static func measure(words: Int, mode: WebDAVStorage.WriteMode) throws -> Counts {
+        let server = try WebDAVTestServer.require()
+        let address = try server.freshAddress("counts")
+        var options = WebDAVStorage.Options()
+        options.writeMode = mode
+        return try withWebDAVDirectory { directory in
+            let a = try WebDAVDevice(name: "a", directory: directory, storage: server.storage(address, options: options))
+            let b = try WebDAVDevice(name: "b", directory: directory, storage: server.storage(address, options: options))
+            var ids: [WordID] = []
+            for index in 0..<words { ids.append(try a.add("palabra \(index)", meaning: "word \(index)")) }
+            for _ in 0..<2 {
+                try a.sync()
+                try b.sync()
+            }
+            a.storage.resetCounts()
+            try a.sync()
+            let noOp = a.storage.requestCounts
+            _ = try a.library.edit(ids[0], WordEdit(meaning: "changed"))
+            a.storage.resetCounts()
+            try a.sync()
+            let push = a.storage.requestCounts
+            b.storage.resetCounts()
+            try b.sync()
+            let pull = b.storage.requestCounts
+            #expect(try b.word(ids[0]).meaning == "changed")
+            return Counts(noOp: noOp, push: push, pull: pull)
+        }
+    }
+
+    @Test("with two devices, a sync with nothing to do costs at most 2 + 2 requests and writes nothing")
+    func nothingToDo() throws {
+        let counts = try Self.measure(words: 50, mode: .temporaryThenMove)
+        #expect(Counts.total(counts.noOp) <= 2 + 2, "\(counts)")
+        #expect(counts.noOp["PUT"] == nil && counts.noOp["MOVE"] == nil && counts.noOp["DELETE"] == nil, "\(counts)")
+    }
+
+    @Test("one changed word costs one change file and one device record each way: 5 requests with direct PUTs, 7 with PUT and MOVE")
+    func oneWord() throws {
+        let moved = try Self.measure(words: 50, mode: .temporaryThenMove)
+        #expect(Counts.total(moved.push) <= 7, "\(moved)")
+        #expect(Counts.total(moved.pull) <= 6, "\(moved)")
+        let direct = try Self.measure(words: 50, mode: .directPut)
+        #expect(Counts.total(direct.push) <= 5, "\(direct)")
+        #expect(Counts.total(direct.pull) <= 5, "\(direct)")
+    }
+
+    @Test("the counts do not grow with the library")
+    func independentOfSize() throws {
+        let small = try Self.measure(words: 5, mode: .temporaryThenMove)
+        let large = try Self.measure(words: 600, mode: .temporaryThenMove)
+        #expect(Counts.total(large.noOp) == Counts.total(small.noOp), "\(small) vs \(large)")
+        #expect(Counts.total(large.push) == Counts.total(small.push), "\(small) vs \(large)")
+        #expect(Counts.total(large.pull) == Counts.total(small.pull), "\(small) vs \(large)")
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import MiDiccioKit
+import MiDiccioWeb
+import Testing
+
+/// Backup, restore with its preview and undo, the Trash and import/export, as the
+/// Settings screen uses them.
+@Suite("Settings routes of the web app")
+final class BackupRouteTests {
+    let web: WebFixture
+
+    init() throws { web = try WebFixture() }
+
+    @Test("a restore is previewed without changing anything, then done, then undone")
+    func restorePreviewAndUndo() throws {
+        let library = try web.library()
+        try library.add(WordContent(term: "uno"))
+        let backup = try web.send("GET", "/api/backup")
+        #expect(backup.status == 200)
+        #expect(backup.headers["content-disposition"]?.contains("attachment") == true)
+        try library.add(WordContent(term: "dos"))
+
+        let preview = try web.send("POST", "/api/backup/restore?dryRun=1&replace=1", body: backup.body)
+        #expect(preview.status == 200)
+        #expect(preview.json["trashed"] as? Int == 1)
+        #expect(try library.counts().words == 2, "the preview changed nothing")
+
+        let restored = try web.send("POST", "/api/backup/restore?replace=1", body: backup.body)
+        #expect(restored.json["trashed"] as? Int == 1)
+        #expect(try library.list().map(\.term) == ["uno"])
+        #expect(try web.send("GET", "/api/status").json["canUndoRestore"] as? Bool == true)
+
+        #expect(try web.send("POST", "/api/backup/undo").status == 200)
+        #expect(Set(try library.list().map(\.term)) == ["uno", "dos"])
+        #expect(try web.send("POST", "/api/backup/undo").status == 409, "one step only")
+    }
+
+    @Test("a broken backup is refused by its own name with nothing changed")
+    func brokenBackup() throws {
+        let answer = try web.send("POST", "/api/backup/restore?name=mine.json", body: Data("{\"format\": 1".utf8))
+        #expect(answer.status == 422)
+        let message = try #require(answer.json["error"] as? String)
+        #expect(message.contains("mine.json"))
+        #expect(!message.contains("midiccio-web-"), "the temporary path stays private")
+    }
+
+    @Test("the Trash lists deleted words; purge and empty remove them for good")
+    func trashPurgeAndEmpty() throws {
+        let library = try web.library()
+        let one = try library.add(WordContent(term: "uno")).word.id
+        let two = try library.add(WordContent(term: "dos")).word.id
+        try library.delete([one, two])
+        let trash = try web.send("GET", "/api/trash").words
+        #expect(trash.count == 2)
+        #expect(trash.allSatisfy { $0["deletedAt"] is String })
+        #expect(try web.send("POST", "/api/trash/\(one)/purge").status == 200)
+        #expect(try web.send("POST", "/api/trash/empty").json["purged"] as? Int == 1)
+        #expect(try web.send("GET", "/api/trash").words.isEmpty)
+    }
+
+    @Test("CSV exported by the web app imports back")
+    func csvRoundTrip() throws {
+        _ = try web.send("POST", "/api/words", json: #"{"term": "gato", "meaning": "cat", "tags": ["animals"]}"#)
+        let csv = try web.send("GET", "/api/export?format=csv")
+        #expect(csv.headers["content-type"]?.hasPrefix("text/csv") == true)
+        let imported = try web.send("POST", "/api/import?format=csv", body: csv.body)
+        #expect(imported.json["added"] as? Int == 1)
+        #expect(imported.json["duplicatesAdded"] as? Int == 1)
+    }
+
+    @Test("a sync folder set from Settings syncs, and status shows this device")
+    func remoteAndSync() throws {
+        let folder = web.directory + "/cloud"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        _ = try web.send("POST", "/api/words", json: #"{"term": "nube"}"#)
+        let set = try web.send("PUT", "/api/remote", json: "{\"folder\": \"\(folder)\"}")
+        #expect(set.status == 200)
+        #expect(set.json["remoteFolder"] as? String == folder)
+        let sync = try web.send("POST", "/api/sync")
+        #expect(sync.json["synced"] as? Bool == true)
+        #expect(sync.json["pushed"] as? Int == 1)
+        let status = try web.send("GET", "/api/status").json
+        #expect(status["pending"] as? Int == 0)
+        #expect((status["devices"] as? [[String: Any]])?.first?["isThisDevice"] as? Bool == true)
+        #expect(try web.send("PUT", "/api/remote", json: #"{"folder": "relative/path"}"#).json["field"] as? String == "folder")
+    }
+}
