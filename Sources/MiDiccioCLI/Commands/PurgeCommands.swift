@@ -17,14 +17,9 @@ struct PurgeCommand: ToolCommand {
     init(_ arguments: ParsedArguments) throws { ids = arguments.positionals }
 
     func run(_ context: ToolContext) throws {
-        let library = try context.library()
-        let words = try ids.map { try library.resolve($0, inTrash: true) }
-        let purged = try library.purge(words.map(\.id))
-        if context.json {
-            context.io.write("[" + purged.map { JSONText.quote($0.id.rawValue) }.joined(separator: ", ") + "]\n")
-        } else {
-            for word in purged { context.io.write("Purged \"\(word.term)\" (\(word.id)) permanently\n") }
-        }
+        try applyToWords(ids, inTrash: true, context: context, action: { try $0.purge($1) },
+                         json: { "[" + $0.map { JSONText.quote($0.id.rawValue) }.joined(separator: ", ") + "]" },
+                         line: { "Purged \"\($0.term)\" (\($0.id)) permanently" })
     }
 }
 

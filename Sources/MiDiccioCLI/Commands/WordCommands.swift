@@ -126,14 +126,8 @@ struct DeleteCommand: ToolCommand {
     init(_ arguments: ParsedArguments) throws { ids = arguments.positionals }
 
     func run(_ context: ToolContext) throws {
-        let library = try context.library()
-        let words = try ids.map { try library.resolve($0, inTrash: false) }
-        let deleted = try library.delete(words.map(\.id))
-        if context.json {
-            context.io.write(WordJSON.array(deleted) + "\n")
-        } else {
-            for word in deleted { context.io.write("Moved \"\(word.term)\" to the Trash (\(word.id))\n") }
-        }
+        try applyToWords(ids, inTrash: false, context: context, action: { try $0.delete($1) },
+                         json: WordJSON.array, line: { "Moved \"\($0.term)\" to the Trash (\($0.id))" })
     }
 }
 
@@ -148,13 +142,22 @@ struct RestoreCommand: ToolCommand {
     init(_ arguments: ParsedArguments) throws { ids = arguments.positionals }
 
     func run(_ context: ToolContext) throws {
-        let library = try context.library()
-        let words = try ids.map { try library.resolve($0, inTrash: true) }
-        let restored = try library.restore(words.map(\.id))
-        if context.json {
-            context.io.write(WordJSON.array(restored) + "\n")
-        } else {
-            for word in restored { context.io.write("Restored \"\(word.term)\" (\(word.id))\n") }
-        }
+        try applyToWords(ids, inTrash: true, context: context, action: { try $0.restore($1) },
+                         json: WordJSON.array, line: { "Restored \"\($0.term)\" (\($0.id))" })
+    }
+}
+
+/// Resolves `ids` among words in (or out of) the Trash, applies `action` to all of them
+/// at once and reports each word: the shared shape of delete, restore and purge.
+func applyToWords(_ ids: [String], inTrash: Bool, context: ToolContext,
+                  action: (WordLibrary, [WordID]) throws -> [Word],
+                  json: ([Word]) -> String, line: (Word) -> String) throws {
+    let library = try context.library()
+    let words = try ids.map { try library.resolve($0, inTrash: inTrash) }
+    let changed = try action(library, words.map(\.id))
+    if context.json {
+        context.io.write(json(changed) + "\n")
+    } else {
+        for word in changed { context.io.write(line(word) + "\n") }
     }
 }

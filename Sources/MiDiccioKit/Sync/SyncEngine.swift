@@ -300,7 +300,9 @@ public final class SyncEngine {
         }
         let fullUpload = try library.guarded { try library.info("sync.fullUpload") == "1" }
         let (pending, markers, settings) = try library.guarded {
-            (try library.database.cached("SELECT \(WordLibrary.columns) FROM words WHERE pending = 1 ORDER BY seq")
+            // Ordered by the pending index's own column: ORDER BY seq made SQLite walk the
+            // whole table, so a sync with nothing to do grew with the library.
+            (try library.database.cached("SELECT \(WordLibrary.columns) FROM words WHERE pending = 1 ORDER BY local_change")
                 .rows([], WordLibrary.storedWord),
              try loadMarkers(pendingOnly: true), try loadSettings(pendingOnly: true))
         }
@@ -429,9 +431,8 @@ public final class SyncEngine {
     // MARK: - Device record
 
     private func publishRecordIfNeeded(force: Bool, others: [DeviceRecord], report: inout SyncReport) throws {
-        let (state, cursors, digest, count, name) = try library.guarded {
-            (try loadOwnState(), try loadCursors(), try library.libraryDigest(),
-             Int(try library.database.integer("SELECT count(*) FROM words") ?? 0), try deviceName())
+        let (state, cursors, digest, name) = try library.guarded {
+            (try loadOwnState(), try loadCursors(), try library.libraryDigest(), try deviceName())
         }
         let published = try library.guarded { try library.info("sync.publishedRecord") }
         let clean = try library.guarded { Int64(try library.info("sync.purgeCleanThrough") ?? "0") ?? 0 }
@@ -441,6 +442,8 @@ public final class SyncEngine {
         let publishedAt = try library.guarded { Int64(try library.info("sync.publishedAt") ?? "0") ?? 0 }
         let stale = library.clock.now().milliseconds - publishedAt > 86_400_000
         guard force || stale || published != signature else { return }
+        // Counted only when the record is written: count(*) reads the whole table.
+        let count = try library.guarded { Int(try library.database.integer("SELECT count(*) FROM words") ?? 0) }
         let record = DeviceRecord(device: deviceID, name: name, app: appVersion, lastSync: library.clock.now(),
                                   lastSeq: state.lastSeq, snapshotSeq: state.snapshotSeq, read: cursors,
                                   digest: digest, wordCount: count, purgeCleanThrough: Timestamp(milliseconds: clean))
