@@ -33,10 +33,65 @@ public enum JSONText {
     }
 
     /// Reads a JSON array of strings written by `array`; [] for anything else.
+    ///
+    /// Every word read from the store parses two of these, so the common case is read by
+    /// hand in one pass; anything unusual goes to JSONSerialization.
     static func stringArray(_ text: String) -> [String] {
         if text == "[]" { return [] }
+        if let fast = fastStringArray(text) { return fast }
         guard let data = text.data(using: .utf8),
               let value = try? JSONSerialization.jsonObject(with: data) as? [String] else { return [] }
         return value
+    }
+
+    /// `["a","b\"c"]` without whitespace, with the escapes `array` writes; nil otherwise.
+    private static func fastStringArray(_ text: String) -> [String]? {
+        var text = text
+        return text.withUTF8 { bytes -> [String]? in
+            guard bytes.count >= 2, bytes[0] == 0x5B, bytes[bytes.count - 1] == 0x5D else { return nil }
+            var result: [String] = []
+            var index = 1
+            while index < bytes.count - 1 {
+                guard bytes[index] == 0x22 else { return nil }
+                index += 1
+                var start = index
+                var current: [UInt8] = []
+                var escaped = false
+                while index < bytes.count - 1, bytes[index] != 0x22 {
+                    if bytes[index] == 0x5C {
+                        // Rare: an escape. Copy what came before, then decode it.
+                        escaped = true
+                        current.append(contentsOf: bytes[start..<index])
+                        guard index + 1 < bytes.count - 1 else { return nil }
+                        switch bytes[index + 1] {
+                        case 0x22: current.append(0x22)
+                        case 0x5C: current.append(0x5C)
+                        case 0x2F: current.append(0x2F)
+                        case 0x6E: current.append(0x0A)
+                        case 0x72: current.append(0x0D)
+                        case 0x74: current.append(0x09)
+                        default: return nil  // \u and friends: leave them to Foundation
+                        }
+                        index += 2
+                        start = index
+                    } else {
+                        index += 1
+                    }
+                }
+                guard index < bytes.count - 1 else { return nil }
+                if escaped {
+                    current.append(contentsOf: bytes[start..<index])
+                    result.append(String(decoding: current, as: UTF8.self))
+                } else {
+                    result.append(String(decoding: bytes[start..<index], as: UTF8.self))
+                }
+                index += 1
+                if index < bytes.count - 1 {
+                    guard bytes[index] == 0x2C else { return nil }
+                    index += 1
+                }
+            }
+            return result
+        }
     }
 }
