@@ -304,9 +304,10 @@ public final class WordLibrary {
     func save(_ word: Word, times: FieldTimes, writers: [Int64] = StoredWord.localWriters, previous: StoredWord?, pending: Bool) throws {
         try updateDigest(removing: previous?.word, adding: word)
         let change = pending ? try nextChange() : (previous?.localChange ?? 0)
+        let examples = JSONText.array(word.examples), tags = JSONText.array(word.tags)
         var values: [SQLValue] = [
             .text(word.id.rawValue), .text(word.term), .text(word.meaning), .text(word.reading),
-            .text(JSONText.array(word.examples)), .text(word.notes), .text(JSONText.array(word.tags)),
+            .text(examples), .text(word.notes), .text(tags),
             .time(word.createdAt), .time(word.updatedAt), .time(word.deletedAt),
         ]
         values += WordField.allCases.map { .time(times[$0]) }

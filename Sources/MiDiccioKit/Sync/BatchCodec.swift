@@ -300,8 +300,14 @@ struct ByteReader {
 
     mutating func bytes(_ count: Int) throws -> [UInt8] { Array(try take(count)) }
     mutating func u8() throws -> UInt8 { try take(1).first! }
-    mutating func u32() throws -> UInt32 { try take(4).reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) } }
-    mutating func i64() throws -> Int64 { Int64(bitPattern: try take(8).reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }) }
+    mutating func u32() throws -> UInt32 {
+        let bytes = try take(4)
+        return bytes.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self)) }
+    }
+    mutating func i64() throws -> Int64 {
+        let bytes = try take(8)
+        return bytes.withUnsafeBytes { Int64(littleEndian: $0.loadUnaligned(as: Int64.self)) }
+    }
     /// A count that must fit in what is left of the file (each item takes at least a byte).
     mutating func count() throws -> Int {
         let value = Int(try u32())
