@@ -3,7 +3,9 @@
 # packages first (with apt-get when run as root; otherwise it says what to install).
 
 SWIFT ?= swift
-APT_PACKAGES := pkg-config libsqlite3-dev libicu-dev zlib1g-dev libmicrohttpd-dev
+# lighttpd and lighttpd-mod-webdav: the real WebDAV server the tests sync through
+# (Debian 12 ships mod_webdav in its own package).
+APT_PACKAGES := pkg-config libsqlite3-dev libicu-dev zlib1g-dev libmicrohttpd-dev lighttpd lighttpd-mod-webdav
 ARGS ?= serve
 BENCH_ARGS ?= library --words 100000
 
@@ -30,9 +32,18 @@ run: build
 	@echo "MiDiccio $$(.build/release/midiccio --version | cut -d' ' -f2): library $${MIDICCIO_LIBRARY:-$${XDG_DATA_HOME:-$$HOME/.local/share}/midiccio/library.sqlite}"
 	@.build/release/midiccio $(ARGS)
 
+# The tests run against a real WebDAV server: Tests/WebDAV/server.sh starts lighttpd on
+# 127.0.0.1 on a free port for the run, and the trap stops it (by its process id, with
+# any server a test started inside its folder) however the tests end.
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	@state=$$(mktemp -d "$${TMPDIR:-/tmp}/midiccio-webdav.XXXXXX") || exit 1; \
+	trap 'bash Tests/WebDAV/server.sh stop "$$state"' EXIT; trap 'exit 130' INT TERM; \
+	bash Tests/WebDAV/server.sh start "$$state" || exit 1; \
+	echo "WebDAV test server: $$(cat "$$state/url") (lighttpd, process $$(cat "$$state/pid"))"; \
+	MIDICCIO_WEBDAV_TEST_URL="$$(cat "$$state/url")" MIDICCIO_WEBDAV_TEST_USER="$$(cat "$$state/user")" \
+	MIDICCIO_WEBDAV_TEST_PASSWORD="$$(cat "$$state/password")" MIDICCIO_WEBDAV_TEST_STATE="$$state" \
+	MIDICCIO_WEBDAV_TEST_SCRIPT="$$(pwd)/Tests/WebDAV/server.sh" $(SWIFT) test --skip-build
 	Tests/Browser/run.sh
 
 bench: deps

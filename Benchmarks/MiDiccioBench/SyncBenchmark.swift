@@ -9,8 +9,9 @@ enum SyncBenchmark {
     static let subcommand = BenchSubcommand(
         name: "sync",
         abstract: "First sync, full upload, no-op sync and one-word sync through the folder back end.",
-        usage: "midiccio-bench sync [--words <n>] [--small <n>] [--seed <s>]",
+        usage: "midiccio-bench sync [--backend folder|webdav] [--words <n>] [--small <n>] [--seed <s>]",
         options: [
+            ("--backend <b>", "folder (default) or webdav: see WebDAVSyncBenchmark for its options."),
             ("--words <n>", "Words in the large library (default 100000)."),
             ("--small <n>", "Words in the small library the no-op sync is compared with (default 1000)."),
             ("--seed <s>", "Seed of the generated words (default 1)."),
@@ -35,6 +36,13 @@ enum SyncBenchmark {
     static let runs = 15
 
     static func run(_ arguments: [String]) throws {
+        if let backend = WebDAVSyncBenchmark.backend(in: arguments), backend != "folder" {
+            guard backend == "webdav" else {
+                throw BenchUsageError(message: "'--backend' must be folder or webdav, not '\(backend)'", usage: subcommand.usage)
+            }
+            return try WebDAVSyncBenchmark.run(arguments)
+        }
+        let arguments = WebDAVSyncBenchmark.withoutBackend(arguments)
         let options = try BenchOptions(arguments, accepting: ["words", "small", "seed"], usage: subcommand.usage)
         let wordCount = try options.integer("words", default: 100_000, in: 10...5_000_000)
         let smallCount = try options.integer("small", default: 1_000, in: 10...5_000_000)

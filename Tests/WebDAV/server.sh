@@ -26,6 +26,15 @@ listening() {
     (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
 }
 
+# Is process $1 running? A process that has exited but not yet been reaped (a zombie,
+# which may stay a while when its parent is init) counts as stopped.
+alive() {
+    kill -0 "$1" 2>/dev/null || return 1
+    if [ -r "/proc/$1/status" ]; then
+        ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null
+    fi
+}
+
 # Stops the server whose process id is in $1/pid.
 stop_process() {
     local dir=${1:-$state}
@@ -35,7 +44,7 @@ stop_process() {
     rm -f "$dir/pid"
     kill -TERM "$pid" 2>/dev/null || return 0
     for _ in $(seq 1 100); do
-        kill -0 "$pid" 2>/dev/null || return 0
+        alive "$pid" || return 0
         sleep 0.05
     done
     kill -KILL "$pid" 2>/dev/null || true
@@ -70,7 +79,7 @@ CONF
 
 start() {
     mkdir -p "$state"
-    if [ -f "$state/pid" ] && kill -0 "$(cat "$state/pid")" 2>/dev/null; then
+    if [ -f "$state/pid" ] && alive "$(cat "$state/pid")"; then
         return 0
     fi
     local attempts port
@@ -91,7 +100,7 @@ start() {
         local pid=$!
         echo "$pid" > "$state/pid"
         for _ in $(seq 1 200); do
-            if ! kill -0 "$pid" 2>/dev/null; then break; fi
+            if ! alive "$pid"; then break; fi
             if listening "$port"; then return 0; fi
             sleep 0.02
         done

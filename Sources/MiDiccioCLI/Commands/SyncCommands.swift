@@ -221,7 +221,8 @@ struct StatusCommand: ToolCommand {
             }
             return
         }
-        let status = try SyncEngine(library: library, storage: remote.makeStorage(libraryPath: library.path, environment: context.environment), appVersion: "midiccio \(Tool.version)").status()
+        let storage = remote.makeStorage(libraryPath: library.path, environment: context.environment)
+        let status = try SyncEngine(library: library, storage: storage, appVersion: "midiccio \(Tool.version)").status()
         if context.json {
             let devices = status.devices.map { device in
                 "{\"id\": \(JSONText.quote(device.id)), \"name\": \(JSONText.quote(device.name)), \"app\": \(JSONText.quote(device.app)), "

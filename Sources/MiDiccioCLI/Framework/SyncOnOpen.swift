@@ -19,7 +19,9 @@ enum SyncOnOpen {
         let thread = Thread {
             do {
                 let connection = try WordLibrary(path: path, create: false, environment: environment)
-                let report = try SyncEngine(library: connection, storage: remote.makeStorage(libraryPath: path, environment: environment, timeout: patience), appVersion: "midiccio \(Tool.version)").sync()
+                // Requests time out as soon as the command stops waiting for them.
+                let storage = remote.makeStorage(libraryPath: path, environment: environment, timeout: patience)
+                let report = try SyncEngine(library: connection, storage: storage, appVersion: "midiccio \(Tool.version)").sync()
                 outcome.finish(report.skippedFiles.isEmpty ? nil : "skipped \(report.skippedFiles.count) unreadable cloud file(s); run 'midiccio sync' for details")
             } catch {
                 outcome.finish("could not sync (\(error)); showing the words on this device")

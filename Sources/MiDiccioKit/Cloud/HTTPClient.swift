@@ -75,7 +75,10 @@ final class BlockingHTTPClient: Sendable {
     /// or when the whole exchange takes longer than `timeout` times `overallFactor`.
     func send(_ request: URLRequest, timeout: TimeInterval, maxBodyBytes: Int, overallFactor: Double = 20) -> Result<HTTPAnswer, HTTPFailure> {
         var request = request
-        request.timeoutInterval = timeout
+        // FoundationNetworking truncates this to whole seconds (0.5 would mean "at
+        // once") and only watches for silence; the deadline below is the one that
+        // counts, this one a backstop just after it.
+        request.timeoutInterval = (timeout + 1).rounded(.up)
         let exchange = HTTPExchange(limit: maxBodyBytes)
         let task = session.dataTask(with: request)
         delegate.register(exchange, for: task.taskIdentifier)

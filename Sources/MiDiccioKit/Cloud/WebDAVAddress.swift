@@ -78,5 +78,6 @@ public struct WebDAVAddress: Hashable, Sendable, CustomStringConvertible {
 public struct WebDAVAddressError: Error, Sendable, CustomStringConvertible, Equatable {
     /// What is wrong.
     public var message: String
+    /// The message.
     public var description: String { message }
 }

@@ -30,11 +30,13 @@ private let words = ["palabra", "casa", "café", "niño", "árbol", "agua", "luz
 private let texts = ["", "word", "house", "coffee", "línea uno\nlínea dos", "a, b; c", "<b>bold</b>", "😀", "long " + String(repeating: "x", count: 300)]
 private let tags = ["spanish", "Basics", "food", "verbs", "nouns", "travel", "A1", "B2"]
 
-private struct Simulation {
+/// The simulation, on an in-memory cloud unless given another (the WebDAV tests run it
+/// through a real server).
+struct Simulation {
     let seed: UInt64
     var random: SeededGenerator
     let folder: String
-    let storage = MemoryStorage()
+    let storage: any SimulationCloud
     var devices: [SimulatedDevice] = []
     var trueTime: Int64 = 1_764_000_000_000
     var writes: [WordID: [WordField: [ObservedWrite]]] = [:]
@@ -43,8 +45,9 @@ private struct Simulation {
     var backups: [String] = []
     var joined = false
 
-    init(seed: UInt64) throws {
+    init(seed: UInt64, storage: any SimulationCloud = MemoryStorage()) throws {
         self.seed = seed
+        self.storage = storage
         random = SeededGenerator(seed: seed)
         folder = NSTemporaryDirectory() + "midiccio-sim-\(seed)-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

@@ -9,12 +9,12 @@ final class SimulatedDevice {
     let clock: ManualClock
     /// How far this device's clock is off from the simulation's true time.
     let skew: Int64
-    let storage: MemoryStorage
+    let storage: any CloudStorage
     private(set) var library: WordLibrary
     private var engine: SyncEngine
     private let makeID: () -> WordID
 
-    init(name: String, folder: String, storage: MemoryStorage, skew: Int64, trueTime: Int64, makeID: @escaping () -> WordID) throws {
+    init(name: String, folder: String, storage: any CloudStorage, skew: Int64, trueTime: Int64, makeID: @escaping () -> WordID) throws {
         self.name = name
         path = folder + "/\(name).sqlite"
         clock = ManualClock(start: Timestamp(milliseconds: trueTime + skew))

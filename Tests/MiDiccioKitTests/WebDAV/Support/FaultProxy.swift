@@ -14,7 +14,7 @@ final class FaultProxy: @unchecked Sendable {
     private struct Settings {
         var delay: TimeInterval = 0
         var drops = 0
-        var answers: [String] = []
+        var answers: [(head: String, body: Data)] = []
         var connections = 0
     }
 
@@ -24,7 +24,7 @@ final class FaultProxy: @unchecked Sendable {
     private let listener: Int32
     private let settings = Mutex(Settings())
     private let stopped = Atomic<Bool>(false)
-    private let open = Mutex<Set<Int32>>([])
+    private let openSockets = Mutex<Set<Int32>>([])
     private let running = DispatchGroup()
 
     /// Starts a proxy in front of the server at `upstream` ("http://127.0.0.1:PORT").
@@ -71,7 +71,10 @@ final class FaultProxy: @unchecked Sendable {
 
     /// Answers the next new connections with these status lines and headers, one each
     /// ("503 Service Unavailable\r\nRetry-After: 2"), then closes them.
-    func answer(_ heads: [String]) { settings.withLock { $0.answers += heads } }
+    func answer(_ heads: [String]) { settings.withLock { $0.answers += heads.map { ($0, Data()) } } }
+
+    /// Answers the next new connection with this status line and headers and `body`.
+    func answer(_ head: String, body: Data) { settings.withLock { $0.answers.append((head, body)) } }
 
     /// Connections accepted so far.
     var connections: Int { settings.withLock { $0.connections } }
@@ -79,7 +82,7 @@ final class FaultProxy: @unchecked Sendable {
     /// Stops accepting, closes every connection and waits (at most 5 s) for its threads.
     func stop() {
         guard !stopped.exchange(true, ordering: .sequentiallyConsistent) else { return }
-        for descriptor in open.withLock({ $0 }) { shutdown(descriptor, Int32(SHUT_RDWR)) }
+        for descriptor in openSockets.withLock({ $0 }) { shutdown(descriptor, Int32(SHUT_RDWR)) }
         _ = running.wait(timeout: .now() + 5)
     }
 
@@ -106,7 +109,7 @@ final class FaultProxy: @unchecked Sendable {
 
     private func handle(_ client: Int32) {
         defer { untrackAndClose(client) }
-        let (drop, answer) = settings.withLock { settings -> (Bool, String?) in
+        let (drop, answer) = settings.withLock { settings -> (Bool, (head: String, body: Data)?) in
             settings.connections += 1
             if settings.drops > 0 {
                 settings.drops -= 1
@@ -120,7 +123,7 @@ final class FaultProxy: @unchecked Sendable {
         }
         if let answer {
             _ = readRequest(client)
-            sendAll(client, Data("HTTP/1.1 \(answer)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8))
+            sendAll(client, Data("HTTP/1.1 \(answer.head)\r\nContent-Length: \(answer.body.count)\r\nConnection: close\r\n\r\n".utf8) + answer.body)
             return
         }
         let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -201,10 +204,10 @@ final class FaultProxy: @unchecked Sendable {
         }
     }
 
-    private func track(_ descriptor: Int32) { _ = open.withLock { $0.insert(descriptor) } }
+    private func track(_ descriptor: Int32) { _ = openSockets.withLock { $0.insert(descriptor) } }
 
     private func untrackAndClose(_ descriptor: Int32) {
-        _ = open.withLock { $0.remove(descriptor) }
+        _ = openSockets.withLock { $0.remove(descriptor) }
         close(descriptor)
     }
 

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 @testable import MiDiccioKit
 
 /// A lighttpd WebDAV server of one test's own, started with Tests/WebDAV/server.sh, so
@@ -60,26 +63,53 @@ final class PrivateWebDAVServer {
         return url.appendingPathComponent("WebDAV/server.sh").path
     }
 
+    /// Runs server.sh with posix_spawn and waitpid: Foundation's Process sometimes never
+    /// notices that the script ended while tests run in parallel.
     private static func script(_ command: String, _ state: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [scriptPath, command, state]
+        #if canImport(Glibc)
+        let log = state + ".log"
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
         // Files, not pipes: the server started in the background inherits these, and a
         // pipe it holds open would never reach end-of-file.
-        let log = state + ".log"
-        _ = FileManager.default.createFile(atPath: log, contents: nil)
-        defer { try? FileManager.default.removeItem(atPath: log) }
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        defer { try? handle.close() }
-        process.standardOutput = handle
-        process.standardError = handle
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-            throw WebDAVTestSetupError("server.sh \(command) failed (\(process.terminationStatus)): \(output)")
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let arguments = ["/bin/bash", scriptPath, command, state]
+        var pointers: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in pointers { free(pointer) } }
+        // The test runner's threads block signals; the server inherits the mask, and with
+        // SIGTERM blocked it would only stop when killed outright.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, "/bin/bash", &actions, &attributes, &pointers, environ)
+        guard spawned == 0 else { throw WebDAVTestSetupError("cannot run server.sh: error \(spawned)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            guard errno == EINTR else { throw WebDAVTestSetupError("waitpid failed: \(errno)") }
         }
+        // WIFEXITED and WEXITSTATUS are macros that Swift does not import.
+        let exited = status & 0x7F == 0
+        let code = (status >> 8) & 0xFF
+        guard exited, code == 0 else {
+            let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            throw WebDAVTestSetupError("server.sh \(command) failed (status \(status)): \(output)")
+        }
+        #else
+        throw WebDAVTestSetupError("private WebDAV servers need Linux")
+        #endif
     }
 }
 
@@ -94,6 +124,9 @@ final class InterceptingStorage: CloudStorage {
     init(_ storage: any CloudStorage) { self.storage = storage }
 
     var displayName: String { storage.displayName }
+
+    /// Numbers calls from 1 again.
+    func resetCalls() { calls = 0 }
 
     private func note(_ kind: String, _ path: String) throws {
         calls += 1

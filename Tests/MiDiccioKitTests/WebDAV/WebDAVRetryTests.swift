@@ -1,0 +1,123 @@
+#if canImport(Glibc)
+import Foundation
+import Testing
+@testable import MiDiccioKit
+
+/// 5xx answers, 429 and dropped connections are retried with exponential backoff,
+/// honouring Retry-After, a bounded number of times; other failures are not retried.
+/// A proxy on 127.0.0.1 in front of lighttpd plays the overloaded or flaky server.
+@Suite("WebDAV requests are retried with backoff on 5xx, 429 and dropped connections",
+       .enabled(if: WebDAVTestServer.shouldRun, WebDAVTestServer.skipReason))
+struct WebDAVRetryTests {
+    /// A proxy in front of the shared server, and a storage on a folder through it
+    /// holding one file.
+    static func setUp() throws -> (proxy: FaultProxy, storage: WebDAVStorage, recorder: DelayRecorder) {
+        let server = try WebDAVTestServer.require()
+        let address = try server.freshAddress("retry")
+        try server.storage(address).write("devices/a.json", Data("{}".utf8))
+        let proxy = try FaultProxy(upstream: server.url)
+        let recorder = DelayRecorder()
+        let proxied = try WebDAVAddress.parse(proxy.url + address.url.path).address
+        return (proxy, server.storage(proxied, options: instantRetryOptions(recorder: recorder)), recorder)
+    }
+
+    @Test("503 with Retry-After is retried after the seconds the server asked for")
+    func retryAfter() throws {
+        let (proxy, storage, recorder) = try Self.setUp()
+        defer { proxy.stop() }
+        proxy.answer(["503 Service Unavailable\r\nRetry-After: 2", "503 Service Unavailable\r\nRetry-After: 1"])
+        #expect(try storage.read("devices/a.json") == Data("{}".utf8))
+        #expect(recorder.delays == [2, 1])
+        #expect(storage.requestCounts["GET"] == 3)
+    }
+
+    @Test("500, 502, 504 and 429 without Retry-After are retried with exponential backoff")
+    func backoff() throws {
+        let (proxy, storage, recorder) = try Self.setUp()
+        defer { proxy.stop() }
+        proxy.answer(["500 Internal Server Error", "429 Too Many Requests", "502 Bad Gateway"])
+        #expect(try storage.list("devices").map(\.name) == ["a.json"])
+        #expect(recorder.delays == [0.5, 1, 2])
+        #expect(storage.requestCounts["PROPFIND"] == 4)
+    }
+
+    @Test("an overloaded server is given up on after the last attempt, as unavailable")
+    func givesUp() throws {
+        let (proxy, storage, recorder) = try Self.setUp()
+        defer { proxy.stop() }
+        proxy.answer(Array(repeating: "503 Service Unavailable", count: 10))
+        #expect {
+            try storage.read("devices/a.json")
+        } throws: { error in
+            guard case CloudError.unavailable(let reason) = error else { return false }
+            return reason.contains("503") && reason.contains("4 times")
+        }
+        #expect(storage.requestCounts["GET"] == 4)
+        #expect(recorder.delays.count == 3)
+    }
+
+    @Test("a Retry-After longer than the longest wait is not waited for")
+    func longRetryAfter() throws {
+        let (proxy, storage, recorder) = try Self.setUp()
+        defer { proxy.stop() }
+        proxy.answer(["503 Service Unavailable\r\nRetry-After: 3600"])
+        #expect {
+            try storage.read("devices/a.json")
+        } throws: { error in
+            guard case CloudError.unavailable(let reason) = error else { return false }
+            return reason.contains("asks to wait 3600 s")
+        }
+        #expect(recorder.delays.isEmpty)
+    }
+
+    @Test("dropped connections are retried, on reads and on writes")
+    func droppedConnections() throws {
+        let (proxy, storage, recorder) = try Self.setUp()
+        defer { proxy.stop() }
+        proxy.dropConnections(2)
+        #expect(try storage.read("devices/a.json") == Data("{}".utf8))
+        #expect(recorder.delays == [0.5, 1])
+        proxy.dropConnections(1)
+        try storage.write("devices/b.json", Data("[]".utf8))
+        #expect(try storage.read("devices/b.json") == Data("[]".utf8))
+    }
+
+    @Test("errors that waiting cannot fix are not retried: a missing file, a refused password, nothing listening")
+    func notRetried() throws {
+        let (proxy, storage, recorder) = try Self.setUp()
+        defer { proxy.stop() }
+        #expect(try storage.read("devices/none.json") == nil)
+        #expect(storage.requestCounts["GET"] == 1)
+
+        let server = try WebDAVTestServer.require()
+        let refused = WebDAVStorage(address: storage.address, user: server.user, password: "wrong", options: instantRetryOptions(recorder: recorder))
+        #expect(throws: CloudError.self) { try refused.read("devices/a.json") }
+        #expect(refused.requestCount == 1)
+
+        proxy.stop()
+        let closed = WebDAVStorage(address: storage.address, user: server.user, password: server.password, options: instantRetryOptions(recorder: recorder))
+        #expect {
+            try closed.read("devices/a.json")
+        } throws: { error in
+            guard case CloudError.unavailable(let reason) = error else { return false }
+            return reason.contains("nothing answers at 127.0.0.1:\(proxy.port)")
+        }
+        #expect(closed.requestCount == 1)
+        #expect(recorder.delays.isEmpty)
+    }
+
+    @Test("the backoff doubles from the base wait up to the longest wait, and stops at the last attempt")
+    func policy() {
+        let policy = HTTPRetryPolicy(maxAttempts: 6, baseDelay: 1, maxDelay: 5)
+        #expect((1...6).map { policy.delay(afterAttempt: $0, retryAfter: nil) } == [1, 2, 4, 5, 5, nil])
+        #expect(policy.delay(afterAttempt: 1, retryAfter: 3) == 3)
+        #expect(policy.delay(afterAttempt: 1, retryAfter: 6) == nil)
+        #expect(HTTPRetryPolicy.retryAfterSeconds(" 7 ") == 7)
+        #expect(HTTPRetryPolicy.retryAfterSeconds("Wed, 21 Oct 2015 07:28:00 GMT") == nil)
+        #expect(HTTPRetryPolicy.retryAfterSeconds("-1") == nil)
+        #expect(HTTPRetryPolicy.retryAfterSeconds("99999999999999999999") == nil)
+        for status in [500, 502, 503, 504, 429, 408] { #expect(HTTPRetryPolicy.isRetryable(status: status)) }
+        for status in [400, 401, 403, 404, 409, 501, 507] { #expect(!HTTPRetryPolicy.isRetryable(status: status)) }
+    }
+}
+#endif
