@@ -222,7 +222,7 @@ public final class WebApp: HTTPHandler {
             }
             if case .folder(let path) = remote { pairs.append(("remoteFolder", JSONText.quote(path))) }
             pairs.append(("remote", JSONText.quote(remote.displayName)))
-            let status = try SyncEngine(library: library, storage: remote.makeStorage(), appVersion: appVersion).status()
+            let status = try SyncEngine(library: library, storage: remote.makeStorage(libraryPath: library.path), appVersion: appVersion).status()
             let devices = status.devices.map { device in
                 JSONObject.encode([("name", JSONText.quote(device.name)), ("app", JSONText.quote(device.app)),
                                    ("lastSync", JSONObject.time(device.lastSync)), ("agrees", String(device.agrees)),
@@ -258,7 +258,7 @@ public final class WebApp: HTTPHandler {
                 guard let remote = try library.remote() else {
                     return .json(JSONObject.encode([("synced", "false"), ("reason", JSONText.quote("no remote is set"))]))
                 }
-                let report = try SyncEngine(library: library, storage: remote.makeStorage(), appVersion: appVersion).sync()
+                let report = try SyncEngine(library: library, storage: remote.makeStorage(libraryPath: library.path), appVersion: appVersion).sync()
                 return .json(JSONObject.encode([("synced", "true"), ("pulled", String(report.pulled)),
                                                 ("pushed", String(report.pushed)), ("merged", String(report.merged)),
                                                 ("skippedFiles", String(report.skippedFiles.count))]))
