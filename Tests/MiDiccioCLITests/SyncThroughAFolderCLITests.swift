@@ -86,15 +86,43 @@ final class SyncThroughAFolderCLITests {
 
     @Test("an unreachable cloud only warns, and the words on this device are still shown")
     func unreachableCloudWarns() throws {
+        try FileManager.default.createDirectory(atPath: sandbox.path("usb-drive"), withIntermediateDirectories: true)
         let drive = sandbox.path("usb-drive/MiDiccio")
         on("laptop", "remote", "set", "folder", drive)
         on("laptop", "add", "hola")
-        // The drive (and its parent) are not there: as if unplugged.
+        // The drive is unplugged: its folder and the mount point are gone.
+        try FileManager.default.removeItem(atPath: sandbox.path("usb-drive"))
         let shown = on("laptop", "list")
         #expect(shown.output.contains("hola"))
         #expect(shown.errorOutput.contains("warning:"))
         let sync = sandbox.run(["--library", sandbox.path("laptop.sqlite"), "sync"])
         #expect(sync.status == 1)
         #expect(sync.errorOutput.contains("cannot be reached"))
+    }
+}
+
+/// Choosing the folder to sync through.
+@Suite("Setting a folder remote")
+final class FolderRemoteCLITests {
+    let sandbox: Sandbox
+
+    init() throws { sandbox = try Sandbox() }
+
+    @Test("remote set folder makes the MiDiccio folder inside an existing one")
+    func makesTheFolder() throws {
+        try FileManager.default.createDirectory(atPath: sandbox.path("Dropbox"), withIntermediateDirectories: true)
+        let result = sandbox.run("remote", "set", "folder", sandbox.path("Dropbox/MiDiccio"))
+        #expect(result.status == 0)
+        var isDirectory: ObjCBool = false
+        #expect(FileManager.default.fileExists(atPath: sandbox.path("Dropbox/MiDiccio"), isDirectory: &isDirectory) && isDirectory.boolValue)
+    }
+
+    @Test("a folder whose parent is missing is refused with the path named, and no remote is set")
+    func missingParentIsRefused() throws {
+        let result = sandbox.run("remote", "set", "folder", sandbox.path("NoSuchDrive/MiDiccio"))
+        #expect(result.status == 1)
+        #expect(result.errorOutput.contains("NoSuchDrive"))
+        #expect(result.errorOutput.contains("does not exist"))
+        #expect(!sandbox.run("remote", "show").output.contains("NoSuchDrive"))
     }
 }

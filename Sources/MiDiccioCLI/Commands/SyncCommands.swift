@@ -68,6 +68,26 @@ struct RemoteSetCommand: ToolCommand {
         }
     }
 
+    /// Makes the MiDiccio folder inside a folder that exists (~/Dropbox/MiDiccio), and
+    /// refuses a path whose parent is missing: most likely a typo, or a drive that is not
+    /// plugged in, where a sync would later report the cloud unreachable.
+    static func prepareFolder(_ path: String) throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else { throw ToolFailure("\(path) is a file, not a folder") }
+            return
+        }
+        let parent = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw ToolFailure("the folder \(parent) does not exist; check the path (or plug in the drive) and try again")
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        } catch {
+            throw ToolFailure("cannot create \(path): \(error.localizedDescription)")
+        }
+    }
+
     func run(_ context: ToolContext) throws {
         var password = urlPassword
         if readPassword {
@@ -78,6 +98,7 @@ struct RemoteSetCommand: ToolCommand {
             }
             password = text
         }
+        if case .folder(let path) = remote { try Self.prepareFolder(path) }
         let library = try context.library()
         if let deviceName { try library.setDeviceName(deviceName) }
         try library.setRemote(remote)
