@@ -29,7 +29,15 @@ public enum JSONText {
     /// A JSON array of strings.
     static func array(_ items: [String]) -> String {
         if items.isEmpty { return "[]" }
-        return "[" + items.map(quote).joined(separator: ",") + "]"
+        // Built in one buffer: every save writes two of these.
+        var out = "["
+        out.reserveCapacity(items.reduce(2) { $0 + $1.utf8.count + 3 })
+        for (index, item) in items.enumerated() {
+            if index > 0 { out.append(",") }
+            out.append(quote(item))
+        }
+        out.append("]")
+        return out
     }
 
     /// Reads a JSON array of strings written by `array`; [] for anything else.

@@ -53,7 +53,13 @@ final class Statement {
         switch value {
         case .null: code = sqlite3_bind_null(handle, index)
         case .integer(let number): code = sqlite3_bind_int64(handle, index, number)
-        case .text(let text): code = sqlite3_bind_text(handle, index, text, -1, midiccio_sqlite_transient())
+        case .text(var text):
+            // The UTF-8 bytes with their length: no C string is made and nothing is counted.
+            code = text.withUTF8 { bytes -> Int32 in
+                guard let base = bytes.baseAddress else { return sqlite3_bind_text(handle, index, "", 0, nil) }
+                return sqlite3_bind_text(handle, index, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self),
+                                         Int32(bytes.count), midiccio_sqlite_transient())
+            }
         case .blob(let bytes):
             code = bytes.withUnsafeBytes {
                 sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), midiccio_sqlite_transient())
