@@ -34,20 +34,10 @@ struct ListCommand: ToolCommand {
 
     func run(_ context: ToolContext) throws {
         SyncOnOpen.run(context)
-        let words = try context.library().list(query)
-        if context.json {
-            context.io.write(WordJSON.array(words) + "\n")
-        } else if words.isEmpty {
-            if query.offset > 0 || query.limit == 0 {
-                // A page past the end is simply empty.
-            } else if let tag = query.tag {
-                context.note("No words tagged \"\(tag)\".")
-            } else {
-                context.note("No words yet. Add one with: midiccio add <term> --meaning <text>")
-            }
-        } else {
-            context.io.write(context.printer.table(words))
-        }
+        // A page past the end is simply empty; otherwise say why there is nothing.
+        let whenNone: String? = query.offset > 0 || query.limit == 0 ? nil
+            : query.tag.map { "No words tagged \"\($0)\"." } ?? "No words yet. Add one with: midiccio add <term> --meaning <text>"
+        showWords(try context.library().list(query), context, whenNone: whenNone)
     }
 }
 
@@ -70,14 +60,19 @@ struct SearchCommand: ToolCommand {
 
     func run(_ context: ToolContext) throws {
         SyncOnOpen.run(context)
-        let words = try context.library().search(query, limit: limit)
-        if context.json {
-            context.io.write(WordJSON.array(words) + "\n")
-        } else if words.isEmpty {
-            context.note("Nothing matches \"\(query)\".")
-        } else {
-            context.io.write(context.printer.table(words))
-        }
+        showWords(try context.library().search(query, limit: limit), context, whenNone: "Nothing matches \"\(query)\".")
+    }
+}
+
+/// Prints `words` as a JSON array or as a table; with none, prints `whenNone` (if any)
+/// as a note on stderr, so scripts reading stdout see nothing.
+func showWords(_ words: [Word], _ context: ToolContext, whenNone: String?) {
+    if context.json {
+        context.io.write(WordJSON.array(words) + "\n")
+    } else if words.isEmpty {
+        if let whenNone { context.note(whenNone) }
+    } else {
+        context.io.write(context.printer.table(words))
     }
 }
 
