@@ -220,7 +220,12 @@ public final class WebApp: HTTPHandler {
                 pairs.append(("remote", "null"))
                 return .json(JSONObject.encode(pairs))
             }
-            if case .folder(let path) = remote { pairs.append(("remoteFolder", JSONText.quote(path))) }
+            switch remote {
+            case .folder(let path): pairs.append(("remoteFolder", JSONText.quote(path)))
+            case .webdav(let url, let user):
+                pairs.append(("remoteWebDAV", JSONText.quote(url)))
+                pairs.append(("remoteUser", JSONObject.string(user)))
+            }
             pairs.append(("remote", JSONText.quote(remote.displayName)))
             let status = try SyncEngine(library: library, storage: remote.makeStorage(libraryPath: library.path), appVersion: appVersion).status()
             let devices = status.devices.map { device in
@@ -235,11 +240,34 @@ public final class WebApp: HTTPHandler {
         }
     }
 
+    /// `{"folder": PATH}` or `{"webdav": URL, "user": NAME, "password": SECRET}`; an empty
+    /// folder (or neither) removes the remote. The password goes to the 0600 credentials
+    /// file beside the library and is never sent back.
     private func setRemote(_ request: HTTPRequest) throws -> HTTPResponse {
         let body = try JSONBody(request.body)
         let folder = try body.string("folder")?.trimmingCharacters(in: .whitespaces)
+        let webdav = try body.string("webdav")?.trimmingCharacters(in: .whitespaces)
         var remote: RemoteConfig?
-        if let folder, !folder.isEmpty {
+        var credentials: (address: WebDAVAddress, user: String?, password: String)?
+        if let webdav, !webdav.isEmpty {
+            let parsed: (address: WebDAVAddress, user: String?, password: String?)
+            do {
+                parsed = try WebDAVAddress.parse(webdav)
+            } catch {
+                throw BadRequest(message: error.message, field: "webdav")
+            }
+            let typedUser = try body.string("user")?.trimmingCharacters(in: .whitespaces)
+            let user = typedUser.flatMap { $0.isEmpty ? nil : $0 } ?? parsed.user
+            if let user, user.contains(":") {
+                throw BadRequest(message: "the user name must not contain ':'", field: "user")
+            }
+            let typedPassword = try body.string("password")
+            if let password = typedPassword.flatMap({ $0.isEmpty ? nil : $0 }) ?? parsed.password {
+                guard user != nil else { throw BadRequest(message: "a password needs a user name", field: "user") }
+                credentials = (parsed.address, user, password)
+            }
+            remote = .webdav(url: parsed.address.description, user: user)
+        } else if let folder, !folder.isEmpty {
             guard folder.hasPrefix("/") else {
                 throw BadRequest(message: "give the folder's full path, starting with /", field: "folder")
             }
@@ -248,6 +276,9 @@ public final class WebApp: HTTPHandler {
         try pool.withLibrary { library in
             if let name = try body.string("deviceName"), !name.isEmpty { try library.setDeviceName(name) }
             try library.setRemote(remote)
+            if let credentials {
+                try library.storeWebDAVPassword(credentials.password, for: credentials.address, user: credentials.user)
+            }
         }
         return try status()
     }

@@ -118,7 +118,11 @@ def test_restore_from_the_trash(page):
     entry = wait(page, EC.visibility_of_element_located(
         (By.XPATH, "//ul[@id='trash-list']/li[.//span[@class='term' and text()='ventana']]")))
     assert "deleted" in entry.text
-    entry.find_element(By.XPATH, ".//button[text()='Restore']").click()
+    restore = entry.find_element(By.XPATH, ".//button[text()='Restore']")
+    # The "Undo" toast sits over the bottom of the window for a few seconds; a person
+    # scrolls the button up to where they can press it.
+    page.execute_script("arguments[0].scrollIntoView({block: 'center'})", restore)
+    restore.click()
     wait(page, lambda d: "ventana" not in d.find_element(By.ID, "trash-list").text)
     go_back_to_words(page)
     wait(page, lambda d: "ventana" in terms(d))

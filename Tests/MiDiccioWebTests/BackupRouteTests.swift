@@ -84,4 +84,29 @@ final class BackupRouteTests {
         #expect((status["devices"] as? [[String: Any]])?.first?["isThisDevice"] as? Bool == true)
         #expect(try web.send("PUT", "/api/remote", json: #"{"folder": "relative/path"}"#).json["field"] as? String == "folder")
     }
+
+    @Test("a WebDAV server set from Settings keeps its password beside the library, owner-only, and never sends it back")
+    func webDAVRemote() throws {
+        let secret = "s3cret-\(UUID().uuidString)"
+        let set = try web.send("PUT", "/api/remote", json: """
+            {"webdav": "https://cloud.example.com/remote.php/dav/files/ana/MiDiccio", "user": "ana", "password": "\(secret)"}
+            """)
+        #expect(set.status == 200)
+        #expect(set.json["remoteWebDAV"] as? String == "https://cloud.example.com/remote.php/dav/files/ana/MiDiccio")
+        #expect(set.json["remoteUser"] as? String == "ana")
+        #expect(!set.text.contains(secret))
+        #expect(!(try web.send("GET", "/api/status")).text.contains(secret))
+
+        let credentials = web.libraryPath + ".credentials"
+        let attributes = try FileManager.default.attributesOfItem(atPath: credentials)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        #expect(String(decoding: try Data(contentsOf: URL(fileURLWithPath: credentials)), as: UTF8.self).contains(secret))
+        #expect(!String(decoding: try Data(contentsOf: URL(fileURLWithPath: web.libraryPath)), as: UTF8.self).contains(secret))
+
+        let bad = try web.send("PUT", "/api/remote", json: #"{"webdav": "ftp://example.com/x"}"#)
+        #expect(bad.status == 400)
+        #expect(bad.json["field"] as? String == "webdav")
+        let noUser = try web.send("PUT", "/api/remote", json: #"{"webdav": "https://example.com/x", "password": "p"}"#)
+        #expect(noUser.json["field"] as? String == "user")
+    }
 }

@@ -66,9 +66,24 @@ enum AppAssets {
             <h3 id="sync-title">Sync</h3>
             <p id="sync-summary" class="muted"></p>
             <form id="remote-form" class="inline-form">
-              <label for="remote-folder">Sync folder</label>
-              <div class="row">
+              <label for="remote-kind">Sync through</label>
+              <select id="remote-kind">
+                <option value="folder">a folder your cloud keeps in sync</option>
+                <option value="webdav">a WebDAV server (Nextcloud, ownCloud, a NAS)</option>
+              </select>
+              <div id="remote-folder-fields">
+                <label for="remote-folder">Sync folder</label>
                 <input id="remote-folder" autocomplete="off" spellcheck="false" placeholder="/home/you/Dropbox/MiDiccio" aria-describedby="remote-error">
+              </div>
+              <div id="remote-webdav-fields" hidden>
+                <label for="remote-url">Server folder address</label>
+                <input id="remote-url" type="url" autocomplete="off" spellcheck="false" placeholder="https://cloud.example.com/remote.php/dav/files/you/MiDiccio" aria-describedby="remote-error">
+                <label for="remote-user">User name</label>
+                <input id="remote-user" autocomplete="username" spellcheck="false">
+                <label for="remote-password">Password (kept on this computer only; leave empty to keep the saved one)</label>
+                <input id="remote-password" type="password" autocomplete="current-password">
+              </div>
+              <div class="row">
                 <button type="submit">Save</button>
               </div>
               <p class="field-error" id="remote-error"></p>

@@ -407,7 +407,13 @@ extension AppAssets {
                 return;
               }
               $("sync-summary").textContent = "Syncing through " + status.remote + ".";
-              if (document.activeElement !== $("remote-folder")) $("remote-folder").value = status.remoteFolder || "";
+              if (!$("remote-form").contains(document.activeElement)) {
+                $("remote-kind").value = status.remoteWebDAV ? "webdav" : "folder";
+                $("remote-folder").value = status.remoteFolder || "";
+                $("remote-url").value = status.remoteWebDAV || "";
+                $("remote-user").value = status.remoteUser || "";
+                showRemoteKind();
+              }
               add("Last sync", formatTime(status.lastSync));
               add("Waiting to upload", plural(status.pending, "word", "words"));
               if (status.cloudProblem) add("Problem", status.cloudProblem);
@@ -425,12 +431,23 @@ extension AppAssets {
             } catch (error) { $("sync-summary").textContent = error.message; }
           }
 
+          function showRemoteKind() {
+            const webdav = $("remote-kind").value === "webdav";
+            $("remote-folder-fields").hidden = webdav;
+            $("remote-webdav-fields").hidden = !webdav;
+          }
+
           async function saveRemote(event) {
             event.preventDefault();
             $("remote-error").textContent = "";
+            const webdav = $("remote-kind").value === "webdav";
+            const body = webdav
+              ? { webdav: $("remote-url").value, user: $("remote-user").value, password: $("remote-password").value }
+              : { folder: $("remote-folder").value };
             try {
-              await api("PUT", "/api/remote", { folder: $("remote-folder").value });
-              state.hasRemote = $("remote-folder").value.trim() !== "";
+              await api("PUT", "/api/remote", body);
+              $("remote-password").value = "";
+              state.hasRemote = (webdav ? $("remote-url").value : $("remote-folder").value).trim() !== "";
               await loadStatus();
               if (state.hasRemote) syncNow(true);
             } catch (error) { $("remote-error").textContent = error.message; }
@@ -548,6 +565,7 @@ extension AppAssets {
           $("f-term").addEventListener("input", checkDuplicates);
 
           $("remote-form").addEventListener("submit", saveRemote);
+          $("remote-kind").addEventListener("change", showRemoteKind);
           $("sync-now").addEventListener("click", () => syncNow(true));
           $("empty-trash").addEventListener("click", emptyTrash);
           $("backup-check").addEventListener("click", checkBackup);
