@@ -51,6 +51,23 @@ enum FileSystem {
         }
     }
 
+    /// Creates an empty file readable and writable by its owner only (mode 0600), unless
+    /// a file is already there.
+    ///
+    /// open(2) with O_EXCL, never FileManager.createFile: that one writes by renaming a
+    /// temporary file over the path, which would swap the file under another process
+    /// that is creating the same library at the same moment.
+    static func createOwnerOnlyFile(_ path: String) throws {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        if descriptor >= 0 {
+            close(descriptor)
+            return
+        }
+        guard errno == EEXIST else {
+            throw LibraryError.fileError(path: path, reason: "cannot be created (error \(errno); check the folder's permissions)")
+        }
+    }
+
     /// Creates `path` and its parents when missing.
     static func createDirectory(_ path: String) throws {
         guard !path.isEmpty else { return }

@@ -179,7 +179,12 @@ enum LibraryFile {
         if !existing && !create {
             throw LibraryError.cannotOpen(path: path, reason: "no such file")
         }
-        if !existing { try FileSystem.createDirectory(FileSystem.parent(of: path)) }
+        if !existing {
+            try FileSystem.createDirectory(FileSystem.parent(of: path))
+            // A person's word list is theirs alone: create the file owner-only before
+            // SQLite opens it (SQLite gives its -wal and -shm files the same mode).
+            try FileSystem.createOwnerOnlyFile(path)
+        }
         let database: Database
         do {
             database = try Database(path: path, create: true)
