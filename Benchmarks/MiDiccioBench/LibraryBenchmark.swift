@@ -242,7 +242,7 @@ struct SearchQuerySet {
 
     /// Derives the queries from rows of `vocabulary` chosen by a generator of its seed.
     init(vocabulary: SyntheticVocabulary, wordCount: Int) {
-        var random = SplitMix64(seed: vocabulary.seed ^ 0x5EA4_C400_0000_0001)
+        var random = SeededGenerator(seed: vocabulary.seed ^ 0x5EA4_C400_0000_0001)
         var queries: [SearchQuery] = []
 
         /// The first row at or after a random position (wrapping) whose term satisfies

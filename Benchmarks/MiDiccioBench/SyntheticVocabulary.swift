@@ -1,27 +1,11 @@
 import Foundation
 import MiDiccioKit
 
-// MARK: - Seeded generator
+// MARK: - Seeded draws
 
-/// SplitMix64 (Steele, Lea and Flood, 2014): a tiny, fast generator whose whole state is
-/// one 64-bit number, so any seed replays exactly, on every platform.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    /// Starts the sequence at `seed`.
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    /// The next 64 random bits.
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E9B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+/// The draws the generated vocabulary needs, on MiDiccioKit's seeded generator (the same
+/// SplitMix64 the simulation replays), so any seed gives the same words everywhere.
+extension SeededGenerator {
     /// A number in `0..<bound` (`bound` > 0), by Lemire's multiply-high reduction; the
     /// bias (at most bound / 2^64) is irrelevant here and keeps every draw one call.
     mutating func next(below bound: Int) -> Int {
@@ -59,7 +43,7 @@ struct SyntheticVocabulary {
     /// accent or ñ, some of two words), a meaning of 2–6 English words, a syllabified
     /// reading, 0–2 example sentences, sometimes notes and 0–3 tags from a pool of 30.
     func row(_ index: Int) -> SheetRow {
-        var random = SplitMix64(seed: seed ^ (UInt64(index) &* 0xD1B5_4A32_D192_ED03))
+        var random = SeededGenerator(seed: seed ^ (UInt64(index) &* 0xD1B5_4A32_D192_ED03))
         var words: [[String]] = [Self.syllables(&random)]
         if random.chance(12) { words.append(Self.syllables(&random)) }
         let term = words.map { $0.joined() }.joined(separator: " ")
@@ -119,7 +103,7 @@ struct SyntheticVocabulary {
 
     /// One word of 2–4 syllables (mostly 3–4); sometimes capitalised, sometimes with one accented vowel
     /// or an ñ, which is what makes accent-insensitive search matter.
-    private static func syllables(_ random: inout SplitMix64) -> [String] {
+    private static func syllables(_ random: inout SeededGenerator) -> [String] {
         // Mostly three or four syllables: two-syllable words are few in a real list, and
         // 60² combinations would make thousands of accidental duplicates at 100,000 words.
         let roll = random.next(below: 100)

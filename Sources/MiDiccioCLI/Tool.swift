@@ -87,8 +87,6 @@ public enum Tool {
             return 0
         } catch let error as UsageError {
             return usageFailure(error, io: io)
-        } catch let error as ToolExit {
-            return error.code
         } catch {
             io.writeError("Error: \(error)\n")
             return 1
@@ -137,9 +135,10 @@ struct CommandEntry: Sendable {
     }
 }
 
-/// Ends a command with a specific exit code after it has printed its own message.
-struct ToolExit: Error {
-    var code: Int32
+/// A failure a command explains in its own words: printed as "Error: ..." with exit 1.
+struct ToolFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
 }
 
 /// One subcommand: its spec, a validating initialiser and `run`.

@@ -12,7 +12,7 @@ extension HTTPResponse {
     static func error(_ status: Int, _ message: String, field: String? = nil) -> HTTPResponse {
         var pairs = [("error", JSONText.quote(message))]
         if let field { pairs.append(("field", JSONText.quote(field))) }
-        return .json(JSONObject.encode(pairs), status: status)
+        return .json(JSONText.object(pairs), status: status)
     }
 
     /// A file the browser saves instead of showing.
@@ -21,21 +21,6 @@ extension HTTPResponse {
         response.setHeader("Content-Disposition", "attachment; filename=\"\(fileName)\"")
         return response
     }
-}
-
-/// Writes JSON objects with a fixed key order from already-encoded values, the way
-/// `WordJSON` writes words, so the API and `--json` output read alike.
-enum JSONObject {
-    static func encode(_ pairs: [(String, String)]) -> String {
-        "{" + pairs.map { JSONText.quote($0.0) + ":" + $0.1 }.joined(separator: ",") + "}"
-    }
-
-    static func words(_ words: [Word]) -> String {
-        "[" + words.map { WordJSON.object($0, pretty: false) }.joined(separator: ",") + "]"
-    }
-
-    static func string(_ text: String?) -> String { text.map(JSONText.quote) ?? "null" }
-    static func time(_ time: Timestamp?) -> String { string(time?.iso8601) }
 }
 
 /// A malformed request body: answered with 400 and the field at fault.

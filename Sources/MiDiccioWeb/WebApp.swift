@@ -76,7 +76,7 @@ public final class WebApp: HTTPHandler {
             case ("POST", "api/trash/:id/purge"):
                 return try withWord(wordID) { library, id in .json(wordEnvelope(try library.purge([id])[0])) }
             case ("POST", "api/trash/empty"):
-                return .json(JSONObject.encode([("purged", String(try pool.withLibrary { try $0.emptyTrash() }))]))
+                return .json(JSONText.object([("purged", String(try pool.withLibrary { try $0.emptyTrash() }))]))
             case ("GET", "api/status"): return try status()
             case ("PUT", "api/remote"): return try setRemote(request)
             case ("POST", "api/sync"): return try sync()
@@ -140,14 +140,14 @@ public final class WebApp: HTTPHandler {
             var words = try library.list(ListQuery(tag: tag, sort: sort, limit: limit + 1, offset: offset))
             let hasMore = words.count > limit
             if hasMore { words.removeLast() }
-            var pairs = [("words", JSONObject.words(words)), ("hasMore", String(hasMore))]
+            var pairs = [("words", WordJSON.compactArray(words)), ("hasMore", String(hasMore))]
             if offset == 0 && tag == nil { pairs.append(("total", String(try library.counts().words))) }
-            return .json(JSONObject.encode(pairs))
+            return .json(JSONText.object(pairs))
         }
     }
 
     private func wordEnvelope(_ word: Word, duplicates: [Word] = []) -> String {
-        JSONObject.encode([("word", WordJSON.object(word, pretty: false)), ("duplicates", JSONObject.words(duplicates))])
+        JSONText.object([("word", WordJSON.object(word, pretty: false)), ("duplicates", WordJSON.compactArray(duplicates))])
     }
 
     private func showWord(_ library: WordLibrary, _ id: WordID) throws -> HTTPResponse {
@@ -184,28 +184,28 @@ public final class WebApp: HTTPHandler {
         let query = request.query["q"] ?? ""
         guard query.count <= 500 else { throw BadRequest(message: "the search is too long", field: "q") }
         let words = try pool.withLibrary { try $0.search(query, limit: limit) }
-        return .json(JSONObject.encode([("words", JSONObject.words(words)), ("hasMore", "false")]))
+        return .json(JSONText.object([("words", WordJSON.compactArray(words)), ("hasMore", "false")]))
     }
 
     private func duplicates(_ request: HTTPRequest) throws -> HTTPResponse {
         let term = request.query["term"] ?? ""
         let except = request.query["except"].flatMap(WordID.init)
         guard !term.trimmingCharacters(in: .whitespaces).isEmpty, term.count <= WordLimits.termLength else {
-            return .json(JSONObject.encode([("words", "[]")]))
+            return .json(JSONText.object([("words", "[]")]))
         }
         let words = try pool.withLibrary { try $0.duplicates(of: term) }.filter { $0.id != except }
-        return .json(JSONObject.encode([("words", JSONObject.words(words))]))
+        return .json(JSONText.object([("words", WordJSON.compactArray(words))]))
     }
 
     private func tags() throws -> HTTPResponse {
         let tags = try pool.withLibrary { try $0.tags() }
-        let list = tags.map { JSONObject.encode([("tag", JSONText.quote($0.tag)), ("count", String($0.count))]) }
-        return .json(JSONObject.encode([("tags", "[" + list.joined(separator: ",") + "]")]))
+        let list = tags.map { JSONText.object([("tag", JSONText.quote($0.tag)), ("count", String($0.count))]) }
+        return .json(JSONText.object([("tags", "[" + list.joined(separator: ",") + "]")]))
     }
 
     private func trash() throws -> HTTPResponse {
         let (words, hidden) = try pool.withLibrary { (try $0.trash(), try $0.hiddenTrashCount()) }
-        return .json(JSONObject.encode([("words", JSONObject.words(words)), ("hidden", String(hidden))]))
+        return .json(JSONText.object([("words", WordJSON.compactArray(words)), ("hidden", String(hidden))]))
     }
 
     // MARK: - Sync
@@ -218,25 +218,25 @@ public final class WebApp: HTTPHandler {
                          ("device", JSONText.quote(try library.deviceName()))]
             guard let remote = try library.remote() else {
                 pairs.append(("remote", "null"))
-                return .json(JSONObject.encode(pairs))
+                return .json(JSONText.object(pairs))
             }
             switch remote {
             case .folder(let path): pairs.append(("remoteFolder", JSONText.quote(path)))
             case .webdav(let url, let user):
                 pairs.append(("remoteWebDAV", JSONText.quote(url)))
-                pairs.append(("remoteUser", JSONObject.string(user)))
+                pairs.append(("remoteUser", JSONText.optional(user)))
             }
             pairs.append(("remote", JSONText.quote(remote.displayName)))
             let status = try SyncEngine(library: library, storage: remote.makeStorage(libraryPath: library.path), appVersion: appVersion).status()
             let devices = status.devices.map { device in
-                JSONObject.encode([("name", JSONText.quote(device.name)), ("app", JSONText.quote(device.app)),
-                                   ("lastSync", JSONObject.time(device.lastSync)), ("agrees", String(device.agrees)),
+                JSONText.object([("name", JSONText.quote(device.name)), ("app", JSONText.quote(device.app)),
+                                   ("lastSync", JSONText.time(device.lastSync)), ("agrees", String(device.agrees)),
                                    ("isThisDevice", String(device.isThisDevice)), ("inactive", String(device.inactive))])
             }
-            pairs += [("lastSync", JSONObject.time(status.lastSync)), ("pending", String(status.pending)),
+            pairs += [("lastSync", JSONText.time(status.lastSync)), ("pending", String(status.pending)),
                       ("devices", "[" + devices.joined(separator: ",") + "]"),
-                      ("cloudProblem", JSONObject.string(status.cloudProblem))]
-            return .json(JSONObject.encode(pairs))
+                      ("cloudProblem", JSONText.optional(status.cloudProblem))]
+            return .json(JSONText.object(pairs))
         }
     }
 
@@ -287,10 +287,10 @@ public final class WebApp: HTTPHandler {
         try syncLock.withLock {
             try pool.withLibrary { library in
                 guard let remote = try library.remote() else {
-                    return .json(JSONObject.encode([("synced", "false"), ("reason", JSONText.quote("no remote is set"))]))
+                    return .json(JSONText.object([("synced", "false"), ("reason", JSONText.quote("no remote is set"))]))
                 }
                 let report = try SyncEngine(library: library, storage: remote.makeStorage(libraryPath: library.path), appVersion: appVersion).sync()
-                return .json(JSONObject.encode([("synced", "true"), ("pulled", String(report.pulled)),
+                return .json(JSONText.object([("synced", "true"), ("pulled", String(report.pulled)),
                                                 ("pushed", String(report.pushed)), ("merged", String(report.merged)),
                                                 ("skippedFiles", String(report.skippedFiles.count))]))
             }
@@ -323,7 +323,7 @@ public final class WebApp: HTTPHandler {
     }
 
     private static func encode(_ report: RestoreReport, dryRun: Bool) -> String {
-        JSONObject.encode([("added", String(report.added)), ("updated", String(report.updated)),
+        JSONText.object([("added", String(report.added)), ("updated", String(report.updated)),
                            ("unchanged", String(report.unchanged)), ("trashed", String(report.trashed)),
                            ("skippedPurged", String(report.skippedPurged)), ("dryRun", String(dryRun))])
     }
@@ -350,7 +350,7 @@ public final class WebApp: HTTPHandler {
         let skip = request.query["skipDuplicates"] == "1"
         return try TemporaryFile.with(name: Self.uploadName(request, default: "words.csv"), contents: request.body) { path in
             let report = try pool.withLibrary { try $0.importSheet(from: path, format: format, skipDuplicates: skip) }
-            return .json(JSONObject.encode([("added", String(report.added)), ("skippedDuplicates", String(report.skippedDuplicates)),
+            return .json(JSONText.object([("added", String(report.added)), ("skippedDuplicates", String(report.skippedDuplicates)),
                                             ("duplicatesAdded", String(report.duplicatesAdded))]))
         }
     }

@@ -5,7 +5,9 @@ private func describe(_ report: RestoreReport) -> String {
 }
 
 private func json(_ report: RestoreReport, dryRun: Bool = false) -> String {
-    "{\"added\": \(report.added), \"updated\": \(report.updated), \"unchanged\": \(report.unchanged), \"trashed\": \(report.trashed), \"dryRun\": \(dryRun)}\n"
+    JSONText.object([("added", String(report.added)), ("updated", String(report.updated)),
+                     ("unchanged", String(report.unchanged)), ("trashed", String(report.trashed)),
+                     ("dryRun", String(dryRun))], spaced: true) + "\n"
 }
 
 /// `midiccio backup export`
@@ -111,7 +113,8 @@ struct ImportCommand: ToolCommand {
             if showProgress { context.io.writeError("\rImporting \(done)/\(total)" + (done == total ? "\n" : "")) }
         }
         if context.json {
-            context.io.write("{\"added\": \(report.added), \"skippedDuplicates\": \(report.skippedDuplicates), \"duplicatesAdded\": \(report.duplicatesAdded)}\n")
+            context.io.write(JSONText.object([("added", String(report.added)), ("skippedDuplicates", String(report.skippedDuplicates)),
+                                              ("duplicatesAdded", String(report.duplicatesAdded))], spaced: true) + "\n")
         } else {
             var line = "Imported \(report.added) words"
             if report.skippedDuplicates > 0 { line += ", skipped \(report.skippedDuplicates) already in the library" }

@@ -87,7 +87,7 @@ struct TagsCommand: ToolCommand {
     func run(_ context: ToolContext) throws {
         let tags = try context.library().tags()
         if context.json {
-            let items = tags.map { "  {\"tag\": \(JSONText.quote($0.tag)), \"count\": \($0.count)}" }
+            let items = tags.map { "  " + JSONText.object([("tag", JSONText.quote($0.tag)), ("count", String($0.count))], spaced: true) }
             context.io.write(items.isEmpty ? "[]\n" : "[\n" + items.joined(separator: ",\n") + "\n]\n")
         } else if tags.isEmpty {
             context.note("No tags yet. Add one with: midiccio edit <id> --add-tag <tag>")

@@ -104,7 +104,7 @@ struct ConfigListCommand: ToolCommand {
         let library = try context.library()
         let values = try LibrarySetting.allCases.map { ($0, try library.setting($0)) }
         if context.json {
-            context.io.write("{" + values.map { "\(JSONText.quote($0.0.rawValue)): \(JSONText.quote($0.1))" }.joined(separator: ", ") + "}\n")
+            context.io.write(JSONText.object(values.map { ($0.0.rawValue, JSONText.quote($0.1)) }, spaced: true) + "\n")
         } else {
             let width = values.map { $0.0.rawValue.count }.max() ?? 0
             for (setting, value) in values {
@@ -119,10 +119,4 @@ private func parseSetting(_ key: String, spec: CommandSpec) throws -> LibrarySet
         throw UsageError(message: "unknown setting '\(key)'; known: \(LibrarySetting.allCases.map(\.rawValue).joined(separator: ", "))", spec: spec)
     }
     return setting
-}
-
-/// A failure the command explains itself (exit 1).
-struct ToolFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }

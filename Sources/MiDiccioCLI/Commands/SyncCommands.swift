@@ -202,15 +202,16 @@ struct SyncCommand: ToolCommand {
             context.note("warning: skipped \(skipped.path): \(skipped.reason)")
         }
         if context.json {
-            let skipped = report.skippedFiles.map { "{\"path\": \(JSONText.quote($0.path)), \"reason\": \(JSONText.quote($0.reason))}" }
-            context.io.write("""
-                {"pulled": \(report.pulled), "pushed": \(report.pushed), "merged": \(report.merged), \
-                "skippedFiles": [\(skipped.joined(separator: ", "))], "fullUpload": \(report.fullUpload), \
-                "snapshotWritten": \(report.snapshotWritten), "filesWritten": \(report.filesWritten), \
-                "bytesWritten": \(report.bytesWritten), "filesRemoved": \(report.filesRemoved), \
-                "purgedElsewhere": \(report.purgedElsewhere), "fullResync": \(report.fullResync)}
-
-                """)
+            let skipped = report.skippedFiles.map {
+                JSONText.object([("path", JSONText.quote($0.path)), ("reason", JSONText.quote($0.reason))], spaced: true)
+            }
+            context.io.write(JSONText.object([
+                ("pulled", String(report.pulled)), ("pushed", String(report.pushed)), ("merged", String(report.merged)),
+                ("skippedFiles", "[" + skipped.joined(separator: ", ") + "]"), ("fullUpload", String(report.fullUpload)),
+                ("snapshotWritten", String(report.snapshotWritten)), ("filesWritten", String(report.filesWritten)),
+                ("bytesWritten", String(report.bytesWritten)), ("filesRemoved", String(report.filesRemoved)),
+                ("purgedElsewhere", String(report.purgedElsewhere)), ("fullResync", String(report.fullResync)),
+            ], spaced: true) + "\n")
         } else {
             var line = "Synced with \(remote.displayName): \(report.pulled) pulled, \(report.pushed) pushed, \(report.merged) merged"
             if report.fullUpload { line += " (uploaded every word once)" }
@@ -236,7 +237,9 @@ struct StatusCommand: ToolCommand {
         guard let remote = try library.remote() else {
             let pending = try SyncEngine(library: library, storage: MissingStorage()).status().pending
             if context.json {
-                context.io.write("{\"device\": \(JSONText.quote(try library.deviceName())), \"remote\": null, \"words\": \(counts.words), \"trash\": \(counts.trash), \"pending\": \(pending)}\n")
+                context.io.write(JSONText.object([("device", JSONText.quote(try library.deviceName())), ("remote", "null"),
+                                                  ("words", String(counts.words)), ("trash", String(counts.trash)),
+                                                  ("pending", String(pending))], spaced: true) + "\n")
             } else {
                 context.io.write("This device  \(try library.deviceName())\nRemote       none (set one with: midiccio remote set folder PATH)\nWords        \(counts.words) (\(counts.trash) in the Trash)\n")
             }
@@ -246,20 +249,20 @@ struct StatusCommand: ToolCommand {
         let status = try SyncEngine(library: library, storage: storage, appVersion: "midiccio \(Tool.version)").status()
         if context.json {
             let devices = status.devices.map { device in
-                "{\"id\": \(JSONText.quote(device.id)), \"name\": \(JSONText.quote(device.name)), \"app\": \(JSONText.quote(device.app)), "
-                    + "\"lastSync\": \(device.lastSync.map { JSONText.quote($0.iso8601) } ?? "null"), \"agrees\": \(device.agrees), "
-                    + "\"thisDevice\": \(device.isThisDevice), \"inactive\": \(device.inactive)}"
+                JSONText.object([("id", JSONText.quote(device.id)), ("name", JSONText.quote(device.name)),
+                                 ("app", JSONText.quote(device.app)), ("lastSync", JSONText.time(device.lastSync)),
+                                 ("agrees", String(device.agrees)), ("thisDevice", String(device.isThisDevice)),
+                                 ("inactive", String(device.inactive))], spaced: true)
             }
-            context.io.write("""
-                {"device": \(JSONText.quote(status.deviceName)), "deviceId": \(JSONText.quote(status.deviceID)), \
-                "remote": \(JSONText.quote(status.remote ?? "")), "lastSync": \(status.lastSync.map { JSONText.quote($0.iso8601) } ?? "null"), \
-                "words": \(counts.words), "trash": \(counts.trash), "pending": \(status.pending), "fullUploadPending": \(status.fullUploadPending), \
-                "cloudProblem": \(status.cloudProblem.map(JSONText.quote) ?? "null"), "purgedElsewhere": \(status.purgedElsewhere), \
-                "purgeMarkers": \(status.purgeMarkers), \
-                "purgedContentMayRemain": [\(status.purgedContentRemains.map(JSONText.quote).joined(separator: ", "))], \
-                "devices": [\(devices.joined(separator: ", "))]}
-
-                """)
+            context.io.write(JSONText.object([
+                ("device", JSONText.quote(status.deviceName)), ("deviceId", JSONText.quote(status.deviceID)),
+                ("remote", JSONText.quote(status.remote ?? "")), ("lastSync", JSONText.time(status.lastSync)),
+                ("words", String(counts.words)), ("trash", String(counts.trash)), ("pending", String(status.pending)),
+                ("fullUploadPending", String(status.fullUploadPending)), ("cloudProblem", JSONText.optional(status.cloudProblem)),
+                ("purgedElsewhere", String(status.purgedElsewhere)), ("purgeMarkers", String(status.purgeMarkers)),
+                ("purgedContentMayRemain", "[" + status.purgedContentRemains.map(JSONText.quote).joined(separator: ", ") + "]"),
+                ("devices", "[" + devices.joined(separator: ", ") + "]"),
+            ], spaced: true) + "\n")
             return
         }
         var text = "This device  \(status.deviceName) (\(status.deviceID.prefix(8)))\n"

@@ -21,6 +21,11 @@ public enum WordJSON {
         return "{" + fields.map { pad + JSONText.quote($0.0) + ":" + space + $0.1 }.joined(separator: ",") + close + "}"
     }
 
+    /// A list of words as a compact JSON array (one line).
+    public static func compactArray(_ words: [Word]) -> String {
+        "[" + words.map { object($0, pretty: false) }.joined(separator: ",") + "]"
+    }
+
     /// A list of words as a JSON array (pretty: one key per line).
     public static func array(_ words: [Word]) -> String {
         if words.isEmpty { return "[]" }

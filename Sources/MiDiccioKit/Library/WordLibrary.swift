@@ -190,7 +190,7 @@ public final class WordLibrary {
                 throw LibraryError.wrongTrashState(id, term: previous.word.term, inTrash: true)
             }
             let content = try Self.validate(edit.applied(to: previous.word.content))
-            return try update(previous) { word in
+            return try update(previous) { word, _ in
                 word.term = content.term
                 word.meaning = content.meaning
                 word.reading = content.reading
@@ -211,7 +211,7 @@ public final class WordLibrary {
                 if previous.word.isDeleted {
                     throw LibraryError.alreadyInTrash(id, term: previous.word.term)
                 }
-                return try update(previous) { word in word.deletedAt = Timestamp(milliseconds: 0) }
+                return try update(previous) { word, time in word.deletedAt = time }
             }
         }
     }
@@ -226,7 +226,7 @@ public final class WordLibrary {
                 if !previous.word.isDeleted {
                     throw LibraryError.wrongTrashState(id, term: previous.word.term, inTrash: false)
                 }
-                return try update(previous) { word in word.deletedAt = nil }
+                return try update(previous) { word, _ in word.deletedAt = nil }
             }
         }
     }
@@ -264,29 +264,23 @@ public final class WordLibrary {
             .rows([.text(id.rawValue)], Self.storedWord).first
     }
 
-    /// Applies a local change to `previous` as a new edit: changed fields (and only
-    /// those) get the edit time; the word becomes pending. Returns the word unchanged
-    /// when `change` changes nothing.
-    func update(_ previous: StoredWord, _ change: (inout Word) -> Void) throws -> Word {
-        var word = previous.word
-        change(&word)
-        let time = editTime(after: previous.word)
-        if word.deletedAt != nil && previous.word.deletedAt == nil { word.deletedAt = time }
-        var times = previous.times
+    /// Applies a local change to `previous` as a new edit: `change` gets the word and the
+    /// edit time (a delete stamps `deletedAt` with it); changed fields, and only those,
+    /// get that time and the word becomes pending. Returns the word unchanged when
+    /// `change` changes nothing.
+    func update(_ previous: StoredWord, _ change: (inout Word, Timestamp) -> Void) throws -> Word {
         let before = previous.word
-        if word.term != before.term { times.term = time }
-        if word.meaning != before.meaning { times.meaning = time }
-        if word.reading != before.reading { times.reading = time }
-        if word.examples != before.examples { times.examples = time }
-        if word.notes != before.notes { times.notes = time }
-        if word.tags != before.tags { times.tags = time }
-        if word.deletedAt != before.deletedAt { times.deleted = time }
-        guard times != previous.times else { return before }
-        word.updatedAt = times.newest
+        let time = editTime(after: before)
+        var word = before
+        change(&word, time)
+        var times = previous.times
         var writers = previous.writers
-        for field in WordField.allCases where times[field] != previous.times[field] {
+        for field in WordField.allCases where !word.hasSameValue(field, as: before) {
+            times[field] = time
             writers[field.index] = 0
         }
+        guard times != previous.times else { return before }
+        word.updatedAt = times.newest
         try save(word, times: times, writers: writers, previous: previous, pending: true)
         return word
     }

@@ -26,6 +26,20 @@ public enum JSONText {
         return out + "\""
     }
 
+    /// A JSON object from already-encoded values, keys in the order given (people read
+    /// this output; a stable order keeps it readable). `spaced` writes `{"a": 1, "b": 2}`
+    /// as the command-line tool prints it; otherwise it is compact.
+    public static func object(_ pairs: [(String, String)], spaced: Bool = false) -> String {
+        let colon = spaced ? ": " : ":", comma = spaced ? ", " : ","
+        return "{" + pairs.map { quote($0.0) + colon + $0.1 }.joined(separator: comma) + "}"
+    }
+
+    /// `text` as a JSON string, or `null`.
+    public static func optional(_ text: String?) -> String { text.map(quote) ?? "null" }
+
+    /// A time as an ISO 8601 JSON string, or `null`.
+    public static func time(_ time: Timestamp?) -> String { optional(time?.iso8601) }
+
     /// A JSON array of strings.
     static func array(_ items: [String]) -> String {
         if items.isEmpty { return "[]" }

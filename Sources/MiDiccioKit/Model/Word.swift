@@ -48,6 +48,33 @@ public struct Word: Hashable, Sendable {
         WordContent(term: term, meaning: meaning, reading: reading, examples: examples, notes: notes, tags: tags)
     }
 
+    /// True when `field` holds exactly the same value in both words (sync and the
+    /// library decide per field what changed; tags compare as written, in order).
+    public func hasSameValue(_ field: WordField, as other: Word) -> Bool {
+        switch field {
+        case .term: term == other.term
+        case .meaning: meaning == other.meaning
+        case .reading: reading == other.reading
+        case .examples: examples == other.examples
+        case .notes: notes == other.notes
+        case .tags: tags == other.tags
+        case .deleted: deletedAt == other.deletedAt
+        }
+    }
+
+    /// Copies the value of `field` from `other`.
+    public mutating func takeValue(_ field: WordField, from other: Word) {
+        switch field {
+        case .term: term = other.term
+        case .meaning: meaning = other.meaning
+        case .reading: reading = other.reading
+        case .examples: examples = other.examples
+        case .notes: notes = other.notes
+        case .tags: tags = other.tags
+        case .deleted: deletedAt = other.deletedAt
+        }
+    }
+
     /// True when both words say the same thing (tags compared as a case-insensitive set).
     ///
     /// Product notes: "equal time and identical content: already synced, do nothing".

@@ -47,7 +47,7 @@ public enum MergeRules {
         for field in WordField.allCases {
             let i = field.index
             let localTime = local.times[field], incomingTime = incoming.times[field]
-            let sameValue = valuesEqual(field, local.word, incoming.word)
+            let sameValue = local.word.hasSameValue(field, as: incoming.word)
             let incomingWins: Bool
             if incomingTime != localTime {
                 incomingWins = incomingTime > localTime
@@ -60,7 +60,7 @@ public enum MergeRules {
                 incomingWins = incoming.writers[i] > local.writers[i]
             }
             guard incomingWins else { continue }
-            copy(field, from: incoming.word, to: &word)
+            word.takeValue(field, from: incoming.word)
             times[field] = incomingTime
             writers[i] = incoming.writers[i]
             changed = true
@@ -70,29 +70,5 @@ public enum MergeRules {
         if word.createdAt != local.word.createdAt { changed = true }
         word.updatedAt = times.newest
         return Outcome(record: SyncRecord(word: word, times: times, writers: writers), changedFields: changedFields, changed: changed)
-    }
-
-    static func valuesEqual(_ field: WordField, _ a: Word, _ b: Word) -> Bool {
-        switch field {
-        case .term: a.term == b.term
-        case .meaning: a.meaning == b.meaning
-        case .reading: a.reading == b.reading
-        case .examples: a.examples == b.examples
-        case .notes: a.notes == b.notes
-        case .tags: a.tags == b.tags
-        case .deleted: a.deletedAt == b.deletedAt
-        }
-    }
-
-    static func copy(_ field: WordField, from source: Word, to target: inout Word) {
-        switch field {
-        case .term: target.term = source.term
-        case .meaning: target.meaning = source.meaning
-        case .reading: target.reading = source.reading
-        case .examples: target.examples = source.examples
-        case .notes: target.notes = source.notes
-        case .tags: target.tags = source.tags
-        case .deleted: target.deletedAt = source.deletedAt
-        }
     }
 }

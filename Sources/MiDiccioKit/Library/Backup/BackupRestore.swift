@@ -64,7 +64,7 @@ extension WordLibrary {
                     let live = try database.cached("SELECT \(Self.columns) FROM words WHERE deleted_at IS NULL").rows([], Self.storedWord)
                     for local in live where !inBackup.contains(local.word.id) {
                         try keepUndo(local)
-                        _ = try update(local) { $0.deletedAt = Timestamp(milliseconds: 0) }
+                        _ = try update(local) { word, time in word.deletedAt = time }
                         report.trashed += 1
                     }
                 }
@@ -87,16 +87,16 @@ extension WordLibrary {
                     // The restore added this word: undoing it moves it to the Trash (never
                     // a hard delete, which sync would undo by bringing the word back).
                     if current.word.isDeleted { report.unchanged += 1; continue }
-                    _ = try update(current) { $0.deletedAt = Timestamp(milliseconds: 0) }
+                    _ = try update(current) { word, time in word.deletedAt = time }
                     report.trashed += 1
                     continue
                 }
                 let prior = try BackupFile.decodeWord(try JSONSerialization.jsonObject(with: Data(priorText.utf8)),
                                                       location: "undo data", file: path)
-                let result = try update(current) { word in
+                let result = try update(current) { word, time in
                     word.term = prior.term; word.meaning = prior.meaning; word.reading = prior.reading
                     word.examples = prior.examples; word.notes = prior.notes; word.tags = prior.tags
-                    word.deletedAt = prior.deletedAt == nil ? nil : (current.word.deletedAt ?? Timestamp(milliseconds: 0))
+                    word.deletedAt = prior.deletedAt == nil ? nil : (current.word.deletedAt ?? time)
                 }
                 if result == current.word { report.unchanged += 1 }
                 else if result.isDeleted && !current.word.isDeleted { report.trashed += 1 }
@@ -140,17 +140,13 @@ extension WordLibrary {
         try keepUndo(local)
         var word = local.word
         var times = local.times
-        let time = restored.updatedAt
-        if word.term != restored.term { word.term = restored.term; times.term = time }
-        if word.meaning != restored.meaning { word.meaning = restored.meaning; times.meaning = time }
-        if word.reading != restored.reading { word.reading = restored.reading; times.reading = time }
-        if word.examples != restored.examples { word.examples = restored.examples; times.examples = time }
-        if word.notes != restored.notes { word.notes = restored.notes; times.notes = time }
-        if word.tags != restored.tags { word.tags = restored.tags; times.tags = time }
-        if word.deletedAt != restored.deletedAt { word.deletedAt = restored.deletedAt; times.deleted = time }
-        word.updatedAt = times.newest
         var writers = local.writers
-        for field in WordField.allCases where times[field] != local.times[field] { writers[field.index] = 0 }
+        for field in WordField.allCases where !word.hasSameValue(field, as: restored) {
+            word.takeValue(field, from: restored)
+            times[field] = restored.updatedAt
+            writers[field.index] = 0
+        }
+        word.updatedAt = times.newest
         try save(word, times: times, writers: writers, previous: local, pending: true)
         if word.isDeleted && !local.word.isDeleted { report.trashed += 1 } else { report.updated += 1 }
     }
