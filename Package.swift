@@ -31,9 +31,30 @@ let package = Package(
             name: "CCollation",
             linkerSettings: [.linkedLibrary("icui18n"), .linkedLibrary("icuuc")]
         ),
+        // The core, bottom to top: each layer imports only those below it, and the
+        // compiler refuses the other way (README, "Code layout").
+        .target(name: "MiDiccioModel", swiftSettings: strict),
+        .target(name: "MiDiccioFiles", swiftSettings: strict),
+        .target(name: "MiDiccioStore", dependencies: ["CSQLite"], swiftSettings: strict),
+        .target(
+            name: "MiDiccioLibrary",
+            dependencies: ["MiDiccioModel", "MiDiccioFiles", "MiDiccioStore", "CCollation"],
+            swiftSettings: strict
+        ),
+        .target(name: "MiDiccioCloud", dependencies: ["MiDiccioModel", "MiDiccioFiles"], swiftSettings: strict),
+        .target(
+            name: "MiDiccioSync",
+            dependencies: ["MiDiccioModel", "MiDiccioFiles", "MiDiccioLibrary", "MiDiccioCloud", "CZlib"],
+            swiftSettings: strict
+        ),
         .target(
             name: "MiDiccioKit",
-            dependencies: ["CSQLite", "CCollation", "CZlib"],
+            dependencies: ["MiDiccioModel", "MiDiccioLibrary", "MiDiccioCloud", "MiDiccioSync"],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "MiDiccioTesting",
+            dependencies: ["MiDiccioKit"],
             swiftSettings: strict
         ),
         .target(
@@ -53,24 +74,27 @@ let package = Package(
         ),
         .executableTarget(
             name: "MiDiccioBench",
-            dependencies: ["MiDiccioKit", "MiDiccioCLI", "MiDiccioWeb"],
+            dependencies: ["MiDiccioKit", "MiDiccioCLI", "MiDiccioWeb", "MiDiccioTesting"],
             path: "Benchmarks/MiDiccioBench",
             swiftSettings: strict
         ),
         .testTarget(
             name: "MiDiccioKitTests",
-            dependencies: ["MiDiccioKit"],
+            dependencies: [
+                "MiDiccioKit", "MiDiccioModel", "MiDiccioStore", "MiDiccioLibrary", "MiDiccioCloud", "MiDiccioSync",
+                "MiDiccioTesting",
+            ],
             exclude: ["Fixtures"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "MiDiccioWebTests",
-            dependencies: ["MiDiccioWeb", "MiDiccioKit"],
+            dependencies: ["MiDiccioWeb", "MiDiccioKit", "MiDiccioTesting"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "MiDiccioCLITests",
-            dependencies: ["MiDiccioCLI", "MiDiccioKit"],
+            dependencies: ["MiDiccioCLI", "MiDiccioKit", "MiDiccioTesting"],
             swiftSettings: strict
         ),
     ]

@@ -1,5 +1,6 @@
 import Foundation
 import MiDiccioKit
+import MiDiccioTesting
 
 /// `midiccio-bench library`: the figures of one person's large word list — importing it,
 /// searching it as they type, opening the first page of the list, and the memory it takes.

@@ -1,7 +1,12 @@
 import Foundation
 import MiDiccioCLI
 import Testing
-@testable import MiDiccioKit
+@testable import MiDiccioCloud
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+@testable import MiDiccioStore
+@testable import MiDiccioSync
+import MiDiccioTesting
 
 /// `midiccio purge`, `trash empty`, `trash --all` and `config`, and the end-to-end
 /// scenario: a purge on one device while another, offline, edits the same word.

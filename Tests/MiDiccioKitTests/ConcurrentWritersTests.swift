@@ -1,7 +1,12 @@
 import Foundation
 import Synchronization
 import Testing
-@testable import MiDiccioKit
+@testable import MiDiccioCloud
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+@testable import MiDiccioStore
+@testable import MiDiccioSync
+import MiDiccioTesting
 
 @Suite("Two writers on one library at once")
 struct ConcurrentWritersTests {

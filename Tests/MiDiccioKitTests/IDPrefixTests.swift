@@ -1,6 +1,11 @@
 import Synchronization
 import Testing
-@testable import MiDiccioKit
+@testable import MiDiccioCloud
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+@testable import MiDiccioStore
+@testable import MiDiccioSync
+import MiDiccioTesting
 
 @Suite("Finding a word by id or id prefix")
 struct IDPrefixTests {

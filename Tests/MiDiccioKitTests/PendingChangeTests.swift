@@ -1,5 +1,10 @@
 import Testing
-@testable import MiDiccioKit
+@testable import MiDiccioCloud
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+@testable import MiDiccioStore
+@testable import MiDiccioSync
+import MiDiccioTesting
 
 /// Sync (next) uploads pending words; every local change must mark its word pending and
 /// take a new value of the library's change counter, in the same transaction.

@@ -1,5 +1,10 @@
 import Testing
-@testable import MiDiccioKit
+@testable import MiDiccioCloud
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+@testable import MiDiccioStore
+@testable import MiDiccioSync
+import MiDiccioTesting
 
 /// One row of the limits table: a word, and the field an error must name (nil: accepted).
 struct LimitCase: Sendable, CustomTestStringConvertible {

@@ -1,6 +1,11 @@
 import Foundation
 import Testing
-@testable import MiDiccioKit
+@testable import MiDiccioCloud
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+@testable import MiDiccioStore
+@testable import MiDiccioSync
+import MiDiccioTesting
 
 /// Rule: a purge marker beats every version of the word from any device, whatever its
 /// time, so an offline device that edited the word cannot bring it back; that device's

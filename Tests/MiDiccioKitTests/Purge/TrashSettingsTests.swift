@@ -1,6 +1,11 @@
 import Foundation
 import Testing
-@testable import MiDiccioKit
+@testable import MiDiccioCloud
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+@testable import MiDiccioStore
+@testable import MiDiccioSync
+import MiDiccioTesting
 
 /// Rule: the Trash settings are stored in the library and synced (last writer wins).
 /// `trash.autoPurgeDays` purges words in the Trash longer than that (default off: the

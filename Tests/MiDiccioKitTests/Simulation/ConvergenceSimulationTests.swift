@@ -1,6 +1,11 @@
 import Foundation
 import Testing
-@testable import MiDiccioKit
+@testable import MiDiccioCloud
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+@testable import MiDiccioStore
+@testable import MiDiccioSync
+import MiDiccioTesting
 
 /// A seeded simulation of several devices editing one word list and syncing in random
 /// order through one cloud, with faults. `MIDICCIO_SIM_SEED=N` replays one seed;

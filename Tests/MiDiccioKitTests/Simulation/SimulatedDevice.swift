@@ -1,5 +1,10 @@
 import Foundation
-@testable import MiDiccioKit
+@testable import MiDiccioCloud
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+@testable import MiDiccioStore
+@testable import MiDiccioSync
+import MiDiccioTesting
 
 /// One device of the simulation: a library file with its own skewed clock and a sync
 /// engine on the shared cloud. It can "crash" (drop its connection and reopen the file).

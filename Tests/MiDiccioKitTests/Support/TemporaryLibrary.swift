@@ -1,5 +1,10 @@
 import Foundation
-@testable import MiDiccioKit
+@testable import MiDiccioCloud
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+@testable import MiDiccioStore
+@testable import MiDiccioSync
+import MiDiccioTesting
 
 /// A fresh folder under the system's temporary directory, removed when `body` returns
 /// (or throws), so no test sees another's files or leaves any behind.

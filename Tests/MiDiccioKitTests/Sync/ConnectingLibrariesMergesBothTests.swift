@@ -1,5 +1,10 @@
 import Testing
-@testable import MiDiccioKit
+@testable import MiDiccioCloud
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+@testable import MiDiccioStore
+@testable import MiDiccioSync
+import MiDiccioTesting
 
 /// Rule: connecting a library that already has words to a cloud that already has words
 /// merges both; nothing is overwritten wholesale.

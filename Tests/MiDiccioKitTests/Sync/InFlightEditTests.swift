@@ -1,5 +1,10 @@
 import Testing
-@testable import MiDiccioKit
+@testable import MiDiccioCloud
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+@testable import MiDiccioStore
+@testable import MiDiccioSync
+import MiDiccioTesting
 
 /// Rule: a word edited locally while its upload is in flight stays pending.
 @Suite("A word edited while its upload is in flight stays pending")

@@ -1,5 +1,10 @@
 import Testing
-@testable import MiDiccioKit
+@testable import MiDiccioCloud
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+@testable import MiDiccioStore
+@testable import MiDiccioSync
+import MiDiccioTesting
 
 /// Rule: a sync with nothing pending uploads nothing, and costs what changed, not what
 /// exists: the manifest, the device list and each other device's small record.

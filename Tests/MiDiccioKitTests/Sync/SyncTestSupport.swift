@@ -1,5 +1,10 @@
 import Foundation
-@testable import MiDiccioKit
+@testable import MiDiccioCloud
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+@testable import MiDiccioStore
+@testable import MiDiccioSync
+import MiDiccioTesting
 
 // Support for the sync tests only: several simulated devices, each a library file with
 // its own manual clock, syncing through one in-memory cloud. Names carry a `Sync`

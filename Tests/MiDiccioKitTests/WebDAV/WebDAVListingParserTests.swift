@@ -1,6 +1,11 @@
 import Foundation
 import Testing
-@testable import MiDiccioKit
+@testable import MiDiccioCloud
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+@testable import MiDiccioStore
+@testable import MiDiccioSync
+import MiDiccioTesting
 
 /// A listing of many files is read in one pass, by namespace and not by prefix; a
 /// malformed or hostile PROPFIND answer is an error, never a crash.

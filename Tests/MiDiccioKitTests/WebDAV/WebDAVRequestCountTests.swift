@@ -1,6 +1,11 @@
 import Foundation
 import Testing
-@testable import MiDiccioKit
+@testable import MiDiccioCloud
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+@testable import MiDiccioStore
+@testable import MiDiccioSync
+import MiDiccioTesting
 
 /// A sync costs what changed, not what exists (SYNC-NOTES lesson 6), counted in HTTP
 /// requests against the real server: nothing to do costs at most 2 + (number of

@@ -1,7 +1,12 @@
 #if canImport(Glibc)
 import Foundation
 import Testing
-@testable import MiDiccioKit
+@testable import MiDiccioCloud
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+@testable import MiDiccioStore
+@testable import MiDiccioSync
+import MiDiccioTesting
 
 /// 5xx answers, 429 and dropped connections are retried with exponential backoff,
 /// honouring Retry-After, a bounded number of times; other failures are not retried.

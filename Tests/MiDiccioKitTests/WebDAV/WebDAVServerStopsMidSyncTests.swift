@@ -1,6 +1,11 @@
 import Foundation
 import Testing
-@testable import MiDiccioKit
+@testable import MiDiccioCloud
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+@testable import MiDiccioStore
+@testable import MiDiccioSync
+import MiDiccioTesting
 
 /// A server that goes away in the middle of a sync: nothing is half-applied locally,
 /// and once it is back the next sync resumes and every device converges.

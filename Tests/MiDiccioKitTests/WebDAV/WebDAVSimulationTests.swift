@@ -1,6 +1,11 @@
 import Foundation
 import Testing
-@testable import MiDiccioKit
+@testable import MiDiccioCloud
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+@testable import MiDiccioStore
+@testable import MiDiccioSync
+import MiDiccioTesting
 
 /// The seeded simulation of "Sync through your own cloud" (three or four devices, skewed
 /// clocks, random edits, deletes, restores, backups, crashes and faults) through the

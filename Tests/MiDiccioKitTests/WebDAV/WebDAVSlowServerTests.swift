@@ -1,7 +1,12 @@
 #if canImport(Glibc)
 import Foundation
 import Testing
-@testable import MiDiccioKit
+@testable import MiDiccioCloud
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+@testable import MiDiccioStore
+@testable import MiDiccioSync
+import MiDiccioTesting
 
 /// A server that answers too slowly: every request has a timeout, the sync fails as
 /// "the cloud cannot be reached" without changing anything, and once the server is

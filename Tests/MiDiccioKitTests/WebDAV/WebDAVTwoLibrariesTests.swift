@@ -1,6 +1,11 @@
 import Foundation
 import Testing
-@testable import MiDiccioKit
+@testable import MiDiccioCloud
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+@testable import MiDiccioStore
+@testable import MiDiccioSync
+import MiDiccioTesting
 
 /// The same end-to-end scenarios as the folder back end, through a real WebDAV server
 /// (lighttpd with mod_webdav): two libraries, each with its own connection, one folder.

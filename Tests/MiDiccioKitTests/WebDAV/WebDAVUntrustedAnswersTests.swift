@@ -1,7 +1,12 @@
 #if canImport(Glibc)
 import Foundation
 import Testing
-@testable import MiDiccioKit
+@testable import MiDiccioCloud
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+@testable import MiDiccioStore
+@testable import MiDiccioSync
+import MiDiccioTesting
 
 /// What a server answers is never trusted: a redirect is reported instead of followed
 /// (it would carry the password elsewhere), an answer over its size limit is dropped,

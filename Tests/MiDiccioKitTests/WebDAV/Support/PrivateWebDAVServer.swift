@@ -2,7 +2,12 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import MiDiccioKit
+@testable import MiDiccioCloud
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+@testable import MiDiccioStore
+@testable import MiDiccioSync
+import MiDiccioTesting
 
 /// A lighttpd WebDAV server of one test's own, started with Tests/WebDAV/server.sh, so
 /// the test can stop it and start it again without disturbing tests running alongside.

@@ -1,6 +1,11 @@
 import Foundation
 import Testing
-@testable import MiDiccioKit
+@testable import MiDiccioCloud
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+@testable import MiDiccioStore
+@testable import MiDiccioSync
+import MiDiccioTesting
 
 // Support for the WebDAV tests: the real lighttpd server `make test` starts, private
 // servers a test can stop and start, and a fault-injecting TCP proxy.

@@ -1,0 +1,55 @@
+import MiDiccioModel
+import Foundation
+
+/// One file in cloud storage, as a listing reports it.
+public struct CloudEntry: Hashable, Sendable {
+    /// The file's name inside the listed folder (no slashes).
+    public var name: String
+    /// Its size in bytes.
+    public var size: Int
+
+    /// Makes an entry.
+    public init(name: String, size: Int) {
+        self.name = name
+        self.size = size
+    }
+}
+
+/// Why a cloud operation failed.
+public enum CloudError: Error, Sendable, CustomStringConvertible {
+    /// The storage cannot be reached now (offline, unmounted, server down); try later.
+    case unavailable(String)
+    /// The storage refused the credentials.
+    case unauthorized(String)
+    /// Anything else, with the path involved.
+    case failed(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .unavailable(let reason): "the cloud cannot be reached: \(reason)"
+        case .unauthorized(let reason): "the cloud refused access: \(reason)"
+        case .failed(let path, let reason): "cloud file \(path): \(reason)"
+        }
+    }
+}
+
+/// The only way sync reaches storage: four operations on paths relative to the
+/// MiDiccio folder ("devices/abc.json"). WebDAV, Google Drive and others plug in here.
+///
+/// Implementations must make `write` atomic (a reader sees the old file or the whole new
+/// one, never half) and may not rely on conditional requests: each device writes only
+/// its own files, so there is never a concurrent writer to guard against.
+public protocol CloudStorage: AnyObject {
+    /// The files directly inside `folder` ("" is the root); [] when the folder is missing.
+    func list(_ folder: String) throws -> [CloudEntry]
+    /// The file's bytes, or nil when it does not exist.
+    func read(_ path: String) throws -> Data?
+    /// Creates or replaces the file (and any missing folders), atomically.
+    func write(_ path: String, _ data: Data) throws
+    /// Removes the file; removing a missing file is not an error. Returns true when the
+    /// file existed.
+    @discardableResult
+    func delete(_ path: String) throws -> Bool
+    /// A description for people, without credentials ("folder /home/ana/Dropbox/MiDiccio").
+    var displayName: String { get }
+}

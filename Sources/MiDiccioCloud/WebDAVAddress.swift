@@ -1,0 +1,84 @@
+import MiDiccioModel
+import Foundation
+
+/// The address of a MiDiccio folder on a WebDAV server, checked and without
+/// credentials: `https://cloud.example.com/remote.php/dav/files/ana/MiDiccio`.
+///
+/// Its text never holds a user name or password, so it is safe to print, store and put
+/// in an error message.
+public struct WebDAVAddress: Hashable, Sendable, CustomStringConvertible {
+    /// The folder's URL: http or https, a host, a path without a trailing slash, no
+    /// user, password, query or fragment.
+    public let url: URL
+    /// The folder's URL path, percent-decoded ("/remote.php/dav/files/ana/MiDiccio").
+    public let decodedPath: String
+
+    /// The address as text, the form that is stored and shown.
+    public var description: String { url.absoluteString }
+
+    /// "host" or "host:port", for messages about the connection.
+    public var hostAndPort: String {
+        let host = url.host ?? "?"
+        return url.port.map { "\(host):\($0)" } ?? host
+    }
+
+    /// Checks `text` and splits any credentials off it.
+    ///
+    /// Returns the address with the user name and password written into the URL
+    /// (`https://ana:secret@host/dav`), which are kept out of the address itself. Throws
+    /// a message for people when `text` is not an http or https URL with a host.
+    public static func parse(_ text: String) throws(WebDAVAddressError) -> (address: WebDAVAddress, user: String?, password: String?) {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { throw WebDAVAddressError(message: "the WebDAV URL is empty") }
+        guard let components = URLComponents(string: trimmed), let scheme = components.scheme?.lowercased() else {
+            throw WebDAVAddressError(message: "the WebDAV URL is not a URL; write it like https://cloud.example.com/remote.php/dav/files/NAME/MiDiccio")
+        }
+        guard scheme == "http" || scheme == "https" else {
+            throw WebDAVAddressError(message: "the WebDAV URL must start with https:// or http://, not \(scheme)://")
+        }
+        guard let host = components.host, !host.isEmpty else {
+            throw WebDAVAddressError(message: "the WebDAV URL has no server name; write it like https://cloud.example.com/MiDiccio")
+        }
+        guard components.query == nil, components.fragment == nil else {
+            throw WebDAVAddressError(message: "the WebDAV URL must not have a query (?...) or fragment (#...)")
+        }
+        var clean = URLComponents()
+        clean.scheme = scheme
+        clean.percentEncodedHost = components.percentEncodedHost
+        clean.port = components.port
+        var path = components.percentEncodedPath
+        while path.hasSuffix("/") { path.removeLast() }
+        clean.percentEncodedPath = path
+        guard let url = clean.url else {
+            throw WebDAVAddressError(message: "the WebDAV URL cannot be read; check its spelling")
+        }
+        guard let decoded = path.removingPercentEncoding, !decoded.contains("\0") else {
+            throw WebDAVAddressError(message: "the WebDAV URL's path has a broken %-escape")
+        }
+        let address = WebDAVAddress(url: url, decodedPath: decoded)
+        let user = components.user.flatMap { $0.isEmpty ? nil : $0 }
+        let password = components.password.flatMap { $0.isEmpty ? nil : $0 }
+        return (address, user, password)
+    }
+
+    private init(url: URL, decodedPath: String) {
+        self.url = url
+        self.decodedPath = decodedPath
+    }
+
+    /// The same address from text known to be valid (as stored by `setRemote`); nil
+    /// when it is not.
+    public init?(checked text: String) {
+        guard let parsed = try? Self.parse(text) else { return nil }
+        self = parsed.address
+    }
+}
+
+/// A WebDAV URL that cannot be used, with a message for people. Never includes the URL's
+/// password.
+public struct WebDAVAddressError: Error, Sendable, CustomStringConvertible, Equatable {
+    /// What is wrong.
+    public var message: String
+    /// The message.
+    public var description: String { message }
+}

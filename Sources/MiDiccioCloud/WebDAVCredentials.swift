@@ -1,0 +1,141 @@
+import MiDiccioModel
+import MiDiccioFiles
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The WebDAV password of one library, kept in a file beside it
+/// (`library.sqlite.credentials`) that only its owner can read (mode 0600).
+///
+/// Never in the library's SQLite file: that file is copied into backups, sent to
+/// support, opened by other tools. The password is stored with the address it belongs
+/// to and is used only for that address, so changing the remote to another server never
+/// sends the old password there.
+public struct WebDAVCredentials: Hashable, Sendable, CustomStringConvertible, CustomReflectable {
+    /// The server folder the password is for.
+    public var address: String
+    /// The user name.
+    public var user: String?
+    /// The password.
+    public var password: String
+
+    /// Makes credentials.
+    public init(address: String, user: String?, password: String) {
+        self.address = address
+        self.user = user
+        self.password = password
+    }
+
+    /// Never shows the password.
+    public var description: String { "credentials for \(address)" + (user.map { " (user \($0))" } ?? "") }
+
+    /// Never shows the password, also not to `dump` or a debugger.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["address": address, "user": user as Any, "password": "<hidden>"], displayStyle: .struct)
+    }
+
+    /// The credentials file of the library at `libraryPath`.
+    public static func filePath(forLibrary libraryPath: String) -> String { libraryPath + ".credentials" }
+
+    /// The credentials stored at `path`, or nil when there is no file.
+    public static func load(from path: String) throws -> WebDAVCredentials? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw FileError(path: path, reason: "cannot be read (check its permissions)")
+        }
+        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+              object["format"] as? String == "midiccio-credentials",
+              let webdav = object["webdav"] as? [String: Any],
+              let address = webdav["url"] as? String,
+              let password = webdav["password"] as? String else {
+            // Says nothing about the content: it may hold a password.
+            throw FileError(path: path, reason: "is not a MiDiccio credentials file; remove it and set the password again")
+        }
+        return WebDAVCredentials(address: address, user: webdav["user"] as? String, password: password)
+    }
+
+    /// Writes the credentials to `path`, replacing the file atomically. The new file is
+    /// created with mode 0600 before any byte is written, so the password is never
+    /// readable by others, not even for a moment.
+    public func save(to path: String) throws {
+        var webdav: [String: Any] = ["url": address, "password": password]
+        if let user { webdav["user"] = user }
+        let object: [String: Any] = ["format": "midiccio-credentials", "version": 1, "webdav": webdav]
+        let data: Data
+        do {
+            data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted])
+        } catch {
+            throw FileError(path: path, reason: "cannot be encoded")
+        }
+        try Self.writePrivately(data + Data("\n".utf8), to: path)
+    }
+
+    /// Removes the credentials file at `path`; no file is not an error.
+    public static func remove(at path: String) throws {
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        do {
+            try FileManager.default.removeItem(atPath: path)
+        } catch {
+            throw FileError(path: path, reason: "cannot be removed: \(error.localizedDescription)")
+        }
+    }
+
+    /// The permission bits of the file at `path` (0o600 ...), or nil when it is missing.
+    public static func permissions(of path: String) -> Int? {
+        (try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue
+    }
+
+    /// Writes `data` to a new temporary file made with mode 0600 (O_CREAT | O_EXCL, so
+    /// nobody can have opened it first), then renames it over `path`.
+    private static func writePrivately(_ data: Data, to path: String) throws {
+        let directory = FileSystem.parent(of: path)
+        let temporary = directory + "/.\(URL(fileURLWithPath: path).lastPathComponent).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw FileError(path: path, reason: "cannot be created (error \(errno))")
+        }
+        var written = false
+        defer {
+            if !written { unlink(temporary) }
+        }
+        do {
+            defer { close(descriptor) }
+            // The mode given to open(2) is narrowed by the umask; fchmod makes it exactly
+            // owner read and write before any byte is written.
+            guard fchmod(descriptor, 0o600) == 0 else {
+                throw FileError(path: path, reason: "cannot be made private (error \(errno))")
+            }
+            try data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
+                var offset = 0
+                while offset < buffer.count {
+                    let count = systemWrite(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                    if count < 0 {
+                        if errno == EINTR { continue }
+                        throw FileError(path: path, reason: "cannot be written (error \(errno))")
+                    }
+                    offset += count
+                }
+            }
+            guard fsync(descriptor) == 0 else {
+                throw FileError(path: path, reason: "cannot be written to disk (error \(errno))")
+            }
+        }
+        guard rename(temporary, path) == 0 else {
+            throw FileError(path: path, reason: "cannot be replaced (error \(errno))")
+        }
+        written = true
+    }
+}
+
+/// write(2) under one name on Linux and Apple platforms (`Foundation` has its own
+/// `write` methods that shadow the C function inside types).
+private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+    #if canImport(Glibc)
+    Glibc.write(descriptor, buffer, count)
+    #else
+    Darwin.write(descriptor, buffer, count)
+    #endif
+}

@@ -1,0 +1,153 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A file operation that failed: the file and what went wrong, for people.
+public struct FileError: Error, Sendable, CustomStringConvertible {
+    /// The file or folder involved.
+    public var path: String
+    /// What went wrong ("cannot be read (check its permissions)").
+    public var reason: String
+
+    /// Makes an error naming `path`.
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+
+    public var description: String { "\(path): \(reason)" }
+
+    /// Something is already at `path` (an exclusive write found its name taken).
+    public static func exists(_ path: String) -> FileError {
+        FileError(path: path, reason: "already exists")
+    }
+
+    /// True when this is the error `exists(_:)` makes.
+    public var isExists: Bool { reason == "already exists" }
+}
+
+/// The few file operations MiDiccio needs, with errors that name the file.
+package enum FileSystem {
+    /// The whole file.
+    package static func read(_ path: String) throws -> Data {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw FileError(path: path, reason: "no such file")
+        }
+        do {
+            return try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw FileError(path: path, reason: "cannot be read: \(error.localizedDescription)")
+        }
+    }
+
+    /// Writes `data` to a hidden temporary file beside `path` (flushed to disk), then
+    /// renames it over `path`, so nobody ever sees half a file. With `exclusive`, the
+    /// file is published only if nothing is at `path` yet (a hard link, which fails when
+    /// the name is taken), and `FileError.exists` says when something was.
+    package static func writeAtomically(_ data: Data, to path: String, exclusive: Bool = false) throws {
+        let directory = parent(of: path)
+        try createDirectory(directory)
+        let temporary = directory + "/" + temporaryName(for: URL(fileURLWithPath: path).lastPathComponent)
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+        guard descriptor >= 0 else {
+            throw FileError(path: path, reason: "cannot be written (\(errorText(errno)))")
+        }
+        var failure: String?
+        data.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = errorText(errno)
+                    return
+                }
+                offset += written
+            }
+        }
+        if failure == nil, fsync(descriptor) != 0 { failure = errorText(errno) }
+        close(descriptor)
+        if let failure {
+            unlink(temporary)
+            throw FileError(path: path, reason: "cannot be written (\(failure))")
+        }
+        defer { unlink(temporary) }
+        if exclusive {
+            if link(temporary, path) == 0 { return }
+            let code = errno
+            if code == EEXIST { throw FileError.exists(path) }
+            // File systems without hard links (some network and cloud mounts): check,
+            // then rename. The names written this way carry a random part, so the
+            // check is a second line of defence, not the only one.
+            guard code == EPERM || code == ENOTSUP || code == EOPNOTSUPP || code == EXDEV || code == EMLINK else {
+                throw FileError(path: path, reason: "cannot be written (\(errorText(code)))")
+            }
+            var status = stat()
+            if lstat(path, &status) == 0 { throw FileError.exists(path) }
+        }
+        // rename(2) replaces the target atomically on POSIX systems.
+        guard rename(temporary, path) == 0 else {
+            throw FileError(path: path, reason: "cannot be replaced (\(errorText(errno)))")
+        }
+    }
+
+    /// The hidden temporary name `writeAtomically` uses for `name`: a dot, the name,
+    /// a random part and `.tmp`, which no reader takes for a MiDiccio file.
+    package static func temporaryName(for name: String) -> String {
+        ".\(name).\(String(UInt64.random(in: 0...UInt64.max), radix: 16)).tmp"
+    }
+
+    /// True when `name` is one `temporaryName(for:)` made.
+    package static func isTemporaryName(_ name: String) -> Bool {
+        name.hasPrefix(".") && name.hasSuffix(".tmp")
+    }
+
+    /// The system's words for an `errno` value ("No space left on device").
+    package static func errorText(_ code: Int32) -> String {
+        String(cString: strerror(code))
+    }
+
+    /// Creates an empty file readable and writable by its owner only (mode 0600), unless
+    /// a file is already there.
+    ///
+    /// open(2) with O_EXCL, never FileManager.createFile: that one writes by renaming a
+    /// temporary file over the path, which would swap the file under another process
+    /// that is creating the same library at the same moment.
+    package static func createOwnerOnlyFile(_ path: String) throws {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        if descriptor >= 0 {
+            close(descriptor)
+            return
+        }
+        guard errno == EEXIST else {
+            throw FileError(path: path, reason: "cannot be created (error \(errno); check the folder's permissions)")
+        }
+    }
+
+    /// Creates `path` and its parents when missing.
+    package static func createDirectory(_ path: String) throws {
+        guard !path.isEmpty else { return }
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw FileError(path: path, reason: "cannot create folder: \(error.localizedDescription)")
+        }
+    }
+
+    /// The device and inode of the file at `path` (symbolic links followed), or nil when
+    /// nothing is there: two paths name one file exactly when these are equal.
+    package static func identity(_ path: String) -> (device: UInt64, inode: UInt64)? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return (UInt64(status.st_dev), UInt64(status.st_ino))
+    }
+
+    /// The folder that holds `path` ("." for a bare file name).
+    package static func parent(of path: String) -> String {
+        let parent = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        return parent.isEmpty ? "." : parent
+    }
+}

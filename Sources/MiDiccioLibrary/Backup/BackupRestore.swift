@@ -1,0 +1,179 @@
+import MiDiccioFiles
+import MiDiccioStore
+import MiDiccioModel
+import Foundation
+
+/// What a backup restore (or its undo) changed.
+public struct RestoreReport: Hashable, Sendable {
+    /// Words that were not in the library.
+    public var added = 0
+    /// Words whose content changed.
+    public var updated = 0
+    /// Words left as they were (the library's copy was newer or identical).
+    public var unchanged = 0
+    /// Words moved to the Trash.
+    public var trashed = 0
+    /// Backup words left out because they were purged (a merge never brings them back).
+    public var skippedPurged = 0
+
+    /// Makes an empty report.
+    public init() {}
+}
+
+private struct DryRunRollback: Error {}
+
+extension WordLibrary {
+    /// Writes every word, Trash included, to a backup file at `path` (atomically).
+    @discardableResult
+    public func exportBackup(to path: String) throws -> Int {
+        try checkNotLibrary(path)
+        let words = try guarded {
+            try database.read {
+                try database.cached("SELECT \(Self.columns) FROM words ORDER BY created_at, seq").rows([], Self.storedWord).map(\.word)
+            }
+        }
+        try files { try FileSystem.writeAtomically(Data(BackupFile.encode(words, exportedAt: clock.now()).utf8), to: path) }
+        return words.count
+    }
+
+    /// Restores a backup file, all in one transaction after the whole file is checked.
+    ///
+    /// Merge (default): a backup word newer than the library's copy, or missing from the
+    /// library, replaces it and becomes pending so it reaches other devices (product
+    /// notes, bug 2); a newer library word stays. `replace`: the library becomes equal to
+    /// the backup; words not in it go to the Trash and restored words get a new time so
+    /// they win on every device. The prior state of every touched word is kept for
+    /// `undoRestore()`. With `dryRun` nothing is changed; the report says what would be.
+    public func restoreBackup(from path: String, replace: Bool = false, dryRun: Bool = false) throws -> RestoreReport {
+        let backup = try BackupFile.decode(readInputFile(path), file: path)
+        var report = RestoreReport()
+        do {
+            try writing {
+                try database.run("DELETE FROM restore_undo")
+                var inBackup = Set<WordID>()
+                for restored in backup {
+                    inBackup.insert(restored.id)
+                    let local = try stored(restored.id)
+                    // A marker wins over a backup: a merge never brings a purged word back.
+                    if replace {
+                        // A purged id comes back under a new one, which must count as "in
+                        // the backup" too, or the clean-up below would trash it again.
+                        inBackup.insert(try replaceWith(restored, local: local, report: &report))
+                    } else {
+                        try merge(restored, local: local, report: &report)
+                    }
+                }
+                if replace {
+                    let live = try database.cached("SELECT \(Self.columns) FROM words WHERE deleted_at IS NULL").rows([], Self.storedWord)
+                    for local in live where !inBackup.contains(local.word.id) {
+                        try keepUndo(local)
+                        _ = try update(local) { word, time in word.deletedAt = time }
+                        report.trashed += 1
+                    }
+                }
+                if dryRun { throw DryRunRollback() }
+            }
+        } catch is DryRunRollback {}
+        return report
+    }
+
+    /// Puts every word the last restore touched back as it was before it, as new edits
+    /// (pending, so other devices follow). One step: a second undo has nothing to undo.
+    public func undoRestore() throws -> RestoreReport {
+        try writing {
+            let rows = try database.cached("SELECT word_id, prior FROM restore_undo").rows { ($0.text(0), $0.optionalText(1)) }
+            guard !rows.isEmpty else { throw LibraryError.nothingToUndo }
+            var report = RestoreReport()
+            for (idText, priorText) in rows {
+                guard let id = WordID(idText), let current = try stored(id) else { continue }
+                guard let priorText else {
+                    // The restore added this word: undoing it moves it to the Trash (never
+                    // a hard delete, which sync would undo by bringing the word back).
+                    if current.word.isDeleted { report.unchanged += 1; continue }
+                    _ = try update(current) { word, time in word.deletedAt = time }
+                    report.trashed += 1
+                    continue
+                }
+                let prior = try BackupFile.decodeWord(try JSONSerialization.jsonObject(with: Data(priorText.utf8)),
+                                                      location: "undo data", file: path)
+                let result = try update(current) { word, time in
+                    word.term = prior.term; word.meaning = prior.meaning; word.reading = prior.reading
+                    word.examples = prior.examples; word.notes = prior.notes; word.tags = prior.tags
+                    word.deletedAt = prior.deletedAt == nil ? nil : (current.word.deletedAt ?? time)
+                }
+                if result == current.word { report.unchanged += 1 }
+                else if result.isDeleted && !current.word.isDeleted { report.trashed += 1 }
+                else { report.updated += 1 }
+            }
+            try database.run("DELETE FROM restore_undo")
+            return report
+        }
+    }
+
+    /// True when `undoRestore()` has something to put back.
+    public func canUndoRestore() throws -> Bool {
+        try guarded { (try database.integer("SELECT count(*) FROM restore_undo") ?? 0) > 0 }
+    }
+
+    // MARK: - Restore steps
+
+    private func keepUndo(_ local: StoredWord?, id: WordID? = nil) throws {
+        let wordID = local?.word.id ?? id!
+        try database.run("INSERT OR IGNORE INTO restore_undo (word_id, prior) VALUES (?, ?)",
+                         [.text(wordID.rawValue), local.map { .text(WordJSON.object($0.word, pretty: false)) } ?? .null])
+    }
+
+    /// Merge: newest wins, compared on `updatedAt`; fields that differ take the backup's
+    /// time, so a newer edit made on another device still wins when sync pulls it.
+    private func merge(_ restored: Word, local: StoredWord?, report: inout RestoreReport) throws {
+        if local == nil, try isPurged(restored.id) {
+            report.skippedPurged += 1
+            return
+        }
+        guard let local else {
+            try keepUndo(nil, id: restored.id)
+            try save(restored, times: FieldTimes(all: restored.updatedAt), previous: nil, pending: true)
+            report.added += 1
+            return
+        }
+        guard restored.updatedAt > local.word.updatedAt, !restored.hasSameContent(as: local.word) else {
+            report.unchanged += 1
+            return
+        }
+        try keepUndo(local)
+        var word = local.word
+        var times = local.times
+        var writers = local.writers
+        for field in WordField.allCases where !word.hasSameValue(field, as: restored) {
+            word.takeValue(field, from: restored)
+            times[field] = restored.updatedAt
+            writers[field.index] = 0
+        }
+        word.updatedAt = times.newest
+        try save(word, times: times, writers: writers, previous: local, pending: true)
+        if word.isDeleted && !local.word.isDeleted { report.trashed += 1 } else { report.updated += 1 }
+    }
+
+    /// Replace: the backup's content with a fresh time on every field, so it wins everywhere.
+    @discardableResult
+    private func replaceWith(_ restored: Word, local: StoredWord?, report: inout RestoreReport) throws -> WordID {
+        var restored = restored
+        if local == nil, try isPurged(restored.id) {
+            // The purged id must stay gone everywhere; the word comes back as a new one.
+            restored.id = randomID()
+        }
+        try keepUndo(local, id: restored.id)
+        let time = editTime(after: local?.word)
+        var word = restored
+        word.updatedAt = time
+        try save(word, times: FieldTimes(all: time), previous: local, pending: true)
+        if let local {
+            if local.word.hasSameContent(as: restored) { report.unchanged += 1 }
+            else if restored.isDeleted && !local.word.isDeleted { report.trashed += 1 }
+            else { report.updated += 1 }
+        } else {
+            report.added += 1
+        }
+        return restored.id
+    }
+}

@@ -1,0 +1,54 @@
+import MiDiccioStore
+import MiDiccioModel
+/// The statements every save of a word runs, prepared once per connection: looking
+/// them up by their SQL text on each call cost more than running some of them.
+final class HotStatements {
+    /// The statements, by what they do.
+    enum Kind: Int, CaseIterable {
+        case insertWord, updateWord, addToSearch, removeFromSearch, insertTag, deleteTags
+
+        var sql: String {
+            switch self {
+            case .insertWord: """
+                INSERT INTO words (id, term, meaning, reading, examples, notes, tags, created_at, updated_at, deleted_at,
+                    term_time, meaning_time, reading_time, examples_time, notes_time, tags_time, deleted_time,
+                    pending, local_change, term_key, sort_key,
+                    term_by, meaning_by, reading_by, examples_by, notes_by, tags_by, deleted_by)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """
+            case .updateWord: """
+                UPDATE words SET id = ?1, term = ?2, meaning = ?3, reading = ?4, examples = ?5, notes = ?6, tags = ?7,
+                    created_at = ?8, updated_at = ?9, deleted_at = ?10, term_time = ?11, meaning_time = ?12,
+                    reading_time = ?13, examples_time = ?14, notes_time = ?15, tags_time = ?16, deleted_time = ?17,
+                    pending = ?18, local_change = ?19, term_key = ?20, sort_key = coalesce(?21, sort_key),
+                    term_by = ?23, meaning_by = ?24, reading_by = ?25, examples_by = ?26, notes_by = ?27,
+                    tags_by = ?28, deleted_by = ?29
+                WHERE seq = ?22
+                """
+            case .addToSearch:
+                "INSERT INTO words_fts (rowid, term, reading, meaning, examples, notes, tags) VALUES (?, ?, ?, ?, ?, ?, ?)"
+            case .removeFromSearch:
+                "INSERT INTO words_fts (words_fts, rowid, term, reading, meaning, examples, notes, tags) VALUES ('delete', ?, ?, ?, ?, ?, ?, ?)"
+            case .insertTag:
+                "INSERT OR IGNORE INTO word_tags (tag_key, word_seq, tag) VALUES (?, ?, ?)"
+            case .deleteTags:
+                "DELETE FROM word_tags WHERE word_seq = ?"
+            }
+        }
+    }
+
+    private unowned let database: Database
+    private var prepared: [Statement?] = Array(repeating: nil, count: Kind.allCases.count)
+
+    init(database: Database) {
+        self.database = database
+    }
+
+    /// The prepared statement of `kind`.
+    func statement(_ kind: Kind) throws -> Statement {
+        if let statement = prepared[kind.rawValue] { return statement }
+        let statement = try database.prepare(kind.sql)
+        prepared[kind.rawValue] = statement
+        return statement
+    }
+}

@@ -1,0 +1,231 @@
+import MiDiccioModel
+// MARK: - Records and errors
+
+/// One record of delimited text, with the physical line it started on.
+///
+/// `line` is 1-based and counts CR, LF and CRLF each as one line break, so a quoted
+/// field that spans lines pushes the line numbers of later records forward.
+struct DelimitedRecord: Sendable, Equatable {
+    var line: Int
+    var fields: [String]
+}
+
+/// A structural problem in delimited text that makes its records unknowable.
+///
+/// Only an unterminated quote qualifies: every other oddity is read leniently
+/// (see `DelimitedText`).
+struct DelimitedTextError: Error, Sendable, Equatable {
+    /// The line where the offending field began, not where the input ran out,
+    /// because that is where a person has to look to fix it.
+    var line: Int
+    var message: String
+}
+
+// MARK: - Reader and writer
+
+/// RFC 4180-style delimited text over UTF-8 bytes, with any one-byte ASCII separator.
+///
+/// Parsing walks bytes rather than `Character`s: the separator, quote, CR and LF are all
+/// ASCII, so they can never occur inside a multi-byte scalar, and every field boundary is
+/// also a valid UTF-8 boundary. Grapheme breaking would cost an order of magnitude more
+/// and would also fuse CRLF with neighbouring text.
+///
+/// Leniency choices, modelled on what Anki and common spreadsheet exports tolerate:
+/// - A quote is only special at the very start of a field. A quote anywhere inside an
+///   unquoted field (`5" screen`) is kept literally instead of being an error, because
+///   hand-written and Anki files contain such text and rejecting the whole file over it
+///   helps no one.
+/// - Text after the closing quote of a quoted field (`"ab"cd`) is appended literally,
+///   giving `abcd`, as Python's and Rust's CSV readers do.
+/// - A line that is completely empty becomes a record with one empty field; callers
+///   that want to skip blank lines decide that themselves.
+/// - A final line break does not start an extra, empty record.
+enum DelimitedText {
+    static let quote = UInt8(ascii: "\"")
+    static let cr = UInt8(ascii: "\r")
+    static let lf = UInt8(ascii: "\n")
+
+    /// Whether `byte` can separate fields: it must be ASCII and must not be the quote
+    /// or a line break, or records would be ambiguous.
+    static func isValidSeparator(_ byte: UInt8) -> Bool {
+        byte < 0x80 && byte != quote && byte != cr && byte != lf
+    }
+
+    /// Splits `text` into records; a leading UTF-8 byte order mark is ignored.
+    ///
+    /// `firstLine` is the physical line number of the first byte of `text`, for callers
+    /// that have already consumed some lines (such as Anki's `#` headers).
+    static func parse<S: StringProtocol>(
+        _ text: S,
+        separator: UInt8,
+        firstLine: Int = 1
+    ) throws(DelimitedTextError) -> [DelimitedRecord] {
+        precondition(isValidSeparator(separator), "separator must be ASCII and not a quote or line break")
+        // The closure cannot throw a typed error through `withContiguousStorageIfAvailable`,
+        // so the outcome travels back as a `Result`.
+        let outcome = text.utf8.withContiguousStorageIfAvailable { bytes in
+            parseResult(bytes, separator: separator, firstLine: firstLine)
+        } ?? Array(text.utf8).withUnsafeBufferPointer { bytes in
+            parseResult(bytes, separator: separator, firstLine: firstLine)
+        }
+        return try outcome.get()
+    }
+
+    private static func parseResult(
+        _ bytes: UnsafeBufferPointer<UInt8>,
+        separator: UInt8,
+        firstLine: Int
+    ) -> Result<[DelimitedRecord], DelimitedTextError> {
+        do {
+            return .success(try parseBytes(bytes, separator: separator, firstLine: firstLine))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private static func parseBytes(
+        _ bytes: UnsafeBufferPointer<UInt8>,
+        separator: UInt8,
+        firstLine: Int
+    ) throws(DelimitedTextError) -> [DelimitedRecord] {
+        let count = bytes.count
+        var index = 0
+        if count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
+            index = 3
+        }
+        guard index < count else { return [] }
+
+        var records: [DelimitedRecord] = []
+        var fields: [String] = []
+        var line = firstLine
+        var recordLine = firstLine
+        // Reused across fields so that only fields needing unescaping pay for a copy.
+        var scratch: [UInt8] = []
+
+        func decode(_ start: Int, _ end: Int) -> String {
+            String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+        }
+
+        while true {
+            // At the start of a field.
+            if index < count, bytes[index] == quote {
+                let fieldLine = line
+                index += 1
+                var segmentStart = index
+                var escaped = false
+                var closed = false
+                while index < count {
+                    let byte = bytes[index]
+                    if byte == quote {
+                        if index + 1 < count, bytes[index + 1] == quote {
+                            // Keep the first quote of the pair and skip the second.
+                            scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[segmentStart...index]))
+                            index += 2
+                            segmentStart = index
+                            escaped = true
+                            continue
+                        }
+                        closed = true
+                        break
+                    } else if byte == cr {
+                        line += 1
+                        if index + 1 < count, bytes[index + 1] == lf { index += 1 }
+                    } else if byte == lf {
+                        line += 1
+                    }
+                    index += 1
+                }
+                guard closed else {
+                    throw DelimitedTextError(line: fieldLine, message: "unterminated quoted field")
+                }
+                let segmentEnd = index
+                index += 1
+                let tailStart = index
+                while index < count {
+                    let byte = bytes[index]
+                    if byte == separator || byte == lf || byte == cr { break }
+                    index += 1
+                }
+                if !escaped && tailStart == index {
+                    fields.append(decode(segmentStart, segmentEnd))
+                } else {
+                    scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[segmentStart..<segmentEnd]))
+                    scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[tailStart..<index]))
+                    fields.append(String(decoding: scratch, as: UTF8.self))
+                    scratch.removeAll(keepingCapacity: true)
+                }
+            } else {
+                let start = index
+                while index < count {
+                    let byte = bytes[index]
+                    if byte == separator || byte == lf || byte == cr { break }
+                    index += 1
+                }
+                fields.append(decode(start, index))
+            }
+
+            if index < count, bytes[index] == separator {
+                // A separator at the very end still announces one more (empty) field.
+                index += 1
+                continue
+            }
+
+            let width = fields.count
+            records.append(DelimitedRecord(line: recordLine, fields: fields))
+            fields = []
+            fields.reserveCapacity(width)
+            guard index < count else { break }
+            if bytes[index] == cr, index + 1 < count, bytes[index + 1] == lf {
+                index += 2
+            } else {
+                index += 1
+            }
+            line += 1
+            recordLine = line
+            guard index < count else { break }
+        }
+        return records
+    }
+
+    /// Renders records with `separator` between fields and LF after every record.
+    ///
+    /// A field is quoted only when it must be: when it holds the separator, a quote, CR or
+    /// LF. A field that merely starts with a quote also contains one, so it is quoted and
+    /// cannot be misread as a quoted field. Line breaks inside fields are written as they
+    /// are, so CRLF inside a value survives a round trip. Work is done on bytes because a
+    /// quote followed by a combining mark is a single `Character` and would slip past a
+    /// `Character`-based search.
+    static func write(_ records: [[String]], separator: UInt8) -> String {
+        precondition(isValidSeparator(separator), "separator must be ASCII and not a quote or line break")
+        var output: [UInt8] = []
+        for record in records {
+            appendRecord(record, separator: separator, to: &output)
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Appends one record and its terminating LF to `output` as UTF-8.
+    static func appendRecord(_ fields: [String], separator: UInt8, to output: inout [UInt8]) {
+        for (position, field) in fields.enumerated() {
+            if position > 0 { output.append(separator) }
+            appendField(field, separator: separator, to: &output)
+        }
+        output.append(lf)
+    }
+
+    private static func appendField(_ field: String, separator: UInt8, to output: inout [UInt8]) {
+        let needsQuotes = field.utf8.contains { byte in
+            byte == separator || byte == quote || byte == cr || byte == lf
+        }
+        guard needsQuotes else {
+            output.append(contentsOf: field.utf8)
+            return
+        }
+        output.append(quote)
+        for byte in field.utf8 {
+            output.append(byte)
+            if byte == quote { output.append(quote) }
+        }
+        output.append(quote)
+    }
+}

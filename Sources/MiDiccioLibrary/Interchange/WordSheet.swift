@@ -1,0 +1,621 @@
+import MiDiccioModel
+// MARK: - Public types
+
+/// The two spreadsheet shapes MiDiccio writes, and may be told to read.
+///
+/// Anki's plain-text export is deliberately not a case: it announces itself with `#`
+/// header lines, so it is recognised whichever format is requested.
+public enum SheetFormat: String, Sendable, CaseIterable {
+    /// Comma-separated values.
+    case csv
+    /// Tab-separated values.
+    case tsv
+}
+
+/// One word as it travels through a spreadsheet, before any validation.
+///
+/// Values are whatever the file said, trimmed; limits such as maximum lengths are left
+/// to the caller so that one place decides them for imports and manual entry alike.
+public struct SheetRow: Sendable, Equatable {
+    /// The 1-based physical line where the record starts, or 0 for rows made in memory.
+    ///
+    /// It is part of equality, so compare rows read from different texts with their
+    /// lines cleared.
+    public var line: Int
+    /// The word or phrase being learnt; never empty in rows returned by `WordSheet.read`.
+    public var term: String
+    /// What the term means, possibly several lines.
+    public var meaning: String
+    /// How the term is pronounced or read.
+    public var reading: String
+    /// Example sentences, one per entry, each without line breaks.
+    public var examples: [String]
+    /// Free-form notes, possibly several lines.
+    public var notes: String
+    /// Tags, each without whitespace, in file order and not deduplicated.
+    public var tags: [String]
+
+    /// Makes a row; `line` stays 0 unless the row came from a file.
+    public init(
+        line: Int = 0,
+        term: String,
+        meaning: String = "",
+        reading: String = "",
+        examples: [String] = [],
+        notes: String = "",
+        tags: [String] = []
+    ) {
+        self.line = line
+        self.term = term
+        self.meaning = meaning
+        self.reading = reading
+        self.examples = examples
+        self.notes = notes
+        self.tags = tags
+    }
+}
+
+/// Why a text could not be read as a word sheet, and the line to look at.
+public struct SheetError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The 1-based physical line the problem is on (where a record or field begins).
+    public var line: Int
+    /// What is wrong, phrased for the person who wrote the file.
+    public var message: String
+
+    /// Makes an error for `line`.
+    public init(line: Int, message: String) {
+        self.line = line
+        self.message = message
+    }
+
+    /// The message prefixed with its line, as `line 7: term is empty`.
+    public var description: String { "line \(line): \(message)" }
+}
+
+// MARK: - Reading and writing
+
+/// Converts between `SheetRow`s and MiDiccio CSV/TSV, and reads Anki plain-text exports.
+///
+/// Rows skipped on reading: records whose every field is empty or whitespace, which is
+/// what blank lines and the `,,,,` rows spreadsheets append look like.
+public enum WordSheet {
+    /// Reads MiDiccio CSV/TSV or an Anki plain-text export; `format` nil detects it.
+    ///
+    /// Anki `#key:value` header lines are honoured even when `format` is given, because
+    /// Anki files are usually named `.txt` and people pass whatever format seems closest.
+    /// In that case `format` only supplies the separator when the file has no
+    /// `#separator:` line; otherwise Anki's default, tab, applies.
+    public static func read(_ text: String, format: SheetFormat?) throws(SheetError) -> [SheetRow] {
+        var body = Substring(text)
+        if body.unicodeScalars.first == "\u{FEFF}" {
+            body = Substring(body.unicodeScalars.dropFirst())
+        }
+
+        var cursor = body.utf8.startIndex
+        var lineNumber = 1
+        while let line = nextLine(in: body, from: cursor), isBlank(body.utf8[line.content]) {
+            cursor = line.next
+            lineNumber += 1
+        }
+        guard let firstLine = nextLine(in: body, from: cursor) else {
+            throw SheetError(line: 1, message: "the text is empty; " + expectation)
+        }
+        let firstText = String(decoding: body.utf8[firstLine.content], as: UTF8.self)
+        if ankiHeader(in: firstText) != nil {
+            return try readAnki(body, from: cursor, lineNumber: lineNumber, format: format)
+        }
+        let chosen = format ?? (firstText.utf8.contains(UInt8(ascii: "\t")) ? .tsv : .csv)
+        return try readMiDiccio(body, format: chosen)
+    }
+
+    /// Writes rows as MiDiccio CSV or TSV (with header), readable back by `read` without loss.
+    ///
+    /// "Without loss" holds for rows in the shape `read` produces: fields already trimmed,
+    /// examples non-empty and free of line breaks, tags free of whitespace, term non-empty.
+    /// Anything else is written faithfully but normalised on the way back in. Cells
+    /// starting with `=` are not escaped against spreadsheet formulas, since any escape
+    /// would come back as part of the text.
+    public static func write(_ rows: [SheetRow], format: SheetFormat) -> String {
+        let separator = separatorByte(for: format)
+        var output: [UInt8] = []
+        DelimitedText.appendRecord(Column.allCases.map(\.rawValue), separator: separator, to: &output)
+        for row in rows {
+            let fields = [
+                row.term,
+                row.meaning,
+                row.reading,
+                row.examples.joined(separator: "\n"),
+                row.notes,
+                row.tags.joined(separator: " "),
+            ]
+            DelimitedText.appendRecord(fields, separator: separator, to: &output)
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+}
+
+// MARK: - MiDiccio CSV and TSV
+
+extension WordSheet {
+    /// Columns in the order `write` emits them; `read` accepts any order.
+    private enum Column: String, CaseIterable {
+        case term, meaning, reading, examples, notes, tags
+    }
+
+    private static let validColumnList = Column.allCases.map(\.rawValue).joined(separator: ", ")
+
+    private static let expectation =
+        "expected a header row naming the columns (term, and optionally meaning, reading, "
+        + "examples, notes, tags) or an Anki plain-text export starting with #key:value lines "
+        + "such as #separator:tab"
+
+    private static func separatorByte(for format: SheetFormat) -> UInt8 {
+        switch format {
+        case .csv: UInt8(ascii: ",")
+        case .tsv: UInt8(ascii: "\t")
+        }
+    }
+
+    private static func readMiDiccio(_ body: Substring, format: SheetFormat) throws(SheetError) -> [SheetRow] {
+        let records = try parse(body, separator: separatorByte(for: format), firstLine: 1)
+        guard let headerIndex = records.firstIndex(where: { !isBlankRecord($0) }) else {
+            throw SheetError(line: 1, message: "the text is empty; " + expectation)
+        }
+        let header = records[headerIndex]
+        let columns = try headerColumns(header, format: format)
+
+        var rows: [SheetRow] = []
+        rows.reserveCapacity(records.count - headerIndex - 1)
+        for record in records[(headerIndex + 1)...] where !isBlankRecord(record) {
+            guard record.fields.count == columns.count else {
+                throw SheetError(
+                    line: record.line,
+                    message: "the row has \(record.fields.count) fields but the header has \(columns.count)"
+                )
+            }
+            var row = SheetRow(line: record.line, term: "")
+            for (column, value) in zip(columns, record.fields) {
+                switch column {
+                case .term: row.term = trimmed(value)
+                case .meaning: row.meaning = trimmed(value)
+                case .reading: row.reading = trimmed(value)
+                case .examples: row.examples = exampleLines(value)
+                case .notes: row.notes = trimmed(value)
+                case .tags: row.tags = tagList(value)
+                }
+            }
+            guard !row.term.isEmpty else {
+                throw SheetError(line: record.line, message: "term is empty")
+            }
+            rows.append(row)
+        }
+        return rows
+    }
+
+    private static func headerColumns(_ header: DelimitedRecord, format: SheetFormat) throws(SheetError) -> [Column] {
+        let names = header.fields.map { trimmed($0).lowercased() }
+        guard names.contains(Column.term.rawValue) else {
+            // Naming the likely mix-up saves a round of guessing when a TSV is read as CSV
+            // or the other way round.
+            let other: (byte: UInt8, name: String) = switch format {
+            case .csv: (UInt8(ascii: "\t"), "tabs; is it TSV?")
+            case .tsv: (UInt8(ascii: ","), "commas; is it CSV?")
+            }
+            let hint = header.fields.contains { $0.utf8.contains(other.byte) }
+                ? " (the first row contains \(other.name))" : ""
+            throw SheetError(line: header.line, message: expectation + hint)
+        }
+        var columns: [Column] = []
+        for name in names {
+            guard let column = Column(rawValue: name) else {
+                throw SheetError(
+                    line: header.line,
+                    message: "unknown column \"\(name)\"; valid columns are \(validColumnList)"
+                )
+            }
+            guard !columns.contains(column) else {
+                throw SheetError(line: header.line, message: "column \"\(name)\" appears more than once")
+            }
+            columns.append(column)
+        }
+        return columns
+    }
+}
+
+// MARK: - Anki plain-text export
+
+extension WordSheet {
+    /// Settings gathered from Anki's `#key:value` header lines.
+    private struct AnkiHeader {
+        var separator: UInt8?
+        var html = false
+        var tagsColumn: Int?
+        var ignoredColumns: Set<Int> = []
+        /// The raw `#columns:` value, split only once the separator is known, because
+        /// `#separator:` may come after it.
+        var columnsValue: String?
+    }
+
+    /// Where one field of an Anki record goes.
+    private enum AnkiTarget {
+        case term, meaning, reading, examples, notes, tags, ignored
+        /// A column whose name means nothing to MiDiccio, kept as a `Name: value` note.
+        case labelledNote(String)
+    }
+
+    private static func readAnki(
+        _ body: Substring,
+        from start: Substring.Index,
+        lineNumber firstHeaderLine: Int,
+        format: SheetFormat?
+    ) throws(SheetError) -> [SheetRow] {
+        var header = AnkiHeader()
+        var cursor = start
+        var lineNumber = firstHeaderLine
+        while let line = nextLine(in: body, from: cursor) {
+            let text = String(decoding: body.utf8[line.content], as: UTF8.self)
+            guard let (key, value) = ankiHeader(in: text) else { break }
+            try apply(key: key, value: value, line: lineNumber, to: &header)
+            cursor = line.next
+            lineNumber += 1
+        }
+
+        let separator = header.separator ?? format.map(separatorByte(for:)) ?? UInt8(ascii: "\t")
+        let names: [String]? = header.columnsValue.map { value in
+            value.utf8.split(separator: separator, omittingEmptySubsequences: false)
+                .map { trimmed(String(decoding: $0, as: UTF8.self)) }
+        }
+        let data = Substring(body.unicodeScalars[cursor...])
+        let records = try parse(data, separator: separator, firstLine: lineNumber)
+        let width = records.reduce(names?.count ?? 0) { max($0, $1.fields.count) }
+        let targets = ankiTargets(width: width, names: names, header: header)
+
+        var rows: [SheetRow] = []
+        rows.reserveCapacity(records.count)
+        for record in records where !isBlankRecord(record) {
+            var row = SheetRow(line: record.line, term: "")
+            var noteLines: [String] = []
+            for (index, raw) in record.fields.enumerated() {
+                let target = targets[index]
+                if case .tags = target {
+                    // Tags are plain words even in HTML exports.
+                    row.tags += tagList(raw)
+                    continue
+                }
+                let value = header.html ? plainText(fromHTML: raw) : raw
+                switch target {
+                case .term: row.term = trimmed(value)
+                case .meaning: row.meaning = trimmed(value)
+                case .reading: row.reading = trimmed(value)
+                case .examples: row.examples += exampleLines(value)
+                case .notes:
+                    let note = trimmed(value)
+                    if !note.isEmpty { noteLines.append(note) }
+                case .labelledNote(let name):
+                    let note = trimmed(value)
+                    if !note.isEmpty { noteLines.append("\(name): \(note)") }
+                case .tags, .ignored: break
+                }
+            }
+            row.notes = noteLines.joined(separator: "\n")
+            guard !row.term.isEmpty else {
+                throw SheetError(line: record.line, message: "term is empty")
+            }
+            rows.append(row)
+        }
+        return rows
+    }
+
+    /// Recognises `#key:value`; the key must look like a word or words (`tags column`) so
+    /// that a first line such as `#1 fan: me` is not mistaken for a header.
+    private static func ankiHeader(in line: String) -> (key: String, value: String)? {
+        guard line.utf8.first == UInt8(ascii: "#"),
+              let colon = line.utf8.firstIndex(of: UInt8(ascii: ":"))
+        else { return nil }
+        let keyBytes = line.utf8[line.utf8.index(after: line.utf8.startIndex)..<colon]
+        guard let first = keyBytes.first, isASCIILetter(first),
+              keyBytes.allSatisfy({ isASCIILetter($0) || isASCIIDigit($0) || $0 == 0x20 || $0 == 0x5F || $0 == 0x2D })
+        else { return nil }
+        let key = trimmed(String(decoding: keyBytes, as: UTF8.self)).lowercased()
+        let value = String(decoding: line.utf8[line.utf8.index(after: colon)...], as: UTF8.self)
+        return (key, value)
+    }
+
+    private static func apply(key: String, value: String, line: Int, to header: inout AnkiHeader) throws(SheetError) {
+        switch key {
+        case "separator":
+            header.separator = try ankiSeparator(value, line: line)
+        case "html":
+            switch trimmed(value).lowercased() {
+            case "true": header.html = true
+            case "false": header.html = false
+            default:
+                throw SheetError(line: line, message: "#html must be true or false, not \"\(trimmed(value))\"")
+            }
+        case "tags column":
+            header.tagsColumn = try columnNumber(value, key: key, line: line)
+        case "guid column", "notetype column", "deck column":
+            header.ignoredColumns.insert(try columnNumber(value, key: key, line: line))
+        case "columns":
+            header.columnsValue = value
+        default:
+            // Anki writes other keys (#notetype:, #deck:, #tags:, ...) that MiDiccio has no use for.
+            break
+        }
+    }
+
+    private static func ankiSeparator(_ value: String, line: Int) throws(SheetError) -> UInt8 {
+        // A lone character is taken as is before trimming, so a literal tab or space works.
+        let literal = value.unicodeScalars.count == 1 ? value : trimmed(value)
+        let byte: UInt8?
+        switch literal.lowercased() {
+        case "tab": byte = UInt8(ascii: "\t")
+        case "comma": byte = UInt8(ascii: ",")
+        case "semicolon": byte = UInt8(ascii: ";")
+        case "space": byte = UInt8(ascii: " ")
+        case "pipe": byte = UInt8(ascii: "|")
+        case "colon": byte = UInt8(ascii: ":")
+        default: byte = literal.utf8.count == 1 ? literal.utf8.first : nil
+        }
+        guard let byte, DelimitedText.isValidSeparator(byte) else {
+            throw SheetError(
+                line: line,
+                message: "unsupported #separator \"\(literal)\"; expected Tab, Comma, Semicolon, Space, "
+                    + "Pipe, Colon or a single ASCII character other than a quote"
+            )
+        }
+        return byte
+    }
+
+    private static func columnNumber(_ value: String, key: String, line: Int) throws(SheetError) -> Int {
+        guard let number = Int(trimmed(value)), number >= 1 else {
+            throw SheetError(
+                line: line,
+                message: "#\(key) must be a column number starting at 1, not \"\(trimmed(value))\""
+            )
+        }
+        return number - 1
+    }
+
+    private static func ankiTargets(width: Int, names: [String]?, header: AnkiHeader) -> [AnkiTarget] {
+        var targets: [AnkiTarget] = []
+        targets.reserveCapacity(width)
+        var taken: Set<String> = []
+        var ordinary = 0
+        for index in 0..<width {
+            if index == header.tagsColumn {
+                targets.append(.tags)
+            } else if header.ignoredColumns.contains(index) {
+                targets.append(.ignored)
+            } else if let names {
+                let name = index < names.count ? names[index] : ""
+                targets.append(namedTarget(name, column: index, taken: &taken))
+            } else {
+                switch ordinary {
+                case 0: targets.append(.term)
+                case 1: targets.append(.meaning)
+                default: targets.append(.notes)
+                }
+                ordinary += 1
+            }
+        }
+        return targets
+    }
+
+    private static func namedTarget(_ name: String, column: Int, taken: inout Set<String>) -> AnkiTarget {
+        guard !name.isEmpty else { return .labelledNote("Column \(column + 1)") }
+        let target: AnkiTarget
+        let slot: String
+        switch name.lowercased() {
+        case "front", "term", "word", "expression", "vocab": (target, slot) = (.term, "term")
+        case "back", "meaning", "definition", "translation": (target, slot) = (.meaning, "meaning")
+        case "reading", "pronunciation", "furigana", "kana": (target, slot) = (.reading, "reading")
+        case "example", "examples", "sentence": return .examples
+        case "notes", "extra", "note": return .notes
+        case "tags": return .tags
+        default: return .labelledNote(name)
+        }
+        // A second column for a single-valued field would silently overwrite the first;
+        // keeping it as a labelled note loses nothing.
+        guard taken.insert(slot).inserted else { return .labelledNote(name) }
+        return target
+    }
+}
+
+// MARK: - HTML to plain text
+
+extension WordSheet {
+    /// Turns the HTML Anki stores in fields into plain text with line breaks.
+    ///
+    /// Besides `<br>`, `</div>` and `</p>`, an opening `<div>` or `<p>` also breaks the line,
+    /// because Anki's editor writes `first<div>second</div>` for two lines. Block tags
+    /// never produce a blank line of their own (`<div>a</div><div>b</div>` is `a\nb`),
+    /// while each `<br>` always does. `&nbsp;` becomes an ordinary space, since in Anki
+    /// it is almost always an editor artefact rather than an intended no-break space.
+    /// A `<` not followed by a letter, `/` or `!`, or never closed, is kept as text.
+    package static func plainText(fromHTML html: String) -> String {
+        guard html.utf8.contains(where: { $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: "&") }) else {
+            return trimmed(html)
+        }
+        let scalars = Array(html.unicodeScalars)
+        var output = String.UnicodeScalarView()
+        var index = 0
+
+        func breakBlock() {
+            if let last = output.last, last != "\n" { output.append("\n") }
+        }
+
+        while index < scalars.count {
+            let scalar = scalars[index]
+            if scalar == "<", let close = tagEnd(in: scalars, openingAt: index) {
+                switch tagName(in: scalars[(index + 1)..<close]) {
+                case "br": output.append("\n")
+                case "div", "/div", "p", "/p": breakBlock()
+                default: break
+                }
+                index = close + 1
+                continue
+            }
+            if scalar == "&", let (decoded, next) = entity(in: scalars, at: index) {
+                output.append(decoded)
+                index = next
+                continue
+            }
+            output.append(scalar)
+            index += 1
+        }
+        return trimmed(String(output))
+    }
+
+    private static func tagEnd(in scalars: [Unicode.Scalar], openingAt start: Int) -> Int? {
+        let next = start + 1
+        guard next < scalars.count else { return nil }
+        let first = scalars[next]
+        guard first.properties.isAlphabetic || first == "/" || first == "!" else { return nil }
+        return scalars[next...].firstIndex(of: ">")
+    }
+
+    /// The lowercased element name, with a leading `/` kept for closing tags.
+    private static func tagName(in inside: ArraySlice<Unicode.Scalar>) -> String {
+        var name = ""
+        var rest = inside[...]
+        if rest.first == "/" {
+            name = "/"
+            rest = rest.dropFirst()
+        }
+        for scalar in rest {
+            guard scalar.isASCII, scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) else { break }
+            name.unicodeScalars.append(scalar)
+        }
+        return name.lowercased()
+    }
+
+    private static func entity(in scalars: [Unicode.Scalar], at start: Int) -> (Unicode.Scalar, Int)? {
+        // Entity names are short; bounding the search keeps a stray `&` from scanning on.
+        let limit = min(scalars.count, start + 12)
+        guard let semicolon = scalars[(start + 1)..<limit].firstIndex(of: ";") else { return nil }
+        let name = String(String.UnicodeScalarView(scalars[(start + 1)..<semicolon]))
+        let decoded: Unicode.Scalar?
+        switch name {
+        case "amp": decoded = "&"
+        case "lt": decoded = "<"
+        case "gt": decoded = ">"
+        case "quot": decoded = "\""
+        case "apos", "#39": decoded = "'"
+        case "nbsp": decoded = " "
+        default:
+            if name.hasPrefix("#x") || name.hasPrefix("#X") {
+                decoded = UInt32(name.dropFirst(2), radix: 16).flatMap(Unicode.Scalar.init)
+            } else if name.hasPrefix("#") {
+                decoded = UInt32(name.dropFirst(), radix: 10).flatMap(Unicode.Scalar.init)
+            } else {
+                decoded = nil
+            }
+        }
+        // NUL is a valid scalar but never wanted in a word; leave such text alone.
+        guard let decoded, decoded != "\0" else { return nil }
+        return (decoded, semicolon + 1)
+    }
+}
+
+// MARK: - Text helpers
+
+extension WordSheet {
+    private static func parse(
+        _ text: Substring,
+        separator: UInt8,
+        firstLine: Int
+    ) throws(SheetError) -> [DelimitedRecord] {
+        do {
+            return try DelimitedText.parse(text, separator: separator, firstLine: firstLine)
+        } catch {
+            throw SheetError(line: error.line, message: error.message)
+        }
+    }
+
+    /// The next physical line from `start`: its content without terminator, and where the
+    /// line after it begins. Nil at the end of the text.
+    private static func nextLine(
+        in text: Substring,
+        from start: Substring.Index
+    ) -> (content: Range<Substring.Index>, next: Substring.Index)? {
+        let utf8 = text.utf8
+        guard start < utf8.endIndex else { return nil }
+        guard let end = utf8[start...].firstIndex(where: { $0 == DelimitedText.cr || $0 == DelimitedText.lf }) else {
+            return (start..<utf8.endIndex, utf8.endIndex)
+        }
+        var next = utf8.index(after: end)
+        if utf8[end] == DelimitedText.cr, next < utf8.endIndex, utf8[next] == DelimitedText.lf {
+            next = utf8.index(after: next)
+        }
+        return (start..<end, next)
+    }
+
+    private static func isBlank(_ bytes: Substring.UTF8View) -> Bool {
+        trimmed(String(decoding: bytes, as: UTF8.self)).isEmpty
+    }
+
+    private static func isBlankRecord(_ record: DelimitedRecord) -> Bool {
+        record.fields.allSatisfy { field in
+            guard let first = field.utf8.first else { return true }
+            return !isVisibleASCII(first) && trimmed(field).isEmpty
+        }
+    }
+
+    private static func isASCIILetter(_ byte: UInt8) -> Bool {
+        (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z")
+    }
+
+    private static func isASCIIDigit(_ byte: UInt8) -> Bool {
+        byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+    }
+
+    /// Trims Unicode whitespace (including no-break space and line breaks) by scalar,
+    /// so that CRLF, which is one `Character`, is handled like any other break.
+    static func trimmed(_ text: String) -> String {
+        // Almost every cell starts and ends with a visible ASCII character; checking the
+        // bytes first keeps Unicode property look-ups out of the common path.
+        guard let firstByte = text.utf8.first, let lastByte = text.utf8.last else { return text }
+        if isVisibleASCII(firstByte) && isVisibleASCII(lastByte) { return text }
+        let scalars = text.unicodeScalars
+        var start = scalars.startIndex
+        var end = scalars.endIndex
+        while start < end, scalars[start].properties.isWhitespace {
+            start = scalars.index(after: start)
+        }
+        while end > start, scalars[scalars.index(before: end)].properties.isWhitespace {
+            end = scalars.index(before: end)
+        }
+        if start == scalars.startIndex && end == scalars.endIndex { return text }
+        return String(scalars[start..<end])
+    }
+
+    private static func isVisibleASCII(_ byte: UInt8) -> Bool {
+        byte > 0x20 && byte < 0x7F
+    }
+
+    /// One example per line; CR, LF and CRLF all end a line, and blank lines vanish.
+    private static func exampleLines(_ cell: String) -> [String] {
+        if !cell.utf8.contains(where: { $0 == DelimitedText.cr || $0 == DelimitedText.lf }) {
+            let example = trimmed(cell)
+            return example.isEmpty ? [] : [example]
+        }
+        return cell.unicodeScalars
+            .split(whereSeparator: { $0 == "\n" || $0 == "\r" })
+            .map { trimmed(String($0)) }
+            .filter { !$0.isEmpty }
+    }
+
+    /// Whitespace-separated tags, as Anki writes them.
+    private static func tagList(_ cell: String) -> [String] {
+        if cell.utf8.allSatisfy({ $0 < 0x80 }) {
+            // All-ASCII cells, the usual case, can be split on bytes.
+            return cell.utf8
+                .split(whereSeparator: { $0 == 0x20 || ($0 >= 0x09 && $0 <= 0x0D) })
+                .map { String(decoding: $0, as: UTF8.self) }
+        }
+        return cell.unicodeScalars
+            .split(whereSeparator: { $0.properties.isWhitespace })
+            .map { String($0) }
+    }
+}

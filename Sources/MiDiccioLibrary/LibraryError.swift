@@ -1,0 +1,78 @@
+import MiDiccioStore
+import MiDiccioModel
+/// Everything that can go wrong in a library operation, each with a message that says
+/// what was wrong and where.
+public enum LibraryError: Error, Sendable, CustomStringConvertible {
+    /// The file exists but is not a MiDiccio library; it was not changed.
+    case notALibrary(path: String, reason: String)
+    /// The library was written by a newer MiDiccio; it was not changed.
+    case newerSchema(path: String, version: Int)
+    /// The library file could not be opened or created.
+    case cannotOpen(path: String, reason: String)
+    /// No word has this id or id prefix.
+    case wordNotFound(String)
+    /// The prefix matches several words.
+    case ambiguousID(String, candidates: [Word])
+    /// An id prefix shorter than the minimum.
+    case prefixTooShort(String)
+    /// The word's content breaks a rule.
+    case invalidWord(WordValidationError)
+    /// The term is already in the library and duplicates were refused.
+    case duplicateTerm(String, existing: [WordID])
+    /// The operation needs the word to be in the Trash (or not).
+    case wrongTrashState(WordID, term: String, inTrash: Bool)
+    /// Only words in the Trash can be purged.
+    case notInTrashForPurge(WordID, term: String)
+    /// The word to delete is already in the Trash.
+    case alreadyInTrash(WordID, term: String)
+    /// A backup file could not be read; nothing was changed.
+    case invalidBackup(file: String, location: String?, message: String)
+    /// An import file could not be read; nothing was imported.
+    case invalidImport(file: String, line: Int?, message: String)
+    /// There is no restore to undo.
+    case nothingToUndo
+    /// A file could not be read or written.
+    case fileError(path: String, reason: String)
+    /// SQLite failed underneath; the transaction was rolled back.
+    case storage(SQLiteError)
+
+    public var description: String {
+        switch self {
+        case .notALibrary(let path, let reason):
+            return "\(path) is not a MiDiccio library (\(reason)); it was left untouched. Choose another file with --library."
+        case .newerSchema(let path, let version):
+            return "this library was written by a newer MiDiccio (schema \(version)); update MiDiccio (\(path) was left untouched)"
+        case .cannotOpen(let path, let reason):
+            return "cannot open library \(path): \(reason)"
+        case .wordNotFound(let id):
+            return "no word with id \(id)"
+        case .ambiguousID(let prefix, let candidates):
+            let list = candidates.prefix(10).map { "  \($0.id)  \($0.term)" }.joined(separator: "\n")
+            return "id prefix \(prefix) matches \(candidates.count) words; use more characters:\n\(list)"
+        case .prefixTooShort(let prefix):
+            return "id \(prefix) is too short; give the full id or at least 6 characters of it"
+        case .invalidWord(let error):
+            return error.description
+        case .duplicateTerm(let term, let existing):
+            return "\"\(term)\" is already in the library (id \(existing.map(\.rawValue).joined(separator: ", "))); nothing added"
+        case .wrongTrashState(let id, let term, let inTrash):
+            return inTrash
+                ? "\"\(term)\" (\(id)) is in the Trash; restore it first"
+                : "\"\(term)\" (\(id)) is not in the Trash"
+        case .notInTrashForPurge(let id, let term):
+            return "\"\(term)\" (\(id)) is not in the Trash; delete it first, then purge it"
+        case .alreadyInTrash(let id, let term):
+            return "\"\(term)\" (\(id)) is already in the Trash"
+        case .invalidBackup(let file, let location, let message):
+            return "backup \(file)\(location.map { ", \($0)" } ?? ""): \(message); nothing was changed"
+        case .invalidImport(let file, let line, let message):
+            return "\(file)\(line.map { ", line \($0)" } ?? ""): \(message); nothing was imported"
+        case .nothingToUndo:
+            return "there is no restore to undo"
+        case .fileError(let path, let reason):
+            return "\(path): \(reason)"
+        case .storage(let error):
+            return "the library could not be updated (nothing was changed): \(error)"
+        }
+    }
+}

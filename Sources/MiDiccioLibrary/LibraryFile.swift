@@ -1,0 +1,162 @@
+import MiDiccioModel
+import Foundation
+import MiDiccioFiles
+import MiDiccioStore
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Opens library files: refuses files that are not MiDiccio libraries or that a newer
+/// MiDiccio wrote, before changing a single byte, then applies pending migrations.
+///
+/// The library file is never opened by anything but SQLite once it exists. A `close()`
+/// of any descriptor of the file drops every POSIX lock this process holds on it, the
+/// locks of other connections included ("How To Corrupt An SQLite Database File", 2.2),
+/// and the web app, sync on open and the command line keep several connections in one
+/// process. So the header is checked by SQLite itself, and existence with `stat`.
+enum LibraryFile {
+    /// The SQLite `application_id` of every MiDiccio library ("MiDc").
+    static let applicationID: Int32 = 0x4D69_4463
+
+    /// Serialises the one moment a descriptor of a library file is opened outside
+    /// SQLite: creating a new file owner-only. Every open passes through it, so no
+    /// connection of this process can take a lock on the file before that descriptor
+    /// is closed again.
+    private static let creation = Mutex(())
+
+    /// Opens the library at `path`, creating it (and its folder) when missing.
+    static func open(path: String, create: Bool) throws -> (Database, isNew: Bool) {
+        let existing = try inspect(path: path)
+        if !existing && !create {
+            throw LibraryError.cannotOpen(path: path, reason: "no such file")
+        }
+        if !existing { try files { try FileSystem.createDirectory(FileSystem.parent(of: path)) } }
+        try creation.withLock { _ in
+            // A person's word list is theirs alone: create the file owner-only before
+            // SQLite opens it (SQLite gives its -wal and -shm files the same mode).
+            if !existing { try files { try FileSystem.createOwnerOnlyFile(path) } }
+        }
+        let database: Database
+        do {
+            database = try Database(path: path, create: true)
+        } catch let error as SQLiteError {
+            throw LibraryError.cannotOpen(path: path, reason: error.message)
+        }
+        do {
+            try database.execute("PRAGMA busy_timeout = 10000")
+            // One write transaction serialises this check with any other process opening
+            // or creating the same file. Throwing rolls it back: a file that is not ours,
+            // or that a newer MiDiccio wrote, is never changed.
+            try checkingHeader(path) { try database.write {
+                let id = try database.integer("PRAGMA application_id") ?? 0
+                let tables = try database.integer("SELECT count(*) FROM sqlite_master") ?? 0
+                if id != Int64(applicationID) {
+                    guard tables == 0 else {
+                        throw LibraryError.notALibrary(path: path, reason: "it is another application's SQLite database")
+                    }
+                    try database.execute("PRAGMA application_id = \(applicationID)")
+                    try Migrator.prepare(database)
+                    return
+                }
+                let version = Int(try database.integer("PRAGMA user_version") ?? 0)
+                if version > Migrations.all.count {
+                    throw LibraryError.newerSchema(path: path, version: version)
+                }
+                let names = try Migrator.appliedNames(database)
+                let known = Set(Migrations.all.map(\.name))
+                if names.contains(where: { !known.contains($0) }) {
+                    throw LibraryError.newerSchema(path: path, version: max(version, names.count))
+                }
+            } }
+            try configure(database)
+            try Migrator.migrate(database, Migrations.all, now: { SystemClock().now().milliseconds })
+        } catch let error as SQLiteError {
+            throw LibraryError.cannotOpen(path: path, reason: error.message)
+        }
+        return (database, !existing)
+    }
+
+    /// Runs the first statements on a file, which make SQLite read its header: a file
+    /// that is not an SQLite database fails there (SQLITE_NOTADB), untouched.
+    private static func checkingHeader(_ path: String, _ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch let error as SQLiteError where error.code & 0xFF == 26 {
+            throw LibraryError.notALibrary(path: path, reason: "it is not an SQLite database")
+        }
+    }
+
+    /// The settings every connection of every process uses, so that no two connections
+    /// to one file disagree about how it is written.
+    private static func configure(_ database: Database) throws {
+        try enableWAL(database)
+        try database.execute("PRAGMA foreign_keys = ON")
+        // FULL: a word reported as saved survives a power cut too, not only a crash of
+        // the process (NORMAL may lose the last transactions in WAL mode).
+        try database.execute("PRAGMA synchronous = FULL")
+        // Deleted content is overwritten with zeros, so a purged word leaves nothing
+        // behind in the file's free pages.
+        try database.execute("PRAGMA secure_delete = ON")
+        // 16 MB of page cache (the default is 2 MB): enough for the hot pages of a
+        // library of 100,000 words without pushing the process past 150 MB.
+        try database.execute("PRAGMA cache_size = -16384")
+    }
+
+    /// Switches to WAL unless already on. Changing the journal mode needs the file to
+    /// itself, and SQLite does not wait for that with the busy timeout, so a process
+    /// opening a library that another is creating retries for a while.
+    private static func enableWAL(_ database: Database) throws {
+        if try database.text("PRAGMA journal_mode") == "wal" { return }
+        var attempts = 0
+        while true {
+            do {
+                try database.execute("PRAGMA journal_mode = WAL")
+                return
+            } catch let error as SQLiteError where error.isBusy && attempts < 200 {
+                attempts += 1
+                usleep(50_000)
+            }
+        }
+    }
+
+    /// False when there is no file (or an empty one); throws `notALibrary` for a folder
+    /// or another kind of file. Looks with `stat` only: see the type's comment.
+    private static func inspect(path: String) throws -> Bool {
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            if errno == ENOENT { return false }
+            throw LibraryError.cannotOpen(path: path, reason: FileSystem.errorText(errno))
+        }
+        guard (status.st_mode & S_IFMT) == S_IFREG else {
+            let kind = (status.st_mode & S_IFMT) == S_IFDIR ? "a folder" : "not a regular file"
+            throw LibraryError.notALibrary(path: path, reason: "it is \(kind)")
+        }
+        return status.st_size > 0
+    }
+}
+
+/// Runs `body`, turning a `FileError` into the library's own `fileError`.
+func files<T>(_ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let error as FileError {
+        throw LibraryError.fileError(path: error.path, reason: error.reason)
+    }
+}
+
+extension SQLValue {
+    /// A time as its milliseconds, or NULL.
+    package static func time(_ time: Timestamp?) -> SQLValue {
+        time.map { .integer($0.milliseconds) } ?? .null
+    }
+}
+
+extension Statement {
+    /// Column `index` as a time, or nil for NULL.
+    func time(_ index: Int32) -> Timestamp? {
+        isNull(index) ? nil : Timestamp(milliseconds: int64(index))
+    }
+}

@@ -1,0 +1,85 @@
+import MiDiccioStore
+import MiDiccioModel
+import Foundation
+
+extension WordLibrary {
+    /// Deletes words in the Trash permanently. Each leaves a marker (its id and the
+    /// purge time, nothing of its content) that sync carries to every device, where it
+    /// beats any version of the word. All or nothing: a word not in the Trash is refused.
+    @discardableResult
+    public func purge(_ ids: [WordID]) throws -> [Word] {
+        let purged: [Word] = try writing {
+            let time = clock.now()
+            return try Self.unique(ids).map { id in
+                guard let stored = try stored(id) else { throw LibraryError.wordNotFound(id.rawValue) }
+                guard stored.word.isDeleted else { throw LibraryError.notInTrashForPurge(id, term: stored.word.term) }
+                try removePermanently(stored)
+                try recordMarker(PurgeMarker(id: id, purgedAt: time), pending: true, byThisDevice: true)
+                return stored.word
+            }
+        }
+        if !purged.isEmpty { try scrubFreedContent() }
+        return purged
+    }
+
+    /// Purges every word in the Trash; returns how many.
+    @discardableResult
+    public func emptyTrash() throws -> Int {
+        let ids = try guarded { try database.cached("SELECT id FROM words WHERE deleted_at IS NOT NULL").rows([]) { $0.text(0) } }
+        return try purge(ids.compactMap(WordID.init)).count
+    }
+
+    /// Purges words that have been in the Trash longer than `trash.autoPurgeDays`
+    /// (off by default: the product notes prefer being able to restore).
+    @discardableResult
+    public func autoPurge() throws -> Int {
+        guard let days = try settingDays(.autoPurgeDays) else { return 0 }
+        let cutoff = clock.now().milliseconds - Int64(days) * 86_400_000
+        let ids = try guarded {
+            try database.cached("SELECT id FROM words WHERE deleted_at IS NOT NULL AND deleted_at < ?")
+                .rows([.integer(cutoff)]) { $0.text(0) }
+        }
+        return try purge(ids.compactMap(WordID.init)).count
+    }
+
+    /// True when the word with this id was purged (here or on another device).
+    public func isPurged(_ id: WordID) throws -> Bool {
+        try guarded { (try database.integer("SELECT count(*) FROM purged WHERE id = ?", [.text(id.rawValue)]) ?? 0) > 0 }
+    }
+
+    /// How many purge markers this library holds.
+    public func purgedCount() throws -> Int {
+        try guarded { Int(try database.integer("SELECT count(*) FROM purged") ?? 0) }
+    }
+
+    // MARK: - Internals shared with sync
+
+    /// Removes every trace of a word's content: its row, tags, search entry and undo data.
+    package func removePermanently(_ stored: StoredWord) throws {
+        if !stored.word.isDeleted { try removeFromSearch(stored.word, seq: stored.seq) }
+        try database.run("DELETE FROM words WHERE seq = ?", [.integer(stored.seq)])
+        try database.run("DELETE FROM restore_undo WHERE word_id = ?", [.text(stored.word.id.rawValue)])
+        try updateDigest(removing: stored.word, adding: nil)
+    }
+
+    /// Stores a marker; an existing one keeps the earlier purge time.
+    package func recordMarker(_ marker: PurgeMarker, pending: Bool, byThisDevice: Bool) throws {
+        try database.run("""
+            INSERT INTO purged (id, purged_at, pending, by_this_device) VALUES (?, ?, ?, ?)
+            ON CONFLICT (id) DO UPDATE SET purged_at = min(purged_at, excluded.purged_at),
+                pending = max(pending, excluded.pending), by_this_device = max(by_this_device, excluded.by_this_device)
+            """, [.text(marker.id.rawValue), .time(marker.purgedAt), .integer(pending ? 1 : 0), .integer(byThisDevice ? 1 : 0)])
+    }
+
+    /// Rewrites the search index without deleted entries (FTS5 keeps a deleted word's
+    /// tokens in old segments until they merge) and empties the WAL, so with
+    /// secure_delete no purged text survives anywhere in the library's files.
+    package func scrubFreedContent() throws {
+        try guarded {
+            try database.write { try database.execute("INSERT INTO words_fts (words_fts) VALUES ('optimize')") }
+            // Another connection reading at this moment can keep the WAL from being
+            // emptied; its next checkpoint finishes the job.
+            try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+    }
+}

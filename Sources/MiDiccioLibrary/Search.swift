@@ -1,0 +1,68 @@
+import MiDiccioStore
+import MiDiccioModel
+/// Search as you type: case- and accent-insensitive, every word of the query a prefix.
+extension WordLibrary {
+    /// Words not in the Trash that match `query`, best first: an exact term match, then
+    /// terms that start with the query, then the rest ranked by relevance (BM25, with a
+    /// match in the term weighing most).
+    public func search(_ query: String, limit: Int = 20) throws -> [Word] {
+        let tokens = Self.searchTokens(query)
+        guard !tokens.isEmpty, limit > 0 else { return [] }
+        let key = TermKey.fold(query.trimmed)
+        return try guarded {
+            try database.read {
+                var results: [Word] = []
+                var seen = Set<WordID>()
+                func take(_ words: [Word]) {
+                    for word in words where results.count < limit && seen.insert(word.id).inserted {
+                        results.append(word)
+                    }
+                }
+                // The two term tiers come straight from the term index: cheap even when a
+                // one-letter query matches a third of the library.
+                take(try database.cached("SELECT \(Self.columns) FROM words WHERE term_key = ? AND deleted_at IS NULL ORDER BY seq LIMIT ?")
+                    .rows([.text(key), .integer(Int64(limit))], Self.storedWord).map(\.word))
+                if results.count < limit {
+                    take(try database.cached("""
+                        SELECT \(Self.columns) FROM words WHERE term_key > ? AND term_key < ? AND deleted_at IS NULL
+                        ORDER BY term_key LIMIT ?
+                        """).rows([.text(key), .text(key + "\u{10FFFF}"), .integer(Int64(limit))], Self.storedWord).map(\.word))
+                }
+                // A one-letter query is answered from terms only: as a full-text prefix it
+                // matches half the library and takes a hundred times longer.
+                if results.count < limit && key.count > 1 {
+                    let match = tokens.map { "\"\($0)\"*" }.joined(separator: " ")
+                    // The index holds only words outside the Trash, ranked by BM25 with a term
+                    // match weighing most; only the page's rows are then read. (Spelling
+                    // bm25() out is about a third faster than the configured rank.)
+                    take(try database.cached("""
+                        SELECT \(Self.columns("w")) FROM
+                            (SELECT rowid AS seq, bm25(words_fts, 10.0, 6.0, 4.0, 1.0, 1.0, 3.0) AS score
+                             FROM words_fts WHERE words_fts MATCH ? ORDER BY score LIMIT ?) AS hit
+                        JOIN words w ON w.seq = hit.seq ORDER BY hit.score
+                        """).rows([.text(match), .integer(Int64(limit + results.count))], Self.storedWord).map(\.word))
+                }
+                return results
+            }
+        }
+    }
+
+    /// The words of a query as the search index splits text: runs of letters, digits and
+    /// combining marks. Quotes and operators are dropped so no query is a syntax error.
+    static func searchTokens(_ query: String) -> [String] {
+        var tokens: [String] = []
+        var current = String.UnicodeScalarView()
+        for scalar in query.unicodeScalars {
+            let properties = scalar.properties
+            if properties.isAlphabetic || properties.numericType != nil || properties.generalCategory == .nonspacingMark
+                || properties.generalCategory == .decimalNumber {
+                current.append(scalar)
+            } else if !current.isEmpty {
+                tokens.append(String(current))
+                current = String.UnicodeScalarView()
+            }
+        }
+        if !current.isEmpty { tokens.append(String(current)) }
+        return tokens
+    }
+}

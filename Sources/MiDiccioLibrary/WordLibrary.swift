@@ -1,0 +1,502 @@
+import MiDiccioFiles
+import MiDiccioStore
+import MiDiccioModel
+import Foundation
+
+/// A person's word list: one SQLite file. Every operation the app offers starts here.
+///
+/// All writes are transactions: a failed operation leaves the library as it was. Local
+/// edits mark words pending and give them a time that is newer than anything known for
+/// that word (`max(now, updatedAt + 1 ms)`), so "newer" always means "made later".
+/// Not thread-safe: use one `WordLibrary` per thread (several may open one file).
+public final class WordLibrary {
+    /// The library file.
+    public let path: String
+    /// True when this call created the library.
+    public let isNew: Bool
+    package let database: Database
+    package let clock: any Clock
+    let collation: TermCollation
+    let randomID: () -> WordID
+    /// Statements every save runs, prepared once (an import runs them 100,000 times).
+    private lazy var hot = HotStatements(database: database)
+    private var changeCounter: Int64?
+    private var digest: UInt64?
+    /// This library's device id: random, made with the library, never reused.
+    public private(set) var deviceID: String = ""
+
+    /// Opens the library at `path`, creating it when missing (and `create` is true).
+    ///
+    /// Refuses, without changing a byte, a file that is not a MiDiccio library and a
+    /// library written by a newer schema.
+    public init(path: String, create: Bool = true, clock: any Clock = SystemClock(),
+                environment: [String: String] = ProcessInfo.processInfo.environment,
+                makeID: @escaping () -> WordID = { WordID.random() }) throws {
+        let (database, isNew) = try LibraryFile.open(path: path, create: create)
+        self.path = path
+        self.isNew = isNew
+        self.database = database
+        self.clock = clock
+        self.randomID = makeID
+        let storedLocale = try database.text("SELECT value FROM library_info WHERE key = 'collation.locale'")
+        collation = TermCollation(locale: storedLocale ?? TermCollation.environmentLocale(environment))
+        if storedLocale == nil {
+            try guarded {
+                try database.write {
+                    try setInfo("collation.locale", collation.locale)
+                    try setInfo("library.createdAt", String(clock.now().milliseconds))
+                    if try info("device.id") == nil { try setInfo("device.id", WordID.random().rawValue) }
+                    if isNew { try setInfo("sync.digest", "0") }
+                }
+            }
+        }
+        deviceID = try guarded { try info("device.id") ?? "" }
+        try guarded {
+            if try database.integer("SELECT count(*) FROM sync_devices WHERE num = 0") == 0 {
+                try database.write {
+                    try database.run("INSERT OR IGNORE INTO sync_devices (num, id) VALUES (0, ?)", [.text(deviceID)])
+                }
+            }
+        }
+    }
+
+    // MARK: - Reading
+
+    /// The word with exactly this id, in the Trash or not.
+    public func word(_ id: WordID) throws -> Word? {
+        try guarded { try stored(id)?.word }
+    }
+
+    /// The word with this id or unique id prefix (at least 6 characters).
+    ///
+    /// `inTrash` nil accepts any word; true or false restricts the candidates.
+    public func resolve(_ idOrPrefix: String, inTrash: Bool? = nil) throws -> Word {
+        let prefix = idOrPrefix.lowercased().trimmingCharacters(in: .whitespaces)
+        if let id = WordID(prefix) {
+            guard let word = try word(id) else { throw LibraryError.wordNotFound(prefix) }
+            return word
+        }
+        guard prefix.count >= 6 else { throw LibraryError.prefixTooShort(idOrPrefix) }
+        guard prefix.allSatisfy({ $0.isHexDigit || $0 == "-" }) else { throw LibraryError.wordNotFound(idOrPrefix) }
+        var candidates = try guarded {
+            try database.cached("SELECT \(Self.columns) FROM words WHERE id >= ? AND id < ? ORDER BY id LIMIT 50")
+                .rows([.text(prefix), .text(prefix + "\u{7F}")], Self.storedWord).map(\.word)
+        }
+        if let inTrash, candidates.count > 1 {
+            candidates = candidates.filter { $0.isDeleted == inTrash }
+        }
+        switch candidates.count {
+        case 0: throw LibraryError.wordNotFound(idOrPrefix)
+        case 1: return candidates[0]
+        default: throw LibraryError.ambiguousID(idOrPrefix, candidates: candidates)
+        }
+    }
+
+    /// Words not in the Trash, filtered, ordered and paged as `query` says.
+    public func list(_ query: ListQuery = ListQuery()) throws -> [Word] {
+        let order = switch query.sort {
+        case .updated: "w.updated_at DESC, w.seq DESC"
+        case .created: "w.created_at DESC, w.seq DESC"
+        case .term: "w.sort_key, w.term, w.seq"
+        }
+        let page = "LIMIT \(query.limit ?? -1) OFFSET \(max(0, query.offset))"
+        return try guarded {
+            if let tag = query.tag {
+                return try database.cached("""
+                    SELECT \(Self.columns("w")) FROM word_tags t JOIN words w ON w.seq = t.word_seq
+                    WHERE t.tag_key = ? AND w.deleted_at IS NULL ORDER BY \(order) \(page)
+                    """).rows([.text(TagSet.key(tag))], Self.storedWord).map(\.word)
+            }
+            return try database.cached("SELECT \(Self.columns("w")) FROM words w WHERE w.deleted_at IS NULL ORDER BY \(order) \(page)")
+                .rows([], Self.storedWord).map(\.word)
+        }
+    }
+
+    /// How many words are in the library (and in the Trash, separately).
+    public func counts() throws -> (words: Int, trash: Int) {
+        try guarded {
+            let live = try database.integer("SELECT count(*) FROM words WHERE deleted_at IS NULL") ?? 0
+            let trash = try database.integer("SELECT count(*) FROM words WHERE deleted_at IS NOT NULL") ?? 0
+            return (Int(live), Int(trash))
+        }
+    }
+
+    /// Every tag on a word not in the Trash, with how many words carry it; most used first.
+    public func tags() throws -> [TagCount] {
+        try guarded {
+            try database.cached("""
+                SELECT min(t.tag), count(*) FROM word_tags t JOIN words w ON w.seq = t.word_seq
+                WHERE w.deleted_at IS NULL GROUP BY t.tag_key ORDER BY count(*) DESC, t.tag_key
+                """).rows { TagCount(tag: $0.text(0), count: Int($0.int64(1))) }
+        }
+    }
+
+    /// Words in the Trash, most recently deleted first. Entries older than
+    /// `trash.hideAfterDays` are left out unless `includeHidden` is true.
+    public func trash(includeHidden: Bool = false) throws -> [Word] {
+        let cutoff = try includeHidden ? nil : hiddenTrashCutoff()
+        return try guarded {
+            try database.cached("SELECT \(Self.columns) FROM words WHERE deleted_at IS NOT NULL AND deleted_at >= ? ORDER BY deleted_at DESC, seq DESC")
+                .rows([.integer(cutoff ?? Int64.min)], Self.storedWord).map(\.word)
+        }
+    }
+
+    /// How many Trash entries `trash()` hides because of `trash.hideAfterDays`.
+    public func hiddenTrashCount() throws -> Int {
+        guard let cutoff = try hiddenTrashCutoff() else { return 0 }
+        return try guarded {
+            Int(try database.integer("SELECT count(*) FROM words WHERE deleted_at IS NOT NULL AND deleted_at < ?", [.integer(cutoff)]) ?? 0)
+        }
+    }
+
+    private func hiddenTrashCutoff() throws -> Int64? {
+        guard let days = try settingDays(.hideAfterDays) else { return nil }
+        return clock.now().milliseconds - Int64(days) * 86_400_000
+    }
+
+    /// Live words whose term equals `term` case- and accent-insensitively.
+    public func duplicates(of term: String) throws -> [Word] {
+        try guarded {
+            try database.cached("SELECT \(Self.columns) FROM words WHERE term_key = ? AND deleted_at IS NULL ORDER BY seq")
+                .rows([.text(TermKey.fold(term.trimmed))], Self.storedWord).map(\.word)
+        }
+    }
+
+    // MARK: - Writing
+
+    /// Adds a new word. Duplicates of its term are reported, and refused when
+    /// `allowDuplicate` is false.
+    @discardableResult
+    public func add(_ content: WordContent, allowDuplicate: Bool = true) throws -> AddResult {
+        let content = try Self.validate(content)
+        return try writing {
+            let duplicates = try duplicates(of: content.term)
+            if !allowDuplicate && !duplicates.isEmpty {
+                throw LibraryError.duplicateTerm(content.term, existing: duplicates.map(\.id))
+            }
+            let now = clock.now()
+            let word = Word(id: randomID(), term: content.term, meaning: content.meaning, reading: content.reading,
+                            examples: content.examples, notes: content.notes, tags: content.tags,
+                            createdAt: now, updatedAt: now)
+            try save(word, times: FieldTimes(all: now), previous: nil, pending: true)
+            return AddResult(word: word, duplicates: duplicates)
+        }
+    }
+
+    /// Changes some fields of a word. Only fields whose value changes get a new time;
+    /// an edit that changes nothing writes nothing and leaves the word as it was.
+    @discardableResult
+    public func edit(_ id: WordID, _ edit: WordEdit) throws -> Word {
+        try writing {
+            guard let previous = try stored(id) else { throw LibraryError.wordNotFound(id.rawValue) }
+            if previous.word.isDeleted {
+                throw LibraryError.wrongTrashState(id, term: previous.word.term, inTrash: true)
+            }
+            let content = try Self.validate(edit.applied(to: previous.word.content))
+            return try update(previous) { word, _ in
+                word.term = content.term
+                word.meaning = content.meaning
+                word.reading = content.reading
+                word.examples = content.examples
+                word.notes = content.notes
+                word.tags = content.tags
+            }
+        }
+    }
+
+    /// Moves words to the Trash (a soft delete: sets `deletedAt`, keeps the content).
+    /// All or nothing: if one id is not found or already in the Trash, none is moved.
+    @discardableResult
+    public func delete(_ ids: [WordID]) throws -> [Word] {
+        try writing {
+            try Self.unique(ids).map { id in
+                guard let previous = try stored(id) else { throw LibraryError.wordNotFound(id.rawValue) }
+                if previous.word.isDeleted {
+                    throw LibraryError.alreadyInTrash(id, term: previous.word.term)
+                }
+                return try update(previous) { word, time in word.deletedAt = time }
+            }
+        }
+    }
+
+    /// Takes words out of the Trash. Clears `deletedAt` and bumps `updatedAt`, so
+    /// last-write-wins carries the restore to other devices (product notes, v1.4.1).
+    @discardableResult
+    public func restore(_ ids: [WordID]) throws -> [Word] {
+        try writing {
+            try Self.unique(ids).map { id in
+                guard let previous = try stored(id) else { throw LibraryError.wordNotFound(id.rawValue) }
+                if !previous.word.isDeleted {
+                    throw LibraryError.wrongTrashState(id, term: previous.word.term, inTrash: false)
+                }
+                return try update(previous) { word, _ in word.deletedAt = nil }
+            }
+        }
+    }
+
+    // MARK: - Internals shared with backup, import and sync
+
+    /// The column list every word query selects, in the order `storedWord` reads.
+    package static let columns = columns("words")
+
+    static func columns(_ table: String) -> String {
+        ["seq", "id", "term", "meaning", "reading", "examples", "notes", "tags", "created_at", "updated_at", "deleted_at",
+         "term_time", "meaning_time", "reading_time", "examples_time", "notes_time", "tags_time", "deleted_time",
+         "pending", "local_change",
+         "term_by", "meaning_by", "reading_by", "examples_by", "notes_by", "tags_by", "deleted_by"].map { "\(table).\($0)" }.joined(separator: ", ")
+    }
+
+    package static func storedWord(_ row: Statement) -> StoredWord {
+        var times = FieldTimes(all: Timestamp(milliseconds: 0))
+        for (offset, field) in WordField.allCases.enumerated() {
+            times[field] = Timestamp(milliseconds: row.int64(Int32(11 + offset)))
+        }
+        let word = Word(id: WordID(row.text(1)) ?? WordID("00000000-0000-0000-0000-000000000000")!,
+                        term: row.text(2), meaning: row.text(3), reading: row.text(4),
+                        examples: JSONText.stringArray(row.text(5)), notes: row.text(6),
+                        tags: JSONText.stringArray(row.text(7)),
+                        createdAt: row.time(8)!, updatedAt: row.time(9)!, deletedAt: row.time(10))
+        let writers = (0..<Int32(WordField.allCases.count)).map { row.int64(20 + $0) }
+        return StoredWord(word: word, times: times, pending: row.int64(18) != 0, localChange: row.int64(19),
+                          writers: writers, seq: row.int64(0))
+    }
+
+    /// The stored form of the word with this id.
+    package func stored(_ id: WordID) throws -> StoredWord? {
+        try database.cached("SELECT \(Self.columns) FROM words WHERE id = ?")
+            .rows([.text(id.rawValue)], Self.storedWord).first
+    }
+
+    /// Applies a local change to `previous` as a new edit: `change` gets the word and the
+    /// edit time (a delete stamps `deletedAt` with it); changed fields, and only those,
+    /// get that time and the word becomes pending. Returns the word unchanged when
+    /// `change` changes nothing.
+    func update(_ previous: StoredWord, _ change: (inout Word, Timestamp) -> Void) throws -> Word {
+        let before = previous.word
+        let time = editTime(after: before)
+        var word = before
+        change(&word, time)
+        var times = previous.times
+        var writers = previous.writers
+        for field in WordField.allCases where !word.hasSameValue(field, as: before) {
+            times[field] = time
+            writers[field.index] = 0
+        }
+        guard times != previous.times else { return before }
+        word.updatedAt = times.newest
+        try save(word, times: times, writers: writers, previous: previous, pending: true)
+        return word
+    }
+
+    /// The time for a local edit of `word`: now, or 1 ms after the newest time known for
+    /// the word when this device's clock is behind (a hybrid logical clock).
+    func editTime(after word: Word?) -> Timestamp {
+        let now = clock.now()
+        guard let word else { return now }
+        return max(now, word.updatedAt.next)
+    }
+
+    /// Writes a word, its tags and its search text. `previous` is the stored row being
+    /// replaced (nil for a new word). Must run inside `writing`.
+    package func save(_ word: Word, times: FieldTimes, writers: [Int64] = StoredWord.localWriters, previous: StoredWord?, pending: Bool) throws {
+        try updateDigest(removing: previous?.word, adding: word)
+        let change = pending ? try nextChange() : (previous?.localChange ?? 0)
+        let examples = JSONText.array(word.examples), tags = JSONText.array(word.tags)
+        var values: [SQLValue] = [
+            .text(word.id.rawValue), .text(word.term), .text(word.meaning), .text(word.reading),
+            .text(examples), .text(word.notes), .text(tags),
+            .time(word.createdAt), .time(word.updatedAt), .time(word.deletedAt),
+        ]
+        values += WordField.allCases.map { .time(times[$0]) }
+        values += [.integer(pending || (previous?.pending ?? false) ? 1 : 0), .integer(change)]
+        let writerValues: [SQLValue] = writers.map { .integer($0) }
+        let seq: Int64
+        if let previous {
+            let sortChanged = previous.word.term != word.term
+            values += [.text(TermKey.fold(word.term)), sortChanged ? .blob(collation.sortKey(word.term)) : .null, .integer(previous.seq)]
+            values += writerValues
+            try database.run(try hot.statement(.updateWord), values)
+            seq = previous.seq
+            let old = previous.word
+            let textChanged = old.term != word.term || old.reading != word.reading || old.meaning != word.meaning
+                || old.examples != word.examples || old.notes != word.notes || old.tags != word.tags
+            // Only words outside the Trash are in the search index.
+            if !old.isDeleted && (textChanged || word.isDeleted) { try removeFromSearch(old, seq: seq) }
+            if !word.isDeleted && (textChanged || old.isDeleted) { try addToSearch(word, seq: seq) }
+            if old.tags != word.tags {
+                try database.run(try hot.statement(.deleteTags), [.integer(seq)])
+                try insertTags(word.tags, seq: seq)
+            }
+        } else {
+            values += [.text(TermKey.fold(word.term)), .blob(collation.sortKey(word.term))]
+            values += writerValues
+            try database.run(try hot.statement(.insertWord), values)
+            seq = sqlite3LastInsertRowID()
+            if !word.isDeleted { try addToSearch(word, seq: seq) }
+            try insertTags(word.tags, seq: seq)
+        }
+    }
+
+    func addToSearch(_ word: Word, seq: Int64) throws {
+        try database.run(try hot.statement(.addToSearch), Self.searchValues(word, seq: seq))
+    }
+
+    func removeFromSearch(_ word: Word, seq: Int64) throws {
+        try database.run(try hot.statement(.removeFromSearch), Self.searchValues(word, seq: seq))
+    }
+
+    private func insertTags(_ tags: [String], seq: Int64) throws {
+        for tag in tags {
+            try database.run(try hot.statement(.insertTag), [.text(TagSet.key(tag)), .integer(seq), .text(tag)])
+        }
+    }
+
+    private func sqlite3LastInsertRowID() -> Int64 {
+        database.lastInsertRowID
+    }
+
+    /// The text the search index holds for a word: exactly what `words_fts_source`
+    /// reads from the row, so a later delete removes exactly what was added.
+    static func searchValues(_ word: Word, seq: Int64) -> [SQLValue] {
+        [.integer(seq), .text(word.term), .text(word.reading), .text(word.meaning),
+         .text(JSONText.array(word.examples)), .text(word.notes), .text(JSONText.array(word.tags))]
+    }
+
+    /// The next value of the library-wide change counter (kept in memory during a
+    /// write, saved with it).
+    private func nextChange() throws -> Int64 {
+        let current: Int64
+        if let changeCounter {
+            current = changeCounter
+        } else {
+            current = Int64(try database.text("SELECT value FROM library_info WHERE key = 'change.counter'") ?? "0") ?? 0
+        }
+        changeCounter = current + 1
+        return current + 1
+    }
+
+    /// Runs `body` as one write transaction; any error rolls everything back.
+    package func writing<T>(_ body: () throws -> T) throws -> T {
+        try guarded {
+            try database.write {
+                let outermost = changeCounter == nil
+                let outermostDigest = digest == nil
+                let result = try body()
+                if outermost, let changeCounter {
+                    try setInfo("change.counter", String(changeCounter))
+                }
+                if outermostDigest, let digest {
+                    try setInfo("sync.digest", String(digest, radix: 16))
+                }
+                if outermost { changeCounter = nil }
+                if outermostDigest { digest = nil }
+                return result
+            }
+        }
+    }
+
+    /// Turns SQLite failures into `LibraryError.storage`, leaving other errors alone.
+    package func guarded<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as SQLiteError {
+            changeCounter = nil
+            digest = nil
+            throw LibraryError.storage(error)
+        } catch {
+            changeCounter = nil
+            digest = nil
+            throw error
+        }
+    }
+
+    // MARK: - Digest
+
+    /// An order-independent checksum over every word's id, updated time and Trash flag:
+    /// two devices that hold the same words have the same digest. Kept up to date on
+    /// every save, so reading it never scans the library.
+    public func libraryDigest() throws -> String {
+        try guarded {
+            if let stored = try info("sync.digest") { return stored }
+            return String(try computeDigest(), radix: 16)
+        }
+    }
+
+    func updateDigest(removing old: Word?, adding new: Word?) throws {
+        if digest == nil {
+            if let stored = try info("sync.digest"), let value = UInt64(stored, radix: 16) {
+                digest = value
+            } else {
+                digest = try computeDigest()
+            }
+        }
+        if let old { digest = digest! &- Self.digestTerm(old) }
+        if let new { digest = digest! &+ Self.digestTerm(new) }
+    }
+
+    private func computeDigest() throws -> UInt64 {
+        try database.prepare("SELECT id, updated_at, deleted_at IS NOT NULL FROM words").rows { row in
+            Self.digestTerm(id: row.text(0), updatedAt: row.int64(1), deleted: row.int64(2) != 0)
+        }.reduce(0, &+)
+    }
+
+    static func digestTerm(_ word: Word) -> UInt64 {
+        digestTerm(id: word.id.rawValue, updatedAt: word.updatedAt.milliseconds, deleted: word.isDeleted)
+    }
+
+    /// FNV-1a over "id|updatedAt|deleted"; summed (mod 2^64) so order does not matter.
+    static func digestTerm(id: String, updatedAt: Int64, deleted: Bool) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func mix(_ byte: UInt8) { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        for byte in id.utf8 { mix(byte) }
+        mix(0x7C)
+        for byte in String(updatedAt).utf8 { mix(byte) }
+        mix(0x7C)
+        mix(deleted ? 0x31 : 0x30)
+        return hash
+    }
+
+    package func setInfo(_ key: String, _ value: String) throws {
+        try database.run("INSERT INTO library_info (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                         [.text(key), .text(value)])
+    }
+
+    package func info(_ key: String) throws -> String? {
+        try database.text("SELECT value FROM library_info WHERE key = ?", [.text(key)])
+    }
+
+    /// `ids` without repeats, in first-seen order (a word named twice is handled once).
+    static func unique(_ ids: [WordID]) -> [WordID] {
+        var seen = Set<WordID>()
+        return ids.filter { seen.insert($0).inserted }
+    }
+
+    /// Refuses to write an export over the library file itself (or its WAL files).
+    func checkNotLibrary(_ target: String) throws {
+        func resolved(_ path: String) -> String { URL(fileURLWithPath: path).resolvingSymlinksInPath().standardizedFileURL.path }
+        let library = resolved(path)
+        let resolvedTarget = resolved(target)
+        let sameFile = FileSystem.identity(target).map { found in
+            [path, path + "-wal", path + "-shm"].contains { FileSystem.identity($0).map { $0 == found } ?? false }
+        } ?? false
+        if sameFile || resolvedTarget == library || resolvedTarget == library + "-wal" || resolvedTarget == library + "-shm" {
+            throw LibraryError.fileError(path: target, reason: "is the library itself; choose another file name")
+        }
+    }
+
+    /// The bytes of a file to import or restore. The library file itself is refused
+    /// before it is opened: reading it outside SQLite, then closing it, would drop the
+    /// locks this process's connections hold on it.
+    func readInputFile(_ target: String) throws -> Data {
+        try checkNotLibrary(target)
+        return try files { try FileSystem.read(target) }
+    }
+
+    static func validate(_ content: WordContent) throws -> WordContent {
+        do {
+            return try content.validated()
+        } catch {
+            throw LibraryError.invalidWord(error)
+        }
+    }
+}

@@ -1,0 +1,95 @@
+/// The size limits of a word, with the checks that enforce them.
+public enum WordLimits {
+    /// Longest term, in characters.
+    public static let termLength = 500
+    /// Longest meaning, reading, notes or example, in characters.
+    public static let textLength = 20_000
+    /// Most tags on one word.
+    public static let tagCount = 50
+    /// Longest tag, in characters.
+    public static let tagLength = 64
+    /// Most examples on one word.
+    public static let exampleCount = 50
+}
+
+/// Why a word cannot be stored: the field at fault and what is wrong with it.
+public struct WordValidationError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The field at fault, named as in `--json` output (`term`, `tags` ...).
+    public var field: String
+    /// What is wrong, in words a user understands.
+    public var message: String
+
+    /// Makes an error for `field`.
+    public init(field: String, message: String) {
+        self.field = field
+        self.message = message
+    }
+
+    public var description: String { "\(field): \(message)" }
+}
+
+extension WordContent {
+    /// The content trimmed and checked against `WordLimits`, or the first problem found.
+    ///
+    /// Term, meaning, reading and notes lose surrounding whitespace; examples are
+    /// trimmed and empty ones dropped; tags are trimmed, deduplicated case-insensitively
+    /// and may not contain whitespace (Anki's convention, so tags survive a text export).
+    public func validated() throws(WordValidationError) -> WordContent {
+        let term = term.trimmed
+        guard !term.isEmpty else { throw WordValidationError(field: "term", message: "must not be empty") }
+        try Self.check(term, field: "term", limit: WordLimits.termLength)
+        let meaning = meaning.trimmed, reading = reading.trimmed, notes = notes.trimmed
+        try Self.check(meaning, field: "meaning", limit: WordLimits.textLength)
+        try Self.check(reading, field: "reading", limit: WordLimits.textLength)
+        try Self.check(notes, field: "notes", limit: WordLimits.textLength)
+
+        let examples = examples.map(\.trimmed).filter { !$0.isEmpty }
+        guard examples.count <= WordLimits.exampleCount else {
+            throw WordValidationError(field: "examples", message: "at most \(WordLimits.exampleCount) examples (got \(examples.count))")
+        }
+        for (index, example) in examples.enumerated() {
+            try Self.check(example, field: "examples[\(index + 1)]", limit: WordLimits.textLength)
+            guard !example.contains(where: \.isNewline) else {
+                throw WordValidationError(field: "examples[\(index + 1)]", message: "an example is one line; split it into several examples")
+            }
+        }
+
+        let tags = TagSet.deduplicated(tags.map(\.trimmed).filter { !$0.isEmpty })
+        guard tags.count <= WordLimits.tagCount else {
+            throw WordValidationError(field: "tags", message: "at most \(WordLimits.tagCount) tags (got \(tags.count))")
+        }
+        for tag in tags {
+            guard tag.count <= WordLimits.tagLength else {
+                throw WordValidationError(field: "tags", message: "tag \"\(tag.prefix(20))…\" is \(tag.count) characters; the limit is \(WordLimits.tagLength)")
+            }
+            guard !tag.contains(where: \.isWhitespace) else {
+                throw WordValidationError(field: "tags", message: "tag \"\(tag)\" contains a space; use - or _ instead")
+            }
+        }
+        return WordContent(term: term, meaning: meaning, reading: reading, examples: examples, notes: notes, tags: tags)
+    }
+
+    private static func check(_ text: String, field: String, limit: Int) throws(WordValidationError) {
+        // Counting characters is O(n); the UTF-8 length bounds it cheaply for the usual case.
+        if text.utf8.count <= limit { return }
+        let count = text.count
+        guard count <= limit else {
+            throw WordValidationError(field: field, message: "is \(count) characters; the limit is \(limit)")
+        }
+    }
+}
+
+extension String {
+    /// The string without leading and trailing whitespace or newlines.
+    package var trimmed: String {
+        // Fast path: text that neither starts nor ends with whitespace (the usual case).
+        if let first = utf8.first, let last = utf8.last, first > 0x20, first < 0x80, last > 0x20, last < 0x80 {
+            return self
+        }
+        if isEmpty { return self }
+        guard let first = firstIndex(where: { !$0.isWhitespace }) else { return "" }
+        let last = lastIndex(where: { !$0.isWhitespace })!
+        if first == startIndex && last == index(before: endIndex) { return self }
+        return String(self[first...last])
+    }
+}

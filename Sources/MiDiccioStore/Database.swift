@@ -1,0 +1,146 @@
+import CSQLite
+
+/// One open SQLite connection. The only owner of its `sqlite3` handle: `deinit` closes it.
+///
+/// Not thread-safe: a `Database` is used by one thread at a time (the library that
+/// owns it serialises access).
+package final class Database {
+    /// The raw handle, for `Statement` only.
+    package let handle: OpaquePointer
+    /// The file this connection opened.
+    package let path: String
+    private var statementCache: [String: Statement] = [:]
+    /// The cached statements' SQL, oldest first: the cache keeps at most
+    /// `statementCacheLimit`, so no pattern of queries can grow it without bound.
+    private var cacheOrder: [String] = []
+    /// The most statements `cached(_:)` keeps prepared.
+    package static let statementCacheLimit = 64
+    private var transactionDepth = 0
+
+    /// Opens (and with `create`, creates) the database at `path`.
+    package init(path: String, create: Bool, readOnly: Bool = false) throws {
+        var pointer: OpaquePointer?
+        var flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
+        if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
+        flags |= SQLITE_OPEN_NOMUTEX
+        let code = sqlite3_open_v2(path, &pointer, flags, nil)
+        guard code == SQLITE_OK, let pointer else {
+            let message = pointer.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            // sqlite3_open_v2 hands back a handle even on failure; it must still be closed.
+            if let pointer { sqlite3_close_v2(pointer) }
+            throw SQLiteError(code: code, message: message)
+        }
+        handle = pointer
+        self.path = path
+        sqlite3_extended_result_codes(handle, 1)
+    }
+
+    deinit {
+        statementCache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs one or more statements that return no rows.
+    package func execute(_ sql: String) throws {
+        var errorMessage: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
+        if code != SQLITE_OK {
+            let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+            sqlite3_free(errorMessage)
+            throw SQLiteError(code: code, message: message, sql: sql)
+        }
+    }
+
+    /// A prepared statement for `sql`, reused across calls (reset and unbound first).
+    package func cached(_ sql: String) throws -> Statement {
+        if let statement = statementCache[sql] {
+            statement.reset()
+            return statement
+        }
+        let statement = try Statement(database: self, sql: sql)
+        if cacheOrder.count >= Self.statementCacheLimit {
+            statementCache[cacheOrder.removeFirst()] = nil
+        }
+        statementCache[sql] = statement
+        cacheOrder.append(sql)
+        return statement
+    }
+
+    /// A new prepared statement for `sql`, for one-off queries.
+    package func prepare(_ sql: String) throws -> Statement {
+        try Statement(database: self, sql: sql)
+    }
+
+    /// Runs `body` in a transaction that takes the write lock at once (BEGIN IMMEDIATE),
+    /// so two processes writing one library wait for each other instead of failing
+    /// half way. Nested calls join the outer transaction.
+    package func write<T>(_ body: () throws -> T) throws -> T {
+        if transactionDepth > 0 {
+            transactionDepth += 1
+            defer { transactionDepth -= 1 }
+            return try body()
+        }
+        try execute("BEGIN IMMEDIATE")
+        transactionDepth = 1
+        do {
+            let result = try body()
+            transactionDepth = 0
+            try execute("COMMIT")
+            return result
+        } catch {
+            transactionDepth = 0
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Runs `body` in a read transaction so it sees one consistent state.
+    package func read<T>(_ body: () throws -> T) throws -> T {
+        if transactionDepth > 0 { return try body() }
+        try execute("BEGIN DEFERRED")
+        transactionDepth = 1
+        defer {
+            transactionDepth = 0
+            try? execute("COMMIT")
+        }
+        return try body()
+    }
+
+    /// The rowid of the last row inserted on this connection.
+    package var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// How many statements `cached(_:)` holds prepared now.
+    package var cachedStatementCount: Int { statementCache.count }
+
+    /// The number of rows the last statement changed.
+    package var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// A single integer from a query such as `PRAGMA user_version`.
+    package func integer(_ sql: String, _ values: [SQLValue] = []) throws -> Int64? {
+        let statement = try cached(sql)
+        try statement.bind(values)
+        defer { statement.reset() }
+        return try statement.step() ? statement.int64(0) : nil
+    }
+
+    /// A single text value from a query.
+    package func text(_ sql: String, _ values: [SQLValue] = []) throws -> String? {
+        let statement = try cached(sql)
+        try statement.bind(values)
+        defer { statement.reset() }
+        return try statement.step() ? statement.optionalText(0) : nil
+    }
+
+    /// Runs a statement that returns no rows, with `values` bound in order.
+    package func run(_ sql: String, _ values: [SQLValue] = []) throws {
+        try run(try cached(sql), values)
+    }
+
+    /// Runs an already prepared statement (hot paths keep theirs, skipping the cache).
+    package func run(_ statement: Statement, _ values: [SQLValue]) throws {
+        statement.reset()
+        try statement.bind(values)
+        defer { statement.reset() }
+        while try statement.step() {}
+    }
+}

@@ -1,0 +1,142 @@
+import MiDiccioLibrary
+import MiDiccioCloud
+import MiDiccioModel
+import Foundation
+
+/// Where a library syncs to.
+///
+/// Holds no password: a WebDAV password lives in the library's credentials file (see
+/// `WebDAVCredentials`) or in `MIDICCIO_WEBDAV_PASSWORD`, never in the library itself.
+public enum RemoteConfig: Hashable, Sendable {
+    /// A folder on this computer (synced by Dropbox, iCloud Drive, Syncthing ...).
+    case folder(path: String)
+    /// A folder on a WebDAV server (Nextcloud, ownCloud, a NAS ...): `url` is a checked
+    /// `WebDAVAddress` text without credentials, `user` the user name if any.
+    case webdav(url: String, user: String?)
+
+    /// The environment variable whose value, when set, is the WebDAV password instead
+    /// of the one in the credentials file.
+    public static let passwordVariable = "MIDICCIO_WEBDAV_PASSWORD"
+
+    /// The storage this remote names.
+    ///
+    /// - Parameters:
+    ///   - libraryPath: the library's file, beside which its credentials file lies; nil
+    ///     uses only `MIDICCIO_WEBDAV_PASSWORD` (pass it wherever a library is at hand).
+    ///   - environment: where `MIDICCIO_WEBDAV_PASSWORD` is looked up.
+    ///   - timeout: seconds a WebDAV request may stay silent; a short one also means
+    ///     fewer, shorter retries (for syncs that must not keep anyone waiting).
+    ///
+    /// Never throws: a remote that cannot be used (a damaged credentials file, say)
+    /// gives a storage whose every call fails with the reason, so the problem surfaces
+    /// where sync errors are reported.
+    public func makeStorage(libraryPath: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment,
+                            timeout: TimeInterval? = nil) -> any CloudStorage {
+        switch self {
+        case .folder(let path):
+            return FolderStorage(root: path)
+        case .webdav(let url, let user):
+            guard let address = WebDAVAddress(checked: url) else {
+                return UnusableStorage(displayName: displayName,
+                                       error: .failed(path: "/", reason: "the stored WebDAV URL cannot be used; set the remote again"))
+            }
+            let password: String?
+            do {
+                password = try Self.webdavPassword(for: address, libraryPath: libraryPath, environment: environment)
+            } catch {
+                return UnusableStorage(displayName: displayName, error: .unauthorized("the password cannot be read: \(error)"))
+            }
+            let options = timeout.map(WebDAVStorage.Options.impatient(timeout:)) ?? WebDAVStorage.Options()
+            return WebDAVStorage(address: address, user: user, password: password, options: options)
+        }
+    }
+
+    /// The password for `address`: `MIDICCIO_WEBDAV_PASSWORD` when set, else the one in
+    /// the credentials file if it was stored for this very address, else nil.
+    package static func webdavPassword(for address: WebDAVAddress, libraryPath: String?, environment: [String: String]) throws -> String? {
+        if let password = environment[passwordVariable], !password.isEmpty { return password }
+        guard let libraryPath, let stored = try WebDAVCredentials.load(from: WebDAVCredentials.filePath(forLibrary: libraryPath)),
+              stored.address == address.description else { return nil }
+        return stored.password
+    }
+
+    /// For people: never includes credentials.
+    public var displayName: String {
+        switch self {
+        case .folder(let path): "folder \(path)"
+        case .webdav(let url, _): "webdav \(url)"
+        }
+    }
+}
+
+extension WordLibrary {
+    /// The file beside this library that holds its WebDAV password (mode 0600).
+    public var credentialsPath: String { WebDAVCredentials.filePath(forLibrary: path) }
+
+    /// The remote this library syncs with, if any.
+    public func remote() throws -> RemoteConfig? {
+        try guarded {
+            guard let kind = try info("remote.kind"), let location = try info("remote.location") else { return nil }
+            switch kind {
+            case "folder": return .folder(path: location)
+            case "webdav": return .webdav(url: location, user: try info("remote.user"))
+            default: return nil
+            }
+        }
+    }
+
+    /// Sets (or with nil, removes) the remote. Moving to another cloud forgets where
+    /// this device had got to in the old one and uploads every word once to the new one.
+    ///
+    /// A stored WebDAV password that belongs to another address than the new remote's is
+    /// removed, so it can never be sent to another server.
+    public func setRemote(_ remote: RemoteConfig?) throws {
+        try writing {
+            let old = try self.remote()
+            guard old != remote else { return }
+            try database.run("DELETE FROM library_info WHERE key LIKE 'sync.%' AND key <> 'sync.digest'")
+            try database.run("DELETE FROM sync_cursors")
+            try database.run("DELETE FROM library_info WHERE key IN ('remote.kind', 'remote.location', 'remote.user')")
+            switch remote {
+            case .folder(let path):
+                try setInfo("remote.kind", "folder")
+                try setInfo("remote.location", path)
+            case .webdav(let url, let user):
+                try setInfo("remote.kind", "webdav")
+                try setInfo("remote.location", url)
+                if let user { try setInfo("remote.user", user) }
+            case nil:
+                break
+            }
+            if remote != nil, try (database.integer("SELECT count(*) FROM words") ?? 0) > 0 { try setInfo("sync.fullUpload", "1") }
+        }
+        let stored = try? WebDAVCredentials.load(from: credentialsPath)
+        if case .webdav(let url, _) = remote, stored == nil || stored?.address == url { return }
+        try WebDAVCredentials.remove(at: credentialsPath)
+    }
+
+    /// Stores the WebDAV password for `address` in this library's credentials file,
+    /// readable only by its owner. Replaces any password stored before.
+    public func storeWebDAVPassword(_ password: String, for address: WebDAVAddress, user: String?) throws {
+        try WebDAVCredentials(address: address.description, user: user, password: password).save(to: credentialsPath)
+    }
+
+    /// True when a password for `address` is stored in the credentials file.
+    public func hasStoredWebDAVPassword(for address: String) -> Bool {
+        (try? WebDAVCredentials.load(from: credentialsPath))??.address == address
+    }
+
+    /// This device's name as other devices see it (default: the host name).
+    public func deviceName() throws -> String {
+        try guarded { try info("device.name") ?? ProcessInfo.processInfo.hostName }
+    }
+
+    /// Renames this device.
+    public func setDeviceName(_ name: String) throws {
+        let trimmed = name.trimmed
+        guard !trimmed.isEmpty, trimmed.count <= 100 else {
+            throw LibraryError.invalidWord(WordValidationError(field: "device name", message: "must be 1 to 100 characters"))
+        }
+        try writing { try setInfo("device.name", trimmed) }
+    }
+}

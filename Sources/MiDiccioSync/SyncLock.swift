@@ -1,0 +1,41 @@
+import MiDiccioLibrary
+import MiDiccioCloud
+import MiDiccioModel
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Lets one sync of a library run at a time (the CLI, sync on open and the web app may
+/// all start one). Two syncs at once could both claim the same change-file number and
+/// one device's edits would never reach the others.
+///
+/// An advisory lock (flock) on `<library>.sync-lock`: the system releases it when the
+/// process ends, so a crashed sync never leaves the library locked.
+final class SyncLock {
+    private let descriptor: Int32
+
+    /// Takes the lock, waiting up to `timeout` seconds for another sync to finish.
+    init(libraryPath: String, timeout: TimeInterval = 10) throws {
+        let path = libraryPath + ".sync-lock"
+        descriptor = open(path, O_RDWR | O_CREAT, 0o600)
+        guard descriptor >= 0 else {
+            throw LibraryError.fileError(path: path, reason: "cannot create the sync lock (error \(errno))")
+        }
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            guard Date() < deadline else {
+                close(descriptor)
+                throw SyncError.busy
+            }
+            usleep(50_000)
+        }
+    }
+
+    deinit {
+        flock(descriptor, LOCK_UN)
+        close(descriptor)
+    }
+}
