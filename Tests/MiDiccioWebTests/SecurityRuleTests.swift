@@ -93,4 +93,16 @@ final class AccessTokenTests {
         #expect(try web.send("GET", "/api/words", headers: ["Cookie": value]).status == 200)
         #expect(try web.send("GET", "/api/words", headers: ["Authorization": "Bearer \(token)"]).status == 200)
     }
+
+    @Test("the token in the address opens only the page; every other request needs the cookie or the header",
+          arguments: [("GET", "/api/words"), ("GET", "/api/backup"), ("GET", "/app.js"), ("POST", "/api/words"),
+                      ("POST", "/api/trash/empty"), ("HEAD", "/"), ("GET", "//")])
+    func tokenInAddressOpensOnlyThePage(method: String, path: String) throws {
+        // An address with the token ends up in history, logs and Referer headers; it may
+        // buy a cookie, never an answer from the API.
+        let answer = try web.send(method, "\(path)?token=\(token)")
+        #expect(answer.status == 401)
+        #expect(answer.words.isEmpty)
+        #expect(answer.headers["set-cookie"] == nil)
+    }
 }
