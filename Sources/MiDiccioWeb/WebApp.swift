@@ -12,6 +12,8 @@ public final class WebApp: HTTPHandler {
     /// The version written into this device's sync record.
     public let appVersion: String
     let pool: LibraryPool
+    /// The page with this session's CSRF token, made once: the token lives as long as the app.
+    private let page: Data
     /// One sync at a time: two tabs pressing "Sync now" would otherwise both upload.
     private let syncLock = NSLock()
 
@@ -26,6 +28,7 @@ public final class WebApp: HTTPHandler {
         self.policy = policy
         self.appVersion = appVersion
         self.pool = LibraryPool(path: libraryPath, environment: environment)
+        self.page = AppAssets.page(csrfToken: policy.csrfToken)
     }
 
     public func bodyLimit(method: String, path: String) -> Int {
@@ -59,8 +62,8 @@ public final class WebApp: HTTPHandler {
         do {
             switch (method, route) {
             case ("GET", ""): return indexPage(request)
-            case ("GET", "app.js"): return asset(AppAssets.script, type: "text/javascript; charset=utf-8")
-            case ("GET", "app.css"): return asset(AppAssets.style, type: "text/css; charset=utf-8")
+            case ("GET", "app.js"): return Self.asset(AppAssets.script, request)
+            case ("GET", "app.css"): return Self.asset(AppAssets.style, request)
             case ("GET", "api/words"): return try listWords(request)
             case ("POST", "api/words"): return try addWord(request)
             case ("GET", "api/words/:id"): return try withWord(wordID) { library, id in try showWord(library, id) }
@@ -116,11 +119,20 @@ public final class WebApp: HTTPHandler {
             response.setHeader("Set-Cookie", "\(SecurityPolicy.tokenCookie)=\(token); Path=/; HttpOnly; SameSite=Strict")
             return response
         }
-        return HTTPResponse(status: 200, contentType: "text/html; charset=utf-8", body: Data(AppAssets.page(csrfToken: policy.csrfToken).utf8))
+        // No ETag, and the policy's no-store: the page carries this session's CSRF token,
+        // which has no business in the browser's disk cache, and a copy kept from an
+        // earlier run of `serve` would hold a token whose every write is refused. It is
+        // 9 KB made once per run, so sending it again costs next to nothing.
+        return HTTPResponse(status: 200, contentType: "text/html; charset=utf-8", body: page)
     }
 
-    private func asset(_ text: String, type: String) -> HTTPResponse {
-        var response = HTTPResponse(status: 200, contentType: type, body: Data(text.utf8))
+    /// A compiled-in file. The browser may keep it but asks each time (no-cache) whether
+    /// it changed; until a new build it hears a bodiless 304.
+    private static func asset(_ asset: WebAsset, _ request: HTTPRequest) -> HTTPResponse {
+        var response = asset.isCurrent(for: request.header("if-none-match"))
+            ? HTTPResponse(status: 304, contentType: nil, body: Data())
+            : HTTPResponse(status: 200, contentType: asset.contentType, body: asset.body)
+        response.setHeader("ETag", asset.etag)
         response.setHeader("Cache-Control", "no-cache")
         return response
     }

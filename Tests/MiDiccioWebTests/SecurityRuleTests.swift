@@ -66,6 +66,18 @@ final class SecurityRuleTests {
         #expect(!page.contains("<script>"), "no inline script: the CSP would block it")
         #expect(!page.contains("style="), "no inline style: the CSP would block it")
     }
+
+    @Test("a CSRF token given by the caller is escaped in the page, whatever it holds")
+    func pageEscapesToken() throws {
+        let token = #"x"><script>alert(1)</script><meta a='"#
+        let app = WebApp(libraryPath: web.libraryPath, policy: SecurityPolicy(host: "127.0.0.1", accessToken: nil, csrfToken: token),
+                         appVersion: "midiccio test")
+        let answer = app.respond(to: HTTPRequest(method: "GET", path: "/", headers: ["Host": "127.0.0.1:0"]))
+        let page = String(decoding: answer.body, as: UTF8.self)
+        #expect(answer.status == 200)
+        #expect(page.contains(#"<meta name="csrf-token" content="x&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;&lt;meta a=&#39;">"#))
+        #expect(!page.contains("<script>"))
+    }
 }
 
 /// `midiccio serve --host ... --token ...`: every request must carry the token.
