@@ -32,7 +32,7 @@ public final class WebApp: HTTPHandler {
     }
 
     public func bodyLimit(method: String, path: String) -> Int {
-        method == "POST" && (path == "/api/backup/restore" || path == "/api/import") ? Self.uploadLimit : Self.requestLimit
+        Self.routes(for: path).routes.first { $0.method == method }?.bodyLimit ?? Self.requestLimit
     }
 
     public func payloadTooLarge(limit: Int) -> HTTPResponse {
@@ -44,64 +44,100 @@ public final class WebApp: HTTPHandler {
     }
 
     public func respond(to request: HTTPRequest) -> HTTPResponse {
-        var response = policy.refusal(of: request) ?? route(request)
+        var response = policy.accessRefusal(of: request) ?? route(request)
         policy.harden(&response)
         return response
     }
 
-    // MARK: - Routing
+    // MARK: - Routes
 
-    private func route(_ request: HTTPRequest) -> HTTPResponse {
-        let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-        let method = request.method == "HEAD" ? "GET" : request.method
-        // Word ids are the only variable part of a path; the route is the path with the
+    /// One entry of the route table.
+    private struct Route: Sendable {
+        /// The answer to a request; `id` is the word id in the path ("" when the pattern has none).
+        typealias Answer = @Sendable (_ app: WebApp, _ request: HTTPRequest, _ id: String) throws -> HTTPResponse
+
+        /// GET, POST, PUT or DELETE; a GET route answers HEAD too.
+        let method: String
+        /// The path without its first "/", the word id written as ":id": "api/words/:id".
+        let pattern: String
+        /// The largest body accepted, in bytes.
+        let bodyLimit: Int
+        let answer: Answer
+
+        init(_ method: String, _ pattern: String, bodyLimit: Int = WebApp.requestLimit, _ answer: @escaping Answer) {
+            self.method = method
+            self.pattern = pattern
+            self.bodyLimit = bodyLimit
+            self.answer = answer
+        }
+    }
+
+    /// Every route, once. The table picks the answer, tells a wrong method (405, with the
+    /// methods that would do in Allow) from an unknown path (404), and sets body limits.
+    private static let routes: [Route] = [
+        Route("GET", "") { app, request, _ in app.indexPage(request) },
+        Route("GET", "app.js") { _, request, _ in asset(AppAssets.script, request) },
+        Route("GET", "app.css") { _, request, _ in asset(AppAssets.style, request) },
+        Route("GET", "api/words") { app, request, _ in try app.listWords(request) },
+        Route("POST", "api/words") { app, request, _ in try app.addWord(request) },
+        Route("GET", "api/words/:id") { app, _, id in try app.withWord(id) { library, id in try app.showWord(library, id) } },
+        Route("PUT", "api/words/:id") { app, request, id in try app.withWord(id) { library, id in try app.editWord(library, id, request) } },
+        Route("DELETE", "api/words/:id") { app, _, id in
+            try app.withWord(id) { library, id in .json(app.wordEnvelope(try library.delete([id])[0])) }
+        },
+        Route("POST", "api/words/:id/restore") { app, _, id in
+            try app.withWord(id) { library, id in .json(app.wordEnvelope(try library.restore([id])[0])) }
+        },
+        Route("GET", "api/search") { app, request, _ in try app.search(request) },
+        Route("GET", "api/duplicates") { app, request, _ in try app.duplicates(request) },
+        Route("GET", "api/tags") { app, _, _ in try app.tags() },
+        Route("GET", "api/trash") { app, _, _ in try app.trash() },
+        Route("POST", "api/trash/:id/purge") { app, _, id in
+            try app.withWord(id) { library, id in .json(app.wordEnvelope(try library.purge([id])[0])) }
+        },
+        Route("POST", "api/trash/empty") { app, _, _ in
+            .json(JSONText.object([("purged", String(try app.pool.withLibrary { try $0.emptyTrash() }))]))
+        },
+        Route("GET", "api/status") { app, _, _ in try app.status() },
+        Route("PUT", "api/remote") { app, request, _ in try app.setRemote(request) },
+        Route("POST", "api/sync") { app, _, _ in try app.sync() },
+        Route("GET", "api/backup") { app, _, _ in try app.exportBackup() },
+        Route("POST", "api/backup/restore", bodyLimit: uploadLimit) { app, request, _ in try app.restoreBackup(request) },
+        Route("POST", "api/backup/undo") { app, _, _ in try app.undoRestore() },
+        Route("GET", "api/export") { app, request, _ in try app.exportSheet(request) },
+        Route("POST", "api/import", bodyLimit: uploadLimit) { app, request, _ in try app.importSheet(request) },
+    ]
+
+    private static let routesByPattern = Dictionary(grouping: routes, by: \.pattern)
+
+    /// The routes whose pattern matches `path` (none: no such page), and the word id in it.
+    private static func routes(for path: String) -> (routes: [Route], id: String) {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        // Word ids are the only variable part of a path; the pattern is the path with the
         // id written as ":id".
         let id = parts.count >= 3 && (parts[1] == "words" || parts[1] == "trash") && parts[2] != "empty" ? parts[2] : nil
-        let route = parts.enumerated().map { $0.offset == 2 && id != nil ? ":id" : $0.element }.joined(separator: "/")
-        let wordID = id ?? ""
+        let pattern = parts.enumerated().map { $0.offset == 2 && id != nil ? ":id" : $0.element }.joined(separator: "/")
+        return (routesByPattern[pattern] ?? [], id ?? "")
+    }
+
+    private func route(_ request: HTTPRequest) -> HTTPResponse {
+        let (routes, id) = Self.routes(for: request.path)
+        guard !routes.isEmpty else { return .error(404, "no such page: \(request.path)") }
+        let method = request.method == "HEAD" ? "GET" : request.method
+        guard let route = routes.first(where: { $0.method == method }) else {
+            var response = HTTPResponse.error(405, "\(request.method) is not allowed here")
+            response.setHeader("Allow", routes.flatMap { $0.method == "GET" ? ["GET", "HEAD"] : [$0.method] }.joined(separator: ", "))
+            return response
+        }
+        // Only a route that exists can change anything, so the write rules come after the
+        // table: a wrong address or method gets its 404 or 405 either way.
+        if let refusal = policy.writeRefusal(of: request) { return refusal }
         do {
-            switch (method, route) {
-            case ("GET", ""): return indexPage(request)
-            case ("GET", "app.js"): return Self.asset(AppAssets.script, request)
-            case ("GET", "app.css"): return Self.asset(AppAssets.style, request)
-            case ("GET", "api/words"): return try listWords(request)
-            case ("POST", "api/words"): return try addWord(request)
-            case ("GET", "api/words/:id"): return try withWord(wordID) { library, id in try showWord(library, id) }
-            case ("PUT", "api/words/:id"): return try withWord(wordID) { library, id in try editWord(library, id, request) }
-            case ("DELETE", "api/words/:id"):
-                return try withWord(wordID) { library, id in .json(wordEnvelope(try library.delete([id])[0])) }
-            case ("POST", "api/words/:id/restore"):
-                return try withWord(wordID) { library, id in .json(wordEnvelope(try library.restore([id])[0])) }
-            case ("GET", "api/search"): return try search(request)
-            case ("GET", "api/duplicates"): return try duplicates(request)
-            case ("GET", "api/tags"): return try tags()
-            case ("GET", "api/trash"): return try trash()
-            case ("POST", "api/trash/:id/purge"):
-                return try withWord(wordID) { library, id in .json(wordEnvelope(try library.purge([id])[0])) }
-            case ("POST", "api/trash/empty"):
-                return .json(JSONText.object([("purged", String(try pool.withLibrary { try $0.emptyTrash() }))]))
-            case ("GET", "api/status"): return try status()
-            case ("PUT", "api/remote"): return try setRemote(request)
-            case ("POST", "api/sync"): return try sync()
-            case ("GET", "api/backup"): return try exportBackup()
-            case ("POST", "api/backup/restore"): return try restoreBackup(request)
-            case ("POST", "api/backup/undo"): return try undoRestore()
-            case ("GET", "api/export"): return try exportSheet(request)
-            case ("POST", "api/import"): return try importSheet(request)
-            default:
-                return Self.routes.contains(route) ? .error(405, "\(request.method) is not allowed here") : .error(404, "no such page: \(request.path)")
-            }
+            return try route.answer(self, request, id)
         } catch {
             return Self.failure(error)
         }
     }
-
-    /// Every route, to tell "wrong method" (405) from "no such page" (404).
-    private static let routes: Set<String> = [
-        "", "app.js", "app.css", "api/words", "api/words/:id", "api/words/:id/restore", "api/search", "api/duplicates",
-        "api/tags", "api/trash", "api/trash/:id/purge", "api/trash/empty", "api/status", "api/remote", "api/sync",
-        "api/backup", "api/backup/restore", "api/backup/undo", "api/export", "api/import",
-    ]
 
     private func withWord(_ text: String, _ body: (WordLibrary, WordID) throws -> HTTPResponse) throws -> HTTPResponse {
         guard let id = WordID(text) else { return .error(404, "no word with id \(text)") }
