@@ -31,12 +31,14 @@ public struct SecurityPolicy: Sendable {
         self.csrfToken = csrfToken
         self.accessToken = accessToken
         let lower = host.lowercased()
-        if ["127.0.0.1", "localhost", "::1", "[::1]"].contains(lower) {
-            hostNames = ["127.0.0.1", "localhost", "[::1]"]
-        } else {
-            hostNames = [lower.contains(":") && !lower.hasPrefix("[") ? "[\(lower)]" : lower]
-        }
+        // A Host header writes an IPv6 address in brackets: "[::1]:8080".
+        let name = lower.contains(":") && !lower.hasPrefix("[") ? "[\(lower)]" : lower
+        hostNames = Self.loopbackHostNames.contains(name) ? Self.loopbackHostNames : [name]
     }
+
+    /// The names of this computer's loopback address as a Host header writes them. A
+    /// server bound to one of them answers to all: the browser may use any.
+    public static let loopbackHostNames: Set<String> = ["127.0.0.1", "localhost", "[::1]"]
 
     /// 32 random bytes as hex, from the system's secure generator.
     public static func randomToken() -> String {

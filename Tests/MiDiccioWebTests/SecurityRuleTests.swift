@@ -23,6 +23,14 @@ final class SecurityRuleTests {
         #expect(try web.send("GET", "/api/words", host: "\(name):\(web.server.port)").status == 200)
     }
 
+    @Test("a server bound to any loopback name answers to every one; another address only to itself",
+          arguments: [("127.0.0.1", ["127.0.0.1", "localhost", "[::1]"]), ("LocalHost", ["127.0.0.1", "localhost", "[::1]"]),
+                      ("::1", ["127.0.0.1", "localhost", "[::1]"]), ("[::1]", ["127.0.0.1", "localhost", "[::1]"]),
+                      ("192.168.1.20", ["192.168.1.20"]), ("fe80::1", ["[fe80::1]"])])
+    func hostNamesOfABinding(host: String, names: [String]) {
+        #expect(SecurityPolicy(host: host, accessToken: "t0ken-for-tests").hostNames == Set(names))
+    }
+
     @Test("a POST without the page's CSRF token, or with a wrong one, is refused and adds nothing",
           arguments: [nil, "", "0123456789abcdef", "wrong-token"] as [String?])
     func missingOrWrongCSRFTokenIsRefused(token: String?) throws {
