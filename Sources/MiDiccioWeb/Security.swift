@@ -1,7 +1,7 @@
 import Foundation
 
-/// The rules every request passes before it reaches a route, and the headers every
-/// response carries.
+/// The rules every request passes to reach a route (and, for a write, to run it), and
+/// the headers every response carries.
 ///
 /// The threats are those of a local web app: a web page in another tab sending requests
 /// to 127.0.0.1 (CSRF), a hostile DNS name rebound to 127.0.0.1 (Host check), and a word

@@ -3,8 +3,10 @@ import MiDiccioKit
 
 /// The MiDiccio web app: the page, its script and style, and the JSON API under `/api/`.
 ///
-/// Every request first passes `SecurityPolicy`; then it borrows its own library
-/// connection for the time of the answer. Failures become JSON errors with a 4xx or
+/// Every request first passes `SecurityPolicy`'s access rules (Host, access token);
+/// the route table then finds its answer, and a write passes the policy's write rules
+/// (Origin, CSRF token) before it borrows its own library connection for the time of the
+/// answer. Failures become JSON errors with a 4xx or
 /// 5xx status, never a crash.
 public final class WebApp: HTTPHandler {
     /// The security rules (and the page's CSRF token).
