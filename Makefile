@@ -4,8 +4,9 @@
 
 SWIFT ?= swift
 # lighttpd and lighttpd-mod-webdav: the real WebDAV server the tests sync through
-# (Debian 12 ships mod_webdav in its own package).
-APT_PACKAGES := pkg-config libsqlite3-dev libicu-dev zlib1g-dev libmicrohttpd-dev lighttpd lighttpd-mod-webdav
+# (Debian 12 ships mod_webdav in its own package). nodejs: the web tests run
+# `node --check` on the page's script (Tests/MiDiccioWebTests/PageFileTests.swift).
+APT_PACKAGES := pkg-config libsqlite3-dev libicu-dev zlib1g-dev libmicrohttpd-dev lighttpd lighttpd-mod-webdav nodejs
 ARGS ?= serve
 BENCH_ARGS ?= library --words 100000
 

@@ -60,6 +60,13 @@ let package = Package(
         .target(
             name: "MiDiccioWeb",
             dependencies: ["MiDiccioKit", "CMicroHTTPD"],
+            // Compiled into the binary as byte arrays: `midiccio` stays one file, and
+            // nothing is read from disk at run time.
+            resources: [
+                .embedInCode("Resources/index.html"),
+                .embedInCode("Resources/app.css"),
+                .embedInCode("Resources/app.js"),
+            ],
             swiftSettings: strict
         ),
         .target(

@@ -58,7 +58,4 @@ struct JSONBody {
         }
         return texts
     }
-
-    /// True when the field is present (even as null).
-    func has(_ name: String) -> Bool { object[name] != nil }
 }

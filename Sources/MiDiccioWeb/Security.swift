@@ -1,7 +1,7 @@
 import Foundation
 
-/// The rules every request passes before it reaches a route, and the headers every
-/// response carries.
+/// The rules every request passes to reach a route (and, for a write, to run it), and
+/// the headers every response carries.
 ///
 /// The threats are those of a local web app: a web page in another tab sending requests
 /// to 127.0.0.1 (CSRF), a hostile DNS name rebound to 127.0.0.1 (Host check), and a word
@@ -31,12 +31,14 @@ public struct SecurityPolicy: Sendable {
         self.csrfToken = csrfToken
         self.accessToken = accessToken
         let lower = host.lowercased()
-        if ["127.0.0.1", "localhost", "::1", "[::1]"].contains(lower) {
-            hostNames = ["127.0.0.1", "localhost", "[::1]"]
-        } else {
-            hostNames = [lower.contains(":") && !lower.hasPrefix("[") ? "[\(lower)]" : lower]
-        }
+        // A Host header writes an IPv6 address in brackets: "[::1]:8080".
+        let name = lower.contains(":") && !lower.hasPrefix("[") ? "[\(lower)]" : lower
+        hostNames = Self.loopbackHostNames.contains(name) ? Self.loopbackHostNames : [name]
     }
+
+    /// The names of this computer's loopback address as a Host header writes them. A
+    /// server bound to one of them answers to all: the browser may use any.
+    public static let loopbackHostNames: Set<String> = ["127.0.0.1", "localhost", "[::1]"]
 
     /// 32 random bytes as hex, from the system's secure generator.
     public static func randomToken() -> String {
@@ -44,8 +46,9 @@ public struct SecurityPolicy: Sendable {
         return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
     }
 
-    /// The response that refuses `request`, or nil when it may go on to the routes.
-    public func refusal(of request: HTTPRequest) -> HTTPResponse? {
+    /// The response that refuses `request` before any route sees it (a foreign Host
+    /// header, a missing access token), or nil when it may reach the routes.
+    public func accessRefusal(of request: HTTPRequest) -> HTTPResponse? {
         // DNS rebinding: a page from evil.example whose name now points to 127.0.0.1
         // still sends "Host: evil.example:8080".
         guard let host = request.header("host")?.lowercased(),
@@ -55,24 +58,25 @@ public struct SecurityPolicy: Sendable {
         if let accessToken, !carries(accessToken, request) {
             return .error(401, "this server needs its access token: open the address midiccio serve printed (it ends in ?token=...)")
         }
-        switch request.method {
-        case "GET", "HEAD":
-            return nil
-        case "POST", "PUT", "DELETE":
-            // Browsers send Origin on cross-site writes; a page elsewhere is refused even
-            // before its (unknowable) CSRF token would be.
-            if let origin = request.header("origin"), origin.lowercased() != "http://\(host)" {
-                return .error(403, "requests from other sites are refused")
-            }
-            guard let sent = request.header("x-csrf-token"), Self.constantTimeEqual(sent, csrfToken) else {
-                return .error(403, "missing or out-of-date page token (X-CSRF-Token); reload the page")
-            }
-            return nil
-        default:
-            var response = HTTPResponse.error(405, "method \(request.method) is not supported")
-            response.setHeader("Allow", "GET, HEAD, POST, PUT, DELETE")
-            return response
+        return nil
+    }
+
+    /// The response that refuses a request about to change something, or nil when it
+    /// may go ahead. Asked once a route has been found for `request`.
+    ///
+    /// Every method but GET and HEAD counts as a write, so a route added with another
+    /// method is guarded without anyone remembering to list it here.
+    public func writeRefusal(of request: HTTPRequest) -> HTTPResponse? {
+        guard request.method != "GET", request.method != "HEAD" else { return nil }
+        // Browsers send Origin on cross-site writes; a page elsewhere is refused even
+        // before its (unknowable) CSRF token would be.
+        if let origin = request.header("origin"), origin.lowercased() != "http://\(request.header("host")?.lowercased() ?? "")" {
+            return .error(403, "requests from other sites are refused")
         }
+        guard let sent = request.header("x-csrf-token"), Self.constantTimeEqual(sent, csrfToken) else {
+            return .error(403, "missing or out-of-date page token (X-CSRF-Token); reload the page")
+        }
+        return nil
     }
 
     /// Adds the headers every response carries.

@@ -3,8 +3,10 @@ import MiDiccioKit
 
 /// The MiDiccio web app: the page, its script and style, and the JSON API under `/api/`.
 ///
-/// Every request first passes `SecurityPolicy`; then it borrows its own library
-/// connection for the time of the answer. Failures become JSON errors with a 4xx or
+/// Every request first passes `SecurityPolicy`'s access rules (Host, access token);
+/// the route table then finds its answer, and a write passes the policy's write rules
+/// (Origin, CSRF token) before it borrows its own library connection for the time of the
+/// answer. Failures become JSON errors with a 4xx or
 /// 5xx status, never a crash.
 public final class WebApp: HTTPHandler {
     /// The security rules (and the page's CSRF token).
@@ -12,6 +14,8 @@ public final class WebApp: HTTPHandler {
     /// The version written into this device's sync record.
     public let appVersion: String
     let pool: LibraryPool
+    /// The page with this session's CSRF token, made once: the token lives as long as the app.
+    private let page: Data
     /// One sync at a time: two tabs pressing "Sync now" would otherwise both upload.
     private let syncLock = NSLock()
 
@@ -26,10 +30,11 @@ public final class WebApp: HTTPHandler {
         self.policy = policy
         self.appVersion = appVersion
         self.pool = LibraryPool(path: libraryPath, environment: environment)
+        self.page = AppAssets.page(csrfToken: policy.csrfToken)
     }
 
     public func bodyLimit(method: String, path: String) -> Int {
-        method == "POST" && (path == "/api/backup/restore" || path == "/api/import") ? Self.uploadLimit : Self.requestLimit
+        Self.routes(for: path).routes.first { $0.method == method }?.bodyLimit ?? Self.requestLimit
     }
 
     public func payloadTooLarge(limit: Int) -> HTTPResponse {
@@ -41,64 +46,100 @@ public final class WebApp: HTTPHandler {
     }
 
     public func respond(to request: HTTPRequest) -> HTTPResponse {
-        var response = policy.refusal(of: request) ?? route(request)
+        var response = policy.accessRefusal(of: request) ?? route(request)
         policy.harden(&response)
         return response
     }
 
-    // MARK: - Routing
+    // MARK: - Routes
 
-    private func route(_ request: HTTPRequest) -> HTTPResponse {
-        let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-        let method = request.method == "HEAD" ? "GET" : request.method
-        // Word ids are the only variable part of a path; the route is the path with the
+    /// One entry of the route table.
+    private struct Route: Sendable {
+        /// The answer to a request; `id` is the word id in the path ("" when the pattern has none).
+        typealias Answer = @Sendable (_ app: WebApp, _ request: HTTPRequest, _ id: String) throws -> HTTPResponse
+
+        /// GET, POST, PUT or DELETE; a GET route answers HEAD too.
+        let method: String
+        /// The path without its first "/", the word id written as ":id": "api/words/:id".
+        let pattern: String
+        /// The largest body accepted, in bytes.
+        let bodyLimit: Int
+        let answer: Answer
+
+        init(_ method: String, _ pattern: String, bodyLimit: Int = WebApp.requestLimit, _ answer: @escaping Answer) {
+            self.method = method
+            self.pattern = pattern
+            self.bodyLimit = bodyLimit
+            self.answer = answer
+        }
+    }
+
+    /// Every route, once. The table picks the answer, tells a wrong method (405, with the
+    /// methods that would do in Allow) from an unknown path (404), and sets body limits.
+    private static let routes: [Route] = [
+        Route("GET", "") { app, request, _ in app.indexPage(request) },
+        Route("GET", "app.js") { _, request, _ in asset(AppAssets.script, request) },
+        Route("GET", "app.css") { _, request, _ in asset(AppAssets.style, request) },
+        Route("GET", "api/words") { app, request, _ in try app.listWords(request) },
+        Route("POST", "api/words") { app, request, _ in try app.addWord(request) },
+        Route("GET", "api/words/:id") { app, _, id in try app.withWord(id) { library, id in try app.showWord(library, id) } },
+        Route("PUT", "api/words/:id") { app, request, id in try app.withWord(id) { library, id in try app.editWord(library, id, request) } },
+        Route("DELETE", "api/words/:id") { app, _, id in
+            try app.withWord(id) { library, id in .json(app.wordEnvelope(try library.delete([id])[0])) }
+        },
+        Route("POST", "api/words/:id/restore") { app, _, id in
+            try app.withWord(id) { library, id in .json(app.wordEnvelope(try library.restore([id])[0])) }
+        },
+        Route("GET", "api/search") { app, request, _ in try app.search(request) },
+        Route("GET", "api/duplicates") { app, request, _ in try app.duplicates(request) },
+        Route("GET", "api/tags") { app, _, _ in try app.tags() },
+        Route("GET", "api/trash") { app, _, _ in try app.trash() },
+        Route("POST", "api/trash/:id/purge") { app, _, id in
+            try app.withWord(id) { library, id in .json(app.wordEnvelope(try library.purge([id])[0])) }
+        },
+        Route("POST", "api/trash/empty") { app, _, _ in
+            .json(JSONText.object([("purged", String(try app.pool.withLibrary { try $0.emptyTrash() }))]))
+        },
+        Route("GET", "api/status") { app, _, _ in try app.status() },
+        Route("PUT", "api/remote") { app, request, _ in try app.setRemote(request) },
+        Route("POST", "api/sync") { app, _, _ in try app.sync() },
+        Route("GET", "api/backup") { app, _, _ in try app.exportBackup() },
+        Route("POST", "api/backup/restore", bodyLimit: uploadLimit) { app, request, _ in try app.restoreBackup(request) },
+        Route("POST", "api/backup/undo") { app, _, _ in try app.undoRestore() },
+        Route("GET", "api/export") { app, request, _ in try app.exportSheet(request) },
+        Route("POST", "api/import", bodyLimit: uploadLimit) { app, request, _ in try app.importSheet(request) },
+    ]
+
+    private static let routesByPattern = Dictionary(grouping: routes, by: \.pattern)
+
+    /// The routes whose pattern matches `path` (none: no such page), and the word id in it.
+    private static func routes(for path: String) -> (routes: [Route], id: String) {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        // Word ids are the only variable part of a path; the pattern is the path with the
         // id written as ":id".
         let id = parts.count >= 3 && (parts[1] == "words" || parts[1] == "trash") && parts[2] != "empty" ? parts[2] : nil
-        let route = parts.enumerated().map { $0.offset == 2 && id != nil ? ":id" : $0.element }.joined(separator: "/")
-        let wordID = id ?? ""
+        let pattern = parts.enumerated().map { $0.offset == 2 && id != nil ? ":id" : $0.element }.joined(separator: "/")
+        return (routesByPattern[pattern] ?? [], id ?? "")
+    }
+
+    private func route(_ request: HTTPRequest) -> HTTPResponse {
+        let (routes, id) = Self.routes(for: request.path)
+        guard !routes.isEmpty else { return .error(404, "no such page: \(request.path)") }
+        let method = request.method == "HEAD" ? "GET" : request.method
+        guard let route = routes.first(where: { $0.method == method }) else {
+            var response = HTTPResponse.error(405, "\(request.method) is not allowed here")
+            response.setHeader("Allow", routes.flatMap { $0.method == "GET" ? ["GET", "HEAD"] : [$0.method] }.joined(separator: ", "))
+            return response
+        }
+        // Only a route that exists can change anything, so the write rules come after the
+        // table: a wrong address or method gets its 404 or 405 either way.
+        if let refusal = policy.writeRefusal(of: request) { return refusal }
         do {
-            switch (method, route) {
-            case ("GET", ""): return indexPage(request)
-            case ("GET", "app.js"): return asset(AppAssets.script, type: "text/javascript; charset=utf-8")
-            case ("GET", "app.css"): return asset(AppAssets.style, type: "text/css; charset=utf-8")
-            case ("GET", "api/words"): return try listWords(request)
-            case ("POST", "api/words"): return try addWord(request)
-            case ("GET", "api/words/:id"): return try withWord(wordID) { library, id in try showWord(library, id) }
-            case ("PUT", "api/words/:id"): return try withWord(wordID) { library, id in try editWord(library, id, request) }
-            case ("DELETE", "api/words/:id"):
-                return try withWord(wordID) { library, id in .json(wordEnvelope(try library.delete([id])[0])) }
-            case ("POST", "api/words/:id/restore"):
-                return try withWord(wordID) { library, id in .json(wordEnvelope(try library.restore([id])[0])) }
-            case ("GET", "api/search"): return try search(request)
-            case ("GET", "api/duplicates"): return try duplicates(request)
-            case ("GET", "api/tags"): return try tags()
-            case ("GET", "api/trash"): return try trash()
-            case ("POST", "api/trash/:id/purge"):
-                return try withWord(wordID) { library, id in .json(wordEnvelope(try library.purge([id])[0])) }
-            case ("POST", "api/trash/empty"):
-                return .json(JSONText.object([("purged", String(try pool.withLibrary { try $0.emptyTrash() }))]))
-            case ("GET", "api/status"): return try status()
-            case ("PUT", "api/remote"): return try setRemote(request)
-            case ("POST", "api/sync"): return try sync()
-            case ("GET", "api/backup"): return try exportBackup()
-            case ("POST", "api/backup/restore"): return try restoreBackup(request)
-            case ("POST", "api/backup/undo"): return try undoRestore()
-            case ("GET", "api/export"): return try exportSheet(request)
-            case ("POST", "api/import"): return try importSheet(request)
-            default:
-                return Self.routes.contains(route) ? .error(405, "\(request.method) is not allowed here") : .error(404, "no such page: \(request.path)")
-            }
+            return try route.answer(self, request, id)
         } catch {
             return Self.failure(error)
         }
     }
-
-    /// Every route, to tell "wrong method" (405) from "no such page" (404).
-    private static let routes: Set<String> = [
-        "", "app.js", "app.css", "api/words", "api/words/:id", "api/words/:id/restore", "api/search", "api/duplicates",
-        "api/tags", "api/trash", "api/trash/:id/purge", "api/trash/empty", "api/status", "api/remote", "api/sync",
-        "api/backup", "api/backup/restore", "api/backup/undo", "api/export", "api/import",
-    ]
 
     private func withWord(_ text: String, _ body: (WordLibrary, WordID) throws -> HTTPResponse) throws -> HTTPResponse {
         guard let id = WordID(text) else { return .error(404, "no word with id \(text)") }
@@ -116,11 +157,20 @@ public final class WebApp: HTTPHandler {
             response.setHeader("Set-Cookie", "\(SecurityPolicy.tokenCookie)=\(token); Path=/; HttpOnly; SameSite=Strict")
             return response
         }
-        return HTTPResponse(status: 200, contentType: "text/html; charset=utf-8", body: Data(AppAssets.page(csrfToken: policy.csrfToken).utf8))
+        // No ETag, and the policy's no-store: the page carries this session's CSRF token,
+        // which has no business in the browser's disk cache, and a copy kept from an
+        // earlier run of `serve` would hold a token whose every write is refused. It is
+        // 9 KB made once per run, so sending it again costs next to nothing.
+        return HTTPResponse(status: 200, contentType: "text/html; charset=utf-8", body: page)
     }
 
-    private func asset(_ text: String, type: String) -> HTTPResponse {
-        var response = HTTPResponse(status: 200, contentType: type, body: Data(text.utf8))
+    /// A compiled-in file. The browser may keep it but asks each time (no-cache) whether
+    /// it changed; until a new build it hears a bodiless 304.
+    private static func asset(_ asset: WebAsset, _ request: HTTPRequest) -> HTTPResponse {
+        var response = asset.isCurrent(for: request.header("if-none-match"))
+            ? HTTPResponse(status: 304, contentType: nil, body: Data())
+            : HTTPResponse(status: 200, contentType: asset.contentType, body: asset.body)
+        response.setHeader("ETag", asset.etag)
         response.setHeader("Cache-Control", "no-cache")
         return response
     }

@@ -68,6 +68,14 @@ final class BackupRouteTests {
         #expect(imported.json["duplicatesAdded"] as? Int == 1)
     }
 
+    @Test("an import file may be far larger than other requests")
+    func importUploadLimit() throws {
+        let big = Data(repeating: UInt8(ascii: "x"), count: 200_000)
+        let answer = try web.send("POST", "/api/import?format=csv&name=big.csv", body: big)
+        #expect(answer.status == 422, "read and judged as a sheet, not refused for its size")
+        #expect(try web.library().counts().words == 0)
+    }
+
     @Test("a sync folder set from Settings syncs, and status shows this device")
     func remoteAndSync() throws {
         let folder = web.directory + "/cloud"

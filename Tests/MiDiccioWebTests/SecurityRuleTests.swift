@@ -23,6 +23,14 @@ final class SecurityRuleTests {
         #expect(try web.send("GET", "/api/words", host: "\(name):\(web.server.port)").status == 200)
     }
 
+    @Test("a server bound to any loopback name answers to every one; another address only to itself",
+          arguments: [("127.0.0.1", ["127.0.0.1", "localhost", "[::1]"]), ("LocalHost", ["127.0.0.1", "localhost", "[::1]"]),
+                      ("::1", ["127.0.0.1", "localhost", "[::1]"]), ("[::1]", ["127.0.0.1", "localhost", "[::1]"]),
+                      ("192.168.1.20", ["192.168.1.20"]), ("fe80::1", ["[fe80::1]"])])
+    func hostNamesOfABinding(host: String, names: [String]) {
+        #expect(SecurityPolicy(host: host, accessToken: "t0ken-for-tests").hostNames == Set(names))
+    }
+
     @Test("a POST without the page's CSRF token, or with a wrong one, is refused and adds nothing",
           arguments: [nil, "", "0123456789abcdef", "wrong-token"] as [String?])
     func missingOrWrongCSRFTokenIsRefused(token: String?) throws {
@@ -66,6 +74,18 @@ final class SecurityRuleTests {
         #expect(!page.contains("<script>"), "no inline script: the CSP would block it")
         #expect(!page.contains("style="), "no inline style: the CSP would block it")
     }
+
+    @Test("a CSRF token given by the caller is escaped in the page, whatever it holds")
+    func pageEscapesToken() throws {
+        let token = #"x"><script>alert(1)</script><meta a='"#
+        let app = WebApp(libraryPath: web.libraryPath, policy: SecurityPolicy(host: "127.0.0.1", accessToken: nil, csrfToken: token),
+                         appVersion: "midiccio test")
+        let answer = app.respond(to: HTTPRequest(method: "GET", path: "/", headers: ["Host": "127.0.0.1:0"]))
+        let page = String(decoding: answer.body, as: UTF8.self)
+        #expect(answer.status == 200)
+        #expect(page.contains(#"<meta name="csrf-token" content="x&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;&lt;meta a=&#39;">"#))
+        #expect(!page.contains("<script>"))
+    }
 }
 
 /// `midiccio serve --host ... --token ...`: every request must carry the token.
@@ -92,5 +112,17 @@ final class AccessTokenTests {
         let value = String(cookie.split(separator: ";")[0])
         #expect(try web.send("GET", "/api/words", headers: ["Cookie": value]).status == 200)
         #expect(try web.send("GET", "/api/words", headers: ["Authorization": "Bearer \(token)"]).status == 200)
+    }
+
+    @Test("the token in the address opens only the page; every other request needs the cookie or the header",
+          arguments: [("GET", "/api/words"), ("GET", "/api/backup"), ("GET", "/app.js"), ("POST", "/api/words"),
+                      ("POST", "/api/trash/empty"), ("HEAD", "/"), ("GET", "//")])
+    func tokenInAddressOpensOnlyThePage(method: String, path: String) throws {
+        // An address with the token ends up in history, logs and Referer headers; it may
+        // buy a cookie, never an answer from the API.
+        let answer = try web.send(method, "\(path)?token=\(token)")
+        #expect(answer.status == 401)
+        #expect(answer.words.isEmpty)
+        #expect(answer.headers["set-cookie"] == nil)
     }
 }

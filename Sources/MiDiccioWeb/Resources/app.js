@@ -1,0 +1,598 @@
+"use strict";
+(() => {
+  const csrfToken = document.querySelector('meta[name="csrf-token"]').content;
+  const $ = (id) => document.getElementById(id);
+  const PAGE_SIZE = 50;
+  const SYNC_EVERY_MS = 5 * 60 * 1000;
+  const state = {
+    query: "", tag: "", sort: "updated", offset: 0, hasMore: false, total: null,
+    generation: 0, loadingGeneration: -1, editing: null, syncing: false, lastSync: 0, hasRemote: true,
+  };
+
+  // ---- Talking to the server -------------------------------------------------
+
+  async function api(method, path, body) {
+    const options = { method, headers: {}, credentials: "same-origin" };
+    if (method !== "GET") options.headers["X-CSRF-Token"] = csrfToken;
+    if (body instanceof Blob) {
+      options.body = body;
+      options.headers["Content-Type"] = "application/octet-stream";
+    } else if (body !== undefined) {
+      options.body = JSON.stringify(body);
+      options.headers["Content-Type"] = "application/json";
+    }
+    let response;
+    try {
+      response = await fetch(path, options);
+    } catch (error) {
+      throw new Error("MiDiccio is not answering. Is 'midiccio serve' still running?");
+    }
+    let data = null;
+    try { data = await response.json(); } catch (error) { data = null; }
+    if (!response.ok) {
+      const failure = new Error((data && data.error) || "Something went wrong (" + response.status + ")");
+      failure.field = data && data.field;
+      failure.status = response.status;
+      throw failure;
+    }
+    return data;
+  }
+
+  function query(params) {
+    const search = new URLSearchParams();
+    for (const [key, value] of Object.entries(params)) {
+      if (value !== "" && value !== null && value !== undefined) search.set(key, String(value));
+    }
+    return search.toString();
+  }
+
+  function element(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+  function formatTime(iso) { return iso ? dateFormat.format(new Date(iso)) : "never"; }
+  function plural(count, one, many) { return count.toLocaleString() + " " + (count === 1 ? one : many); }
+
+  // ---- Toasts and quiet notices -------------------------------------------------
+
+  let toastTimer = null;
+  function toast(message, actionLabel, action) {
+    const box = $("toast"), button = $("toast-action");
+    $("toast-text").textContent = message;
+    button.hidden = !action;
+    button.textContent = actionLabel || "";
+    button.onclick = action ? async () => { hideToast(); await action(); } : null;
+    box.hidden = false;
+    clearTimeout(toastTimer);
+    toastTimer = setTimeout(hideToast, action ? 10000 : 4000);
+  }
+  function hideToast() { $("toast").hidden = true; }
+
+  // ---- The word list ----------------------------------------------------------
+
+  function wordItem(word) {
+    const item = element("li", "word");
+    item.dataset.id = word.id;
+    const open = element("button", "word-open");
+    open.type = "button";
+    open.setAttribute("aria-label", "Edit " + word.term);
+    const head = element("span", "word-head");
+    head.append(element("span", "term", word.term));
+    if (word.reading) head.append(element("span", "reading", word.reading));
+    open.append(head);
+    if (word.meaning) open.append(element("span", "meaning", word.meaning));
+    if (word.examples.length) open.append(element("span", "example", word.examples[0]));
+    if (word.tags.length) {
+      const tags = element("span", "tags");
+      for (const tag of word.tags) tags.append(element("span", "tag", tag));
+      open.append(tags);
+    }
+    open.addEventListener("click", () => openEditor(word));
+    const remove = element("button", "delete", "Delete");
+    remove.type = "button";
+    remove.setAttribute("aria-label", "Move " + word.term + " to the Trash");
+    remove.addEventListener("click", () => deleteWord(word));
+    item.append(open, remove);
+    return item;
+  }
+
+  async function reload() {
+    state.generation += 1;
+    state.offset = 0;
+    state.hasMore = false;
+    await loadMore(true);
+  }
+
+  async function loadMore(replace) {
+    const generation = state.generation;
+    if (state.loadingGeneration === generation && !replace) return;
+    state.loadingGeneration = generation;
+    try {
+      let data;
+      if (state.query) {
+        data = await api("GET", "/api/search?" + query({ q: state.query, limit: 200 }));
+        if (state.tag) {
+          const wanted = state.tag.toLowerCase();
+          data.words = data.words.filter((word) => word.tags.some((tag) => tag.toLowerCase() === wanted));
+        }
+      } else {
+        data = await api("GET", "/api/words?" + query({ offset: state.offset, limit: PAGE_SIZE, sort: state.sort, tag: state.tag }));
+      }
+      if (generation !== state.generation) return;
+      const fragment = document.createDocumentFragment();
+      for (const word of data.words) fragment.append(wordItem(word));
+      if (replace) $("words").replaceChildren(fragment); else $("words").append(fragment);
+      state.offset += data.words.length;
+      state.hasMore = data.hasMore;
+      if (typeof data.total === "number") state.total = data.total;
+      showCount(data.words.length);
+    } catch (error) {
+      toast(error.message);
+    } finally {
+      if (state.loadingGeneration === generation) state.loadingGeneration = -1;
+    }
+    if (generation === state.generation && state.hasMore && nearBottom()) loadMore(false);
+  }
+
+  function nearBottom() {
+    return $("more").getBoundingClientRect().top < window.innerHeight + 600;
+  }
+
+  function showCount() {
+    const shown = $("words").children.length;
+    let text = "";
+    if (state.query) text = shown === 0 ? "" : plural(shown, "match", "matches");
+    else if (!state.tag && state.total !== null) text = plural(state.total, "word", "words");
+    $("count").textContent = text;
+    const empty = shown === 0;
+    $("empty").hidden = !empty;
+    if (empty) {
+      const filtered = state.query || state.tag;
+      $("empty-title").textContent = filtered ? "Nothing found" : "Your word list is empty";
+      $("empty-text").textContent = state.query
+        ? "No word matches \u201c" + state.query + "\u201d. Add it as a new word?"
+        : (state.tag ? "No word has this tag." : "Add the first word you want to remember.");
+    }
+  }
+
+  async function loadTags() {
+    try {
+      const data = await api("GET", "/api/tags");
+      const select = $("tag-filter");
+      const current = select.value;
+      const options = [element("option", "", "All words")];
+      options[0].value = "";
+      for (const entry of data.tags) {
+        const option = element("option", "", entry.tag + " (" + entry.count + ")");
+        option.value = entry.tag;
+        options.push(option);
+      }
+      select.replaceChildren(...options);
+      select.value = data.tags.some((entry) => entry.tag === current) ? current : "";
+      if (select.value !== current) { state.tag = ""; reload(); }
+    } catch (error) { /* the list still works without the tag menu */ }
+  }
+
+  // ---- Adding and editing -------------------------------------------------------
+
+  const fields = ["term", "reading", "meaning", "examples", "notes", "tags"];
+
+  function openEditor(word) {
+    state.editing = word || null;
+    $("editor-title").textContent = word ? "Edit word" : "Add a word";
+    $("f-term").value = word ? word.term : (state.query || "");
+    $("f-reading").value = word ? word.reading : "";
+    $("f-meaning").value = word ? word.meaning : "";
+    $("f-examples").value = word ? word.examples.join("\n") : "";
+    $("f-notes").value = word ? word.notes : "";
+    $("f-tags").value = word ? word.tags.join(" ") : (state.tag || "");
+    $("editor-delete").hidden = !word;
+    clearErrors();
+    $("w-term").textContent = "";
+    $("editor").showModal();
+    $("f-term").focus();
+    if (!word && $("f-term").value) checkDuplicates();
+  }
+
+  function clearErrors() {
+    for (const name of fields.concat(["form"])) {
+      $("e-" + name).textContent = "";
+      const input = $("f-" + name);
+      if (input) input.removeAttribute("aria-invalid");
+    }
+  }
+
+  function showFieldError(field, message) {
+    const name = fields.includes(field) ? field : "form";
+    $("e-" + name).textContent = message;
+    const input = $("f-" + name);
+    if (input) { input.setAttribute("aria-invalid", "true"); input.focus(); }
+  }
+
+  async function saveWord() {
+    clearErrors();
+    const body = {
+      term: $("f-term").value,
+      reading: $("f-reading").value,
+      meaning: $("f-meaning").value,
+      examples: $("f-examples").value.split("\n"),
+      notes: $("f-notes").value,
+      tags: $("f-tags").value.split(/[\s,]+/).filter((tag) => tag !== ""),
+    };
+    if (!body.term.trim()) { showFieldError("term", "Type the word first."); return; }
+    const editing = state.editing;
+    $("editor-save").disabled = true;
+    try {
+      const data = editing
+        ? await api("PUT", "/api/words/" + editing.id, body)
+        : await api("POST", "/api/words", body);
+      $("editor").close();
+      const also = data.duplicates.length ? " (it was already in your library too)" : "";
+      toast((editing ? "Saved \u201c" : "Added \u201c") + data.word.term + "\u201d" + also);
+      if (editing) {
+        const item = $("words").querySelector('[data-id="' + editing.id + '"]');
+        if (item && state.sort !== "updated") item.replaceWith(wordItem(data.word)); else await reload();
+      } else {
+        await reload();
+      }
+      loadTags();
+      scheduleSync();
+    } catch (error) {
+      showFieldError(error.field, error.message);
+    } finally {
+      $("editor-save").disabled = false;
+    }
+  }
+
+  let duplicateTimer = null;
+  function checkDuplicates() {
+    clearTimeout(duplicateTimer);
+    duplicateTimer = setTimeout(async () => {
+      const term = $("f-term").value.trim();
+      if (!term) { $("w-term").textContent = ""; return; }
+      try {
+        const except = state.editing ? state.editing.id : "";
+        const data = await api("GET", "/api/duplicates?" + query({ term, except }));
+        if ($("f-term").value.trim() !== term) return;
+        $("w-term").textContent = data.words.length
+          ? "Already in your library: \u201c" + data.words[0].term + "\u201d" + (data.words[0].meaning ? " \u2014 " + data.words[0].meaning : "") + ". You can still save it."
+          : "";
+      } catch (error) { $("w-term").textContent = ""; }
+    }, 250);
+  }
+
+  // ---- Deleting, the Trash --------------------------------------------------------
+
+  async function deleteWord(word) {
+    try {
+      await api("DELETE", "/api/words/" + word.id);
+      const item = $("words").querySelector('[data-id="' + word.id + '"]');
+      if (item) item.remove();
+      if (state.total !== null) state.total -= 1;
+      showCount();
+      loadTags();
+      scheduleSync();
+      toast("Moved \u201c" + word.term + "\u201d to the Trash", "Undo", async () => {
+        try {
+          await api("POST", "/api/words/" + word.id + "/restore");
+          if (state.total !== null) state.total += 1;
+          await reload();
+          loadTags();
+          toast("Restored \u201c" + word.term + "\u201d");
+        } catch (error) { toast(error.message); }
+      });
+    } catch (error) {
+      toast(error.message);
+    }
+  }
+
+  async function loadTrash() {
+    try {
+      const data = await api("GET", "/api/trash");
+      const list = $("trash-list");
+      list.replaceChildren();
+      for (const word of data.words) {
+        const item = element("li");
+        item.dataset.id = word.id;
+        const text = element("span", "trash-text");
+        text.append(element("span", "term", word.term));
+        text.append(element("span", "muted", " \u00b7 deleted " + formatTime(word.deletedAt)));
+        const restore = element("button", "", "Restore");
+        restore.type = "button";
+        restore.setAttribute("aria-label", "Restore " + word.term);
+        restore.addEventListener("click", async () => {
+          try {
+            await api("POST", "/api/words/" + word.id + "/restore");
+            toast("Restored \u201c" + word.term + "\u201d");
+            loadTrash(); reload(); loadTags(); scheduleSync();
+          } catch (error) { toast(error.message); }
+        });
+        const purge = element("button", "danger quiet", "Delete permanently");
+        purge.type = "button";
+        purge.setAttribute("aria-label", "Delete " + word.term + " permanently");
+        purge.addEventListener("click", async () => {
+          if (!window.confirm("Delete \u201c" + word.term + "\u201d permanently, on every device? This cannot be undone.")) return;
+          try { await api("POST", "/api/trash/" + word.id + "/purge"); loadTrash(); scheduleSync(); }
+          catch (error) { toast(error.message); }
+        });
+        item.append(text, restore, purge);
+        list.append(item);
+      }
+      const count = data.words.length;
+      $("trash-summary").textContent = count === 0
+        ? "The Trash is empty."
+        : plural(count, "word", "words") + " in the Trash. Restore them one at a time." + (data.hidden ? " (" + data.hidden + " older ones are hidden.)" : "");
+      $("empty-trash").hidden = count === 0 && !data.hidden;
+    } catch (error) { $("trash-summary").textContent = error.message; }
+  }
+
+  async function emptyTrash() {
+    if (!window.confirm("Delete every word in the Trash permanently, on every device? This cannot be undone.")) return;
+    try {
+      const data = await api("POST", "/api/trash/empty");
+      toast("Deleted " + plural(data.purged, "word", "words") + " permanently");
+      loadTrash(); scheduleSync();
+    } catch (error) { toast(error.message); }
+  }
+
+  // ---- Sync -------------------------------------------------------------------
+
+  function setSyncState(text, problem, detail) {
+    const node = $("sync-state");
+    node.textContent = text;
+    node.classList.toggle("problem", !!problem);
+    node.title = detail || "";
+  }
+
+  async function syncNow(manual) {
+    if (state.syncing) return;
+    state.syncing = true;
+    if (manual) $("sync-result").textContent = "Syncing\u2026";
+    try {
+      const report = await api("POST", "/api/sync");
+      state.lastSync = Date.now();
+      if (!report.synced) {
+        state.hasRemote = false;
+        setSyncState("");
+        if (manual) $("sync-result").textContent = "Choose a sync folder first.";
+        return;
+      }
+      state.hasRemote = true;
+      setSyncState("Synced " + new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }));
+      if (manual) $("sync-result").textContent = "Synced: " + report.pulled + " received, " + report.pushed + " sent.";
+      if (report.pulled > 0 || report.merged > 0) {
+        if (!$("editor").open) reload();
+        loadTags();
+      }
+    } catch (error) {
+      // A failed sync is not the user's problem to solve right now: say so quietly.
+      setSyncState("Not synced \u2014 will try again", true, error.message);
+      if (manual) $("sync-result").textContent = error.message;
+    } finally {
+      state.syncing = false;
+      if (!$("settings-view").hidden) loadStatus();
+    }
+  }
+
+  let syncTimer = null;
+  function scheduleSync() {
+    if (!state.hasRemote) return;
+    clearTimeout(syncTimer);
+    syncTimer = setTimeout(() => syncNow(false), 2000);
+  }
+
+  async function loadStatus() {
+    try {
+      const status = await api("GET", "/api/status");
+      state.hasRemote = status.remote !== null;
+      $("restore-undo").hidden = !status.canUndoRestore;
+      const details = $("sync-details");
+      details.replaceChildren();
+      const add = (label, value) => { details.append(element("dt", "", label), element("dd", "", value)); };
+      add("This device", status.device);
+      add("Words", status.words.toLocaleString() + (status.trash ? " (and " + status.trash + " in the Trash)" : ""));
+      const devices = $("devices");
+      devices.replaceChildren();
+      if (status.remote === null) {
+        $("sync-summary").textContent = "Your words are only on this device. To use them on other devices too, choose a folder that Dropbox, iCloud Drive, Google Drive, OneDrive, Nextcloud or Syncthing keeps in sync.";
+        if (document.activeElement !== $("remote-folder")) $("remote-folder").value = "";
+        return;
+      }
+      $("sync-summary").textContent = "Syncing through " + status.remote + ".";
+      if (!$("remote-form").contains(document.activeElement)) {
+        $("remote-kind").value = status.remoteWebDAV ? "webdav" : "folder";
+        $("remote-folder").value = status.remoteFolder || "";
+        $("remote-url").value = status.remoteWebDAV || "";
+        $("remote-user").value = status.remoteUser || "";
+        showRemoteKind();
+      }
+      add("Last sync", formatTime(status.lastSync));
+      add("Waiting to upload", plural(status.pending, "word", "words"));
+      if (status.cloudProblem) add("Problem", status.cloudProblem);
+      for (const device of status.devices) {
+        const item = element("li");
+        item.append(element("strong", "", device.name + (device.isThisDevice ? " (this device)" : "")));
+        item.append(element("span", "muted", "last sync " + formatTime(device.lastSync)));
+        if (!device.isThisDevice) {
+          item.append(device.agrees
+            ? element("span", "agrees", "\u2713 same words")
+            : element("span", "differs", "different words until it syncs again"));
+        }
+        devices.append(item);
+      }
+    } catch (error) { $("sync-summary").textContent = error.message; }
+  }
+
+  function showRemoteKind() {
+    const webdav = $("remote-kind").value === "webdav";
+    $("remote-folder-fields").hidden = webdav;
+    $("remote-webdav-fields").hidden = !webdav;
+  }
+
+  async function saveRemote(event) {
+    event.preventDefault();
+    $("remote-error").textContent = "";
+    const webdav = $("remote-kind").value === "webdav";
+    const body = webdav
+      ? { webdav: $("remote-url").value, user: $("remote-user").value, password: $("remote-password").value }
+      : { folder: $("remote-folder").value };
+    try {
+      await api("PUT", "/api/remote", body);
+      $("remote-password").value = "";
+      state.hasRemote = (webdav ? $("remote-url").value : $("remote-folder").value).trim() !== "";
+      await loadStatus();
+      if (state.hasRemote) syncNow(true);
+    } catch (error) { $("remote-error").textContent = error.message; }
+  }
+
+  // ---- Backup, import, export -------------------------------------------------------
+
+  function describeRestore(report, dryRun) {
+    const parts = [plural(report.added, "word", "words") + (dryRun ? " would be added" : " added"),
+      report.updated + (dryRun ? " would be updated" : " updated"),
+      report.unchanged + " left as they are"];
+    if (report.trashed) parts.push(report.trashed + (dryRun ? " would move" : " moved") + " to the Trash");
+    if (report.skippedPurged) parts.push(report.skippedPurged + " skipped (deleted permanently)");
+    return parts.join(", ") + ".";
+  }
+
+  function restoreURL(file, dryRun) {
+    return "/api/backup/restore?" + query({ dryRun: dryRun ? 1 : "", replace: $("backup-replace").checked ? 1 : "", name: file.name });
+  }
+
+  async function checkBackup() {
+    $("backup-error").textContent = "";
+    $("restore-done").textContent = "";
+    const file = $("backup-file").files[0];
+    if (!file) { $("backup-error").textContent = "Choose a backup file first."; return; }
+    try {
+      const report = await api("POST", restoreURL(file, true), file);
+      $("restore-report").textContent = "This restore: " + describeRestore(report, true) + " Nothing has changed yet.";
+      $("restore-preview").hidden = false;
+      $("restore-confirm").focus();
+    } catch (error) { $("backup-error").textContent = error.message; }
+  }
+
+  async function confirmRestore() {
+    const file = $("backup-file").files[0];
+    if (!file) return;
+    try {
+      const report = await api("POST", restoreURL(file, false), file);
+      $("restore-preview").hidden = true;
+      $("restore-done").textContent = "Restored: " + describeRestore(report, false);
+      $("restore-undo").hidden = false;
+      reload(); loadTags(); loadTrash(); scheduleSync();
+    } catch (error) { $("backup-error").textContent = error.message; }
+  }
+
+  async function undoRestore() {
+    try {
+      const report = await api("POST", "/api/backup/undo");
+      $("restore-done").textContent = "The last restore was undone: " + report.updated + " words put back, " + report.trashed + " moved to the Trash.";
+      $("restore-undo").hidden = true;
+      reload(); loadTags(); loadTrash(); scheduleSync();
+    } catch (error) { $("backup-error").textContent = error.message; }
+  }
+
+  async function importFile() {
+    $("import-error").textContent = "";
+    $("import-result").textContent = "";
+    const file = $("import-file").files[0];
+    if (!file) { $("import-error").textContent = "Choose a file first."; return; }
+    const format = /\.tsv$/i.test(file.name) ? "tsv" : (/\.csv$/i.test(file.name) ? "csv" : "");
+    try {
+      const report = await api("POST", "/api/import?" + query({ name: file.name, format, skipDuplicates: $("import-skip").checked ? 1 : "" }), file);
+      let text = "Imported " + plural(report.added, "word", "words") + ".";
+      if (report.skippedDuplicates) text += " " + report.skippedDuplicates + " already in the library were skipped.";
+      $("import-result").textContent = text;
+      reload(); loadTags(); scheduleSync();
+    } catch (error) { $("import-error").textContent = error.message; }
+  }
+
+  // ---- Screens and keys ----------------------------------------------------------
+
+  function showScreen() {
+    const settings = location.hash === "#settings";
+    const wasSettings = !$("settings-view").hidden;
+    $("settings-view").hidden = !settings;
+    $("list-view").hidden = settings;
+    if (settings) { loadStatus(); loadTrash(); $("settings-title").focus(); }
+    // Back from Settings: a restore, an import or the CLI may have changed the words.
+    if (!settings && wasSettings) { reload(); loadTags(); }
+  }
+
+  let searchTimer = null;
+  $("search").addEventListener("input", () => {
+    clearTimeout(searchTimer);
+    searchTimer = setTimeout(() => {
+      const value = $("search").value.trim();
+      if (value === state.query) return;
+      state.query = value;
+      if (location.hash === "#settings") location.hash = "";
+      reload();
+    }, 120);
+  });
+  $("search").addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && $("search").value) { $("search").value = ""; $("search").dispatchEvent(new Event("input")); }
+    if (event.key === "Enter") { event.preventDefault(); const first = $("words").querySelector(".word-open"); if (first) first.focus(); }
+  });
+  $("tag-filter").addEventListener("change", () => { state.tag = $("tag-filter").value; reload(); });
+  $("sort").addEventListener("change", () => { state.sort = $("sort").value; reload(); });
+  $("add-button").addEventListener("click", () => openEditor(null));
+  $("settings-button").addEventListener("click", () => { location.hash = "#settings"; });
+  $("back-button").addEventListener("click", () => { location.hash = ""; });
+  $("settings-title").tabIndex = -1;
+  window.addEventListener("hashchange", showScreen);
+
+  $("word-form").addEventListener("submit", (event) => { event.preventDefault(); saveWord(); });
+  $("word-form").addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) { event.preventDefault(); saveWord(); }
+  });
+  $("editor-cancel").addEventListener("click", () => $("editor").close());
+  $("editor-delete").addEventListener("click", () => {
+    const word = state.editing;
+    $("editor").close();
+    if (word) deleteWord(word);
+  });
+  $("f-term").addEventListener("input", checkDuplicates);
+
+  $("remote-form").addEventListener("submit", saveRemote);
+  $("remote-kind").addEventListener("change", showRemoteKind);
+  $("sync-now").addEventListener("click", () => syncNow(true));
+  $("empty-trash").addEventListener("click", emptyTrash);
+  $("backup-check").addEventListener("click", checkBackup);
+  $("restore-confirm").addEventListener("click", confirmRestore);
+  $("restore-cancel").addEventListener("click", () => { $("restore-preview").hidden = true; });
+  $("backup-file").addEventListener("change", () => { $("restore-preview").hidden = true; $("backup-error").textContent = ""; });
+  $("restore-undo").addEventListener("click", undoRestore);
+  $("import-button").addEventListener("click", importFile);
+
+  document.addEventListener("keydown", (event) => {
+    const typing = event.target.closest("input, textarea, select, dialog");
+    if (typing || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.key === "/") { event.preventDefault(); location.hash = ""; $("search").focus(); }
+    if (event.key === "n" || event.key === "N") { event.preventDefault(); openEditor(null); }
+  });
+
+  new IntersectionObserver((entries) => {
+    if (entries.some((entry) => entry.isIntersecting) && state.hasMore && state.loadingGeneration === -1) loadMore(false);
+  }, { rootMargin: "600px" }).observe($("more"));
+
+  // Product notes: "The app now syncs when you open it." Then every few minutes and
+  // whenever the tab comes back; words added elsewhere (the CLI too) show up then.
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState !== "visible") return;
+    if (Date.now() - state.lastSync > 30000) syncNow(false);
+    if (!$("editor").open && window.scrollY < 200 && !state.query) reload();
+  });
+  setInterval(() => { if (document.visibilityState === "visible") syncNow(false); }, SYNC_EVERY_MS);
+
+  showScreen();
+  reload();
+  loadTags();
+  syncNow(false);
+})();
