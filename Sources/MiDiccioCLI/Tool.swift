@@ -30,7 +30,8 @@ public enum Tool {
     public static func run(_ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
                            io: TerminalIO = StandardIO()) -> Int32 {
         var arguments = arguments
-        // Global options may come before the command: move them after it.
+        // Global options may come before the command. They are handed to the command in
+        // front of its own arguments, so a "--" among those cannot turn them into positionals.
         var global: [String] = []
         while let first = arguments.first, first.hasPrefix("--library") || first == "--offline" {
             arguments.removeFirst()
@@ -71,7 +72,7 @@ public enum Tool {
             return usageFailure(UsageError(message: "unknown command '\(arguments[0])'", spec: rootSpec), io: io)
         }
         let spec = command.spec
-        let rest = Array(arguments.dropFirst(spec.path.count)) + global
+        let rest = global + Array(arguments.dropFirst(spec.path.count))
         if helpRequested {
             io.write(spec.helpText())
             return 0
