@@ -98,6 +98,11 @@ public struct UsageError: Error, Sendable, CustomStringConvertible {
     public var description: String { message }
 }
 
+extension UsageError {
+    /// A mistake whose usage line the caller knows.
+    init(_ message: String) { self.init(message: message) }
+}
+
 /// The arguments of one command after parsing against its spec.
 public struct ParsedArguments: Sendable {
     /// Positional arguments in order.
