@@ -15,14 +15,38 @@ final class CommandLineTests {
         #expect(try sandbox.listedTerms() == ["-ismo"])
     }
 
-    @Test("--library before the command still counts when the command's arguments contain '--'")
-    func globalOptionBeforeDoubleDash() throws {
-        let other = sandbox.path("other.sqlite")
-        let result = sandbox.run("--library", other, "add", "--", "-ismo")
+    @Test("--library before the command still counts when the command's arguments contain '--'",
+          arguments: [["--library", "other.sqlite"], ["--library=other.sqlite"]])
+    func globalOptionBeforeDoubleDash(global: [String]) throws {
+        let global = global.map { $0.replacingOccurrences(of: "other.sqlite", with: sandbox.path("other.sqlite")) }
+        let result = sandbox.run(global + ["add", "--", "-ismo"])
         #expect(result.status == 0, "\(result.errorOutput)")
-        let listed = sandbox.run("--library", other, "list", "--json")
+        let listed = sandbox.run(global + ["list", "--json"])
         #expect(try listed.jsonArray().compactMap { $0["term"] as? String } == ["-ismo"])
         #expect(!sandbox.exists(sandbox.libraryPath))
+    }
+
+    @Test("--offline may come before a command that syncs first; before one that does not, it is unknown")
+    func offlineBeforeCommand() {
+        #expect(sandbox.run("--offline", "list").status == 0)
+        let add = sandbox.run("--offline", "add", "palabra")
+        #expect(add.status == 64)
+        #expect(add.errorOutput.hasPrefix("Error: unknown option '--offline'\nUsage: midiccio add <term>"), "\(add.errorOutput)")
+    }
+
+    @Test("--library without its path before the command is bad usage, not the overview")
+    func globalOptionWithoutValue() {
+        let result = sandbox.run("--library")
+        #expect(result.status == 64)
+        #expect(result.output.isEmpty)
+        #expect(result.errorOutput == "Error: --library needs a value (path)\nUsage: midiccio <command> [options]\n  See 'midiccio --help'.\n")
+    }
+
+    @Test("-h after '--' is a term, not a request for help")
+    func helpAfterDoubleDash() throws {
+        let result = sandbox.run("add", "--", "-h")
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(try sandbox.listedTerms() == ["-h"])
     }
 }
 

@@ -51,6 +51,11 @@ struct ArgumentDefinition {
         ArgumentDefinition(kind: .help, name: "help", short: "h", help: "Show help information.") { _, _ in }
     }
 
+    /// What every command accepts besides its own declarations: `global`'s options and help.
+    static func standard(_ global: GlobalOptions) -> [ArgumentDefinition] {
+        declared(by: global) + [helpRequest]
+    }
+
     /// Every declaration of `arguments`, in the order its properties are written.
     static func declared(by arguments: some ParsableArguments) -> [ArgumentDefinition] {
         Mirror(reflecting: arguments).children.flatMap { child -> [ArgumentDefinition] in

@@ -25,7 +25,8 @@ struct CommandDefinition {
     }
 
     private var positionals: [ArgumentDefinition] { declared.filter { $0.kind == .positional } }
-    private var options: [ArgumentDefinition] { (declared + standard).filter { $0.kind != .positional } }
+    /// Its options, flags and help, the command's own first.
+    var options: [ArgumentDefinition] { (declared + standard).filter { $0.kind != .positional } }
 
     // MARK: - Help
 

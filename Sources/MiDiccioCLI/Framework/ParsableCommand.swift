@@ -38,8 +38,7 @@ extension ParsableCommand {
     }
 
     private static func definition(of command: Self, global: GlobalOptions) -> CommandDefinition {
-        CommandDefinition(configuration, declared: ArgumentDefinition.declared(by: command),
-                          standard: ArgumentDefinition.declared(by: global) + [.helpRequest])
+        CommandDefinition(configuration, declared: ArgumentDefinition.declared(by: command), standard: ArgumentDefinition.standard(global))
     }
 }
 

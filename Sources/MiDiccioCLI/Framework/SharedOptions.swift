@@ -21,3 +21,10 @@ struct OutputOptions: ParsableArguments {
     /// `--json` with help saying what the JSON holds ("Print the counts as JSON.").
     init(help: String) { _json = Flag(wrappedValue: false, help: help) }
 }
+
+extension OutputOptions {
+    /// `--json` for commands that print words.
+    static var words: OutputOptions { OutputOptions(help: "Print the words as a JSON array.") }
+    /// `--json` for commands that report how many words they changed.
+    static var counts: OutputOptions { OutputOptions(help: "Print the counts as JSON.") }
+}
