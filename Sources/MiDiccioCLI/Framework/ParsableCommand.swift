@@ -53,3 +53,15 @@ struct CommandConfiguration: Sendable {
     /// Example invocations shown under EXAMPLES.
     var examples: [String] = []
 }
+
+/// A mistake in how the tool was called: "Error: ..." then the usage line of the command
+/// at fault on stderr, exit 64. The message names the option or argument and what was
+/// given.
+struct UsageError: Error, CustomStringConvertible {
+    /// What was wrong.
+    var message: String
+
+    init(_ message: String) { self.message = message }
+
+    var description: String { message }
+}
