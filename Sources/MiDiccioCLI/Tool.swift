@@ -172,6 +172,7 @@ struct ToolFailure: Error, CustomStringConvertible {
 
 /// What a running command may use: the global options, the environment, output, the library.
 final class ToolContext {
+    /// The options every command accepts (`--library`).
     let global: GlobalOptions
     let environment: [String: String]
     let io: TerminalIO

@@ -1,9 +1,8 @@
 /// Options every command accepts, also before its name: `midiccio --library L add x`.
 struct GlobalOptions: ParsableArguments {
     /// The library file given on the command line; `ToolContext.libraryPath` falls back
-    /// to the environment.
-    // A later --library replaces an earlier one (a script's own, a wrapper's) rather than
-    // being refused.
+    /// to the environment. A later --library replaces an earlier one (a wrapper script's)
+    /// rather than being refused.
     @Option(valueName: "path", help: "The library file (default: $MIDICCIO_LIBRARY, else $XDG_DATA_HOME/midiccio/library.sqlite).",
             lastWins: true)
     var library: String?
