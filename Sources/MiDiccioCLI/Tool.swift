@@ -20,27 +20,37 @@ public enum Tool {
         CommandEntry(ServeCommand.self),
     ]
 
-    static let rootSpec = CommandSpec(
+    /// What help says about the tool itself.
+    static let configuration = CommandConfiguration(
         path: [], abstract: "Keep your own word list: words, meanings, readings, examples, notes and tags.",
-        discussion: "Your library is one file on this device (see --library). Run 'midiccio help <command>' for details.",
-        options: [OptionSpec(name: "version", help: "Show the version.")])
+        discussion: "Your library is one file on this device (see --library). Run 'midiccio help <command>' for details.")
+
+    /// The tool as its help shows it: its own options, then every command.
+    static var definition: CommandDefinition { definition(of: RootOptions()) }
+
+    private static func definition(of root: RootOptions) -> CommandDefinition {
+        CommandDefinition(configuration, declared: ArgumentDefinition.declared(by: root), standard: [.helpRequest],
+                          usage: "midiccio <command> [options]")
+    }
 
     /// Runs the tool with `arguments` (without the program name) and returns the exit
     /// code: 0 success, 1 failure, 64 bad usage.
     public static func run(_ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
                            io: TerminalIO = StandardIO()) -> Int32 {
+        let root = RootOptions()
+        let leading: [String]
         var arguments = arguments
-        // Global options may come before the command: move them after it.
-        var global: [String] = []
-        while let first = arguments.first, first.hasPrefix("--library") || first == "--offline" {
-            arguments.removeFirst()
-            global.append(first)
-            if first == "--library", let value = arguments.first {
-                global.append(value)
-                arguments.removeFirst()
+        do {
+            guard let count = try readOptionsBeforeCommand(arguments, into: root) else {
+                io.write(rootHelp())
+                return 0
             }
+            leading = Array(arguments.prefix(count))
+            arguments.removeFirst(count)
+        } catch {
+            return usageFailure(error, definition, io: io)
         }
-        if arguments.first == "--version" {
+        if root.version {
             io.write("midiccio \(version)\n")
             return 0
         }
@@ -54,84 +64,103 @@ public enum Tool {
             return 0
         }
         guard let command = match(arguments) else {
-            let groups = commands.filter { $0.spec.path.count > 1 && $0.spec.path[0] == arguments[0] }
+            let groups = commands.filter { $0.path.count > 1 && $0.path[0] == arguments[0] }
             if !groups.isEmpty {
-                let group = CommandSpec(path: [arguments[0]], abstract: "Commands for \(arguments[0]).",
-                                        arguments: [ArgumentSpec(name: "subcommand", help: "One of the subcommands below.")])
+                let group = CommandDefinition(
+                    CommandConfiguration(path: [arguments[0]], abstract: "Commands for \(arguments[0])."),
+                    declared: [ArgumentDefinition(kind: .positional, name: "subcommand", help: "One of the subcommands below.") { _, _ in }],
+                    standard: ArgumentDefinition.standard(GlobalOptions()))
                 if helpRequested || arguments.contains("--help") || arguments.contains("-h") {
-                    io.write(group.helpText(subcommands: groups.map(\.spec)))
+                    io.write(group.helpText(subcommands: groups.map(\.configuration)))
                     return 0
                 }
                 if arguments.count == 1 {
-                    let names = groups.map { $0.spec.path.dropFirst().joined(separator: " ") }.joined(separator: ", ")
-                    return usageFailure(UsageError(message: "'\(arguments[0])' needs a subcommand: \(names)", spec: group), io: io)
+                    let names = groups.map { $0.path.dropFirst().joined(separator: " ") }.joined(separator: ", ")
+                    return usageFailure(UsageError("'\(arguments[0])' needs a subcommand: \(names)"), group, io: io)
                 }
-                return usageFailure(UsageError(message: "unknown command '\(arguments.prefix(2).joined(separator: " "))'", spec: group), io: io)
+                return usageFailure(UsageError("unknown command '\(arguments.prefix(2).joined(separator: " "))'"), group, io: io)
             }
-            return usageFailure(UsageError(message: "unknown command '\(arguments[0])'", spec: rootSpec), io: io)
+            return usageFailure(UsageError("unknown command '\(arguments[0])'"), definition, io: io)
         }
-        let spec = command.spec
-        let rest = Array(arguments.dropFirst(spec.path.count)) + global
         if helpRequested {
-            io.write(spec.helpText())
+            io.write(command.definition().helpText())
             return 0
         }
         do {
-            let parsed = try spec.parse(rest)
-            if parsed.flag("help") {
-                io.write(spec.helpText())
-                return 0
-            }
-            let context = ToolContext(arguments: parsed, environment: environment, io: io)
-            try command.execute(context)
+            // Global options given before the command go in front of its own arguments, so
+            // a "--" among those cannot make them positional.
+            try command.execute(leading + arguments.dropFirst(command.path.count), environment, io)
             return 0
         } catch let error as UsageError {
-            return usageFailure(error, io: io)
+            return usageFailure(error, command.definition(), io: io)
         } catch {
             io.writeError("Error: \(error)\n")
             return 1
         }
     }
 
-    private static func match(_ arguments: [String]) -> CommandEntry? {
-        commands.filter { Array(arguments.prefix($0.spec.path.count)) == $0.spec.path }
-            .max { $0.spec.path.count < $1.spec.path.count }
+    /// Reads the options given before the command's name (`midiccio --library L add x`) into
+    /// `root` and returns how many words they took; nil when they ask for help.
+    ///
+    /// `--offline` may come first too, as it always could (`midiccio --offline list`), but
+    /// only the commands that sync first accept it: the command reads those words again.
+    private static func readOptionsBeforeCommand(_ arguments: [String], into root: RootOptions) throws(UsageError) -> Int? {
+        let options = definition(of: root).options + ArgumentDefinition.declared(by: SyncOnOpen())
+        var reader = ArgumentReader(options: options)
+        let count = try reader.read(arguments, untilPositional: true)
+        if reader.helpRequested { return nil }
+        for (option, texts) in zip(options, reader.values) { try option.store(texts, option.shownName) }
+        return count
     }
 
-    private static func usageFailure(_ error: UsageError, io: TerminalIO) -> Int32 {
-        io.writeError("Error: \(error.message)\n")
-        if let spec = error.spec {
-            let usage = spec.path.isEmpty ? "midiccio <command> [options]" : spec.usage
-            let help = spec.path.isEmpty ? "midiccio --help" : "midiccio help \(spec.path.joined(separator: " "))"
-            io.writeError("Usage: \(usage)\n  See '\(help)'.\n")
-        }
+    private static func match(_ arguments: [String]) -> CommandEntry? {
+        commands.filter { Array(arguments.prefix($0.path.count)) == $0.path }
+            .max { $0.path.count < $1.path.count }
+    }
+
+    /// Bad usage: the error and the usage line of `definition` on stderr, exit 64.
+    private static func usageFailure(_ error: UsageError, _ definition: CommandDefinition, io: TerminalIO) -> Int32 {
+        io.writeError("Error: \(error.message)\n" + definition.usageReminder)
         return 64
     }
 
     static func rootHelp() -> String {
-        var text = "OVERVIEW: \(rootSpec.abstract)\n\n\(rootSpec.discussion)\n\nUSAGE: midiccio <command> [options]\n\nOPTIONS:\n"
-        text += "  --library <path>          The library file (default: $MIDICCIO_LIBRARY, else $XDG_DATA_HOME/midiccio/library.sqlite).\n"
-        text += "  --version                 Show the version.\n  -h, --help                Show help information.\n\nSUBCOMMANDS:\n"
-        for command in commands {
-            let name = command.spec.path.joined(separator: " ")
-            text += "  " + name + String(repeating: " ", count: max(2, 26 - name.count)) + command.spec.abstract + "\n"
-        }
-        return text
+        definition.helpText(subcommands: commands.map(\.configuration))
     }
 }
 
-/// A command's spec and how to run it. (A struct of closures rather than an array of
-/// `any ToolCommand.Type`: calling an initialiser through that existential crashes the
-/// Swift 6.3 compiler.)
-struct CommandEntry: Sendable {
-    /// What the command accepts.
-    let spec: CommandSpec
-    /// Validates the arguments, then runs the command.
-    let execute: @Sendable (ToolContext) throws -> Void
+/// What `midiccio` itself accepts before a command's name.
+struct RootOptions: ParsableArguments {
+    @OptionGroup var global: GlobalOptions
+    /// True when --version was given.
+    @Flag(help: "Show the version.") var version = false
+}
 
-    init<Command: ToolCommand>(_ type: Command.Type) {
-        spec = Command.spec
-        execute = { context in try Command(context.arguments).run(context) }
+/// One command as the tool lists, explains and runs it. (A struct of closures rather
+/// than an array of `any ParsableCommand.Type`: calling an initialiser through that
+/// existential crashes the Swift 6.3 compiler.)
+struct CommandEntry: Sendable {
+    /// Its words and help text.
+    let configuration: CommandConfiguration
+    /// Its declarations, for help and the usage line.
+    let definition: @Sendable () -> CommandDefinition
+    /// Parses what follows the command's words (global options first), then prints help,
+    /// or validates and runs the command.
+    let execute: @Sendable (_ arguments: [String], _ environment: [String: String], _ io: TerminalIO) throws -> Void
+
+    /// The words that select it.
+    var path: [String] { configuration.path }
+
+    init<Command: ParsableCommand>(_ type: Command.Type) {
+        configuration = Command.configuration
+        definition = { Command.definition }
+        execute = { arguments, environment, io in
+            guard let (command, global) = try Command.parse(arguments) else {
+                io.write(Command.definition.helpText())
+                return
+            }
+            try command.run(ToolContext(global: global, environment: environment, io: io))
+        }
     }
 }
 
@@ -141,32 +170,23 @@ struct ToolFailure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// One subcommand: its spec, a validating initialiser and `run`.
-protocol ToolCommand: SendableMetatype {
-    /// What it accepts and its help.
-    static var spec: CommandSpec { get }
-    /// Checks the arguments (throwing `UsageError`) before anything is opened.
-    init(_ arguments: ParsedArguments) throws
-    /// Does the work.
-    func run(_ context: ToolContext) throws
-}
-
-/// What a running command may use: its arguments, the environment, output, the library.
+/// What a running command may use: the global options, the environment, output, the library.
 final class ToolContext {
-    let arguments: ParsedArguments
+    /// The options every command accepts (`--library`).
+    let global: GlobalOptions
     let environment: [String: String]
     let io: TerminalIO
     private var openLibrary: WordLibrary?
 
-    init(arguments: ParsedArguments, environment: [String: String], io: TerminalIO) {
-        self.arguments = arguments
+    init(global: GlobalOptions, environment: [String: String], io: TerminalIO) {
+        self.global = global
         self.environment = environment
         self.io = io
     }
 
     /// The library path: --library, else MIDICCIO_LIBRARY, else the XDG data folder.
     var libraryPath: String {
-        if let path = arguments.value("library") { return path }
+        if let path = global.library { return path }
         if let path = environment["MIDICCIO_LIBRARY"], !path.isEmpty { return path }
         let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
@@ -183,9 +203,6 @@ final class ToolContext {
         try library.autoPurge()
         return library
     }
-
-    /// True when --json was given.
-    var json: Bool { arguments.flag("json") }
 
     /// Prints words for people or as JSON.
     var printer: WordPrinter {

@@ -9,7 +9,7 @@ final class HelpTests {
     init() throws { sandbox = try Sandbox() }
 
     /// Every command the tool has, so a new command is covered without editing this list.
-    static let commands: [[String]] = Tool.commands.map(\.spec.path)
+    static let commands: [[String]] = Tool.commands.map(\.path)
 
     @Test("-h, --help and 'midiccio help <command>' print the same help for every command", arguments: commands)
     func threeWaysToAskForHelp(command: [String]) {

@@ -11,14 +11,12 @@ private func json(_ report: RestoreReport, dryRun: Bool = false) -> String {
 }
 
 /// `midiccio backup export`
-struct BackupExportCommand: ToolCommand {
-    static let spec = CommandSpec(
+struct BackupExportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
         path: ["backup", "export"], abstract: "Write every word, Trash included, to a JSON backup file.",
-        arguments: [ArgumentSpec(name: "file", help: "Where to write the backup.")],
         examples: ["midiccio backup export ~/midiccio-backup.json"])
 
-    let file: String
-    init(_ arguments: ParsedArguments) throws { file = arguments.positionals[0] }
+    @Argument(help: "Where to write the backup.") var file: String
 
     func run(_ context: ToolContext) throws {
         let count = try context.library().exportBackup(to: file)
@@ -27,8 +25,8 @@ struct BackupExportCommand: ToolCommand {
 }
 
 /// `midiccio backup restore`
-struct BackupRestoreCommand: ToolCommand {
-    static let spec = CommandSpec(
+struct BackupRestoreCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
         path: ["backup", "restore"], abstract: "Restore words from a JSON backup file.",
         discussion: """
             The whole file is checked first; a bad file changes nothing. By default the backup is merged:
@@ -36,27 +34,16 @@ struct BackupRestoreCommand: ToolCommand {
             With --replace the library becomes equal to the backup: words not in it go to the Trash.
             Restored words reach your other devices. 'midiccio backup undo' reverses the last restore.
             """,
-        arguments: [ArgumentSpec(name: "file", help: "The backup file.")],
-        options: [
-            OptionSpec(name: "replace", help: "Make the library equal to the backup."),
-            OptionSpec(name: "dry-run", help: "Only report what would change."),
-            OptionSpec(name: "json", help: "Print the counts as JSON."),
-        ],
         examples: ["midiccio backup restore ~/midiccio-backup.json", "midiccio backup restore old.json --replace --dry-run"])
 
-    let file: String
-    let replace: Bool
-    let dryRun: Bool
-
-    init(_ arguments: ParsedArguments) throws {
-        file = arguments.positionals[0]
-        replace = arguments.flag("replace")
-        dryRun = arguments.flag("dry-run")
-    }
+    @Argument(help: "The backup file.") var file: String
+    @Flag(help: "Make the library equal to the backup.") var replace = false
+    @Flag(help: "Only report what would change.") var dryRun = false
+    @OptionGroup var output = OutputOptions.counts
 
     func run(_ context: ToolContext) throws {
         let report = try context.library().restoreBackup(from: file, replace: replace, dryRun: dryRun)
-        if context.json {
+        if output.json {
             context.io.write(json(report, dryRun: dryRun))
         } else {
             context.io.write((dryRun ? "Would restore: " : "Restored: ") + describe(report) + "\n")
@@ -66,22 +53,20 @@ struct BackupRestoreCommand: ToolCommand {
 }
 
 /// `midiccio backup undo`
-struct BackupUndoCommand: ToolCommand {
-    static let spec = CommandSpec(
-        path: ["backup", "undo"], abstract: "Undo the last backup restore (one step).",
-        options: [OptionSpec(name: "json", help: "Print the counts as JSON.")])
+struct BackupUndoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(path: ["backup", "undo"], abstract: "Undo the last backup restore (one step).")
 
-    init(_ arguments: ParsedArguments) throws {}
+    @OptionGroup var output = OutputOptions.counts
 
     func run(_ context: ToolContext) throws {
         let report = try context.library().undoRestore()
-        context.io.write(context.json ? json(report) : "Undid the last restore: " + describe(report) + "\n")
+        context.io.write(output.json ? json(report) : "Undid the last restore: " + describe(report) + "\n")
     }
 }
 
 /// `midiccio import`
-struct ImportCommand: ToolCommand {
-    static let spec = CommandSpec(
+struct ImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
         path: ["import"], abstract: "Import words from CSV, TSV or an Anki plain-text export.",
         discussion: """
             CSV/TSV files start with a header naming columns: term,meaning,reading,examples,notes,tags
@@ -89,30 +74,19 @@ struct ImportCommand: ToolCommand {
             export is recognised by its #separator: / #html: / #tags column: lines.
             All or nothing: a bad row is reported with its line number and nothing is imported.
             """,
-        arguments: [ArgumentSpec(name: "file", help: "The file to import.")],
-        options: [
-            OptionSpec(name: "format", valueName: "csv|tsv", help: "The file's format (default: detected from its content)."),
-            OptionSpec(name: "no-duplicates", help: "Skip rows whose term is already in the library."),
-            OptionSpec(name: "json", help: "Print the counts as JSON."),
-        ],
         examples: ["midiccio import words.csv", "midiccio import anki-deck.txt"])
 
-    let file: String
-    let format: SheetFormat?
-    let skipDuplicates: Bool
-
-    init(_ arguments: ParsedArguments) throws {
-        file = arguments.positionals[0]
-        format = try sheetFormat(arguments, spec: Self.spec)
-        skipDuplicates = arguments.flag("no-duplicates")
-    }
+    @Argument(help: "The file to import.") var file: String
+    @Option(help: "The file's format (default: detected from its content).") var format: SheetFormat?
+    @Flag(help: "Skip rows whose term is already in the library.") var noDuplicates = false
+    @OptionGroup var output = OutputOptions.counts
 
     func run(_ context: ToolContext) throws {
         let showProgress = context.io.errorIsTerminal
-        let report = try context.library().importSheet(from: file, format: format, skipDuplicates: skipDuplicates) { done, total in
+        let report = try context.library().importSheet(from: file, format: format, skipDuplicates: noDuplicates) { done, total in
             if showProgress { context.io.writeError("\rImporting \(done)/\(total)" + (done == total ? "\n" : "")) }
         }
-        if context.json {
+        if output.json {
             context.io.write(JSONText.object([("added", String(report.added)), ("skippedDuplicates", String(report.skippedDuplicates)),
                                               ("duplicatesAdded", String(report.duplicatesAdded))], spaced: true) + "\n")
         } else {
@@ -127,31 +101,21 @@ struct ImportCommand: ToolCommand {
 }
 
 /// `midiccio export`
-struct ExportCommand: ToolCommand {
-    static let spec = CommandSpec(
+struct ExportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
         path: ["export"], abstract: "Export words (not the Trash) as CSV or TSV.",
-        arguments: [ArgumentSpec(name: "file", help: "Where to write.")],
-        options: [OptionSpec(name: "format", valueName: "csv|tsv", help: "The format (default: from the file name, else csv).")],
         examples: ["midiccio export words.csv", "midiccio export words.tsv"])
 
-    let file: String
-    let format: SheetFormat
-
-    init(_ arguments: ParsedArguments) throws {
-        file = arguments.positionals[0]
-        format = try sheetFormat(arguments, spec: Self.spec) ?? (file.lowercased().hasSuffix(".tsv") ? .tsv : .csv)
-    }
+    @Argument(help: "Where to write.") var file: String
+    @Option(help: "The format (default: from the file name, else csv).") var format: SheetFormat?
 
     func run(_ context: ToolContext) throws {
-        let count = try context.library().exportSheet(to: file, format: format)
+        let count = try context.library().exportSheet(to: file, format: format ?? (file.lowercased().hasSuffix(".tsv") ? .tsv : .csv))
         context.io.write("Exported \(count) words to \(file)\n")
     }
 }
 
-private func sheetFormat(_ arguments: ParsedArguments, spec: CommandSpec) throws -> SheetFormat? {
-    guard let text = arguments.value("format") else { return nil }
-    guard let format = SheetFormat(rawValue: text.lowercased()) else {
-        throw UsageError(message: "--format must be csv or tsv, not '\(text)'", spec: spec)
-    }
-    return format
+extension SheetFormat: ExpressibleByArgument {
+    /// `--format CSV` is as clear as `--format csv`.
+    init?(argument text: String) { self.init(rawValue: text.lowercased()) }
 }

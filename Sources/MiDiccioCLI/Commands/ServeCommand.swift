@@ -7,39 +7,32 @@ import Glibc
 #endif
 
 /// `midiccio serve`: the web app on this library, until Ctrl-C.
-struct ServeCommand: ToolCommand {
-    static let spec = CommandSpec(
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
         path: ["serve"], abstract: "Open your words in the browser: a small web app on this computer.",
         discussion: """
             Listens on 127.0.0.1 only, unless --host names another address; then --token is required and every
             request must carry it (the printed address does). The command line and the web app can be used on
             the same library at the same time. Stop it with Ctrl-C.
             """,
-        options: [
-            OptionSpec(name: "port", valueName: "number", help: "The port to listen on (default: 8080; 0 picks a free one)."),
-            OptionSpec(name: "host", valueName: "address", help: "The address to listen on (default: 127.0.0.1)."),
-            OptionSpec(name: "token", valueName: "secret", help: "A secret every request must carry; required with --host beyond this computer."),
-        ],
         examples: ["midiccio serve", "midiccio serve --port 8081",
                    "midiccio serve --host 192.168.1.20 --token \"$(openssl rand -hex 16)\""])
 
     /// Names that mean this computer only: serving on them needs no token.
     static let loopbackHosts: Set<String> = ["127.0.0.1", "localhost", "::1"]
 
-    let port: UInt16
-    let host: String
-    let token: String?
+    @Option(valueName: "number", help: "The port to listen on (default: 8080; 0 picks a free one).", range: 0...65_535)
+    var port = 8080
+    @Option(valueName: "address", help: "The address to listen on (default: 127.0.0.1).") var host = "127.0.0.1"
+    @Option(valueName: "secret", help: "A secret every request must carry; required with --host beyond this computer.")
+    var token: String?
 
-    init(_ arguments: ParsedArguments) throws {
-        port = UInt16(try arguments.integer("port", in: 0...65_535, spec: Self.spec) ?? 8080)
-        host = arguments.value("host") ?? "127.0.0.1"
-        token = arguments.value("token")
+    func validate() throws(UsageError) {
         if let token, token.count < 8 || token.contains(where: { $0.isWhitespace || $0 == ";" || $0 == "," }) {
-            throw UsageError(message: "--token must be at least 8 characters, without spaces, commas or semicolons", spec: Self.spec)
+            throw UsageError("--token must be at least 8 characters, without spaces, commas or semicolons")
         }
         if !Self.loopbackHosts.contains(host.lowercased()) && token == nil {
-            throw UsageError(message: "listening on \(host) lets other computers reach your library; add --token SECRET so only people with the secret can",
-                             spec: Self.spec)
+            throw UsageError("listening on \(host) lets other computers reach your library; add --token SECRET so only people with the secret can")
         }
     }
 
@@ -63,7 +56,7 @@ struct ServeCommand: ToolCommand {
             signal(SIGINT, SIG_DFL)
             signal(SIGTERM, SIG_DFL)
         }
-        let server = try HTTPServer(host: host, port: port, handler: app)
+        let server = try HTTPServer(host: host, port: UInt16(port), handler: app)
         let shownHost = host.contains(":") ? "[\(host)]" : host
         let address = "http://\(shownHost):\(server.port)/" + (token.map { "?token=\($0)" } ?? "")
         context.io.write("MiDiccio is running at \(address)\n")

@@ -2,8 +2,8 @@ import Foundation
 import MiDiccioKit
 
 /// `midiccio remote set`
-struct RemoteSetCommand: ToolCommand {
-    static let spec = CommandSpec(
+struct RemoteSetCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
         path: ["remote", "set"], abstract: "Sync this library through a folder your cloud keeps in sync, or a WebDAV server.",
         discussion: """
             KIND is 'folder' or 'webdav'.
@@ -14,57 +14,58 @@ struct RemoteSetCommand: ToolCommand {
             standard input with --password-stdin and kept in LIBRARY.credentials, readable only by you, never in the
             library; MIDICCIO_WEBDAV_PASSWORD, when set, is used instead.
             """,
-        arguments: [ArgumentSpec(name: "kind", help: "folder or webdav"),
-                    ArgumentSpec(name: "location", help: "The folder's path, or the WebDAV folder's URL.")],
-        options: [
-            OptionSpec(name: "device-name", valueName: "name", help: "How other devices see this one (default: the host name)."),
-            OptionSpec(name: "user", valueName: "name", help: "webdav: the user name to sign in with."),
-            OptionSpec(name: "password-stdin", help: "webdav: read the password from the first line of standard input."),
-        ],
         examples: ["midiccio remote set folder ~/Dropbox/MiDiccio --device-name \"Ana's laptop\"",
                    "printf '%s\\n' \"$PASSWORD\" | midiccio remote set webdav https://cloud.example.com/remote.php/dav/files/ana/MiDiccio --user ana --password-stdin"])
 
-    let remote: RemoteConfig
-    let deviceName: String?
-    /// The WebDAV address, when the remote is one.
-    let address: WebDAVAddress?
-    /// A password written into the URL (moved to the credentials file, never stored in the library).
-    let urlPassword: String?
-    let readPassword: Bool
+    /// The kinds of remote there are.
+    enum Kind: String, CaseIterable, ExpressibleByArgument {
+        case folder, webdav
 
-    init(_ arguments: ParsedArguments) throws {
-        let kind = arguments.positionals[0]
-        let location = arguments.positionals[1]
-        deviceName = arguments.value("device-name")
-        readPassword = arguments.flag("password-stdin")
+        static func refusal(of text: String, as shownName: String) -> String {
+            "unknown remote kind '\(text)'; use: \(allCases.map(\.rawValue).joined(separator: ", "))"
+        }
+    }
+
+    @Argument(help: "folder or webdav") var kind: Kind
+    @Argument(help: "The folder's path, or the WebDAV folder's URL.") var location: String
+    @Option(valueName: "name", help: "How other devices see this one (default: the host name).") var deviceName: String?
+    @Option(valueName: "name", help: "webdav: the user name to sign in with.") var user: String?
+    @Flag(help: "webdav: read the password from the first line of standard input.") var passwordStdin = false
+
+    /// What the arguments ask to set up.
+    private struct Target {
+        let remote: RemoteConfig
+        /// The WebDAV address, when the remote is one.
+        let address: WebDAVAddress?
+        /// A password written into the URL (moved to the credentials file, never stored in the library).
+        let urlPassword: String?
+    }
+
+    func validate() throws(UsageError) { _ = try target() }
+
+    private func target() throws(UsageError) -> Target {
         switch kind {
-        case "folder":
-            guard arguments.value("user") == nil, !readPassword else {
-                throw UsageError(message: "--user and --password-stdin are for webdav remotes only", spec: Self.spec)
+        case .folder:
+            guard user == nil, !passwordStdin else {
+                throw UsageError("--user and --password-stdin are for webdav remotes only")
             }
             let absolute = location.hasPrefix("/") ? location : FileManager.default.currentDirectoryPath + "/" + location
-            remote = .folder(path: URL(fileURLWithPath: absolute).standardizedFileURL.path)
-            address = nil
-            urlPassword = nil
-        case "webdav":
+            return Target(remote: .folder(path: URL(fileURLWithPath: absolute).standardizedFileURL.path), address: nil, urlPassword: nil)
+        case .webdav:
             let parsed: (address: WebDAVAddress, user: String?, password: String?)
             do {
                 parsed = try WebDAVAddress.parse(location)
             } catch {
-                throw UsageError(message: error.message, spec: Self.spec)
+                throw UsageError(error.message)
             }
-            let user = arguments.value("user") ?? parsed.user
+            let user = self.user ?? parsed.user
             if let user, user.isEmpty || user.contains(":") {
-                throw UsageError(message: "the user name must not be empty or contain ':'", spec: Self.spec)
+                throw UsageError("the user name must not be empty or contain ':'")
             }
-            if user == nil, readPassword || parsed.password != nil {
-                throw UsageError(message: "a password needs a user name: add --user NAME", spec: Self.spec)
+            if user == nil, passwordStdin || parsed.password != nil {
+                throw UsageError("a password needs a user name: add --user NAME")
             }
-            remote = .webdav(url: parsed.address.description, user: user)
-            address = parsed.address
-            urlPassword = parsed.password
-        default:
-            throw UsageError(message: "unknown remote kind '\(kind)'; use: folder, webdav", spec: Self.spec)
+            return Target(remote: .webdav(url: parsed.address.description, user: user), address: parsed.address, urlPassword: parsed.password)
         }
     }
 
@@ -89,12 +90,14 @@ struct RemoteSetCommand: ToolCommand {
     }
 
     func run(_ context: ToolContext) throws {
-        var password = urlPassword
-        if readPassword {
+        let target = try target()
+        let remote = target.remote
+        var password = target.urlPassword
+        if passwordStdin {
             let line = context.io.readInput().split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
             let text = line.hasSuffix("\r") ? String(line.dropLast()) : String(line)
             guard !text.isEmpty else {
-                throw UsageError(message: "--password-stdin read no password from standard input", spec: Self.spec)
+                throw UsageError("--password-stdin read no password from standard input")
             }
             password = text
         }
@@ -102,7 +105,7 @@ struct RemoteSetCommand: ToolCommand {
         let library = try context.library()
         if let deviceName { try library.setDeviceName(deviceName) }
         try library.setRemote(remote)
-        guard case .webdav(_, let user) = remote, let address else {
+        guard case .webdav(_, let user) = remote, let address = target.address else {
             context.io.write("Remote set to \(remote.displayName). Run 'midiccio sync' to sync now.\n")
             return
         }
@@ -129,10 +132,10 @@ struct RemoteSetCommand: ToolCommand {
 }
 
 /// `midiccio remote show`
-struct RemoteShowCommand: ToolCommand {
-    static let spec = CommandSpec(path: ["remote", "show"], abstract: "Show where this library syncs to (never the password).",
-                                  options: [OptionSpec(name: "json", help: "Print as JSON.")])
-    init(_ arguments: ParsedArguments) throws {}
+struct RemoteShowCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(path: ["remote", "show"], abstract: "Show where this library syncs to (never the password).")
+
+    @OptionGroup var output = OutputOptions(help: "Print as JSON.")
 
     func run(_ context: ToolContext) throws {
         let library = try context.library()
@@ -147,7 +150,7 @@ struct RemoteShowCommand: ToolCommand {
                 password = "stored in \(library.credentialsPath)"
             }
         }
-        if context.json {
+        if output.json {
             var fields = ["\"remote\": \(remote.map { JSONText.quote($0.displayName) } ?? "null")"]
             if case .webdav(let url, _)? = remote {
                 fields.append("\"kind\": \"webdav\", \"url\": \(JSONText.quote(url)), \"user\": \(user.map(JSONText.quote) ?? "null"), "
@@ -170,9 +173,8 @@ struct RemoteShowCommand: ToolCommand {
 }
 
 /// `midiccio remote remove`
-struct RemoteRemoveCommand: ToolCommand {
-    static let spec = CommandSpec(path: ["remote", "remove"], abstract: "Stop syncing this library (its words stay here).")
-    init(_ arguments: ParsedArguments) throws {}
+struct RemoteRemoveCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(path: ["remote", "remove"], abstract: "Stop syncing this library (its words stay here).")
 
     func run(_ context: ToolContext) throws {
         try context.library().setRemote(nil)
@@ -181,16 +183,12 @@ struct RemoteRemoveCommand: ToolCommand {
 }
 
 /// `midiccio sync`
-struct SyncCommand: ToolCommand {
-    static let spec = CommandSpec(
-        path: ["sync"], abstract: "Sync with the remote now: pull other devices' changes, then upload yours.",
-        options: [
-            OptionSpec(name: "allow-mass-delete", help: "Accept a sync that moves more than half of the library to the Trash."),
-            OptionSpec(name: "json", help: "Print what the sync did as JSON."),
-        ])
+struct SyncCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        path: ["sync"], abstract: "Sync with the remote now: pull other devices' changes, then upload yours.")
 
-    let allowMassDelete: Bool
-    init(_ arguments: ParsedArguments) throws { allowMassDelete = arguments.flag("allow-mass-delete") }
+    @Flag(help: "Accept a sync that moves more than half of the library to the Trash.") var allowMassDelete = false
+    @OptionGroup var output = OutputOptions(help: "Print what the sync did as JSON.")
 
     func run(_ context: ToolContext) throws {
         let library = try context.library()
@@ -201,7 +199,7 @@ struct SyncCommand: ToolCommand {
         for skipped in report.skippedFiles {
             context.note("warning: skipped \(skipped.path): \(skipped.reason)")
         }
-        if context.json {
+        if output.json {
             let skipped = report.skippedFiles.map {
                 JSONText.object([("path", JSONText.quote($0.path)), ("reason", JSONText.quote($0.reason))], spaced: true)
             }
@@ -225,18 +223,18 @@ struct SyncCommand: ToolCommand {
 }
 
 /// `midiccio status`
-struct StatusCommand: ToolCommand {
-    static let spec = CommandSpec(
-        path: ["status"], abstract: "Show this device, the remote, the last sync, pending changes and every device.",
-        options: [OptionSpec(name: "json", help: "Print as JSON.")])
-    init(_ arguments: ParsedArguments) throws {}
+struct StatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        path: ["status"], abstract: "Show this device, the remote, the last sync, pending changes and every device.")
+
+    @OptionGroup var output = OutputOptions(help: "Print as JSON.")
 
     func run(_ context: ToolContext) throws {
         let library = try context.library()
         let counts = try library.counts()
         guard let remote = try library.remote() else {
             let pending = try SyncEngine(library: library, storage: MissingStorage()).status().pending
-            if context.json {
+            if output.json {
                 context.io.write(JSONText.object([("device", JSONText.quote(try library.deviceName())), ("remote", "null"),
                                                   ("words", String(counts.words)), ("trash", String(counts.trash)),
                                                   ("pending", String(pending))], spaced: true) + "\n")
@@ -247,7 +245,7 @@ struct StatusCommand: ToolCommand {
         }
         let storage = remote.makeStorage(libraryPath: library.path, environment: context.environment)
         let status = try SyncEngine(library: library, storage: storage, appVersion: "midiccio \(Tool.version)").status()
-        if context.json {
+        if output.json {
             let devices = status.devices.map { device in
                 JSONText.object([("id", JSONText.quote(device.id)), ("name", JSONText.quote(device.name)),
                                  ("app", JSONText.quote(device.app)), ("lastSync", JSONText.time(device.lastSync)),

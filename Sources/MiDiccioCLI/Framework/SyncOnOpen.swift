@@ -4,14 +4,20 @@ import MiDiccioKit
 /// Product notes: "The app now syncs when you open it." Commands that show words sync
 /// first when a remote is set, but never make the user wait more than a few seconds:
 /// a cloud that is slow or unreachable only earns a warning.
-enum SyncOnOpen {
+///
+/// Such a command declares `@OptionGroup var syncOnOpen: SyncOnOpen`, which gives it
+/// `--offline`, and calls `syncOnOpen.run(context)` before reading the library.
+struct SyncOnOpen: ParsableArguments {
     /// How long a command waits for the sync before showing local words.
     static let patience: TimeInterval = 3
 
+    /// True when --offline was given.
+    @Flag(help: "Do not sync first (also: MIDICCIO_OFFLINE=1).") var offline = false
+
     /// Syncs `context`'s library unless offline (--offline or MIDICCIO_OFFLINE=1) or no
     /// remote is set. Runs on its own connection and thread so a hung cloud cannot block.
-    static func run(_ context: ToolContext) {
-        if context.arguments.flag("offline") || context.environment["MIDICCIO_OFFLINE"] == "1" { return }
+    func run(_ context: ToolContext) {
+        if offline || context.environment["MIDICCIO_OFFLINE"] == "1" { return }
         guard let library = try? context.library(), let remote = try? library.remote() else { return }
         let path = library.path
         let environment = context.environment
@@ -20,7 +26,7 @@ enum SyncOnOpen {
             do {
                 let connection = try WordLibrary(path: path, create: false, environment: environment)
                 // Requests time out as soon as the command stops waiting for them.
-                let storage = remote.makeStorage(libraryPath: path, environment: environment, timeout: patience)
+                let storage = remote.makeStorage(libraryPath: path, environment: environment, timeout: Self.patience)
                 let report = try SyncEngine(library: connection, storage: storage, appVersion: "midiccio \(Tool.version)").sync()
                 outcome.finish(report.skippedFiles.isEmpty ? nil : "skipped \(report.skippedFiles.count) unreadable cloud file(s); run 'midiccio sync' for details")
             } catch {
@@ -28,7 +34,7 @@ enum SyncOnOpen {
             }
         }
         thread.start()
-        if !outcome.wait(seconds: patience) {
+        if !outcome.wait(seconds: Self.patience) {
             context.note("warning: the cloud is slow to answer; showing the words on this device")
         } else if let warning = outcome.warning {
             context.note("warning: \(warning)")
