@@ -23,12 +23,19 @@ public enum CloudError: Error, Sendable, CustomStringConvertible {
     case unauthorized(String)
     /// Anything else, with the path involved.
     case failed(path: String, reason: String)
+    /// One file cannot be read (no permission, not a regular file, a link out of the
+    /// folder): sync reports it and skips it like a damaged file; the rest goes on.
+    case unreadable(path: String, reason: String)
+    /// An exclusive `create` found something already at the path.
+    case exists(path: String)
 
     public var description: String {
         switch self {
         case .unavailable(let reason): "the cloud cannot be reached: \(reason)"
         case .unauthorized(let reason): "the cloud refused access: \(reason)"
         case .failed(let path, let reason): "cloud file \(path): \(reason)"
+        case .unreadable(let path, let reason): "cloud file \(path) cannot be read: \(reason)"
+        case .exists(let path): "cloud file \(path) already exists"
         }
     }
 }
@@ -36,9 +43,10 @@ public enum CloudError: Error, Sendable, CustomStringConvertible {
 /// The only way sync reaches storage: four operations on paths relative to the
 /// MiDiccio folder ("devices/abc.json"). WebDAV, Google Drive and others plug in here.
 ///
-/// Implementations must make `write` atomic (a reader sees the old file or the whole new
-/// one, never half) and may not rely on conditional requests: each device writes only
-/// its own files, so there is never a concurrent writer to guard against.
+/// Implementations should make `write` atomic (a reader sees the old file or the whole
+/// new one); readers check every file anyway (checksums, a full parse) and skip one
+/// caught half written. They may not rely on conditional requests: each device writes
+/// only its own files, and names carry random parts, so two writers never meet.
 public protocol CloudStorage: AnyObject {
     /// The files directly inside `folder` ("" is the root); [] when the folder is missing.
     func list(_ folder: String) throws -> [CloudEntry]
@@ -46,10 +54,21 @@ public protocol CloudStorage: AnyObject {
     func read(_ path: String) throws -> Data?
     /// Creates or replaces the file (and any missing folders), atomically.
     func write(_ path: String, _ data: Data) throws
+    /// Creates the file only if nothing is at `path` (throwing `CloudError.exists`),
+    /// atomically. Back ends that cannot check write it like `write`: every name sync
+    /// creates this way carries a random part, so the check is a second line of defence.
+    func create(_ path: String, _ data: Data) throws
     /// Removes the file; removing a missing file is not an error. Returns true when the
     /// file existed.
     @discardableResult
     func delete(_ path: String) throws -> Bool
     /// A description for people, without credentials ("folder /home/ana/Dropbox/MiDiccio").
     var displayName: String { get }
+}
+
+extension CloudStorage {
+    /// Writes the file like `write`, for back ends that cannot create exclusively.
+    public func create(_ path: String, _ data: Data) throws {
+        try write(path, data)
+    }
 }

@@ -1,15 +1,28 @@
-import MiDiccioModel
-import MiDiccioFiles
 import Foundation
+import MiDiccioFiles
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Cloud storage in a local folder that another program syncs (Dropbox, Google Drive
 /// for desktop, iCloud Drive, OneDrive, Nextcloud's client, Syncthing) or a shared disk.
 ///
-/// Writes go to a hidden temporary file in the same folder and are renamed into place,
-/// so neither a reader nor the sync client ever sees half a file.
+/// Writes go to a hidden temporary file in the same folder, flushed to disk, and are
+/// renamed into place, so neither a reader nor the sync client ever sees half a file;
+/// `create` publishes with a hard link, which fails when the name is taken.
+///
+/// The folder is shared with other programs and other people's devices, so reading
+/// trusts nothing in it: a file that cannot be read, a folder, a pipe or device where a
+/// file should be, or a link that leads out of the folder or loops is reported as
+/// unreadable (sync skips it like a damaged file), never followed out of the folder and
+/// never waited on.
 public final class FolderStorage: CloudStorage {
     /// The folder that holds the MiDiccio files.
     public let root: String
+    /// The largest file `read` accepts, in bytes.
+    public var maxFileBytes = 1 << 30
 
     /// Uses `root` (created on the first write when missing).
     public init(root: String) {
@@ -28,50 +41,136 @@ public final class FolderStorage: CloudStorage {
         }
     }
 
+    /// Every entry directly in `folder` except sub-folders that do not look like files,
+    /// with its size (0 for anything that is not a regular file). Entries that are not
+    /// regular files are listed so that a reader tries them and reports them.
     public func list(_ folder: String) throws -> [CloudEntry] {
         try checkRoot()
         let path = full(folder)
         guard FileManager.default.fileExists(atPath: path) else { return [] }
+        let names: [String]
         do {
-            return try FileManager.default.contentsOfDirectory(atPath: path).compactMap { name in
-                let attributes = try? FileManager.default.attributesOfItem(atPath: path + "/" + name)
-                guard (attributes?[.type] as? FileAttributeType) != .typeDirectory else { return nil }
-                return CloudEntry(name: name, size: (attributes?[.size] as? Int) ?? 0)
-            }
+            names = try FileManager.default.contentsOfDirectory(atPath: path)
         } catch {
             throw CloudError.failed(path: folder, reason: "cannot be listed: \(error.localizedDescription)")
+        }
+        return names.compactMap { name in
+            var status = stat()
+            guard lstat(path + "/" + name, &status) == 0 else { return nil }
+            let type = status.st_mode & S_IFMT
+            // A folder named like a MiDiccio file is listed so that it gets reported;
+            // other folders are simply not files.
+            if type == S_IFDIR && !name.contains(".") { return nil }
+            return CloudEntry(name: name, size: type == S_IFREG ? Int(status.st_size) : 0)
         }
     }
 
     public func read(_ path: String) throws -> Data? {
         try checkRoot()
         let file = full(path)
-        guard FileManager.default.fileExists(atPath: file) else { return nil }
-        do {
-            return try Data(contentsOf: URL(fileURLWithPath: file))
-        } catch {
-            throw CloudError.failed(path: path, reason: "cannot be read: \(error.localizedDescription)")
+        var status = stat()
+        guard lstat(file, &status) == 0 else {
+            if errno == ENOENT || errno == ENOTDIR { return nil }
+            throw CloudError.unreadable(path: path, reason: FileSystem.errorText(errno))
         }
+        var target = file
+        if (status.st_mode & S_IFMT) == S_IFLNK {
+            target = try resolveLinkInside(path, file)
+        }
+        // O_NONBLOCK: a pipe put where a file should be must not hang the sync.
+        let descriptor = open(target, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else {
+            if errno == ENOENT { return nil }
+            throw CloudError.unreadable(path: path, reason: FileSystem.errorText(errno))
+        }
+        defer { close(descriptor) }
+        guard fstat(descriptor, &status) == 0 else {
+            throw CloudError.unreadable(path: path, reason: FileSystem.errorText(errno))
+        }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: throw CloudError.unreadable(path: path, reason: "a folder is where a file should be")
+        default: throw CloudError.unreadable(path: path, reason: "it is not a regular file")
+        }
+        guard status.st_size <= maxFileBytes else {
+            throw CloudError.unreadable(path: path, reason: "it is larger than \(maxFileBytes / 1_048_576) MB")
+        }
+        var data = Data(count: Int(status.st_size))
+        var total = 0
+        while total < data.count {
+            let count = data.withUnsafeMutableBytes { raw in systemRead(descriptor, raw.baseAddress! + total, raw.count - total) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw CloudError.unreadable(path: path, reason: FileSystem.errorText(errno))
+            }
+            if count == 0 { break }
+            total += count
+        }
+        // A file that shrank while it was read is taken as read so far: its checksum or
+        // parse decides whether it is whole.
+        return data.prefix(total)
+    }
+
+    /// The real path a symbolic link leads to, when it stays inside the cloud folder.
+    private func resolveLinkInside(_ path: String, _ file: String) throws -> String {
+        guard let resolved = realpath(file, nil) else {
+            let reason = errno == ELOOP ? "it is a link that loops" : "it is a link to nothing (\(FileSystem.errorText(errno)))"
+            throw CloudError.unreadable(path: path, reason: reason)
+        }
+        defer { free(resolved) }
+        let target = String(cString: resolved)
+        guard let rootResolved = realpath(root, nil) else {
+            throw CloudError.unavailable("\(root) cannot be resolved (\(FileSystem.errorText(errno)))")
+        }
+        defer { free(rootResolved) }
+        let base = String(cString: rootResolved)
+        guard target.hasPrefix(base == "/" ? "/" : base + "/") else {
+            throw CloudError.unreadable(path: path, reason: "it is a link to somewhere outside the cloud folder, which is never followed")
+        }
+        return target
     }
 
     public func write(_ path: String, _ data: Data) throws {
         try checkRoot()
         do {
             try FileSystem.writeAtomically(data, to: full(path))
-        } catch {
-            throw CloudError.failed(path: path, reason: "\(error)")
+        } catch let error as FileError {
+            throw CloudError.failed(path: path, reason: error.reason)
+        }
+    }
+
+    public func create(_ path: String, _ data: Data) throws {
+        try checkRoot()
+        do {
+            try FileSystem.writeAtomically(data, to: full(path), exclusive: true)
+        } catch let error as FileError {
+            if error.isExists { throw CloudError.exists(path: path) }
+            throw CloudError.failed(path: path, reason: error.reason)
         }
     }
 
     @discardableResult
     public func delete(_ path: String) throws -> Bool {
         let file = full(path)
-        guard FileManager.default.fileExists(atPath: file) else { return false }
-        do {
-            try FileManager.default.removeItem(atPath: file)
-            return true
-        } catch {
-            throw CloudError.failed(path: path, reason: "cannot be removed: \(error.localizedDescription)")
+        var status = stat()
+        guard lstat(file, &status) == 0 else { return false }
+        if (status.st_mode & S_IFMT) == S_IFDIR {
+            // Never a folder: only files MiDiccio wrote are removed.
+            throw CloudError.failed(path: path, reason: "cannot be removed: it is a folder")
         }
+        guard unlink(file) == 0 else {
+            if errno == ENOENT { return false }
+            throw CloudError.failed(path: path, reason: "cannot be removed (\(FileSystem.errorText(errno)))")
+        }
+        return true
     }
+}
+
+/// read(2), which `FolderStorage.read` would otherwise shadow.
+private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    #if canImport(Glibc)
+    Glibc.read(descriptor, buffer, count)
+    #else
+    Darwin.read(descriptor, buffer, count)
+    #endif
 }

@@ -155,17 +155,28 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
 
     /// Uploads the file atomically (see `WriteMode`), making missing folders.
     public func write(_ path: String, _ data: Data) throws {
+        try upload(path, data, exclusive: false)
+    }
+
+    /// Uploads the file only if nothing is there yet: `If-None-Match: *` on the `PUT`
+    /// (or `Overwrite: F` on the `MOVE`). A server that ignores the condition writes it
+    /// anyway, which the random part of every name sync creates makes harmless.
+    public func create(_ path: String, _ data: Data) throws {
+        try upload(path, data, exclusive: true)
+    }
+
+    private func upload(_ path: String, _ data: Data, exclusive: Bool) throws {
         let (folder, name) = split(path)
         switch options.writeMode {
         case .directPut:
-            try put(path, data, folder: folder)
+            try put(path, data, folder: folder, exclusive: exclusive)
         case .temporaryThenMove:
             // A hidden name that no reader recognises: a crash between PUT and MOVE
-            // leaves a stray file that every device ignores.
-            let temporary = (folder.isEmpty ? "" : folder + "/") + ".\(name).\(String(UInt32.random(in: 0...UInt32.max), radix: 16)).tmp"
-            try put(temporary, data, folder: folder)
+            // leaves a stray file that every device ignores and its writer removes.
+            let temporary = (folder.isEmpty ? "" : folder + "/") + ".\(name).\(String(UInt64.random(in: 0...UInt64.max), radix: 16)).tmp"
+            try put(temporary, data, folder: folder, exclusive: false)
             do {
-                try move(temporary, to: path)
+                try move(temporary, to: path, overwrite: !exclusive)
             } catch {
                 _ = try? remove(temporary)
                 throw error
@@ -192,15 +203,18 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
 
     /// Uploads `data` to `path`; when the server says the folder is missing, makes it
     /// (and its parents) and uploads again.
-    private func put(_ path: String, _ data: Data, folder: String) throws {
+    private func put(_ path: String, _ data: Data, folder: String, exclusive: Bool) throws {
         var madeFolder = false
+        var headers = ["Content-Type": "application/octet-stream"]
+        if exclusive { headers["If-None-Match"] = "*" }
         while true {
-            let answer = try send("PUT", fileURL(path), path: path, body: data,
-                                  headers: ["Content-Type": "application/octet-stream"]).answer
+            let answer = try send("PUT", fileURL(path), path: path, body: data, headers: headers).answer
             switch answer.status {
             case 200, 201, 204:
                 markExisting(folder)
                 return
+            case 412 where exclusive:
+                throw CloudError.exists(path: path)
             case 404 where !madeFolder, 409 where !madeFolder:
                 // RFC 4918 §9.7.1: 409 when a parent collection is missing (some
                 // servers say 404).
@@ -213,14 +227,19 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
         }
     }
 
-    /// Renames `source` onto `destination`, replacing it.
-    private func move(_ source: String, to destination: String) throws {
+    /// Renames `source` onto `destination`, replacing it unless `overwrite` is false.
+    private func move(_ source: String, to destination: String, overwrite: Bool) throws {
         let target = fileURL(destination)
         let (answer, attempts) = try send("MOVE", fileURL(source), path: destination,
-                                          headers: ["Destination": target.absoluteString, "Overwrite": "T"])
+                                          headers: ["Destination": target.absoluteString, "Overwrite": overwrite ? "T" : "F"])
         switch answer.status {
         case 200, 201, 204:
             return
+        case 412 where !overwrite:
+            // A retried MOVE whose first attempt went through and lost only its answer
+            // finds its own file there: the temporary one is gone then.
+            if attempts > 1, try send("HEAD", fileURL(source), path: source).answer.status == 404 { return }
+            throw CloudError.exists(path: destination)
         case 404 where attempts > 1:
             // The first attempt may have moved the file and lost only its answer.
             let check = try send("HEAD", target, path: destination).answer

@@ -13,8 +13,9 @@ final class HotStatements {
                 INSERT INTO words (id, term, meaning, reading, examples, notes, tags, created_at, updated_at, deleted_at,
                     term_time, meaning_time, reading_time, examples_time, notes_time, tags_time, deleted_time,
                     pending, local_change, term_key, sort_key,
-                    term_by, meaning_by, reading_by, examples_by, notes_by, tags_by, deleted_by)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    term_by, meaning_by, reading_by, examples_by, notes_by, tags_by, deleted_by, trash_seen_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+                    CASE WHEN ?10 IS NULL THEN NULL ELSE ?29 END)
                 """
             case .updateWord: """
                 UPDATE words SET id = ?1, term = ?2, meaning = ?3, reading = ?4, examples = ?5, notes = ?6, tags = ?7,
@@ -22,7 +23,10 @@ final class HotStatements {
                     reading_time = ?13, examples_time = ?14, notes_time = ?15, tags_time = ?16, deleted_time = ?17,
                     pending = ?18, local_change = ?19, term_key = ?20, sort_key = coalesce(?21, sort_key),
                     term_by = ?23, meaning_by = ?24, reading_by = ?25, examples_by = ?26, notes_by = ?27,
-                    tags_by = ?28, deleted_by = ?29
+                    tags_by = ?28, deleted_by = ?29,
+                    trash_seen_at = CASE WHEN ?10 IS NULL THEN NULL
+                                         WHEN deleted_at IS ?10 AND trash_seen_at IS NOT NULL THEN trash_seen_at
+                                         ELSE ?30 END
                 WHERE seq = ?22
                 """
             case .addToSearch:

@@ -35,6 +35,9 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
     case fileError(path: String, reason: String)
     /// SQLite failed underneath; the transaction was rolled back.
     case storage(SQLiteError)
+    /// The library holds something it cannot have written (a damaged row); nothing was
+    /// changed, and the row is named.
+    case damaged(String)
 
     public var description: String {
         switch self {
@@ -71,6 +74,8 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
             return "there is no restore to undo"
         case .fileError(let path, let reason):
             return "\(path): \(reason)"
+        case .damaged(let what):
+            return "the library is damaged: \(what); nothing was changed (restore a backup, or ask for help)"
         case .storage(let error):
             return "the library could not be updated (nothing was changed): \(error)"
         }

@@ -31,12 +31,16 @@ extension WordLibrary {
 
     /// Purges words that have been in the Trash longer than `trash.autoPurgeDays`
     /// (off by default: the product notes prefer being able to restore).
+    ///
+    /// The days count from when this device first saw the word in the Trash, by this
+    /// device's own clock: `deletedAt` is stamped by whichever device deleted the word,
+    /// and a clock a day behind or ahead there must not hurry a purge here.
     @discardableResult
     public func autoPurge() throws -> Int {
         guard let days = try settingDays(.autoPurgeDays) else { return 0 }
         let cutoff = clock.now().milliseconds - Int64(days) * 86_400_000
         let ids = try guarded {
-            try database.cached("SELECT id FROM words WHERE deleted_at IS NOT NULL AND deleted_at < ?")
+            try database.cached("SELECT id FROM words WHERE trash_seen_at IS NOT NULL AND trash_seen_at < ?")
                 .rows([.integer(cutoff)]) { $0.text(0) }
         }
         return try purge(ids.compactMap(WordID.init)).count
@@ -62,10 +66,12 @@ extension WordLibrary {
         try updateDigest(removing: stored.word, adding: nil)
     }
 
-    /// Stores a marker; an existing one keeps the earlier purge time.
+    /// Stores a marker; an existing one keeps the earlier purge time. A marker new to
+    /// this library gets the next position in the order this device learnt them.
     package func recordMarker(_ marker: PurgeMarker, pending: Bool, byThisDevice: Bool) throws {
         try database.run("""
-            INSERT INTO purged (id, purged_at, pending, by_this_device) VALUES (?, ?, ?, ?)
+            INSERT INTO purged (id, purged_at, pending, by_this_device, seen)
+                VALUES (?, ?, ?, ?, (SELECT coalesce(max(seen), 0) + 1 FROM purged))
             ON CONFLICT (id) DO UPDATE SET purged_at = min(purged_at, excluded.purged_at),
                 pending = max(pending, excluded.pending), by_this_device = max(by_this_device, excluded.by_this_device)
             """, [.text(marker.id.rawValue), .time(marker.purgedAt), .integer(pending ? 1 : 0), .integer(byThisDevice ? 1 : 0)])

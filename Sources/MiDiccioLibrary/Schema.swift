@@ -146,8 +146,50 @@ enum Migrations {
                 content = 'words_fts_source', content_rowid = 'seq',
                 tokenize = 'unicode61 remove_diacritics 2'
             );
-            INSERT INTO words_fts (words_fts, rank) VALUES ('rank', 'bm25(10.0, 6.0, 4.0, 1.0, 1.0, 3.0)');
+            INSERT INTO words_fts (words_fts, rank) VALUES ('rank', 'bm25(\(SearchRanking.bm25Weights))');
             INSERT INTO words_fts (words_fts) VALUES ('rebuild');
+            """),
+        Migration(name: "2026-12-typed-sync-state", sql: """
+            -- Sync keeps its state as one typed value (MiDiccioSync's SyncState), saved in
+            -- one place. The string keys and cursors it kept before are handed over once,
+            -- under "legacy", and read by SyncState's decoder only.
+            CREATE TABLE sync_state (
+                id INTEGER PRIMARY KEY CHECK (id = 1),
+                value TEXT NOT NULL
+            );
+            INSERT INTO sync_state (id, value)
+                SELECT 1, json_object(
+                    'legacy', (SELECT json_group_object(key, value) FROM library_info
+                               WHERE key LIKE 'sync.%' AND key NOT IN ('sync.digest', 'sync.fullUpload')),
+                    'legacyCursors', (SELECT json_group_object(device_id, seq) FROM sync_cursors))
+                WHERE EXISTS (SELECT 1 FROM library_info WHERE key LIKE 'sync.%' AND key NOT IN ('sync.digest', 'sync.fullUpload'))
+                   OR EXISTS (SELECT 1 FROM sync_cursors);
+            DELETE FROM library_info WHERE key LIKE 'sync.%' AND key NOT IN ('sync.digest', 'sync.fullUpload');
+            DELETE FROM library_info WHERE key = 'library.createdAt';
+            DROP TABLE sync_cursors;
+
+            -- Never read: a device's name, app and state live in its cloud record.
+            ALTER TABLE sync_devices DROP COLUMN name;
+            ALTER TABLE sync_devices DROP COLUMN app;
+            ALTER TABLE sync_devices DROP COLUMN last_sync;
+            ALTER TABLE sync_devices DROP COLUMN digest;
+            ALTER TABLE sync_devices DROP COLUMN word_count;
+
+            -- When this device first saw the word in the Trash, by its own clock: automatic
+            -- purging counts from here, never from a time another device's clock stamped.
+            -- Words already in the Trash start counting now.
+            ALTER TABLE words ADD COLUMN trash_seen_at INTEGER;
+            UPDATE words SET trash_seen_at = CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)
+                WHERE deleted_at IS NOT NULL;
+            CREATE INDEX words_trash_seen ON words (trash_seen_at) WHERE trash_seen_at IS NOT NULL;
+
+            -- The order in which this device learnt each purge marker: a position in its own
+            -- log, which a marker arriving late with an old purge time still advances.
+            ALTER TABLE purged ADD COLUMN seen INTEGER NOT NULL DEFAULT 0;
+            UPDATE purged SET seen = ordered.position
+                FROM (SELECT id, row_number() OVER (ORDER BY purged_at, id) AS position FROM purged) AS ordered
+                WHERE ordered.id = purged.id;
+            CREATE INDEX purged_seen ON purged (seen);
             """),
     ]
 

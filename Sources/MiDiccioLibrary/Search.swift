@@ -1,5 +1,12 @@
 import MiDiccioStore
 import MiDiccioModel
+/// How search ranks full-text matches.
+enum SearchRanking {
+    /// BM25 weights of the search index's columns, in their order: term, reading,
+    /// meaning, examples, notes, tags. A match in the term weighs most.
+    static let bm25Weights = "10.0, 6.0, 4.0, 1.0, 1.0, 3.0"
+}
+
 /// Search as you type: case- and accent-insensitive, every word of the query a prefix.
 extension WordLibrary {
     /// Words not in the Trash that match `query`, best first: an exact term match, then
@@ -37,7 +44,7 @@ extension WordLibrary {
                     // bm25() out is about a third faster than the configured rank.)
                     take(try database.cached("""
                         SELECT \(Self.columns("w")) FROM
-                            (SELECT rowid AS seq, bm25(words_fts, 10.0, 6.0, 4.0, 1.0, 1.0, 3.0) AS score
+                            (SELECT rowid AS seq, bm25(words_fts, \(SearchRanking.bm25Weights)) AS score
                              FROM words_fts WHERE words_fts MATCH ? ORDER BY score LIMIT ?) AS hit
                         JOIN words w ON w.seq = hit.seq ORDER BY hit.score
                         """).rows([.text(match), .integer(Int64(limit + results.count))], Self.storedWord).map(\.word))

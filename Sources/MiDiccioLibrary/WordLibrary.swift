@@ -22,8 +22,13 @@ public final class WordLibrary {
     private lazy var hot = HotStatements(database: database)
     private var changeCounter: Int64?
     private var digest: UInt64?
-    /// This library's device id: random, made with the library, never reused.
-    public private(set) var deviceID: String = ""
+    /// This library's device id: random, made with the library. A library that finds
+    /// itself to be a copy of another (a file copied to a new laptop, or put back from a
+    /// backup) goes on under a new one; see `SyncStore.adoptNewDeviceID()`. Read from
+    /// the file each time, so every connection agrees after such a change.
+    public var deviceID: String {
+        (try? guarded { try info("device.id") }) ?? nil ?? ""
+    }
 
     /// Opens the library at `path`, creating it when missing (and `create` is true).
     ///
@@ -44,17 +49,15 @@ public final class WordLibrary {
             try guarded {
                 try database.write {
                     try setInfo("collation.locale", collation.locale)
-                    try setInfo("library.createdAt", String(clock.now().milliseconds))
                     if try info("device.id") == nil { try setInfo("device.id", WordID.random().rawValue) }
                     if isNew { try setInfo("sync.digest", "0") }
                 }
             }
         }
-        deviceID = try guarded { try info("device.id") ?? "" }
         try guarded {
             if try database.integer("SELECT count(*) FROM sync_devices WHERE num = 0") == 0 {
                 try database.write {
-                    try database.run("INSERT OR IGNORE INTO sync_devices (num, id) VALUES (0, ?)", [.text(deviceID)])
+                    try database.run("INSERT OR IGNORE INTO sync_devices (num, id) VALUES (0, ?)", [.text(try info("device.id") ?? "")])
                 }
             }
         }
@@ -99,16 +102,16 @@ public final class WordLibrary {
         case .created: "w.created_at DESC, w.seq DESC"
         case .term: "w.sort_key, w.term, w.seq"
         }
-        let page = "LIMIT \(query.limit ?? -1) OFFSET \(max(0, query.offset))"
+        let page: [SQLValue] = [.integer(Int64(query.limit ?? -1)), .integer(Int64(max(0, query.offset)))]
         return try guarded {
             if let tag = query.tag {
                 return try database.cached("""
                     SELECT \(Self.columns("w")) FROM word_tags t JOIN words w ON w.seq = t.word_seq
-                    WHERE t.tag_key = ? AND w.deleted_at IS NULL ORDER BY \(order) \(page)
-                    """).rows([.text(TagSet.key(tag))], Self.storedWord).map(\.word)
+                    WHERE t.tag_key = ? AND w.deleted_at IS NULL ORDER BY \(order) LIMIT ? OFFSET ?
+                    """).rows([.text(TagSet.key(tag))] + page, Self.storedWord).map(\.word)
             }
-            return try database.cached("SELECT \(Self.columns("w")) FROM words w WHERE w.deleted_at IS NULL ORDER BY \(order) \(page)")
-                .rows([], Self.storedWord).map(\.word)
+            return try database.cached("SELECT \(Self.columns("w")) FROM words w WHERE w.deleted_at IS NULL ORDER BY \(order) LIMIT ? OFFSET ?")
+                .rows(page, Self.storedWord).map(\.word)
         }
     }
 
@@ -234,6 +237,22 @@ public final class WordLibrary {
         }
     }
 
+    // MARK: - This device
+
+    /// This device's name as other devices see it (default: the host name).
+    public func deviceName() throws -> String {
+        try guarded { try info("device.name") ?? ProcessInfo.processInfo.hostName }
+    }
+
+    /// Renames this device.
+    public func setDeviceName(_ name: String) throws {
+        let trimmed = name.trimmed
+        guard !trimmed.isEmpty, trimmed.count <= 100 else {
+            throw LibraryError.invalidWord(WordValidationError(field: "device name", message: "must be 1 to 100 characters"))
+        }
+        try writing { try setInfo("device.name", trimmed) }
+    }
+
     // MARK: - Internals shared with backup, import and sync
 
     /// The column list every word query selects, in the order `storedWord` reads.
@@ -246,12 +265,16 @@ public final class WordLibrary {
          "term_by", "meaning_by", "reading_by", "examples_by", "notes_by", "tags_by", "deleted_by"].map { "\(table).\($0)" }.joined(separator: ", ")
     }
 
-    package static func storedWord(_ row: Statement) -> StoredWord {
+    package static func storedWord(_ row: Statement) throws -> StoredWord {
         var times = FieldTimes(all: Timestamp(milliseconds: 0))
         for (offset, field) in WordField.allCases.enumerated() {
             times[field] = Timestamp(milliseconds: row.int64(Int32(11 + offset)))
         }
-        let word = Word(id: WordID(row.text(1)) ?? WordID("00000000-0000-0000-0000-000000000000")!,
+        guard let id = WordID(row.text(1)) else {
+            // Never read a damaged id as some other id: the word would be lost or merged.
+            throw LibraryError.damaged("row \(row.int64(0)) of the words table has the id '\(row.text(1).prefix(60))', which is not a UUID")
+        }
+        let word = Word(id: id,
                         term: row.text(2), meaning: row.text(3), reading: row.text(4),
                         examples: JSONText.stringArray(row.text(5)), notes: row.text(6),
                         tags: JSONText.stringArray(row.text(7)),
@@ -315,6 +338,8 @@ public final class WordLibrary {
             let sortChanged = previous.word.term != word.term
             values += [.text(TermKey.fold(word.term)), sortChanged ? .blob(collation.sortKey(word.term)) : .null, .integer(previous.seq)]
             values += writerValues
+            // The time this device saw the word enter the Trash (kept while it stays there).
+            values.append(.time(clock.now()))
             try database.run(try hot.statement(.updateWord), values)
             seq = previous.seq
             let old = previous.word
@@ -330,6 +355,7 @@ public final class WordLibrary {
         } else {
             values += [.text(TermKey.fold(word.term)), .blob(collation.sortKey(word.term))]
             values += writerValues
+            values.append(.time(clock.now()))
             try database.run(try hot.statement(.insertWord), values)
             seq = sqlite3LastInsertRowID()
             if !word.isDeleted { try addToSearch(word, seq: seq) }

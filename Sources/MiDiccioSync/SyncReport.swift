@@ -1,6 +1,7 @@
-import MiDiccioLibrary
 import MiDiccioCloud
+import MiDiccioLibrary
 import MiDiccioModel
+
 /// What one sync did.
 public struct SyncReport: Hashable, Sendable {
     /// Words changed here by other devices' edits.
@@ -29,9 +30,61 @@ public struct SyncReport: Hashable, Sendable {
     /// True when this device had been silent past the retention period and read
     /// everything again before uploading.
     public var fullResync = false
+    /// Set when this library found itself to be a copy of another device (a file copied
+    /// to another computer, or put back from a backup) and went on under a new id.
+    public var newIdentity: NewIdentity?
+    /// Leftover temporary files of this device's that this sync removed.
+    public var temporaryFilesRemoved = 0
 
     /// Makes an empty report.
     public init() {}
+}
+
+/// A library that went on under a new device id, and why.
+public struct NewIdentity: Hashable, Sendable {
+    /// The id it had.
+    public var old: String
+    /// The id it has now.
+    public var new: String
+    /// What showed it was a copy.
+    public var reason: String
+}
+
+/// What a sync that stopped had already saved, so its message can say so exactly.
+public struct SyncKept: Hashable, Sendable {
+    /// Words changed here by other devices' edits, saved.
+    public var pulled = 0
+    /// Words removed here because other devices purged them, saved.
+    public var purged = 0
+    /// Words uploaded, when the upload was saved (nil: it was not).
+    public var pushed: Int?
+    /// Words changed here that wait for the next sync to upload them.
+    public var pending = 0
+    /// True when this sync gave the library a new device id (a copy).
+    public var newIdentity = false
+
+    /// Makes an empty account.
+    public init() {}
+
+    /// True when nothing was saved here.
+    public var isEmpty: Bool { pulled == 0 && purged == 0 && pushed == nil && !newIdentity }
+
+    /// What was kept, for people.
+    public var summary: String {
+        var parts: [String] = []
+        if pulled > 0 { parts.append("\(Self.words(pulled)) changed on other devices \(pulled == 1 ? "was" : "were") saved here") }
+        if purged > 0 { parts.append("\(Self.words(purged)) purged elsewhere \(purged == 1 ? "was" : "were") removed here") }
+        if newIdentity { parts.append("this library took a new device id (it is a copy of another)") }
+        if let pushed, pushed > 0 { parts.append("\(Self.words(pushed)) \(pushed == 1 ? "was" : "were") uploaded") }
+        if pending > 0 {
+            parts.append("\(Self.words(pending)) changed here \(pending == 1 ? "waits" : "wait") to be uploaded")
+        } else if pushed == nil {
+            parts.append("no change made here was lost")
+        }
+        return parts.joined(separator: "; ")
+    }
+
+    private static func words(_ count: Int) -> String { count == 1 ? "1 word" : "\(count) words" }
 }
 
 /// A cloud file a sync could not use.
@@ -52,12 +105,18 @@ public enum SyncError: Error, Sendable, CustomStringConvertible {
     case noRemote
     /// The cloud folder was written by a newer MiDiccio format.
     case cloudTooNew(version: Int)
-    /// The cloud folder has a manifest this MiDiccio cannot read.
+    /// The cloud folder's manifest cannot be read now (a file still arriving, or
+    /// damaged); nothing was changed and the next sync tries again.
     case badManifest(String)
+    /// Sync's own saved state in the library cannot be read.
+    case damagedState(String)
     /// The sync would move too many words to the Trash at once.
     case massDeletion(count: Int, of: Int)
-    /// The cloud failed.
+    /// The cloud failed before anything was saved here.
     case cloud(CloudError)
+    /// The sync stopped part way (the cloud or the library failed) after saving some of
+    /// its work here; `kept` says exactly what.
+    case stopped(cause: any Error, kept: SyncKept)
 
     public var description: String {
         switch self {
@@ -68,12 +127,25 @@ public enum SyncError: Error, Sendable, CustomStringConvertible {
         case .cloudTooNew(let version):
             "this cloud copy was written by a newer MiDiccio; update to keep syncing (the cloud uses format \(version)). Your words on this device are kept."
         case .badManifest(let reason):
-            "the cloud folder's \(CloudLayout.manifestPath) cannot be read (\(reason)); nothing was changed"
+            "the cloud folder's \(CloudLayout.manifestPath) cannot be read now (\(reason)); nothing was changed here, the next sync will try again"
+        case .damagedState(let reason):
+            "this library's sync state cannot be read (\(reason)); nothing was changed. Set the remote again to start over with this cloud"
         case .massDeletion(let count, let total):
             "this sync would move \(count) of your \(total) words to the Trash; nothing was changed. If that is what you want, run: midiccio sync --allow-mass-delete"
         case .cloud(let error):
             "\(error); nothing was changed here, the next sync will try again"
+        case .stopped(let cause, let kept):
+            "the sync stopped: \(Self.plain(cause)). Kept: \(kept.summary). The next sync goes on from here"
         }
+    }
+}
+
+extension SyncError {
+    /// An error's text without claims about the library that a stopped sync replaces
+    /// with its own account.
+    fileprivate static func plain(_ error: any Error) -> String {
+        if case LibraryError.storage(let storage) = error { return "the library could not be updated: \(storage)" }
+        return "\(error)"
     }
 }
 
@@ -95,6 +167,9 @@ public struct SyncStatus: Sendable {
         public var isThisDevice: Bool
         /// True when it has been silent past the retention period.
         public var inactive: Bool = false
+        /// The name of the device that took over its files (a copy of its library that
+        /// went on under a new id), if one did.
+        public var replacedBy: String?
     }
 
     /// This device's id.

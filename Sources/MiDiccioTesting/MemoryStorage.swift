@@ -88,6 +88,11 @@ package final class MemoryStorage: CloudStorage, @unchecked Sendable {
         }
     }
 
+    package func create(_ path: String, _ data: Data) throws {
+        if files[path] != nil { throw CloudError.exists(path: path) }
+        try write(path, data)
+    }
+
     @discardableResult
     package func delete(_ path: String) throws -> Bool {
         try state.withLock { state in

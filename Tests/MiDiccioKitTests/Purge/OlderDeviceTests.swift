@@ -7,16 +7,18 @@ import Testing
 @testable import MiDiccioSync
 import MiDiccioTesting
 
-/// Rule: purge markers need a new cloud format version, and the manifest says which
-/// minimum version may read and write. A device of the previous format must refuse to
-/// write to such a cloud, with a clear message, and lose nothing locally. A device of
-/// this version reading an old-format cloud upgrades the manifest only when the user
-/// syncs something that needs it, never silently on read.
+/// Rule: a change of the cloud format is written into the manifest, with the minimum
+/// version that may read and write it. Format 2 added purge markers and settings;
+/// format 3 gave every change file and snapshot a name with a random part (so two copies
+/// of one library never write over each other), which older devices would not find.
+/// This version reads every older cloud and moves it to format 3 at its first sync that
+/// writes; status never does. A device of an older format then refuses to sync, with a
+/// clear message, writes nothing and loses nothing locally.
 ///
 /// The old-format cloud is a fixture committed with the tests (Fixtures/cloud-format1,
-/// see `purgeFormat1FixtureFolder`); the previous format's reader and writer are an
-/// engine with `formatVersion = 1`.
-@Suite("Devices on the previous cloud format are kept safe from purges")
+/// see `purgeFormat1FixtureFolder`). An older device is played by an engine whose
+/// `formatVersion` is 2: it has that version's checks of the manifest.
+@Suite("Devices on an older cloud format are kept safe")
 struct OlderDeviceTests {
     /// A fixture whose cloud starts as the committed format-1 cloud.
     private func withFormat1Cloud<T>(_ body: (SyncFixture) throws -> T) throws -> T {
@@ -26,10 +28,10 @@ struct OlderDeviceTests {
         }
     }
 
-    /// A device running the previous format's reader and writer.
+    /// A device running the previous format's checks.
     private func olderDevice(_ fixture: SyncFixture, _ name: String) throws -> SyncDevice {
         let device = try fixture.device(name)
-        device.engine.formatVersion = 1
+        device.engine.formatVersion = 2
         return device
     }
 
@@ -57,10 +59,9 @@ struct OlderDeviceTests {
         }
     }
 
-    @Test("a device of this version reads an old-format cloud, and neither status nor a sync without purges upgrades it")
-    func readingDoesNotUpgrade() throws {
+    @Test("a device of this version reads an old-format cloud; status writes nothing, and its first sync moves the cloud to format 3")
+    func readingOldCloudThenUpgrading() throws {
         try withFormat1Cloud { fixture in
-            let manifest = try #require(fixture.storage.files[CloudLayout.manifestPath])
             let current = try fixture.device("current")
             let before = fixture.storage.files
 
@@ -73,80 +74,52 @@ struct OlderDeviceTests {
             #expect(Set(try current.library.list().map(\.term)) == ["casa", "perro", "libro"])
             #expect(try current.library.trash().map(\.term) == ["gato"])
             #expect(try word(current, "casa").notes == "edited on the laptop")
+            #expect(try purgeManifest(fixture.storage) == .current)
+            #expect(before.keys.allSatisfy { fixture.storage.files[$0] == before[$0] || $0 == CloudLayout.manifestPath },
+                    "no file of the old format was written over")
 
             try current.add("nuevo", meaning: "new")
             try current.library.edit(try word(current, "perro").id, WordEdit(meaning: "dog, edited by the new version"))
-            try current.library.restore([try word(current, "gato").id])
-            try fixture.syncRounds([current], 3)
-            #expect(fixture.storage.files[CloudLayout.manifestPath] == manifest, "the manifest is byte for byte the old one")
-            #expect(try purgeManifest(fixture.storage) == .base)
-            for (path, data) in fixture.storage.files where current.owns(path) && path.hasSuffix(".chg") {
-                #expect(try BatchCodec.decode(data, formatVersion: 1).formatVersion == 1, "\(path) stays readable by older devices")
-            }
-
-            // An older device still syncs with it, both ways.
-            let older = try olderDevice(fixture, "older")
-            try older.add("de la versión anterior")
-            try fixture.syncRounds([older, current])
-            #expect(try older.everyWord() == current.everyWord())
+            try fixture.syncRounds([current], 2)
+            // A newcomer reads the old files and the new ones alike.
+            let newcomer = try fixture.device("newcomer")
+            try fixture.syncRounds([newcomer, current])
+            #expect(try newcomer.everyWord() == current.everyWord())
         }
     }
 
-    @Test("after a purge and a sync, the manifest says version 2 with minimum read and write version 2")
-    func purgeUpgradesTheManifest() throws {
+    @Test("after a purge and a sync, the manifest says version 3 with minimum read and write version 3")
+    func purgeLeavesTheManifestAtTheCurrentFormat() throws {
         try withFormat1Cloud { fixture in
             let current = try fixture.device("current")
             try current.sync()
             let gato = try word(current, "gato")
             try current.library.purge([gato.id])
             _ = try current.status()
-            #expect(try purgeManifest(fixture.storage) == .base, "purging is local until the user syncs")
-
             fixture.advanceClocks(by: 1_000)
             try current.sync()
             let manifest = try purgeManifest(fixture.storage)
-            #expect(manifest.version == 2)
-            #expect(manifest.minimumReadVersion == 2)
-            #expect(manifest.minimumWriteVersion == 2)
-            #expect(manifest == .withPurgeMarkers)
+            #expect(manifest.version == 3)
+            #expect(manifest.minimumReadVersion == 3)
+            #expect(manifest.minimumWriteVersion == 3)
         }
     }
 
-    @Test("a synced setting upgrades the manifest too, at the sync that uploads it")
-    func settingUpgradesTheManifest() throws {
-        try withFormat1Cloud { fixture in
-            let current = try fixture.device("current")
-            try current.sync()
-            try current.library.setSetting(.hideAfterDays, to: "30")
-            #expect(try purgeManifest(fixture.storage) == .base)
-            fixture.advanceClocks(by: 1_000)
-            try current.sync()
-            #expect(try purgeManifest(fixture.storage) == .withPurgeMarkers)
-        }
-    }
-
-    @Test("a device of the previous format refuses to sync with a cloud holding purge markers, writes nothing and keeps all its local work")
+    @Test("a device of the previous format refuses to sync with a format-3 cloud, writes nothing and keeps all its local work")
     func olderDeviceRefusesAndKeepsItsWork() throws {
         try withFormat1Cloud { fixture in
             let older = try olderDevice(fixture, "older")
-            let current = try fixture.device("current")
-            try fixture.syncRounds([older, current])
-            #expect(try older.library.counts() == (words: 3, trash: 1), "the older device read the old cloud")
-
-            // The older device works offline: a new word, an edit, a restore of the word
-            // the current device is about to purge.
+            // The older device works offline: new words, one of them in the Trash.
             try older.add("sin subir", meaning: "not uploaded yet")
-            try older.library.edit(try word(older, "casa").id, WordEdit(notes: "edited on the older device"))
-            let gato = try word(older, "gato")
-            try older.library.restore([gato.id])
+            let casa = try older.add("casa propia", notes: "edited on the older device")
+            try older.library.delete([casa])
             let olderWords = try older.everyWord()
             let olderPending = try older.pendingCount()
-            #expect(olderPending == 3)
+            #expect(olderPending == 2)
 
-            try current.library.purge([gato.id])
-            fixture.advanceClocks(by: 1_000)
+            let current = try fixture.device("current")
             try current.sync()
-            #expect(try purgeManifest(fixture.storage) == .withPurgeMarkers)
+            #expect(try purgeManifest(fixture.storage) == .current)
 
             let cloudBefore = fixture.storage.files
             older.cloud.resetRequests()
@@ -157,7 +130,7 @@ struct OlderDeviceTests {
             #expect(fixture.storage.files == cloudBefore, "the older device wrote nothing to the cloud")
             #expect(older.cloud.requests("write").isEmpty)
             #expect(older.cloud.requests("delete").isEmpty)
-            #expect(try older.everyWord() == olderWords, "every local word is as it was, the purged one included")
+            #expect(try older.everyWord() == olderWords, "every local word is as it was")
             #expect(try older.pendingCount() == olderPending, "its changes are still waiting to be uploaded")
 
             // Again and again: still refused, still nothing lost.
@@ -168,12 +141,11 @@ struct OlderDeviceTests {
             #expect(fixture.storage.files == cloudBefore)
             #expect(try older.everyWord() == olderWords)
 
-            // Once updated, its work goes through; the purge still wins over its restore.
+            // Once updated, its work goes through.
             older.engine.formatVersion = CloudManifest.currentVersion
             try fixture.syncRounds([older, current], 2)
-            #expect(try !older.has(gato.id))
             #expect(try current.word(try word(current, "sin subir").id).meaning == "not uploaded yet")
-            #expect(try word(current, "casa").notes == "edited on the older device")
+            #expect(try current.word(casa).isDeleted)
             #expect(try older.everyWord() == current.everyWord())
         }
     }

@@ -24,9 +24,10 @@ struct CloudLayoutTests {
             let data = try #require(fixture.storage.files[CloudLayout.manifestPath])
             let manifest = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
             #expect(manifest["format"] as? String == "midiccio-sync")
-            #expect(manifest["version"] as? Int == 1)
-            #expect(manifest["minimumReadVersion"] as? Int == 1)
-            #expect(manifest["minimumWriteVersion"] as? Int == 1)
+            // Format 3: file names with a random part, which only format-3 devices find.
+            #expect(manifest["version"] as? Int == 3)
+            #expect(manifest["minimumReadVersion"] as? Int == 3)
+            #expect(manifest["minimumWriteVersion"] as? Int == 3)
             #expect(a.cloud.requests("write", under: CloudLayout.manifestPath).count == 1)
 
             let b = try fixture.device("b")
@@ -182,7 +183,7 @@ struct CloudLayoutTests {
             try c.sync()
             let mine = try b.add("de b")
 
-            let path = CloudLayout.changePath(a.id, 2)
+            let path = try #require(fixture.path(.changes, of: a, seq: 2))
             let real = try #require(fixture.storage.files[path])
             fixture.storage.faults.corruptReads[path] = damage(real, kind)
 

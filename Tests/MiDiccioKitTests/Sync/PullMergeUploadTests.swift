@@ -73,7 +73,7 @@ struct PullMergeUploadTests {
             try a.sync()
             b.cloud.resetRequests()
             try b.sync()
-            #expect(b.cloud.requests("read", under: "changes/").map(\.path) == [CloudLayout.changePath(a.id, 4)])
+            #expect(b.cloud.requests("read", under: "changes/").map { SyncFixture.seq(of: $0.path) } == [4])
         }
     }
 
@@ -142,10 +142,10 @@ struct PullMergeUploadTests {
         try withSyncFixture { fixture in
             let a = try fixture.device("a"), b = try fixture.device("b")
             let first = try a.add("uno")
-            let firstChange = CloudLayout.changePath(a.id, 1)
-            a.cloud.crashAfterWriting = { $0 == firstChange }
+            a.cloud.crashAfterWriting = { SyncFixture.seq(of: $0) == 1 && $0.hasPrefix("changes/") }
             #expect(throws: SyncError.self) { try a.sync() }
             a.cloud.crashAfterWriting = nil
+            let firstChange = try #require(fixture.path(.changes, of: a, seq: 1))
             let written = try #require(fixture.storage.files[firstChange])
             #expect(try a.stored(first).pending, "the local commit never happened")
 
@@ -154,7 +154,7 @@ struct PullMergeUploadTests {
             let second = try a.add("dos")
             try a.sync()
             #expect(fixture.storage.files[firstChange] == written, "the file another device may have read is never rewritten")
-            #expect(fixture.storage.files[CloudLayout.changePath(a.id, 2)] != nil)
+            #expect(fixture.seqs(.changes, of: a) == [1, 2], "each number once: the first file counted, the next took 2")
             #expect(try a.pendingCount() == 0)
 
             try b.sync()

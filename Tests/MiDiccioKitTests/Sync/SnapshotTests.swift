@@ -29,12 +29,14 @@ struct SnapshotTests {
         return (id, try device.sync())
     }
 
-    private func changeFiles(of device: SyncDevice, in fixture: SyncFixture) -> [String] {
-        fixture.storage.files.keys.filter { $0.hasPrefix(CloudLayout.changesFolder(device.id) + "/") }.sorted()
+    /// The numbers of `device`'s change files in the cloud.
+    private func changeFiles(of device: SyncDevice, in fixture: SyncFixture) -> [Int64] {
+        fixture.seqs(.changes, of: device)
     }
 
-    private func snapshotFiles(of device: SyncDevice, in fixture: SyncFixture) -> [String] {
-        fixture.storage.files.keys.filter { $0.hasPrefix(CloudLayout.snapshotsFolder(device.id) + "/") }.sorted()
+    /// The numbers of `device`'s snapshots in the cloud.
+    private func snapshotFiles(of device: SyncDevice, in fixture: SyncFixture) -> [Int64] {
+        fixture.seqs(.snapshot, of: device)
     }
 
     @Test("after enough changes a device writes a snapshot of its whole library")
@@ -47,8 +49,9 @@ struct SnapshotTests {
                 ids.append(id)
                 #expect(report.snapshotWritten == (index == 3), "sync \(index)")
             }
-            #expect(snapshotFiles(of: a, in: fixture) == [CloudLayout.snapshotPath(a.id, 3)])
-            let snapshot = try BatchCodec.decode(try #require(fixture.storage.files[CloudLayout.snapshotPath(a.id, 3)]))
+            #expect(snapshotFiles(of: a, in: fixture) == [3])
+            let snapshotPath = try #require(fixture.path(.snapshot, of: a, seq: 3))
+            let snapshot = try BatchCodec.decode(try #require(fixture.storage.files[snapshotPath]))
             #expect(snapshot.kind == .snapshot)
             #expect(snapshot.device == a.id)
             #expect(snapshot.seq == 3)
@@ -75,9 +78,8 @@ struct SnapshotTests {
             let reads = fixture.requests("read") - readsBefore
             let lists = fixture.requests("list") - listsBefore
             #expect(reads < written, "\(reads) reads for \(written) change files")
-            #expect(newcomer.cloud.requests("read", under: "snapshots/").map(\.path) == [CloudLayout.snapshotPath(a.id, 9)])
-            #expect(newcomer.cloud.requests("read", under: "changes/").map(\.path)
-                    == [CloudLayout.changePath(a.id, 10), CloudLayout.changePath(a.id, 11)])
+            #expect(newcomer.cloud.requests("read", under: "snapshots/").map { SyncFixture.seq(of: $0.path) } == [9])
+            #expect(newcomer.cloud.requests("read", under: "changes/").map { SyncFixture.seq(of: $0.path) } == [10, 11])
             #expect(try newcomer.everyWord() == a.everyWord())
             #expect(lists <= 2)
         }
@@ -95,7 +97,7 @@ struct SnapshotTests {
                 fixture.advanceClocks(by: 1_000)
                 try a.sync()
             }
-            #expect(snapshotFiles(of: a, in: fixture) == [CloudLayout.snapshotPath(a.id, a.engine.snapshotInterval)])
+            #expect(snapshotFiles(of: a, in: fixture) == [a.engine.snapshotInterval])
 
             let newcomer = try fixture.device("new")
             try newcomer.sync()
@@ -131,8 +133,8 @@ struct SnapshotTests {
             try addAndSync(fixture, a, "uno")
             try b.sync()  // b has read a's change 1
             for index in 2...4 { try addAndSync(fixture, a, "palabra \(index)") }
-            #expect(snapshotFiles(of: a, in: fixture) == [CloudLayout.snapshotPath(a.id, 3)])
-            #expect(changeFiles(of: a, in: fixture) == [2, 3, 4].map { CloudLayout.changePath(a.id, $0) },
+            #expect(snapshotFiles(of: a, in: fixture) == [3])
+            #expect(changeFiles(of: a, in: fixture) == [2, 3, 4],
                     "change 1 (covered and read by b) removed; 2 and 3 wait for b")
             #expect(a.cloud.requests("delete").allSatisfy { a.owns($0.path) })
 
@@ -142,7 +144,7 @@ struct SnapshotTests {
             fixture.advanceClocks(by: 1_000)
             let report = try a.sync()
             #expect(report.filesRemoved == 2)
-            #expect(changeFiles(of: a, in: fixture) == [CloudLayout.changePath(a.id, 4)], "4 is not covered by the snapshot")
+            #expect(changeFiles(of: a, in: fixture) == [4], "4 is not covered by the snapshot")
             #expect(b.cloud.requests("delete").isEmpty, "b never removes a's files")
         }
     }
@@ -163,8 +165,8 @@ struct SnapshotTests {
             #expect(try b.everyWord() == a.everyWord())
 
             try a.sync()
-            #expect(changeFiles(of: a, in: fixture) == [CloudLayout.changePath(a.id, 10)])
-            #expect(snapshotFiles(of: a, in: fixture) == [CloudLayout.snapshotPath(a.id, 9)])
+            #expect(changeFiles(of: a, in: fixture) == [10])
+            #expect(snapshotFiles(of: a, in: fixture) == [9])
             // A newcomer still finds everything.
             let newcomer = try device(fixture, "new")
             try newcomer.sync()

@@ -20,7 +20,9 @@ struct SyncNothingToDoTests {
         return devices
     }
 
-    @Test("a sync with nothing pending uploads nothing and reads at most the manifest, the device list and one record per other device",
+    // Every sync reads this device's own record too: a record it did not write is how a
+    // library finds out that it is a copy of another (issue "Never lose a word").
+    @Test("a sync with nothing pending uploads nothing and reads at most the manifest, the device list and one record per device",
           arguments: [2, 3, 5])
     func nothingToDo(deviceCount: Int) throws {
         let others = deviceCount - 1
@@ -39,7 +41,7 @@ struct SyncNothingToDoTests {
         #expect(counts["write", default: 0] == 0)
         #expect(counts["delete", default: 0] == 0)
         let lookups = counts["list", default: 0] + counts["read", default: 0]
-        #expect(lookups <= 2 + others, "\(lookups) list + read requests with \(others) other devices: \(requests)")
+        #expect(lookups <= 2 + others + 1, "\(lookups) list + read requests with \(others) other devices: \(requests)")
     }
 
     @Test("a device that has never uploaded anything also syncs with nothing to do cheaply")
@@ -53,7 +55,7 @@ struct SyncNothingToDoTests {
             try reader.sync()
             let counts = fixture.storage.requestCounts
             #expect(counts["write", default: 0] == 0)
-            #expect(counts["list", default: 0] + counts["read", default: 0] <= 3, "\(reader.cloud.requests)")
+            #expect(counts["list", default: 0] + counts["read", default: 0] <= 4, "\(reader.cloud.requests)")
         }
     }
 
@@ -71,7 +73,7 @@ struct SyncNothingToDoTests {
             let pushCounts = fixture.storage.requestCounts
             #expect(push.pushed == 1)
             #expect(pushCounts["write", default: 0] == 2, "the change file and the device record: \(a.cloud.requests)")
-            #expect(pushCounts["list", default: 0] + pushCounts["read", default: 0] <= 3)
+            #expect(pushCounts["list", default: 0] + pushCounts["read", default: 0] <= 4, "\(a.cloud.requests)")
             #expect(push.bytesWritten < 2_048)
 
             fixture.storage.resetCounts()
@@ -81,7 +83,7 @@ struct SyncNothingToDoTests {
             #expect(pull.pulled == 1)
             #expect(try b.word(id).meaning == "one change")
             #expect(b.cloud.requests("read", under: "changes/").count == 1)
-            #expect(pullCounts["list", default: 0] + pullCounts["read", default: 0] <= 4, "\(b.cloud.requests)")
+            #expect(pullCounts["list", default: 0] + pullCounts["read", default: 0] <= 5, "\(b.cloud.requests)")
             #expect(pullCounts["write", default: 0] <= 1, "at most b's record, saying how far it has read")
         }
     }

@@ -61,6 +61,29 @@ final class SyncFixture {
         }
     }
 
+    /// The numbers of `device`'s files of `kind` in the cloud, in order (a number twice
+    /// when two files carry it).
+    func seqs(_ kind: CloudLayout.Kind, of device: SyncDevice) -> [Int64] {
+        let folder = CloudLayout.folder(kind, of: device.id) + "/"
+        return storage.files.keys.filter { $0.hasPrefix(folder) }
+            .compactMap { CloudLayout.entry(fromName: String($0.dropFirst(folder.count)), kind: kind)?.seq }.sorted()
+    }
+
+    /// The path of `device`'s file of `kind` numbered `seq` (the first, should there be
+    /// two), or nil.
+    func path(_ kind: CloudLayout.Kind, of device: SyncDevice, seq: Int64) -> String? {
+        let folder = CloudLayout.folder(kind, of: device.id) + "/"
+        return storage.files.keys.filter { $0.hasPrefix(folder) }.sorted().first {
+            CloudLayout.entry(fromName: String($0.dropFirst(folder.count)), kind: kind)?.seq == seq
+        }
+    }
+
+    /// The number in a change file's or snapshot's path, or nil.
+    static func seq(of path: String) -> Int64? {
+        let name = String(path.split(separator: "/").last ?? "")
+        return CloudLayout.entry(fromName: name, kind: .changes)?.seq ?? CloudLayout.entry(fromName: name, kind: .snapshot)?.seq
+    }
+
     /// The number of requests of `kind` ("list", "read", "write", "delete") the cloud
     /// has served, from every device.
     func requests(_ kind: String) -> Int {
@@ -220,6 +243,14 @@ final class SyncRecordingCloud: CloudStorage {
     func write(_ path: String, _ data: Data) throws {
         requests.append(Request(kind: "write", path: path))
         try storage.write(path, data)
+        if crashAfterWriting?(path) == true {
+            throw CloudError.unavailable("the device stopped right after writing \(path)")
+        }
+    }
+
+    func create(_ path: String, _ data: Data) throws {
+        requests.append(Request(kind: "write", path: path))
+        try storage.create(path, data)
         if crashAfterWriting?(path) == true {
             throw CloudError.unavailable("the device stopped right after writing \(path)")
         }

@@ -75,13 +75,11 @@ extension WordLibrary {
 
     /// The remote this library syncs with, if any.
     public func remote() throws -> RemoteConfig? {
-        try guarded {
-            guard let kind = try info("remote.kind"), let location = try info("remote.location") else { return nil }
-            switch kind {
-            case "folder": return .folder(path: location)
-            case "webdav": return .webdav(url: location, user: try info("remote.user"))
-            default: return nil
-            }
+        guard let stored = try SyncStore(self).remoteLocation() else { return nil }
+        switch stored.kind {
+        case "folder": return .folder(path: stored.location)
+        case "webdav": return .webdav(url: stored.location, user: stored.user)
+        default: return nil
         }
     }
 
@@ -91,24 +89,12 @@ extension WordLibrary {
     /// A stored WebDAV password that belongs to another address than the new remote's is
     /// removed, so it can never be sent to another server.
     public func setRemote(_ remote: RemoteConfig?) throws {
-        try writing {
-            let old = try self.remote()
-            guard old != remote else { return }
-            try database.run("DELETE FROM library_info WHERE key LIKE 'sync.%' AND key <> 'sync.digest'")
-            try database.run("DELETE FROM sync_cursors")
-            try database.run("DELETE FROM library_info WHERE key IN ('remote.kind', 'remote.location', 'remote.user')")
+        if try self.remote() != remote {
             switch remote {
-            case .folder(let path):
-                try setInfo("remote.kind", "folder")
-                try setInfo("remote.location", path)
-            case .webdav(let url, let user):
-                try setInfo("remote.kind", "webdav")
-                try setInfo("remote.location", url)
-                if let user { try setInfo("remote.user", user) }
-            case nil:
-                break
+            case .folder(let path): try SyncStore(self).changeRemote(to: ("folder", path, nil))
+            case .webdav(let url, let user): try SyncStore(self).changeRemote(to: ("webdav", url, user))
+            case nil: try SyncStore(self).changeRemote(to: nil)
             }
-            if remote != nil, try (database.integer("SELECT count(*) FROM words") ?? 0) > 0 { try setInfo("sync.fullUpload", "1") }
         }
         let stored = try? WebDAVCredentials.load(from: credentialsPath)
         if case .webdav(let url, _) = remote, stored == nil || stored?.address == url { return }
@@ -124,19 +110,5 @@ extension WordLibrary {
     /// True when a password for `address` is stored in the credentials file.
     public func hasStoredWebDAVPassword(for address: String) -> Bool {
         (try? WebDAVCredentials.load(from: credentialsPath))??.address == address
-    }
-
-    /// This device's name as other devices see it (default: the host name).
-    public func deviceName() throws -> String {
-        try guarded { try info("device.name") ?? ProcessInfo.processInfo.hostName }
-    }
-
-    /// Renames this device.
-    public func setDeviceName(_ name: String) throws {
-        let trimmed = name.trimmed
-        guard !trimmed.isEmpty, trimmed.count <= 100 else {
-            throw LibraryError.invalidWord(WordValidationError(field: "device name", message: "must be 1 to 100 characters"))
-        }
-        try writing { try setInfo("device.name", trimmed) }
     }
 }

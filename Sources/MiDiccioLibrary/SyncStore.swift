@@ -1,0 +1,356 @@
+import Foundation
+import MiDiccioModel
+import MiDiccioStore
+
+/// A word as sync sees it here: the record that travels, plus what the library keeps
+/// beside it (pending, and the change number that tells an edit made during an upload).
+package struct LocalRecord: Sendable {
+    /// The word with its field times and writers.
+    package var record: SyncRecord
+    /// True when a local change has not been uploaded yet.
+    package var pending: Bool
+    /// The library's change counter at the last local change.
+    package var localChange: Int64
+    /// The stored row, for saving over it.
+    fileprivate var stored: StoredWord
+}
+
+/// What applying a purge marker did to this library.
+package enum MarkerEffect: Sendable {
+    /// The word was not here (or already purged).
+    case nothing
+    /// A word outside the Trash was removed.
+    case removedLive
+    /// A word in the Trash was removed.
+    case removedFromTrash
+}
+
+/// The library's side of sync: everything the sync engine reads and writes in the
+/// library, so that the engine writes no SQL and the library knows nothing of cloud
+/// files.
+///
+/// Writes run in the library's transactions (`write`): a merge, its cursors and the
+/// sync state commit together or not at all. Writer devices are numbered inside the
+/// library; records here always carry device ids.
+package final class SyncStore {
+    /// The library this store belongs to.
+    package let library: WordLibrary
+    private var numberByDevice: [String: Int64] = [:]
+    private var deviceByNumber: [Int64: String] = [:]
+
+    /// The sync side of `library` (one per connection, like the library).
+    package init(_ library: WordLibrary) {
+        self.library = library
+    }
+
+    private var database: Database { library.database }
+
+    /// The library file's path.
+    package var path: String { library.path }
+    /// The library's clock.
+    package var clock: any Clock { library.clock }
+    /// This device's id.
+    package var deviceID: String { library.deviceID }
+
+    // MARK: - Transactions
+
+    /// Runs `body` as one write transaction of the library; any error rolls it back.
+    package func write<T>(_ body: () throws -> T) throws -> T {
+        try library.writing(body)
+    }
+
+    /// Runs `body` in one read transaction, so it sees one consistent state.
+    package func read<T>(_ body: () throws -> T) throws -> T {
+        try library.guarded { try database.read(body) }
+    }
+
+    // MARK: - Sync's own state
+
+    /// Sync's saved state (JSON written by `saveState`), nil before the first sync.
+    package func loadState() throws -> String? {
+        try library.guarded { try database.text("SELECT value FROM sync_state WHERE id = 1") }
+    }
+
+    /// Saves sync's state; call inside `write` to commit it with the data it describes.
+    package func saveState(_ json: String) throws {
+        try library.guarded {
+            try database.run("INSERT INTO sync_state (id, value) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET value = excluded.value",
+                             [.text(json)])
+        }
+    }
+
+    /// True when an update asked for every word to be uploaded once (product notes:
+    /// "the first sync after updating re-uploads all of your words once").
+    package func uploadAllRequested() throws -> Bool {
+        try library.guarded { try library.info("sync.fullUpload") == "1" }
+    }
+
+    /// Clears that request (sync has taken it over into its own state).
+    package func clearUploadAllRequest() throws {
+        try library.guarded { try database.run("DELETE FROM library_info WHERE key = 'sync.fullUpload'") }
+    }
+
+    // MARK: - Where the library syncs to
+
+    /// The stored remote: its kind ("folder", "webdav"), location and user.
+    package func remoteLocation() throws -> (kind: String, location: String, user: String?)? {
+        try library.guarded {
+            guard let kind = try library.info("remote.kind"), let location = try library.info("remote.location") else { return nil }
+            return (kind, location, try library.info("remote.user"))
+        }
+    }
+
+    /// Stores another remote (nil: none) and forgets sync's state for the old one. A
+    /// library with words uploads every one of them once to the new remote.
+    package func changeRemote(to remote: (kind: String, location: String, user: String?)?) throws {
+        try write {
+            try database.run("DELETE FROM sync_state")
+            try database.run("DELETE FROM library_info WHERE key IN ('remote.kind', 'remote.location', 'remote.user', 'sync.fullUpload')")
+            guard let remote else { return }
+            try library.setInfo("remote.kind", remote.kind)
+            try library.setInfo("remote.location", remote.location)
+            if let user = remote.user { try library.setInfo("remote.user", user) }
+            if try wordCount() > 0 { try library.setInfo("sync.fullUpload", "1") }
+        }
+    }
+
+    // MARK: - Words
+
+    /// Every word here, the Trash included.
+    package func wordCount() throws -> Int {
+        try library.guarded { Int(try database.integer("SELECT count(*) FROM words") ?? 0) }
+    }
+
+    /// Words outside the Trash.
+    package func liveCount() throws -> Int {
+        try library.guarded { Int(try database.integer("SELECT count(*) FROM words WHERE deleted_at IS NULL") ?? 0) }
+    }
+
+    /// Words changed here and not uploaded yet.
+    package func pendingCount() throws -> Int {
+        try library.guarded { Int(try database.integer("SELECT count(*) FROM words WHERE pending = 1") ?? 0) }
+    }
+
+    /// The word with this id as sync sees it, or nil when it is not here.
+    package func local(_ id: WordID) throws -> LocalRecord? {
+        try library.guarded {
+            try library.stored(id).map { try localRecord($0) }
+        }
+    }
+
+    /// Saves `merged` over `replacing` (nil: a word new here) as received from other
+    /// devices: not pending, unless it was pending here already. Call inside `write`.
+    package func saveMerged(_ merged: SyncRecord, replacing: LocalRecord?) throws {
+        try library.guarded {
+            let writers = try merged.writers.map { try number($0) }
+            try library.save(merged.word, times: merged.times, writers: writers, previous: replacing?.stored, pending: false)
+        }
+    }
+
+    /// Every pending word, in the order of their changes.
+    package func pending() throws -> [LocalRecord] {
+        try library.guarded {
+            // Ordered by the pending index's own column: ORDER BY seq made SQLite walk the
+            // whole table, so a sync with nothing to do grew with the library.
+            try database.cached("SELECT \(WordLibrary.columns) FROM words WHERE pending = 1 ORDER BY local_change")
+                .rows([], WordLibrary.storedWord).map { try localRecord($0) }
+        }
+    }
+
+    /// Every word, the Trash included, for a snapshot.
+    package func allRecords() throws -> [SyncRecord] {
+        try library.guarded {
+            try database.cached("SELECT \(WordLibrary.columns) FROM words ORDER BY seq")
+                .rows([], WordLibrary.storedWord).map { try localRecord($0).record }
+        }
+    }
+
+    /// Marks uploaded words as no longer pending, except those changed again since they
+    /// were read (an edit made while the upload was in flight stays pending). Call
+    /// inside `write`.
+    package func markUploaded(_ records: [LocalRecord]) throws {
+        try library.guarded {
+            for local in records {
+                try database.run("UPDATE words SET pending = 0 WHERE seq = ? AND local_change = ?",
+                                 [.integer(local.stored.seq), .integer(local.localChange)])
+            }
+        }
+    }
+
+    /// The order-independent checksum over every word's id, time and Trash flag.
+    package func digest() throws -> String {
+        try library.libraryDigest()
+    }
+
+    // MARK: - Purge markers
+
+    /// Purge markers, all of them or only those not uploaded yet.
+    package func markers(pendingOnly: Bool) throws -> [PurgeMarker] {
+        try library.guarded {
+            try database.cached("SELECT id, purged_at FROM purged WHERE pending = 1 OR ? = 0 ORDER BY seen")
+                .rows([.integer(pendingOnly ? 1 : 0)]) { row in
+                    WordID(row.text(0)).map { PurgeMarker(id: $0, purgedAt: Timestamp(milliseconds: row.int64(1))) }
+                }.compactMap { $0 }
+        }
+    }
+
+    /// The ids of every purged word.
+    package func purgedIDs() throws -> Set<WordID> {
+        try library.guarded {
+            Set(try database.cached("SELECT id FROM purged").rows([]) { $0.text(0) }.compactMap(WordID.init))
+        }
+    }
+
+    /// Applies a marker from another device: removes the word (its content beaten by
+    /// the purge, whatever its time) and keeps the marker. Call inside `write`.
+    package func apply(_ marker: PurgeMarker) throws -> MarkerEffect {
+        try library.guarded {
+            var effect = MarkerEffect.nothing
+            if let stored = try library.stored(marker.id) {
+                effect = stored.word.isDeleted ? .removedFromTrash : .removedLive
+                try library.removePermanently(stored)
+            }
+            try library.recordMarker(marker, pending: false, byThisDevice: false)
+            return effect
+        }
+    }
+
+    /// Marks uploaded markers as no longer pending. Call inside `write`.
+    package func markMarkersUploaded(_ markers: [PurgeMarker]) throws {
+        try library.guarded {
+            for marker in markers {
+                try database.run("UPDATE purged SET pending = 0 WHERE id = ?", [.text(marker.id.rawValue)])
+            }
+        }
+    }
+
+    /// How many markers this library has learnt: the position of the newest in the
+    /// order this device learnt them (0: none). It grows whenever any marker arrives,
+    /// whatever its purge time.
+    package func markerPosition() throws -> Int64 {
+        try library.guarded { try database.integer("SELECT coalesce(max(seen), 0) FROM purged") ?? 0 }
+    }
+
+    /// The markers learnt up to `position`, as a count and an order-independent digest
+    /// of their ids: two devices that honour the same markers show the same pair.
+    package func markerSet(through position: Int64) throws -> (count: Int, digest: String) {
+        try library.guarded {
+            var count = 0
+            var sum: UInt64 = 0
+            for id in try database.cached("SELECT id FROM purged WHERE seen <= ?").rows([.integer(position)], { $0.text(0) }) {
+                count += 1
+                sum = sum &+ WordLibrary.digestTerm(id: id, updatedAt: 0, deleted: true)
+            }
+            return (count, String(sum, radix: 16))
+        }
+    }
+
+    /// Overwrites freed pages and empties the WAL after purges.
+    package func scrubFreedContent() throws {
+        try library.scrubFreedContent()
+    }
+
+    // MARK: - Settings
+
+    /// Synced settings, all of them or only those not uploaded yet.
+    package func settings(pendingOnly: Bool) throws -> [SettingRecord] {
+        try library.guarded {
+            try database.cached("SELECT key, value, time, writer FROM settings WHERE pending = 1 OR ? = 0 ORDER BY key")
+                .rows([.integer(pendingOnly ? 1 : 0)]) {
+                    SettingRecord(key: $0.text(0), value: $0.text(1), time: Timestamp(milliseconds: $0.int64(2)), writer: $0.text(3))
+                }
+        }
+    }
+
+    /// Merges a setting from another device: last writer wins per key (newer time,
+    /// then the larger writer id). A value this MiDiccio cannot use is kept as is, for
+    /// newer devices. Call inside `write`.
+    package func merge(_ incoming: SettingRecord) throws {
+        try library.guarded {
+            let local = try database.cached("SELECT time, writer FROM settings WHERE key = ?")
+                .rows([.text(incoming.key)]) { (Timestamp(milliseconds: $0.int64(0)), $0.text(1)) }.first
+            if let local, (local.0, local.1) >= (incoming.time, incoming.writer) { return }
+            try library.storeSetting(key: incoming.key, value: incoming.value, time: incoming.time, writer: incoming.writer, pending: false)
+        }
+    }
+
+    /// Marks uploaded settings as no longer pending, unless set again since (a newer
+    /// time). Call inside `write`.
+    package func markSettingsUploaded(_ settings: [SettingRecord]) throws {
+        try library.guarded {
+            for setting in settings {
+                try database.run("UPDATE settings SET pending = 0 WHERE key = ? AND time = ?", [.text(setting.key), .time(setting.time)])
+            }
+        }
+    }
+
+    /// Purges what `trash.autoPurgeDays` says has been in the Trash long enough here.
+    package func autoPurge() throws -> Int {
+        try library.autoPurge()
+    }
+
+    // MARK: - Identity
+
+    /// Gives this library a new device id, for a library that found itself to be a copy
+    /// of another device (or an older copy of itself). Fields this library wrote under
+    /// its old id keep that id as their writer, so ties between equal times are still
+    /// decided the same way on every device. Returns the old and the new id.
+    package func adoptNewDeviceID() throws -> (old: String, new: String) {
+        try write {
+            let old = library.deviceID
+            let new = library.randomID().rawValue
+            try database.run("UPDATE sync_devices SET id = ? WHERE num = 0", [.text(new)])
+            try database.run("INSERT INTO sync_devices (id) VALUES (?)", [.text(old)])
+            let number = try database.integer("SELECT num FROM sync_devices WHERE id = ?", [.text(old)]) ?? 0
+            let columns = ["term_by", "meaning_by", "reading_by", "examples_by", "notes_by", "tags_by", "deleted_by"]
+            let assignments = columns.map { "\($0) = CASE \($0) WHEN 0 THEN ?1 ELSE \($0) END" }.joined(separator: ", ")
+            try database.run("UPDATE words SET \(assignments) WHERE 0 IN (\(columns.joined(separator: ", ")))", [.integer(number)])
+            try library.setInfo("device.id", new)
+            numberByDevice = [:]
+            deviceByNumber = [:]
+            return (old, new)
+        }
+    }
+
+    // MARK: - Writer numbers
+
+    private func loadDeviceNumbers() throws {
+        numberByDevice = [:]
+        deviceByNumber = [:]
+        for (number, id) in try database.cached("SELECT num, id FROM sync_devices").rows([], { ($0.int64(0), $0.text(1)) }) {
+            numberByDevice[id] = number
+            deviceByNumber[number] = id
+        }
+    }
+
+    /// The local number of a writer device, registering it on first sight.
+    private func number(_ device: String) throws -> Int64 {
+        if numberByDevice.isEmpty { try loadDeviceNumbers() }
+        if let number = numberByDevice[device] { return number }
+        try database.run("INSERT INTO sync_devices (id) VALUES (?)", [.text(device)])
+        let number = try database.integer("SELECT num FROM sync_devices WHERE id = ?", [.text(device)]) ?? 0
+        numberByDevice[device] = number
+        deviceByNumber[number] = device
+        return number
+    }
+
+    private func localRecord(_ stored: StoredWord) throws -> LocalRecord {
+        if deviceByNumber.isEmpty { try loadDeviceNumbers() }
+        var writers: [String] = []
+        writers.reserveCapacity(stored.writers.count)
+        for number in stored.writers {
+            if let device = deviceByNumber[number] {
+                writers.append(device)
+            } else {
+                // A number registered by another connection since this one loaded them.
+                try loadDeviceNumbers()
+                guard let device = deviceByNumber[number] else {
+                    throw LibraryError.damaged("word \(stored.word.id) names writer \(number), which the library does not know")
+                }
+                writers.append(device)
+            }
+        }
+        return LocalRecord(record: SyncRecord(word: stored.word, times: stored.times, writers: writers),
+                           pending: stored.pending, localChange: stored.localChange, stored: stored)
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import MiDiccioModel
+
+/// A device's public record, `devices/<id>.json`: what others need to read its files,
+/// to show it, and to tell whether it is a copy of another library.
+public struct DeviceRecord: Hashable, Sendable {
+    /// The device's id.
+    public var device: String
+    /// Its name ("Ana's laptop").
+    public var name: String
+    /// The MiDiccio version it runs.
+    public var app: String
+    /// When it last wrote this record.
+    public var lastSync: Timestamp
+    /// The newest entry (change file or snapshot) in its stream.
+    public var lastSeq: Int64
+    /// Its latest snapshot covers its entries up to this number (0: none).
+    public var snapshotSeq: Int64
+    /// How far it has read each other device.
+    public var read: [String: Int64]
+    /// Its library digest (see `WordLibrary.libraryDigest()`).
+    public var digest: String
+    /// Words in its library (Trash included).
+    public var wordCount: Int
+    /// A random value new with every write of this record (format 3). A library that
+    /// finds here a value it did not write is a copy of the library that did.
+    public var instance: String?
+    /// The name of its latest snapshot (format 3).
+    public var snapshotName: String?
+    /// The names of its change files after the snapshot (format 3), so readers need
+    /// not list its folder.
+    public var changeNames: [String]?
+    /// Earlier device ids whose files this device read to the given number and then
+    /// took over, as a copy of a library does when it takes a new id (format 3).
+    public var absorbed: [String: Int64] = [:]
+    /// The purge markers its cloud files are known to honour: how many, and an
+    /// order-independent digest of their ids (format 3). Equal to another device's own
+    /// pair when they honour the same markers.
+    public var purgeClean: PurgeCleanliness?
+
+    /// Which purge markers a device's files honour.
+    public struct PurgeCleanliness: Hashable, Sendable {
+        /// How many markers.
+        public var count: Int
+        /// The digest of their ids.
+        public var digest: String
+
+        /// Makes the pair.
+        public init(count: Int, digest: String) {
+            self.count = count
+            self.digest = digest
+        }
+    }
+
+    /// Makes a record.
+    public init(device: String, name: String, app: String, lastSync: Timestamp, lastSeq: Int64, snapshotSeq: Int64,
+                read: [String: Int64], digest: String, wordCount: Int) {
+        self.device = device
+        self.name = name
+        self.app = app
+        self.lastSync = lastSync
+        self.lastSeq = lastSeq
+        self.snapshotSeq = snapshotSeq
+        self.read = read
+        self.digest = digest
+        self.wordCount = wordCount
+    }
+
+    /// The record as JSON.
+    public func encoded() -> Data {
+        func map(_ values: [String: Int64]) -> String {
+            "{" + values.sorted { $0.key < $1.key }.map { "\(JSONText.quote($0.key)): \($0.value)" }.joined(separator: ", ") + "}"
+        }
+        var fields = [
+            ("format", JSONText.quote("midiccio-device")), ("formatVersion", "3"), ("device", JSONText.quote(device)),
+            ("name", JSONText.quote(name)), ("app", JSONText.quote(app)), ("lastSync", JSONText.quote(lastSync.iso8601)),
+            ("lastSeq", String(lastSeq)), ("snapshotSeq", String(snapshotSeq)), ("read", map(read)),
+            ("digest", JSONText.quote(digest)), ("wordCount", String(wordCount)),
+        ]
+        if let instance { fields.append(("instance", JSONText.quote(instance))) }
+        if let snapshotName { fields.append(("snapshot", JSONText.quote(snapshotName))) }
+        if let changeNames { fields.append(("changes", JSONText.array(changeNames))) }
+        if !absorbed.isEmpty { fields.append(("absorbed", map(absorbed))) }
+        if let purgeClean {
+            fields.append(("purgeClean", JSONText.object([("count", String(purgeClean.count)),
+                                                          ("digest", JSONText.quote(purgeClean.digest))], spaced: true)))
+        }
+        return Data((JSONText.object(fields, spaced: true) + "\n").utf8)
+    }
+
+    /// Reads a record; nil when the bytes are not one (a file caught half written, or
+    /// not a MiDiccio record at all).
+    public static func decode(_ data: Data) -> DeviceRecord? {
+        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+            object["format"] as? String == "midiccio-device",
+            let device = object["device"] as? String,
+            let lastSyncText = object["lastSync"] as? String, let lastSync = Timestamp(iso8601: lastSyncText),
+            let lastSeq = (object["lastSeq"] as? NSNumber)?.int64Value,
+            let snapshotSeq = (object["snapshotSeq"] as? NSNumber)?.int64Value,
+            let read = numbers(object["read"])
+        else { return nil }
+        var record = DeviceRecord(
+            device: device, name: object["name"] as? String ?? "", app: object["app"] as? String ?? "",
+            lastSync: lastSync, lastSeq: lastSeq, snapshotSeq: snapshotSeq, read: read,
+            digest: object["digest"] as? String ?? "", wordCount: object["wordCount"] as? Int ?? 0)
+        record.instance = object["instance"] as? String
+        record.snapshotName = object["snapshot"] as? String
+        record.changeNames = object["changes"] as? [String]
+        record.absorbed = numbers(object["absorbed"]) ?? [:]
+        if let clean = object["purgeClean"] as? [String: Any], let count = clean["count"] as? Int,
+            let digest = clean["digest"] as? String {
+            record.purgeClean = PurgeCleanliness(count: count, digest: digest)
+        }
+        return record
+    }
+
+    private static func numbers(_ value: Any?) -> [String: Int64]? {
+        guard let object = value as? [String: Any] else { return nil }
+        var result: [String: Int64] = [:]
+        for (key, value) in object {
+            guard let number = (value as? NSNumber)?.int64Value else { return nil }
+            result[key] = number
+        }
+        return result
+    }
+}

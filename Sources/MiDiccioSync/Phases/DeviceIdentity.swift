@@ -1,0 +1,145 @@
+import Foundation
+import MiDiccioCloud
+import MiDiccioFiles
+import MiDiccioModel
+
+// Step 2 of a sync: the device records, and whether this library is a copy.
+//
+// One library file is not one device for ever: people copy it to a new laptop, clone a
+// VM, or put back an older copy from a backup. Two files that share a device id would
+// share a stream of change files, so a library that finds it is such a copy goes on
+// under a new id. It finds out from its own record: every record carries a random
+// `instance`, new with each write, and a library remembers the ones it wrote. A record
+// under its id with another instance was written by another copy; one of an older
+// format, or numbered beyond this library's own files, by a newer copy of itself.
+extension SyncSession {
+    /// Reads every device record: this device's own, and the others (sorted by id).
+    /// An unreadable record is reported and skipped.
+    func readDeviceRecords() throws {
+        others = []
+        ownRecord = nil
+        ownRecordUnreadable = false
+        let entries = try storage.list(CloudLayout.devicesFolder)
+        deviceFolderNames = entries.map(\.name)
+        for entry in entries {
+            guard let device = CloudLayout.device(fromRecordName: entry.name) else { continue }
+            let path = CloudLayout.devicePath(device)
+            let data: Data?
+            do {
+                data = try storage.read(path)
+            } catch CloudError.unreadable(_, let reason) {
+                report.skippedFiles.append(SkippedFile(path: path, reason: reason))
+                if device == deviceID { ownRecordUnreadable = true }
+                continue
+            }
+            guard let data else { continue }
+            guard let record = DeviceRecord.decode(data), record.device == device else {
+                report.skippedFiles.append(SkippedFile(path: path, reason: "not a readable device record"))
+                if device == deviceID { ownRecordUnreadable = true }
+                continue
+            }
+            if device == deviceID {
+                ownRecord = record
+            } else {
+                others.append(record)
+            }
+        }
+        others.sort { $0.device < $1.device }
+    }
+
+    /// Goes on under a new device id when the records show this library is a copy of
+    /// another device (or an older copy of itself).
+    func checkIdentity() throws {
+        if let own = ownRecord, let instance = own.instance, instance == state.instanceInFlight {
+            // This device wrote that record and stopped before noting it.
+            try commit { $0.rememberInstance(instance) }
+        }
+        guard let reason = copyEvidence() else { return }
+        try switchIdentity(because: reason)
+    }
+
+    /// Why this library is a copy of a device the cloud already knows, or nil.
+    private func copyEvidence() -> String? {
+        if let suspicion = state.copySuspected { return suspicion }
+        if let taker = others.first(where: { $0.absorbed[deviceID] != nil }) {
+            return "another copy of this library (\(taker.name)) took over this device's files"
+        }
+        guard let own = ownRecord else { return nil }
+        if let instance = own.instance {
+            if state.instances.contains(instance) { return nil }
+            return state.hasPublished
+                ? "the cloud holds a record of this device that this library did not write: another copy of the library file syncs here"
+                : "the cloud already knows a device with this library's id: this library is a copy of it"
+        }
+        // A record of the previous format (no instance).
+        if !state.instances.isEmpty {
+            return "an older MiDiccio wrote this device's record: a copy of this library file runs there"
+        }
+        if own.lastSeq > state.lastSeq {
+            return "the cloud holds this device's files beyond this library's own: it is an older copy of itself (put back from a backup?)"
+        }
+        return nil
+    }
+
+    /// Takes a new device id. Everything the old id wrote is read again as another
+    /// device's (this library's own words that reached the cloud after the copy come
+    /// back), every word is uploaded once after pulling, and nothing of the old id is
+    /// ever written over: its files are removed only once their content is in this
+    /// library's own snapshot (`cleanUpAbsorbedIdentities`).
+    private func switchIdentity(because reason: String) throws {
+        var ids: (old: String, new: String) = ("", "")
+        let oldRecord = ownRecord
+        try commit { next in
+            ids = try store.adoptNewDeviceID()
+            var fresh = SyncState()
+            fresh.cursors = next.cursors
+            // What the old id wrote up to this library's own last entry, this library
+            // already holds; the rest it reads like any other device's files.
+            fresh.cursors[ids.old] = next.lastSeq
+            fresh.cursors[ids.new] = nil
+            fresh.purgedElsewhere = next.purgedElsewhere
+            fresh.lastSync = next.lastSync
+            fresh.absorbed = next.absorbed
+            fresh.absorbed.append(SyncState.Absorbed(device: ids.old, instance: oldRecord?.instance, through: next.lastSeq))
+            fresh.fullUpload = true
+            next = fresh
+        }
+        report.newIdentity = NewIdentity(old: ids.old, new: ids.new, reason: reason)
+        kept.newIdentity = true
+        ownRecord = nil
+        ownRecordUnreadable = false
+        if let oldRecord {
+            others.append(oldRecord)
+            others.sort { $0.device < $1.device }
+        }
+    }
+
+    /// Removes the files and record of earlier ids this library took over, once its own
+    /// snapshot holds everything read from them and nobody has written there since. A
+    /// copy that still writes under such an id sees the takeover in this device's record
+    /// and takes a new id itself, so the old one is left to nobody.
+    func cleanUpAbsorbedIdentities() throws {
+        guard state.absorbed.contains(where: { !$0.cleanedUp }), !state.fullUpload, state.snapshot != nil else { return }
+        var absorbed = state.absorbed
+        for index in absorbed.indices where !absorbed[index].cleanedUp {
+            let entry = absorbed[index]
+            let record = others.first { $0.device == entry.device }
+            if let record {
+                guard record.instance == entry.instance, entry.through >= record.lastSeq else { continue }
+            }
+            for kind in [CloudLayout.Kind.changes, .snapshot] {
+                let folder = CloudLayout.folder(kind, of: entry.device)
+                for file in try storage.list(folder) {
+                    let parsed = CloudLayout.entry(fromName: file.name, kind: kind)
+                    guard FileSystem.isTemporaryName(file.name) || (parsed.map { $0.seq <= entry.through } ?? false) else { continue }
+                    if try storage.delete(folder + "/" + file.name) { report.filesRemoved += 1 }
+                }
+            }
+            if record != nil, try storage.delete(CloudLayout.devicePath(entry.device)) { report.filesRemoved += 1 }
+            absorbed[index].cleanedUp = true
+        }
+        if absorbed != state.absorbed {
+            try commit { $0.absorbed = absorbed }
+        }
+    }
+}

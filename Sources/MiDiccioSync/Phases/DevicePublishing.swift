@@ -1,0 +1,50 @@
+import Foundation
+import MiDiccioCloud
+import MiDiccioLibrary
+import MiDiccioModel
+
+// Step 6 of a sync: this device's record, which tells others how far its stream goes,
+// how far it has read theirs, and which purge markers its files honour.
+extension SyncSession {
+    /// Writes this device's record when it changed, when a file was written (`force`),
+    /// when it is missing from the cloud, or at least daily (so a device that syncs but
+    /// has nothing new never looks silent: the others stop waiting for silent devices).
+    func publishRecordIfNeeded(force: Bool) throws {
+        announce(.tidying)
+        let (digest, name, clean) = try store.read {
+            (try store.digest(), try store.library.deviceName(), try store.markerSet(through: state.cleanMarkers))
+        }
+        let changeNames = state.files.filter { $0.kind == .changes && $0.seq > state.snapshotSeq }
+            .map { $0.path.split(separator: "/").last.map(String.init) ?? $0.path }.sorted()
+        let absorbed = Dictionary(state.absorbed.map { ($0.device, $0.through) }, uniquingKeysWith: max)
+        let signature = [
+            "\(state.lastSeq)", "\(state.snapshot?.path ?? "")", changeNames.joined(separator: ","),
+            state.cursors.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","),
+            digest, name, "\(clean.count)/\(clean.digest)",
+            absorbed.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","),
+        ].joined(separator: "|")
+        let stale = now - (state.published?.at ?? 0) > 86_400_000
+        let missing = ownRecord == nil && !ownRecordUnreadable
+        guard force || stale || missing || state.published?.signature != signature else { return }
+        // Counted only when the record is written: count(*) reads the whole table.
+        var record = DeviceRecord(device: deviceID, name: name, app: engine.appVersion, lastSync: store.clock.now(),
+                                  lastSeq: state.lastSeq, snapshotSeq: state.snapshotSeq, read: state.cursors,
+                                  digest: digest, wordCount: try store.wordCount())
+        record.instance = nonce()
+        record.snapshotName = state.snapshot.map { $0.path.split(separator: "/").last.map(String.init) ?? $0.path }
+        record.changeNames = changeNames
+        record.absorbed = absorbed
+        record.purgeClean = DeviceRecord.PurgeCleanliness(count: clean.count, digest: clean.digest)
+        try prepareToWrite()
+        try commit { $0.instanceInFlight = record.instance }
+        let data = record.encoded()
+        try storage.write(CloudLayout.devicePath(deviceID), data)
+        report.filesWritten += 1
+        report.bytesWritten += data.count
+        try commit { next in
+            next.rememberInstance(record.instance!)
+            next.published = SyncState.Published(signature: signature, at: now)
+        }
+        ownRecord = record
+    }
+}

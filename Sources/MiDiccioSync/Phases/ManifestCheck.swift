@@ -1,0 +1,54 @@
+import Foundation
+import MiDiccioCloud
+import MiDiccioModel
+
+// Step 1 of a sync: the manifest says which format the cloud folder holds, and which
+// MiDiccio may read and write it.
+extension SyncSession {
+    /// Reads the manifest, starting a new cloud folder when there is none and this
+    /// device never synced here. Refuses a folder written by a newer MiDiccio.
+    func checkManifest() throws {
+        announce(.reachingCloud)
+        let data: Data?
+        do {
+            data = try storage.read(CloudLayout.manifestPath)
+        } catch CloudError.unreadable(_, let reason) {
+            throw SyncError.badManifest(reason)
+        }
+        guard let data else {
+            // No manifest where this device has synced before is far more likely an
+            // unmounted drive or a sync client still downloading than a new cloud:
+            // starting a fresh one there would mark every word as uploaded.
+            if state.hasPublished || !state.cursors.isEmpty {
+                throw CloudError.unavailable(
+                    "\(storage.displayName) has no \(CloudLayout.manifestPath) although this device synced with it before; is the drive or sync folder there?")
+            }
+            // A new cloud folder: this device starts it, in the current format.
+            manifest = .current
+            try storage.write(CloudLayout.manifestPath, manifest.encoded())
+            manifestReady = true
+            return
+        }
+        // A manifest caught half written (a file-sync client still delivering it) is
+        // not a reason to give up on the cloud: the next sync reads it whole.
+        guard let found = CloudManifest.decode(data) else {
+            throw SyncError.badManifest("it is not a MiDiccio manifest, or not a whole one yet")
+        }
+        if found.minimumReadVersion > engine.formatVersion || found.minimumWriteVersion > engine.formatVersion {
+            throw SyncError.cloudTooNew(version: found.version)
+        }
+        manifest = found
+    }
+
+    /// Moves the folder to the current format before this sync's first write: the
+    /// names it writes are of that format, which older devices would not find, so they
+    /// must stop (and keep their local work) rather than drift.
+    func prepareToWrite() throws {
+        guard !manifestReady else { return }
+        if manifest.version < CloudManifest.current.version || manifest.minimumReadVersion < CloudManifest.current.minimumReadVersion {
+            manifest = .current
+            try storage.write(CloudLayout.manifestPath, manifest.encoded())
+        }
+        manifestReady = true
+    }
+}

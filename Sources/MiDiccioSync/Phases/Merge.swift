@@ -1,0 +1,89 @@
+import Foundation
+import MiDiccioLibrary
+import MiDiccioModel
+
+// Step 3b of a sync: merge what was read into the library, in one transaction with the
+// new cursors, behind the mass-delete guard.
+extension SyncSession {
+    /// Applies `batches` (purge markers first: a purge beats every version of a word,
+    /// whatever its time), then records field by field (`MergeRules`), then saves the
+    /// cursors they reach. Stops without changing anything when other devices' changes
+    /// would take more than half of a library of 20 or more words out of it (to the
+    /// Trash or purged), unless `allowMassDelete`.
+    func merge(_ batches: [SyncBatch], cursors: [String: Int64], allowMassDelete: Bool) throws {
+        announce(.merging(words: batches.reduce(0) { $0 + $1.records.count }))
+        var purgedHere = 0
+        var pulled = 0
+        var merged = 0
+        try commit { next in
+            let live = try store.liveCount()
+            // Whether each word touched was outside the Trash before this pull: only the
+            // net effect counts (a word deleted and restored again within it is no loss).
+            var wasLive: [WordID: Bool] = [:]
+            var leaving = Set<WordID>()
+            var purged = try store.purgedIDs()
+            for batch in batches {
+                for marker in batch.markers {
+                    switch try store.apply(marker) {
+                    case .removedLive:
+                        purgedHere += 1
+                        if wasLive[marker.id] == nil { wasLive[marker.id] = true }
+                        if wasLive[marker.id] == true { leaving.insert(marker.id) }
+                    case .removedFromTrash:
+                        purgedHere += 1
+                        if wasLive[marker.id] == nil { wasLive[marker.id] = false }
+                    case .nothing:
+                        break
+                    }
+                    purged.insert(marker.id)
+                }
+                for setting in batch.settings { try store.merge(setting) }
+            }
+            // A new device skips the lookup of words it cannot have yet (a first sync of
+            // 100,000 words), except those an earlier batch of this sync inserted.
+            let empty = try store.wordCount() == 0
+            var inserted = Set<WordID>()
+            for batch in batches {
+                for incoming in batch.records where !purged.contains(incoming.word.id) {
+                    let id = incoming.word.id
+                    let local = !empty || inserted.contains(id) ? try store.local(id) : nil
+                    if local == nil { inserted.insert(id) }
+                    if wasLive[id] == nil { wasLive[id] = local.map { !$0.record.word.isDeleted } ?? false }
+                    let outcome = MergeRules.merge(local: local?.record, incoming: incoming)
+                    guard outcome.changed else { continue }
+                    if outcome.record.word.isDeleted {
+                        if wasLive[id] == true { leaving.insert(id) }
+                    } else {
+                        leaving.remove(id)
+                    }
+                    if !outcome.changedFields.isEmpty {
+                        if local?.pending == true { merged += 1 } else { pulled += 1 }
+                    }
+                    try store.saveMerged(outcome.record, replacing: local)
+                }
+            }
+            // Joplin lost notes when a sync read absence as deletion; MiDiccio never does,
+            // and still stops when other devices' changes would empty much of the library.
+            if !allowMassDelete, live >= 20, leaving.count * 2 > live {
+                throw SyncError.massDeletion(count: leaving.count, of: live)
+            }
+            next.cursors = cursors
+            for index in next.absorbed.indices where !next.absorbed[index].cleanedUp {
+                let device = next.absorbed[index].device
+                next.absorbed[index].through = max(next.absorbed[index].through, cursors[device] ?? 0)
+            }
+            next.purgedElsewhere += purgedHere
+        }
+        report.pulled += pulled
+        report.merged += merged
+        report.purgedElsewhere += purgedHere
+        kept.pulled += pulled + merged
+        kept.purged += purgedHere
+        if purgedHere > 0 { try store.scrubFreedContent() }
+    }
+
+    /// Purges what has been in the Trash here longer than `trash.autoPurgeDays`.
+    func autoPurge() throws {
+        if try store.autoPurge() > 0 { report.autoPurged = true }
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import MiDiccioCloud
+import MiDiccioModel
+
+// Step 3a of a sync: read what other devices wrote since this device last read them.
+extension SyncSession {
+    /// Reads every other device's new files, then merges them (`merge`).
+    func pull(allowMassDelete: Bool) throws {
+        var cursors = state.cursors
+        var batches: [SyncBatch] = []
+        for record in others {
+            let start = cursors[record.device] ?? 0
+            guard record.lastSeq > start else { continue }
+            announce(.downloading)
+            let (fetched, reached) = try fetch(record, from: start)
+            guard !fetched.isEmpty else { continue }
+            batches += fetched
+            cursors[record.device] = max(cursors[record.device] ?? 0, reached)
+            // A snapshot already holds what its writer had read from others.
+            for batch in fetched where batch.kind == .snapshot {
+                for (device, seq) in batch.cursors where device != deviceID {
+                    cursors[device] = max(cursors[device] ?? 0, seq)
+                }
+            }
+        }
+        guard !batches.isEmpty else { return }
+        try merge(batches, cursors: cursors, allowMassDelete: allowMassDelete)
+    }
+
+    /// Reads `record`'s entries after `start`: change files in order (every file of a
+    /// number, should two copies of a library both have written one), jumping through
+    /// its snapshot where change files are gone (compacted) or were never written (a
+    /// full upload). Stops at a number with no file the snapshot does not cover (a sync
+    /// client may deliver files out of order) and at an unreadable file, which is
+    /// reported. Returns the batches and how far they reach.
+    private func fetch(_ record: DeviceRecord, from start: Int64) throws -> ([SyncBatch], Int64) {
+        var cursor = start
+        var batches: [SyncBatch] = []
+        var usedSnapshot = false
+        func readSnapshot() throws -> Bool {
+            guard !usedSnapshot, record.snapshotSeq > cursor else { return false }
+            usedSnapshot = true
+            let entry = record.snapshotName.flatMap { CloudLayout.entry(fromName: $0, kind: .snapshot) }
+                ?? CloudLayout.Entry(seq: record.snapshotSeq, nonce: nil, kind: .snapshot)
+            let path = CloudLayout.path(entry, of: record.device)
+            guard let batch = try readBatch(path, device: record.device, seq: record.snapshotSeq, kind: .snapshot) else { return false }
+            batches.append(batch)
+            cursor = record.snapshotSeq
+            return true
+        }
+        // A new device, or one far behind, starts from the snapshot: one file instead of
+        // many change files.
+        if record.snapshotSeq > cursor, cursor == 0 || record.snapshotSeq - cursor > engine.snapshotInterval / 2 {
+            _ = try readSnapshot()
+        }
+        var files = try changeFiles(of: record, after: cursor)
+        while cursor < record.lastSeq {
+            let next = cursor + 1
+            let paths = files[next] ?? []
+            var read: [SyncBatch] = []
+            for path in paths {
+                guard let batch = try readBatch(path, device: record.device, seq: next, kind: .changes) else { break }
+                read.append(batch)
+            }
+            if !paths.isEmpty && read.count == paths.count {
+                batches += read
+                cursor = next
+                continue
+            }
+            if try readSnapshot() {
+                files = try changeFiles(of: record, after: cursor)
+                continue
+            }
+            break
+        }
+        return (batches, cursor)
+    }
+
+    /// The paths of `record`'s change files after `cursor`, by number. A record of the
+    /// current format names its change files after its snapshot, so a reader at or past
+    /// that snapshot needs no listing; any other reader lists the folder.
+    private func changeFiles(of record: DeviceRecord, after cursor: Int64) throws -> [Int64: [String]] {
+        var names: [String]
+        if let named = record.changeNames, cursor >= record.snapshotSeq {
+            names = named
+        } else {
+            names = try storage.list(CloudLayout.changesFolder(record.device)).map(\.name)
+        }
+        var files: [Int64: [String]] = [:]
+        for name in names.sorted() {
+            guard let entry = CloudLayout.entry(fromName: name, kind: .changes), entry.seq > cursor else { continue }
+            files[entry.seq, default: []].append(CloudLayout.path(entry, of: record.device))
+        }
+        return files
+    }
+
+    /// Reads and checks one batch file; nil (and the file reported) when it is missing,
+    /// unreadable, damaged, or not what its name says.
+    private func readBatch(_ path: String, device: String, seq: Int64, kind: CloudLayout.Kind) throws -> SyncBatch? {
+        let data: Data?
+        do {
+            data = try storage.read(path)
+        } catch CloudError.unreadable(_, let reason) {
+            report.skippedFiles.append(SkippedFile(path: path, reason: reason))
+            return nil
+        }
+        guard let data else { return nil }
+        do {
+            let batch = try BatchCodec.decode(data, formatVersion: engine.formatVersion)
+            guard batch.device == device, batch.kind == (kind == .snapshot ? .snapshot : .changes) else {
+                throw BatchDecodeError(message: "belongs to another device or is another kind of file")
+            }
+            guard batch.seq == seq else { throw BatchDecodeError(message: "holds another sequence number's changes") }
+            return batch
+        } catch {
+            report.skippedFiles.append(SkippedFile(path: path, reason: "\(error)"))
+            return nil
+        }
+    }
+}
+
+extension SyncSession {
+    /// A device silent for longer than the retention period may have missed change files
+    /// that were compacted away: it forgets its cursors and reads snapshots again, which
+    /// carry every purge marker, before it uploads anything.
+    func resyncIfSilentTooLong() throws {
+        guard let last = state.lastSync, now - last > engine.retention else { return }
+        try commit { $0.cursors = [:] }
+        report.fullResync = true
+    }
+}

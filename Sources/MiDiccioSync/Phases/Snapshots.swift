@@ -1,0 +1,121 @@
+import Foundation
+import MiDiccioCloud
+import MiDiccioFiles
+import MiDiccioModel
+
+// Step 5 of a sync: snapshots, compaction, and tidying this device's folders.
+//
+// A purge must leave the cloud too. A snapshot written after a purge marker leaves the
+// purged word out; once every known device has read past this device's older files,
+// they are removed. Which markers a snapshot honours is tracked by the marker position
+// (the order in which this device learnt them), never by purge times: a marker that
+// arrives late, carrying an old time, still calls for a new snapshot.
+extension SyncSession {
+    /// Writes a snapshot when enough change files follow the last one, or when this
+    /// device has learnt a purge marker its snapshot does not honour. True when written.
+    func writeSnapshotIfDue() throws -> Bool {
+        let position = try store.markerPosition()
+        guard state.lastSeq > 0 else {
+            // This device has no file in the cloud: nothing of it can hold purged content.
+            if state.cleanMarkers != position && state.files.isEmpty { try commit { $0.cleanMarkers = position } }
+            return false
+        }
+        let tooMany = state.lastSeq - state.snapshotSeq >= engine.snapshotInterval
+        let newMarkers = position > state.snapshotMarkers
+        guard tooMany || newMarkers else { return false }
+        announce(.tidying)
+        let snapshot = try writeSnapshot(seq: state.lastSeq)
+        try commit { next in
+            next.snapshot = snapshot.file
+            next.files.append(snapshot.file)
+            next.inflight = nil
+            next.snapshotMarkers = snapshot.markerPosition
+        }
+        tidyWanted = true
+        return true
+    }
+
+    /// Removes this device's change files that its snapshot covers and every active
+    /// device has read, and its older snapshots; tidies its folders when there is reason
+    /// to. Only ever files under this device's own id.
+    func compact() throws {
+        guard let snapshot = state.snapshot else { return }
+        let active = activeReaders()
+        let readByAll = active.map { $0.read[deviceID] ?? 0 }.min() ?? snapshot.seq
+        let limit = min(snapshot.seq, readByAll)
+        var files = state.files
+        var removed: [SyncState.OwnFile] = []
+        for file in files {
+            // Older snapshots go once every active reader is past them.
+            let obsolete = file.kind == .changes ? file.seq <= limit : file.path != snapshot.path && file.seq <= min(readByAll, snapshot.seq)
+            guard obsolete else { continue }
+            if try storage.delete(file.path) { report.filesRemoved += 1 }
+            removed.append(file)
+        }
+        files.removeAll { removed.contains($0) }
+        var tidied = false
+        var suspicion: String?
+        if tidyWanted || (state.cleanMarkers < state.snapshotMarkers && isCompacted(files, snapshot: snapshot)) {
+            (tidied, suspicion) = try tidyFolders(known: files, limit: limit, readByAll: readByAll, snapshot: snapshot)
+        }
+        let clean = tidied && isCompacted(files, snapshot: snapshot)
+        guard files != state.files || limit != state.compactedThrough || clean || suspicion != nil else { return }
+        try commit { next in
+            next.files = files
+            next.compactedThrough = max(next.compactedThrough, limit)
+            if clean { next.cleanMarkers = max(next.cleanMarkers, next.snapshotMarkers) }
+            if let suspicion { next.copySuspected = suspicion }
+        }
+    }
+
+    /// Devices whose reading holds back compaction: those heard from within the
+    /// retention period, except earlier ids that a copy of a library took over.
+    func activeReaders() -> [DeviceRecord] {
+        let taken = Set(others.flatMap { $0.absorbed.keys } + state.absorbed.map(\.device))
+        return others.filter { now - $0.lastSync.milliseconds <= engine.retention && !taken.contains($0.device) }
+    }
+
+    /// True when, of this device's files, only the snapshot and change files after it
+    /// remain: every file then honours the markers the snapshot honours.
+    private func isCompacted(_ files: [SyncState.OwnFile], snapshot: SyncState.OwnFile) -> Bool {
+        files.allSatisfy { $0.path == snapshot.path || ($0.kind == .changes && $0.seq > snapshot.seq) }
+    }
+
+    /// Lists this device's folders and removes what it left behind: temporary files of
+    /// writes that stopped half way, and files under its id that it does not know (a
+    /// copy of this library wrote them) once they are as old as what compaction
+    /// removes. A file numbered beyond this device's own stream means a copy writes
+    /// under its id. Returns whether the folders hold nothing unexpected now, and that
+    /// suspicion if found.
+    private func tidyFolders(known: [SyncState.OwnFile], limit: Int64, readByAll: Int64,
+                             snapshot: SyncState.OwnFile) throws -> (clean: Bool, suspicion: String?) {
+        let knownPaths = Set(known.map(\.path) + (state.inflight.map { [$0.path] } ?? []))
+        var clean = true
+        var suspicion: String?
+        for kind in [CloudLayout.Kind.changes, .snapshot] {
+            let folder = CloudLayout.folder(kind, of: deviceID)
+            for entry in try storage.list(folder) {
+                let path = folder + "/" + entry.name
+                if FileSystem.isTemporaryName(entry.name) {
+                    if try storage.delete(path) { report.temporaryFilesRemoved += 1 }
+                    continue
+                }
+                guard let parsed = CloudLayout.entry(fromName: entry.name, kind: kind), !knownPaths.contains(path) else { continue }
+                if parsed.seq > state.lastSeq {
+                    suspicion = "the cloud holds \(path), numbered beyond this library's own files: another copy of this library writes under its id"
+                    clean = false
+                } else if kind == .changes ? parsed.seq <= limit : parsed.seq <= min(readByAll, snapshot.seq) {
+                    if try storage.delete(path) { report.filesRemoved += 1 }
+                } else {
+                    clean = false
+                }
+            }
+        }
+        // A record write that stopped half way leaves `.<id>.json.<random>.tmp`.
+        let recordName = CloudLayout.devicePath(deviceID).split(separator: "/").last.map(String.init) ?? ""
+        for name in deviceFolderNames where FileSystem.isTemporaryName(name) && name.hasPrefix("." + recordName + ".") {
+            if try storage.delete(CloudLayout.devicesFolder + "/" + name) { report.temporaryFilesRemoved += 1 }
+        }
+        return (clean, suspicion)
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import MiDiccioCloud
+import MiDiccioFiles
+import MiDiccioModel
+
+// The status of sync: this device's state, and every device in the cloud. Reads only.
+extension SyncSession {
+    /// This device's sync state, and every device in the cloud when it can be reached.
+    /// Claims that no purged content remains only when it knows: this device's files
+    /// honour every marker it holds and no temporary file of its is left, and every
+    /// other active device's record says its files honour the same markers.
+    func status() throws -> SyncStatus {
+        let (pending, uploadAll, digest, name, position, markers) = try store.read {
+            (try store.pendingCount(), try store.uploadAllRequested(), try store.digest(), try store.library.deviceName(),
+             try store.markerPosition(), try store.markers(pendingOnly: false).count)
+        }
+        let lastSync = state.lastSync.map(Timestamp.init(milliseconds:))
+        var status = SyncStatus(deviceID: deviceID, deviceName: name, remote: storage.displayName, lastSync: lastSync,
+                                pending: pending, fullUploadPending: state.fullUpload || uploadAll, devices: [], cloudProblem: nil)
+        status.devices.append(.init(id: deviceID, name: name, app: engine.appVersion, lastSync: lastSync, agrees: true,
+                                    isThisDevice: true))
+        status.purgedElsewhere = state.purgedElsewhere
+        status.purgeMarkers = markers
+        if markers > 0 && state.cleanMarkers < position && !(state.lastSeq == 0 && state.files.isEmpty) {
+            status.purgedContentRemains.append(
+                "this device has not yet written a snapshot and removed its older change files since the last purge (the next syncs do, once other devices have read them)")
+        }
+        do {
+            try readDeviceRecords()
+            let temporary = try leftoverTemporaryFiles()
+            if temporary > 0 {
+                status.purgedContentRemains.append(
+                    "\(temporary) temporary file\(temporary == 1 ? "" : "s") this device left behind (its next sync removes them)")
+            }
+            let mine = try store.markerSet(through: position)
+            let takers = Dictionary(others.flatMap { record in record.absorbed.keys.map { ($0, record.name) } },
+                                    uniquingKeysWith: { first, _ in first })
+            for record in others {
+                let inactive = now - record.lastSync.milliseconds > engine.retention
+                var device = SyncStatus.Device(id: record.device, name: record.name, app: record.app, lastSync: record.lastSync,
+                                               agrees: record.digest == digest, isThisDevice: false, inactive: inactive)
+                device.replacedBy = takers[record.device]
+                status.devices.append(device)
+                guard markers > 0, device.replacedBy == nil else { continue }
+                if inactive {
+                    status.purgedContentRemains.append("\(record.name) has not synced for too long to have compacted its files since the purges")
+                } else if record.purgeClean.map({ $0.count != mine.count || $0.digest != mine.digest }) ?? true {
+                    status.purgedContentRemains.append("\(record.name) has not synced and compacted its files since the last purge")
+                }
+            }
+        } catch {
+            status.cloudProblem = "\(error)"
+            if markers > 0 { status.purgedContentRemains.append("the cloud cannot be read to check the other devices") }
+        }
+        return status
+    }
+
+    /// How many temporary files of this device's writes are in its folders.
+    private func leftoverTemporaryFiles() throws -> Int {
+        var count = 0
+        for kind in [CloudLayout.Kind.changes, .snapshot] {
+            count += try storage.list(CloudLayout.folder(kind, of: deviceID)).filter { FileSystem.isTemporaryName($0.name) }.count
+        }
+        let recordName = CloudLayout.devicePath(deviceID).split(separator: "/").last.map(String.init) ?? ""
+        count += deviceFolderNames.filter { FileSystem.isTemporaryName($0) && $0.hasPrefix("." + recordName + ".") }.count
+        return count
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import MiDiccioCloud
+import MiDiccioLibrary
+import MiDiccioModel
+
+// Step 4 of a sync: upload pending words, purge markers and settings.
+//
+// Every file this device writes gets a name with a random part, is noted in sync's
+// state as in flight before the write, and as written (with the words marked uploaded)
+// in one transaction after it. A sync that stops in between finds the in-flight note
+// next time and checks the cloud: the file is there (it counts) or it is not (its
+// number is used again, under a new name).
+extension SyncSession {
+    /// Uploads what is pending; true when a file was written. After an update or a move
+    /// to another cloud (`fullUpload`), every word goes up once, as a snapshot, after
+    /// pulling, so newer cloud data is never overwritten by older local data.
+    func upload() throws -> Bool {
+        try recoverInFlightWrite()
+        let pending = try store.pending()
+        let markers = try store.markers(pendingOnly: true)
+        let settings = try store.settings(pendingOnly: true)
+        guard state.fullUpload || !pending.isEmpty || !markers.isEmpty || !settings.isEmpty else { return false }
+        announce(.uploading(words: pending.count))
+        let seq = state.lastSeq + 1
+        let asSnapshot = state.fullUpload || pending.count > engine.largeUploadThreshold
+        let fullUpload = state.fullUpload
+        let file: SyncState.OwnFile
+        var markerPosition: Int64?
+        if asSnapshot {
+            let snapshot = try writeSnapshot(seq: seq)
+            file = snapshot.file
+            markerPosition = snapshot.markerPosition
+            report.fullUpload = fullUpload
+            report.pushed = fullUpload ? try store.wordCount() : pending.count
+        } else {
+            let batch = SyncBatch(kind: .changes, device: deviceID, seq: seq, records: pending.map(\.record),
+                                  markers: markers, settings: settings)
+            file = try writeOwnFile(.changes, seq: seq, data: BatchCodec.encode(batch))
+            report.pushed = pending.count
+        }
+        try commit { next in
+            // A word edited while its upload was in flight has a newer change number and
+            // stays pending; so does a setting set again.
+            try store.markUploaded(pending)
+            try store.markMarkersUploaded(markers)
+            try store.markSettingsUploaded(settings)
+            next.lastSeq = seq
+            next.files.append(file)
+            next.inflight = nil
+            if asSnapshot { next.snapshot = file }
+            if let markerPosition { next.snapshotMarkers = markerPosition }
+            next.fullUpload = false
+        }
+        kept.pushed = report.pushed
+        return true
+    }
+
+    /// Settles a write a previous sync started and did not note as done.
+    private func recoverInFlightWrite() throws {
+        guard let inflight = state.inflight else { return }
+        var written = false
+        do {
+            if let data = try storage.read(inflight.path) {
+                // Only a whole file counts; a damaged one of ours is removed and its
+                // number used again.
+                if (try? BatchCodec.decode(data, formatVersion: engine.formatVersion)) != nil {
+                    written = true
+                } else {
+                    try storage.delete(inflight.path)
+                }
+            }
+        } catch CloudError.unreadable {
+            written = false
+        }
+        // The stopped write may have left its temporary file behind.
+        tidyWanted = true
+        try commit { next in
+            if written {
+                next.lastSeq = max(next.lastSeq, inflight.seq)
+                next.files.append(inflight)
+                if inflight.kind == .snapshot && inflight.seq >= next.snapshotSeq { next.snapshot = inflight }
+            }
+            next.inflight = nil
+        }
+    }
+
+    /// Writes one file of this device's under a fresh name, noting it in flight first.
+    func writeOwnFile(_ kind: CloudLayout.Kind, seq: Int64, data: Data) throws -> SyncState.OwnFile {
+        try prepareToWrite()
+        var attempts = 0
+        while true {
+            let entry = CloudLayout.Entry(seq: seq, nonce: nonce(), kind: kind)
+            let file = SyncState.OwnFile(path: CloudLayout.path(entry, of: deviceID), seq: seq, kind: kind)
+            try commit { $0.inflight = file }
+            do {
+                try storage.create(file.path, data)
+            } catch CloudError.exists where attempts < 3 {
+                // Sixteen random hex digits that someone else already used: try others.
+                attempts += 1
+                continue
+            }
+            report.filesWritten += 1
+            report.bytesWritten += data.count
+            return file
+        }
+    }
+
+    /// Writes the whole library as snapshot `seq` (covering this device's entries up to
+    /// `seq`), read in one transaction so words, markers and cursors agree. Returns the
+    /// file and the marker position it honours.
+    func writeSnapshot(seq: Int64) throws -> (file: SyncState.OwnFile, markerPosition: Int64) {
+        let (records, markers, settings, position) = try store.read {
+            (try store.allRecords(), try store.markers(pendingOnly: false), try store.settings(pendingOnly: false),
+             try store.markerPosition())
+        }
+        let batch = SyncBatch(kind: .snapshot, device: deviceID, seq: seq, cursors: state.cursors, records: records,
+                              markers: markers, settings: settings)
+        let file = try writeOwnFile(.snapshot, seq: seq, data: BatchCodec.encode(batch))
+        report.snapshotWritten = true
+        return (file, position)
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+import MiDiccioLibrary
+import MiDiccioModel
+
+/// Everything sync remembers between syncs, as one value, loaded and saved in one place
+/// (`load(from:)`, `save(to:)`), inside the library's transactions so it always agrees
+/// with the words it describes.
+struct SyncState: Codable, Equatable {
+    /// A file this device wrote (or is writing) in its own cloud folders.
+    struct OwnFile: Codable, Hashable {
+        /// Its path in the cloud folder.
+        var path: String
+        /// Its number in this device's stream.
+        var seq: Int64
+        /// Change file or snapshot.
+        var kind: CloudLayout.Kind
+    }
+
+    /// What this device last wrote into its cloud record.
+    struct Published: Codable, Equatable {
+        /// Everything the record says that matters for rewriting it.
+        var signature: String
+        /// When it was written (this device's clock, ms).
+        var at: Int64
+    }
+
+    /// An earlier device id this library took over when it found itself to be a copy.
+    struct Absorbed: Codable, Equatable {
+        /// The earlier id.
+        var device: String
+        /// Its record's `instance` when this library took it over (nil: no record).
+        var instance: String?
+        /// How far this library has read the earlier id's stream.
+        var through: Int64 = 0
+        /// True once its files and record have been removed from the cloud.
+        var cleanedUp = false
+    }
+
+    /// The newest entry of this device's stream that is in the cloud.
+    var lastSeq: Int64 = 0
+    /// This device's latest snapshot in the cloud.
+    var snapshot: OwnFile?
+    /// Change files up to this number have been removed (compaction).
+    var compactedThrough: Int64 = 0
+    /// This device's files in the cloud that it has not removed, oldest first.
+    var files: [OwnFile] = []
+    /// A file being written: set before the write, cleared at the commit after it. A
+    /// sync that finds it set checks whether the write happened.
+    var inflight: OwnFile?
+    /// How far this device has read each other device's stream.
+    var cursors: [String: Int64] = [:]
+    /// True when the next sync uploads every word (after pulling).
+    var fullUpload = false
+    /// When this device last finished a sync (its clock, ms).
+    var lastSync: Int64?
+    /// The record this device last published.
+    var published: Published?
+    /// The `instance` values of this device's recent records, newest last: a record in
+    /// the cloud with any other value was written by a copy of this library.
+    var instances: [String] = []
+    /// The `instance` of a record being written (see `inflight`).
+    var instanceInFlight: String?
+    /// The marker position (`SyncStore.markerPosition()`) the latest snapshot honours.
+    var snapshotMarkers: Int64 = 0
+    /// The marker position every file of this device in the cloud honours.
+    var cleanMarkers: Int64 = 0
+    /// Words removed here because another device purged them, over all syncs.
+    var purgedElsewhere = 0
+    /// Earlier device ids this library took over.
+    var absorbed: [Absorbed] = []
+    /// Why this device believes it is a copy of another library, found while tidying
+    /// its folders; the next sync acts on it.
+    var copySuspected: String?
+
+    /// How many recent record instances count as this device's own (a file-sync client
+    /// may bring back an older record of ours; that is not a copy).
+    static let rememberedInstances = 16
+
+    init() {}
+
+    // MARK: - Loading and saving
+
+    /// The state saved in `store`'s library, or a fresh one.
+    static func load(from store: SyncStore) throws -> SyncState {
+        guard let text = try store.loadState() else { return SyncState() }
+        do {
+            let container = try JSONDecoder().decode(Stored.self, from: Data(text.utf8))
+            if let state = container.state { return state }
+            return SyncState(legacy: container.legacy ?? [:], cursors: container.legacyCursors ?? [:])
+        } catch {
+            throw SyncError.damagedState("\(error)")
+        }
+    }
+
+    /// Saves the state into `store`'s library; call inside `store.write`.
+    func save(to store: SyncStore) throws {
+        let data = try JSONEncoder().encode(Stored(state: self))
+        try store.saveState(String(decoding: data, as: UTF8.self))
+    }
+
+    /// The saved form: the state, or what the library kept before this type existed
+    /// (string keys and a cursor table, handed over once by the library's migration).
+    private struct Stored: Codable {
+        var state: SyncState?
+        var legacy: [String: String]?
+        var legacyCursors: [String: Int64]?
+
+        init(state: SyncState) { self.state = state }
+    }
+
+    /// The state of a library that synced with a MiDiccio of cloud format 2: its
+    /// string keys, read here and nowhere else.
+    private init(legacy: [String: String], cursors: [String: Int64]) {
+        func number(_ key: String) -> Int64? { legacy[key].flatMap { Int64($0) } }
+        self.init()
+        self.cursors = cursors
+        lastSeq = number("sync.lastSeq") ?? 0
+        compactedThrough = number("sync.compactedThrough") ?? 0
+        lastSync = number("sync.lastSync")
+        purgedElsewhere = Int(number("sync.purgedElsewhere") ?? 0)
+        if let signature = legacy["sync.publishedRecord"] {
+            published = Published(signature: signature, at: number("sync.publishedAt") ?? 0)
+        }
+        // Names of that format carry no random part; they are made once the device id
+        // is at hand (`adoptLegacyFiles(device:)`).
+        legacyFilesPending = LegacyFiles(snapshotSeq: number("sync.snapshotSeq") ?? 0, inflight: number("sync.inflightSeq"))
+    }
+
+    /// Files of the format-2 naming this state still has to name once the device id is
+    /// known (`adoptLegacyFiles(device:)`).
+    struct LegacyFiles: Codable, Equatable {
+        var snapshotSeq: Int64
+        var inflight: Int64?
+    }
+
+    /// Set for a state read from format-2 keys until `adoptLegacyFiles` runs.
+    var legacyFilesPending: LegacyFiles?
+
+    /// Names the files a format-2 state describes, now that the device id is known:
+    /// its change files after compaction, its snapshot, and an upload that was in flight.
+    mutating func adoptLegacyFiles(device: String) {
+        guard let legacy = legacyFilesPending else { return }
+        legacyFilesPending = nil
+        if legacy.snapshotSeq > 0 {
+            let entry = CloudLayout.Entry(seq: legacy.snapshotSeq, nonce: nil, kind: .snapshot)
+            snapshot = OwnFile(path: CloudLayout.path(entry, of: device), seq: legacy.snapshotSeq, kind: .snapshot)
+            files.append(snapshot!)
+        }
+        if lastSeq > compactedThrough {
+            for seq in (compactedThrough + 1)...lastSeq where seq != legacy.snapshotSeq {
+                let entry = CloudLayout.Entry(seq: seq, nonce: nil, kind: .changes)
+                files.append(OwnFile(path: CloudLayout.path(entry, of: device), seq: seq, kind: .changes))
+            }
+        }
+        if let seq = legacy.inflight, seq > lastSeq {
+            let entry = CloudLayout.Entry(seq: seq, nonce: nil, kind: .changes)
+            inflight = OwnFile(path: CloudLayout.path(entry, of: device), seq: seq, kind: .changes)
+        }
+        files.sort { ($0.seq, $0.path) < ($1.seq, $1.path) }
+    }
+
+    // MARK: - Derived
+
+    /// The number of this device's latest snapshot (0: none).
+    var snapshotSeq: Int64 { snapshot?.seq ?? 0 }
+
+    /// True when this library has published a record in this cloud before.
+    var hasPublished: Bool { !instances.isEmpty || published != nil || lastSeq > 0 }
+
+    /// Notes that a record with `instance` was written.
+    mutating func rememberInstance(_ instance: String) {
+        instances.removeAll { $0 == instance }
+        instances.append(instance)
+        if instances.count > Self.rememberedInstances { instances.removeFirst(instances.count - Self.rememberedInstances) }
+        instanceInFlight = nil
+    }
+}
