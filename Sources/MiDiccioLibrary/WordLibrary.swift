@@ -49,7 +49,7 @@ public final class WordLibrary {
             try guarded {
                 try database.write {
                     try setInfo("collation.locale", collation.locale)
-                    if try info("device.id") == nil { try setInfo("device.id", WordID.random().rawValue) }
+                    if try info("device.id") == nil { try setInfo("device.id", makeID().rawValue) }
                     if isNew { try setInfo("sync.digest", "0") }
                 }
             }

@@ -62,6 +62,22 @@ public struct Word: Hashable, Sendable {
         }
     }
 
+    /// True when this word's value of `field` orders after `other`'s: the last tie-break
+    /// of the merge rules, for two values written at the same millisecond by the same
+    /// device id (two copies of one library file). Lists compare element by element,
+    /// a missing Trash time orders first.
+    public func valueOrdersAfter(_ field: WordField, _ other: Word) -> Bool {
+        switch field {
+        case .term: term > other.term
+        case .meaning: meaning > other.meaning
+        case .reading: reading > other.reading
+        case .examples: examples.lexicographicallyPrecedes(other.examples) == false && examples != other.examples
+        case .notes: notes > other.notes
+        case .tags: tags.lexicographicallyPrecedes(other.tags) == false && tags != other.tags
+        case .deleted: (deletedAt?.milliseconds ?? -1) > (other.deletedAt?.milliseconds ?? -1)
+        }
+    }
+
     /// Copies the value of `field` from `other`.
     public mutating func takeValue(_ field: WordField, from other: Word) {
         switch field {

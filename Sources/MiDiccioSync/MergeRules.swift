@@ -5,7 +5,8 @@ import MiDiccioModel
 ///
 /// For each field the value with the newer time wins. Equal time and equal value is
 /// already in sync (product notes: "do nothing"). Equal time with different values is a
-/// conflict decided by the larger writer id, so every device picks the same winner.
+/// conflict decided by the larger writer id (and, between two copies of one library that
+/// share an id, by the larger value), so every device picks the same winner.
 public enum MergeRules {
     /// The outcome of merging one incoming record into the local one.
     public struct Outcome: Sendable {
@@ -39,8 +40,13 @@ public enum MergeRules {
                 // is decided identically everywhere; this changes no value and no time.
                 if incoming.writers[i] > writers[i] { writers[i] = incoming.writers[i]; changed = true }
                 continue
-            } else {
+            } else if incoming.writers[i] != local.writers[i] {
                 incomingWins = incoming.writers[i] > local.writers[i]
+            } else {
+                // Equal time, equal writer, different values: two copies of one library
+                // file wrote the field in the same millisecond before one of them took a
+                // new id. The larger value wins, the same way on every device.
+                incomingWins = incoming.word.valueOrdersAfter(field, local.word)
             }
             guard incomingWins else { continue }
             word.takeValue(field, from: incoming.word)

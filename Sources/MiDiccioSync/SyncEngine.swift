@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import MiDiccioCloud
 import MiDiccioLibrary
 import MiDiccioModel
@@ -72,6 +73,7 @@ public final class SyncEngine {
             try session.checkManifest()
             try session.readDeviceRecords()
             try session.checkIdentity()
+            try session.readAbsorbedIdentities()
             try session.resyncIfSilentTooLong()
             try session.pull(allowMassDelete: allowMassDelete)
             try session.autoPurge()
@@ -121,6 +123,13 @@ final class SyncSession {
     var deviceFolderNames: [String] = []
     /// True when this device's folders should be listed and tidied this sync.
     var tidyWanted = false
+    /// Earlier ids this library took over, as their folders show them.
+    var absorbedRecords: [String: DeviceRecord] = [:]
+    /// The state generation this process last saw of each library (path and device id):
+    /// a library whose state is not the one this process left behind (opened for the
+    /// first time here, changed by another process, or put back from an older copy)
+    /// gets its own folder listed.
+    static let seenGenerations = Mutex<[String: Int64]>([:])
 
     init(engine: SyncEngine) throws {
         self.engine = engine
@@ -152,9 +161,11 @@ final class SyncSession {
         var next = state
         try store.write {
             try body(&next)
+            next.generation += 1
             try next.save(to: store)
         }
         state = next
+        SyncSession.seenGenerations.withLock { $0[store.path + "|" + deviceID] = next.generation }
     }
 
     /// The error a failed sync throws: as it came when nothing was saved here, else

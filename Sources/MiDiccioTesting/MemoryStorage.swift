@@ -18,8 +18,23 @@ package final class MemoryStorage: CloudStorage, @unchecked Sendable {
         package var roundListedSizes = false
         /// Make every listing take this long, like a slow server.
         package var slowListing: Duration?
+        /// Bytes the cloud can still take (nil: no limit); a write past them fails as on
+        /// a full disk, and writes nothing.
+        package var spaceLeft: Int?
 
         package init() {}
+
+        /// Lets a write of `data` to `path` through, or fails it as the faults say.
+        package mutating func admitWrite(_ path: String, _ data: Data) throws {
+            if let remaining = failWritesAfter {
+                guard remaining > 0 else { throw CloudError.failed(path: path, reason: "injected write failure") }
+                failWritesAfter = remaining - 1
+            }
+            if let space = spaceLeft {
+                guard data.count <= space else { throw CloudError.failed(path: path, reason: "No space left on device") }
+                spaceLeft = space - data.count
+            }
+        }
     }
 
     private let state = Mutex<(files: [String: Data], faults: Faults, counts: [String: Int])>(([:], Faults(), [:]))
@@ -80,17 +95,20 @@ package final class MemoryStorage: CloudStorage, @unchecked Sendable {
         try state.withLock { state in
             state.counts["write", default: 0] += 1
             if state.faults.unreachable { throw CloudError.unavailable("memory storage is offline") }
-            if let remaining = state.faults.failWritesAfter {
-                guard remaining > 0 else { throw CloudError.failed(path: path, reason: "injected write failure") }
-                state.faults.failWritesAfter = remaining - 1
-            }
+            try state.faults.admitWrite(path, data)
             state.files[path] = data
         }
     }
 
     package func create(_ path: String, _ data: Data) throws {
-        if files[path] != nil { throw CloudError.exists(path: path) }
-        try write(path, data)
+        try beforeWrite?(path)
+        try state.withLock { state in
+            state.counts["write", default: 0] += 1
+            if state.faults.unreachable { throw CloudError.unavailable("memory storage is offline") }
+            if state.files[path] != nil { throw CloudError.exists(path: path) }
+            try state.faults.admitWrite(path, data)
+            state.files[path] = data
+        }
     }
 
     @discardableResult

@@ -163,7 +163,9 @@ extension WordLibrary {
             restored.id = randomID()
         }
         try keepUndo(local, id: restored.id)
-        let time = editTime(after: local?.word)
+        // Never before the word's creation: a backup made on a device whose clock is ahead
+        // of this one would otherwise give a word updated before it was created.
+        let time = max(editTime(after: local?.word), restored.createdAt)
         var word = restored
         word.updatedAt = time
         try save(word, times: FieldTimes(all: time), previous: local, pending: true)

@@ -54,16 +54,17 @@ extension SyncSession {
             // This device wrote that record and stopped before noting it.
             try commit { $0.rememberInstance(instance) }
         }
-        guard let reason = copyEvidence() else { return }
+        guard let reason = try copyEvidence() else { return }
         try switchIdentity(because: reason)
     }
 
     /// Why this library is a copy of a device the cloud already knows, or nil.
-    private func copyEvidence() -> String? {
+    private func copyEvidence() throws -> String? {
         if let suspicion = state.copySuspected { return suspicion }
         if let taker = others.first(where: { $0.absorbed[deviceID] != nil }) {
             return "another copy of this library (\(taker.name)) took over this device's files"
         }
+        if let unknown = try unknownOwnChangeFile() { return Self.unknownFileEvidence(unknown) }
         guard let own = ownRecord else { return nil }
         if let instance = own.instance {
             if state.instances.contains(instance) { return nil }
@@ -81,6 +82,33 @@ extension SyncSession {
         return nil
     }
 
+    /// A change file under this device's id that this library did not write, looked for
+    /// whenever the library's sync state is not the one this process last left (its
+    /// first sync here, another process synced it, or it was put back from an older
+    /// copy) and before every upload. Names without a random part were written before
+    /// format 3, by this library.
+    private func unknownOwnChangeFile() throws -> String? {
+        let key = store.path + "|" + deviceID
+        let unfamiliar = SyncSession.seenGenerations.withLock { $0[key] } != state.generation
+        let uploading = try somethingToUpload()
+        guard unfamiliar || uploading else { return nil }
+        let known = Set(state.files.map(\.path) + (state.inflight.map { [$0.path] } ?? []))
+        let folder = CloudLayout.changesFolder(deviceID)
+        for entry in try storage.list(folder) {
+            guard let parsed = CloudLayout.entry(fromName: entry.name, kind: .changes), parsed.nonce != nil else { continue }
+            let path = folder + "/" + entry.name
+            if !known.contains(path) { return path }
+        }
+        return nil
+    }
+
+    /// True when this sync will upload something.
+    func somethingToUpload() throws -> Bool {
+        if state.fullUpload { return true }
+        if try store.pendingCount() > 0 { return true }
+        return try !store.markers(pendingOnly: true).isEmpty || !store.settings(pendingOnly: true).isEmpty
+    }
+
     /// Takes a new device id. Everything the old id wrote is read again as another
     /// device's (this library's own words that reached the cloud after the copy come
     /// back), every word is uploaded once after pulling, and nothing of the old id is
@@ -93,14 +121,14 @@ extension SyncSession {
             ids = try store.adoptNewDeviceID()
             var fresh = SyncState()
             fresh.cursors = next.cursors
-            // What the old id wrote up to this library's own last entry, this library
-            // already holds; the rest it reads like any other device's files.
-            fresh.cursors[ids.old] = next.lastSeq
+            // Everything under the old id is read again, like another device's files: a
+            // copy's files, or this library's own from before it was put back.
+            fresh.cursors[ids.old] = 0
             fresh.cursors[ids.new] = nil
             fresh.purgedElsewhere = next.purgedElsewhere
             fresh.lastSync = next.lastSync
             fresh.absorbed = next.absorbed
-            fresh.absorbed.append(SyncState.Absorbed(device: ids.old, instance: oldRecord?.instance, through: next.lastSeq))
+            fresh.absorbed.append(SyncState.Absorbed(device: ids.old, instance: oldRecord?.instance, through: 0))
             fresh.fullUpload = true
             next = fresh
         }
@@ -114,6 +142,32 @@ extension SyncSession {
         }
     }
 
+    /// Makes what this library reads of earlier ids it took over independent of their
+    /// records, which may be stale or gone: the files in their folders say how far their
+    /// streams go, and every change file of theirs is found by listing.
+    func readAbsorbedIdentities() throws {
+        for entry in state.absorbed where !entry.cleanedUp {
+            var record = others.first { $0.device == entry.device }
+                ?? DeviceRecord(device: entry.device, name: "", app: "", lastSync: store.clock.now(), lastSeq: 0, snapshotSeq: 0,
+                                read: [:], digest: "", wordCount: 0)
+            for kind in [CloudLayout.Kind.changes, .snapshot] {
+                for file in try storage.list(CloudLayout.folder(kind, of: entry.device)) {
+                    guard let parsed = CloudLayout.entry(fromName: file.name, kind: kind) else { continue }
+                    record.lastSeq = max(record.lastSeq, parsed.seq)
+                    if kind == .snapshot, parsed.seq > record.snapshotSeq {
+                        record.snapshotSeq = parsed.seq
+                        record.snapshotName = file.name
+                    }
+                }
+            }
+            record.changeNames = nil
+            others.removeAll { $0.device == entry.device }
+            others.append(record)
+            absorbedRecords[entry.device] = record
+        }
+        others.sort { $0.device < $1.device }
+    }
+
     /// Removes the files and record of earlier ids this library took over, once its own
     /// snapshot holds everything read from them and nobody has written there since. A
     /// copy that still writes under such an id sees the takeover in this device's record
@@ -123,10 +177,10 @@ extension SyncSession {
         var absorbed = state.absorbed
         for index in absorbed.indices where !absorbed[index].cleanedUp {
             let entry = absorbed[index]
-            let record = others.first { $0.device == entry.device }
-            if let record {
-                guard record.instance == entry.instance, entry.through >= record.lastSeq else { continue }
-            }
+            let record = others.first { $0.device == entry.device && !$0.name.isEmpty }
+            let reach = absorbedRecords[entry.device]?.lastSeq ?? record?.lastSeq ?? 0
+            guard entry.through >= reach else { continue }
+            if let record, record.instance != entry.instance { continue }
             for kind in [CloudLayout.Kind.changes, .snapshot] {
                 let folder = CloudLayout.folder(kind, of: entry.device)
                 for file in try storage.list(folder) {

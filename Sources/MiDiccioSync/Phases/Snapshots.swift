@@ -82,10 +82,10 @@ extension SyncSession {
     }
 
     /// Lists this device's folders and removes what it left behind: temporary files of
-    /// writes that stopped half way, and files under its id that it does not know (a
-    /// copy of this library wrote them) once they are as old as what compaction
-    /// removes. A file numbered beyond this device's own stream means a copy writes
-    /// under its id. Returns whether the folders hold nothing unexpected now, and that
+    /// writes that stopped half way. A change file or snapshot under its id that it did
+    /// not write is never removed here: a copy of this library wrote it (or this library
+    /// wrote it before it was put back from an older copy), and the next sync takes a new
+    /// id and reads it. Returns whether the folders hold nothing unexpected, and that
     /// suspicion if found.
     private func tidyFolders(known: [SyncState.OwnFile], limit: Int64, readByAll: Int64,
                              snapshot: SyncState.OwnFile) throws -> (clean: Bool, suspicion: String?) {
@@ -100,15 +100,19 @@ extension SyncSession {
                     if try storage.delete(path) { report.temporaryFilesRemoved += 1 }
                     continue
                 }
-                guard let parsed = CloudLayout.entry(fromName: entry.name, kind: kind), !knownPaths.contains(path) else { continue }
-                if parsed.seq > state.lastSeq {
-                    suspicion = "the cloud holds \(path), numbered beyond this library's own files: another copy of this library writes under its id"
-                    clean = false
-                } else if kind == .changes ? parsed.seq <= limit : parsed.seq <= min(readByAll, snapshot.seq) {
-                    if try storage.delete(path) { report.filesRemoved += 1 }
-                } else {
-                    clean = false
+                guard CloudLayout.entry(fromName: entry.name, kind: kind) != nil, !knownPaths.contains(path) else { continue }
+                // Names of the format before 3 carry no random part: this library wrote
+                // them before it was updated, and removes them as compaction would.
+                if let parsed = CloudLayout.entry(fromName: entry.name, kind: kind), parsed.nonce == nil {
+                    if kind == .changes ? parsed.seq <= limit : parsed.seq <= min(readByAll, snapshot.seq) {
+                        if try storage.delete(path) { report.filesRemoved += 1 }
+                    } else {
+                        clean = false
+                    }
+                    continue
                 }
+                suspicion = Self.unknownFileEvidence(path)
+                clean = false
             }
         }
         // A record write that stopped half way leaves `.<id>.json.<random>.tmp`.
@@ -117,5 +121,10 @@ extension SyncSession {
             if try storage.delete(CloudLayout.devicesFolder + "/" + name) { report.temporaryFilesRemoved += 1 }
         }
         return (clean, suspicion)
+    }
+
+    /// Why a file under this device's id that it did not write makes it a copy.
+    static func unknownFileEvidence(_ path: String) -> String {
+        "the cloud holds \(path) under this library's id, which this library did not write: a copy of this library file wrote it, or this library was put back from an older copy"
     }
 }

@@ -36,6 +36,9 @@ struct SyncState: Codable, Equatable {
         var cleanedUp = false
     }
 
+    /// Counts the commits of this state: a library put back from an older copy shows
+    /// an older count than a process saw before.
+    var generation: Int64 = 0
     /// The newest entry of this device's stream that is in the cloud.
     var lastSeq: Int64 = 0
     /// This device's latest snapshot in the cloud.

@@ -29,13 +29,13 @@ struct OlderDeviceTests {
     }
 
     /// A device running the previous format's checks.
-    private func olderDevice(_ fixture: SyncFixture, _ name: String) throws -> SyncDevice {
+    private func olderDevice(_ fixture: SyncFixture, _ name: String) throws -> TestDevice {
         let device = try fixture.device(name)
         device.engine.formatVersion = 2
         return device
     }
 
-    private func word(_ device: SyncDevice, _ term: String) throws -> Word {
+    private func word(_ device: TestDevice, _ term: String) throws -> Word {
         try #require(try device.everyWord().first { $0.term == term }, "\(device.name) has no \(term)")
     }
 

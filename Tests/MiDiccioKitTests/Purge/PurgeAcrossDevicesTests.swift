@@ -13,7 +13,7 @@ import MiDiccioTesting
 @Suite("A purge beats every version of the word, on every device")
 struct PurgeAcrossDevicesTests {
     /// Two devices in sync on a word with a unique string in its notes.
-    private func twoDevicesSharingAWord(_ fixture: SyncFixture) throws -> (SyncDevice, SyncDevice, WordID, String) {
+    private func twoDevicesSharingAWord(_ fixture: SyncFixture) throws -> (TestDevice, TestDevice, WordID, String) {
         let a = try fixture.device("a"), b = try fixture.device("b")
         let secret = purgeUniqueToken("secret")
         let id = try a.add("murciélago", meaning: "bat", notes: "nota \(secret)", tags: ["animales"])

@@ -64,7 +64,7 @@ func purgeCloudFindings(_ files: [String: Data], id: WordID, texts: [String]) ->
     return findings
 }
 
-extension SyncDevice {
+extension TestDevice {
     /// This device's status, as `midiccio status` would show it.
     func status() throws -> SyncStatus {
         try engine.status()

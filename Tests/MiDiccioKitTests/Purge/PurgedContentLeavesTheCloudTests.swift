@@ -18,7 +18,7 @@ struct PurgedContentLeavesTheCloudTests {
         var texts: [String]
     }
 
-    private func devices(_ fixture: SyncFixture) throws -> [SyncDevice] {
+    private func devices(_ fixture: SyncFixture) throws -> [TestDevice] {
         let devices = try ["a", "b", "c"].map { try fixture.device($0) }
         // Frequent snapshots: older snapshots holding the word must go too.
         for device in devices { device.engine.snapshotInterval = 2 }
@@ -27,7 +27,7 @@ struct PurgedContentLeavesTheCloudTests {
 
     /// Adds a word on `devices[0]` and has every device edit it and sync several times, so
     /// each device's change files (and snapshots) hold some of its content.
-    private func shareWord(_ fixture: SyncFixture, _ devices: [SyncDevice], term: String) throws -> SharedWord {
+    private func shareWord(_ fixture: SyncFixture, _ devices: [TestDevice], term: String) throws -> SharedWord {
         var texts = [purgeUniqueToken("notes")]
         let id = try devices[0].add(term, meaning: "meaning", notes: "nota \(texts[0])", tags: ["animales"])
         try fixture.syncRounds(devices)

@@ -14,14 +14,14 @@ import MiDiccioTesting
 struct RetentionTests {
     private static let day = SyncFixture.day
 
-    private func devices(_ fixture: SyncFixture, _ names: String...) throws -> [SyncDevice] {
+    private func devices(_ fixture: SyncFixture, _ names: String...) throws -> [TestDevice] {
         let devices = try names.map { try fixture.device($0) }
         for device in devices { device.engine.snapshotInterval = 3 }
         return devices
     }
 
     /// Adds a word on `device` and syncs it, `count` times: `count` change files.
-    private func writeChanges(_ fixture: SyncFixture, _ device: SyncDevice, _ count: Int, _ label: String) throws {
+    private func writeChanges(_ fixture: SyncFixture, _ device: TestDevice, _ count: Int, _ label: String) throws {
         for index in 1...count {
             try device.add("\(label) \(index)")
             fixture.advanceClocks(by: 1_000)
@@ -29,7 +29,7 @@ struct RetentionTests {
         }
     }
 
-    private func changeFiles(of device: SyncDevice, in fixture: SyncFixture) -> [String] {
+    private func changeFiles(of device: TestDevice, in fixture: SyncFixture) -> [String] {
         fixture.storage.files.keys.filter { $0.hasPrefix(CloudLayout.changesFolder(device.id) + "/") }.sorted()
     }
 

@@ -137,7 +137,7 @@ struct BatchCodecTests {
             }
         }
         // Changed bytes in the content: each either reads as some batch or is refused.
-        var generator = SyncTestRandom(seed: 20_261_129)
+        var generator = SeededGenerator(seed: 20_261_129)
         for _ in 0..<2_000 {
             var damaged = payload
             let index = Int.random(in: 0..<damaged.count, using: &generator)

@@ -234,7 +234,7 @@ struct CloudLayoutTests {
 
             // Another process of the app on the same library, with its own engine.
             let otherLibrary = try a.secondConnection()
-            let otherCloud = SyncRecordingCloud(fixture.storage)
+            let otherCloud = RecordingCloud(fixture.storage)
             let otherEngine = SyncEngine(library: otherLibrary, storage: otherCloud)
             otherEngine.lockTimeout = 0
             let started = SyncFlag()

@@ -11,7 +11,7 @@ import MiDiccioTesting
 @Suite("Connecting two libraries that already have words to one cloud merges both")
 struct ConnectingLibrariesMergesBothTests {
     /// A library with words that was never synced, and what it held.
-    private func libraryWithWords(_ fixture: SyncFixture, _ name: String, _ terms: [String]) throws -> (SyncDevice, [Word]) {
+    private func libraryWithWords(_ fixture: SyncFixture, _ name: String, _ terms: [String]) throws -> (TestDevice, [Word]) {
         let device = try fixture.device(name)
         for term in terms { try device.add(term, meaning: "\(term) (from \(name))", tags: [name]) }
         fixture.advanceClocks(by: 1_000)

@@ -12,7 +12,7 @@ import MiDiccioTesting
 @Suite("After an update that needs it, the first sync uploads every word once without overwriting newer cloud data")
 struct FullUploadAfterMigrationTests {
     /// Devices a and b holding ten words (one in the Trash), synced and quiet.
-    private func tenSharedWords(_ fixture: SyncFixture) throws -> (SyncDevice, SyncDevice, [WordID]) {
+    private func tenSharedWords(_ fixture: SyncFixture) throws -> (TestDevice, TestDevice, [WordID]) {
         let a = try fixture.device("a"), b = try fixture.device("b")
         var ids: [WordID] = []
         for index in 0..<10 { ids.append(try a.add("palabra \(index)", meaning: "word \(index)")) }
@@ -23,13 +23,13 @@ struct FullUploadAfterMigrationTests {
     }
 
     /// What a schema migration does when it needs every word uploaded again.
-    private func requireFullUpload(_ device: SyncDevice) throws {
+    private func requireFullUpload(_ device: TestDevice) throws {
         try device.library.writing { try device.library.setInfo("sync.fullUpload", "1") }
         #expect(try device.engine.status().fullUploadPending)
     }
 
     /// The words in the newest snapshot `device` has written.
-    private func latestSnapshot(of device: SyncDevice, in fixture: SyncFixture) throws -> SyncBatch {
+    private func latestSnapshot(of device: TestDevice, in fixture: SyncFixture) throws -> SyncBatch {
         let folder = CloudLayout.snapshotsFolder(device.id) + "/"
         guard let path = fixture.storage.files.keys.filter({ $0.hasPrefix(folder) }).max(),
               let data = fixture.storage.files[path] else {

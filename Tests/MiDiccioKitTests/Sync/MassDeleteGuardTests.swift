@@ -11,7 +11,7 @@ import MiDiccioTesting
 @Suite("A sync that would move most of a library to the Trash stops and asks")
 struct MassDeleteGuardTests {
     /// Devices a and b sharing `count` words, synced and quiet.
-    private func sharedLibrary(_ fixture: SyncFixture, words count: Int) throws -> (SyncDevice, SyncDevice, [WordID]) {
+    private func sharedLibrary(_ fixture: SyncFixture, words count: Int) throws -> (TestDevice, TestDevice, [WordID]) {
         let a = try fixture.device("a"), b = try fixture.device("b")
         var ids: [WordID] = []
         for index in 0..<count { ids.append(try a.add("palabra \(index)")) }

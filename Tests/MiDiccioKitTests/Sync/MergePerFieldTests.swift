@@ -13,7 +13,7 @@ import MiDiccioTesting
 @Suite("Sync merges a word field by field, the last writer winning each field")
 struct MergePerFieldTests {
     /// Two devices that both hold the word "casa", synced and quiet.
-    private func twoDevicesSharing(_ fixture: SyncFixture) throws -> (SyncDevice, SyncDevice, WordID) {
+    private func twoDevicesSharing(_ fixture: SyncFixture) throws -> (TestDevice, TestDevice, WordID) {
         let a = try fixture.device("a"), b = try fixture.device("b")
         let id = try a.add("casa", meaning: "house")
         try fixture.syncRounds([a, b])

@@ -15,7 +15,7 @@ import MiDiccioTesting
 struct SnapshotTests {
     private static let interval: Int64 = 3
 
-    private func device(_ fixture: SyncFixture, _ name: String) throws -> SyncDevice {
+    private func device(_ fixture: SyncFixture, _ name: String) throws -> TestDevice {
         let device = try fixture.device(name)
         device.engine.snapshotInterval = Self.interval
         return device
@@ -23,19 +23,19 @@ struct SnapshotTests {
 
     /// Adds a word on `device` and syncs it: one change file each time.
     @discardableResult
-    private func addAndSync(_ fixture: SyncFixture, _ device: SyncDevice, _ term: String) throws -> (WordID, SyncReport) {
+    private func addAndSync(_ fixture: SyncFixture, _ device: TestDevice, _ term: String) throws -> (WordID, SyncReport) {
         let id = try device.add(term)
         fixture.advanceClocks(by: 1_000)
         return (id, try device.sync())
     }
 
     /// The numbers of `device`'s change files in the cloud.
-    private func changeFiles(of device: SyncDevice, in fixture: SyncFixture) -> [Int64] {
+    private func changeFiles(of device: TestDevice, in fixture: SyncFixture) -> [Int64] {
         fixture.seqs(.changes, of: device)
     }
 
     /// The numbers of `device`'s snapshots in the cloud.
-    private func snapshotFiles(of device: SyncDevice, in fixture: SyncFixture) -> [Int64] {
+    private func snapshotFiles(of device: TestDevice, in fixture: SyncFixture) -> [Int64] {
         fixture.seqs(.snapshot, of: device)
     }
 

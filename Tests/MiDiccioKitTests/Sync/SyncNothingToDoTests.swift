@@ -11,7 +11,7 @@ import MiDiccioTesting
 @Suite("A sync with nothing to do uploads nothing and reads only a few small files")
 struct SyncNothingToDoTests {
     /// `count` devices sharing some words, synced until quiet.
-    private func quietDevices(_ fixture: SyncFixture, count: Int) throws -> [SyncDevice] {
+    private func quietDevices(_ fixture: SyncFixture, count: Int) throws -> [TestDevice] {
         let devices = try (0..<count).map { try fixture.device("d\($0)") }
         for (index, device) in devices.enumerated() {
             for word in 0..<5 { try device.add("d\(index) palabra \(word)") }

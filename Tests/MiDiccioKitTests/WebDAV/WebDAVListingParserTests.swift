@@ -179,7 +179,7 @@ struct WebDAVListingParserTests {
 
     @Test("printable characters changed at random never crash the parser", arguments: 1...30)
     func randomText(seed: Int) {
-        var random = SyncTestRandom(seed: UInt64(seed) &* 7_919)
+        var random = SeededGenerator(seed: UInt64(seed) &* 7_919)
         let valid = Self.listing(Self.response("/dav/MiDiccio/devices/a.json") + Self.response("/dav/MiDiccio/devices/b/", collection: true))
         var bytes = [UInt8](valid)
         let alphabet = [UInt8]("<>/:=\"'&;!?#x D-_.0".utf8)
@@ -191,7 +191,7 @@ struct WebDAVListingParserTests {
 
     @Test("random bytes never crash the parser", arguments: 1...20)
     func randomBytes(seed: Int) {
-        var random = SyncTestRandom(seed: UInt64(seed))
+        var random = SeededGenerator(seed: UInt64(seed))
         let valid = Self.listing(Self.response("/dav/MiDiccio/devices/a.json"))
         var bytes = [UInt8](valid)
         for _ in 0..<(1 + seed % 8) {

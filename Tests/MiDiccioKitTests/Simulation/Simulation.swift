@@ -1,0 +1,542 @@
+import Foundation
+import Testing
+@testable import MiDiccioCloud
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+@testable import MiDiccioStore
+@testable import MiDiccioSync
+import MiDiccioTesting
+
+private let words = ["palabra", "casa", "café", "niño", "árbol", "agua", "luz", "mañana", "ciudad", "sueño",
+                     "猫", "Straße", "😀 feliz", "  espacio  ", "quote\"d", "tab\there"]
+private let texts = ["", "word", "house", "coffee", "línea uno\nlínea dos", "a, b; c", "<b>bold</b>", "😀", "long " + String(repeating: "x", count: 300)]
+private let tags = ["spanish", "Basics", "food", "verbs", "nouns", "travel", "A1", "B2"]
+
+/// The simulation: three or four devices with clocks skewed by up to a day add, edit,
+/// delete, restore, back up, restore backups, undo, purge, crash and sync in random
+/// order while writes fail, the cloud's disk or the library's disk is full, uploads stop
+/// before their local commit, cloud files are unreadable and the cloud is unreachable.
+/// Library files are copied to new machines (clones of a device) and put back from
+/// older copies of themselves. The cloud is one shared store, or a file-sync client's
+/// folder per device (`FileSyncNetwork`).
+///
+/// The oracle records every field write a device commits; after a final round of
+/// fault-free syncs every device must hold every word not purged, each field its last
+/// write, nothing pending, and no purged word's text may remain in any cloud file or
+/// library file (except the files of a device nobody uses any more, which status must
+/// then say).
+struct Simulation {
+    /// One device of the simulation.
+    struct Member {
+        let device: TestDevice
+        /// How far this device's clock is off from the simulation's true time.
+        let skew: Int64
+        let storage: any SimulationCloud
+        /// Earlier copies of its library file (path, the step they were taken).
+        var copies: [(path: String, step: Int)] = []
+    }
+
+    /// One write the simulation saw a device commit: the value a field took, with its
+    /// time and writer. The oracle says the final value of a field is that of its newest
+    /// write.
+    struct ObservedWrite {
+        var word: Word
+        var time: Timestamp
+        var writer: String
+        var device: String
+        var step: Int
+    }
+
+    /// Where a word was created or purged, and when (for writes a restore of an older
+    /// library file takes away).
+    struct Origin {
+        var device: String
+        var step: Int
+    }
+
+    let seed: UInt64
+    let random: SimulationRandomBox
+    let folder: String
+    let shared: (any SimulationCloud)?
+    let network: FileSyncNetwork?
+    var members: [Member] = []
+    var trueTime: Int64 = 1_764_000_000_000
+    var step = 0
+    var writes: [WordID: [WordField: [ObservedWrite]]] = [:]
+    var created: [WordID: Origin] = [:]
+    var purged: [WordID: Origin] = [:]
+    var tokens: [WordID: String] = [:]
+    var backups: [String] = []
+    var joined = false
+    var tokenCount = 0
+    /// `MIDICCIO_SIM_TRACE=1` prints every step and sync, to follow a failing seed.
+    let tracing = ProcessInfo.processInfo.environment["MIDICCIO_SIM_TRACE"] == "1"
+
+    func trace(_ text: @autoclosure () -> String) {
+        if tracing { FileHandle.standardError.write(Data("[sim \(seed) step \(step)] \(text())\n".utf8)) }
+    }
+
+    /// A simulation on one shared cloud (in memory unless given another: the WebDAV tests
+    /// run it through a real server), or with `fileSync`, on a file-sync client's folders.
+    init(seed: UInt64, storage: any SimulationCloud = MemoryStorage(), fileSync: Bool = false) throws {
+        self.seed = seed
+        random = SimulationRandomBox(SeededGenerator(seed: seed))
+        shared = fileSync ? nil : storage
+        network = fileSync ? FileSyncNetwork() : nil
+        folder = NSTemporaryDirectory() + "midiccio-sim-\(seed)-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for _ in 0..<3 { try addDevice() }
+    }
+
+    func cleanUp() { try? FileManager.default.removeItem(atPath: folder) }
+
+    private func randomInt(_ range: Range<Int>) -> Int { Int.random(in: range, using: &random.generator) }
+    private func randomBool() -> Bool { Bool.random(using: &random.generator) }
+    private func pick<T>(_ items: [T]) -> T? { items.randomElement(using: &random.generator) }
+
+    /// A new device with an empty library (or, with `copying`, a copy of that member's
+    /// library file and, for a file-sync client, of its folder: a cloned machine).
+    mutating func addDevice(copying source: Int? = nil) throws {
+        let index = members.count
+        // Clocks skewed by up to a day either way.
+        let skew = Int64.random(in: -86_400_000...86_400_000, using: &random.generator)
+        let path = folder + "/device\(index).sqlite"
+        if let source { try members[source].device.copyLibraryFile(to: path) }
+        let storage: any SimulationCloud
+        if let network {
+            let replica = network.addReplica(copying: source.map { (members[$0].storage as! ReplicaStorage).index })
+            storage = ReplicaStorage(network: network, index: replica, random: random)
+        } else {
+            storage = shared!
+        }
+        let ids = IDSource(SeededGenerator(seed: seed &* 31 &+ UInt64(index)))
+        let nonces = NonceSource(SeededGenerator(seed: seed &* 131 &+ UInt64(index)))
+        let device = try TestDevice(name: "device\(index)", path: path, storage: storage,
+                                    clock: ManualClock(start: Timestamp(milliseconds: trueTime + skew)),
+                                    makeID: { ids.nextID() }, tune: Self.tune(nonces))
+        members.append(Member(device: device, skew: skew, storage: storage))
+    }
+
+    /// Small thresholds so that snapshots, snapshot uploads and compaction all happen
+    /// within a short simulation; seeded random file names.
+    private static func tune(_ nonces: NonceSource) -> (SyncEngine) -> Void {
+        { engine in
+            engine.snapshotInterval = 4
+            engine.largeUploadThreshold = 12
+            engine.random = { nonces.next() }
+        }
+    }
+
+    // MARK: - Steps
+
+    mutating func run(steps: Int) throws {
+        for _ in 0..<steps {
+            step += 1
+            trueTime += Int64.random(in: 1...5_000, using: &random.generator)
+            setClocks()
+            let index = randomInt(0..<members.count)
+            let member = members[index]
+            let roll = randomInt(0..<100)
+            trace("roll \(roll) on \(member.device.name) (\(member.device.id.prefix(8)))")
+            switch roll {
+            case 0..<17: try local(index) { simulation, device in try simulation.add(on: device) }
+            case 17..<35: try local(index) { simulation, device in try simulation.edit(on: device) }
+            case 35..<42: try local(index) { simulation, device in try simulation.delete(on: device) }
+            case 42..<46: try local(index) { simulation, device in try simulation.restoreFromTrash(on: device) }
+            case 46..<49: try exportBackup(member.device)
+            case 49..<52: try local(index) { simulation, device in try simulation.restoreBackup(on: device) }
+            case 52..<54: try local(index) { _, device in _ = try? device.library.undoRestore() }
+            case 54..<57: try local(index) { simulation, device in try simulation.purge(on: device) }
+            case 57: try local(index) { _, device in try device.library.emptyTrash() }
+            case 58..<70: sync(member)
+            case 70..<80: try faultySync(index)
+            case 80..<83: try member.device.restart()
+            case 83..<86: try saveCopy(of: index)
+            case 86..<88: try restoreOlderCopy(of: index)
+            case 88..<90: if members.count < 6 { try addDevice(copying: index) } else { sync(member) }
+            case 90..<93: try withFullLibraryDisk(index)
+            case 93..<96: network?.deliver(randomInt(1..<20), random: &random.generator)
+            default:
+                if !joined {
+                    joined = true
+                    try addDevice()
+                } else {
+                    sync(member)
+                }
+            }
+            network?.deliver(randomInt(0..<4), random: &random.generator)
+        }
+    }
+
+    private func setClocks() {
+        for member in members { member.device.clock.set(Timestamp(milliseconds: trueTime + member.skew)) }
+    }
+
+    /// Syncs; a thrown error is a failed sync (the fault under test), not a test failure.
+    @discardableResult
+    private func sync(_ member: Member) -> Result<SyncReport, Error> {
+        let result = Result { try member.device.sync(allowMassDelete: true) }
+        switch result {
+        case .success(let report):
+            trace("\(member.device.name) (\(member.device.id.prefix(8))) synced: pulled \(report.pulled) pushed \(report.pushed) merged \(report.merged) snapshot \(report.snapshotWritten) removed \(report.filesRemoved) skipped \(report.skippedFiles.map { $0.path + ": " + $0.reason }) new id \(report.newIdentity.map { $0.old.prefix(8) + "→" + $0.new.prefix(8) + " " + $0.reason } ?? "-")")
+        case .failure(let error):
+            trace("\(member.device.name) (\(member.device.id.prefix(8))) sync failed: \(error)")
+        }
+        return result
+    }
+
+    /// Runs a local operation and records every field write it committed. With
+    /// `tolerateFullDisk`, an operation refused by a full disk is no failure (it must
+    /// then have changed nothing, which the oracle sees).
+    mutating func local(_ index: Int, tolerateFullDisk: Bool = false,
+                        _ operation: (inout Simulation, TestDevice) throws -> Void) throws {
+        let device = members[index].device
+        let before = try device.state()
+        do {
+            try operation(&self, device)
+        } catch LibraryError.storage(let error) where tolerateFullDisk && error.code & 0xFF == 13 {
+            // SQLITE_FULL: refused, rolled back.
+        }
+        let after = try device.state()
+        for id in Set(before.keys).subtracting(after.keys) where purged[id] == nil {
+            purged[id] = Origin(device: device.name, step: step)
+        }
+        for (id, stored) in after {
+            if created[id] == nil { created[id] = Origin(device: device.name, step: step) }
+            for field in WordField.allCases where before[id]?.times[field] != stored.times[field] {
+                writes[id, default: [:]][field, default: []].append(
+                    ObservedWrite(word: stored.word, time: stored.times[field], writer: device.library.deviceID,
+                                  device: device.name, step: step))
+            }
+        }
+    }
+
+    mutating func add(on device: TestDevice) throws {
+        // A token no other word carries, so the check can look for this word's text.
+        tokenCount += 1
+        let token = "qzx" + String(format: "%05d", tokenCount) + "qzx"
+        let content = WordContent(term: pick(words)!, meaning: pick(texts)!, notes: token,
+                                  tags: Array(tags.shuffled(using: &random.generator).prefix(randomInt(0..<3))))
+        let id = try device.library.add(content).word.id
+        tokens[id] = token
+    }
+
+    mutating func edit(on device: TestDevice) throws {
+        guard let word = pick(try device.library.list()) else { return }
+        var edit = WordEdit()
+        switch randomInt(0..<6) {
+        case 0: edit.term = pick(words)
+        case 1: edit.meaning = pick(texts)
+        case 2: edit.reading = pick(texts)
+        case 3: edit.examples = Array(["Una frase.", "Otra frase.", "😀 ejemplo"].prefix(randomInt(0..<4)))
+        case 4: edit.notes = pick(texts)
+        default:
+            edit.addTags = [pick(tags)!]
+            edit.removeTags = word.tags.isEmpty ? [] : [pick(word.tags)!]
+        }
+        try device.library.edit(word.id, edit)
+    }
+
+    mutating func delete(on device: TestDevice) throws {
+        guard let word = pick(try device.library.list()) else { return }
+        try device.library.delete([word.id])
+    }
+
+    mutating func restoreFromTrash(on device: TestDevice) throws {
+        guard let word = pick(try device.library.trash()) else { return }
+        try device.library.restore([word.id])
+    }
+
+    mutating func purge(on device: TestDevice) throws {
+        guard let word = pick(try device.library.trash(includeHidden: true)) else { return }
+        try device.library.purge([word.id])
+    }
+
+    mutating func exportBackup(_ device: TestDevice) throws {
+        let path = folder + "/backup-\(backups.count).json"
+        try device.library.exportBackup(to: path)
+        backups.append(path)
+    }
+
+    mutating func restoreBackup(on device: TestDevice) throws {
+        guard let path = pick(backups) else { return }
+        _ = try device.library.restoreBackup(from: path, replace: randomBool())
+    }
+
+    /// A sync under one fault: writes failing midway, a crash between the upload and the
+    /// local commit, an unreadable cloud file, an unreachable cloud, or a full disk in
+    /// the cloud.
+    mutating func faultySync(_ index: Int) throws {
+        let storage = members[index].storage
+        let device = members[index].device
+        switch randomInt(0..<5) {
+        case 0:
+            storage.faults.failWritesAfter = randomInt(0..<3)
+            sync(members[index])
+            storage.faults.failWritesAfter = nil
+        case 1:
+            storage.beforeWrite = { path in
+                if path.hasPrefix("devices/") { throw CloudError.unavailable("crash before the local commit") }
+            }
+            sync(members[index])
+            storage.beforeWrite = nil
+            try device.restart()
+        case 2:
+            let candidates = storage.files.keys.filter { $0.hasPrefix("changes/") || $0.hasPrefix("snapshots/") }.sorted()
+            if let path = pick(candidates), let data = storage.files[path] {
+                storage.faults.corruptReads[path] = data.prefix(data.count / 2)
+            }
+            sync(members[index])
+            storage.faults.corruptReads = [:]
+        case 3:
+            storage.faults.unreachable = true
+            sync(members[index])
+            storage.faults.unreachable = false
+        default:
+            storage.faults.spaceLeft = randomInt(0..<3_000)
+            sync(members[index])
+            storage.faults.spaceLeft = nil
+        }
+    }
+
+    /// Runs an operation, or a sync, while the library's disk is full: SQLite may not
+    /// grow the file (`max_page_count`), as on a disk with no space left.
+    mutating func withFullLibraryDisk(_ index: Int) throws {
+        let device = members[index].device
+        let pages = try device.library.guarded { try device.library.database.integer("PRAGMA page_count") ?? 1 }
+        try device.library.guarded { try device.library.database.execute("PRAGMA max_page_count = \(pages)") }
+        defer { try? device.library.guarded { try device.library.database.execute("PRAGMA max_page_count = 2147483646") } }
+        switch randomInt(0..<3) {
+        case 0: try local(index, tolerateFullDisk: true) { simulation, device in try simulation.add(on: device) }
+        case 1: try local(index, tolerateFullDisk: true) { simulation, device in try simulation.edit(on: device) }
+        default: sync(members[index])
+        }
+    }
+
+    /// Keeps a copy of a device's library file, as a backup program does.
+    mutating func saveCopy(of index: Int) throws {
+        let path = folder + "/\(members[index].device.name)-copy-\(members[index].copies.count).sqlite"
+        try members[index].device.copyLibraryFile(to: path)
+        members[index].copies.append((path, step))
+    }
+
+    /// Puts back an older copy of a device's own library file. What the device did after
+    /// that copy and never sent anywhere is gone with the newer file: the oracle forgets
+    /// it. Everything that reached the cloud or another device must come back.
+    mutating func restoreOlderCopy(of index: Int) throws {
+        guard let copy = pick(members[index].copies) else { return }
+        let name = members[index].device.name
+        let survivors = try survivingKnowledge(excluding: index)
+        for (id, fields) in writes {
+            for (field, list) in fields {
+                writes[id]?[field] = list.filter { write in
+                    write.device != name || write.step <= copy.step
+                        || survivors.writes.contains(WriteKey(id: id, field: field, time: write.time, writer: write.writer))
+                }
+            }
+        }
+        for (id, origin) in created where origin.device == name && origin.step > copy.step && !survivors.ids.contains(id) {
+            created[id] = nil
+            writes[id] = nil
+        }
+        for (id, origin) in purged where origin.device == name && origin.step > copy.step && !survivors.markers.contains(id) {
+            purged[id] = nil
+        }
+        try members[index].device.restoreLibraryFile(from: copy.path)
+    }
+
+    struct WriteKey: Hashable {
+        var id: WordID
+        var field: WordField
+        var time: Timestamp
+        var writer: String
+    }
+
+    /// Every field write, word and purge marker held by the cloud or by a device other
+    /// than `excluded`.
+    private func survivingKnowledge(excluding excluded: Int) throws -> (writes: Set<WriteKey>, ids: Set<WordID>, markers: Set<WordID>) {
+        var writes = Set<WriteKey>(), ids = Set<WordID>(), markers = Set<WordID>()
+        func note(_ record: SyncRecord) {
+            ids.insert(record.word.id)
+            for field in WordField.allCases {
+                writes.insert(WriteKey(id: record.word.id, field: field, time: record.times[field], writer: record.writers[field.index]))
+            }
+        }
+        for data in cloudFiles().map(\.data) {
+            guard let batch = try? BatchCodec.decode(data) else { continue }
+            batch.records.forEach(note)
+            markers.formUnion(batch.markers.map(\.id))
+        }
+        for (index, member) in members.enumerated() where index != excluded {
+            let store = SyncStore(member.device.library)
+            try store.allRecords().forEach(note)
+            markers.formUnion(try store.purgedIDs())
+        }
+        return (writes, ids, markers)
+    }
+
+    /// Every file in the cloud (every copy of the folder; nothing is on its way once
+    /// the simulation has finished).
+    private func cloudFiles() -> [(path: String, data: Data)] {
+        if let network {
+            return network.replicas.indices.flatMap { network.files(in: $0).map { ($0.key, $0.value) } }
+        }
+        return shared!.files.map { ($0.key, $0.value) }
+    }
+
+    // MARK: - Final round and checks
+
+    mutating func finish() throws {
+        for index in members.indices {
+            let storage = members[index].storage
+            storage.faults = MemoryStorage.Faults()
+            storage.beforeWrite = nil
+        }
+        for round in 0..<6 {
+            network?.deliverAll()
+            trueTime += 1_000
+            setClocks()
+            for member in members {
+                if case .failure(let error) = sync(member) {
+                    Issue.record("seed \(seed): fault-free sync \(round) of \(member.device.name) failed: \(error)")
+                }
+            }
+        }
+        network?.deliverAll()
+        if tracing {
+            for member in members {
+                let state = try SyncState.load(from: SyncStore(member.device.library))
+                trace("\(member.device.name) (\(member.device.id.prefix(8))): lastSeq \(state.lastSeq) snapshot \(state.snapshotSeq) cursors \(state.cursors.map { "\($0.key.prefix(8))=\($0.value)" }.sorted()) files \(state.files.map(\.path)) absorbed \(state.absorbed)")
+            }
+            for file in cloudFiles() where file.path.hasPrefix("devices/") || file.path.hasPrefix("changes/") || file.path.hasPrefix("snapshots/") {
+                if let record = DeviceRecord.decode(file.data) {
+                    trace("  \(file.path): lastSeq \(record.lastSeq) snapshot \(record.snapshotSeq) \(record.snapshotName ?? "-") changes \(record.changeNames ?? []) absorbed \(record.absorbed)")
+                }
+            }
+            if let network { for index in network.replicas.indices { trace("replica \(index): \(network.files(in: index).keys.sorted())") } }
+        }
+    }
+
+    func check() throws {
+        let states = try members.map { try $0.device.state() }
+        let alive = Set(created.keys).subtracting(purged.keys)
+        for (member, state) in zip(members, states) {
+            let device = member.device
+            // No device holds any field of a purged word, and every device knows it is gone.
+            let reappeared = Set(purged.keys).intersection(state.keys)
+            #expect(reappeared.isEmpty, "seed \(seed): purged word(s) \(reappeared) are back on \(device.name)")
+            for id in purged.keys {
+                #expect(try device.library.isPurged(id), "seed \(seed): \(device.name) has no purge marker for \(id)")
+            }
+            let missing = alive.subtracting(state.keys)
+            #expect(missing.isEmpty, "seed \(seed): \(device.name) lost \(missing.count) word(s): \(missing.map { id in "\(id) made on \(created[id].map { "\($0.device) at step \($0.step)" } ?? "?"), writes \((writes[id] ?? [:]).values.flatMap { $0 }.map { "\($0.device)@\($0.step)" }.sorted())" })")
+            let pending = state.values.filter(\.pending).count
+            #expect(pending == 0, "seed \(seed): \(device.name) still has \(pending) pending word(s)")
+        }
+        let reference = states[0]
+        for id in alive {
+            guard let expected = reference[id] else { continue }
+            for (member, state) in zip(members.dropFirst(), states.dropFirst()) {
+                guard let other = state[id] else { continue }
+                #expect(other.word == expected.word && other.times == expected.times,
+                        "seed \(seed): \(member.device.name) disagrees with \(members[0].device.name) on \(id): \(other.word) vs \(expected.word)")
+            }
+            for field in WordField.allCases {
+                guard let last = writes[id]?[field]?.max(by: Self.isOlder(field)) else { continue }
+                #expect(fieldText(expected.word, field) == fieldText(last.word, field) && expected.times[field] == last.time,
+                        "seed \(seed): \(id) field \(field) holds \(fieldText(expected.word, field).debugDescription) at \(expected.times[field]), but the last write was \(fieldText(last.word, field).debugDescription) at \(last.time) by \(last.writer)")
+            }
+        }
+        try checkNoPurgedText(states)
+    }
+
+    /// The oracle's order of two writes of one field: by time, then by writer id, then
+    /// (two copies of one library writing in the same millisecond) by the larger value.
+    private static func isOlder(_ field: WordField) -> (ObservedWrite, ObservedWrite) -> Bool {
+        { lhs, rhs in
+            if lhs.time != rhs.time { return lhs.time < rhs.time }
+            if lhs.writer != rhs.writer { return lhs.writer < rhs.writer }
+            return rhs.word.valueOrdersAfter(field, lhs.word)
+        }
+    }
+
+    /// No purged word's text (its token) remains in any cloud file or library file,
+    /// unless a word that is not purged holds the same text (a backup restored with
+    /// --replace brings a purged word back under a new id).
+    ///
+    /// One exception, which status must then admit: when a library was put back from a
+    /// copy older than its last change of id, the id it had since is used by nobody, and
+    /// that device's record, which never moves again, holds back the removal of old
+    /// files everywhere (as any device silent for less than the retention period does).
+    /// Then a file may still hold purged text, and the status of the device whose file
+    /// it is (of every device, for the abandoned id's own files) must say that content
+    /// of purged words may remain.
+    private func checkNoPurgedText(_ states: [[WordID: StoredWord]]) throws {
+        let liveText = states.flatMap { $0.values.map { $0.word.notes + $0.word.meaning + $0.word.reading } }.joined()
+        let forbidden = purged.keys.compactMap { tokens[$0] }.filter { !liveText.contains($0) }
+        guard !forbidden.isEmpty else { return }
+        let files = cloudFiles()
+        let memberIDs = Dictionary(members.map { ($0.device.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var recordIDs = Set<String>(), taken = Set<String>()
+        for file in files where file.path.hasPrefix("devices/") {
+            guard let record = DeviceRecord.decode(file.data) else { continue }
+            recordIDs.insert(record.device)
+            taken.formUnion(record.absorbed.keys)
+        }
+        let abandoned = recordIDs.subtracting(memberIDs.keys).subtracting(taken)
+        for file in files {
+            let bytes = (try? BatchCodec.decompress(file.data)) ?? [UInt8](file.data)
+            let text = String(decoding: bytes, as: UTF8.self)
+            for token in forbidden where text.contains(token) {
+                let owner = file.path.split(separator: "/").dropFirst().first.map(String.init) ?? ""
+                let where_ = "seed \(seed): the text of a purged word (\(token)) is still in cloud file \(file.path)"
+                guard !abandoned.isEmpty else {
+                    Issue.record("\(where_), and every device's id is in use")
+                    continue
+                }
+                let answerable = memberIDs[owner].map { [$0] } ?? members
+                for member in answerable {
+                    let status = try member.device.engine.status()
+                    #expect(!status.purgedContentRemains.isEmpty, "\(where_), and \(member.device.name)'s status says none remains")
+                }
+            }
+        }
+        for member in members {
+            for suffix in ["", "-wal"] {
+                guard let data = FileManager.default.contents(atPath: member.device.path + suffix) else { continue }
+                let text = String(decoding: data, as: UTF8.self)
+                for token in forbidden where text.contains(token) {
+                    Issue.record("seed \(seed): the text of a purged word (\(token)) is still in \(member.device.name)'s library file\(suffix)")
+                }
+            }
+        }
+    }
+}
+
+/// Word ids from a seeded generator, so a replayed seed makes the same ids.
+private final class IDSource: @unchecked Sendable {
+    private var generator: SeededGenerator
+    init(_ generator: SeededGenerator) { self.generator = generator }
+    func nextID() -> WordID { WordID.random(using: &generator) }
+}
+
+/// Random parts of file names from a seeded generator.
+private final class NonceSource: @unchecked Sendable {
+    private let lock = NSLock()
+    private var generator: SeededGenerator
+    init(_ generator: SeededGenerator) { self.generator = generator }
+    func next() -> UInt64 { lock.withLock { generator.next() } }
+}
+
+/// A field's value as comparable text.
+func fieldText(_ word: Word, _ field: WordField) -> String {
+    switch field {
+    case .term: word.term
+    case .meaning: word.meaning
+    case .reading: word.reading
+    case .examples: word.examples.joined(separator: "\u{1}")
+    case .notes: word.notes
+    case .tags: word.tags.joined(separator: "\u{1}")
+    case .deleted: word.deletedAt.map { String($0.milliseconds) } ?? "-"
+    }
+}
