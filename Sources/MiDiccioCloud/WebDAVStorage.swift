@@ -17,7 +17,8 @@ import FoundationNetworking
 /// - Nothing depends on ETags or `If-Match`, which some servers ignore: each device
 ///   writes only its own files, so there is no concurrent writer to detect.
 /// - Every request has a timeout; 5xx answers, 429 and dropped connections are retried
-///   with exponential backoff, honouring `Retry-After`.
+///   with exponential backoff, honouring `Retry-After`. A retry is the whole request,
+///   body included, on a new connection.
 /// - The user name and password go only into the `Authorization` header. They never
 ///   appear in a URL, an error, `displayName` or a description of this object.
 ///

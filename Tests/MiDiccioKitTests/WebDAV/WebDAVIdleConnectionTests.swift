@@ -1,0 +1,51 @@
+#if canImport(Glibc)
+import Foundation
+import Testing
+@testable import MiDiccioCloud
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+@testable import MiDiccioStore
+@testable import MiDiccioSync
+import MiDiccioTesting
+
+/// A new device's first sync merges for seconds between two requests, and the server
+/// closes the kept-alive connection in the meantime ("Never lose a word", finding 7).
+/// Every upload must still arrive whole and at once, never after a timeout.
+///
+/// These tests sleep, against the style of the other tests: what they check is a race
+/// between the client's next request and a real server closing a connection it found
+/// idle, on lighttpd's own clock, which no injected clock can stand in for. lighttpd
+/// told to close connections idle for 1 s does so between 1 and 2 s after the last
+/// request, so pauses of 1.5 to 2 s are the ones that meet the closing connection; a
+/// few rounds make a missed race very unlikely.
+@Suite("A server that closes idle connections after 1 s while the client is busy",
+       .enabled(if: WebDAVTestServer.shouldRun, WebDAVTestServer.skipReason))
+struct WebDAVIdleConnectionTests {
+    /// Seconds the client is busy between two requests, round after round.
+    static let pauses: [TimeInterval] = [2, 1.5, 2, 1.75]
+
+    /// About a device record's size: the upload that hung in the issue was 313 bytes.
+    static func record(_ round: Int) -> Data {
+        Data(("{\"round\":\(round),\"padding\":\"" + String(repeating: "x", count: 289) + "\"}").utf8)
+    }
+
+    @Test("an upload sent just as the server closes its connection is sent again whole on a new one, without a timeout")
+    func uploadMeetsClosingConnection() throws {
+        _ = try WebDAVTestServer.require()
+        let server = try PrivateWebDAVServer(keepAliveIdle: 1)
+        let recorder = DelayRecorder()
+        // A hung upload fails after 5 s here (timeouts are not retried), not after 15.
+        let storage = server.storage(try server.freshAddress("closing"), options: instantRetryOptions(timeout: 5, recorder: recorder))
+        try storage.write("devices/first.json", Self.record(-1))
+        storage.resetCounts()
+        for (round, pause) in Self.pauses.enumerated() {
+            #expect(try storage.list("devices").count == round + 1)
+            Thread.sleep(forTimeInterval: pause)
+            try storage.write("devices/\(round).json", Self.record(round))
+            #expect(try storage.read("devices/\(round).json") == Self.record(round))
+        }
+        // Every attempt is counted: one PUT per upload, and one more per retry.
+        #expect(storage.requestCounts["PUT"] == Self.pauses.count + recorder.delays.count)
+    }
+}
+#endif
