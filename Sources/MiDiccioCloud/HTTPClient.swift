@@ -49,20 +49,36 @@ enum HTTPFailure: Error, Sendable, Equatable {
 /// answer authentication challenges itself: FoundationNetworking waits forever on a
 /// 401 when nobody does.
 ///
-/// Connections stay open between requests (one TLS handshake per sync rather than one
-/// per file). A request sent on one just as the server closes it loses its body (see
-/// the delegate's `needNewBodyStream`) and fails as dropped; a request after a failed
-/// one goes out on a new connection.
+/// Connections stay open between requests that follow each other (one TLS handshake
+/// per sync rather than one per file), but not across a pause: servers close a
+/// kept-alive connection after 1 to 5 s without a request, and a request sent on one
+/// just as the server closes it loses its body (see the delegate's
+/// `needNewBodyStream`). A request after a longer pause, or after a failed one, goes
+/// out on a new connection.
 final class BlockingHTTPClient: Sendable {
+    /// Seconds a connection may sit unused and still carry the next request: half the
+    /// shortest keep-alive servers are configured with (1 s), so the server has not
+    /// started closing it. A sync's requests follow each other within milliseconds; a
+    /// new connection after a longer pause costs one handshake.
+    static let standardIdleLimit: TimeInterval = 0.5
+
     private struct Connections {
         /// The session whose connections the next request may reuse.
         var current: HTTPSession
+        /// Requests in flight through this client: a connection in use is not idle.
+        var inFlight = 0
+        /// When the last request ended (uptime nanoseconds); nil before the first.
+        var lastUsed: UInt64?
     }
 
-    private let connections = Mutex(Connections(current: HTTPSession()))
+    private let idleLimit: UInt64
+    private let connections: Mutex<Connections>
 
-    /// Makes a client whose connections stay open between requests.
-    init() {}
+    /// Makes a client that reuses a connection idle for at most `idleLimit` seconds.
+    init(idleLimit: TimeInterval = standardIdleLimit) {
+        self.idleLimit = UInt64(max(0, min(idleLimit, 1e9)) * 1e9)
+        connections = Mutex(Connections(current: HTTPSession()))
+    }
 
     deinit {
         connections.withLock { $0.current }.close(cancellingTasks: true)
@@ -81,16 +97,31 @@ final class BlockingHTTPClient: Sendable {
         return result
     }
 
-    /// The session for the next request.
+    /// The session for the next request: a new one when the current one's connections
+    /// have been idle longer than the limit.
     private func checkOut() -> HTTPSession {
-        connections.withLock { $0.current }
+        let now = DispatchTime.now().uptimeNanoseconds
+        let (session, retired) = connections.withLock { state -> (HTTPSession, HTTPSession?) in
+            var retired: HTTPSession?
+            if state.inFlight == 0, let lastUsed = state.lastUsed, now &- lastUsed > idleLimit {
+                retired = state.current
+                state.current = HTTPSession()
+            }
+            state.inFlight += 1
+            return (state.current, retired)
+        }
+        retired?.close(cancellingTasks: false)
+        return session
     }
 
     /// Notes that a request on `session` ended. After a failure nothing is known of the
     /// state of its connections, so the next request (a retry, most often) starts on a
     /// new one; requests still in flight on the old session finish there.
     private func checkIn(_ session: HTTPSession, failed: Bool) {
+        let now = DispatchTime.now().uptimeNanoseconds
         let retired = connections.withLock { state -> HTTPSession? in
+            state.inFlight -= 1
+            state.lastUsed = now
             guard failed, state.current === session else { return nil }
             state.current = HTTPSession()
             return session

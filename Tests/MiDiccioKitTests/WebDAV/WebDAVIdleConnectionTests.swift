@@ -29,13 +29,35 @@ struct WebDAVIdleConnectionTests {
         Data(("{\"round\":\(round),\"padding\":\"" + String(repeating: "x", count: 289) + "\"}").utf8)
     }
 
+    @Test("after a busy pause, an upload arrives whole at the first attempt instead of waiting for a timeout")
+    func busyThenUpload() throws {
+        _ = try WebDAVTestServer.require()
+        let server = try PrivateWebDAVServer(keepAliveIdle: 1)
+        let recorder = DelayRecorder()
+        // A hung upload fails after 5 s here (timeouts are not retried), not after 15.
+        let storage = server.storage(try server.freshAddress("idle"), options: instantRetryOptions(timeout: 5, recorder: recorder))
+        try storage.write("devices/first.json", Self.record(-1))
+        storage.resetCounts()
+        for (round, pause) in Self.pauses.enumerated() {
+            #expect(try storage.list("devices").count == round + 1)
+            Thread.sleep(forTimeInterval: pause)
+            try storage.write("devices/\(round).json", Self.record(round))
+            #expect(try storage.read("devices/\(round).json") == Self.record(round))
+        }
+        #expect(storage.requestCounts["PUT"] == Self.pauses.count, "one PUT per upload: none had to be sent again")
+        #expect(recorder.delays.isEmpty)
+    }
+
     @Test("an upload sent just as the server closes its connection is sent again whole on a new one, without a timeout")
     func uploadMeetsClosingConnection() throws {
         _ = try WebDAVTestServer.require()
         let server = try PrivateWebDAVServer(keepAliveIdle: 1)
         let recorder = DelayRecorder()
-        // A hung upload fails after 5 s here (timeouts are not retried), not after 15.
-        let storage = server.storage(try server.freshAddress("closing"), options: instantRetryOptions(timeout: 5, recorder: recorder))
+        var options = instantRetryOptions(timeout: 5, recorder: recorder)
+        // Reusing connections however long they sat idle, as the client did before,
+        // makes most of these uploads go out on a connection the server is closing.
+        options.connectionIdleLimit = 3600
+        let storage = server.storage(try server.freshAddress("closing"), options: options)
         try storage.write("devices/first.json", Self.record(-1))
         storage.resetCounts()
         for (round, pause) in Self.pauses.enumerated() {
@@ -46,6 +68,32 @@ struct WebDAVIdleConnectionTests {
         }
         // Every attempt is counted: one PUT per upload, and one more per retry.
         #expect(storage.requestCounts["PUT"] == Self.pauses.count + recorder.delays.count)
+    }
+
+    @Test("requests that follow each other share one connection, and a request after a pause opens a new one")
+    func reuse() throws {
+        let server = try WebDAVTestServer.require()
+        let address = try server.freshAddress("reuse")
+        try server.storage(address).write("devices/a.json", Data("{}".utf8))
+        let proxy = try FaultProxy(upstream: server.url)
+        defer { proxy.stop() }
+        let proxied = try WebDAVAddress.parse(proxy.url + address.url.path).address
+        func exchange(_ storage: WebDAVStorage) throws {
+            for _ in 0..<3 {
+                #expect(try storage.list("devices").map(\.name) == ["a.json"])
+                #expect(try storage.read("devices/a.json") == Data("{}".utf8))
+            }
+        }
+
+        try exchange(server.storage(proxied))
+        #expect(proxy.connections == 1)
+
+        // A limit of 0 makes every gap between two requests a pause too long.
+        var options = instantRetryOptions()
+        options.connectionIdleLimit = 0
+        let storage = server.storage(proxied, options: options)
+        try exchange(storage)
+        #expect(proxy.connections == 1 + storage.requestCount)
     }
 }
 #endif
