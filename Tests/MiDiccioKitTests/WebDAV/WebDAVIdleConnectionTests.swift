@@ -2,11 +2,6 @@
 import Foundation
 import Testing
 @testable import MiDiccioCloud
-@testable import MiDiccioLibrary
-@testable import MiDiccioModel
-@testable import MiDiccioStore
-@testable import MiDiccioSync
-import MiDiccioTesting
 
 /// A new device's first sync merges for seconds between two requests, and the server
 /// closes the kept-alive connection in the meantime ("Never lose a word", finding 7).
@@ -29,6 +24,20 @@ struct WebDAVIdleConnectionTests {
         Data(("{\"round\":\(round),\"padding\":\"" + String(repeating: "x", count: 289) + "\"}").utf8)
     }
 
+    /// Writes a first record (which makes the folder), sets the counts back to zero,
+    /// then round after round: lists the folder, stays busy for the round's pause,
+    /// uploads a record and reads it back whole.
+    static func uploadAfterPauses(_ storage: WebDAVStorage) throws {
+        try storage.write("devices/first.json", record(-1))
+        storage.resetCounts()
+        for (round, pause) in pauses.enumerated() {
+            #expect(try storage.list("devices").count == round + 1)
+            Thread.sleep(forTimeInterval: pause)
+            try storage.write("devices/\(round).json", record(round))
+            #expect(try storage.read("devices/\(round).json") == record(round))
+        }
+    }
+
     @Test("after a busy pause, an upload arrives whole at the first attempt instead of waiting for a timeout")
     func busyThenUpload() throws {
         _ = try WebDAVTestServer.require()
@@ -36,14 +45,7 @@ struct WebDAVIdleConnectionTests {
         let recorder = DelayRecorder()
         // A hung upload fails after 5 s here (timeouts are not retried), not after 15.
         let storage = server.storage(try server.freshAddress("idle"), options: instantRetryOptions(timeout: 5, recorder: recorder))
-        try storage.write("devices/first.json", Self.record(-1))
-        storage.resetCounts()
-        for (round, pause) in Self.pauses.enumerated() {
-            #expect(try storage.list("devices").count == round + 1)
-            Thread.sleep(forTimeInterval: pause)
-            try storage.write("devices/\(round).json", Self.record(round))
-            #expect(try storage.read("devices/\(round).json") == Self.record(round))
-        }
+        try Self.uploadAfterPauses(storage)
         #expect(storage.requestCounts["PUT"] == Self.pauses.count, "one PUT per upload: none had to be sent again")
         #expect(recorder.delays.isEmpty)
     }
@@ -58,14 +60,7 @@ struct WebDAVIdleConnectionTests {
         // makes most of these uploads go out on a connection the server is closing.
         options.connectionIdleLimit = 3600
         let storage = server.storage(try server.freshAddress("closing"), options: options)
-        try storage.write("devices/first.json", Self.record(-1))
-        storage.resetCounts()
-        for (round, pause) in Self.pauses.enumerated() {
-            #expect(try storage.list("devices").count == round + 1)
-            Thread.sleep(forTimeInterval: pause)
-            try storage.write("devices/\(round).json", Self.record(round))
-            #expect(try storage.read("devices/\(round).json") == Self.record(round))
-        }
+        try Self.uploadAfterPauses(storage)
         // Every attempt is counted: one PUT per upload, and one more per retry.
         #expect(storage.requestCounts["PUT"] == Self.pauses.count + recorder.delays.count)
     }
