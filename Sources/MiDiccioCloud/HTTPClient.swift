@@ -48,12 +48,94 @@ enum HTTPFailure: Error, Sendable, Equatable {
 /// would otherwise carry the Authorization header to wherever the server points), and
 /// answer authentication challenges itself: FoundationNetworking waits forever on a
 /// 401 when nobody does.
+///
+/// Connections stay open between requests that follow each other (one TLS handshake
+/// per sync rather than one per file), but not across a pause: servers close a
+/// kept-alive connection after 1 to 5 s without a request, and a request sent on one
+/// just as the server closes it loses its body (see the delegate's
+/// `needNewBodyStream`). A request after a longer pause, or after a failed one, goes
+/// out on a new connection.
 final class BlockingHTTPClient: Sendable {
-    private let session: URLSession
-    private let delegate: HTTPClientDelegate
+    /// Seconds a connection may sit unused and still carry the next request: half the
+    /// shortest keep-alive servers are configured with (1 s), so the server has not
+    /// started closing it. A sync's requests follow each other within milliseconds; a
+    /// new connection after a longer pause costs one handshake.
+    static let standardIdleLimit: TimeInterval = 0.5
 
-    /// Makes a client whose connections stay open between requests (one TLS handshake
-    /// per sync rather than one per file).
+    private struct Connections {
+        /// The session whose connections the next request may reuse.
+        var current: HTTPSession
+        /// Requests in flight through this client: a connection in use is not idle.
+        var inFlight = 0
+        /// When the last request ended (uptime nanoseconds); nil before the first.
+        var lastUsed: UInt64?
+    }
+
+    private let idleLimit: UInt64
+    private let connections: Mutex<Connections>
+
+    /// Makes a client that reuses a connection idle for at most `idleLimit` seconds.
+    init(idleLimit: TimeInterval = standardIdleLimit) {
+        self.idleLimit = UInt64(max(0, min(idleLimit, 1e9)) * 1e9)
+        connections = Mutex(Connections(current: HTTPSession()))
+    }
+
+    deinit {
+        connections.withLock { $0.current }.close(cancellingTasks: true)
+    }
+
+    /// Sends `request` and waits for the whole answer, reading at most `maxBodyBytes` of
+    /// body. Fails with `.timedOut` when no byte moves either way for `timeout` seconds,
+    /// or when the whole exchange takes longer than `timeout` times `overallFactor`;
+    /// with `.dropped` when the connection closed before the whole answer arrived.
+    func send(_ request: URLRequest, timeout: TimeInterval, maxBodyBytes: Int, overallFactor: Double = 20) -> Result<HTTPAnswer, HTTPFailure> {
+        let session = checkOut()
+        let result = session.send(request, timeout: timeout, maxBodyBytes: maxBodyBytes, overallFactor: overallFactor)
+        var failed = false
+        if case .failure = result { failed = true }
+        checkIn(session, failed: failed)
+        return result
+    }
+
+    /// The session for the next request: a new one when the current one's connections
+    /// have been idle longer than the limit.
+    private func checkOut() -> HTTPSession {
+        let now = DispatchTime.now().uptimeNanoseconds
+        let (session, retired) = connections.withLock { state -> (HTTPSession, HTTPSession?) in
+            var retired: HTTPSession?
+            if state.inFlight == 0, let lastUsed = state.lastUsed, now &- lastUsed > idleLimit {
+                retired = state.current
+                state.current = HTTPSession()
+            }
+            state.inFlight += 1
+            return (state.current, retired)
+        }
+        retired?.close(cancellingTasks: false)
+        return session
+    }
+
+    /// Notes that a request on `session` ended. After a failure nothing is known of the
+    /// state of its connections, so the next request (a retry, most often) starts on a
+    /// new one; requests still in flight on the old session finish there.
+    private func checkIn(_ session: HTTPSession, failed: Bool) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        let retired = connections.withLock { state -> HTTPSession? in
+            state.inFlight -= 1
+            state.lastUsed = now
+            guard failed, state.current === session else { return nil }
+            state.current = HTTPSession()
+            return session
+        }
+        retired?.close(cancellingTasks: false)
+    }
+}
+
+/// One URLSession: a pool of kept-alive connections, and the delegate that answers for
+/// its tasks.
+private final class HTTPSession: Sendable {
+    private let session: URLSession
+    private let delegate = HTTPClientDelegate()
+
     init() {
         let configuration = URLSessionConfiguration.ephemeral
         // Credentials, cookies and cached answers must never outlive this client or be
@@ -62,19 +144,21 @@ final class BlockingHTTPClient: Sendable {
         configuration.httpCookieStorage = nil
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalAndRemoteCacheData
-        delegate = HTTPClientDelegate()
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
     }
 
-    deinit {
-        // The session holds its delegate strongly until it is invalidated.
-        session.invalidateAndCancel()
+    /// Closes the connections once the tasks in flight end, or at once, cancelling
+    /// them. The session holds its delegate strongly until then.
+    func close(cancellingTasks: Bool) {
+        if cancellingTasks {
+            session.invalidateAndCancel()
+        } else {
+            session.finishTasksAndInvalidate()
+        }
     }
 
-    /// Sends `request` and waits for the whole answer, reading at most `maxBodyBytes` of
-    /// body. Fails with `.timedOut` when no byte moves either way for `timeout` seconds,
-    /// or when the whole exchange takes longer than `timeout` times `overallFactor`.
-    func send(_ request: URLRequest, timeout: TimeInterval, maxBodyBytes: Int, overallFactor: Double = 20) -> Result<HTTPAnswer, HTTPFailure> {
+    /// See `BlockingHTTPClient.send`.
+    func send(_ request: URLRequest, timeout: TimeInterval, maxBodyBytes: Int, overallFactor: Double) -> Result<HTTPAnswer, HTTPFailure> {
         var request = request
         // FoundationNetworking truncates this to whole seconds (0.5 would mean "at
         // once") and only watches for silence; the deadline below is the one that
@@ -99,7 +183,13 @@ final class BlockingHTTPClient: Sendable {
                 return .failure(.timedOut)
             }
         }
-        return exchange.result ?? .failure(.dropped)
+        let result = exchange.result ?? .failure(.dropped)
+        if case .failure = result {
+            // An exchange abandoned while libcurl resent its request ends before
+            // URLSession is done with the task (cancelling a finished task does nothing).
+            task.cancel()
+        }
+        return result
     }
 }
 
@@ -165,6 +255,18 @@ private final class HTTPExchange: Sendable {
         state.withLock { state in
             if state.failure == nil { state.failure = failure }
         }
+    }
+
+    /// Ends the exchange with `failure` before URLSession ends the task: the waiting
+    /// thread returns at once, and URLSession's final word is ignored.
+    func abandon(_ failure: HTTPFailure) {
+        let first = state.withLock { state -> Bool in
+            guard !state.finished else { return false }
+            state.finished = true
+            if state.failure == nil { state.failure = failure }
+            return true
+        }
+        if first { done.signal() }
     }
 
     /// Ends the exchange (once) with URLSession's final word.
@@ -236,6 +338,22 @@ private final class HTTPClientDelegate: NSObject, URLSessionDataDelegate, Sendab
     func urlSession(_ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
                     totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
         exchange(task)?.progress()
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask,
+                    needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void) {
+        // libcurl asks for the body again when a kept-alive connection it reused turns
+        // out to be closed by the server after the body went out on it: it sends the
+        // request again on a new connection. FoundationNetworking cannot rewind a body
+        // given as Data (answering with a stream is a fatal error for one), yet tells
+        // libcurl the rewind worked, so the new connection gets the headers with their
+        // Content-Length and no body, and the server waits for the body until the
+        // timeout: the 313-byte PUT that hung for 15 s ("Never lose a word", finding 7).
+        // The exchange ends here instead, as a dropped connection, which the caller
+        // retries whole on a new connection.
+        exchange(task)?.abandon(.dropped)
+        // Not task.cancel(): this runs on the task's own queue, which cancel() waits for.
+        completionHandler(nil)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {

@@ -17,7 +17,9 @@ import FoundationNetworking
 /// - Nothing depends on ETags or `If-Match`, which some servers ignore: each device
 ///   writes only its own files, so there is no concurrent writer to detect.
 /// - Every request has a timeout; 5xx answers, 429 and dropped connections are retried
-///   with exponential backoff, honouring `Retry-After`.
+///   with exponential backoff, honouring `Retry-After`. A retry is the whole request,
+///   body included, on a new connection; a connection idle for more than half a second
+///   is not reused, since servers close idle ones after a second or more.
 /// - The user name and password go only into the `Authorization` header. They never
 ///   appear in a URL, an error, `displayName` or a description of this object.
 ///
@@ -54,6 +56,10 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
         public var writeMode: WriteMode = .directPut
         /// Waits between retries (seconds); tests replace it to run without waiting.
         public var sleep: @Sendable (TimeInterval) -> Void = { Thread.sleep(forTimeInterval: $0) }
+        /// Seconds a connection may sit unused and still carry the next request (half a
+        /// second). Tests replace it: a long limit reuses connections across pauses, as
+        /// this client once did; 0 never reuses one.
+        var connectionIdleLimit = BlockingHTTPClient.standardIdleLimit
 
         /// The standard options: 15 s timeout, four attempts.
         public init() {}
@@ -76,7 +82,7 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
     public let options: Options
 
     private let authorization: String?
-    private let client = BlockingHTTPClient()
+    private let client: BlockingHTTPClient
     private let state = Mutex<(counts: [String: Int], folders: Set<String>)>(([:], []))
 
     /// Uses the folder at `address`, sending `user` and `password` with Basic
@@ -85,6 +91,7 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
         self.address = address
         self.user = user
         self.options = options
+        client = BlockingHTTPClient(idleLimit: options.connectionIdleLimit)
         if let user {
             authorization = "Basic " + Data("\(user):\(password ?? "")".utf8).base64EncodedString()
         } else {

@@ -10,6 +10,8 @@
 #
 # start writes STATE_DIR/url, user, password, port and pid. The server is stopped by
 # the process id it recorded, never by name, so other lighttpd processes are left alone.
+# A STATE_DIR/extra.conf present before the first start is included in the server's
+# config: a test's own server with its own settings (a short keep-alive, say).
 set -euo pipefail
 
 command=${1:-}
@@ -73,6 +75,9 @@ auth.backend = "plain"
 auth.backend.plain.userfile = "$state/users"
 auth.require = ("/" => ("method" => "basic", "realm" => "midiccio-test", "require" => "valid-user"))
 CONF
+    if [ -f "$state/extra.conf" ]; then
+        echo "include \"$state/extra.conf\"" >> "$state/lighttpd.conf"
+    fi
     echo "$port" > "$state/port"
     echo "http://127.0.0.1:$port" > "$state/url"
 }

@@ -22,14 +22,21 @@ final class PrivateWebDAVServer {
     /// The test user's password.
     let password: String
 
-    /// Starts a new server on a free port.
-    init() throws {
+    /// Starts a new server on a free port. With `keepAliveIdle`, the server closes a
+    /// kept-alive connection that has carried no request for that many seconds
+    /// (lighttpd's default is 5).
+    init(keepAliveIdle: Int? = nil) throws {
         let environment = ProcessInfo.processInfo.environment
         // Inside the state folder of `make test` when there is one, so that its final
         // `server.sh stop` also stops this server if the test process dies.
         let parent = environment["MIDICCIO_WEBDAV_TEST_STATE"].flatMap { $0.isEmpty ? nil : $0 } ?? NSTemporaryDirectory()
         state = parent + "/private-\(UUID().uuidString.prefix(8).lowercased())"
         let state = self.state
+        if let keepAliveIdle {
+            // server.sh includes extra.conf in the config it writes at the first start.
+            try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+            try Data("server.max-keep-alive-idle = \(keepAliveIdle)\n".utf8).write(to: URL(fileURLWithPath: state + "/extra.conf"))
+        }
         try Self.script("start", state)
         func read(_ name: String) throws -> String {
             try String(contentsOfFile: state + "/" + name, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
