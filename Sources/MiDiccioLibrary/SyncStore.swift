@@ -298,7 +298,7 @@ package final class SyncStore {
     package func adoptNewDeviceID() throws -> (old: String, new: String) {
         try write {
             let old = library.deviceID
-            let new = library.randomID().rawValue
+            let new = library.randomDeviceID().rawValue
             try database.run("UPDATE sync_devices SET id = ? WHERE num = 0", [.text(new)])
             try database.run("INSERT INTO sync_devices (id) VALUES (?)", [.text(old)])
             let number = try database.integer("SELECT num FROM sync_devices WHERE id = ?", [.text(old)]) ?? 0

@@ -18,6 +18,8 @@ public final class WordLibrary {
     package let clock: any Clock
     let collation: TermCollation
     let randomID: () -> WordID
+    /// Makes device ids: this library's first, and a new one when it finds it is a copy.
+    let randomDeviceID: () -> WordID
     /// Statements every save runs, prepared once (an import runs them 100,000 times).
     private lazy var hot = HotStatements(database: database)
     private var changeCounter: Int64?
@@ -36,20 +38,22 @@ public final class WordLibrary {
     /// library written by a newer schema.
     public init(path: String, create: Bool = true, clock: any Clock = SystemClock(),
                 environment: [String: String] = ProcessInfo.processInfo.environment,
-                makeID: @escaping () -> WordID = { WordID.random() }) throws {
+                makeID: @escaping () -> WordID = { WordID.random() },
+                makeDeviceID: @escaping () -> WordID = { WordID.random() }) throws {
         let (database, isNew) = try LibraryFile.open(path: path, create: create)
         self.path = path
         self.isNew = isNew
         self.database = database
         self.clock = clock
         self.randomID = makeID
+        self.randomDeviceID = makeDeviceID
         let storedLocale = try database.text("SELECT value FROM library_info WHERE key = 'collation.locale'")
         collation = TermCollation(locale: storedLocale ?? TermCollation.environmentLocale(environment))
         if storedLocale == nil {
             try guarded {
                 try database.write {
                     try setInfo("collation.locale", collation.locale)
-                    if try info("device.id") == nil { try setInfo("device.id", makeID().rawValue) }
+                    if try info("device.id") == nil { try setInfo("device.id", makeDeviceID().rawValue) }
                     if isNew { try setInfo("sync.digest", "0") }
                 }
             }

@@ -20,6 +20,9 @@ package final class RecordingCloud: CloudStorage {
     package private(set) var requests: [Request] = []
     /// When this returns true for a path, a write to it succeeds and then throws.
     package var crashAfterWriting: ((String) -> Bool)?
+    /// Called before each write with its path (a test runs another device's sync there,
+    /// as if both synced at the same moment).
+    package var beforeWrite: ((String) throws -> Void)?
 
     /// Records the calls made to `storage`.
     package init(_ storage: any CloudStorage) {
@@ -47,12 +50,14 @@ package final class RecordingCloud: CloudStorage {
     }
 
     package func write(_ path: String, _ data: Data) throws {
+        try beforeWrite?(path)
         requests.append(Request(kind: "write", path: path))
         try storage.write(path, data)
         try crashIfAsked(path)
     }
 
     package func create(_ path: String, _ data: Data) throws {
+        try beforeWrite?(path)
         requests.append(Request(kind: "write", path: path))
         try storage.create(path, data)
         try crashIfAsked(path)

@@ -24,17 +24,20 @@ package final class TestDevice {
     /// The engine syncing `library` with `cloud` (replaced by `restart()`).
     package private(set) var engine: SyncEngine
     private let makeID: () -> WordID
+    private let makeDeviceID: () -> WordID
 
     /// A device whose library is `path` (created when missing), on `storage`.
     package init(name: String, path: String, storage: any CloudStorage, clock: ManualClock,
-                 makeID: @escaping () -> WordID = { WordID.random() }, tune: @escaping (SyncEngine) -> Void = { _ in }) throws {
+                 makeID: @escaping () -> WordID = { WordID.random() }, makeDeviceID: @escaping () -> WordID = { WordID.random() },
+                 tune: @escaping (SyncEngine) -> Void = { _ in }) throws {
         self.name = name
         self.path = path
         self.clock = clock
         self.makeID = makeID
+        self.makeDeviceID = makeDeviceID
         self.tune = tune
         cloud = RecordingCloud(storage)
-        library = try WordLibrary(path: path, clock: clock, environment: [:], makeID: makeID)
+        library = try WordLibrary(path: path, clock: clock, environment: [:], makeID: makeID, makeDeviceID: makeDeviceID)
         try library.setDeviceName(name)
         engine = SyncEngine(library: library, storage: cloud, appVersion: "midiccio-tests")
         tune(engine)
@@ -51,7 +54,7 @@ package final class TestDevice {
 
     /// Simulates the app being killed and started again: a fresh connection to the file.
     package func restart() throws {
-        library = try WordLibrary(path: path, clock: clock, environment: [:], makeID: makeID)
+        library = try WordLibrary(path: path, clock: clock, environment: [:], makeID: makeID, makeDeviceID: makeDeviceID)
         engine = SyncEngine(library: library, storage: cloud, appVersion: "midiccio-tests")
         tune(engine)
     }

@@ -111,9 +111,10 @@ struct Simulation {
         }
         let ids = IDSource(SeededGenerator(seed: seed &* 31 &+ UInt64(index)))
         let nonces = NonceSource(SeededGenerator(seed: seed &* 131 &+ UInt64(index)))
+        let deviceIDs = IDSource(SeededGenerator(seed: seed &* 257 &+ UInt64(index)))
         let device = try TestDevice(name: "device\(index)", path: path, storage: storage,
                                     clock: ManualClock(start: Timestamp(milliseconds: trueTime + skew)),
-                                    makeID: { ids.nextID() }, tune: Self.tune(nonces))
+                                    makeID: { ids.nextID() }, makeDeviceID: { deviceIDs.nextID() }, tune: Self.tune(nonces))
         members.append(Member(device: device, skew: skew, storage: storage))
     }
 

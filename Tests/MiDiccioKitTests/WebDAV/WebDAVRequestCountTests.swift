@@ -60,15 +60,19 @@ struct WebDAVRequestCountTests {
         #expect(counts.noOp["PUT"] == nil && counts.noOp["MOVE"] == nil && counts.noOp["DELETE"] == nil, "\(counts)")
     }
 
-    @Test("one changed word costs one change file and one device record each way: 5 requests with direct PUTs, 7 with PUT and MOVE")
+    // Beyond the files themselves, every sync reads this device's own record, and an
+    // upload first lists this device's own change files: a record or a file under its
+    // id that it did not write is how a library finds out it is a copy (issue "Never
+    // lose a word"). That is one request more each way than before, and one more to push.
+    @Test("one changed word costs one change file and one device record each way: 7 requests to push and 6 to pull with direct PUTs, 9 and 7 with PUT and MOVE")
     func oneWord() throws {
         let moved = try Self.measure(words: 50, mode: .temporaryThenMove)
-        #expect(Counts.total(moved.push) <= 7, "\(moved)")
-        #expect(Counts.total(moved.pull) <= 6, "\(moved)")
+        #expect(Counts.total(moved.push) <= 9, "\(moved)")
+        #expect(Counts.total(moved.pull) <= 7, "\(moved)")
         let direct = try Self.measure(words: 50, mode: .directPut)
-        #expect(Counts.total(direct.push) <= 5, "\(direct)")
-        #expect(Counts.total(direct.pull) <= 5, "\(direct)")
-        // What a user gets without choosing: the mode that meets 5 each way.
+        #expect(Counts.total(direct.push) <= 7, "\(direct)")
+        #expect(Counts.total(direct.pull) <= 6, "\(direct)")
+        // What a user gets without choosing: the mode with the fewest requests.
         #expect(WebDAVStorage.Options().writeMode == .directPut)
     }
 

@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+@testable import MiDiccioCloud
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+@testable import MiDiccioStore
+@testable import MiDiccioSync
+import MiDiccioTesting
+
+/// Finding 9: automatic purging counts the days a word has been in the Trash by this
+/// device's own clock, from when this device first saw it deleted; no other device's
+/// clock can hurry it.
+@Suite("Automatic purging that no clock can hurry")
+struct AutoPurgeClockTests {
+    private static let day: Int64 = 86_400_000
+
+    @Test("a word deleted on a device whose clock is a day behind is not purged elsewhere before its day in the Trash has passed there")
+    func clockBehindDoesNotHurry() throws {
+        try withSyncFixture { fixture in
+            let behind = try fixture.device("behind", clockOffset: -Self.day - 60_000)
+            let correct = try fixture.device("correct")
+            let word = try behind.add("palabra")
+            try fixture.syncRounds([behind, correct])
+            try correct.library.setSetting(.autoPurgeDays, to: "1")
+            try fixture.syncRounds([correct, behind])
+            try behind.library.delete([word])
+            try fixture.syncRounds([behind, correct])
+            #expect(try correct.word(word).isDeleted, "in the Trash everywhere")
+            #expect(try !correct.library.isPurged(word), "not purged seconds after the delete")
+
+            fixture.advanceClocks(by: Self.day - 3_600_000)
+            try fixture.syncRounds([correct, behind])
+            #expect(try !correct.library.isPurged(word), "23 hours are not a day")
+            fixture.advanceClocks(by: 2 * 3_600_000)
+            try fixture.syncRounds([correct, behind])
+            #expect(try correct.library.isPurged(word) && behind.library.isPurged(word))
+        }
+    }
+
+    @Test("a device whose clock is a day ahead does not purge words deleted elsewhere early")
+    func clockAheadDoesNotHurry() throws {
+        try withSyncFixture { fixture in
+            let ahead = try fixture.device("ahead", clockOffset: Self.day + 60_000)
+            let correct = try fixture.device("correct")
+            let word = try correct.add("palabra")
+            try fixture.syncRounds([correct, ahead])
+            try correct.library.setSetting(.autoPurgeDays, to: "1")
+            try fixture.syncRounds([correct, ahead])
+            try correct.library.delete([word])
+            try fixture.syncRounds([correct, ahead])
+            #expect(try ahead.word(word).isDeleted)
+            #expect(try !ahead.library.isPurged(word), "a clock a day ahead does not count the day as passed")
+            fixture.advanceClocks(by: Self.day + 60_000)
+            try fixture.syncRounds([ahead, correct])
+            #expect(try ahead.library.isPurged(word) && correct.library.isPurged(word))
+        }
+    }
+
+    @Test("a word restored from the Trash and deleted again starts counting its days again")
+    func restartedCount() throws {
+        try withSyncFixture { fixture in
+            let device = try fixture.device("a")
+            let word = try device.add("palabra")
+            try device.library.setSetting(.autoPurgeDays, to: "1")
+            try device.library.delete([word])
+            fixture.advanceClocks(by: Self.day - 60_000)
+            try device.library.restore([word])
+            try device.library.delete([word])
+            fixture.advanceClocks(by: 120_000)
+            #expect(try device.library.autoPurge() == 0)
+            fixture.advanceClocks(by: Self.day)
+            #expect(try device.library.autoPurge() == 1)
+        }
+    }
+}

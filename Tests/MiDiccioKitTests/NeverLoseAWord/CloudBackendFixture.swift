@@ -1,0 +1,135 @@
+import Foundation
+import Testing
+@testable import MiDiccioCloud
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+@testable import MiDiccioStore
+@testable import MiDiccioSync
+import MiDiccioTesting
+
+/// The real cloud back ends the scenario tests of "never lose a word" run through: a
+/// folder on disk, and a folder on the WebDAV test server (`make test` starts it; under
+/// CI its tests run, and fail, without it).
+enum CloudBackend: String, CaseIterable, CustomTestStringConvertible {
+    case folder, webdav
+
+    /// The back ends this test run can use.
+    static var available: [CloudBackend] { WebDAVTestServer.shouldRun ? [.folder, .webdav] : [.folder] }
+
+    var testDescription: String { rawValue }
+}
+
+/// One cloud location on a back end, shared by several devices, each with its own
+/// library file, clock and connection, in a temporary folder removed afterwards.
+final class CloudBackendFixture {
+    /// Where every device's clock starts unless told otherwise.
+    static let start = Timestamp(milliseconds: 1_764_000_000_123)
+
+    let backend: CloudBackend
+    /// The folder holding this test's library files.
+    let directory: URL
+    /// The cloud's files on disk: the folder itself, or the WebDAV server's folder.
+    let cloudRoot: String
+    private let webdav: (server: WebDAVTestServer, address: WebDAVAddress)?
+    /// Every device made so far.
+    private(set) var devices: [TestDevice] = []
+
+    fileprivate init(backend: CloudBackend, directory: URL) throws {
+        self.backend = backend
+        self.directory = directory
+        switch backend {
+        case .folder:
+            cloudRoot = directory.appendingPathComponent("cloud").path
+            try FileManager.default.createDirectory(atPath: cloudRoot, withIntermediateDirectories: true)
+            webdav = nil
+        case .webdav:
+            let server = try WebDAVTestServer.require()
+            guard let state = ProcessInfo.processInfo.environment["MIDICCIO_WEBDAV_TEST_STATE"], !state.isEmpty else {
+                throw WebDAVTestSetupError("MIDICCIO_WEBDAV_TEST_STATE is not set, so the server's files cannot be looked at; run 'make test'")
+            }
+            let address = try server.freshAddress("never-lose")
+            webdav = (server, address)
+            cloudRoot = state + "/root" + address.decodedPath.dropFirst(URL(string: server.url)!.path.count)
+        }
+    }
+
+    /// A new connection to the cloud, as a device makes its own.
+    func storage() -> any CloudStorage {
+        switch backend {
+        case .folder: return FolderStorage(root: cloudRoot)
+        case .webdav: return webdav!.server.storage(webdav!.address, options: instantRetryOptions())
+        }
+    }
+
+    /// A path for a file named `name` in the test's folder.
+    func file(_ name: String) -> String { directory.appendingPathComponent(name).path }
+
+    /// A new device with an empty library, its clock at `start` plus `clockOffset` ms.
+    func device(_ name: String, clockOffset: Int64 = 0) throws -> TestDevice {
+        try register(TestDevice(name: name, path: file("\(name).sqlite"), storage: storage(),
+                                clock: ManualClock(start: Timestamp(milliseconds: Self.start.milliseconds + clockOffset))))
+    }
+
+    /// A device whose library is a copy of `source`'s file, as copied to a new laptop.
+    func copy(of source: TestDevice, as name: String) throws -> TestDevice {
+        try source.copyLibraryFile(to: file("\(name).sqlite"))
+        return try register(TestDevice(name: name, path: file("\(name).sqlite"), storage: storage(),
+                                       clock: ManualClock(start: source.clock.now())))
+    }
+
+    private func register(_ device: TestDevice) -> TestDevice {
+        devices.append(device)
+        return device
+    }
+
+    /// Moves every device's clock forward by `milliseconds`.
+    func advanceClocks(by milliseconds: Int64) {
+        for device in devices { device.clock.advance(by: milliseconds) }
+    }
+
+    /// Syncs `devices` one after another, `rounds` times, a second apart.
+    func syncRounds(_ devices: [TestDevice], _ rounds: Int = 2) throws {
+        for _ in 0..<rounds {
+            for device in devices {
+                advanceClocks(by: 1_000)
+                try device.sync()
+            }
+        }
+    }
+
+    /// Every file in the cloud by path, read from disk (temporary files included).
+    var files: [String: Data] {
+        var result: [String: Data] = [:]
+        guard let walker = FileManager.default.enumerator(atPath: cloudRoot) else { return result }
+        for case let relative as String in walker {
+            var isDirectory: ObjCBool = false
+            let full = cloudRoot + "/" + relative
+            guard FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
+            result[relative] = FileManager.default.contents(atPath: full)
+        }
+        return result
+    }
+
+    /// True when some cloud file holds `text` (batch files are looked at uncompressed).
+    func cloudHolds(_ text: String) -> Bool {
+        files.values.contains { data in
+            let bytes = (try? BatchCodec.decompress(data)) ?? [UInt8](data)
+            return String(decoding: bytes, as: UTF8.self).contains(text)
+        }
+    }
+
+    /// The path on disk of the cloud file `path`.
+    func diskPath(_ path: String) -> String { cloudRoot + "/" + path }
+}
+
+/// Runs `body` with a fresh fixture on `backend`, in its own temporary folder.
+func withBackend<T>(_ backend: CloudBackend, _ body: (CloudBackendFixture) throws -> T) throws -> T {
+    try withTemporaryDirectory { directory in
+        try body(try CloudBackendFixture(backend: backend, directory: directory))
+    }
+}
+
+extension TestDevice {
+    /// Every word outside the Trash, by term (for messages).
+    func terms() throws -> [String] { try library.list().map(\.term).sorted() }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+@testable import MiDiccioCloud
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+@testable import MiDiccioStore
+@testable import MiDiccioSync
+import MiDiccioTesting
+
+/// Finding 2: a library put back from an older copy of its own file (Time Machine, a
+/// phone backup). The words it added after that copy come back to it from the cloud, its
+/// new edits reach the others, a word purged after the copy stays purged, and every
+/// device agrees.
+@Suite("A library put back from an older copy of its own file")
+struct RestoredLibraryTests {
+    @Test("a library put back from a backup gets back the words it added after the backup, and its new edits reach the other devices",
+          arguments: CloudBackend.available)
+    func restoredLibraryCatchesUp(backend: CloudBackend) throws {
+        try withBackend(backend) { fixture in
+            let laptop = try fixture.device("laptop")
+            let phone = try fixture.device("phone")
+            let early = try laptop.add("temprano")
+            try fixture.syncRounds([laptop, phone])
+            let backup = fixture.file("laptop-backup.sqlite")
+            try laptop.copyLibraryFile(to: backup)
+
+            let late = try laptop.add("tarde", meaning: "added after the backup")
+            try laptop.library.edit(early, WordEdit(notes: "edited after the backup"))
+            try fixture.syncRounds([laptop, phone])
+
+            try laptop.restoreLibraryFile(from: backup)
+            #expect(try !laptop.has(late), "the older file does not have it")
+            let afterRestore = try laptop.add("después", meaning: "added after the restore")
+            fixture.advanceClocks(by: 1_000)
+            let report = try laptop.sync()
+            #expect(report.newIdentity != nil, "the restored library finds out it is an older copy of itself")
+            try fixture.syncRounds([laptop, phone], 3)
+
+            for device in [laptop, phone] {
+                #expect(try device.has(late) && device.has(afterRestore), "\(device.name): \((try? device.terms()) ?? [])")
+                #expect(try device.word(early).notes == "edited after the backup", "\(device.name)")
+            }
+            #expect(try laptop.everyWord() == phone.everyWord())
+            #expect(try laptop.pendingCount() == 0 && phone.pendingCount() == 0)
+        }
+    }
+
+    @Test("a word purged after the backup stays purged on the restored library, content included, even after compaction",
+          arguments: CloudBackend.available)
+    func purgeAfterBackupStays(backend: CloudBackend) throws {
+        try withBackend(backend) { fixture in
+            let laptop = try fixture.device("laptop")
+            let phone = try fixture.device("phone")
+            for device in [laptop, phone] { device.tune = { $0.snapshotInterval = 2 } }
+            let doomed = try laptop.add("secreto", notes: "qzxsecretqzx")
+            try laptop.add("uno")
+            try fixture.syncRounds([laptop, phone])
+            let backup = fixture.file("laptop-backup.sqlite")
+            try laptop.copyLibraryFile(to: backup)
+
+            try phone.library.delete([doomed])
+            try phone.library.purge([doomed])
+            for index in 0..<4 { try phone.add("palabra \(index)") ; try fixture.syncRounds([phone, laptop]) }
+            #expect(!fixture.cloudHolds("qzxsecretqzx"), "compaction removed the purged content from the cloud")
+
+            try laptop.restoreLibraryFile(from: backup)
+            #expect(try laptop.has(doomed), "the older file still holds it")
+            try fixture.syncRounds([laptop, phone], 3)
+            #expect(try !laptop.has(doomed))
+            #expect(try laptop.library.isPurged(doomed))
+            #expect(!fixture.cloudHolds("qzxsecretqzx"), "the restored library uploaded nothing of it")
+            #expect(try laptop.everyWord() == phone.everyWord())
+        }
+    }
+
+    @Test("the restored library and the other devices agree on an edit made before the restore", arguments: CloudBackend.available)
+    func devicesAgreeOnEarlierEdit(backend: CloudBackend) throws {
+        try withBackend(backend) { fixture in
+            let laptop = try fixture.device("laptop")
+            let phone = try fixture.device("phone")
+            let word = try laptop.add("palabra")
+            try fixture.syncRounds([laptop, phone])
+            try laptop.library.edit(word, WordEdit(meaning: "from the laptop, uploaded"))
+            try phone.library.edit(word, WordEdit(meaning: "from the phone, same millisecond"))
+            try fixture.syncRounds([laptop, phone])
+            let agreed = try phone.word(word).meaning
+            let backup = fixture.file("laptop-backup.sqlite")
+            try laptop.copyLibraryFile(to: backup)
+            try fixture.syncRounds([laptop, phone])
+            try laptop.restoreLibraryFile(from: backup)
+            try fixture.syncRounds([laptop, phone], 3)
+            #expect(try laptop.word(word).meaning == agreed)
+            #expect(try laptop.everyWord() == phone.everyWord())
+            #expect(try laptop.stored(word).times == phone.stored(word).times)
+        }
+    }
+
+    @Test("a change file written just before the library was put back, whose record never reached the cloud, is not lost")
+    func unannouncedChangeFileIsRead() throws {
+        try withBackend(.folder) { fixture in
+            let laptop = try fixture.device("laptop")
+            let phone = try fixture.device("phone")
+            try laptop.add("uno")
+            try fixture.syncRounds([laptop, phone])
+            let backup = fixture.file("laptop-backup.sqlite")
+            try laptop.copyLibraryFile(to: backup)
+            let lonely = try laptop.add("solitaria", meaning: "its change file is in the cloud, its record never got there")
+            laptop.cloud.beforeWrite = { path in
+                if path.hasPrefix("devices/") { throw CloudError.failed(path: path, reason: "No space left on device") }
+            }
+            fixture.advanceClocks(by: 1_000)
+            #expect(throws: SyncError.self) { try laptop.sync() }
+            laptop.cloud.beforeWrite = nil
+            try laptop.restoreLibraryFile(from: backup)
+            try fixture.syncRounds([laptop, phone], 3)
+            #expect(try laptop.has(lonely) && phone.has(lonely))
+            #expect(try laptop.everyWord() == phone.everyWord())
+        }
+    }
+}
