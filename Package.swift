@@ -54,7 +54,7 @@ let package = Package(
         ),
         .target(
             name: "MiDiccioTesting",
-            dependencies: ["MiDiccioKit"],
+            dependencies: ["MiDiccioKit", "MiDiccioCLI"],
             swiftSettings: strict
         ),
         .target(

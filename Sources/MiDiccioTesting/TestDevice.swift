@@ -15,6 +15,9 @@ package final class TestDevice {
     package let cloud: RecordingCloud
     /// The library file.
     package let path: String
+    /// How far this device's clock moves by itself before each sync and each add (0: it
+    /// moves only when a test moves it), like a real clock between a person's actions.
+    package var tick: (beforeSync: Int64, beforeAdd: Int64) = (0, 0)
     /// Adjusts every engine this device makes (snapshot interval and the like).
     package var tune: (SyncEngine) -> Void {
         didSet { tune(engine) }
@@ -49,7 +52,8 @@ package final class TestDevice {
     /// Runs one sync.
     @discardableResult
     package func sync(allowMassDelete: Bool = false) throws -> SyncReport {
-        try engine.sync(allowMassDelete: allowMassDelete)
+        clock.advance(by: tick.beforeSync)
+        return try engine.sync(allowMassDelete: allowMassDelete)
     }
 
     /// Simulates the app being killed and started again: a fresh connection to the file.
@@ -62,7 +66,8 @@ package final class TestDevice {
     /// Adds a word and returns its id.
     @discardableResult
     package func add(_ term: String, meaning: String = "", notes: String = "", tags: [String] = []) throws -> WordID {
-        try library.add(WordContent(term: term, meaning: meaning, notes: notes, tags: tags)).word.id
+        clock.advance(by: tick.beforeAdd)
+        return try library.add(WordContent(term: term, meaning: meaning, notes: notes, tags: tags)).word.id
     }
 
     /// The word `id`, which must exist here (in the Trash or not).

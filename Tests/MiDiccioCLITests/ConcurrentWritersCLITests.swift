@@ -1,5 +1,6 @@
 import Foundation
 import MiDiccioCLI
+import MiDiccioTesting
 import Testing
 
 @Suite("Several midiccio runs using one library at the same time")

@@ -27,7 +27,9 @@ struct SyncOnOpen: ParsableArguments {
                 let connection = try WordLibrary(path: path, create: false, environment: environment)
                 // Requests time out as soon as the command stops waiting for them.
                 let storage = remote.makeStorage(libraryPath: path, environment: environment, timeout: Self.patience)
-                let report = try SyncEngine(library: connection, storage: storage, appVersion: "midiccio \(Tool.version)").sync()
+                let engine = SyncEngine(library: connection, storage: storage, appVersion: "midiccio \(Tool.version)")
+                engine.onActivity = { outcome.note($0) }
+                let report = try engine.sync()
                 outcome.finish(report.skippedFiles.isEmpty ? nil : "skipped \(report.skippedFiles.count) unreadable cloud file(s); run 'midiccio sync' for details")
             } catch {
                 outcome.finish("could not sync (\(error)); showing the words on this device")
@@ -35,9 +37,23 @@ struct SyncOnOpen: ParsableArguments {
         }
         thread.start()
         if !outcome.wait(seconds: Self.patience) {
-            context.note("warning: the cloud is slow to answer; showing the words on this device")
+            context.note("warning: \(Self.unfinished(outcome.activity)); showing the words on this device")
         } else if let warning = outcome.warning {
             context.note("warning: \(warning)")
+        }
+    }
+}
+
+extension SyncOnOpen {
+    /// Why the sync did not finish in time, from what it was doing: still waiting for the
+    /// cloud's first answer is a slow cloud; anything further is a sync with much to do
+    /// (the first sync of a large library), which a local folder never is slow at.
+    static func unfinished(_ activity: SyncActivity?) -> String {
+        switch activity {
+        case nil, .reachingCloud?:
+            "the cloud is slow to answer"
+        case .downloading?, .merging?, .uploading?, .tidying?:
+            "this sync needs longer than \(Int(patience)) seconds (a first sync of a large library does); run 'midiccio sync' to finish it"
         }
     }
 }
@@ -47,6 +63,20 @@ private final class SyncOutcome: @unchecked Sendable {
     private let condition = NSCondition()
     private var done = false
     private(set) var warning: String?
+    private var lastActivity: SyncActivity?
+
+    /// What the sync was doing last.
+    var activity: SyncActivity? {
+        condition.lock()
+        defer { condition.unlock() }
+        return lastActivity
+    }
+
+    func note(_ activity: SyncActivity) {
+        condition.lock()
+        lastActivity = activity
+        condition.unlock()
+    }
 
     func finish(_ warning: String?) {
         condition.lock()

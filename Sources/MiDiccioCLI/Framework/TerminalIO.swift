@@ -42,29 +42,3 @@ public final class StandardIO: TerminalIO {
         return lines.joined()
     }
 }
-
-/// Captured output for tests and in-process use.
-public final class CapturedIO: TerminalIO {
-    /// Everything written to standard output.
-    public private(set) var output = ""
-    /// Everything written to standard error.
-    public private(set) var errorOutput = ""
-    /// What `readInput` returns.
-    public var input: String
-    public var outputIsTerminal = false
-    public var errorIsTerminal = false
-
-    /// Makes an empty capture with `input` as standard input.
-    public init(input: String = "") { self.input = input }
-
-    public func write(_ text: String) { output += text }
-    public func writeError(_ text: String) { errorOutput += text }
-    public func readInput() -> String { input }
-    public var inputIsTerminal = false
-    public func readLine() -> String? {
-        guard !input.isEmpty else { return nil }
-        let line = input.prefix { $0 != "\n" }
-        input = String(input.dropFirst(line.count + 1))
-        return String(line)
-    }
-}

@@ -1,5 +1,6 @@
 import Foundation
 import MiDiccioCLI
+import MiDiccioTesting
 import Testing
 
 /// One test's temporary folder, with a library path inside it; removed, with

@@ -1,6 +1,7 @@
 import Foundation
 import MiDiccioCLI
 import MiDiccioKit
+import MiDiccioTesting
 import Testing
 
 /// `midiccio remote set webdav URL [--user NAME] [--password-stdin]`, `remote show` and

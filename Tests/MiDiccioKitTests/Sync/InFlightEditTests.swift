@@ -40,6 +40,31 @@ struct InFlightEditTests {
         }
     }
 
+    @Test("a setting changed while its upload is in flight stays pending and reaches the other devices")
+    func settingChangedDuringUploadStaysPending() throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a"), b = try fixture.device("b")
+            try a.library.setSetting(.hideAfterDays, to: "7")
+            let other = try a.secondConnection()
+            let changed = SyncFlag()
+            fixture.storage.beforeWrite = { path in
+                guard path.hasPrefix(CloudLayout.changesFolder(a.id) + "/"), !changed.value else { return }
+                changed.value = true
+                a.clock.advance(by: 10)
+                try other.setSetting(.hideAfterDays, to: "30")
+            }
+            try a.sync()
+            fixture.storage.beforeWrite = nil
+            #expect(changed.value, "the setting changed during the upload")
+            #expect(try SyncStore(a.library).settings(pendingOnly: true).map(\.value) == ["30"], "the newer value waits")
+            a.clock.advance(by: 1_000)
+            try a.sync()
+            #expect(try SyncStore(a.library).settings(pendingOnly: true).isEmpty)
+            try b.sync()
+            #expect(try b.library.setting(.hideAfterDays) == "30")
+        }
+    }
+
     @Test("a word edited while a full upload is in flight stays pending, and the next sync uploads the edit")
     func editDuringFullUploadStaysPending() throws {
         try withSyncFixture { fixture in

@@ -60,6 +60,52 @@ struct MassDeleteGuardTests {
         }
     }
 
+    @Test("exactly 20 words with 11 moving to the Trash trips the guard")
+    func twentyWordsElevenDeleted() throws {
+        try withSyncFixture { fixture in
+            let (a, b, ids) = try sharedLibrary(fixture, words: 20)
+            try b.library.delete(Array(ids.prefix(11)))
+            try b.sync()
+            let error = #expect(throws: SyncError.self) { try a.sync() }
+            #expect(error?.massDeletionCounts?.count == 11)
+            #expect(error?.massDeletionCounts?.of == 20)
+        }
+    }
+
+    @Test("another device purging 30 of 40 words stops the sync here and asks, like moving them to the Trash")
+    func massPurgeStops() throws {
+        try withSyncFixture { fixture in
+            let (a, b, ids) = try sharedLibrary(fixture, words: 40)
+            try b.library.delete(Array(ids.prefix(30)))
+            try b.library.purge(Array(ids.prefix(30)))
+            try b.sync()
+            let before = try a.everyStoredWord()
+            fixture.advanceClocks(by: 1_000)
+            let error = #expect(throws: SyncError.self) { try a.sync() }
+            #expect(error?.massDeletionCounts?.count == 30)
+            #expect(error?.massDeletionCounts?.of == 40)
+            #expect(try a.everyStoredWord() == before, "nothing was purged here")
+            try a.sync(allowMassDelete: true)
+            #expect(try a.library.counts() == (words: 10, trash: 0))
+        }
+    }
+
+    @Test("purges of words that were already in the Trash here do not trip the guard")
+    func purgingTheTrashIsNotGuarded() throws {
+        try withSyncFixture { fixture in
+            let (a, b, ids) = try sharedLibrary(fixture, words: 25)
+            try b.library.delete(Array(ids.prefix(5)))
+            try fixture.syncRounds([b, a])
+            try a.library.delete(Array(ids.dropFirst(5).prefix(15)))
+            try fixture.syncRounds([a, b], 1, allowMassDelete: true)
+            #expect(try b.library.counts() == (words: 5, trash: 20))
+            try b.library.emptyTrash()
+            try b.sync()
+            try a.sync()
+            #expect(try a.library.counts() == (words: 5, trash: 0))
+        }
+    }
+
     @Test("another device deleting 5 of 25 words goes through without asking")
     func smallDeletionGoesThrough() throws {
         try withSyncFixture { fixture in

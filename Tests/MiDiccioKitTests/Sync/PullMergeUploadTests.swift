@@ -180,3 +180,32 @@ struct PullMergeUploadTests {
         }
     }
 }
+
+/// What a sync says it is doing, in order (sync on open tells a slow cloud from a long
+/// sync with it).
+@Suite("A sync tells what it is doing")
+struct SyncActivityTests {
+    @Test("a first sync reaches the cloud, downloads, merges every word, then tidies")
+    func firstSyncActivities() throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a"), b = try fixture.device("b")
+            for index in 0..<5 { try a.add("palabra \(index)") }
+            try a.sync()
+            let seen = ActivityLog()
+            b.engine.onActivity = { seen.append($0) }
+            try b.sync()
+            #expect(seen.all.first == .reachingCloud)
+            #expect(seen.all.contains(.downloading))
+            #expect(seen.all.contains(.merging(words: 5)))
+            #expect(seen.all.last == .tidying)
+        }
+    }
+}
+
+/// Activities collected from the syncing thread.
+final class ActivityLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [SyncActivity] = []
+    func append(_ activity: SyncActivity) { lock.withLock { items.append(activity) } }
+    var all: [SyncActivity] { lock.withLock { items } }
+}

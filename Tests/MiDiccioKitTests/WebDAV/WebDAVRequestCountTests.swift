@@ -30,24 +30,25 @@ struct WebDAVRequestCountTests {
         var options = WebDAVStorage.Options()
         options.writeMode = mode
         return try withWebDAVDirectory { directory in
-            let a = try WebDAVDevice(name: "a", directory: directory, storage: server.storage(address, options: options))
-            let b = try WebDAVDevice(name: "b", directory: directory, storage: server.storage(address, options: options))
+            let storageA = server.storage(address, options: options), storageB = server.storage(address, options: options)
+            let a = try webdavDevice(name: "a", directory: directory, storage: storageA)
+            let b = try webdavDevice(name: "b", directory: directory, storage: storageB)
             var ids: [WordID] = []
             for index in 0..<words { ids.append(try a.add("palabra \(index)", meaning: "word \(index)")) }
             for _ in 0..<2 {
                 try a.sync()
                 try b.sync()
             }
-            a.storage.resetCounts()
+            storageA.resetCounts()
             try a.sync()
-            let noOp = a.storage.requestCounts
+            let noOp = storageA.requestCounts
             _ = try a.library.edit(ids[0], WordEdit(meaning: "changed"))
-            a.storage.resetCounts()
+            storageA.resetCounts()
             try a.sync()
-            let push = a.storage.requestCounts
-            b.storage.resetCounts()
+            let push = storageA.requestCounts
+            storageB.resetCounts()
             try b.sync()
-            let pull = b.storage.requestCounts
+            let pull = storageB.requestCounts
             #expect(try b.word(ids[0]).meaning == "changed")
             return Counts(noOp: noOp, push: push, pull: pull)
         }

@@ -23,8 +23,8 @@ struct WebDAVServerStopsMidSyncTests {
         let address = try server.freshAddress("stops")
         try withWebDAVDirectory { directory in
             let cloud = InterceptingStorage(server.storage(address))
-            let a = try WebDAVDevice(name: "a", directory: directory, storage: server.storage(address), cloud: cloud)
-            let b = try WebDAVDevice(name: "b", directory: directory, storage: server.storage(address))
+            let a = try webdavDevice(name: "a", directory: directory, storage: server.storage(address), cloud: cloud)
+            let b = try webdavDevice(name: "b", directory: directory, storage: server.storage(address))
             var ids = [try a.add("uno"), try b.add("dos")]
             try a.sync()
             try b.sync()
@@ -111,7 +111,7 @@ struct WebDAVServerStopsMidSyncTests {
         let server = try PrivateWebDAVServer()
         let address = try server.freshAddress("down")
         try withWebDAVDirectory { directory in
-            let a = try WebDAVDevice(name: "a", directory: directory, storage: server.storage(address))
+            let a = try webdavDevice(name: "a", directory: directory, storage: server.storage(address))
             _ = try a.add("uno")
             try a.sync()
             _ = try a.add("dos")

@@ -23,7 +23,7 @@ struct WebDAVSlowServerTests {
         let address = try WebDAVAddress.parse(proxy.url + "/slow-\(UUID().uuidString.prefix(8))").address
         try withWebDAVDirectory { directory in
             let storage = server.storage(address, options: instantRetryOptions(timeout: 0.5))
-            let device = try WebDAVDevice(name: "a", directory: directory, storage: storage)
+            let device = try webdavDevice(name: "a", directory: directory, storage: storage)
             let id = try device.add("lento")
             let before = try device.library.snapshot()
 
@@ -43,7 +43,7 @@ struct WebDAVSlowServerTests {
             proxy.delay = 0
             try device.sync()
             #expect(try device.pendingCount() == 0)
-            let reader = try WebDAVDevice(name: "c", directory: directory, storage: server.storage(address))
+            let reader = try webdavDevice(name: "c", directory: directory, storage: server.storage(address))
             try reader.sync()
             #expect(try reader.word(id).term == "lento")
         }

@@ -17,8 +17,8 @@ struct WebDAVTwoLibrariesTests {
         let server = try WebDAVTestServer.require()
         let address = try server.freshAddress("two-libraries")
         try withWebDAVDirectory { directory in
-            let a = try WebDAVDevice(name: "a", directory: directory, storage: server.storage(address))
-            let b = try WebDAVDevice(name: "b", directory: directory, storage: server.storage(address))
+            let a = try webdavDevice(name: "a", directory: directory, storage: server.storage(address))
+            let b = try webdavDevice(name: "b", directory: directory, storage: server.storage(address))
 
             let palabra = try a.add("palabra", meaning: "word")
             let casa = try a.add("casa", meaning: "house")
@@ -61,7 +61,7 @@ struct WebDAVTwoLibrariesTests {
         let storage = server.storage(address)
         #expect(try storage.list("") == [], "the folder does not exist yet")
         try withWebDAVDirectory { directory in
-            let device = try WebDAVDevice(name: "a", directory: directory, storage: storage)
+            let device = try webdavDevice(name: "a", directory: directory, storage: storage)
             _ = try device.add("nuevo")
             try device.sync()
             let inspector = server.storage(address)
@@ -101,13 +101,14 @@ struct WebDAVTwoLibrariesTests {
         var options = WebDAVStorage.Options()
         options.writeMode = .directPut
         try withWebDAVDirectory { directory in
-            let a = try WebDAVDevice(name: "a", directory: directory, storage: server.storage(address, options: options))
-            let b = try WebDAVDevice(name: "b", directory: directory, storage: server.storage(address, options: options))
+            let storageA = server.storage(address, options: options)
+            let a = try webdavDevice(name: "a", directory: directory, storage: storageA)
+            let b = try webdavDevice(name: "b", directory: directory, storage: server.storage(address, options: options))
             let id = try a.add("directo")
             try a.sync()
             try b.sync()
             #expect(try b.word(id).term == "directo")
-            #expect(a.storage.requestCounts["MOVE"] == nil)
+            #expect(storageA.requestCounts["MOVE"] == nil)
         }
     }
 
@@ -116,7 +117,7 @@ struct WebDAVTwoLibrariesTests {
         let server = try WebDAVTestServer.require()
         let address = try WebDAVAddress.parse(server.url + "/no-such-parent-\(UUID().uuidString.prefix(8))/MiDiccio").address
         try withWebDAVDirectory { directory in
-            let device = try WebDAVDevice(name: "a", directory: directory, storage: server.storage(address))
+            let device = try webdavDevice(name: "a", directory: directory, storage: server.storage(address))
             _ = try device.add("perdido")
             let before = try device.library.allStored()
             do {

@@ -32,11 +32,12 @@ struct WebDAVWrongPasswordTests {
         let wrong = "not-the-password-\(UUID().uuidString)"
         try withWebDAVDirectory { directory in
             // The cloud already holds another device's words.
-            let other = try WebDAVDevice(name: "other", directory: directory, storage: server.storage(address))
+            let other = try webdavDevice(name: "other", directory: directory, storage: server.storage(address))
             _ = try other.add("ajeno")
             try other.sync()
 
-            let device = try WebDAVDevice(name: "a", directory: directory, storage: server.storage(address, password: wrong))
+            let refused = server.storage(address, password: wrong)
+            let device = try webdavDevice(name: "a", directory: directory, storage: refused)
             _ = try device.add("propio")
             let before = try device.library.snapshot()
             let error = Self.refusal { try device.sync() }
@@ -51,7 +52,7 @@ struct WebDAVWrongPasswordTests {
             #expect(try device.library.snapshot() == before, "nothing changed locally")
             #expect(try device.pendingCount() == 1, "the new word is still waiting to be uploaded")
             // One request, not retried: a refused password does not get better by waiting.
-            #expect(device.storage.requestCount == 1)
+            #expect(refused.requestCount == 1)
         }
     }
 
@@ -74,13 +75,13 @@ struct WebDAVWrongPasswordTests {
         let server = try WebDAVTestServer.require()
         let address = try server.freshAddress("then-right")
         try withWebDAVDirectory { directory in
-            let wrong = try WebDAVDevice(name: "a", directory: directory, storage: server.storage(address, password: "nope"))
+            let wrong = try webdavDevice(name: "a", directory: directory, storage: server.storage(address, password: "nope"))
             let id = try wrong.add("uno")
             _ = Self.refusal { try wrong.sync() }
             let right = SyncEngine(library: wrong.library, storage: server.storage(address), appVersion: "midiccio-tests")
             try right.sync()
             #expect(try wrong.pendingCount() == 0)
-            let reader = try WebDAVDevice(name: "b", directory: directory, storage: server.storage(address))
+            let reader = try webdavDevice(name: "b", directory: directory, storage: server.storage(address))
             try reader.sync()
             #expect(try reader.word(id).term == "uno")
         }

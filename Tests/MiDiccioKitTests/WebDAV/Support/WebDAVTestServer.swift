@@ -100,49 +100,17 @@ final class DelayRecorder: @unchecked Sendable {
 
 // MARK: - Devices on a WebDAV server
 
-/// One library syncing through its own connection to a WebDAV folder, like one device.
-final class WebDAVDevice {
-    let name: String
-    let clock: ManualClock
-    let library: WordLibrary
-    let storage: WebDAVStorage
-    let engine: SyncEngine
-
-    init(name: String, directory: URL, storage: WebDAVStorage, cloud: (any CloudStorage)? = nil,
-         start: Timestamp = Timestamp(milliseconds: 1_764_000_000_123)) throws {
-        self.name = name
-        clock = ManualClock(start: start)
-        library = try WordLibrary(path: directory.appendingPathComponent("\(name).sqlite").path, clock: clock, environment: [:])
-        try library.setDeviceName(name)
-        self.storage = storage
-        engine = SyncEngine(library: library, storage: cloud ?? storage, appVersion: "midiccio-tests")
-    }
-
-    @discardableResult
-    func sync() throws -> SyncReport {
-        clock.advance(by: 1_000)
-        return try engine.sync()
-    }
-
-    @discardableResult
-    func add(_ term: String, meaning: String = "", notes: String = "") throws -> WordID {
-        clock.advance(by: 10)
-        return try library.add(WordContent(term: term, meaning: meaning, notes: notes)).word.id
-    }
-
-    func word(_ id: WordID) throws -> Word {
-        guard let word = try library.word(id) else { throw WebDAVTestSetupError("\(name) has no word \(id)") }
-        return word
-    }
-
-    /// Every word, Trash included, ordered by id.
-    func everyWord() throws -> [Word] { try library.allStored().map(\.word) }
-
-    /// Words not uploaded yet.
-    func pendingCount() throws -> Int { try library.allStored().filter(\.pending).count }
+/// One library syncing through its own connection to a WebDAV folder, like one device: a
+/// `TestDevice` whose clock moves a second before each sync and 10 ms before each add.
+/// `cloud`, when given, stands between the engine and `storage` (a fault injector).
+func webdavDevice(name: String, directory: URL, storage: WebDAVStorage, cloud: (any CloudStorage)? = nil,
+                  start: Timestamp = Timestamp(milliseconds: 1_764_000_000_123)) throws -> TestDevice {
+    let device = try TestDevice(name: name, path: directory.appendingPathComponent("\(name).sqlite").path,
+                                storage: cloud ?? storage, clock: ManualClock(start: start))
+    device.tick = (beforeSync: 1_000, beforeAdd: 10)
+    return device
 }
 
-/// Runs `body` in a fresh temporary folder for library files, removed afterwards.
 func withWebDAVDirectory<T>(_ body: (URL) throws -> T) throws -> T {
     try withTemporaryDirectory(body)
 }
