@@ -124,7 +124,7 @@ final class SyncSession {
     /// True when this device's folders should be listed and tidied this sync.
     var tidyWanted = false
     /// Earlier ids this library took over, as their folders show them.
-    var absorbedRecords: [String: DeviceRecord] = [:]
+    var absorbedFolders: [String: AbsorbedFolder] = [:]
     /// The state generation this process last saw of each library (path and device id):
     /// a library whose state is not the one this process left behind (opened for the
     /// first time here, changed by another process, or put back from an older copy)

@@ -147,12 +147,17 @@ extension SyncSession {
     /// streams go, and every change file of theirs is found by listing.
     func readAbsorbedIdentities() throws {
         for entry in state.absorbed where !entry.cleanedUp {
-            var record = others.first { $0.device == entry.device }
+            let found = others.first { $0.device == entry.device }
+            var record = found
                 ?? DeviceRecord(device: entry.device, name: "", app: "", lastSync: store.clock.now(), lastSeq: 0, snapshotSeq: 0,
                                 read: [:], digest: "", wordCount: 0)
+            var paths: [String] = []
             for kind in [CloudLayout.Kind.changes, .snapshot] {
-                for file in try storage.list(CloudLayout.folder(kind, of: entry.device)) {
+                let folder = CloudLayout.folder(kind, of: entry.device)
+                for file in try storage.list(folder) {
+                    if FileSystem.isTemporaryName(file.name) { paths.append(folder + "/" + file.name) }
                     guard let parsed = CloudLayout.entry(fromName: file.name, kind: kind) else { continue }
+                    paths.append(folder + "/" + file.name)
                     record.lastSeq = max(record.lastSeq, parsed.seq)
                     if kind == .snapshot, parsed.seq > record.snapshotSeq {
                         record.snapshotSeq = parsed.seq
@@ -163,7 +168,7 @@ extension SyncSession {
             record.changeNames = nil
             others.removeAll { $0.device == entry.device }
             others.append(record)
-            absorbedRecords[entry.device] = record
+            absorbedFolders[entry.device] = AbsorbedFolder(record: found, effective: record, paths: paths)
         }
         others.sort { $0.device < $1.device }
     }
@@ -177,23 +182,35 @@ extension SyncSession {
         var absorbed = state.absorbed
         for index in absorbed.indices where !absorbed[index].cleanedUp {
             let entry = absorbed[index]
-            let record = others.first { $0.device == entry.device && !$0.name.isEmpty }
-            let reach = absorbedRecords[entry.device]?.lastSeq ?? record?.lastSeq ?? 0
-            guard entry.through >= reach else { continue }
-            if let record, record.instance != entry.instance { continue }
-            for kind in [CloudLayout.Kind.changes, .snapshot] {
-                let folder = CloudLayout.folder(kind, of: entry.device)
-                for file in try storage.list(folder) {
-                    let parsed = CloudLayout.entry(fromName: file.name, kind: kind)
-                    guard FileSystem.isTemporaryName(file.name) || (parsed.map { $0.seq <= entry.through } ?? false) else { continue }
-                    if try storage.delete(folder + "/" + file.name) { report.filesRemoved += 1 }
-                }
+            guard let folder = absorbedFolders[entry.device] else { continue }
+            // Done once a listing finds nothing left: a file still on its way through a
+            // file-sync client when the files were removed is removed at a later sync.
+            if folder.record == nil && folder.paths.isEmpty {
+                absorbed[index].cleanedUp = true
+                continue
             }
-            if record != nil, try storage.delete(CloudLayout.devicePath(entry.device)) { report.filesRemoved += 1 }
-            absorbed[index].cleanedUp = true
+            guard entry.through >= folder.effective.lastSeq else { continue }
+            if let record = folder.record, record.instance != entry.instance { continue }
+            for path in folder.paths {
+                let name = String(path.split(separator: "/").last ?? "")
+                let parsed = CloudLayout.entry(fromName: name, kind: .changes) ?? CloudLayout.entry(fromName: name, kind: .snapshot)
+                guard FileSystem.isTemporaryName(name) || (parsed.map { $0.seq <= entry.through } ?? false) else { continue }
+                if try storage.delete(path) { report.filesRemoved += 1 }
+            }
+            if folder.record != nil, try storage.delete(CloudLayout.devicePath(entry.device)) { report.filesRemoved += 1 }
         }
         if absorbed != state.absorbed {
             try commit { $0.absorbed = absorbed }
         }
     }
+}
+
+/// What this sync found of an earlier id this library took over.
+struct AbsorbedFolder {
+    /// Its record in the cloud, if there is one.
+    var record: DeviceRecord?
+    /// Its record made to agree with its folders (how far its files go).
+    var effective: DeviceRecord
+    /// Its change files, snapshots and temporary files.
+    var paths: [String]
 }

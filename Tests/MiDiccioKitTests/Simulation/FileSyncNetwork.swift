@@ -31,6 +31,8 @@ final class FileSyncNetwork {
     private var transfers: [Transfer] = []
     private var stamp = 0
     private var conflicts = 0
+    /// Told of every delivery (the simulation's trace).
+    var onDeliver: ((String) -> Void)?
 
     /// Adds a copy of the folder: a copy of `source`'s (a cloned machine comes with its
     /// sync folder), or an empty one that the client then fills, file by file, with the
@@ -78,6 +80,7 @@ final class FileSyncNetwork {
                 continue
             }
             transfers.remove(at: index)
+            onDeliver?("deliver \(transfer.path) (\(transfer.version.data?.count ?? -1) bytes, stamp \(transfer.version.stamp)) to \(transfer.to)")
             apply(transfer)
         }
     }

@@ -86,6 +86,10 @@ struct Simulation {
         folder = NSTemporaryDirectory() + "midiccio-sim-\(seed)-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         for _ in 0..<3 { try addDevice() }
+        if tracing, let network {
+            let seed = seed
+            network.onDeliver = { text in FileHandle.standardError.write(Data("[sim \(seed)] \(text)\n".utf8)) }
+        }
     }
 
     func cleanUp() { try? FileManager.default.removeItem(atPath: folder) }
