@@ -30,10 +30,8 @@ final class ProcessStressTests {
 
     init() throws {
         sandbox = try Sandbox()
-        children = try ChildProcesses(environment: sandbox.processEnvironment, folder: sandbox.path("runs"))
+        children = try ChildProcesses(in: sandbox)
     }
-
-    deinit { children.stopAll() }
 
     @Test("writers, syncs and the web app on one library at once leave it whole and lose no word reported saved")
     func manyProcessesOneLibrary() throws {

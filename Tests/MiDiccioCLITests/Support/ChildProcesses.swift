@@ -195,20 +195,27 @@ struct ChildRun: CustomStringConvertible {
 /// Every process one test starts from the built `midiccio`, and their output files.
 /// Those still running when the test ends, however it ends, are killed by their id and
 /// reaped (`stopAll`, called from `deinit` too).
+///
+/// Holds its sandbox, so the sandbox's folder is removed only after every child that
+/// could still write into it is gone.
 final class ChildProcesses: @unchecked Sendable {
     /// The `midiccio` executable.
     let executable: String
     /// The environment every child gets, and nothing else of the test's.
     let environment: [String: String]
+    /// The folder the children work in.
+    let sandbox: Sandbox
     /// Where output files go.
     private let folder: String
     private let state = Mutex<(started: Int, running: [pid_t: ChildProcess])>((0, [:]))
 
-    /// Children of the built tool, with `environment`, writing their output under `folder`.
-    init(environment: [String: String], folder: String) throws {
+    /// Children of the built tool with the sandbox's process environment, writing their
+    /// output into the sandbox.
+    init(in sandbox: Sandbox) throws {
         executable = try BuiltTool.path()
-        self.environment = environment
-        self.folder = folder
+        self.sandbox = sandbox
+        environment = sandbox.processEnvironment
+        folder = sandbox.path("runs")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     }
 
