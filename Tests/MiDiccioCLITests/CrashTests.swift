@@ -20,6 +20,10 @@ import Glibc
 /// `MIDICCIO_CRASH_SEED` the seed that picks devices, commands and delays (default 1).
 /// Where a kill lands also depends on timing, so a seed replays the same choices, not
 /// always the same failure.
+///
+/// KNOWN TO FAIL now and then: when a kill lands in the write of a device record, the
+/// check at the end finds its temporary file still in the cloud (`devices/.ID.json.
+/// RANDOM.tmp`), a bug in the sync engine that CloudLeftoverTests reproduces every time.
 @Suite("midiccio killed at random moments")
 final class CrashTests {
     let sandbox: Sandbox
