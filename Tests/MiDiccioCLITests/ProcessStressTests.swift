@@ -291,6 +291,8 @@ private final class WebClient: Sendable {
         csrfToken = String(page.text[start.upperBound..<end])
     }
 
+    deinit { session.finishTasksAndInvalidate() }
+
     /// Sends one request and waits for the whole answer (status 0 when none came).
     func send(_ method: String, _ path: String, json: [String: Any]? = nil) -> Reply {
         var request = URLRequest(url: URL(string: base + path)!)
