@@ -137,12 +137,14 @@ final class ProcessStressTests {
         let failed = failures.all
         #expect(failed.count == 0, "operations failed; the first: \(failed.prefix(3))")
         for path in [library, phone] {
-            #expect(try children.integrityCheck(path) == "ok", "\(path)")
+            let verdict = try children.integrityCheck(path)
+            let whole = verdict == "ok"
+            #expect(whole, "integrity_check of \(path): \(verdict)")
         }
         let words = try allWords(inLibraryAt: library)
         let expected = saved.all
         let missing = expected.filter { words[$0.key] == nil }
-        #expect(missing.count == 0, "of \(expected.count) words reported saved, e.g. \(missing.values.prefix(3))")
+        #expect(missing.count == 0, "of \(expected.count) words reported saved, e.g. \(missing.values.prefix(3).map(\.description))")
         let wrong = expected.compactMap { id, want -> String? in
             guard let word = words[id], word.term != want.term || word.meaning != want.meaning else { return nil }
             return "\(want.term) has \"\(word.meaning)\", saved as \"\(want.meaning)\""

@@ -4,12 +4,14 @@ import Testing
 
 /// What tests that run real processes check on a library once those processes are gone.
 extension ChildProcesses {
-    /// SQLite's own verdict on the file at `path` ("ok" when it is whole), from the
-    /// sqlite3 shell, as a person investigating a broken library would ask for it.
+    /// SQLite's own verdict on the file at `path` ("ok" when it is whole; otherwise its
+    /// first problems, on one line), from the sqlite3 shell, as a person investigating a
+    /// broken library would ask for it.
     func integrityCheck(_ path: String) throws -> String {
         let check = finish(try launch(try BuiltTool.sqliteShell(), [path, "PRAGMA integrity_check"]))
         guard check.succeeded else { return "sqlite3 failed: \(check)" }
-        return check.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let lines = check.output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        return lines.prefix(5).joined(separator: "; ") + (lines.count > 5 ? "; ..." : "")
     }
 }
 
