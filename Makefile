@@ -6,7 +6,8 @@ SWIFT ?= swift
 # lighttpd and lighttpd-mod-webdav: the real WebDAV server the tests sync through
 # (Debian 12 ships mod_webdav in its own package). nodejs: the web tests run
 # `node --check` on the page's script (Tests/MiDiccioWebTests/PageFileTests.swift).
-APT_PACKAGES := pkg-config libsqlite3-dev libicu-dev zlib1g-dev libmicrohttpd-dev lighttpd lighttpd-mod-webdav nodejs
+# sqlite3: the process tests check libraries with the shell's `PRAGMA integrity_check`.
+APT_PACKAGES := pkg-config libsqlite3-dev libicu-dev zlib1g-dev libmicrohttpd-dev lighttpd lighttpd-mod-webdav nodejs sqlite3
 ARGS ?= serve
 BENCH_ARGS ?= library --words 100000
 
