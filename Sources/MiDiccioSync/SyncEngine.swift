@@ -80,6 +80,7 @@ public final class SyncEngine {
             let uploaded = try session.upload()
             let snapshot = try session.writeSnapshotIfDue()
             try session.compact()
+            try session.removeLeftoverRecordFiles()
             try session.cleanUpAbsorbedIdentities()
             try session.publishRecordIfNeeded(force: uploaded || snapshot)
             try session.finish()

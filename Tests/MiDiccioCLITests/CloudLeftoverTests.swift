@@ -8,17 +8,13 @@ import Glibc
 ///
 /// Every file goes to the folder under a temporary name (`.NAME.RANDOM.tmp`) and is
 /// renamed into place; a process killed in between leaves the temporary file behind.
-/// A device removes its own leftovers when it next writes a snapshot or recovers an
-/// interrupted write (README, "Cloud layout"), so after a few ordinary syncs none may
+/// A device removes its own leftovers when it recovers the interrupted write or next
+/// writes a snapshot (README, "Cloud layout"), so after a few ordinary syncs none may
 /// remain: they hold a copy of what was being written, purged content included.
 ///
-/// KNOWN TO FAIL (bugs in Sources/MiDiccioSync, reported and left to the sync engine's
-/// owners): a device record (`devices/<id>.json`) is written with no note that it is in
-/// flight, so its leftover is removed only at the device's next snapshot (after 32
-/// change files, or a purge), however many syncs come first, while `status` says "its
-/// next sync removes them"; and the leftover record of an id that copies of a library
-/// gave up is never removed, since that clean-up (`cleanUpAbsorbedIdentities`) removes
-/// the id's change files, snapshots and record but not its record's temporary files.
+/// A device record (`devices/<id>.json`) has no in-flight note; its leftovers, and
+/// those of the ids a copy of the library took over, are removed by every sync, which
+/// lists `devices/` anyway (they were once left until the next snapshot).
 @Suite("Temporary files a killed sync leaves in the cloud")
 final class CloudLeftoverTests {
     let sandbox: Sandbox

@@ -115,12 +115,19 @@ extension SyncSession {
                 clean = false
             }
         }
-        // A record write that stopped half way leaves `.<id>.json.<random>.tmp`.
-        let recordName = CloudLayout.devicePath(deviceID).split(separator: "/").last.map(String.init) ?? ""
-        for name in deviceFolderNames where FileSystem.isTemporaryName(name) && name.hasPrefix("." + recordName + ".") {
+        return (clean, suspicion)
+    }
+
+    /// Removes the temporary files that record writes of this device, or of the ids it
+    /// took over, left in `devices/` when they stopped half way (`.<id>.json.<random>.tmp`).
+    /// The folder is listed by every sync anyway, so this costs a request only when there
+    /// is something to remove.
+    func removeLeftoverRecordFiles() throws {
+        let ids = [deviceID] + state.absorbed.map(\.device)
+        for name in deviceFolderNames where FileSystem.isTemporaryName(name) {
+            guard ids.contains(where: { name.hasPrefix(".\($0).json.") }) else { continue }
             if try storage.delete(CloudLayout.devicesFolder + "/" + name) { report.temporaryFilesRemoved += 1 }
         }
-        return (clean, suspicion)
     }
 
     /// Why a file under this device's id that it did not write makes it a copy.

@@ -28,7 +28,7 @@ extension SyncSession {
         do {
             try readDeviceRecords()
             let temporary = try leftoverTemporaryFiles()
-            if temporary > 0 {
+            if temporary > 0 && markers > 0 {
                 status.purgedContentRemains.append(
                     "\(temporary) temporary file\(temporary == 1 ? "" : "s") this device left behind (its next sync removes them)")
             }

@@ -72,9 +72,12 @@ final class FileSyncNetwork {
             let index = Int.random(in: transfers.indices, using: &random)
             var transfer = transfers[index]
             if transfer.halfFirst, let data = transfer.version.data {
-                // The copy sees the file half written; the rest arrives later.
-                replicas[transfer.to][transfer.path] = Version(data: data.prefix(data.count / 2), stamp: transfer.version.stamp - 1,
-                                                               origin: transfer.version.origin)
+                // The copy sees the file half written; the rest arrives later. (Not over
+                // a newer version it holds: a client never does that.)
+                if (replicas[transfer.to][transfer.path]?.stamp ?? -1) < transfer.version.stamp - 1 {
+                    replicas[transfer.to][transfer.path] = Version(data: data.prefix(data.count / 2), stamp: transfer.version.stamp - 1,
+                                                                   origin: transfer.version.origin)
+                }
                 transfer.halfFirst = false
                 transfers[index] = transfer
                 continue
