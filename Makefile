@@ -11,7 +11,11 @@ APT_PACKAGES := pkg-config libsqlite3-dev libicu-dev zlib1g-dev libmicrohttpd-de
 ARGS ?= serve
 BENCH_ARGS ?= library --words 100000
 
-.PHONY: run test bench build deps clean
+.PHONY: run test bench build deps clean format
+
+# Rewrites the code in the format `make test` checks (.swift-format).
+format:
+	$(SWIFT) format --in-place --recursive Sources Tests Benchmarks Package.swift
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -38,6 +42,7 @@ run: build
 # 127.0.0.1 on a free port for the run, and the trap stops it (by its process id, with
 # any server a test started inside its folder) however the tests end.
 test: deps
+	$(SWIFT) format lint --strict --recursive Sources Tests Benchmarks Package.swift
 	$(SWIFT) build --build-tests
 	@state=$$(mktemp -d "$${TMPDIR:-/tmp}/midiccio-webdav.XXXXXX") || exit 1; \
 	trap 'bash Tests/WebDAV/server.sh stop "$$state"' EXIT; trap 'exit 130' INT TERM; \

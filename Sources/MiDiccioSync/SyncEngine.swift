@@ -124,6 +124,8 @@ final class SyncSession {
     var deviceFolderNames: [String] = []
     /// True when this device's folders should be listed and tidied this sync.
     var tidyWanted = false
+    /// Libraries that took over this library's old id, read in full this sync.
+    var descendants = Set<String>()
     /// Earlier ids this library took over, as their folders show them.
     var absorbedFolders: [String: AbsorbedFolder] = [:]
     /// The state generation this process last saw of each library (path and device id):

@@ -30,10 +30,21 @@ public struct SecurityPolicy: Sendable {
     public init(host: String, accessToken: String?, csrfToken: String = SecurityPolicy.randomToken()) {
         self.csrfToken = csrfToken
         self.accessToken = accessToken
-        let lower = host.lowercased()
-        // A Host header writes an IPv6 address in brackets: "[::1]:8080".
-        let name = lower.contains(":") && !lower.hasPrefix("[") ? "[\(lower)]" : lower
+        let name = Self.hostHeaderName(host)
         hostNames = Self.loopbackHostNames.contains(name) ? Self.loopbackHostNames : [name]
+    }
+
+    /// `host` as a Host header writes it: lower case, an IPv6 address in brackets
+    /// ("[::1]:8080").
+    public static func hostHeaderName(_ host: String) -> String {
+        let lower = host.lowercased()
+        return lower.contains(":") && !lower.hasPrefix("[") ? "[\(lower)]" : lower
+    }
+
+    /// True when `host` (an address or name, IPv6 with or without brackets) is one of
+    /// this computer's loopback names.
+    public static func isLoopback(_ host: String) -> Bool {
+        loopbackHostNames.contains(hostHeaderName(host))
     }
 
     /// The names of this computer's loopback address as a Host header writes them. A

@@ -18,9 +18,6 @@ struct ServeCommand: ParsableCommand {
         examples: ["midiccio serve", "midiccio serve --port 8081",
                    "midiccio serve --host 192.168.1.20 --token \"$(openssl rand -hex 16)\""])
 
-    /// Names that mean this computer only: serving on them needs no token.
-    static let loopbackHosts: Set<String> = ["127.0.0.1", "localhost", "::1"]
-
     @Option(valueName: "number", help: "The port to listen on (default: 8080; 0 picks a free one).", range: 0...65_535)
     var port = 8080
     @Option(valueName: "address", help: "The address to listen on (default: 127.0.0.1).") var host = "127.0.0.1"
@@ -31,7 +28,7 @@ struct ServeCommand: ParsableCommand {
         if let token, token.count < 8 || token.contains(where: { $0.isWhitespace || $0 == ";" || $0 == "," }) {
             throw UsageError("--token must be at least 8 characters, without spaces, commas or semicolons")
         }
-        if !Self.loopbackHosts.contains(host.lowercased()) && token == nil {
+        if !SecurityPolicy.isLoopback(host) && token == nil {
             throw UsageError("listening on \(host) lets other computers reach your library; add --token SECRET so only people with the secret can")
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import MiDiccioKit
+import MiDiccioWeb
 
 /// `midiccio remote set`
 struct RemoteSetCommand: ParsableCommand {
@@ -126,8 +127,9 @@ struct RemoteSetCommand: ParsableCommand {
     }
 
     private static func isLoopback(_ host: String?) -> Bool {
-        guard let host = host?.lowercased() else { return false }
-        return host == "localhost" || host.hasPrefix("127.") || host == "[::1]" || host == "::1"
+        guard let host else { return false }
+        // The whole 127.0.0.0/8 block is this computer too.
+        return SecurityPolicy.isLoopback(host) || host.hasPrefix("127.")
     }
 }
 
@@ -209,6 +211,11 @@ struct SyncCommand: ParsableCommand {
                 ("snapshotWritten", String(report.snapshotWritten)), ("filesWritten", String(report.filesWritten)),
                 ("bytesWritten", String(report.bytesWritten)), ("filesRemoved", String(report.filesRemoved)),
                 ("purgedElsewhere", String(report.purgedElsewhere)), ("fullResync", String(report.fullResync)),
+                ("temporaryFilesRemoved", String(report.temporaryFilesRemoved)),
+                ("newIdentity", report.newIdentity.map {
+                    JSONText.object([("old", JSONText.quote($0.old)), ("new", JSONText.quote($0.new)),
+                                     ("reason", JSONText.quote($0.reason))], spaced: true)
+                } ?? "null"),
             ], spaced: true) + "\n")
         } else {
             var line = "Synced with \(remote.displayName): \(report.pulled) pulled, \(report.pushed) pushed, \(report.merged) merged"
@@ -218,6 +225,9 @@ struct SyncCommand: ParsableCommand {
                 context.note("\(report.purgedElsewhere) word\(report.purgedElsewhere == 1 ? " was" : "s were") purged on another device and removed here; edits made here to them were discarded")
             }
             if report.fullResync { context.note("This device had not synced for a long time, so it read everything again before uploading.") }
+            if let identity = report.newIdentity {
+                context.note("This library is a copy of another device's library file (\(identity.reason)). It goes on as a new device (\(identity.new.prefix(8))); it read everything of the old one (\(identity.old.prefix(8))) and uploaded every word once. Nothing was written over.")
+            }
         }
     }
 }
@@ -233,7 +243,7 @@ struct StatusCommand: ParsableCommand {
         let library = try context.library()
         let counts = try library.counts()
         guard let remote = try library.remote() else {
-            let pending = try SyncEngine(library: library, storage: MissingStorage()).status().pending
+            let pending = try SyncEngine(library: library, storage: missingStorage()).status().pending
             if output.json {
                 context.io.write(JSONText.object([("device", JSONText.quote(try library.deviceName())), ("remote", "null"),
                                                   ("words", String(counts.words)), ("trash", String(counts.trash)),
@@ -250,7 +260,8 @@ struct StatusCommand: ParsableCommand {
                 JSONText.object([("id", JSONText.quote(device.id)), ("name", JSONText.quote(device.name)),
                                  ("app", JSONText.quote(device.app)), ("lastSync", JSONText.time(device.lastSync)),
                                  ("agrees", String(device.agrees)), ("thisDevice", String(device.isThisDevice)),
-                                 ("inactive", String(device.inactive))], spaced: true)
+                                 ("inactive", String(device.inactive)), ("replacedBy", JSONText.optional(device.replacedBy))],
+                                spaced: true)
             }
             context.io.write(JSONText.object([
                 ("device", JSONText.quote(status.deviceName)), ("deviceId", JSONText.quote(status.deviceID)),
@@ -282,8 +293,9 @@ struct StatusCommand: ParsableCommand {
         let width = status.devices.map { $0.name.count }.max() ?? 0
         for device in status.devices {
             let agreement = device.isThisDevice ? "this device"
-                : device.inactive ? "silent for over 180 days: it will read everything again when it returns"
-                : (device.agrees ? "in agreement" : "differs (sync both to agree)")
+                : device.replacedBy.map { "a copy of its library goes on as \($0); its files are being taken over" }
+                ?? (device.inactive ? "silent for over 180 days: it will read everything again when it returns" : nil)
+                ?? (device.agrees ? "in agreement" : "differs (sync both to agree)")
             text += "  \(device.name.padded(to: width))  last sync \(device.lastSync?.iso8601 ?? "never")  \(agreement)\n"
         }
         context.io.write(text)
@@ -291,10 +303,6 @@ struct StatusCommand: ParsableCommand {
 }
 
 /// Storage for a library with no remote: status reads only local state through it.
-private final class MissingStorage: CloudStorage {
-    var displayName: String { "none" }
-    func list(_ folder: String) throws -> [CloudEntry] { throw SyncError.noRemote }
-    func read(_ path: String) throws -> Data? { throw SyncError.noRemote }
-    func write(_ path: String, _ data: Data) throws { throw SyncError.noRemote }
-    func delete(_ path: String) throws -> Bool { throw SyncError.noRemote }
+private func missingStorage() -> any CloudStorage {
+    UnusableStorage(displayName: "none", error: .unavailable("no remote is set"))
 }

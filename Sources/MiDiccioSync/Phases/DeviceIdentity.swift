@@ -133,6 +133,10 @@ extension SyncSession {
             next = fresh
         }
         report.newIdentity = NewIdentity(old: ids.old, new: ids.new, reason: reason)
+        // Libraries that were once this one (a copy, or this library's own newer self
+        // before it was put back) may have written files their records never named (a
+        // record write that failed); their folders are read once, in full.
+        descendants = Set(others.filter { $0.absorbed[ids.old] != nil }.map(\.device))
         kept.newIdentity = true
         ownRecord = nil
         ownRecordUnreadable = false
@@ -142,18 +146,20 @@ extension SyncSession {
         }
     }
 
-    /// Makes what this library reads of earlier ids it took over independent of their
-    /// records, which may be stale or gone: the files in their folders say how far their
-    /// streams go, and every change file of theirs is found by listing.
+    /// Makes what this library reads of earlier ids it took over (and, once, of the
+    /// libraries that took over its own old id) independent of their records, which may
+    /// be stale or gone: the files in their folders say how far their streams go, and
+    /// every change file of theirs is found by listing.
     func readAbsorbedIdentities() throws {
-        for entry in state.absorbed where !entry.cleanedUp {
-            let found = others.first { $0.device == entry.device }
+        let absorbing = state.absorbed.filter { !$0.cleanedUp }.map(\.device)
+        for device in absorbing + descendants.filter({ !absorbing.contains($0) }).sorted() {
+            let found = others.first { $0.device == device }
             var record = found
-                ?? DeviceRecord(device: entry.device, name: "", app: "", lastSync: store.clock.now(), lastSeq: 0, snapshotSeq: 0,
+                ?? DeviceRecord(device: device, name: "", app: "", lastSync: store.clock.now(), lastSeq: 0, snapshotSeq: 0,
                                 read: [:], digest: "", wordCount: 0)
             var paths: [String] = []
             for kind in [CloudLayout.Kind.changes, .snapshot] {
-                let folder = CloudLayout.folder(kind, of: entry.device)
+                let folder = CloudLayout.folder(kind, of: device)
                 for file in try storage.list(folder) {
                     if FileSystem.isTemporaryName(file.name) { paths.append(folder + "/" + file.name) }
                     guard let parsed = CloudLayout.entry(fromName: file.name, kind: kind) else { continue }
@@ -166,9 +172,9 @@ extension SyncSession {
                 }
             }
             record.changeNames = nil
-            others.removeAll { $0.device == entry.device }
+            others.removeAll { $0.device == device }
             others.append(record)
-            absorbedFolders[entry.device] = AbsorbedFolder(record: found, effective: record, paths: paths)
+            absorbedFolders[device] = AbsorbedFolder(record: found, effective: record, paths: paths)
         }
         others.sort { $0.device < $1.device }
     }

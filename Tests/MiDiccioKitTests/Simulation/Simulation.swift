@@ -63,8 +63,14 @@ struct Simulation {
     var trueTime: Int64 = 1_764_000_000_000
     var step = 0
     var writes: [WordID: [WordField: [ObservedWrite]]] = [:]
+    /// Writes a device did and then lost with its newer file, put back from an older copy.
+    var lostWrites = Set<WriteKey>()
     var created: [WordID: Origin] = [:]
+    /// Words whose only copies went with a newer file put back from an older copy.
+    var lostCreations = Set<WordID>()
     var purged: [WordID: Origin] = [:]
+    /// Purges undone by putting back a copy from before them (a later copy may redo them).
+    var droppedPurges: [WordID: Origin] = [:]
     var tokens: [WordID: String] = [:]
     var backups: [String] = []
     var joined = false
@@ -205,6 +211,7 @@ struct Simulation {
         let after = try device.state()
         for id in Set(before.keys).subtracting(after.keys) where purged[id] == nil {
             purged[id] = Origin(device: device.name, step: step)
+            droppedPurges[id] = nil
         }
         for (id, stored) in after {
             if created[id] == nil { created[id] = Origin(device: device.name, step: step) }
@@ -326,28 +333,63 @@ struct Simulation {
     }
 
     /// Puts back an older copy of a device's own library file. What the device did after
-    /// that copy and never sent anywhere is gone with the newer file: the oracle forgets
-    /// it. Everything that reached the cloud or another device must come back.
+    /// that copy and never sent anywhere is gone with the newer file: the oracle counts it
+    /// lost. What the copy holds (even what an earlier restore lost) is back.
     mutating func restoreOlderCopy(of index: Int) throws {
         guard let copy = pick(members[index].copies) else { return }
         let name = members[index].device.name
-        let survivors = try survivingKnowledge(excluding: index)
+        trace("\(name) put back from its copy of step \(copy.step)")
+        var present = try survivingKnowledge(excluding: index)
+        let inCopy = try knowledge(ofLibraryFile: copy.path)
+        present.writes.formUnion(inCopy.writes)
+        present.ids.formUnion(inCopy.ids)
+        present.markers.formUnion(inCopy.markers)
         for (id, fields) in writes {
             for (field, list) in fields {
-                writes[id]?[field] = list.filter { write in
-                    write.device != name || write.step <= copy.step
-                        || survivors.writes.contains(WriteKey(id: id, field: field, time: write.time, writer: write.writer))
+                for write in list where write.device == name {
+                    let key = WriteKey(id: id, field: field, time: write.time, writer: write.writer)
+                    if present.writes.contains(key) {
+                        lostWrites.remove(key)
+                    } else if write.step > copy.step {
+                        lostWrites.insert(key)
+                    }
                 }
             }
         }
-        for (id, origin) in created where origin.device == name && origin.step > copy.step && !survivors.ids.contains(id) {
-            created[id] = nil
-            writes[id] = nil
+        for (id, origin) in created where origin.device == name {
+            if present.ids.contains(id) {
+                lostCreations.remove(id)
+            } else if origin.step > copy.step {
+                lostCreations.insert(id)
+            }
         }
-        for (id, origin) in purged where origin.device == name && origin.step > copy.step && !survivors.markers.contains(id) {
+        for (id, origin) in purged where origin.device == name && origin.step > copy.step && !present.markers.contains(id) {
             purged[id] = nil
+            droppedPurges[id] = origin
+        }
+        for (id, origin) in droppedPurges where present.markers.contains(id) {
+            purged[id] = origin
+            droppedPurges[id] = nil
         }
         try members[index].device.restoreLibraryFile(from: copy.path)
+    }
+
+    /// Every field write, word and purge marker in a library file (opened as a copy, so
+    /// the file itself stays as it is).
+    private func knowledge(ofLibraryFile path: String) throws -> (writes: Set<WriteKey>, ids: Set<WordID>, markers: Set<WordID>) {
+        let scratch = folder + "/scratch-\(UUID().uuidString).sqlite"
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: scratch + suffix) } }
+        try FileManager.default.copyItem(atPath: path, toPath: scratch)
+        if FileManager.default.fileExists(atPath: path + "-wal") { try FileManager.default.copyItem(atPath: path + "-wal", toPath: scratch + "-wal") }
+        let store = SyncStore(try WordLibrary(path: scratch, create: false, environment: [:]))
+        var writes = Set<WriteKey>(), ids = Set<WordID>()
+        for record in try store.allRecords() {
+            ids.insert(record.word.id)
+            for field in WordField.allCases {
+                writes.insert(WriteKey(id: record.word.id, field: field, time: record.times[field], writer: record.writers[field.index]))
+            }
+        }
+        return (writes, ids, try store.purgedIDs())
     }
 
     struct WriteKey: Hashable {
@@ -424,7 +466,7 @@ struct Simulation {
 
     func check() throws {
         let states = try members.map { try $0.device.state() }
-        let alive = Set(created.keys).subtracting(purged.keys)
+        let alive = Set(created.keys).subtracting(lostCreations).subtracting(purged.keys)
         for (member, state) in zip(members, states) {
             let device = member.device
             // No device holds any field of a purged word, and every device knows it is gone.
@@ -447,9 +489,12 @@ struct Simulation {
                         "seed \(seed): \(member.device.name) disagrees with \(members[0].device.name) on \(id): \(other.word) vs \(expected.word)")
             }
             for field in WordField.allCases {
-                guard let last = writes[id]?[field]?.max(by: Self.isOlder(field)) else { continue }
+                let standing = (writes[id]?[field] ?? []).filter {
+                    !lostWrites.contains(WriteKey(id: id, field: field, time: $0.time, writer: $0.writer))
+                }
+                guard let last = standing.max(by: Self.isOlder(field)) else { continue }
                 #expect(fieldText(expected.word, field) == fieldText(last.word, field) && expected.times[field] == last.time,
-                        "seed \(seed): \(id) field \(field) holds \(fieldText(expected.word, field).debugDescription) at \(expected.times[field]), but the last write was \(fieldText(last.word, field).debugDescription) at \(last.time) by \(last.writer)")
+                        "seed \(seed): \(id) field \(field) holds \(fieldText(expected.word, field).debugDescription) at \(expected.times[field]), but the last write was \(fieldText(last.word, field).debugDescription) at \(last.time) by \(last.writer) (writes: \((writes[id]?[field] ?? []).map { "\($0.device)@\($0.step) \($0.time.milliseconds % 100_000)" }))")
             }
         }
         try checkNoPurgedText(states)
