@@ -195,4 +195,6 @@ public struct SyncStatus: Sendable {
     public var purgeMarkers: Int = 0
     /// Why content of purged words may still be in the cloud; empty when it cannot be.
     public var purgedContentRemains: [String] = []
+    /// After this many days of silence a device counts as inactive (the retention).
+    public var retentionDays = 180
 }

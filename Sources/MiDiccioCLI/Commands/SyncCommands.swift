@@ -226,7 +226,12 @@ struct SyncCommand: ParsableCommand {
             }
             if report.fullResync { context.note("This device had not synced for a long time, so it read everything again before uploading.") }
             if let identity = report.newIdentity {
-                context.note("This library is a copy of another device's library file (\(identity.reason)). It goes on as a new device (\(identity.new.prefix(8))); it read everything of the old one (\(identity.old.prefix(8))) and uploaded every word once. Nothing was written over.")
+                context.note("""
+                    This library is a copy of another library file (\(identity.reason)).
+                    It goes on as a new device (\(identity.new.prefix(8))): it read everything of the old id (\(identity.old.prefix(8))) \
+                    and uploaded every word once; nothing was written over. Give it a name of its own with \
+                    'midiccio remote set ... --device-name NAME'.
+                    """)
             }
         }
     }
@@ -294,7 +299,7 @@ struct StatusCommand: ParsableCommand {
         for device in status.devices {
             let agreement = device.isThisDevice ? "this device"
                 : device.replacedBy.map { "a copy of its library goes on as \($0); its files are being taken over" }
-                ?? (device.inactive ? "silent for over 180 days: it will read everything again when it returns" : nil)
+                ?? (device.inactive ? "silent for over \(status.retentionDays) days: it will read everything again when it returns" : nil)
                 ?? (device.agrees ? "in agreement" : "differs (sync both to agree)")
             text += "  \(device.name.padded(to: width))  last sync \(device.lastSync?.iso8601 ?? "never")  \(agreement)\n"
         }

@@ -20,6 +20,7 @@ extension SyncSession {
         status.devices.append(.init(id: deviceID, name: name, app: engine.appVersion, lastSync: lastSync, agrees: true,
                                     isThisDevice: true))
         status.purgedElsewhere = state.purgedElsewhere
+        status.retentionDays = Int(engine.retention / 86_400_000)
         status.purgeMarkers = markers
         if markers > 0 && state.cleanMarkers < position && !(state.lastSeq == 0 && state.files.isEmpty) {
             status.purgedContentRemains.append(

@@ -45,6 +45,8 @@ struct Simulation {
         var writer: String
         var device: String
         var step: Int
+        /// True when the device lost it with its newer file, put back from an older copy.
+        var lost = false
     }
 
     /// Where a word was created or purged, and when (for writes a restore of an older
@@ -63,8 +65,6 @@ struct Simulation {
     var trueTime: Int64 = 1_764_000_000_000
     var step = 0
     var writes: [WordID: [WordField: [ObservedWrite]]] = [:]
-    /// Writes a device did and then lost with its newer file, put back from an older copy.
-    var lostWrites = Set<WriteKey>()
     var created: [WordID: Origin] = [:]
     /// Words whose only copies went with a newer file put back from an older copy.
     var lostCreations = Set<WordID>()
@@ -346,12 +346,12 @@ struct Simulation {
         present.markers.formUnion(inCopy.markers)
         for (id, fields) in writes {
             for (field, list) in fields {
-                for write in list where write.device == name {
-                    let key = WriteKey(id: id, field: field, time: write.time, writer: write.writer)
+                for (position, write) in list.enumerated() where write.device == name {
+                    let key = WriteKey(id: id, field: field, time: write.time, writer: write.writer, value: fieldText(write.word, field))
                     if present.writes.contains(key) {
-                        lostWrites.remove(key)
+                        writes[id]?[field]?[position].lost = false
                     } else if write.step > copy.step {
-                        lostWrites.insert(key)
+                        writes[id]?[field]?[position].lost = true
                     }
                 }
             }
@@ -386,7 +386,8 @@ struct Simulation {
         for record in try store.allRecords() {
             ids.insert(record.word.id)
             for field in WordField.allCases {
-                writes.insert(WriteKey(id: record.word.id, field: field, time: record.times[field], writer: record.writers[field.index]))
+                writes.insert(WriteKey(id: record.word.id, field: field, time: record.times[field], writer: record.writers[field.index],
+                                       value: fieldText(record.word, field)))
             }
         }
         return (writes, ids, try store.purgedIDs())
@@ -397,6 +398,7 @@ struct Simulation {
         var field: WordField
         var time: Timestamp
         var writer: String
+        var value: String
     }
 
     /// Every field write, word and purge marker held by the cloud or by a device other
@@ -406,7 +408,8 @@ struct Simulation {
         func note(_ record: SyncRecord) {
             ids.insert(record.word.id)
             for field in WordField.allCases {
-                writes.insert(WriteKey(id: record.word.id, field: field, time: record.times[field], writer: record.writers[field.index]))
+                writes.insert(WriteKey(id: record.word.id, field: field, time: record.times[field], writer: record.writers[field.index],
+                                       value: fieldText(record.word, field)))
             }
         }
         for data in cloudFiles().map(\.data) {
@@ -489,9 +492,7 @@ struct Simulation {
                         "seed \(seed): \(member.device.name) disagrees with \(members[0].device.name) on \(id): \(other.word) vs \(expected.word)")
             }
             for field in WordField.allCases {
-                let standing = (writes[id]?[field] ?? []).filter {
-                    !lostWrites.contains(WriteKey(id: id, field: field, time: $0.time, writer: $0.writer))
-                }
+                let standing = (writes[id]?[field] ?? []).filter { !$0.lost }
                 guard let last = standing.max(by: Self.isOlder(field)) else { continue }
                 #expect(fieldText(expected.word, field) == fieldText(last.word, field) && expected.times[field] == last.time,
                         "seed \(seed): \(id) field \(field) holds \(fieldText(expected.word, field).debugDescription) at \(expected.times[field]), but the last write was \(fieldText(last.word, field).debugDescription) at \(last.time) by \(last.writer) (writes: \((writes[id]?[field] ?? []).map { "\($0.device)@\($0.step) \($0.time.milliseconds % 100_000)" }))")
