@@ -73,11 +73,12 @@ enum LibraryBenchmark {
         }
         let peakMemory = ProcessMemory.peakMegabytes()
 
-        printReport(LibraryFigures(
-            wordCount: wordCount, seed: seed, sheetBytes: sheetBytes, importSeconds: importSeconds,
-            importCPUSeconds: importCPUSeconds,
-            duplicatesAdded: report.duplicatesAdded, search: search, firstPage: firstPage,
-            memoryBeforeLibrary: memoryBeforeLibrary, peakMemory: peakMemory))
+        printReport(
+            LibraryFigures(
+                wordCount: wordCount, seed: seed, sheetBytes: sheetBytes, importSeconds: importSeconds,
+                importCPUSeconds: importCPUSeconds,
+                duplicatesAdded: report.duplicatesAdded, search: search, firstPage: firstPage,
+                memoryBeforeLibrary: memoryBeforeLibrary, peakMemory: peakMemory))
     }
 
     // MARK: - Measurements
@@ -134,7 +135,8 @@ enum LibraryBenchmark {
     static func printReport(_ figures: LibraryFigures) {
         var output = "midiccio-bench library\n"
         if Machine.isDebugBuild { output += "WARNING: debug build; figures are meaningless (use -c release)\n" }
-        output += "words: \(Format.grouped(figures.wordCount)) (seed \(figures.seed)), "
+        output +=
+            "words: \(Format.grouped(figures.wordCount)) (seed \(figures.seed)), "
             + "TSV \(Format.decimal(Double(figures.sheetBytes) / 1e6, 1)) MB, cores: \(Machine.coreCount)\n\n"
 
         let latencies = figures.search.map(\.milliseconds)
@@ -143,15 +145,19 @@ enum LibraryBenchmark {
         var table = TextTable(header: ["figure", "value", "target", "result"], rightAligned: [false, true, true, false])
         func add(_ figure: String, _ value: Double, _ unit: String, digits: Int, target: Double, strict: Bool = false) {
             let passed = strict ? value < target : value <= target
-            table.rows.append([figure, "\(Format.decimal(value, digits)) \(unit)",
-                               "\(strict ? "<" : "≤") \(Format.decimal(target, 0)) \(unit)", passed ? "pass" : "FAIL"])
+            table.rows.append([
+                figure, "\(Format.decimal(value, digits)) \(unit)",
+                "\(strict ? "<" : "≤") \(Format.decimal(target, 0)) \(unit)", passed ? "pass" : "FAIL",
+            ])
         }
-        add("import \(Format.grouped(figures.wordCount)) words (TSV)", figures.importSeconds, "s", digits: 3,
+        add(
+            "import \(Format.grouped(figures.wordCount)) words (TSV)", figures.importSeconds, "s", digits: 3,
             target: Target.importSeconds)
         add("search p50 (\(latencies.count) as-you-type queries)", p50, "ms", digits: 3, target: Target.searchP50)
         add("search p99", p99, "ms", digits: 3, target: Target.searchP99)
         for (sort, milliseconds) in figures.firstPage {
-            add("first page of list, sort \(sort.rawValue) (median of \(listRuns))", milliseconds, "ms", digits: 3,
+            add(
+                "first page of list, sort \(sort.rawValue) (median of \(listRuns))", milliseconds, "ms", digits: 3,
                 target: Target.firstPage)
         }
         if let peak = figures.peakMemory {
@@ -161,31 +167,38 @@ enum LibraryBenchmark {
         }
         output += table.rendered()
 
-        output += "\nimport: \(Format.decimal(figures.importSeconds * 1e6 / Double(figures.wordCount), 1)) µs per word"
+        output +=
+            "\nimport: \(Format.decimal(figures.importSeconds * 1e6 / Double(figures.wordCount), 1)) µs per word"
             + ", CPU time \(Format.decimal(figures.importCPUSeconds, 3)) s"
             + ", \(Format.grouped(figures.duplicatesAdded)) repeated terms added as duplicates"
         if let before = figures.memoryBeforeLibrary {
             output += "; peak memory before opening the library: \(Format.decimal(before, 1)) MB"
         }
         output += "\n\nsearch by kind of query:\n"
-        var kinds = TextTable(header: ["query kind", "queries", "p50", "max", "avg results"],
-                              rightAligned: [false, true, true, true, true])
+        var kinds = TextTable(
+            header: ["query kind", "queries", "p50", "max", "avg results"],
+            rightAligned: [false, true, true, true, true])
         for kind in SearchQuery.Kind.allCases {
             let samples = figures.search.filter { $0.query.kind == kind }
             guard !samples.isEmpty else { continue }
             let times = samples.map(\.milliseconds)
             let results = Double(samples.map(\.resultCount).reduce(0, +)) / Double(samples.count)
-            kinds.rows.append([kind.description, "\(samples.count)",
-                               "\(Format.decimal(Statistics.median(times) ?? 0, 3)) ms",
-                               "\(Format.decimal(times.max() ?? 0, 3)) ms", Format.decimal(results, 1)])
+            kinds.rows.append([
+                kind.description, "\(samples.count)",
+                "\(Format.decimal(Statistics.median(times) ?? 0, 3)) ms",
+                "\(Format.decimal(times.max() ?? 0, 3)) ms", Format.decimal(results, 1),
+            ])
         }
         output += kinds.rendered()
         let slowest = figures.search.sorted { $0.milliseconds > $1.milliseconds }.prefix(5)
-        output += "slowest: " + slowest.map { "\"\($0.query.text)\" \(Format.decimal($0.milliseconds, 2)) ms" }
+        output +=
+            "slowest: "
+            + slowest.map { "\"\($0.query.text)\" \(Format.decimal($0.milliseconds, 2)) ms" }
             .joined(separator: ", ") + "\n"
         let unexpected = figures.search.filter { ($0.resultCount == 0) != ($0.query.kind == .noMatch) }
         if !unexpected.isEmpty {
-            output += "WARNING: \(unexpected.count) queries found results contrary to their kind: "
+            output +=
+                "WARNING: \(unexpected.count) queries found results contrary to their kind: "
                 + unexpected.prefix(5).map { "\"\($0.query.text)\"" }.joined(separator: ", ") + "\n"
         }
         print(output, terminator: "")
@@ -266,11 +279,12 @@ struct SearchQuerySet {
         for index in 0..<25 {
             let words = vocabulary.row(random.next(below: wordCount)).meaning.split(separator: " ").map(String.init)
             let longest = words.max { $0.count < $1.count } ?? words[0]
-            let text = switch index % 3 {
-            case 0: longest
-            case 1: String(longest.prefix(max(1, longest.count - 2)))
-            default: words.suffix(2).joined(separator: " ")
-            }
+            let text =
+                switch index % 3 {
+                case 0: longest
+                case 1: String(longest.prefix(max(1, longest.count - 2)))
+                default: words.suffix(2).joined(separator: " ")
+                }
             queries.append(SearchQuery(kind: .meaning, text: text))
         }
         for index in 0..<15 {

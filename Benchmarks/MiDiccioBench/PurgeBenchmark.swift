@@ -49,10 +49,14 @@ enum PurgeBenchmark {
         let sending = emptySeconds + uploadSeconds
         table.rows.append(["empty the Trash (\(Format.grouped(wordCount)) words)", Format.decimal(emptySeconds, 3) + " s", "", ""])
         table.rows.append(["sync the purge up", Format.decimal(uploadSeconds, 3) + " s", "", ""])
-        table.rows.append(["purging device: empty + sync", Format.decimal(sending, 3) + " s",
-                           "< \(Format.decimal(targetSeconds, 1)) s", sending < targetSeconds ? "pass" : "MISS"])
-        table.rows.append(["second device: sync (removes every word)", Format.decimal(receiveSeconds, 3) + " s",
-                           "< \(Format.decimal(targetSeconds, 1)) s", receiveSeconds < targetSeconds ? "pass" : "MISS"])
+        table.rows.append([
+            "purging device: empty + sync", Format.decimal(sending, 3) + " s",
+            "< \(Format.decimal(targetSeconds, 1)) s", sending < targetSeconds ? "pass" : "MISS",
+        ])
+        table.rows.append([
+            "second device: sync (removes every word)", Format.decimal(receiveSeconds, 3) + " s",
+            "< \(Format.decimal(targetSeconds, 1)) s", receiveSeconds < targetSeconds ? "pass" : "MISS",
+        ])
         print("midiccio-bench purge: folder back end, \(Machine.coreCount) cores")
         print(table.rendered(), terminator: "")
     }

@@ -90,8 +90,10 @@ enum SyncBenchmark {
 
         var table = TextTable(header: ["figure", "value", "target", "result"], rightAligned: [false, true, true, false])
         func row(_ figure: String, _ value: Double, _ unit: String, digits: Int, target: Double) {
-            table.rows.append([figure, Format.decimal(value, digits) + " " + unit, "≤ " + Format.decimal(target, digits) + " " + unit,
-                               value <= target ? "pass" : "MISS"])
+            table.rows.append([
+                figure, Format.decimal(value, digits) + " " + unit, "≤ " + Format.decimal(target, digits) + " " + unit,
+                value <= target ? "pass" : "MISS",
+            ])
         }
         row("full upload (\(Format.grouped(wordCount)) words, once)", fullUpload, "s", digits: 3, target: Target.fullUpload)
         row("first sync of a new device", firstSync, "s", digits: 3, target: Target.firstSync)
@@ -99,11 +101,15 @@ enum SyncBenchmark {
         row("sync with nothing to do (\(Format.grouped(smallCount)) words, median)", noOpSmall, "ms", digits: 2, target: Target.noOp)
         row("one changed word pushed (median)", Statistics.median(pushTimes) ?? 0, "ms", digits: 2, target: Target.oneWord)
         row("one changed word pulled (median)", Statistics.median(pullTimes) ?? 0, "ms", digits: 2, target: Target.oneWord)
-        row("bytes written to push one word (median)", Statistics.median(pushBytes) ?? 0, "B", digits: 0, target: Double(Target.oneWordBytes))
+        row(
+            "bytes written to push one word (median)", Statistics.median(pushBytes) ?? 0, "B", digits: 0,
+            target: Double(Target.oneWordBytes))
         print("midiccio-bench sync: folder back end, \(Machine.coreCount) cores")
         print(table.rendered(), terminator: "")
         let ratio = noOpSmall > 0 ? noOpLarge / noOpSmall : 0
-        print("no-op sync at \(Format.grouped(wordCount)) vs \(Format.grouped(smallCount)) words: \(Format.decimal(ratio, 2))× (target: no slower)")
+        print(
+            "no-op sync at \(Format.grouped(wordCount)) vs \(Format.grouped(smallCount)) words: \(Format.decimal(ratio, 2))× (target: no slower)"
+        )
     }
 
     private static func medianMilliseconds(_ body: () throws -> Void) throws -> Double {

@@ -80,7 +80,8 @@ struct SyntheticVocabulary {
     /// so memory stays flat whatever the count; returns the file size in bytes.
     func writeSheet(count: Int, to path: String) throws -> Int {
         guard FileManager.default.createFile(atPath: path, contents: nil),
-              let file = FileHandle(forWritingAtPath: path) else {
+            let file = FileHandle(forWritingAtPath: path)
+        else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
         }
         defer { try? file.close() }

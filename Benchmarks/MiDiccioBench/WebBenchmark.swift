@@ -71,14 +71,19 @@ enum WebBenchmark {
         var output = "midiccio-bench web\n"
         if Machine.isDebugBuild { output += "WARNING: debug build; figures are meaningless (use -c release)\n" }
         output += "\(Format.grouped(wordCount)) words, seed \(seed), \(Machine.coreCount) cores; server time per request\n\n"
-        var table = TextTable(header: ["Request", "Requests", "p50 ms", "p99 ms", "Target (p50)", ""],
-                              rightAligned: [false, true, true, true, true, false])
-        for (name, samples, target) in [("first page (50 words)", firstPage, Target.firstPage),
-                                        ("search as you type", search, Target.searchP50)] {
+        var table = TextTable(
+            header: ["Request", "Requests", "p50 ms", "p99 ms", "Target (p50)", ""],
+            rightAligned: [false, true, true, true, true, false])
+        for (name, samples, target) in [
+            ("first page (50 words)", firstPage, Target.firstPage),
+            ("search as you type", search, Target.searchP50),
+        ] {
             let p50 = Statistics.percentile(samples, 50) ?? 0
             let p99 = Statistics.percentile(samples, 99) ?? 0
-            table.rows.append([name, String(samples.count), Format.decimal(p50, 2), Format.decimal(p99, 2),
-                               "< \(Format.decimal(target, 0)) ms", p50 < target ? "ok" : "OVER"])
+            table.rows.append([
+                name, String(samples.count), Format.decimal(p50, 2), Format.decimal(p99, 2),
+                "< \(Format.decimal(target, 0)) ms", p50 < target ? "ok" : "OVER",
+            ])
         }
         output += table.rendered()
         print(output, terminator: "")

@@ -1,5 +1,6 @@
 import Foundation
 import MiDiccioKit
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -136,17 +137,25 @@ enum WebDAVSyncBenchmark {
         func row(_ figure: String, _ time: String, _ requests: Int, target: String, pass: Bool?) {
             table.rows.append([figure, time, String(requests), target, pass.map { $0 ? "pass" : "MISS" } ?? ""])
         }
-        row("full upload (\(Format.grouped(wordCount)) words, once)", Format.decimal(uploadSeconds, 3) + " s", uploadRequests, target: "", pass: nil)
-        row("first sync of a new device", Format.decimal(firstSeconds, 3) + " s", firstRequests,
+        row(
+            "full upload (\(Format.grouped(wordCount)) words, once)", Format.decimal(uploadSeconds, 3) + " s", uploadRequests, target: "",
+            pass: nil)
+        row(
+            "first sync of a new device", Format.decimal(firstSeconds, 3) + " s", firstRequests,
             target: "≤ " + Format.decimal(Target.firstSync, 1) + " s", pass: firstSeconds <= Target.firstSync)
-        row("sync with nothing to do (medians)", Format.decimal(Statistics.median(noOpTimes) ?? 0, 2) + " ms", noOpRequests,
+        row(
+            "sync with nothing to do (medians)", Format.decimal(Statistics.median(noOpTimes) ?? 0, 2) + " ms", noOpRequests,
             target: "≤ \(Target.noOpRequests) requests", pass: noOpRequests <= Target.noOpRequests)
-        row("one changed word pushed (medians)", Format.decimal(Statistics.median(pushTimes) ?? 0, 2) + " ms", pushRequests,
+        row(
+            "one changed word pushed (medians)", Format.decimal(Statistics.median(pushTimes) ?? 0, 2) + " ms", pushRequests,
             target: "≤ \(Target.oneWordRequests) requests", pass: pushRequests <= Target.oneWordRequests)
-        row("one changed word pulled (medians)", Format.decimal(Statistics.median(pullTimes) ?? 0, 2) + " ms", pullRequests,
+        row(
+            "one changed word pulled (medians)", Format.decimal(Statistics.median(pullTimes) ?? 0, 2) + " ms", pullRequests,
             target: "≤ \(Target.oneWordRequests) requests", pass: pullRequests <= Target.oneWordRequests)
         let writes = mode == "put" ? "one PUT per file" : "PUT to a temporary name, then MOVE"
-        print("midiccio-bench sync: WebDAV back end (\(started == nil ? "given server" : "lighttpd on 127.0.0.1"), \(writes)), 2 devices, \(Machine.coreCount) cores")
+        print(
+            "midiccio-bench sync: WebDAV back end (\(started == nil ? "given server" : "lighttpd on 127.0.0.1"), \(writes)), 2 devices, \(Machine.coreCount) cores"
+        )
         print(table.rendered(), terminator: "")
     }
 
@@ -179,7 +188,8 @@ enum WebDAVSyncBenchmark {
     private static func serverScript(_ command: String, _ state: String) throws {
         let script = FileManager.default.currentDirectoryPath + "/Tests/WebDAV/server.sh"
         guard FileManager.default.fileExists(atPath: script) else {
-            throw BenchUsageError(message: "no WebDAV server: run from the repository (for Tests/WebDAV/server.sh) or give --url", usage: usage)
+            throw BenchUsageError(
+                message: "no WebDAV server: run from the repository (for Tests/WebDAV/server.sh) or give --url", usage: usage)
         }
         #if canImport(Glibc)
         var actions = posix_spawn_file_actions_t()

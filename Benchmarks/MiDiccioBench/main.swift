@@ -52,8 +52,9 @@ func runTool(_ arguments: [String]) -> Int32 {
     }
     let name = first == "help" ? arguments[1] : first
     guard let subcommand = subcommands[name] else {
-        printError("Error: unknown subcommand '\(name)' (known: \(subcommands.keys.sorted().joined(separator: ", ")))\n"
-            + "Usage: midiccio-bench <subcommand> [options]\n")
+        printError(
+            "Error: unknown subcommand '\(name)' (known: \(subcommands.keys.sorted().joined(separator: ", ")))\n"
+                + "Usage: midiccio-bench <subcommand> [options]\n")
         return 64
     }
     let rest = Array(arguments.dropFirst())

@@ -29,14 +29,17 @@ public enum Tool {
     static var definition: CommandDefinition { definition(of: RootOptions()) }
 
     private static func definition(of root: RootOptions) -> CommandDefinition {
-        CommandDefinition(configuration, declared: ArgumentDefinition.declared(by: root), standard: [.helpRequest],
-                          usage: "midiccio <command> [options]")
+        CommandDefinition(
+            configuration, declared: ArgumentDefinition.declared(by: root), standard: [.helpRequest],
+            usage: "midiccio <command> [options]")
     }
 
     /// Runs the tool with `arguments` (without the program name) and returns the exit
     /// code: 0 success, 1 failure, 64 bad usage.
-    public static func run(_ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
-                           io: TerminalIO = StandardIO()) -> Int32 {
+    public static func run(
+        _ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
+        io: TerminalIO = StandardIO()
+    ) -> Int32 {
         let root = RootOptions()
         let leading: [String]
         var arguments = arguments
@@ -68,7 +71,9 @@ public enum Tool {
             if !groups.isEmpty {
                 let group = CommandDefinition(
                     CommandConfiguration(path: [arguments[0]], abstract: "Commands for \(arguments[0])."),
-                    declared: [ArgumentDefinition(kind: .positional, name: "subcommand", help: "One of the subcommands below.") { _, _ in }],
+                    declared: [
+                        ArgumentDefinition(kind: .positional, name: "subcommand", help: "One of the subcommands below.") { _, _ in }
+                    ],
                     standard: ArgumentDefinition.standard(GlobalOptions()))
                 if helpRequested || arguments.contains("--help") || arguments.contains("-h") {
                     io.write(group.helpText(subcommands: groups.map(\.configuration)))
@@ -188,7 +193,8 @@ final class ToolContext {
     var libraryPath: String {
         if let path = global.library { return path }
         if let path = environment["MIDICCIO_LIBRARY"], !path.isEmpty { return path }
-        let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+        let dataHome =
+            environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
         return dataHome + "/midiccio/library.sqlite"
     }

@@ -1,5 +1,5 @@
-import MiDiccioModel
 import Foundation
+import MiDiccioModel
 
 /// One file in cloud storage, as a listing reports it.
 public struct CloudEntry: Hashable, Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import MiDiccioFiles
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -36,7 +37,8 @@ public final class FolderStorage: CloudStorage {
     private func checkRoot() throws {
         var isDirectory: ObjCBool = false
         let parent = FileSystem.parent(of: root)
-        guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory) || FileManager.default.fileExists(atPath: parent) else {
+        guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory) || FileManager.default.fileExists(atPath: parent)
+        else {
             throw CloudError.unavailable("\(root) does not exist (is the drive or sync folder mounted?)")
         }
     }

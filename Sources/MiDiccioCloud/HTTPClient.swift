@@ -1,7 +1,8 @@
-import MiDiccioModel
 import Dispatch
 import Foundation
+import MiDiccioModel
 import Synchronization
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -88,7 +89,9 @@ final class BlockingHTTPClient: Sendable {
     /// body. Fails with `.timedOut` when no byte moves either way for `timeout` seconds,
     /// or when the whole exchange takes longer than `timeout` times `overallFactor`;
     /// with `.dropped` when the connection closed before the whole answer arrived.
-    func send(_ request: URLRequest, timeout: TimeInterval, maxBodyBytes: Int, overallFactor: Double = 20) -> Result<HTTPAnswer, HTTPFailure> {
+    func send(
+        _ request: URLRequest, timeout: TimeInterval, maxBodyBytes: Int, overallFactor: Double = 20
+    ) -> Result<HTTPAnswer, HTTPFailure> {
         let session = checkOut()
         let result = session.send(request, timeout: timeout, maxBodyBytes: maxBodyBytes, overallFactor: overallFactor)
         var failed = false
@@ -309,8 +312,8 @@ private final class HTTPExchange: Sendable {
         case .cannotFindHost, .dnsLookupFailed: return .hostNotFound
         case .notConnectedToInternet, .internationalRoamingOff, .dataNotAllowed: return .offline
         case .secureConnectionFailed, .serverCertificateHasBadDate, .serverCertificateUntrusted,
-             .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid, .clientCertificateRejected,
-             .clientCertificateRequired:
+            .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid, .clientCertificateRejected,
+            .clientCertificateRequired:
             return .insecure
         default: return .other(code: error.code.rawValue)
         }
@@ -325,8 +328,10 @@ private final class HTTPClientDelegate: NSObject, URLSessionDataDelegate, Sendab
     func unregister(_ task: Int) { _ = exchanges.withLock { $0.removeValue(forKey: task) } }
     private func exchange(_ task: URLSessionTask) -> HTTPExchange? { exchanges.withLock { $0[task.taskIdentifier] } }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
         let keep = exchange(dataTask)?.receive(response) ?? false
         completionHandler(keep ? .allow : .cancel)
     }
@@ -335,13 +340,17 @@ private final class HTTPClientDelegate: NSObject, URLSessionDataDelegate, Sendab
         if exchange(dataTask)?.append(data) == false { dataTask.cancel() }
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
-                    totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
+        totalBytesSent: Int64, totalBytesExpectedToSend: Int64
+    ) {
         exchange(task)?.progress()
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask,
-                    needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void) {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask,
+        needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void
+    ) {
         // libcurl asks for the body again when a kept-alive connection it reused turns
         // out to be closed by the server after the body went out on it: it sends the
         // request again on a new connection. FoundationNetworking cannot rewind a body
@@ -360,17 +369,23 @@ private final class HTTPClientDelegate: NSObject, URLSessionDataDelegate, Sendab
         exchange(task)?.complete(error: error, response: task.response)
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
         // Following would send the Authorization header to wherever the server points;
         // the 3xx answer is reported instead.
         completionHandler(nil)
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
-                    completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
-        let passwordMethods = [NSURLAuthenticationMethodHTTPBasic, NSURLAuthenticationMethodHTTPDigest,
-                               NSURLAuthenticationMethodDefault, NSURLAuthenticationMethodNTLM, NSURLAuthenticationMethodNegotiate]
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        let passwordMethods = [
+            NSURLAuthenticationMethodHTTPBasic, NSURLAuthenticationMethodHTTPDigest,
+            NSURLAuthenticationMethodDefault, NSURLAuthenticationMethodNTLM, NSURLAuthenticationMethodNegotiate,
+        ]
         guard passwordMethods.contains(challenge.protectionSpace.authenticationMethod) else {
             // Server trust (Apple platforms) and client certificates: the system decides.
             completionHandler(.performDefaultHandling, nil)

@@ -1,5 +1,5 @@
-import MiDiccioModel
 import Foundation
+import MiDiccioModel
 
 /// When and how long to wait before trying an HTTP request again.
 ///
@@ -49,7 +49,8 @@ public struct HTTPRetryPolicy: Sendable, Hashable {
     /// of seconds (the HTTP-date form falls back to the exponential wait).
     public static func retryAfterSeconds(_ header: String?) -> TimeInterval? {
         guard let text = header?.trimmingCharacters(in: .whitespaces), !text.isEmpty,
-              text.count <= 10, text.allSatisfy({ $0.isASCII && $0.isNumber }), let seconds = Int(text) else { return nil }
+            text.count <= 10, text.allSatisfy({ $0.isASCII && $0.isNumber }), let seconds = Int(text)
+        else { return nil }
         return TimeInterval(seconds)
     }
 }

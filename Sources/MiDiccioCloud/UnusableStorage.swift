@@ -1,5 +1,5 @@
-import MiDiccioModel
 import Foundation
+import MiDiccioModel
 
 /// A remote that cannot be used: every call fails with the reason.
 package final class UnusableStorage: CloudStorage {

@@ -1,5 +1,5 @@
-import MiDiccioModel
 import Foundation
+import MiDiccioModel
 
 /// The address of a MiDiccio folder on a WebDAV server, checked and without
 /// credentials: `https://cloud.example.com/remote.php/dav/files/ana/MiDiccio`.
@@ -31,7 +31,8 @@ public struct WebDAVAddress: Hashable, Sendable, CustomStringConvertible {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { throw WebDAVAddressError(message: "the WebDAV URL is empty") }
         guard let components = URLComponents(string: trimmed), let scheme = components.scheme?.lowercased() else {
-            throw WebDAVAddressError(message: "the WebDAV URL is not a URL; write it like https://cloud.example.com/remote.php/dav/files/NAME/MiDiccio")
+            throw WebDAVAddressError(
+                message: "the WebDAV URL is not a URL; write it like https://cloud.example.com/remote.php/dav/files/NAME/MiDiccio")
         }
         guard scheme == "http" || scheme == "https" else {
             throw WebDAVAddressError(message: "the WebDAV URL must start with https:// or http://, not \(scheme)://")

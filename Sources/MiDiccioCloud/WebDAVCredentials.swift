@@ -1,6 +1,7 @@
-import MiDiccioModel
-import MiDiccioFiles
 import Foundation
+import MiDiccioFiles
+import MiDiccioModel
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -47,10 +48,11 @@ public struct WebDAVCredentials: Hashable, Sendable, CustomStringConvertible, Cu
             throw FileError(path: path, reason: "cannot be read (check its permissions)")
         }
         guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
-              object["format"] as? String == "midiccio-credentials",
-              let webdav = object["webdav"] as? [String: Any],
-              let address = webdav["url"] as? String,
-              let password = webdav["password"] as? String else {
+            object["format"] as? String == "midiccio-credentials",
+            let webdav = object["webdav"] as? [String: Any],
+            let address = webdav["url"] as? String,
+            let password = webdav["password"] as? String
+        else {
             // Says nothing about the content: it may hold a password.
             throw FileError(path: path, reason: "is not a MiDiccio credentials file; remove it and set the password again")
         }

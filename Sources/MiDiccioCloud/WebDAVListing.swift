@@ -1,5 +1,6 @@
-import MiDiccioModel
 import Foundation
+import MiDiccioModel
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
@@ -39,7 +40,8 @@ enum WebDAVListing {
 
     /// The request body: asks only for the two properties a listing needs, so the answer
     /// stays small (servers otherwise send every property, locks included).
-    static let requestBody = Data("""
+    static let requestBody = Data(
+        """
         <?xml version="1.0" encoding="utf-8"?>
         <D:propfind xmlns:D="DAV:"><D:prop><D:resourcetype/><D:getcontentlength/></D:prop></D:propfind>
 
@@ -112,7 +114,8 @@ enum WebDAVListing {
         if text.hasPrefix("/") {
             encodedPath = String(text.prefix { $0 != "?" && $0 != "#" })
         } else if let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
-                  scheme == "http" || scheme == "https" {
+            scheme == "http" || scheme == "https"
+        {
             encodedPath = components.percentEncodedPath
         } else {
             return nil
@@ -181,8 +184,10 @@ private final class ListingReader: NSObject, XMLParserDelegate {
         }
     }
 
-    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-                qualifiedName: String?, attributes: [String: String] = [:]) {
+    func parser(
+        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+        qualifiedName: String?, attributes: [String: String] = [:]
+    ) {
         guard error == nil else { return }
         guard stack.count < limits.maxDepth else {
             stop(parser, "the listing nests elements deeper than \(limits.maxDepth) levels")
@@ -229,7 +234,10 @@ private final class ListingReader: NSObject, XMLParserDelegate {
         let parent = stack.last
         switch element {
         case .href:
-            if response?.href != nil { stop(parser, "a listing entry has two hrefs"); return }
+            if response?.href != nil {
+                stop(parser, "a listing entry has two hrefs")
+                return
+            }
             response?.href = text
         case .status where parent == .response:
             response?.status = text
@@ -239,7 +247,10 @@ private final class ListingReader: NSObject, XMLParserDelegate {
         case .contentLength:
             response?.pendingLength = text
         case .propstat:
-            guard response?.propstatStatus != nil else { stop(parser, "a listing entry has a propstat without a status"); return }
+            guard response?.propstatStatus != nil else {
+                stop(parser, "a listing entry has a propstat without a status")
+                return
+            }
             if var current = response {
                 if current.okPropstat {
                     current.isCollection = current.isCollection || current.pendingCollection
@@ -262,7 +273,10 @@ private final class ListingReader: NSObject, XMLParserDelegate {
     private func finishResponse(_ parser: XMLParser) {
         guard let current = response else { return }
         response = nil
-        guard let href = current.href else { stop(parser, "a listing entry has no href"); return }
+        guard let href = current.href else {
+            stop(parser, "a listing entry has no href")
+            return
+        }
         guard current.status != nil || current.sawPropstat else {
             stop(parser, "a listing entry has neither a status nor properties")
             return
@@ -294,8 +308,8 @@ private final class ListingReader: NSObject, XMLParserDelegate {
         entries.append(CloudEntry(name: name, size: size))
     }
 
-    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
-        guard let string = String(data: CDATABlock, encoding: .utf8) else { return }
+    func parser(_ parser: XMLParser, foundCDATA cdataBlock: Data) {
+        guard let string = String(data: cdataBlock, encoding: .utf8) else { return }
         self.parser(parser, foundCharacters: string)
     }
 

@@ -1,6 +1,7 @@
-import MiDiccioModel
 import Foundation
+import MiDiccioModel
 import Synchronization
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -128,9 +129,11 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
     /// The files directly in `folder` (a `PROPFIND` with `Depth: 1`); [] when the folder
     /// does not exist. A listing that cannot be trusted is an error, never a guess.
     public func list(_ folder: String) throws -> [CloudEntry] {
-        let answer = try send("PROPFIND", folderURL(folder), path: folder, body: WebDAVListing.requestBody,
-                              headers: ["Depth": "1", "Content-Type": "application/xml; charset=utf-8"],
-                              maxBody: options.maxListingBytes).answer
+        let answer = try send(
+            "PROPFIND", folderURL(folder), path: folder, body: WebDAVListing.requestBody,
+            headers: ["Depth": "1", "Content-Type": "application/xml; charset=utf-8"],
+            maxBody: options.maxListingBytes
+        ).answer
         switch answer.status {
         case 207, 200:
             var limits = WebDAVListing.Limits.standard
@@ -237,8 +240,9 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
     /// Renames `source` onto `destination`, replacing it unless `overwrite` is false.
     private func move(_ source: String, to destination: String, overwrite: Bool) throws {
         let target = fileURL(destination)
-        let (answer, attempts) = try send("MOVE", fileURL(source), path: destination,
-                                          headers: ["Destination": target.absoluteString, "Overwrite": overwrite ? "T" : "F"])
+        let (answer, attempts) = try send(
+            "MOVE", fileURL(source), path: destination,
+            headers: ["Destination": target.absoluteString, "Overwrite": overwrite ? "T" : "F"])
         switch answer.status {
         case 200, 201, 204:
             return
@@ -271,7 +275,9 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
             case 404 where !madeParent, 409 where !madeParent:
                 guard !folder.isEmpty else {
                     let parent = address.url.deletingLastPathComponent().absoluteString
-                    throw CloudError.unavailable("the folder \(address) does not exist on the server and cannot be made there, because \(parent) does not exist either; check the URL")
+                    throw CloudError.unavailable(
+                        "the folder \(address) does not exist on the server and cannot be made there, because \(parent) does not exist either; check the URL"
+                    )
                 }
                 guard depth < 32 else { throw unexpected(answer, "MKCOL", folder) }
                 try makeFolder(split(folder).folder, depth: depth + 1)
@@ -286,8 +292,10 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
 
     /// Sends one request, retrying while the server or the network fails for a moment.
     /// Returns the answer (any status but 401/403) and the number of attempts made.
-    private func send(_ method: String, _ url: URL, path: String, body: Data? = nil, headers: [String: String] = [:],
-                      maxBody: Int = 1 << 20) throws -> (answer: HTTPAnswer, attempts: Int) {
+    private func send(
+        _ method: String, _ url: URL, path: String, body: Data? = nil, headers: [String: String] = [:],
+        maxBody: Int = 1 << 20
+    ) throws -> (answer: HTTPAnswer, attempts: Int) {
         var request = URLRequest(url: url)
         request.httpMethod = method
         request.httpBody = body
@@ -308,12 +316,15 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
                     if let retryAfter, retryAfter > options.retry.maxDelay {
                         throw CloudError.unavailable("the server at \(address.hostAndPort) is busy and asks to wait \(Int(retryAfter)) s")
                     }
-                    throw CloudError.unavailable("the server at \(address.hostAndPort) answered \(Self.statusText(answer.status)) \(attempt) time\(attempt == 1 ? "" : "s")")
+                    throw CloudError.unavailable(
+                        "the server at \(address.hostAndPort) answered \(Self.statusText(answer.status)) \(attempt) time\(attempt == 1 ? "" : "s")"
+                    )
                 }
                 options.sleep(delay)
             case .failure(.dropped):
                 guard let delay = options.retry.delay(afterAttempt: attempt, retryAfter: nil) else {
-                    throw CloudError.unavailable("the connection to \(address.hostAndPort) dropped \(attempt) time\(attempt == 1 ? "" : "s")")
+                    throw CloudError.unavailable(
+                        "the connection to \(address.hostAndPort) dropped \(attempt) time\(attempt == 1 ? "" : "s")")
                 }
                 options.sleep(delay)
             case .failure(let failure):

@@ -1,5 +1,6 @@
-import MiDiccioStore
 import MiDiccioModel
+import MiDiccioStore
+
 /// The statements every save of a word runs, prepared once per connection: looking
 /// them up by their SQL text on each call cost more than running some of them.
 final class HotStatements {
@@ -9,7 +10,8 @@ final class HotStatements {
 
         var sql: String {
             switch self {
-            case .insertWord: """
+            case .insertWord:
+                """
                 INSERT INTO words (id, term, meaning, reading, examples, notes, tags, created_at, updated_at, deleted_at,
                     term_time, meaning_time, reading_time, examples_time, notes_time, tags_time, deleted_time,
                     pending, local_change, term_key, sort_key,
@@ -17,7 +19,8 @@ final class HotStatements {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
                     CASE WHEN ?10 IS NULL THEN NULL ELSE ?29 END)
                 """
-            case .updateWord: """
+            case .updateWord:
+                """
                 UPDATE words SET id = ?1, term = ?2, meaning = ?3, reading = ?4, examples = ?5, notes = ?6, tags = ?7,
                     created_at = ?8, updated_at = ?9, deleted_at = ?10, term_time = ?11, meaning_time = ?12,
                     reading_time = ?13, examples_time = ?14, notes_time = ?15, tags_time = ?16, deleted_time = ?17,

@@ -1,5 +1,6 @@
-import MiDiccioStore
 import MiDiccioModel
+import MiDiccioStore
+
 /// Everything that can go wrong in a library operation, each with a message that says
 /// what was wrong and where.
 public enum LibraryError: Error, Sendable, CustomStringConvertible {

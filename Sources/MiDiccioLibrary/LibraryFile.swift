@@ -1,8 +1,9 @@
-import MiDiccioModel
 import Foundation
 import MiDiccioFiles
+import MiDiccioModel
 import MiDiccioStore
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -50,27 +51,29 @@ enum LibraryFile {
             // One write transaction serialises this check with any other process opening
             // or creating the same file. Throwing rolls it back: a file that is not ours,
             // or that a newer MiDiccio wrote, is never changed.
-            try checkingHeader(path) { try database.write {
-                let id = try database.integer("PRAGMA application_id") ?? 0
-                let tables = try database.integer("SELECT count(*) FROM sqlite_master") ?? 0
-                if id != Int64(applicationID) {
-                    guard tables == 0 else {
-                        throw LibraryError.notALibrary(path: path, reason: "it is another application's SQLite database")
+            try checkingHeader(path) {
+                try database.write {
+                    let id = try database.integer("PRAGMA application_id") ?? 0
+                    let tables = try database.integer("SELECT count(*) FROM sqlite_master") ?? 0
+                    if id != Int64(applicationID) {
+                        guard tables == 0 else {
+                            throw LibraryError.notALibrary(path: path, reason: "it is another application's SQLite database")
+                        }
+                        try database.execute("PRAGMA application_id = \(applicationID)")
+                        try Migrator.prepare(database)
+                        return
                     }
-                    try database.execute("PRAGMA application_id = \(applicationID)")
-                    try Migrator.prepare(database)
-                    return
+                    let version = Int(try database.integer("PRAGMA user_version") ?? 0)
+                    if version > Migrations.all.count {
+                        throw LibraryError.newerSchema(path: path, version: version)
+                    }
+                    let names = try Migrator.appliedNames(database)
+                    let known = Set(Migrations.all.map(\.name))
+                    if names.contains(where: { !known.contains($0) }) {
+                        throw LibraryError.newerSchema(path: path, version: max(version, names.count))
+                    }
                 }
-                let version = Int(try database.integer("PRAGMA user_version") ?? 0)
-                if version > Migrations.all.count {
-                    throw LibraryError.newerSchema(path: path, version: version)
-                }
-                let names = try Migrator.appliedNames(database)
-                let known = Set(Migrations.all.map(\.name))
-                if names.contains(where: { !known.contains($0) }) {
-                    throw LibraryError.newerSchema(path: path, version: max(version, names.count))
-                }
-            } }
+            }
             try configure(database)
             try Migrator.migrate(database, Migrations.all, now: { SystemClock().now().milliseconds })
         } catch let error as SQLiteError {

@@ -1,6 +1,6 @@
-import MiDiccioStore
-import MiDiccioModel
 import Foundation
+import MiDiccioModel
+import MiDiccioStore
 
 extension WordLibrary {
     /// Deletes words in the Trash permanently. Each leaves a marker (its id and the
@@ -69,7 +69,8 @@ extension WordLibrary {
     /// Stores a marker; an existing one keeps the earlier purge time. A marker new to
     /// this library gets the next position in the order this device learnt them.
     package func recordMarker(_ marker: PurgeMarker, pending: Bool, byThisDevice: Bool) throws {
-        try database.run("""
+        try database.run(
+            """
             INSERT INTO purged (id, purged_at, pending, by_this_device, seen)
                 VALUES (?, ?, ?, ?, (SELECT coalesce(max(seen), 0) + 1 FROM purged))
             ON CONFLICT (id) DO UPDATE SET purged_at = min(purged_at, excluded.purged_at),

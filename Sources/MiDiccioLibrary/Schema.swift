@@ -5,192 +5,202 @@ import MiDiccioStore
 /// the number of migrations applied to it.
 enum Migrations {
     static let all: [Migration] = [
-        Migration(name: "2026-11-create-words", sql: """
-            CREATE TABLE library_info (
-                key TEXT PRIMARY KEY,
-                value TEXT NOT NULL
-            ) WITHOUT ROWID;
+        Migration(
+            name: "2026-11-create-words",
+            sql: """
+                CREATE TABLE library_info (
+                    key TEXT PRIMARY KEY,
+                    value TEXT NOT NULL
+                ) WITHOUT ROWID;
 
-            -- Examples and tags hold JSON arrays of strings. Each *_time column is the
-            -- time of that field's last change (sync merges per field); pending and
-            -- local_change are sync state, written in the same transaction as the edit.
-            CREATE TABLE words (
-                seq INTEGER PRIMARY KEY,
-                id TEXT NOT NULL UNIQUE,
-                term TEXT NOT NULL,
-                meaning TEXT NOT NULL,
-                reading TEXT NOT NULL,
-                examples TEXT NOT NULL,
-                notes TEXT NOT NULL,
-                tags TEXT NOT NULL,
-                created_at INTEGER NOT NULL,
-                updated_at INTEGER NOT NULL,
-                deleted_at INTEGER,
-                term_time INTEGER NOT NULL,
-                meaning_time INTEGER NOT NULL,
-                reading_time INTEGER NOT NULL,
-                examples_time INTEGER NOT NULL,
-                notes_time INTEGER NOT NULL,
-                tags_time INTEGER NOT NULL,
-                deleted_time INTEGER NOT NULL,
-                pending INTEGER NOT NULL,
-                local_change INTEGER NOT NULL,
-                term_key TEXT NOT NULL,
-                sort_key BLOB NOT NULL
-            );
-            CREATE INDEX words_live_updated ON words (updated_at DESC) WHERE deleted_at IS NULL;
-            CREATE INDEX words_live_created ON words (created_at DESC) WHERE deleted_at IS NULL;
-            CREATE INDEX words_live_sort ON words (sort_key) WHERE deleted_at IS NULL;
-            CREATE INDEX words_live_term_key ON words (term_key) WHERE deleted_at IS NULL;
-            CREATE INDEX words_trash ON words (deleted_at DESC) WHERE deleted_at IS NOT NULL;
-            CREATE INDEX words_pending ON words (local_change) WHERE pending = 1;
+                -- Examples and tags hold JSON arrays of strings. Each *_time column is the
+                -- time of that field's last change (sync merges per field); pending and
+                -- local_change are sync state, written in the same transaction as the edit.
+                CREATE TABLE words (
+                    seq INTEGER PRIMARY KEY,
+                    id TEXT NOT NULL UNIQUE,
+                    term TEXT NOT NULL,
+                    meaning TEXT NOT NULL,
+                    reading TEXT NOT NULL,
+                    examples TEXT NOT NULL,
+                    notes TEXT NOT NULL,
+                    tags TEXT NOT NULL,
+                    created_at INTEGER NOT NULL,
+                    updated_at INTEGER NOT NULL,
+                    deleted_at INTEGER,
+                    term_time INTEGER NOT NULL,
+                    meaning_time INTEGER NOT NULL,
+                    reading_time INTEGER NOT NULL,
+                    examples_time INTEGER NOT NULL,
+                    notes_time INTEGER NOT NULL,
+                    tags_time INTEGER NOT NULL,
+                    deleted_time INTEGER NOT NULL,
+                    pending INTEGER NOT NULL,
+                    local_change INTEGER NOT NULL,
+                    term_key TEXT NOT NULL,
+                    sort_key BLOB NOT NULL
+                );
+                CREATE INDEX words_live_updated ON words (updated_at DESC) WHERE deleted_at IS NULL;
+                CREATE INDEX words_live_created ON words (created_at DESC) WHERE deleted_at IS NULL;
+                CREATE INDEX words_live_sort ON words (sort_key) WHERE deleted_at IS NULL;
+                CREATE INDEX words_live_term_key ON words (term_key) WHERE deleted_at IS NULL;
+                CREATE INDEX words_trash ON words (deleted_at DESC) WHERE deleted_at IS NOT NULL;
+                CREATE INDEX words_pending ON words (local_change) WHERE pending = 1;
 
-            CREATE TABLE word_tags (
-                tag_key TEXT NOT NULL,
-                word_seq INTEGER NOT NULL REFERENCES words (seq) ON DELETE CASCADE,
-                tag TEXT NOT NULL,
-                PRIMARY KEY (tag_key, word_seq)
-            ) WITHOUT ROWID;
-            CREATE INDEX word_tags_word ON word_tags (word_seq);
+                CREATE TABLE word_tags (
+                    tag_key TEXT NOT NULL,
+                    word_seq INTEGER NOT NULL REFERENCES words (seq) ON DELETE CASCADE,
+                    tag TEXT NOT NULL,
+                    PRIMARY KEY (tag_key, word_seq)
+                ) WITHOUT ROWID;
+                CREATE INDEX word_tags_word ON word_tags (word_seq);
 
-            -- The search index reads its text through this view, so a rebuild sees the
-            -- same plain text (one example per line) that the library writes into it.
-            CREATE VIEW words_fts_source AS
-                SELECT seq, term, reading, meaning,
-                       (SELECT group_concat(value, char(10)) FROM json_each(words.examples)) AS examples,
-                       notes,
-                       (SELECT group_concat(value, ' ') FROM json_each(words.tags)) AS tags
-                FROM words;
-            CREATE VIRTUAL TABLE words_fts USING fts5 (
-                term, reading, meaning, examples, notes, tags,
-                content = 'words_fts_source', content_rowid = 'seq',
-                tokenize = 'unicode61 remove_diacritics 2',
-                prefix = '2 3'
-            );
+                -- The search index reads its text through this view, so a rebuild sees the
+                -- same plain text (one example per line) that the library writes into it.
+                CREATE VIEW words_fts_source AS
+                    SELECT seq, term, reading, meaning,
+                           (SELECT group_concat(value, char(10)) FROM json_each(words.examples)) AS examples,
+                           notes,
+                           (SELECT group_concat(value, ' ') FROM json_each(words.tags)) AS tags
+                    FROM words;
+                CREATE VIRTUAL TABLE words_fts USING fts5 (
+                    term, reading, meaning, examples, notes, tags,
+                    content = 'words_fts_source', content_rowid = 'seq',
+                    tokenize = 'unicode61 remove_diacritics 2',
+                    prefix = '2 3'
+                );
 
-            -- The prior state of every word the last backup restore touched (NULL: the
-            -- word did not exist), so `backup undo` can put it back. One step only.
-            CREATE TABLE restore_undo (
-                word_id TEXT PRIMARY KEY,
-                prior TEXT
-            ) WITHOUT ROWID;
-            """),
-        Migration(name: "2026-11-add-sync", sql: """
-            -- Which device wrote each field's current value: sync breaks a tie of equal
-            -- times by the writer's id, the same way on every device. 0 is this device.
-            ALTER TABLE words ADD COLUMN term_by INTEGER NOT NULL DEFAULT 0;
-            ALTER TABLE words ADD COLUMN meaning_by INTEGER NOT NULL DEFAULT 0;
-            ALTER TABLE words ADD COLUMN reading_by INTEGER NOT NULL DEFAULT 0;
-            ALTER TABLE words ADD COLUMN examples_by INTEGER NOT NULL DEFAULT 0;
-            ALTER TABLE words ADD COLUMN notes_by INTEGER NOT NULL DEFAULT 0;
-            ALTER TABLE words ADD COLUMN tags_by INTEGER NOT NULL DEFAULT 0;
-            ALTER TABLE words ADD COLUMN deleted_by INTEGER NOT NULL DEFAULT 0;
+                -- The prior state of every word the last backup restore touched (NULL: the
+                -- word did not exist), so `backup undo` can put it back. One step only.
+                CREATE TABLE restore_undo (
+                    word_id TEXT PRIMARY KEY,
+                    prior TEXT
+                ) WITHOUT ROWID;
+                """),
+        Migration(
+            name: "2026-11-add-sync",
+            sql: """
+                -- Which device wrote each field's current value: sync breaks a tie of equal
+                -- times by the writer's id, the same way on every device. 0 is this device.
+                ALTER TABLE words ADD COLUMN term_by INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE words ADD COLUMN meaning_by INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE words ADD COLUMN reading_by INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE words ADD COLUMN examples_by INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE words ADD COLUMN notes_by INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE words ADD COLUMN tags_by INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE words ADD COLUMN deleted_by INTEGER NOT NULL DEFAULT 0;
 
-            -- Devices this library has heard of; num 0 is this device.
-            CREATE TABLE sync_devices (
-                num INTEGER PRIMARY KEY,
-                id TEXT NOT NULL UNIQUE,
-                name TEXT NOT NULL DEFAULT '',
-                app TEXT NOT NULL DEFAULT '',
-                last_sync INTEGER,
-                digest TEXT NOT NULL DEFAULT '',
-                word_count INTEGER NOT NULL DEFAULT 0
-            );
+                -- Devices this library has heard of; num 0 is this device.
+                CREATE TABLE sync_devices (
+                    num INTEGER PRIMARY KEY,
+                    id TEXT NOT NULL UNIQUE,
+                    name TEXT NOT NULL DEFAULT '',
+                    app TEXT NOT NULL DEFAULT '',
+                    last_sync INTEGER,
+                    digest TEXT NOT NULL DEFAULT '',
+                    word_count INTEGER NOT NULL DEFAULT 0
+                );
 
-            -- How far this device has read each other device's changes.
-            CREATE TABLE sync_cursors (
-                device_id TEXT PRIMARY KEY,
-                seq INTEGER NOT NULL
-            ) WITHOUT ROWID;
-            """, afterwards: Migrations.requireFullUpload),
-        Migration(name: "2026-11-add-purge", sql: """
-            -- A purged word leaves only this marker: its id and when it was purged. The
-            -- marker beats every version of the word, so no device can bring it back.
-            CREATE TABLE purged (
-                id TEXT PRIMARY KEY,
-                purged_at INTEGER NOT NULL,
-                pending INTEGER NOT NULL,
-                by_this_device INTEGER NOT NULL
-            ) WITHOUT ROWID;
+                -- How far this device has read each other device's changes.
+                CREATE TABLE sync_cursors (
+                    device_id TEXT PRIMARY KEY,
+                    seq INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                """, afterwards: Migrations.requireFullUpload),
+        Migration(
+            name: "2026-11-add-purge",
+            sql: """
+                -- A purged word leaves only this marker: its id and when it was purged. The
+                -- marker beats every version of the word, so no device can bring it back.
+                CREATE TABLE purged (
+                    id TEXT PRIMARY KEY,
+                    purged_at INTEGER NOT NULL,
+                    pending INTEGER NOT NULL,
+                    by_this_device INTEGER NOT NULL
+                ) WITHOUT ROWID;
 
-            -- Library settings that sync (Trash clean-up): last writer wins per key.
-            CREATE TABLE settings (
-                key TEXT PRIMARY KEY,
-                value TEXT NOT NULL,
-                time INTEGER NOT NULL,
-                writer TEXT NOT NULL,
-                pending INTEGER NOT NULL
-            ) WITHOUT ROWID;
-            """),
-        Migration(name: "2026-11-faster-search-and-lists", sql: """
-            -- Lists page by (time, row) so the first page is an index scan even when many
-            -- words share one time (an import gives them all the same).
-            DROP INDEX words_live_updated;
-            DROP INDEX words_live_created;
-            CREATE INDEX words_live_updated ON words (updated_at DESC, seq DESC) WHERE deleted_at IS NULL;
-            CREATE INDEX words_live_created ON words (created_at DESC, seq DESC) WHERE deleted_at IS NULL;
+                -- Library settings that sync (Trash clean-up): last writer wins per key.
+                CREATE TABLE settings (
+                    key TEXT PRIMARY KEY,
+                    value TEXT NOT NULL,
+                    time INTEGER NOT NULL,
+                    writer TEXT NOT NULL,
+                    pending INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                """),
+        Migration(
+            name: "2026-11-faster-search-and-lists",
+            sql: """
+                -- Lists page by (time, row) so the first page is an index scan even when many
+                -- words share one time (an import gives them all the same).
+                DROP INDEX words_live_updated;
+                DROP INDEX words_live_created;
+                CREATE INDEX words_live_updated ON words (updated_at DESC, seq DESC) WHERE deleted_at IS NULL;
+                CREATE INDEX words_live_created ON words (created_at DESC, seq DESC) WHERE deleted_at IS NULL;
 
-            -- The search index holds only words not in the Trash (so a search needs no
-            -- filter), without prefix indexes (terms are matched by prefix through
-            -- term_key; they made every import several times slower). Examples and tags
-            -- are indexed as stored (JSON text; the tokenizer drops its punctuation), so
-            -- the library, a rebuild and a delete all hand the index the same text. The
-            -- unary + keeps SQLite off the time indexes here, so a rebuild reads rows in
-            -- seq order (FTS5 flushes its buffer on every out-of-order row: 7x slower).
-            DROP TABLE words_fts;
-            DROP VIEW words_fts_source;
-            CREATE VIEW words_fts_source AS
-                SELECT seq, term, reading, meaning, examples, notes, tags FROM words WHERE +deleted_at IS NULL;
-            CREATE VIRTUAL TABLE words_fts USING fts5 (
-                term, reading, meaning, examples, notes, tags,
-                content = 'words_fts_source', content_rowid = 'seq',
-                tokenize = 'unicode61 remove_diacritics 2'
-            );
-            INSERT INTO words_fts (words_fts, rank) VALUES ('rank', 'bm25(\(SearchRanking.bm25Weights))');
-            INSERT INTO words_fts (words_fts) VALUES ('rebuild');
-            """),
-        Migration(name: "2026-12-typed-sync-state", sql: """
-            -- Sync keeps its state as one typed value (MiDiccioSync's SyncState), saved in
-            -- one place. The string keys and cursors it kept before are handed over once,
-            -- under "legacy", and read by SyncState's decoder only.
-            CREATE TABLE sync_state (
-                id INTEGER PRIMARY KEY CHECK (id = 1),
-                value TEXT NOT NULL
-            );
-            INSERT INTO sync_state (id, value)
-                SELECT 1, json_object(
-                    'legacy', (SELECT json_group_object(key, value) FROM library_info
-                               WHERE key LIKE 'sync.%' AND key NOT IN ('sync.digest', 'sync.fullUpload')),
-                    'legacyCursors', (SELECT json_group_object(device_id, seq) FROM sync_cursors))
-                WHERE EXISTS (SELECT 1 FROM library_info WHERE key LIKE 'sync.%' AND key NOT IN ('sync.digest', 'sync.fullUpload'))
-                   OR EXISTS (SELECT 1 FROM sync_cursors);
-            DELETE FROM library_info WHERE key LIKE 'sync.%' AND key NOT IN ('sync.digest', 'sync.fullUpload');
-            DELETE FROM library_info WHERE key = 'library.createdAt';
-            DROP TABLE sync_cursors;
+                -- The search index holds only words not in the Trash (so a search needs no
+                -- filter), without prefix indexes (terms are matched by prefix through
+                -- term_key; they made every import several times slower). Examples and tags
+                -- are indexed as stored (JSON text; the tokenizer drops its punctuation), so
+                -- the library, a rebuild and a delete all hand the index the same text. The
+                -- unary + keeps SQLite off the time indexes here, so a rebuild reads rows in
+                -- seq order (FTS5 flushes its buffer on every out-of-order row: 7x slower).
+                DROP TABLE words_fts;
+                DROP VIEW words_fts_source;
+                CREATE VIEW words_fts_source AS
+                    SELECT seq, term, reading, meaning, examples, notes, tags FROM words WHERE +deleted_at IS NULL;
+                CREATE VIRTUAL TABLE words_fts USING fts5 (
+                    term, reading, meaning, examples, notes, tags,
+                    content = 'words_fts_source', content_rowid = 'seq',
+                    tokenize = 'unicode61 remove_diacritics 2'
+                );
+                INSERT INTO words_fts (words_fts, rank) VALUES ('rank', 'bm25(\(SearchRanking.bm25Weights))');
+                INSERT INTO words_fts (words_fts) VALUES ('rebuild');
+                """),
+        Migration(
+            name: "2026-12-typed-sync-state",
+            sql: """
+                -- Sync keeps its state as one typed value (MiDiccioSync's SyncState), saved in
+                -- one place. The string keys and cursors it kept before are handed over once,
+                -- under "legacy", and read by SyncState's decoder only.
+                CREATE TABLE sync_state (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    value TEXT NOT NULL
+                );
+                INSERT INTO sync_state (id, value)
+                    SELECT 1, json_object(
+                        'legacy', (SELECT json_group_object(key, value) FROM library_info
+                                   WHERE key LIKE 'sync.%' AND key NOT IN ('sync.digest', 'sync.fullUpload')),
+                        'legacyCursors', (SELECT json_group_object(device_id, seq) FROM sync_cursors))
+                    WHERE EXISTS (SELECT 1 FROM library_info WHERE key LIKE 'sync.%' AND key NOT IN ('sync.digest', 'sync.fullUpload'))
+                       OR EXISTS (SELECT 1 FROM sync_cursors);
+                DELETE FROM library_info WHERE key LIKE 'sync.%' AND key NOT IN ('sync.digest', 'sync.fullUpload');
+                DELETE FROM library_info WHERE key = 'library.createdAt';
+                DROP TABLE sync_cursors;
 
-            -- Never read: a device's name, app and state live in its cloud record.
-            ALTER TABLE sync_devices DROP COLUMN name;
-            ALTER TABLE sync_devices DROP COLUMN app;
-            ALTER TABLE sync_devices DROP COLUMN last_sync;
-            ALTER TABLE sync_devices DROP COLUMN digest;
-            ALTER TABLE sync_devices DROP COLUMN word_count;
+                -- Never read: a device's name, app and state live in its cloud record.
+                ALTER TABLE sync_devices DROP COLUMN name;
+                ALTER TABLE sync_devices DROP COLUMN app;
+                ALTER TABLE sync_devices DROP COLUMN last_sync;
+                ALTER TABLE sync_devices DROP COLUMN digest;
+                ALTER TABLE sync_devices DROP COLUMN word_count;
 
-            -- When this device first saw the word in the Trash, by its own clock: automatic
-            -- purging counts from here, never from a time another device's clock stamped.
-            -- Words already in the Trash start counting now.
-            ALTER TABLE words ADD COLUMN trash_seen_at INTEGER;
-            UPDATE words SET trash_seen_at = CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)
-                WHERE deleted_at IS NOT NULL;
-            CREATE INDEX words_trash_seen ON words (trash_seen_at) WHERE trash_seen_at IS NOT NULL;
+                -- When this device first saw the word in the Trash, by its own clock: automatic
+                -- purging counts from here, never from a time another device's clock stamped.
+                -- Words already in the Trash start counting now.
+                ALTER TABLE words ADD COLUMN trash_seen_at INTEGER;
+                UPDATE words SET trash_seen_at = CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)
+                    WHERE deleted_at IS NOT NULL;
+                CREATE INDEX words_trash_seen ON words (trash_seen_at) WHERE trash_seen_at IS NOT NULL;
 
-            -- The order in which this device learnt each purge marker: a position in its own
-            -- log, which a marker arriving late with an old purge time still advances.
-            ALTER TABLE purged ADD COLUMN seen INTEGER NOT NULL DEFAULT 0;
-            UPDATE purged SET seen = ordered.position
-                FROM (SELECT id, row_number() OVER (ORDER BY purged_at, id) AS position FROM purged) AS ordered
-                WHERE ordered.id = purged.id;
-            CREATE INDEX purged_seen ON purged (seen);
-            """),
+                -- The order in which this device learnt each purge marker: a position in its own
+                -- log, which a marker arriving late with an old purge time still advances.
+                ALTER TABLE purged ADD COLUMN seen INTEGER NOT NULL DEFAULT 0;
+                UPDATE purged SET seen = ordered.position
+                    FROM (SELECT id, row_number() OVER (ORDER BY purged_at, id) AS position FROM purged) AS ordered
+                    WHERE ordered.id = purged.id;
+                CREATE INDEX purged_seen ON purged (seen);
+                """),
     ]
 
     /// Marks a library that had words before a migration: its next sync uploads every
@@ -202,4 +212,3 @@ enum Migrations {
         }
     }
 }
-

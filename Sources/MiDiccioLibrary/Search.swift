@@ -1,5 +1,6 @@
-import MiDiccioStore
 import MiDiccioModel
+import MiDiccioStore
+
 /// How search ranks full-text matches.
 enum SearchRanking {
     /// BM25 weights of the search index's columns, in their order: term, reading,
@@ -27,13 +28,17 @@ extension WordLibrary {
                 }
                 // The two term tiers come straight from the term index: cheap even when a
                 // one-letter query matches a third of the library.
-                take(try database.cached("SELECT \(Self.columns) FROM words WHERE term_key = ? AND deleted_at IS NULL ORDER BY seq LIMIT ?")
-                    .rows([.text(key), .integer(Int64(limit))], Self.storedWord).map(\.word))
+                take(
+                    try database.cached("SELECT \(Self.columns) FROM words WHERE term_key = ? AND deleted_at IS NULL ORDER BY seq LIMIT ?")
+                        .rows([.text(key), .integer(Int64(limit))], Self.storedWord).map(\.word))
                 if results.count < limit {
-                    take(try database.cached("""
-                        SELECT \(Self.columns) FROM words WHERE term_key > ? AND term_key < ? AND deleted_at IS NULL
-                        ORDER BY term_key LIMIT ?
-                        """).rows([.text(key), .text(key + "\u{10FFFF}"), .integer(Int64(limit))], Self.storedWord).map(\.word))
+                    take(
+                        try database.cached(
+                            """
+                            SELECT \(Self.columns) FROM words WHERE term_key > ? AND term_key < ? AND deleted_at IS NULL
+                            ORDER BY term_key LIMIT ?
+                            """
+                        ).rows([.text(key), .text(key + "\u{10FFFF}"), .integer(Int64(limit))], Self.storedWord).map(\.word))
                 }
                 // A one-letter query is answered from terms only: as a full-text prefix it
                 // matches half the library and takes a hundred times longer.
@@ -42,12 +47,15 @@ extension WordLibrary {
                     // The index holds only words outside the Trash, ranked by BM25 with a term
                     // match weighing most; only the page's rows are then read. (Spelling
                     // bm25() out is about a third faster than the configured rank.)
-                    take(try database.cached("""
-                        SELECT \(Self.columns("w")) FROM
-                            (SELECT rowid AS seq, bm25(words_fts, \(SearchRanking.bm25Weights)) AS score
-                             FROM words_fts WHERE words_fts MATCH ? ORDER BY score LIMIT ?) AS hit
-                        JOIN words w ON w.seq = hit.seq ORDER BY hit.score
-                        """).rows([.text(match), .integer(Int64(limit + results.count))], Self.storedWord).map(\.word))
+                    take(
+                        try database.cached(
+                            """
+                            SELECT \(Self.columns("w")) FROM
+                                (SELECT rowid AS seq, bm25(words_fts, \(SearchRanking.bm25Weights)) AS score
+                                 FROM words_fts WHERE words_fts MATCH ? ORDER BY score LIMIT ?) AS hit
+                            JOIN words w ON w.seq = hit.seq ORDER BY hit.score
+                            """
+                        ).rows([.text(match), .integer(Int64(limit + results.count))], Self.storedWord).map(\.word))
                 }
                 return results
             }
@@ -62,7 +70,8 @@ extension WordLibrary {
         for scalar in query.unicodeScalars {
             let properties = scalar.properties
             if properties.isAlphabetic || properties.numericType != nil || properties.generalCategory == .nonspacingMark
-                || properties.generalCategory == .decimalNumber {
+                || properties.generalCategory == .decimalNumber
+            {
                 current.append(scalar)
             } else if !current.isEmpty {
                 tokens.append(String(current))

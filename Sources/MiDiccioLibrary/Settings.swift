@@ -1,5 +1,6 @@
-import MiDiccioStore
 import MiDiccioModel
+import MiDiccioStore
+
 /// A library setting that syncs to every device (last writer wins per key).
 public enum LibrarySetting: String, CaseIterable, Sendable {
     /// Words in the Trash longer than this many days are purged ("off" by default).
@@ -24,7 +25,8 @@ public enum LibrarySetting: String, CaseIterable, Sendable {
         let trimmed = value.trimmed.lowercased()
         if trimmed == "off" { return "off" }
         guard let days = Int(trimmed), (1...36_500).contains(days) else {
-            throw LibraryError.invalidWord(WordValidationError(field: rawValue, message: "must be off or a whole number of days from 1 to 36500, not '\(value)'"))
+            throw LibraryError.invalidWord(
+                WordValidationError(field: rawValue, message: "must be off or a whole number of days from 1 to 36500, not '\(value)'"))
         }
         return String(days)
     }
@@ -54,7 +56,8 @@ extension WordLibrary {
     }
 
     package func storeSetting(key: String, value: String, time: Timestamp, writer: String, pending: Bool) throws {
-        try database.run("""
+        try database.run(
+            """
             INSERT INTO settings (key, value, time, writer, pending) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT (key) DO UPDATE SET value = excluded.value, time = excluded.time, writer = excluded.writer,
                 pending = excluded.pending

@@ -1,4 +1,5 @@
 import MiDiccioModel
+
 /// A word as the store holds it: the user's fields plus the sync state kept beside them.
 public struct StoredWord: Hashable, Sendable {
     /// The word itself.
@@ -78,8 +79,10 @@ public struct WordEdit: Sendable {
     public var removeTags: [String]
 
     /// Makes an edit; every field defaults to "unchanged".
-    public init(term: String? = nil, meaning: String? = nil, reading: String? = nil, examples: [String]? = nil,
-                notes: String? = nil, tags: [String]? = nil, addTags: [String] = [], removeTags: [String] = []) {
+    public init(
+        term: String? = nil, meaning: String? = nil, reading: String? = nil, examples: [String]? = nil,
+        notes: String? = nil, tags: [String]? = nil, addTags: [String] = [], removeTags: [String] = []
+    ) {
         self.term = term
         self.meaning = meaning
         self.reading = reading

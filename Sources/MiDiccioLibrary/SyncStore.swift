@@ -74,8 +74,9 @@ package final class SyncStore {
     /// Saves sync's state; call inside `write` to commit it with the data it describes.
     package func saveState(_ json: String) throws {
         try library.guarded {
-            try database.run("INSERT INTO sync_state (id, value) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET value = excluded.value",
-                             [.text(json)])
+            try database.run(
+                "INSERT INTO sync_state (id, value) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET value = excluded.value",
+                [.text(json)])
         }
     }
 
@@ -171,8 +172,9 @@ package final class SyncStore {
     package func markUploaded(_ records: [LocalRecord]) throws {
         try library.guarded {
             for local in records {
-                try database.run("UPDATE words SET pending = 0 WHERE seq = ? AND local_change = ?",
-                                 [.integer(local.stored.seq), .integer(local.localChange)])
+                try database.run(
+                    "UPDATE words SET pending = 0 WHERE seq = ? AND local_change = ?",
+                    [.integer(local.stored.seq), .integer(local.localChange)])
             }
         }
     }
@@ -350,7 +352,8 @@ package final class SyncStore {
                 writers.append(device)
             }
         }
-        return LocalRecord(record: SyncRecord(word: stored.word, times: stored.times, writers: writers),
-                           pending: stored.pending, localChange: stored.localChange, stored: stored)
+        return LocalRecord(
+            record: SyncRecord(word: stored.word, times: stored.times, writers: writers),
+            pending: stored.pending, localChange: stored.localChange, stored: stored)
     }
 }

@@ -1,5 +1,5 @@
-import MiDiccioModel
 import CCollation
+import MiDiccioModel
 
 /// Locale-aware, case-insensitive ordering of terms through ICU collation sort keys.
 ///

@@ -1,4 +1,5 @@
 import MiDiccioModel
+
 /// The JSON form of words, shared by `--json` output and backup files: an object with
 /// exactly the fields of `Word`, times in ISO 8601 UTC with three fractional digits.
 public enum WordJSON {

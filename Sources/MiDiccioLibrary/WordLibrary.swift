@@ -1,7 +1,7 @@
-import MiDiccioFiles
-import MiDiccioStore
-import MiDiccioModel
 import Foundation
+import MiDiccioFiles
+import MiDiccioModel
+import MiDiccioStore
 
 /// A person's word list: one SQLite file. Every operation the app offers starts here.
 ///
@@ -36,10 +36,12 @@ public final class WordLibrary {
     ///
     /// Refuses, without changing a byte, a file that is not a MiDiccio library and a
     /// library written by a newer schema.
-    public init(path: String, create: Bool = true, clock: any Clock = SystemClock(),
-                environment: [String: String] = ProcessInfo.processInfo.environment,
-                makeID: @escaping () -> WordID = { WordID.random() },
-                makeDeviceID: @escaping () -> WordID = { WordID.random() }) throws {
+    public init(
+        path: String, create: Bool = true, clock: any Clock = SystemClock(),
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        makeID: @escaping () -> WordID = { WordID.random() },
+        makeDeviceID: @escaping () -> WordID = { WordID.random() }
+    ) throws {
         let (database, isNew) = try LibraryFile.open(path: path, create: create)
         self.path = path
         self.isNew = isNew
@@ -101,21 +103,26 @@ public final class WordLibrary {
 
     /// Words not in the Trash, filtered, ordered and paged as `query` says.
     public func list(_ query: ListQuery = ListQuery()) throws -> [Word] {
-        let order = switch query.sort {
-        case .updated: "w.updated_at DESC, w.seq DESC"
-        case .created: "w.created_at DESC, w.seq DESC"
-        case .term: "w.sort_key, w.term, w.seq"
-        }
+        let order =
+            switch query.sort {
+            case .updated: "w.updated_at DESC, w.seq DESC"
+            case .created: "w.created_at DESC, w.seq DESC"
+            case .term: "w.sort_key, w.term, w.seq"
+            }
         let page: [SQLValue] = [.integer(Int64(query.limit ?? -1)), .integer(Int64(max(0, query.offset)))]
         return try guarded {
             if let tag = query.tag {
-                return try database.cached("""
+                return try database.cached(
+                    """
                     SELECT \(Self.columns("w")) FROM word_tags t JOIN words w ON w.seq = t.word_seq
                     WHERE t.tag_key = ? AND w.deleted_at IS NULL ORDER BY \(order) LIMIT ? OFFSET ?
-                    """).rows([.text(TagSet.key(tag))] + page, Self.storedWord).map(\.word)
+                    """
+                ).rows([.text(TagSet.key(tag))] + page, Self.storedWord).map(\.word)
             }
-            return try database.cached("SELECT \(Self.columns("w")) FROM words w WHERE w.deleted_at IS NULL ORDER BY \(order) LIMIT ? OFFSET ?")
-                .rows(page, Self.storedWord).map(\.word)
+            return try database.cached(
+                "SELECT \(Self.columns("w")) FROM words w WHERE w.deleted_at IS NULL ORDER BY \(order) LIMIT ? OFFSET ?"
+            )
+            .rows(page, Self.storedWord).map(\.word)
         }
     }
 
@@ -131,10 +138,12 @@ public final class WordLibrary {
     /// Every tag on a word not in the Trash, with how many words carry it; most used first.
     public func tags() throws -> [TagCount] {
         try guarded {
-            try database.cached("""
+            try database.cached(
+                """
                 SELECT min(t.tag), count(*) FROM word_tags t JOIN words w ON w.seq = t.word_seq
                 WHERE w.deleted_at IS NULL GROUP BY t.tag_key ORDER BY count(*) DESC, t.tag_key
-                """).rows { TagCount(tag: $0.text(0), count: Int($0.int64(1))) }
+                """
+            ).rows { TagCount(tag: $0.text(0), count: Int($0.int64(1))) }
         }
     }
 
@@ -143,8 +152,10 @@ public final class WordLibrary {
     public func trash(includeHidden: Bool = false) throws -> [Word] {
         let cutoff = try includeHidden ? nil : hiddenTrashCutoff()
         return try guarded {
-            try database.cached("SELECT \(Self.columns) FROM words WHERE deleted_at IS NOT NULL AND deleted_at >= ? ORDER BY deleted_at DESC, seq DESC")
-                .rows([.integer(cutoff ?? Int64.min)], Self.storedWord).map(\.word)
+            try database.cached(
+                "SELECT \(Self.columns) FROM words WHERE deleted_at IS NOT NULL AND deleted_at >= ? ORDER BY deleted_at DESC, seq DESC"
+            )
+            .rows([.integer(cutoff ?? Int64.min)], Self.storedWord).map(\.word)
         }
     }
 
@@ -182,9 +193,10 @@ public final class WordLibrary {
                 throw LibraryError.duplicateTerm(content.term, existing: duplicates.map(\.id))
             }
             let now = clock.now()
-            let word = Word(id: randomID(), term: content.term, meaning: content.meaning, reading: content.reading,
-                            examples: content.examples, notes: content.notes, tags: content.tags,
-                            createdAt: now, updatedAt: now)
+            let word = Word(
+                id: randomID(), term: content.term, meaning: content.meaning, reading: content.reading,
+                examples: content.examples, notes: content.notes, tags: content.tags,
+                createdAt: now, updatedAt: now)
             try save(word, times: FieldTimes(all: now), previous: nil, pending: true)
             return AddResult(word: word, duplicates: duplicates)
         }
@@ -263,10 +275,12 @@ public final class WordLibrary {
     package static let columns = columns("words")
 
     static func columns(_ table: String) -> String {
-        ["seq", "id", "term", "meaning", "reading", "examples", "notes", "tags", "created_at", "updated_at", "deleted_at",
-         "term_time", "meaning_time", "reading_time", "examples_time", "notes_time", "tags_time", "deleted_time",
-         "pending", "local_change",
-         "term_by", "meaning_by", "reading_by", "examples_by", "notes_by", "tags_by", "deleted_by"].map { "\(table).\($0)" }.joined(separator: ", ")
+        [
+            "seq", "id", "term", "meaning", "reading", "examples", "notes", "tags", "created_at", "updated_at", "deleted_at",
+            "term_time", "meaning_time", "reading_time", "examples_time", "notes_time", "tags_time", "deleted_time",
+            "pending", "local_change",
+            "term_by", "meaning_by", "reading_by", "examples_by", "notes_by", "tags_by", "deleted_by",
+        ].map { "\(table).\($0)" }.joined(separator: ", ")
     }
 
     package static func storedWord(_ row: Statement) throws -> StoredWord {
@@ -278,14 +292,16 @@ public final class WordLibrary {
             // Never read a damaged id as some other id: the word would be lost or merged.
             throw LibraryError.damaged("row \(row.int64(0)) of the words table has the id '\(row.text(1).prefix(60))', which is not a UUID")
         }
-        let word = Word(id: id,
-                        term: row.text(2), meaning: row.text(3), reading: row.text(4),
-                        examples: JSONText.stringArray(row.text(5)), notes: row.text(6),
-                        tags: JSONText.stringArray(row.text(7)),
-                        createdAt: row.time(8)!, updatedAt: row.time(9)!, deletedAt: row.time(10))
+        let word = Word(
+            id: id,
+            term: row.text(2), meaning: row.text(3), reading: row.text(4),
+            examples: JSONText.stringArray(row.text(5)), notes: row.text(6),
+            tags: JSONText.stringArray(row.text(7)),
+            createdAt: row.time(8)!, updatedAt: row.time(9)!, deletedAt: row.time(10))
         let writers = (0..<Int32(WordField.allCases.count)).map { row.int64(20 + $0) }
-        return StoredWord(word: word, times: times, pending: row.int64(18) != 0, localChange: row.int64(19),
-                          writers: writers, seq: row.int64(0))
+        return StoredWord(
+            word: word, times: times, pending: row.int64(18) != 0, localChange: row.int64(19),
+            writers: writers, seq: row.int64(0))
     }
 
     /// The stored form of the word with this id.
@@ -325,7 +341,9 @@ public final class WordLibrary {
 
     /// Writes a word, its tags and its search text. `previous` is the stored row being
     /// replaced (nil for a new word). Must run inside `writing`.
-    package func save(_ word: Word, times: FieldTimes, writers: [Int64] = StoredWord.localWriters, previous: StoredWord?, pending: Bool) throws {
+    package func save(
+        _ word: Word, times: FieldTimes, writers: [Int64] = StoredWord.localWriters, previous: StoredWord?, pending: Bool
+    ) throws {
         try updateDigest(removing: previous?.word, adding: word)
         let change = pending ? try nextChange() : (previous?.localChange ?? 0)
         let examples = JSONText.array(word.examples), tags = JSONText.array(word.tags)
@@ -347,7 +365,8 @@ public final class WordLibrary {
             try database.run(try hot.statement(.updateWord), values)
             seq = previous.seq
             let old = previous.word
-            let textChanged = old.term != word.term || old.reading != word.reading || old.meaning != word.meaning
+            let textChanged =
+                old.term != word.term || old.reading != word.reading || old.meaning != word.meaning
                 || old.examples != word.examples || old.notes != word.notes || old.tags != word.tags
             // Only words outside the Trash are in the search index.
             if !old.isDeleted && (textChanged || word.isDeleted) { try removeFromSearch(old, seq: seq) }
@@ -388,8 +407,10 @@ public final class WordLibrary {
     /// The text the search index holds for a word: exactly what `words_fts_source`
     /// reads from the row, so a later delete removes exactly what was added.
     static func searchValues(_ word: Word, seq: Int64) -> [SQLValue] {
-        [.integer(seq), .text(word.term), .text(word.reading), .text(word.meaning),
-         .text(JSONText.array(word.examples)), .text(word.notes), .text(JSONText.array(word.tags))]
+        [
+            .integer(seq), .text(word.term), .text(word.reading), .text(word.meaning),
+            .text(JSONText.array(word.examples)), .text(word.notes), .text(JSONText.array(word.tags)),
+        ]
     }
 
     /// The next value of the library-wide change counter (kept in memory during a
@@ -487,8 +508,9 @@ public final class WordLibrary {
     }
 
     package func setInfo(_ key: String, _ value: String) throws {
-        try database.run("INSERT INTO library_info (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                         [.text(key), .text(value)])
+        try database.run(
+            "INSERT INTO library_info (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            [.text(key), .text(value)])
     }
 
     package func info(_ key: String) throws -> String? {
@@ -506,9 +528,10 @@ public final class WordLibrary {
         func resolved(_ path: String) -> String { URL(fileURLWithPath: path).resolvingSymlinksInPath().standardizedFileURL.path }
         let library = resolved(path)
         let resolvedTarget = resolved(target)
-        let sameFile = FileSystem.identity(target).map { found in
-            [path, path + "-wal", path + "-shm"].contains { FileSystem.identity($0).map { $0 == found } ?? false }
-        } ?? false
+        let sameFile =
+            FileSystem.identity(target).map { found in
+                [path, path + "-wal", path + "-shm"].contains { FileSystem.identity($0).map { $0 == found } ?? false }
+            } ?? false
         if sameFile || resolvedTarget == library || resolvedTarget == library + "-wal" || resolvedTarget == library + "-shm" {
             throw LibraryError.fileError(path: target, reason: "is the library itself; choose another file name")
         }

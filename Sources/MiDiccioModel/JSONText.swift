@@ -62,7 +62,8 @@ public enum JSONText {
         if text == "[]" { return [] }
         if let fast = fastStringArray(text) { return fast }
         guard let data = text.data(using: .utf8),
-              let value = try? JSONSerialization.jsonObject(with: data) as? [String] else { return [] }
+            let value = try? JSONSerialization.jsonObject(with: data) as? [String]
+        else { return [] }
         return value
     }
 

@@ -31,10 +31,16 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
         let ms = milliseconds
         var seconds = ms / 1000
         var millis = ms % 1000
-        if millis < 0 { millis += 1000; seconds -= 1 }
+        if millis < 0 {
+            millis += 1000
+            seconds -= 1
+        }
         var days = seconds / 86_400
         var secondOfDay = seconds % 86_400
-        if secondOfDay < 0 { secondOfDay += 86_400; days -= 1 }
+        if secondOfDay < 0 {
+            secondOfDay += 86_400
+            days -= 1
+        }
         let (year, month, day) = Timestamp.civilDate(fromDays: days)
         return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T"
             + pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2) + ":"
@@ -62,9 +68,9 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
             index < bytes.count && bytes[index] == expected
         }
         guard let year = number(0, 4), byte(4, is: 0x2D), let month = number(5, 2), byte(7, is: 0x2D),
-              let day = number(8, 2), byte(10, is: 0x54) || byte(10, is: 0x74),
-              let hour = number(11, 2), byte(13, is: 0x3A), let minute = number(14, 2),
-              byte(16, is: 0x3A), let second = number(17, 2)
+            let day = number(8, 2), byte(10, is: 0x54) || byte(10, is: 0x74),
+            let hour = number(11, 2), byte(13, is: 0x3A), let minute = number(14, 2),
+            byte(16, is: 0x3A), let second = number(17, 2)
         else { return nil }
         var index = 19
         var millis: Int64 = 0
@@ -82,7 +88,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
         }
         guard index == bytes.count - 1, bytes[index] == 0x5A || bytes[index] == 0x7A else { return nil }
         guard (1...12).contains(month), (1...Timestamp.daysIn(month: month, year: year)).contains(day),
-              hour < 24, minute < 60, second < 60
+            hour < 24, minute < 60, second < 60
         else { return nil }
         let days = Timestamp.days(fromCivil: year, month, day)
         milliseconds = ((days * 86_400) + hour * 3600 + minute * 60 + second) * 1000 + millis

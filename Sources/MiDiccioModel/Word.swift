@@ -25,9 +25,11 @@ public struct Word: Hashable, Sendable {
     public var deletedAt: Timestamp?
 
     /// Makes a word from all of its fields.
-    public init(id: WordID, term: String, meaning: String = "", reading: String = "",
-                examples: [String] = [], notes: String = "", tags: [String] = [],
-                createdAt: Timestamp, updatedAt: Timestamp, deletedAt: Timestamp? = nil) {
+    public init(
+        id: WordID, term: String, meaning: String = "", reading: String = "",
+        examples: [String] = [], notes: String = "", tags: [String] = [],
+        createdAt: Timestamp, updatedAt: Timestamp, deletedAt: Timestamp? = nil
+    ) {
         self.id = id
         self.term = term
         self.meaning = meaning
@@ -115,8 +117,10 @@ public struct WordContent: Hashable, Sendable {
     public var tags: [String]
 
     /// Makes content; call `validated()` before storing it.
-    public init(term: String, meaning: String = "", reading: String = "", examples: [String] = [],
-                notes: String = "", tags: [String] = []) {
+    public init(
+        term: String, meaning: String = "", reading: String = "", examples: [String] = [],
+        notes: String = "", tags: [String] = []
+    ) {
         self.term = term
         self.meaning = meaning
         self.reading = reading
@@ -168,7 +172,13 @@ public struct FieldTimes: Hashable, Sendable {
 
     /// Makes field times that all read `time` (a word just added).
     public init(all time: Timestamp) {
-        term = time; meaning = time; reading = time; examples = time; notes = time; tags = time; deleted = time
+        term = time
+        meaning = time
+        reading = time
+        examples = time
+        notes = time
+        tags = time
+        deleted = time
     }
 
     /// The time of `field`.

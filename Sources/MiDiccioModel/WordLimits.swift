@@ -50,7 +50,8 @@ extension WordContent {
         for (index, example) in examples.enumerated() {
             try Self.check(example, field: "examples[\(index + 1)]", limit: WordLimits.textLength)
             guard !example.contains(where: \.isNewline) else {
-                throw WordValidationError(field: "examples[\(index + 1)]", message: "an example is one line; split it into several examples")
+                throw WordValidationError(
+                    field: "examples[\(index + 1)]", message: "an example is one line; split it into several examples")
             }
         }
 
@@ -60,7 +61,8 @@ extension WordContent {
         }
         for tag in tags {
             guard tag.count <= WordLimits.tagLength else {
-                throw WordValidationError(field: "tags", message: "tag \"\(tag.prefix(20))…\" is \(tag.count) characters; the limit is \(WordLimits.tagLength)")
+                throw WordValidationError(
+                    field: "tags", message: "tag \"\(tag.prefix(20))…\" is \(tag.count) characters; the limit is \(WordLimits.tagLength)")
             }
             guard !tag.contains(where: \.isWhitespace) else {
                 throw WordValidationError(field: "tags", message: "tag \"\(tag)\" contains a space; use - or _ instead")

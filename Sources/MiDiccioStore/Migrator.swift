@@ -21,7 +21,8 @@ package struct Migration: Sendable {
 package enum Migrator {
     /// Creates the bookkeeping table of a new database.
     package static func prepare(_ database: Database) throws {
-        try database.execute("CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL) WITHOUT ROWID")
+        try database.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL) WITHOUT ROWID")
     }
 
     /// The names of the migrations already applied.
@@ -39,8 +40,9 @@ package enum Migrator {
                 guard applied == 0 else { return }
                 try database.execute(migration.sql)
                 try migration.afterwards?(database)
-                try database.run("INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)",
-                                 [.text(migration.name), .integer(now())])
+                try database.run(
+                    "INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)",
+                    [.text(migration.name), .integer(now())])
                 try database.execute("PRAGMA user_version = \(index + 1)")
             }
         }

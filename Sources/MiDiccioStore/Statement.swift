@@ -52,8 +52,9 @@ package final class Statement {
             // The UTF-8 bytes with their length: no C string is made and nothing is counted.
             code = text.withUTF8 { bytes -> Int32 in
                 guard let base = bytes.baseAddress else { return sqlite3_bind_text(handle, index, "", 0, nil) }
-                return sqlite3_bind_text(handle, index, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self),
-                                         Int32(bytes.count), midiccio_sqlite_transient())
+                return sqlite3_bind_text(
+                    handle, index, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self),
+                    Int32(bytes.count), midiccio_sqlite_transient())
             }
         case .blob(let bytes):
             code = bytes.withUnsafeBytes {

@@ -1,6 +1,7 @@
-import MiDiccioLibrary
 import MiDiccioCloud
+import MiDiccioLibrary
 import MiDiccioModel
+
 /// The merge rules, one field at a time (last writer wins per field).
 ///
 /// For each field the value with the newer time wins. Equal time and equal value is
@@ -38,7 +39,10 @@ public enum MergeRules {
             } else if sameValue {
                 // Already in sync. Keep the larger writer id so that a later three-way tie
                 // is decided identically everywhere; this changes no value and no time.
-                if incoming.writers[i] > writers[i] { writers[i] = incoming.writers[i]; changed = true }
+                if incoming.writers[i] > writers[i] {
+                    writers[i] = incoming.writers[i]
+                    changed = true
+                }
                 continue
             } else if incoming.writers[i] != local.writers[i] {
                 incomingWins = incoming.writers[i] > local.writers[i]

@@ -1,7 +1,7 @@
-import MiDiccioLibrary
-import MiDiccioCloud
-import MiDiccioModel
 import Foundation
+import MiDiccioCloud
+import MiDiccioLibrary
+import MiDiccioModel
 
 /// Where a library syncs to.
 ///
@@ -30,15 +30,18 @@ public enum RemoteConfig: Hashable, Sendable {
     /// Never throws: a remote that cannot be used (a damaged credentials file, say)
     /// gives a storage whose every call fails with the reason, so the problem surfaces
     /// where sync errors are reported.
-    public func makeStorage(libraryPath: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment,
-                            timeout: TimeInterval? = nil) -> any CloudStorage {
+    public func makeStorage(
+        libraryPath: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment,
+        timeout: TimeInterval? = nil
+    ) -> any CloudStorage {
         switch self {
         case .folder(let path):
             return FolderStorage(root: path)
         case .webdav(let url, let user):
             guard let address = WebDAVAddress(checked: url) else {
-                return UnusableStorage(displayName: displayName,
-                                       error: .failed(path: "/", reason: "the stored WebDAV URL cannot be used; set the remote again"))
+                return UnusableStorage(
+                    displayName: displayName,
+                    error: .failed(path: "/", reason: "the stored WebDAV URL cannot be used; set the remote again"))
             }
             let password: String?
             do {
@@ -56,7 +59,8 @@ public enum RemoteConfig: Hashable, Sendable {
     package static func webdavPassword(for address: WebDAVAddress, libraryPath: String?, environment: [String: String]) throws -> String? {
         if let password = environment[passwordVariable], !password.isEmpty { return password }
         guard let libraryPath, let stored = try WebDAVCredentials.load(from: WebDAVCredentials.filePath(forLibrary: libraryPath)),
-              stored.address == address.description else { return nil }
+            stored.address == address.description
+        else { return nil }
         return stored.password
     }
 

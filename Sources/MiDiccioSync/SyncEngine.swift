@@ -1,8 +1,8 @@
 import Foundation
-import Synchronization
 import MiDiccioCloud
 import MiDiccioLibrary
 import MiDiccioModel
+import Synchronization
 
 /// What a sync is doing, for a caller that shows progress or decides how long to wait.
 public enum SyncActivity: Sendable, Equatable {

@@ -1,7 +1,8 @@
-import MiDiccioLibrary
-import MiDiccioCloud
-import MiDiccioModel
 import Foundation
+import MiDiccioCloud
+import MiDiccioLibrary
+import MiDiccioModel
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

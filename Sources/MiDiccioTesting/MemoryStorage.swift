@@ -1,6 +1,6 @@
+import Foundation
 import MiDiccioKit
 import MiDiccioModel
-import Foundation
 import Synchronization
 
 /// Cloud storage held in memory, with injectable faults, for tests, the simulation and
@@ -66,7 +66,9 @@ package final class MemoryStorage: CloudStorage, @unchecked Sendable {
     package func plant(_ path: String, _ data: Data) { state.withLock { $0.files[path] = data } }
 
     package func list(_ folder: String) throws -> [CloudEntry] {
-        if let delay = faults.slowListing { Thread.sleep(forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18) }
+        if let delay = faults.slowListing {
+            Thread.sleep(forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
+        }
         return try state.withLock { state in
             state.counts["list", default: 0] += 1
             if state.faults.unreachable { throw CloudError.unavailable("memory storage is offline") }

@@ -1,5 +1,6 @@
 import MiDiccioKit
 import MiDiccioModel
+
 /// A small deterministic random generator (SplitMix64): the same seed gives the same
 /// sequence on every machine, so a failing simulation can be replayed from its seed.
 package struct SeededGenerator: RandomNumberGenerator, Sendable {

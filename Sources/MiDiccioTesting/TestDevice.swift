@@ -30,9 +30,11 @@ package final class TestDevice {
     private let makeDeviceID: () -> WordID
 
     /// A device whose library is `path` (created when missing), on `storage`.
-    package init(name: String, path: String, storage: any CloudStorage, clock: ManualClock,
-                 makeID: @escaping () -> WordID = { WordID.random() }, makeDeviceID: @escaping () -> WordID = { WordID.random() },
-                 tune: @escaping (SyncEngine) -> Void = { _ in }) throws {
+    package init(
+        name: String, path: String, storage: any CloudStorage, clock: ManualClock,
+        makeID: @escaping () -> WordID = { WordID.random() }, makeDeviceID: @escaping () -> WordID = { WordID.random() },
+        tune: @escaping (SyncEngine) -> Void = { _ in }
+    ) throws {
         self.name = name
         self.path = path
         self.clock = clock

@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -22,8 +23,10 @@ public struct HTTPRequest: Sendable {
     public var serverPort: UInt16
 
     /// Makes a request (tests build them without a socket).
-    public init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
-                body: Data = Data(), serverPort: UInt16 = 0) {
+    public init(
+        method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
+        body: Data = Data(), serverPort: UInt16 = 0
+    ) {
         self.method = method
         self.path = path
         self.query = query
@@ -100,7 +103,8 @@ public enum HTTPServerError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .portInUse(let host, let port):
             let other = port == UInt16.max ? port - 1 : port + 1
-            return "port \(port) on \(host) is already in use (is MiDiccio already running?); choose another one, for example --port \(other)"
+            return
+                "port \(port) on \(host) is already in use (is MiDiccio already running?); choose another one, for example --port \(other)"
         case .badHost(let host):
             return "cannot listen on '\(host)': give a numeric address such as 127.0.0.1, ::1 or 192.168.1.20"
         case .cannotStart(let host, let port, let reason):
@@ -135,9 +139,10 @@ public final class HTTPServer: @unchecked Sendable {
         var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_AUTO.rawValue
         if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
         let daemon = address.withSockaddr { sockaddr in
-            midiccio_mhd_start(flags, sockaddr, accessHandler, context.toOpaque(), requestCompleted, context.toOpaque(),
-                               // Headers of a request must fit in 64 KB; bodies are streamed to us.
-                               64 * 1024, UInt32(max(1, threads)), 30)
+            midiccio_mhd_start(
+                flags, sockaddr, accessHandler, context.toOpaque(), requestCompleted, context.toOpaque(),
+                // Headers of a request must fit in 64 KB; bodies are streamed to us.
+                64 * 1024, UInt32(max(1, threads)), 30)
         }
         guard let daemon else {
             context.release()
@@ -228,8 +233,9 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
         return MHD_Result.YES
     }
     if pending.tooLarge { return queue(context.handler.payloadTooLarge(limit: pending.limit), on: connection) }
-    let request = HTTPRequest(method: method, path: path, query: values(connection, MHD_ValueKind.GET_ARGUMENT_KIND),
-                              headers: values(connection, MHD_ValueKind.HEADER_KIND), body: pending.body, serverPort: context.port)
+    let request = HTTPRequest(
+        method: method, path: path, query: values(connection, MHD_ValueKind.GET_ARGUMENT_KIND),
+        headers: values(connection, MHD_ValueKind.HEADER_KIND), body: pending.body, serverPort: context.port)
     return queue(context.handler.respond(to: request), on: connection)
 }
 
@@ -260,14 +266,16 @@ private func values(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [Stri
     let box = ValueBox(lowercaseNames: kind == MHD_ValueKind.HEADER_KIND)
     let unmanaged = Unmanaged.passRetained(box)
     defer { unmanaged.release() }
-    _ = midiccio_mhd_each_value(connection, kind, { cls, _, key, value in
-        guard let cls, let key else { return MHD_Result.YES }
-        let box = Unmanaged<ValueBox>.fromOpaque(cls).takeUnretainedValue()
-        var name = String(cString: key)
-        if box.lowercaseNames { name = name.lowercased() }
-        if box.values[name] == nil { box.values[name] = value.map { String(cString: $0) } ?? "" }
-        return MHD_Result.YES
-    }, unmanaged.toOpaque())
+    _ = midiccio_mhd_each_value(
+        connection, kind,
+        { cls, _, key, value in
+            guard let cls, let key else { return MHD_Result.YES }
+            let box = Unmanaged<ValueBox>.fromOpaque(cls).takeUnretainedValue()
+            var name = String(cString: key)
+            if box.lowercaseNames { name = name.lowercased() }
+            if box.values[name] == nil { box.values[name] = value.map { String(cString: $0) } ?? "" }
+            return MHD_Result.YES
+        }, unmanaged.toOpaque())
     return box.values
 }
 

@@ -63,7 +63,8 @@ public struct SecurityPolicy: Sendable {
         // DNS rebinding: a page from evil.example whose name now points to 127.0.0.1
         // still sends "Host: evil.example:8080".
         guard let host = request.header("host")?.lowercased(),
-              hostNames.contains(where: { host == "\($0):\(request.serverPort)" }) else {
+            hostNames.contains(where: { host == "\($0):\(request.serverPort)" })
+        else {
             return .error(421, "this server answers only to its own address; open the address midiccio serve printed")
         }
         if let accessToken, !carries(accessToken, request) {
@@ -104,17 +105,20 @@ public struct SecurityPolicy: Sendable {
     private func carries(_ token: String, _ request: HTTPRequest) -> Bool {
         // The printed address ends in ?token=...; the page route trades it for a cookie.
         if request.path == "/", request.method == "GET", let sent = request.query["token"],
-           Self.constantTimeEqual(sent, token) {
+            Self.constantTimeEqual(sent, token)
+        {
             return true
         }
         if let authorization = request.header("authorization"), authorization.hasPrefix("Bearer "),
-           Self.constantTimeEqual(String(authorization.dropFirst(7)), token) {
+            Self.constantTimeEqual(String(authorization.dropFirst(7)), token)
+        {
             return true
         }
         for part in (request.header("cookie") ?? "").split(separator: ";") {
             let pair = part.trimmingCharacters(in: .whitespaces)
             if pair.hasPrefix(Self.tokenCookie + "="),
-               Self.constantTimeEqual(String(pair.dropFirst(Self.tokenCookie.count + 1)), token) {
+                Self.constantTimeEqual(String(pair.dropFirst(Self.tokenCookie.count + 1)), token)
+            {
                 return true
             }
         }

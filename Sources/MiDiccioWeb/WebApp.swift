@@ -25,8 +25,10 @@ public final class WebApp: HTTPHandler {
     public static let requestLimit = 64 * 1024
 
     /// Serves the library at `libraryPath`.
-    public init(libraryPath: String, policy: SecurityPolicy, appVersion: String,
-                environment: [String: String] = ProcessInfo.processInfo.environment) {
+    public init(
+        libraryPath: String, policy: SecurityPolicy, appVersion: String,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) {
         self.policy = policy
         self.appVersion = appVersion
         self.pool = LibraryPool(path: libraryPath, environment: environment)
@@ -83,7 +85,8 @@ public final class WebApp: HTTPHandler {
         Route("GET", "api/words") { app, request, _ in try app.listWords(request) },
         Route("POST", "api/words") { app, request, _ in try app.addWord(request) },
         Route("GET", "api/words/:id") { app, _, id in try app.withWord(id) { library, id in try app.showWord(library, id) } },
-        Route("PUT", "api/words/:id") { app, request, id in try app.withWord(id) { library, id in try app.editWord(library, id, request) } },
+        Route("PUT", "api/words/:id") { app, request, id in try app.withWord(id) { library, id in try app.editWord(library, id, request) }
+        },
         Route("DELETE", "api/words/:id") { app, _, id in
             try app.withWord(id) { library, id in .json(app.wordEnvelope(try library.delete([id])[0])) }
         },
@@ -167,7 +170,8 @@ public final class WebApp: HTTPHandler {
     /// A compiled-in file. The browser may keep it but asks each time (no-cache) whether
     /// it changed; until a new build it hears a bodiless 304.
     private static func asset(_ asset: WebAsset, _ request: HTTPRequest) -> HTTPResponse {
-        var response = asset.isCurrent(for: request.header("if-none-match"))
+        var response =
+            asset.isCurrent(for: request.header("if-none-match"))
             ? HTTPResponse(status: 304, contentType: nil, body: Data())
             : HTTPResponse(status: 200, contentType: asset.contentType, body: asset.body)
         response.setHeader("ETag", asset.etag)
@@ -207,17 +211,19 @@ public final class WebApp: HTTPHandler {
 
     private func addWord(_ request: HTTPRequest) throws -> HTTPResponse {
         let body = try JSONBody(request.body)
-        let content = WordContent(term: try body.string("term") ?? "", meaning: try body.string("meaning") ?? "",
-                                  reading: try body.string("reading") ?? "", examples: try body.strings("examples") ?? [],
-                                  notes: try body.string("notes") ?? "", tags: try Self.tags(body) ?? [])
+        let content = WordContent(
+            term: try body.string("term") ?? "", meaning: try body.string("meaning") ?? "",
+            reading: try body.string("reading") ?? "", examples: try body.strings("examples") ?? [],
+            notes: try body.string("notes") ?? "", tags: try Self.tags(body) ?? [])
         let result = try pool.withLibrary { try $0.add(content) }
         return .json(wordEnvelope(result.word, duplicates: result.duplicates), status: 201)
     }
 
     private func editWord(_ library: WordLibrary, _ id: WordID, _ request: HTTPRequest) throws -> HTTPResponse {
         let body = try JSONBody(request.body)
-        let edit = WordEdit(term: try body.string("term"), meaning: try body.string("meaning"), reading: try body.string("reading"),
-                            examples: try body.strings("examples"), notes: try body.string("notes"), tags: try Self.tags(body))
+        let edit = WordEdit(
+            term: try body.string("term"), meaning: try body.string("meaning"), reading: try body.string("reading"),
+            examples: try body.strings("examples"), notes: try body.string("notes"), tags: try Self.tags(body))
         let word = try library.edit(id, edit)
         let duplicates = try library.duplicates(of: word.term).filter { $0.id != word.id }
         return .json(wordEnvelope(word, duplicates: duplicates))
@@ -263,9 +269,11 @@ public final class WebApp: HTTPHandler {
     private func status() throws -> HTTPResponse {
         try pool.withLibrary { library in
             let counts = try library.counts()
-            var pairs = [("words", String(counts.words)), ("trash", String(counts.trash)),
-                         ("canUndoRestore", String(try library.canUndoRestore())),
-                         ("device", JSONText.quote(try library.deviceName()))]
+            var pairs = [
+                ("words", String(counts.words)), ("trash", String(counts.trash)),
+                ("canUndoRestore", String(try library.canUndoRestore())),
+                ("device", JSONText.quote(try library.deviceName())),
+            ]
             guard let remote = try library.remote() else {
                 pairs.append(("remote", "null"))
                 return .json(JSONText.object(pairs))
@@ -277,15 +285,20 @@ public final class WebApp: HTTPHandler {
                 pairs.append(("remoteUser", JSONText.optional(user)))
             }
             pairs.append(("remote", JSONText.quote(remote.displayName)))
-            let status = try SyncEngine(library: library, storage: remote.makeStorage(libraryPath: library.path), appVersion: appVersion).status()
+            let status = try SyncEngine(library: library, storage: remote.makeStorage(libraryPath: library.path), appVersion: appVersion)
+                .status()
             let devices = status.devices.map { device in
-                JSONText.object([("name", JSONText.quote(device.name)), ("app", JSONText.quote(device.app)),
-                                   ("lastSync", JSONText.time(device.lastSync)), ("agrees", String(device.agrees)),
-                                   ("isThisDevice", String(device.isThisDevice)), ("inactive", String(device.inactive))])
+                JSONText.object([
+                    ("name", JSONText.quote(device.name)), ("app", JSONText.quote(device.app)),
+                    ("lastSync", JSONText.time(device.lastSync)), ("agrees", String(device.agrees)),
+                    ("isThisDevice", String(device.isThisDevice)), ("inactive", String(device.inactive)),
+                ])
             }
-            pairs += [("lastSync", JSONText.time(status.lastSync)), ("pending", String(status.pending)),
-                      ("devices", "[" + devices.joined(separator: ",") + "]"),
-                      ("cloudProblem", JSONText.optional(status.cloudProblem))]
+            pairs += [
+                ("lastSync", JSONText.time(status.lastSync)), ("pending", String(status.pending)),
+                ("devices", "[" + devices.joined(separator: ",") + "]"),
+                ("cloudProblem", JSONText.optional(status.cloudProblem)),
+            ]
             return .json(JSONText.object(pairs))
         }
     }
@@ -339,10 +352,15 @@ public final class WebApp: HTTPHandler {
                 guard let remote = try library.remote() else {
                     return .json(JSONText.object([("synced", "false"), ("reason", JSONText.quote("no remote is set"))]))
                 }
-                let report = try SyncEngine(library: library, storage: remote.makeStorage(libraryPath: library.path), appVersion: appVersion).sync()
-                return .json(JSONText.object([("synced", "true"), ("pulled", String(report.pulled)),
-                                                ("pushed", String(report.pushed)), ("merged", String(report.merged)),
-                                                ("skippedFiles", String(report.skippedFiles.count))]))
+                let report = try SyncEngine(
+                    library: library, storage: remote.makeStorage(libraryPath: library.path), appVersion: appVersion
+                ).sync()
+                return .json(
+                    JSONText.object([
+                        ("synced", "true"), ("pulled", String(report.pulled)),
+                        ("pushed", String(report.pushed)), ("merged", String(report.merged)),
+                        ("skippedFiles", String(report.skippedFiles.count)),
+                    ]))
             }
         }
     }
@@ -352,8 +370,9 @@ public final class WebApp: HTTPHandler {
     private func exportBackup() throws -> HTTPResponse {
         try TemporaryFile.with(name: "backup.json") { path in
             _ = try pool.withLibrary { try $0.exportBackup(to: path) }
-            return .download(try Data(contentsOf: URL(fileURLWithPath: path)), contentType: "application/json",
-                             fileName: "midiccio-backup-\(Self.today()).json")
+            return .download(
+                try Data(contentsOf: URL(fileURLWithPath: path)), contentType: "application/json",
+                fileName: "midiccio-backup-\(Self.today()).json")
         }
     }
 
@@ -373,9 +392,11 @@ public final class WebApp: HTTPHandler {
     }
 
     private static func encode(_ report: RestoreReport, dryRun: Bool) -> String {
-        JSONText.object([("added", String(report.added)), ("updated", String(report.updated)),
-                           ("unchanged", String(report.unchanged)), ("trashed", String(report.trashed)),
-                           ("skippedPurged", String(report.skippedPurged)), ("dryRun", String(dryRun))])
+        JSONText.object([
+            ("added", String(report.added)), ("updated", String(report.updated)),
+            ("unchanged", String(report.unchanged)), ("trashed", String(report.trashed)),
+            ("skippedPurged", String(report.skippedPurged)), ("dryRun", String(dryRun)),
+        ])
     }
 
     private func exportSheet(_ request: HTTPRequest) throws -> HTTPResponse {
@@ -385,8 +406,9 @@ public final class WebApp: HTTPHandler {
         return try TemporaryFile.with(name: "words.\(format.rawValue)") { path in
             _ = try pool.withLibrary { try $0.exportSheet(to: path, format: format) }
             let type = format == .csv ? "text/csv; charset=utf-8" : "text/tab-separated-values; charset=utf-8"
-            return .download(try Data(contentsOf: URL(fileURLWithPath: path)), contentType: type,
-                             fileName: "midiccio-words-\(Self.today()).\(format.rawValue)")
+            return .download(
+                try Data(contentsOf: URL(fileURLWithPath: path)), contentType: type,
+                fileName: "midiccio-words-\(Self.today()).\(format.rawValue)")
         }
     }
 
@@ -400,8 +422,11 @@ public final class WebApp: HTTPHandler {
         let skip = request.query["skipDuplicates"] == "1"
         return try TemporaryFile.with(name: Self.uploadName(request, default: "words.csv"), contents: request.body) { path in
             let report = try pool.withLibrary { try $0.importSheet(from: path, format: format, skipDuplicates: skip) }
-            return .json(JSONText.object([("added", String(report.added)), ("skippedDuplicates", String(report.skippedDuplicates)),
-                                            ("duplicatesAdded", String(report.duplicatesAdded))]))
+            return .json(
+                JSONText.object([
+                    ("added", String(report.added)), ("skippedDuplicates", String(report.skippedDuplicates)),
+                    ("duplicatesAdded", String(report.duplicatesAdded)),
+                ]))
         }
     }
 
@@ -418,7 +443,9 @@ public final class WebApp: HTTPHandler {
 
     // MARK: - Errors
 
-    private static func integer(_ request: HTTPRequest, _ name: String, default fallback: Int, in range: ClosedRange<Int>) throws(BadRequest) -> Int {
+    private static func integer(
+        _ request: HTTPRequest, _ name: String, default fallback: Int, in range: ClosedRange<Int>
+    ) throws(BadRequest) -> Int {
         guard let text = request.query[name] else { return fallback }
         guard let value = Int(text), range.contains(value) else {
             throw BadRequest(message: "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound)", field: name)
@@ -439,7 +466,9 @@ public final class WebApp: HTTPHandler {
             case .invalidWord(let problem):
                 // "examples[3]" names the third line of the examples box.
                 let field = problem.field.split(separator: "[").first.map(String.init) ?? problem.field
-                let message = field == problem.field ? problem.message : "line \(problem.field.dropFirst(field.count + 1).dropLast()): \(problem.message)"
+                let message =
+                    field == problem.field
+                    ? problem.message : "line \(problem.field.dropFirst(field.count + 1).dropLast()): \(problem.message)"
                 return .error(422, message, field: field)
             case .wordNotFound, .prefixTooShort, .ambiguousID:
                 return .error(404, error.description)
@@ -465,8 +494,9 @@ public final class WebApp: HTTPHandler {
 enum TemporaryFile {
     static func with<T>(name: String, contents: Data? = nil, _ body: (String) throws -> T) throws -> T {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("midiccio-web-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false,
-                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            at: folder, withIntermediateDirectories: false,
+            attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent(name).path
         if let contents { try contents.write(to: URL(fileURLWithPath: path)) }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MiDiccioCLI
 
 @Suite("Global options and '--' on the whole command line")
@@ -15,8 +16,9 @@ final class CommandLineTests {
         #expect(try sandbox.listedTerms() == ["-ismo"])
     }
 
-    @Test("--library before the command still counts when the command's arguments contain '--'",
-          arguments: [["--library", "other.sqlite"], ["--library=other.sqlite"]])
+    @Test(
+        "--library before the command still counts when the command's arguments contain '--'",
+        arguments: [["--library", "other.sqlite"], ["--library=other.sqlite"]])
     func globalOptionBeforeDoubleDash(global: [String]) throws {
         let global = global.map { $0.replacingOccurrences(of: "other.sqlite", with: sandbox.path("other.sqlite")) }
         let result = sandbox.run(global + ["add", "--", "-ismo"])
@@ -39,7 +41,8 @@ final class CommandLineTests {
         let result = sandbox.run("--library")
         #expect(result.status == 64)
         #expect(result.output.isEmpty)
-        #expect(result.errorOutput == "Error: --library needs a value (path)\nUsage: midiccio <command> [options]\n  See 'midiccio --help'.\n")
+        #expect(
+            result.errorOutput == "Error: --library needs a value (path)\nUsage: midiccio <command> [options]\n  See 'midiccio --help'.\n")
     }
 
     @Test("-h after '--' is a term, not a request for help")
@@ -121,9 +124,12 @@ struct ArgumentParsingTests {
         #expect(full.quiet && full.noDuplicates)
     }
 
-    @Test("an option may be written --name value, --name=value or -x value, before or after the arguments",
-          arguments: [["palabra", "--meaning", "word"], ["palabra", "--meaning=word"], ["palabra", "-m", "word"],
-                      ["--meaning", "word", "palabra"], ["-m", "word", "palabra"]])
+    @Test(
+        "an option may be written --name value, --name=value or -x value, before or after the arguments",
+        arguments: [
+            ["palabra", "--meaning", "word"], ["palabra", "--meaning=word"], ["palabra", "-m", "word"],
+            ["--meaning", "word", "palabra"], ["-m", "word", "palabra"],
+        ])
     func waysOfWritingAnOption(arguments: [String]) throws {
         let command = try probe(arguments)
         #expect(command.word == "palabra")
@@ -163,9 +169,11 @@ struct ArgumentParsingTests {
         #expect(try probe(["palabra", "-e", "a", "--example", "b", "--example=c"]).examples == ["a", "b", "c"])
     }
 
-    @Test("an option that is not repeatable is refused the second time", arguments: [
-        ["palabra", "--meaning", "a", "--meaning", "b"], ["palabra", "-m", "a", "--meaning=a"],
-    ])
+    @Test(
+        "an option that is not repeatable is refused the second time",
+        arguments: [
+            ["palabra", "--meaning", "a", "--meaning", "b"], ["palabra", "-m", "a", "--meaning=a"],
+        ])
     func optionGivenTwice(arguments: [String]) {
         #expect(refusal(arguments) == "--meaning was given more than once")
     }
@@ -181,29 +189,35 @@ struct ArgumentParsingTests {
         #expect(global.library == "b.sqlite")
     }
 
-    @Test("a flag refuses a value written after '='", arguments: [("--quiet=yes", "--quiet"), ("--json=1", "--json"), ("--help=1", "--help")])
+    @Test(
+        "a flag refuses a value written after '='", arguments: [("--quiet=yes", "--quiet"), ("--json=1", "--json"), ("--help=1", "--help")])
     func flagWithValue(argument: String, name: String) {
         #expect(refusal(["palabra", argument]) == "\(name) takes no value")
     }
 
-    @Test("an option without its value is refused, naming the value it needs", arguments: [
-        (["palabra", "--meaning"], "--meaning needs a value (text)"), (["palabra", "-m"], "--meaning needs a value (text)"),
-        (["palabra", "--count"], "--count needs a value (n)"), (["palabra", "--library"], "--library needs a value (path)"),
-    ])
+    @Test(
+        "an option without its value is refused, naming the value it needs",
+        arguments: [
+            (["palabra", "--meaning"], "--meaning needs a value (text)"), (["palabra", "-m"], "--meaning needs a value (text)"),
+            (["palabra", "--count"], "--count needs a value (n)"), (["palabra", "--library"], "--library needs a value (path)"),
+        ])
     func missingValue(arguments: [String], message: String) {
         #expect(refusal(arguments) == message)
     }
 
-    @Test("an unknown option is refused, long or short", arguments: [
-        ("--flavour", "unknown option '--flavour'"), ("--flavour=mint", "unknown option '--flavour'"),
-        ("-x", "unknown option '-x'"), ("-mword", "unknown option '-mword'"), ("---", "unknown option '---'"),
-    ])
+    @Test(
+        "an unknown option is refused, long or short",
+        arguments: [
+            ("--flavour", "unknown option '--flavour'"), ("--flavour=mint", "unknown option '--flavour'"),
+            ("-x", "unknown option '-x'"), ("-mword", "unknown option '-mword'"), ("---", "unknown option '---'"),
+        ])
     func unknownOption(argument: String, message: String) {
         #expect(refusal(["palabra", argument]) == message)
     }
 
-    @Test("-h and --help ask for help wherever they stand, even with arguments missing or extra",
-          arguments: [["-h"], ["--help"], ["palabra", "--meaning", "word", "--help"], ["-h", "one", "two"], ["-q", "--json", "-h"]])
+    @Test(
+        "-h and --help ask for help wherever they stand, even with arguments missing or extra",
+        arguments: [["-h"], ["--help"], ["palabra", "--meaning", "word", "--help"], ["-h", "one", "two"], ["-q", "--json", "-h"]])
     func helpWins(arguments: [String]) throws {
         #expect(try ProbeCommand.parse(arguments) == nil)
     }
@@ -216,13 +230,15 @@ struct ArgumentParsingTests {
         #expect(refusal([], of: IDsCommand.self) == "missing argument <id>")
     }
 
-    @Test("a value of the wrong type is refused with the option's name and the value", arguments: [
-        (["--count", "0"], "--count must be a whole number from 1 to 10, not '0'"),
-        (["--count=-3"], "--count must be a whole number from 1 to 10, not '-3'"),
-        (["--count", "many"], "--count must be a whole number from 1 to 10, not 'many'"),
-        (["--colour", "pink"], "--colour must be red, green or blue, not 'pink'"),
-        (["--colour", "RED"], "--colour must be red, green or blue, not 'RED'"),
-    ])
+    @Test(
+        "a value of the wrong type is refused with the option's name and the value",
+        arguments: [
+            (["--count", "0"], "--count must be a whole number from 1 to 10, not '0'"),
+            (["--count=-3"], "--count must be a whole number from 1 to 10, not '-3'"),
+            (["--count", "many"], "--count must be a whole number from 1 to 10, not 'many'"),
+            (["--colour", "pink"], "--colour must be red, green or blue, not 'pink'"),
+            (["--colour", "RED"], "--colour must be red, green or blue, not 'RED'"),
+        ])
     func wrongType(arguments: [String], message: String) {
         #expect(refusal(["palabra"] + arguments) == message)
     }
@@ -242,33 +258,35 @@ struct ArgumentParsingTests {
     @Test("help and the usage line come from the declarations")
     func helpFromDeclarations() {
         let definition = ProbeCommand.definition
-        let usage = "midiccio probe <word> [--meaning <text>] [--example <sentence>] ... [--count <n>] [--colour <red|green|blue>] [--quiet] [--no-duplicates] [--json]"
+        let usage =
+            "midiccio probe <word> [--meaning <text>] [--example <sentence>] ... [--count <n>] [--colour <red|green|blue>] [--quiet] [--no-duplicates] [--json]"
         #expect(definition.usage == usage)
-        #expect(definition.helpText() == """
-            OVERVIEW: Try the parser.
+        #expect(
+            definition.helpText() == """
+                OVERVIEW: Try the parser.
 
-            Nothing happens.
+                Nothing happens.
 
-            USAGE: \(usage)
+                USAGE: \(usage)
 
-            ARGUMENTS:
-              <word>                    A word.
+                ARGUMENTS:
+                  <word>                    A word.
 
-            OPTIONS:
-              -m, --meaning <text>      What it means.
-              -e, --example <sentence>  An example. (repeatable)
-              --count <n>               How many.
-              --colour <red|green|blue> A colour.
-              -q, --quiet               Say less.
-              --no-duplicates           Refuse duplicates.
-              --json                    Print it as JSON.
-              --library <path>          The library file (default: $MIDICCIO_LIBRARY, else $XDG_DATA_HOME/midiccio/library.sqlite).
-              -h, --help                Show help information.
+                OPTIONS:
+                  -m, --meaning <text>      What it means.
+                  -e, --example <sentence>  An example. (repeatable)
+                  --count <n>               How many.
+                  --colour <red|green|blue> A colour.
+                  -q, --quiet               Say less.
+                  --no-duplicates           Refuse duplicates.
+                  --json                    Print it as JSON.
+                  --library <path>          The library file (default: $MIDICCIO_LIBRARY, else $XDG_DATA_HOME/midiccio/library.sqlite).
+                  -h, --help                Show help information.
 
-            EXAMPLES:
-              midiccio probe palabra -m word
+                EXAMPLES:
+                  midiccio probe palabra -m word
 
-            """)
+                """)
         #expect(IDsCommand.definition.usage == "midiccio ids <id> ... [--json]")
     }
 }

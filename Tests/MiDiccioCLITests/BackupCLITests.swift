@@ -44,7 +44,9 @@ final class BackupCLITests {
         try sandbox.add("gato", "--meaning", "cat")
         let first = sandbox.path("first.json")
         #expect(sandbox.run("backup", "export", first).status == 0)
-        #expect(sandbox.run(["backup", "restore", first] + laptop).output == "Restored: 2 added, 0 updated, 0 unchanged, 0 moved to the Trash\n")
+        #expect(
+            sandbox.run(["backup", "restore", first] + laptop).output == "Restored: 2 added, 0 updated, 0 unchanged, 0 moved to the Trash\n"
+        )
 
         sandbox.run("edit", id, "--meaning", "dog, hound")
         let second = sandbox.path("second.json")
@@ -128,7 +130,8 @@ final class BackupCLITests {
         let arguments = ["backup", "restore", sandbox.path("backup.json"), "--dry-run"] + (replace ? ["--replace"] : [])
         let result = sandbox.run(arguments)
         #expect(result.status == 0)
-        let expected = replace ? "0 added, 1 updated, 1 unchanged, 1 moved to the Trash" : "0 added, 0 updated, 2 unchanged, 0 moved to the Trash"
+        let expected =
+            replace ? "0 added, 1 updated, 1 unchanged, 1 moved to the Trash" : "0 added, 0 updated, 2 unchanged, 0 moved to the Trash"
         #expect(result.output == "Would restore: \(expected)\n")
         #expect(!result.errorOutput.contains("undo"), "a dry run has nothing to undo")
         #expect(sandbox.run("list", "--json").output == listBefore)
@@ -149,13 +152,15 @@ final class BackupCLITests {
         #expect(try word(id)["meaning"] as? String == "hound")
     }
 
-    @Test("a backup that is not valid changes nothing and says what is wrong", arguments: [
-        ("empty", "", "the file is empty"),
-        ("not JSON", "hello", "not valid JSON"),
-        ("another format", #"{"format": "other", "version": 1, "words": []}"#, "not a MiDiccio backup"),
-        ("a newer version", #"{"format": "midiccio-backup", "version": 99, "words": []}"#, "update MiDiccio"),
-        ("a bad entry", #"{"format": "midiccio-backup", "version": 1, "words": [{"id": "x"}]}"#, "entry 1"),
-    ])
+    @Test(
+        "a backup that is not valid changes nothing and says what is wrong",
+        arguments: [
+            ("empty", "", "the file is empty"),
+            ("not JSON", "hello", "not valid JSON"),
+            ("another format", #"{"format": "other", "version": 1, "words": []}"#, "not a MiDiccio backup"),
+            ("a newer version", #"{"format": "midiccio-backup", "version": 99, "words": []}"#, "update MiDiccio"),
+            ("a bad entry", #"{"format": "midiccio-backup", "version": 1, "words": [{"id": "x"}]}"#, "entry 1"),
+        ])
     func invalidBackup(name: String, text: String, message: String) throws {
         try sandbox.add("uno")
         let file = try sandbox.write(text, to: "bad.json")

@@ -16,9 +16,11 @@ final class ColourlessOutputTests {
     private static let escape = "\u{1B}"
 
     private func peopleCommands() -> [[String]] {
-        [["list"], ["show", id], ["search", "perro"], ["trash"], ["tags"], ["add", "casa", "--meaning", "house"],
-         ["edit", id, "--notes", "barks"], ["list", "--sort", "term"], ["help", "list"], ["show", "nothing1"],
-         ["list", "--sort", "nonsense"]]
+        [
+            ["list"], ["show", id], ["search", "perro"], ["trash"], ["tags"], ["add", "casa", "--meaning", "house"],
+            ["edit", id, "--notes", "barks"], ["list", "--sort", "term"], ["help", "list"], ["show", "nothing1"],
+            ["list", "--sort", "nonsense"],
+        ]
     }
 
     private func expectNoEscapes(environment: [String: String], terminal: Bool) {

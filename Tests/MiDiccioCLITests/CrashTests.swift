@@ -2,6 +2,7 @@ import Foundation
 import MiDiccioKit
 import MiDiccioTesting
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -64,7 +65,7 @@ private final class CrashRun {
     /// The commands that get killed.
     enum Command: String, CaseIterable {
         case sync, importFile = "import", restoreMerge = "backup restore", restoreReplace = "backup restore --replace",
-             purge, emptyTrash = "trash empty"
+            purge, emptyTrash = "trash empty"
 
         /// How often each is picked: sync has the most steps, and the most ways to go wrong.
         var weight: Int { self == .sync ? 3 : 1 }
@@ -118,9 +119,11 @@ private final class CrashRun {
         self.children = children
         generator = SeededGenerator(seed: seed)
         cloud = sandbox.path("cloud")
-        devices = [Device(name: "laptop", path: sandbox.path("laptop.sqlite")),
-                   Device(name: "laptop copy", path: sandbox.path("copy.sqlite")),
-                   Device(name: "phone", path: sandbox.path("phone.sqlite"))]
+        devices = [
+            Device(name: "laptop", path: sandbox.path("laptop.sqlite")),
+            Device(name: "laptop copy", path: sandbox.path("copy.sqlite")),
+            Device(name: "phone", path: sandbox.path("phone.sqlite")),
+        ]
         try FileManager.default.createDirectory(atPath: cloud, withIntermediateDirectories: true)
         sheets = try [("first", 300), ("sheet1", 2000), ("sheet2", 2000)].map { try writeSheet($0.0, rows: $0.1) }
 
@@ -204,7 +207,8 @@ private final class CrashRun {
         let elapsed = Date().timeIntervalSince(start)
         let run = children.finish(child)
         let moment = atWrite.map { writes >= $0 ? " at cloud write \($0)" : "" } ?? ""
-        let context = "trial \(number): \(command.rawValue) on the \(devices[target].name), \(ending) after \(Int(elapsed * 1000)) ms\(moment)"
+        let context =
+            "trial \(number): \(command.rawValue) on the \(devices[target].name), \(ending) after \(Int(elapsed * 1000)) ms\(moment)"
 
         switch ending {
         case .exited(0):
@@ -260,8 +264,10 @@ private final class CrashRun {
 
     /// What a killed command left half done: each of these does all of its work in one
     /// transaction, so it must show all of it or none.
-    private func allOrNothing(_ command: Command, before: [String: Word], after: [String: Word], chosen: [String],
-                              sheet: Int) -> [String] {
+    private func allOrNothing(
+        _ command: Command, before: [String: Word], after: [String: Word], chosen: [String],
+        sheet: Int
+    ) -> [String] {
         switch command {
         case .importFile:
             let gone = before.keys.filter { after[$0] == nil }
@@ -277,7 +283,9 @@ private final class CrashRun {
         case .purge, .emptyTrash, .restoreReplace:
             let there = chosen.filter { after[$0] != nil }.count
             guard there != 0, there != chosen.count else { return [] }
-            return ["only part of it is done: \(there) of the \(chosen.count) words it \(command == .restoreReplace ? "adds" : "purges") are there"]
+            return [
+                "only part of it is done: \(there) of the \(chosen.count) words it \(command == .restoreReplace ? "adds" : "purges") are there"
+            ]
         case .sync, .restoreMerge:
             return []
         }
@@ -296,13 +304,15 @@ private final class CrashRun {
                 continue
             }
             if found.isDeleted || found.term != word.term || found.meaning != word.meaning {
-                lost.append("the \(name) holds \(word.term) as \(found.term): \"\(found.meaning)\"\(found.isDeleted ? ", in the Trash" : "")")
+                lost.append(
+                    "the \(name) holds \(word.term) as \(found.term): \"\(found.meaning)\"\(found.isDeleted ? ", in the Trash" : "")")
             }
         }
         for done in imported where everything || done.device == device {
             let absent = sheets[done.sheet].meanings.filter { term, meaning in !(live[term] ?? []).contains { $0.meaning == meaning } }
             if !absent.isEmpty {
-                lost.append("the \(name) lacks \(absent.count) words of \(sheets[done.sheet].path), imported on the \(devices[done.device].name)")
+                lost.append(
+                    "the \(name) lacks \(absent.count) words of \(sheets[done.sheet].path), imported on the \(devices[done.device].name)")
             }
         }
         for id in trashed where words[id].map({ !$0.isDeleted }) ?? false {
@@ -416,8 +426,10 @@ private final class CrashRun {
         for index in 0..<2 {
             let id = WordID.random(using: &generator).rawValue
             added[id] = Kept(term: "restored-\(trial)-\(index)", meaning: "from a backup restored in trial \(trial)", device: device)
-            words.append(["id": id, "term": added[id]!.term, "meaning": added[id]!.meaning,
-                          "createdAt": now, "updatedAt": now, "deletedAt": NSNull()])
+            words.append([
+                "id": id, "term": added[id]!.term, "meaning": added[id]!.meaning,
+                "createdAt": now, "updatedAt": now, "deletedAt": NSNull(),
+            ])
         }
         backup["words"] = words
         backup["wordCount"] = words.count

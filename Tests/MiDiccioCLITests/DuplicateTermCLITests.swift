@@ -7,9 +7,11 @@ final class DuplicateTermCLITests {
 
     init() throws { sandbox = try Sandbox() }
 
-    @Test("a duplicate term warns on stderr, naming the existing word, and is added anyway", arguments: [
-        ("café", "café"), ("café", "Cafe"), ("café", "  CAFÉ  "), ("caf\u{E9}", "cafe\u{301}"),
-    ])
+    @Test(
+        "a duplicate term warns on stderr, naming the existing word, and is added anyway",
+        arguments: [
+            ("café", "café"), ("café", "Cafe"), ("café", "  CAFÉ  "), ("caf\u{E9}", "cafe\u{301}"),
+        ])
     func duplicateWarnsAndAdds(existing: String, added: String) throws {
         let first = try sandbox.add(existing)
         let result = sandbox.run("add", added, "--meaning", "coffee")

@@ -12,9 +12,11 @@ final class ExitCodeTests {
     @Test("commands that work exit 0 and print nothing on stderr")
     func successExitsZero() throws {
         let id = try sandbox.add("palabra", "--meaning", "word", "--tag", "es")
-        for arguments in [["show", id], ["list"], ["search", "pal"], ["tags"], ["edit", id, "--notes", "n"],
-                          ["delete", id], ["trash"], ["restore", id], ["export", sandbox.path("words.csv")],
-                          ["backup", "export", sandbox.path("backup.json")]] {
+        for arguments in [
+            ["show", id], ["list"], ["search", "pal"], ["tags"], ["edit", id, "--notes", "n"],
+            ["delete", id], ["trash"], ["restore", id], ["export", sandbox.path("words.csv")],
+            ["backup", "export", sandbox.path("backup.json")],
+        ] {
             let result = sandbox.run(arguments)
             #expect(result.status == 0, "\(arguments): \(result.errorOutput)")
             #expect(result.errorOutput.isEmpty, "\(arguments) wrote \(result.errorOutput)")
@@ -46,8 +48,9 @@ final class ExitCodeTests {
         ["backup", "frobnicate"],
     ]
 
-    @Test("bad usage exits 64 with 'Error: ...' and a Usage line on stderr and nothing on stdout",
-          arguments: usageMistakes)
+    @Test(
+        "bad usage exits 64 with 'Error: ...' and a Usage line on stderr and nothing on stdout",
+        arguments: usageMistakes)
     func badUsage(arguments: [String]) throws {
         let result = sandbox.run(arguments)
         #expect(result.status == 64)
@@ -56,8 +59,9 @@ final class ExitCodeTests {
         #expect(result.errorOutput.contains("\nUsage: midiccio"), "no usage line in: \(result.errorOutput)")
     }
 
-    @Test("bad usage is caught before the library is opened, so no library is created",
-          arguments: usageMistakes)
+    @Test(
+        "bad usage is caught before the library is opened, so no library is created",
+        arguments: usageMistakes)
     func badUsageCreatesNothing(arguments: [String]) {
         sandbox.run(arguments)
         #expect(!sandbox.exists(sandbox.libraryPath))
@@ -95,8 +99,9 @@ final class ExitCodeTests {
         ("undo with no restore", ["backup", "undo"]),
     ]
 
-    @Test("a failure exits 1 with 'Error: ...' on stderr, no usage line and nothing on stdout",
-          arguments: failures)
+    @Test(
+        "a failure exits 1 with 'Error: ...' on stderr, no usage line and nothing on stdout",
+        arguments: failures)
     func failureExitsOne(name: String, arguments: [String]) {
         let result = sandbox.run(arguments)
         #expect(result.status == 1, "\(name)")
@@ -112,9 +117,11 @@ final class ExitCodeTests {
         #expect(result.output.isEmpty)
     }
 
-    @Test("an invalid word names the field at fault and adds nothing", arguments: [
-        ("", "term"), (String(repeating: "ñ", count: 501), "term"),
-    ])
+    @Test(
+        "an invalid word names the field at fault and adds nothing",
+        arguments: [
+            ("", "term"), (String(repeating: "ñ", count: 501), "term"),
+        ])
     func invalidWordNamesField(term: String, field: String) throws {
         try sandbox.add("existing")
         let result = sandbox.run("add", term, "--meaning", "m")

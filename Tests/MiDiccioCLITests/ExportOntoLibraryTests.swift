@@ -7,8 +7,9 @@ final class ExportOntoLibraryTests {
 
     init() throws { sandbox = try Sandbox() }
 
-    @Test("writing a backup or an export onto the library file itself is refused and the library keeps its words",
-          arguments: [(["backup", "export"], [String]()), (["export"], []), (["export"], ["--format", "tsv"])])
+    @Test(
+        "writing a backup or an export onto the library file itself is refused and the library keeps its words",
+        arguments: [(["backup", "export"], [String]()), (["export"], []), (["export"], ["--format", "tsv"])])
     func exportOntoLibraryRefused(command: [String], options: [String]) throws {
         try sandbox.add("palabra", "--meaning", "word")
         let before = try #require(sandbox.contents(of: sandbox.libraryPath))

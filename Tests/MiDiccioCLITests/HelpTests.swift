@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MiDiccioCLI
 
 @Suite("Help and version")
@@ -39,10 +40,12 @@ final class HelpTests {
         #expect(help.contains("--library <path>"))
     }
 
-    @Test("a command that takes arguments describes them under ARGUMENTS", arguments: [
-        (["add"], "<term>"), (["show"], "<id>"), (["delete"], "<id>"), (["search"], "<query>"),
-        (["backup", "restore"], "<file>"), (["import"], "<file>"),
-    ])
+    @Test(
+        "a command that takes arguments describes them under ARGUMENTS",
+        arguments: [
+            (["add"], "<term>"), (["show"], "<id>"), (["delete"], "<id>"), (["search"], "<query>"),
+            (["backup", "restore"], "<file>"), (["import"], "<file>"),
+        ])
     func argumentsSection(command: [String], argument: String) throws {
         let help = sandbox.run(["help"] + command).output
         let section = try #require(help.range(of: "\nARGUMENTS:\n"))
@@ -65,8 +68,9 @@ final class HelpTests {
         #expect(!sandbox.exists(sandbox.libraryPath))
     }
 
-    @Test("midiccio with no arguments, -h, --help and 'help' print the same overview of every command",
-          arguments: [["-h"], ["--help"], ["help"]])
+    @Test(
+        "midiccio with no arguments, -h, --help and 'help' print the same overview of every command",
+        arguments: [["-h"], ["--help"], ["help"]])
     func rootHelp(arguments: [String]) {
         let bare = sandbox.run([])
         let asked = sandbox.run(arguments)
@@ -90,8 +94,9 @@ final class HelpTests {
         #expect(result.output.wholeMatch(of: pattern) != nil, "got \(result.output)")
     }
 
-    @Test("backup help lists its export, restore and undo subcommands, whichever way it is asked for",
-          arguments: [["help", "backup"], ["backup", "-h"], ["backup", "--help"]])
+    @Test(
+        "backup help lists its export, restore and undo subcommands, whichever way it is asked for",
+        arguments: [["help", "backup"], ["backup", "-h"], ["backup", "--help"]])
     func backupGroupHelp(arguments: [String]) throws {
         let result = sandbox.run(arguments)
         #expect(result.status == 0)

@@ -15,8 +15,9 @@ final class IDPrefixCLITests {
     init() throws {
         sandbox = try Sandbox()
         var ids = [Self.uno, Self.dos, Self.tres].compactMap { WordID($0) }
-        let library = try WordLibrary(path: sandbox.libraryPath, environment: sandbox.environment,
-                                      makeID: { ids.removeFirst() })
+        let library = try WordLibrary(
+            path: sandbox.libraryPath, environment: sandbox.environment,
+            makeID: { ids.removeFirst() })
         for term in ["uno", "dos", "tres"] {
             try library.add(WordContent(term: term))
         }
@@ -28,22 +29,27 @@ final class IDPrefixCLITests {
         return try result.jsonObject()["term"] as? String
     }
 
-    @Test("the full id, in any case, selects the word", arguments: [
-        (IDPrefixCLITests.uno, "uno"), (IDPrefixCLITests.dos, "dos"), (IDPrefixCLITests.tres.uppercased(), "tres"),
-    ])
+    @Test(
+        "the full id, in any case, selects the word",
+        arguments: [
+            (IDPrefixCLITests.uno, "uno"), (IDPrefixCLITests.dos, "dos"), (IDPrefixCLITests.tres.uppercased(), "tres"),
+        ])
     func fullID(id: String, term: String) throws {
         #expect(try self.term(shownFor: id) == term)
     }
 
-    @Test("a unique prefix of six or more characters selects the word", arguments: [
-        ("123456", "tres"), ("1234567", "tres"), ("abcdef01", "uno"), ("ABCDEF02", "dos"), ("abcdef01-0000", "uno"),
-    ])
+    @Test(
+        "a unique prefix of six or more characters selects the word",
+        arguments: [
+            ("123456", "tres"), ("1234567", "tres"), ("abcdef01", "uno"), ("ABCDEF02", "dos"), ("abcdef01-0000", "uno"),
+        ])
     func uniquePrefix(prefix: String, term: String) throws {
         #expect(try self.term(shownFor: prefix) == term)
     }
 
-    @Test("a prefix shorter than six characters is refused, even when it is unique",
-          arguments: [["show", "12345"], ["edit", "12345", "--notes", "n"], ["delete", "12345"], ["show", "1"]])
+    @Test(
+        "a prefix shorter than six characters is refused, even when it is unique",
+        arguments: [["show", "12345"], ["edit", "12345", "--notes", "n"], ["delete", "12345"], ["show", "1"]])
     func shortPrefixRefused(arguments: [String]) throws {
         let result = sandbox.run(arguments)
         #expect(result.status == 1)
@@ -64,9 +70,11 @@ final class IDPrefixCLITests {
         #expect(!result.errorOutput.contains(Self.tres))
     }
 
-    @Test("an ambiguous prefix changes nothing", arguments: [
-        ["delete", "abcdef"], ["edit", "abcdef", "--meaning", "x"], ["delete", "123456", "abcdef"],
-    ])
+    @Test(
+        "an ambiguous prefix changes nothing",
+        arguments: [
+            ["delete", "abcdef"], ["edit", "abcdef", "--meaning", "x"], ["delete", "123456", "abcdef"],
+        ])
     func ambiguousPrefixChangesNothing(arguments: [String]) throws {
         let before = sandbox.run("list", "--json").output
         let result = sandbox.run(arguments)

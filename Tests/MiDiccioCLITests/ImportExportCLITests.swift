@@ -14,9 +14,11 @@ final class ImportExportCLITests {
 
     /// Words chosen to break naive CSV and TSV handling.
     static let awkwardWords: [[String]] = [
-        ["say \"hi\", friend", "--meaning", "a, b; and \"c\"", "--reading", "tab\there",
-         "--example", "He said \"no\", twice.", "--example", "Tab\tinside", "--notes", "line one\nline two\r\nline three",
-         "--tag", "quotes", "--tag", "commas"],
+        [
+            "say \"hi\", friend", "--meaning", "a, b; and \"c\"", "--reading", "tab\there",
+            "--example", "He said \"no\", twice.", "--example", "Tab\tinside", "--notes", "line one\nline two\r\nline three",
+            "--tag", "quotes", "--tag", "commas",
+        ],
         ["👩‍👩‍👧 familia", "--meaning", "family 🎉", "--notes", "first\n\nthird, \"quoted\"\tand tabbed"],
         ["=SUM(A1:A2)", "--meaning", "not a formula"],
         ["\"quoted start", "--meaning", "ends with a quote\"", "--notes", "\"\""],
@@ -36,8 +38,9 @@ final class ImportExportCLITests {
         .map { fields in fields.map { $0.unicodeScalars.map { String($0.value, radix: 16) }.joined(separator: " ") } }
     }
 
-    @Test("exported words import into another library unchanged: quotes, commas, tabs, newlines, emoji",
-          arguments: ["words.csv", "words.tsv"])
+    @Test(
+        "exported words import into another library unchanged: quotes, commas, tabs, newlines, emoji",
+        arguments: ["words.csv", "words.tsv"])
     func roundTrip(fileName: String) throws {
         for word in Self.awkwardWords {
             let result = sandbox.run(["add"] + word)
@@ -56,10 +59,12 @@ final class ImportExportCLITests {
         #expect(try contents(other).count == Self.awkwardWords.count)
     }
 
-    @Test("export picks CSV or TSV from the file name, and --format overrides it", arguments: [
-        ("words.csv", [String](), "term,meaning"), ("words.tsv", [], "term\tmeaning"), ("words.txt", [], "term,meaning"),
-        ("words.txt", ["--format", "tsv"], "term\tmeaning"), ("words.tsv", ["--format", "CSV"], "term,meaning"),
-    ])
+    @Test(
+        "export picks CSV or TSV from the file name, and --format overrides it",
+        arguments: [
+            ("words.csv", [String](), "term,meaning"), ("words.tsv", [], "term\tmeaning"), ("words.txt", [], "term,meaning"),
+            ("words.txt", ["--format", "tsv"], "term\tmeaning"), ("words.tsv", ["--format", "CSV"], "term,meaning"),
+        ])
     func exportFormat(fileName: String, options: [String], header: String) throws {
         try sandbox.add("uno", "--meaning", "one")
         let file = sandbox.path(fileName)
@@ -89,8 +94,9 @@ final class ImportExportCLITests {
         "51 tags in TSV": "term\ttags\nuno\tok\ndos\tok\ntres\t\((1...51).map { "t\($0)" }.joined(separator: " "))\n",
     ]
 
-    @Test("a bad row fails the whole import with its line number and imports nothing",
-          arguments: filesWithABadFourthLine.keys.sorted())
+    @Test(
+        "a bad row fails the whole import with its line number and imports nothing",
+        arguments: filesWithABadFourthLine.keys.sorted())
     func badRowImportsNothing(name: String) throws {
         let text = try #require(Self.filesWithABadFourthLine[name])
         try sandbox.add("existing")
@@ -161,7 +167,8 @@ final class ImportExportCLITests {
     @Test("an import into an empty library says how many words it added", arguments: [nil, "csv", "tsv"] as [String?])
     func importCounts(format: String?) throws {
         let separator = format == "tsv" ? "\t" : ","
-        let text = ["term", "meaning", "tags"].joined(separator: separator) + "\n"
+        let text =
+            ["term", "meaning", "tags"].joined(separator: separator) + "\n"
             + ["uno", "one", "numbers"].joined(separator: separator) + "\n"
             + ["dos", "two", "numbers basics"].joined(separator: separator) + "\n"
         let file = try sandbox.write(text, to: "words.txt")

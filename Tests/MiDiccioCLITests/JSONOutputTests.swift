@@ -18,8 +18,10 @@ final class JSONOutputTests {
     }
 
     /// Checks that `word` has exactly the word fields, each of the right JSON type.
-    static func expectWordShape(_ word: [String: Any], inTrash: Bool = false,
-                                sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectWordShape(
+        _ word: [String: Any], inTrash: Bool = false,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(Set(word.keys) == wordKeys, sourceLocation: sourceLocation)
         for key in ["id", "term", "meaning", "reading", "notes"] {
             #expect(word[key] is String, "\(key) is not a string", sourceLocation: sourceLocation)
@@ -37,9 +39,10 @@ final class JSONOutputTests {
 
     @Test("add --json prints the new word as an object with exactly the word's fields")
     func addPrintsObject() throws {
-        let result = sandbox.run("add", "palabra", "--meaning", "word", "--reading", "pa-LA-bra",
-                                 "--example", "Una palabra.", "--example", "Dos palabras.",
-                                 "--notes", "from Latin", "--tag", "spanish", "--tag", "A1", "--json")
+        let result = sandbox.run(
+            "add", "palabra", "--meaning", "word", "--reading", "pa-LA-bra",
+            "--example", "Una palabra.", "--example", "Dos palabras.",
+            "--notes", "from Latin", "--tag", "spanish", "--tag", "A1", "--json")
         #expect(result.status == 0)
         #expect(result.errorOutput.isEmpty)
         let word = try result.jsonObject()
@@ -73,8 +76,9 @@ final class JSONOutputTests {
         #expect(after > before)
     }
 
-    @Test("list, search, delete, trash and restore --json print arrays of word objects",
-          arguments: [["list"], ["list", "--sort", "term"], ["search", "casa"]])
+    @Test(
+        "list, search, delete, trash and restore --json print arrays of word objects",
+        arguments: [["list"], ["list", "--sort", "term"], ["search", "casa"]])
     func listsPrintArrays(arguments: [String]) throws {
         try sandbox.add("casa", "--meaning", "house")
         try sandbox.add("casas", "--meaning", "houses")

@@ -24,8 +24,9 @@ final class LibraryLocationTests {
         #expect(try terms(at: expected) == ["palabra"])
     }
 
-    @Test("with XDG_DATA_HOME unset or empty the library is created at $HOME/.local/share/midiccio/library.sqlite",
-          arguments: [nil, ""] as [String?])
+    @Test(
+        "with XDG_DATA_HOME unset or empty the library is created at $HOME/.local/share/midiccio/library.sqlite",
+        arguments: [nil, ""] as [String?])
     func homeFallback(xdgDataHome: String?) throws {
         var environment = ["HOME": sandbox.path("home")]
         environment["XDG_DATA_HOME"] = xdgDataHome
@@ -47,8 +48,10 @@ final class LibraryLocationTests {
 
     @Test("MIDICCIO_LIBRARY wins over XDG_DATA_HOME")
     func environmentVariable() throws {
-        let environment = ["MIDICCIO_LIBRARY": sandbox.path("mine.sqlite"), "XDG_DATA_HOME": sandbox.path("xdg"),
-                           "HOME": sandbox.path("home")]
+        let environment = [
+            "MIDICCIO_LIBRARY": sandbox.path("mine.sqlite"), "XDG_DATA_HOME": sandbox.path("xdg"),
+            "HOME": sandbox.path("home"),
+        ]
         #expect(sandbox.run(["add", "palabra"], environment: environment).status == 0)
         #expect(sandbox.exists(sandbox.path("mine.sqlite")))
         #expect(!sandbox.exists(sandbox.path("xdg")))
@@ -63,9 +66,11 @@ final class LibraryLocationTests {
         #expect(try terms(at: sandbox.path("option.sqlite")) == ["palabra"])
     }
 
-    @Test("--library may come before the command, as a global option", arguments: [
-        ["--library", "before.sqlite", "add", "palabra"], ["--library=before.sqlite", "add", "palabra"],
-    ])
+    @Test(
+        "--library may come before the command, as a global option",
+        arguments: [
+            ["--library", "before.sqlite", "add", "palabra"], ["--library=before.sqlite", "add", "palabra"],
+        ])
     func globalOptionBeforeCommand(arguments: [String]) throws {
         let arguments = arguments.map { $0.replacingOccurrences(of: "before.sqlite", with: sandbox.path("before.sqlite")) }
         let result = sandbox.run(arguments)
@@ -103,8 +108,9 @@ final class LibraryLocationTests {
         return Data(bytes)
     }
 
-    @Test("a file that is not a library is refused with exit 1, a message saying so, and left as it was",
-          arguments: ["a text file", "another application's SQLite database"])
+    @Test(
+        "a file that is not a library is refused with exit 1, a message saying so, and left as it was",
+        arguments: ["a text file", "another application's SQLite database"])
     func notALibrary(kind: String) throws {
         let content = kind == "a text file" ? Data("term,meaning\nuno,one\n".utf8) : try anotherApplicationsDatabase()
         let reason = kind == "a text file" ? "it is not an SQLite database" : "it is another application's SQLite database"

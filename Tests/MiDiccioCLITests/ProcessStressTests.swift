@@ -2,6 +2,7 @@ import Foundation
 import MiDiccioKit
 import Synchronization
 import Testing
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -158,8 +159,10 @@ final class ProcessStressTests {
 
     /// One command-line writer: adds `rounds` words, and every third round changes the
     /// meaning of one of its earlier words. Records what was reported saved.
-    private static func writeWords(writer: Int, library: String, children: ChildProcesses, saved: SavedWords,
-                                   failures: Failures) throws {
+    private static func writeWords(
+        writer: Int, library: String, children: ChildProcesses, saved: SavedWords,
+        failures: Failures
+    ) throws {
         var own: [String] = []
         for round in 0..<rounds {
             let term = "w\(writer)-\(round)", meaning = "writer \(writer), word \(round)"
@@ -287,7 +290,8 @@ private final class WebClient: Sendable {
         let page = Self.exchange(session, URLRequest(url: URL(string: base + "/")!))
         let marker = "name=\"csrf-token\" content=\""
         guard page.status == 200, let start = page.text.range(of: marker),
-              let end = page.text[start.upperBound...].firstIndex(of: "\"") else {
+            let end = page.text[start.upperBound...].firstIndex(of: "\"")
+        else {
             throw ChildProcessError(message: "the page carries no CSRF token: \(page.status) \(page.text.prefix(300))")
         }
         csrfToken = String(page.text[start.upperBound..<end])
@@ -314,8 +318,9 @@ private final class WebClient: Sendable {
         request.timeoutInterval = 60
         let answer = Answer()
         session.dataTask(with: request) { data, response, error in
-            answer.fill(status: (response as? HTTPURLResponse)?.statusCode ?? 0,
-                        text: error.map { "\($0)" } ?? String(decoding: data ?? Data(), as: UTF8.self))
+            answer.fill(
+                status: (response as? HTTPURLResponse)?.statusCode ?? 0,
+                text: error.map { "\($0)" } ?? String(decoding: data ?? Data(), as: UTF8.self))
         }.resume()
         answer.done.wait()
         return (answer.status, answer.text)

@@ -1,12 +1,13 @@
 import Foundation
 import MiDiccioCLI
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 /// `midiccio purge`, `trash empty`, `trash --all` and `config`, and the end-to-end
 /// scenario: a purge on one device while another, offline, edits the same word.
@@ -17,8 +18,10 @@ final class PurgeCLITests {
     init() throws { sandbox = try Sandbox() }
 
     /// Runs `midiccio` with `input` on standard input, which may pretend to be a terminal.
-    private func run(_ arguments: [String], input: String = "", inputIsTerminal: Bool = false,
-                     library: String? = nil) -> ToolRun {
+    private func run(
+        _ arguments: [String], input: String = "", inputIsTerminal: Bool = false,
+        library: String? = nil
+    ) -> ToolRun {
         let io = CapturedIO(input: input)
         io.inputIsTerminal = inputIsTerminal
         var environment = sandbox.environment
@@ -111,9 +114,11 @@ final class PurgeCLITests {
         #expect(Set(try trashIDs()) == Set(ids))
     }
 
-    @Test("trash empty on a terminal asks first, and purges only on yes", arguments: [
-        ("n\n", false), ("\n", false), ("", false), ("no\n", false), ("y\n", true), ("yes\n", true), ("Y\n", true),
-    ])
+    @Test(
+        "trash empty on a terminal asks first, and purges only on yes",
+        arguments: [
+            ("n\n", false), ("\n", false), ("", false), ("no\n", false), ("y\n", true), ("yes\n", true), ("Y\n", true),
+        ])
     func trashEmptyAsks(answer: String, purges: Bool) throws {
         let ids = try trashed("murciélago", "golondrina")
         let result = run(["trash", "empty"], input: answer, inputIsTerminal: true)
@@ -152,15 +157,18 @@ final class PurgeCLITests {
         #expect(set.output == "trash.hideAfterDays = 30\n")
         #expect(run(["config", "get", "trash.hideAfterDays"]).output == "30\n")
         #expect(run(["config", "get", "trash.autoPurgeDays"]).output == "off\n")
-        #expect(try run(["config", "list", "--json"]).jsonObject() as? [String: String]
+        #expect(
+            try run(["config", "list", "--json"]).jsonObject() as? [String: String]
                 == ["trash.autoPurgeDays": "off", "trash.hideAfterDays": "30"])
         #expect(run(["config", "set", "trash.hideAfterDays", "OFF"]).output == "trash.hideAfterDays = off\n")
     }
 
-    @Test("config with an unknown key is a usage error (64)", arguments: [
-        ["config", "get", "trash.purgeDays"], ["config", "set", "colour", "red"], ["config", "set", "trash.autoPurgeDays"],
-        ["config", "get"],
-    ])
+    @Test(
+        "config with an unknown key is a usage error (64)",
+        arguments: [
+            ["config", "get", "trash.purgeDays"], ["config", "set", "colour", "red"], ["config", "set", "trash.autoPurgeDays"],
+            ["config", "get"],
+        ])
     func configBadKey(arguments: [String]) throws {
         let result = run(arguments)
         #expect(result.status == 64, "\(result.errorOutput)")
@@ -273,8 +281,9 @@ final class PurgeCLITests {
         "zq\(label)" + UUID().uuidString.lowercased().filter(\.isLetter)
     }
 
-    @Test("a purge on one device while another device, offline, edits the same word: after both sync the word is gone from both, and from the cloud after compaction",
-          arguments: [false, true])
+    @Test(
+        "a purge on one device while another device, offline, edits the same word: after both sync the word is gone from both, and from the cloud after compaction",
+        arguments: [false, true])
     func purgeWhileOtherDeviceEditsOffline(editorSyncsFirst: Bool) throws {
         let cloud = sandbox.path("cloud")
         let laptop = sandbox.path("laptop.sqlite"), phone = sandbox.path("phone.sqlite")
@@ -288,8 +297,9 @@ final class PurgeCLITests {
             try on(library, "sync", "--json").jsonObject()
         }
 
-        let added = try on(laptop, "add", "murciélago", "--meaning", "bat", "--notes", "nota \(secrets[0])",
-                           "--example", "un ejemplo \(secrets[1])", "--tag", "animales", "--json")
+        let added = try on(
+            laptop, "add", "murciélago", "--meaning", "bat", "--notes", "nota \(secrets[0])",
+            "--example", "un ejemplo \(secrets[1])", "--tag", "animales", "--json")
         let id = try #require(try added.jsonObject()["id"] as? String)
         _ = try on(laptop, "add", "gato", "--meaning", "cat")
         _ = try on(laptop, "remote", "set", "folder", cloud, "--device-name", "laptop")
@@ -306,8 +316,9 @@ final class PurgeCLITests {
         var purgedOnPhone = 0
         if editorSyncsFirst {
             purgedOnPhone += try sync(phone)["purgedElsewhere"] as? Int ?? -1
-            #expect(try cloudFindings(cloud, id: id, secrets: [secrets[2]]).contains { $0.contains("once decompressed") },
-                    "the phone uploaded its edit before it saw the purge")
+            #expect(
+                try cloudFindings(cloud, id: id, secrets: [secrets[2]]).contains { $0.contains("once decompressed") },
+                "the phone uploaded its edit before it saw the purge")
         }
         for _ in 0..<3 {
             _ = try sync(laptop)

@@ -18,18 +18,22 @@ final class SearchCLITests {
         return try result.jsonArray().compactMap { $0["term"] as? String }
     }
 
-    @Test("characters that mean something to the search engine are just text", arguments: [
-        "\"", "'", "(", ")", "*", "^", "{", ":", "AND", "OR", "NOT", "NEAR(a b)", "term:x", "\"unterminated", "   ",
-    ])
+    @Test(
+        "characters that mean something to the search engine are just text",
+        arguments: [
+            "\"", "'", "(", ")", "*", "^", "{", ":", "AND", "OR", "NOT", "NEAR(a b)", "term:x", "\"unterminated", "   ",
+        ])
     func querySyntaxNeverFails(query: String) throws {
         let result = sandbox.run("search", query)
         #expect(result.status == 0, "\(result.errorOutput)")
         #expect(!result.errorOutput.hasPrefix("Error"))
     }
 
-    @Test("terms with punctuation are found by typing them", arguments: [
-        ("don't", "don't"), ("co-op", "co-op"), ("co-", "co-op"), ("DON", "don't"),
-    ])
+    @Test(
+        "terms with punctuation are found by typing them",
+        arguments: [
+            ("don't", "don't"), ("co-op", "co-op"), ("co-", "co-op"), ("DON", "don't"),
+        ])
     func punctuationInTerms(query: String, term: String) throws {
         #expect(try terms(query).first == term)
     }

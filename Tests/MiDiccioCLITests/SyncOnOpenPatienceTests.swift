@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import MiDiccioCLI
 import MiDiccioKit
+import Testing
+
+@testable import MiDiccioCLI
 
 /// Finding 10: sync on open waits a few seconds; when that is not enough it says why,
 /// from what the sync was doing, and never calls a local folder slow.
@@ -12,8 +13,9 @@ struct SyncOnOpenPatienceTests {
         #expect(SyncOnOpen.unfinished(activity) == "the cloud is slow to answer")
     }
 
-    @Test("a sync that got its answers and is still working says it needs longer, and how to finish it",
-          arguments: [SyncActivity.downloading, .merging(words: 100_000), .uploading(words: 3), .tidying])
+    @Test(
+        "a sync that got its answers and is still working says it needs longer, and how to finish it",
+        arguments: [SyncActivity.downloading, .merging(words: 100_000), .uploading(words: 3), .tidying])
     func longSync(activity: SyncActivity) {
         let text = SyncOnOpen.unfinished(activity)
         #expect(text.contains("needs longer"))

@@ -114,7 +114,8 @@ final class FolderRemoteCLITests {
         let result = sandbox.run("remote", "set", "folder", sandbox.path("Dropbox/MiDiccio"))
         #expect(result.status == 0)
         var isDirectory: ObjCBool = false
-        #expect(FileManager.default.fileExists(atPath: sandbox.path("Dropbox/MiDiccio"), isDirectory: &isDirectory) && isDirectory.boolValue)
+        #expect(
+            FileManager.default.fileExists(atPath: sandbox.path("Dropbox/MiDiccio"), isDirectory: &isDirectory) && isDirectory.boolValue)
     }
 
     @Test("a folder whose parent is missing is refused with the path named, and no remote is set")

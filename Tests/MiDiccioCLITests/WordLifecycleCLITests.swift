@@ -20,8 +20,9 @@ final class WordLifecycleCLITests {
         let id = try #require(add.output.firstMatch(of: /\(([0-9a-f-]{36})\)/)?.1).description
         #expect(add.output == "Added \"perro\" (\(id))\n")
 
-        let edit = sandbox.run("edit", String(id.prefix(8)), "--meaning", "dog, hound",
-                               "--add-tag", "A1", "--remove-tag", "NEW")
+        let edit = sandbox.run(
+            "edit", String(id.prefix(8)), "--meaning", "dog, hound",
+            "--add-tag", "A1", "--remove-tag", "NEW")
         #expect(edit.status == 0, "\(edit.errorOutput)")
         #expect(edit.output == "Updated \"perro\" (\(id))\n")
 
@@ -61,8 +62,9 @@ final class WordLifecycleCLITests {
 
     @Test("only the fields given to edit change")
     func editChangesOnlyGivenFields() throws {
-        let id = try sandbox.add("gato", "--meaning", "cat", "--reading", "GA-to", "--example", "El gato duerme.",
-                                 "--notes", "feline", "--tag", "animals")
+        let id = try sandbox.add(
+            "gato", "--meaning", "cat", "--reading", "GA-to", "--example", "El gato duerme.",
+            "--notes", "feline", "--tag", "animals")
         let before = try shown(id)
         sandbox.run("edit", id, "--reading", "ˈɡa.to")
         let after = try shown(id)
@@ -154,8 +156,9 @@ final class WordLifecycleCLITests {
         #expect(newest.first?["term"] as? String == "abeja")
     }
 
-    @Test("a page past the last word prints nothing and does not claim the library is empty",
-          arguments: [["--offset", "5"], ["--limit", "0"]])
+    @Test(
+        "a page past the last word prints nothing and does not claim the library is empty",
+        arguments: [["--offset", "5"], ["--limit", "0"]])
     func pagePastTheEnd(options: [String]) throws {
         try sandbox.add("uno")
         try sandbox.add("dos")

@@ -1,10 +1,11 @@
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 @Suite("Anki plain-text export import")
 struct AnkiTextImportTests {
@@ -23,12 +24,13 @@ struct AnkiTextImportTests {
 
             """
         let rows = try WordSheet.read(text, format: nil)
-        #expect(rows == [
-            SheetRow(line: 4, term: "perro", meaning: "dog\nhound", tags: ["animals", "spanish::a1"]),
-            SheetRow(line: 5, term: "gato", meaning: "cat & kitten", tags: ["animals"]),
-            SheetRow(line: 6, term: "casa", meaning: "house\nhome <3", tags: ["places"]),
-            SheetRow(line: 7, term: "café", meaning: "coffee ☕ \"to go\" 'n' more"),
-        ])
+        #expect(
+            rows == [
+                SheetRow(line: 4, term: "perro", meaning: "dog\nhound", tags: ["animals", "spanish::a1"]),
+                SheetRow(line: 5, term: "gato", meaning: "cat & kitten", tags: ["animals"]),
+                SheetRow(line: 6, term: "casa", meaning: "house\nhome <3", tags: ["places"]),
+                SheetRow(line: 7, term: "café", meaning: "coffee ☕ \"to go\" 'n' more"),
+            ])
     }
 
     @Test("a comma-separated export with quoted fields keeps commas and quotes")
@@ -44,11 +46,12 @@ struct AnkiTextImportTests {
 
             """#
         let rows = try WordSheet.read(text, format: nil)
-        #expect(rows == [
-            SheetRow(line: 3, term: "hola, amigo", meaning: "hello, friend", notes: "greetings"),
-            SheetRow(line: 4, term: "dijo \"sí\"", meaning: "said \"yes\""),
-            SheetRow(line: 5, term: "a<b>b</b>", meaning: "&amp;", notes: "multi\nline"),
-        ])
+        #expect(
+            rows == [
+                SheetRow(line: 3, term: "hola, amigo", meaning: "hello, friend", notes: "greetings"),
+                SheetRow(line: 4, term: "dijo \"sí\"", meaning: "said \"yes\""),
+                SheetRow(line: 5, term: "a<b>b</b>", meaning: "&amp;", notes: "multi\nline"),
+            ])
     }
 
     @Test("named columns map by synonym and unknown ones become labelled notes")
@@ -62,18 +65,19 @@ struct AnkiTextImportTests {
 
             """
         let rows = try WordSheet.read(text, format: nil)
-        #expect(rows == [
-            SheetRow(
-                line: 4,
-                term: "食べる",
-                meaning: "to eat",
-                reading: "たべる",
-                examples: ["毎日ご飯を食べる。"],
-                notes: "Part of speech: verb\nIchidan",
-                tags: ["jlpt5", "verbs"]
-            ),
-            SheetRow(line: 5, term: "飲む", meaning: "to drink", reading: "のむ"),
-        ])
+        #expect(
+            rows == [
+                SheetRow(
+                    line: 4,
+                    term: "食べる",
+                    meaning: "to eat",
+                    reading: "たべる",
+                    examples: ["毎日ご飯を食べる。"],
+                    notes: "Part of speech: verb\nIchidan",
+                    tags: ["jlpt5", "verbs"]
+                ),
+                SheetRow(line: 5, term: "飲む", meaning: "to drink", reading: "のむ"),
+            ])
     }
 
     @Test("guid, notetype and deck columns are ignored and the rest map in order")
@@ -90,10 +94,11 @@ struct AnkiTextImportTests {
 
             """
         let rows = try WordSheet.read(text, format: nil)
-        #expect(rows == [
-            SheetRow(line: 7, term: "el perro", meaning: "the dog", notes: "barks\na lot", tags: ["animals", "leech"]),
-            SheetRow(line: 8, term: "el gato", meaning: "the cat"),
-        ])
+        #expect(
+            rows == [
+                SheetRow(line: 7, term: "el perro", meaning: "the dog", notes: "barks\na lot", tags: ["animals", "leech"]),
+                SheetRow(line: 8, term: "el gato", meaning: "the cat"),
+            ])
     }
 
     // MARK: - Header lines

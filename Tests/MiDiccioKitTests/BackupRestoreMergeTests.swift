@@ -1,10 +1,11 @@
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 @Suite("Backup restore: merge")
 struct BackupRestoreMergeTests {
@@ -38,13 +39,15 @@ struct BackupRestoreMergeTests {
         }
         let dosBackup = dos.edited(at: base.adding(10_000)) { $0.meaning = "two (backup)" }
         let cuatroBackup = cuatro.edited(at: base.adding(20_000)) { $0.deletedAt = base.adding(20_000) }
-        let cinco = Word(id: WordID.random(), term: "cinco", meaning: "five", reading: "SEEN-ko",
-                         examples: ["Cinco dedos."], notes: "from the backup", tags: ["num"],
-                         createdAt: base.adding(-5_000), updatedAt: base.adding(-1_234))
+        let cinco = Word(
+            id: WordID.random(), term: "cinco", meaning: "five", reading: "SEEN-ko",
+            examples: ["Cinco dedos."], notes: "from the backup", tags: ["num"],
+            createdAt: base.adding(-5_000), updatedAt: base.adding(-1_234))
         let backup = [unoBackup, dosBackup, tres, cuatroBackup, cinco]
         try writeBackup(backup, to: fixture.file("backup.json"))
-        return Scenario(newerInBackup: unoBackup, newerLocally: dosLocal, identical: tres,
-                        trashedInBackup: cuatroBackup, missingLocally: cinco, backup: backup)
+        return Scenario(
+            newerInBackup: unoBackup, newerLocally: dosLocal, identical: tres,
+            trashedInBackup: cuatroBackup, missingLocally: cinco, backup: backup)
     }
 
     @Test("the report counts words added, updated, unchanged and trashed")
@@ -164,8 +167,11 @@ struct BackupRestoreMergeTests {
     func restoreIntoEmptyLibrary() throws {
         try withTemporaryLibrary { fixture in
             let library = fixture.library
-            let a = try library.add(WordContent(term: "hola", meaning: "hello", reading: "O-la", examples: ["¡Hola!"],
-                                                notes: "greeting\nsecond line", tags: ["Basics", "es"])).word
+            let a = try library.add(
+                WordContent(
+                    term: "hola", meaning: "hello", reading: "O-la", examples: ["¡Hola!"],
+                    notes: "greeting\nsecond line", tags: ["Basics", "es"])
+            ).word
             fixture.clock.advance(by: 5)
             let b = try library.add(WordContent(term: "adiós \"quoted\" \\ back\tslash 👋")).word
             fixture.clock.advance(by: 5)

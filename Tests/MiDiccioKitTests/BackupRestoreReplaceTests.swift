@@ -1,10 +1,11 @@
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 @Suite("Backup restore: replace")
 struct BackupRestoreReplaceTests {
@@ -18,9 +19,13 @@ struct BackupRestoreReplaceTests {
             let trashedHere = try library.add(WordContent(term: "trashed here")).word
             try library.delete([trashedHere.id])
             // The backup was made before the local edit, and still wins.
-            let changedInBackup = changed.edited(at: changed.updatedAt) { $0.meaning = "backup"; $0.tags = ["restored"] }
-            let added = Word(id: WordID.random(), term: "only in backup", createdAt: changed.createdAt,
-                             updatedAt: changed.createdAt)
+            let changedInBackup = changed.edited(at: changed.updatedAt) {
+                $0.meaning = "backup"
+                $0.tags = ["restored"]
+            }
+            let added = Word(
+                id: WordID.random(), term: "only in backup", createdAt: changed.createdAt,
+                updatedAt: changed.createdAt)
             fixture.clock.advance(by: 60_000)
             try library.edit(changed.id, WordEdit(meaning: "local, edited later"))
             try writeBackup([kept, changedInBackup, added], to: fixture.file("backup.json"))

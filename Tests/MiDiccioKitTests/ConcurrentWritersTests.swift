@@ -1,12 +1,13 @@
 import Foundation
+import MiDiccioTesting
 import Synchronization
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 @Suite("Two writers on one library at once")
 struct ConcurrentWritersTests {
@@ -27,7 +28,8 @@ struct ConcurrentWritersTests {
                 let candidate = folder.appendingPathComponent("midiccio")
                 var isDirectory: ObjCBool = false
                 if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
-                   FileManager.default.isExecutableFile(atPath: candidate.path) {
+                    FileManager.default.isExecutableFile(atPath: candidate.path)
+                {
                     return candidate
                 }
                 folder.deleteLastPathComponent()
@@ -86,8 +88,12 @@ struct ConcurrentWritersTests {
             if let executable {
                 failures = Self.inParallel { writer in
                     for index in 0..<Self.wordsPerWriter {
-                        let result = try Self.run(executable, ["add", "writer\(writer)-word\(index)",
-                                                               "--meaning", "from process \(writer)", "--library", path])
+                        let result = try Self.run(
+                            executable,
+                            [
+                                "add", "writer\(writer)-word\(index)",
+                                "--meaning", "from process \(writer)", "--library", path,
+                            ])
                         if result.status != 0 {
                             throw ShellError(message: "midiccio exited with \(result.status): \(result.errors)")
                         }

@@ -1,11 +1,12 @@
 import Foundation
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 /// A broken backup and what the error must say about it.
 struct CorruptBackup: Sendable, CustomTestStringConvertible {
@@ -24,63 +25,92 @@ struct CorruptBackup: Sendable, CustomTestStringConvertible {
     static func valid(_ words: [Word]) -> String { BackupFile.encode(words, exportedAt: exported) }
 
     static let all: [CorruptBackup] = [
-        CorruptBackup(name: "truncated JSON", text: { words in
-            let text = valid(words)
-            return String(text.prefix(text.count * 2 / 3))
-        }, location: nil, message: "not valid JSON (the file may be truncated or corrupt)"),
+        CorruptBackup(
+            name: "truncated JSON",
+            text: { words in
+                let text = valid(words)
+                return String(text.prefix(text.count * 2 / 3))
+            }, location: nil, message: "not valid JSON (the file may be truncated or corrupt)"),
         CorruptBackup(name: "empty file", text: { _ in "" }, location: nil, message: "empty"),
-        CorruptBackup(name: "wrong format name", text: { words in
-            valid(words).replacingOccurrences(of: "\"midiccio-backup\"", with: "\"anki-backup\"")
-        }, location: nil, message: "\"format\" must be \"midiccio-backup\""),
-        CorruptBackup(name: "a newer format version", text: { words in
-            valid(words).replacingOccurrences(of: "\"version\": 1,", with: "\"version\": 2,")
-        }, location: nil, message: "version 2 is newer"),
+        CorruptBackup(
+            name: "wrong format name",
+            text: { words in
+                valid(words).replacingOccurrences(of: "\"midiccio-backup\"", with: "\"anki-backup\"")
+            }, location: nil, message: "\"format\" must be \"midiccio-backup\""),
+        CorruptBackup(
+            name: "a newer format version",
+            text: { words in
+                valid(words).replacingOccurrences(of: "\"version\": 1,", with: "\"version\": 2,")
+            }, location: nil, message: "version 2 is newer"),
         CorruptBackup(name: "a list at the top level", text: { _ in "[]" }, location: nil, message: "JSON object"),
-        CorruptBackup(name: "a word count that does not match", text: { words in
-            valid(words).replacingOccurrences(of: "\"wordCount\": 3", with: "\"wordCount\": 4")
-        }, location: nil, message: "holds 4 words but has 3"),
-        CorruptBackup(name: "an invalid id in the middle", text: { words in
-            valid(words).replacingOccurrences(of: words[1].id.rawValue, with: "not-a-uuid")
-        }, location: "entry 2, field \"id\"", message: "is not a UUID"),
-        CorruptBackup(name: "a 501-character term in the middle", text: { words in
-            var long = words
-            long[1].term = String(repeating: "x", count: 501)
-            return valid(long)
-        }, location: "entry 2, field \"term\"", message: "501 characters"),
-        CorruptBackup(name: "an empty term at the end", text: { words in
-            var blank = words
-            blank[2].term = "   "
-            return valid(blank)
-        }, location: "entry 3, field \"term\"", message: "must not be empty"),
-        CorruptBackup(name: "51 tags", text: { words in
-            var many = words
-            many[2].tags = (1...51).map { "t\($0)" }
-            return valid(many)
-        }, location: "entry 3, field \"tags\"", message: "at most 50 tags"),
-        CorruptBackup(name: "duplicate ids", text: { words in
-            var twins = words
-            twins[2].id = twins[0].id
-            return valid(twins)
-        }, location: "entry 3", message: "already used by entry 1"),
-        CorruptBackup(name: "a time with four fractional digits", text: { words in
-            valid(words).replacingOccurrences(of: "\"updatedAt\": \"\(words[1].updatedAt.iso8601)\"",
-                                              with: "\"updatedAt\": \"\(words[1].updatedAt.iso8601.dropLast())0Z\"")
-        }, location: "entry 2, field \"updatedAt\"", message: "at most 3 fractional digits"),
-        CorruptBackup(name: "updatedAt before createdAt", text: { words in
-            var backwards = words
-            backwards[1].updatedAt = words[1].createdAt.adding(-1)
-            return valid(backwards)
-        }, location: "entry 2, field \"updatedAt\"", message: "earlier than createdAt"),
-        CorruptBackup(name: "a missing term", text: { words in
-            valid(words).replacingOccurrences(of: "\"term\": \"\(words[0].term)\",", with: "")
-        }, location: "entry 1, field \"term\"", message: "missing"),
-        CorruptBackup(name: "tags that are not a list", text: { words in
-            valid(words).replacingOccurrences(of: "\"tags\": [\"b\"]", with: "\"tags\": \"b\"")
-        }, location: "entry 2, field \"tags\"", message: "must be a list of text"),
-        CorruptBackup(name: "an entry that is not an object", text: { words in
-            valid(Array(words.prefix(2))).replacingOccurrences(of: "\"wordCount\": 2", with: "\"wordCount\": 3")
-                .replacingOccurrences(of: "\n  ]\n}", with: ",\n    42\n  ]\n}")
-        }, location: "entry 3", message: "expected a word object"),
+        CorruptBackup(
+            name: "a word count that does not match",
+            text: { words in
+                valid(words).replacingOccurrences(of: "\"wordCount\": 3", with: "\"wordCount\": 4")
+            }, location: nil, message: "holds 4 words but has 3"),
+        CorruptBackup(
+            name: "an invalid id in the middle",
+            text: { words in
+                valid(words).replacingOccurrences(of: words[1].id.rawValue, with: "not-a-uuid")
+            }, location: "entry 2, field \"id\"", message: "is not a UUID"),
+        CorruptBackup(
+            name: "a 501-character term in the middle",
+            text: { words in
+                var long = words
+                long[1].term = String(repeating: "x", count: 501)
+                return valid(long)
+            }, location: "entry 2, field \"term\"", message: "501 characters"),
+        CorruptBackup(
+            name: "an empty term at the end",
+            text: { words in
+                var blank = words
+                blank[2].term = "   "
+                return valid(blank)
+            }, location: "entry 3, field \"term\"", message: "must not be empty"),
+        CorruptBackup(
+            name: "51 tags",
+            text: { words in
+                var many = words
+                many[2].tags = (1...51).map { "t\($0)" }
+                return valid(many)
+            }, location: "entry 3, field \"tags\"", message: "at most 50 tags"),
+        CorruptBackup(
+            name: "duplicate ids",
+            text: { words in
+                var twins = words
+                twins[2].id = twins[0].id
+                return valid(twins)
+            }, location: "entry 3", message: "already used by entry 1"),
+        CorruptBackup(
+            name: "a time with four fractional digits",
+            text: { words in
+                valid(words).replacingOccurrences(
+                    of: "\"updatedAt\": \"\(words[1].updatedAt.iso8601)\"",
+                    with: "\"updatedAt\": \"\(words[1].updatedAt.iso8601.dropLast())0Z\"")
+            }, location: "entry 2, field \"updatedAt\"", message: "at most 3 fractional digits"),
+        CorruptBackup(
+            name: "updatedAt before createdAt",
+            text: { words in
+                var backwards = words
+                backwards[1].updatedAt = words[1].createdAt.adding(-1)
+                return valid(backwards)
+            }, location: "entry 2, field \"updatedAt\"", message: "earlier than createdAt"),
+        CorruptBackup(
+            name: "a missing term",
+            text: { words in
+                valid(words).replacingOccurrences(of: "\"term\": \"\(words[0].term)\",", with: "")
+            }, location: "entry 1, field \"term\"", message: "missing"),
+        CorruptBackup(
+            name: "tags that are not a list",
+            text: { words in
+                valid(words).replacingOccurrences(of: "\"tags\": [\"b\"]", with: "\"tags\": \"b\"")
+            }, location: "entry 2, field \"tags\"", message: "must be a list of text"),
+        CorruptBackup(
+            name: "an entry that is not an object",
+            text: { words in
+                valid(Array(words.prefix(2))).replacingOccurrences(of: "\"wordCount\": 2", with: "\"wordCount\": 3")
+                    .replacingOccurrences(of: "\n  ]\n}", with: ",\n    42\n  ]\n}")
+            }, location: "entry 3", message: "expected a word object"),
     ]
 }
 
@@ -161,8 +191,9 @@ struct CorruptBackupTests {
                 return
             }
             #expect(message.contains("not valid JSON"))
-            #expect(location?.hasPrefix("line \(index + 1),") == true,
-                    "location: \(String(describing: location)), message: \(message)")
+            #expect(
+                location?.hasPrefix("line \(index + 1),") == true,
+                "location: \(String(describing: location)), message: \(message)")
             #expect(try fixture.library.snapshot() == before)
         }
     }

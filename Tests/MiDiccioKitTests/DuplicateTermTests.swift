@@ -1,21 +1,24 @@
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 @Suite("Duplicate terms")
 struct DuplicateTermTests {
-    @Test("a term already in the library, ignoring case and accents, is reported and still added", arguments: [
-        ("Café", "cafe"),
-        ("café", "CAFÉ"),
-        ("cafe\u{301}", "café"),
-        ("  naïve ", "NAIVE"),
-        ("Ñandú", "nandu"),
-        ("über", "Uber"),
-    ])
+    @Test(
+        "a term already in the library, ignoring case and accents, is reported and still added",
+        arguments: [
+            ("Café", "cafe"),
+            ("café", "CAFÉ"),
+            ("cafe\u{301}", "café"),
+            ("  naïve ", "NAIVE"),
+            ("Ñandú", "nandu"),
+            ("über", "Uber"),
+        ])
     func duplicateIsReported(existing: String, added: String) throws {
         try withTemporaryLibrary { fixture in
             let library = fixture.library
@@ -27,9 +30,11 @@ struct DuplicateTermTests {
         }
     }
 
-    @Test("different terms are not duplicates", arguments: [
-        ("casa", "cosa"), ("cafe", "cafes"), ("be", "b"), ("rio", "río grande"),
-    ])
+    @Test(
+        "different terms are not duplicates",
+        arguments: [
+            ("casa", "cosa"), ("cafe", "cafes"), ("be", "b"), ("rio", "río grande"),
+        ])
     func differentTermsAreNotDuplicates(existing: String, added: String) throws {
         try withTemporaryLibrary { fixture in
             try fixture.library.add(WordContent(term: existing))

@@ -1,29 +1,35 @@
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 @Suite("Editing a word")
 struct EditTests {
-    @Test("only the fields an edit changes get the edit's time", arguments: [
-        (WordEdit(term: "hablar"), [WordField.term]),
-        (WordEdit(meaning: "to speak"), [.meaning]),
-        (WordEdit(reading: "a-BLAR"), [.reading]),
-        (WordEdit(examples: ["Hablo español."]), [.examples]),
-        (WordEdit(notes: "regular -ar verb"), [.notes]),
-        (WordEdit(addTags: ["verbs"]), [.tags]),
-        (WordEdit(removeTags: ["es"]), [.tags]),
-        (WordEdit(meaning: "to speak", notes: "regular"), [.meaning, .notes]),
-        (WordEdit(term: "HABLAR", meaning: "to talk"), [.term]),
-    ])
+    @Test(
+        "only the fields an edit changes get the edit's time",
+        arguments: [
+            (WordEdit(term: "hablar"), [WordField.term]),
+            (WordEdit(meaning: "to speak"), [.meaning]),
+            (WordEdit(reading: "a-BLAR"), [.reading]),
+            (WordEdit(examples: ["Hablo español."]), [.examples]),
+            (WordEdit(notes: "regular -ar verb"), [.notes]),
+            (WordEdit(addTags: ["verbs"]), [.tags]),
+            (WordEdit(removeTags: ["es"]), [.tags]),
+            (WordEdit(meaning: "to speak", notes: "regular"), [.meaning, .notes]),
+            (WordEdit(term: "HABLAR", meaning: "to talk"), [.term]),
+        ])
     func onlyChangedFieldsGetNewTimes(edit: WordEdit, changed: [WordField]) throws {
         try withTemporaryLibrary { fixture in
             let library = fixture.library
-            let word = try library.add(WordContent(term: "Hablar", meaning: "to talk", reading: "ab-LAR",
-                                                   examples: ["Hablamos."], notes: "", tags: ["es"])).word
+            let word = try library.add(
+                WordContent(
+                    term: "Hablar", meaning: "to talk", reading: "ab-LAR",
+                    examples: ["Hablamos."], notes: "", tags: ["es"])
+            ).word
             let added = fixture.clock.now()
             fixture.clock.advance(by: 90_000)
             let editTime = fixture.clock.now()
@@ -40,20 +46,25 @@ struct EditTests {
         }
     }
 
-    @Test("an edit that changes nothing changes no time and does not mark the word pending again", arguments: [
-        WordEdit(term: "Hablar"),
-        WordEdit(term: "  Hablar \n"),
-        WordEdit(meaning: "to talk", reading: "ab-LAR"),
-        WordEdit(examples: ["Hablamos.", "  "]),
-        WordEdit(addTags: ["ES"]),
-        WordEdit(removeTags: ["verbs"]),
-        WordEdit(),
-    ])
+    @Test(
+        "an edit that changes nothing changes no time and does not mark the word pending again",
+        arguments: [
+            WordEdit(term: "Hablar"),
+            WordEdit(term: "  Hablar \n"),
+            WordEdit(meaning: "to talk", reading: "ab-LAR"),
+            WordEdit(examples: ["Hablamos.", "  "]),
+            WordEdit(addTags: ["ES"]),
+            WordEdit(removeTags: ["verbs"]),
+            WordEdit(),
+        ])
     func noOpEditChangesNothing(edit: WordEdit) throws {
         try withTemporaryLibrary { fixture in
             let library = fixture.library
-            let word = try library.add(WordContent(term: "Hablar", meaning: "to talk", reading: "ab-LAR",
-                                                   examples: ["Hablamos."], tags: ["es"])).word
+            let word = try library.add(
+                WordContent(
+                    term: "Hablar", meaning: "to talk", reading: "ab-LAR",
+                    examples: ["Hablamos."], tags: ["es"])
+            ).word
             try library.markAllUploaded()
             let before = try library.snapshot()
             fixture.clock.advance(by: 90_000)

@@ -1,11 +1,12 @@
+import MiDiccioTesting
 import Synchronization
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 @Suite("Finding a word by id or id prefix")
 struct IDPrefixTests {
@@ -19,8 +20,9 @@ struct IDPrefixTests {
     private func withPredictableIDs(_ body: (WordLibrary) throws -> Void) throws {
         try withTemporaryDirectory { directory in
             let next = IDSequence(Self.ids)
-            let library = try WordLibrary(path: directory.appendingPathComponent("library.sqlite").path,
-                                          clock: ManualClock(), environment: [:], makeID: next.take)
+            let library = try WordLibrary(
+                path: directory.appendingPathComponent("library.sqlite").path,
+                clock: ManualClock(), environment: [:], makeID: next.take)
             for term in ["uno", "dos", "tres"] { try library.add(WordContent(term: term)) }
             try body(library)
         }

@@ -1,19 +1,21 @@
 import Foundation
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 @Suite("Importing and exporting CSV, TSV and Anki files")
 struct ImportExportTests {
     /// Words chosen to break naive CSV and TSV handling.
     static let awkward: [WordContent] = [
-        WordContent(term: "say \"hi\"", meaning: "a, b, and c", reading: "tab\there",
-                    examples: ["He said \"no\", twice.", "Tab\tinside"], notes: "line one\nline two\r\nline three",
-                    tags: ["quotes", "commas"]),
+        WordContent(
+            term: "say \"hi\"", meaning: "a, b, and c", reading: "tab\there",
+            examples: ["He said \"no\", twice.", "Tab\tinside"], notes: "line one\nline two\r\nline three",
+            tags: ["quotes", "commas"]),
         WordContent(term: "👩‍👩‍👧", meaning: "family 👪", notes: "emoji with zero-width joiners"),
         WordContent(term: "=SUM(A1:A2)", meaning: "+1", reading: "-1", notes: "@mention"),
         WordContent(term: "\"quoted start", meaning: "ends with a quote\"", notes: "\"\"", tags: ["a"]),
@@ -40,11 +42,13 @@ struct ImportExportTests {
             let report = try fixture.library.importSheet(from: fixture.file("words.csv"))
             #expect(report.added == 2)
             let words = try fixture.library.list(ListQuery(sort: .term))
-            #expect(words.map(\.content) == [
-                WordContent(term: "casa, grande", meaning: "big house"),
-                WordContent(term: "hola", meaning: "hello", reading: "O-la", examples: ["¡Hola!", "¿Qué tal?"],
-                            notes: "greeting", tags: ["basics", "es"]),
-            ])
+            #expect(
+                words.map(\.content) == [
+                    WordContent(term: "casa, grande", meaning: "big house"),
+                    WordContent(
+                        term: "hola", meaning: "hello", reading: "O-la", examples: ["¡Hola!", "¿Qué tal?"],
+                        notes: "greeting", tags: ["basics", "es"]),
+                ])
             #expect(words.allSatisfy { $0.createdAt == fixture.clock.now() && $0.updatedAt == fixture.clock.now() })
             #expect(try fixture.library.allStored().allSatisfy(\.pending))
             #expect(try fixture.library.search("que tal").count == 1)
@@ -57,17 +61,19 @@ struct ImportExportTests {
             try writeText("tags\tterm\tmeaning\nanimals\tperro\tdog\n\tgato\tcat\n", to: fixture.file("words.tsv"))
             let report = try fixture.library.importSheet(from: fixture.file("words.tsv"), format: .tsv)
             #expect(report.added == 2)
-            #expect(try fixture.library.list(ListQuery(sort: .term)).map(\.content) == [
-                WordContent(term: "gato", meaning: "cat"),
-                WordContent(term: "perro", meaning: "dog", tags: ["animals"]),
-            ])
+            #expect(
+                try fixture.library.list(ListQuery(sort: .term)).map(\.content) == [
+                    WordContent(term: "gato", meaning: "cat"),
+                    WordContent(term: "perro", meaning: "dog", tags: ["animals"]),
+                ])
         }
     }
 
     @Test("an Anki plain-text export is imported with its HTML turned into text and its tags")
     func importsAnki() throws {
         try withTemporaryLibrary { fixture in
-            let anki = "#separator:tab\n#html:true\n#tags column:3\n"
+            let anki =
+                "#separator:tab\n#html:true\n#tags column:3\n"
                 + "<b>perro</b>\tdog<br>hound\tanimals spanish::a1\n"
                 + "café\tcoffee &amp; more\t\n"
                 + "gato\tcat<div>kitten</div>\tanimals\n"
@@ -82,14 +88,16 @@ struct ImportExportTests {
         }
     }
 
-    @Test("a bad row is reported with its line number and nothing is imported", arguments: [
-        ("term,meaning\nuno,one\ndos,two\n,three\ncuatro,four\n", 4, "term is empty"),
-        ("term,meaning\nuno,\"one\nstill one\"\ndos,two\n\(String(repeating: "x", count: 501)),too long\n", 5, "term"),
-        ("term,tags\nuno,ok\ndos,\(String(repeating: "t", count: 65))\n", 3, "tags"),
-        ("term,meaning\nuno,one\n\"dos,two\n", 3, "unterminated quoted field"),
-        ("term\tmeaning\nuno\tone\ndos\ttwo\ttoo many\n", 3, "3 fields"),
-        ("#separator:tab\n#html:false\nuno\tone\n\ttwo\n", 4, "term is empty"),
-    ])
+    @Test(
+        "a bad row is reported with its line number and nothing is imported",
+        arguments: [
+            ("term,meaning\nuno,one\ndos,two\n,three\ncuatro,four\n", 4, "term is empty"),
+            ("term,meaning\nuno,\"one\nstill one\"\ndos,two\n\(String(repeating: "x", count: 501)),too long\n", 5, "term"),
+            ("term,tags\nuno,ok\ndos,\(String(repeating: "t", count: 65))\n", 3, "tags"),
+            ("term,meaning\nuno,one\n\"dos,two\n", 3, "unterminated quoted field"),
+            ("term\tmeaning\nuno\tone\ndos\ttwo\ttoo many\n", 3, "3 fields"),
+            ("#separator:tab\n#html:false\nuno\tone\n\ttwo\n", 4, "term is empty"),
+        ])
     func badRowImportsNothing(text: String, line: Int, mentions: String) throws {
         try withTemporaryLibrary { fixture in
             let library = fixture.library

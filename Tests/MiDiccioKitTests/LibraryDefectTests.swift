@@ -1,9 +1,10 @@
 import Foundation
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
-import MiDiccioTesting
 
 /// Defects found while reading the library's code, each with the test that would have
 /// caught it.

@@ -1,11 +1,12 @@
 import Foundation
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 /// A word list is personal: its files are readable by their owner only.
 @Suite("A new library is readable by its owner only")

@@ -1,11 +1,12 @@
 import Foundation
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 @Suite("A library written by a newer MiDiccio")
 struct NewerSchemaTests {
@@ -43,8 +44,9 @@ struct NewerSchemaTests {
                 }
                 #expect(errorPath == path)
                 #expect(version == 99)
-                #expect(error?.description.hasPrefix(
-                    "this library was written by a newer MiDiccio (schema 99); update MiDiccio") == true,
+                #expect(
+                    error?.description.hasPrefix(
+                        "this library was written by a newer MiDiccio (schema 99); update MiDiccio") == true,
                     "\(String(describing: error))")
             }
             #expect(files(path) == before)

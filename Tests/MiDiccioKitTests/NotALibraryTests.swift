@@ -1,11 +1,12 @@
 import Foundation
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 @Suite("A file that is not a MiDiccio library")
 struct NotALibraryTests {
@@ -36,11 +37,13 @@ struct NotALibraryTests {
         #expect(try contents(of: directory) == before)
     }
 
-    @Test("a text file is refused and left byte for byte as it was", arguments: [
-        "my shopping list\nmilk\neggs\n",
-        "SQLite format 3",
-        String(repeating: "x", count: 4_096),
-    ])
+    @Test(
+        "a text file is refused and left byte for byte as it was",
+        arguments: [
+            "my shopping list\nmilk\neggs\n",
+            "SQLite format 3",
+            String(repeating: "x", count: 4_096),
+        ])
     func textFileRefused(text: String) throws {
         try withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("notes.txt").path
@@ -54,7 +57,9 @@ struct NotALibraryTests {
     func otherDatabaseRefused() throws {
         try withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("other-app.db").path
-            try runSQLiteShell(path, """
+            try runSQLiteShell(
+                path,
+                """
                 CREATE TABLE contacts (name TEXT, phone TEXT);
                 INSERT INTO contacts VALUES ('Ana', '555-0100'), ('Luis', '555-0199');
                 """)

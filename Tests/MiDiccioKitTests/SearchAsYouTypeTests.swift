@@ -1,10 +1,11 @@
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 @Suite("Search as you type")
 struct SearchAsYouTypeTests {
@@ -18,9 +19,11 @@ struct SearchAsYouTypeTests {
         }
     }
 
-    @Test("search ignores case and accents both ways", arguments: [
-        ("café", "cafe"), ("café", "CAFE"), ("cafe", "café"), ("niño", "nino"), ("Ñandú", "ñan"), ("crème brûlée", "creme bru"),
-    ])
+    @Test(
+        "search ignores case and accents both ways",
+        arguments: [
+            ("café", "cafe"), ("café", "CAFE"), ("cafe", "café"), ("niño", "nino"), ("Ñandú", "ñan"), ("crème brûlée", "creme bru"),
+        ])
     func ignoresCaseAndAccents(term: String, query: String) throws {
         try withTemporaryLibrary { fixture in
             let library = fixture.library
@@ -30,13 +33,15 @@ struct SearchAsYouTypeTests {
         }
     }
 
-    @Test("every field is searched", arguments: [
-        (WordContent(term: "x1", meaning: "mariposa"), "maripo"),
-        (WordContent(term: "x2", reading: "maripōsa"), "mariposa"),
-        (WordContent(term: "x3", examples: ["Vi una mariposa azul."]), "azu"),
-        (WordContent(term: "x4", notes: "aprendida en México"), "mexico"),
-        (WordContent(term: "x5", tags: ["insectos"]), "insect"),
-    ])
+    @Test(
+        "every field is searched",
+        arguments: [
+            (WordContent(term: "x1", meaning: "mariposa"), "maripo"),
+            (WordContent(term: "x2", reading: "maripōsa"), "mariposa"),
+            (WordContent(term: "x3", examples: ["Vi una mariposa azul."]), "azu"),
+            (WordContent(term: "x4", notes: "aprendida en México"), "mexico"),
+            (WordContent(term: "x5", tags: ["insectos"]), "insect"),
+        ])
     func searchesEveryField(content: WordContent, query: String) throws {
         try withTemporaryLibrary { fixture in
             let library = fixture.library
@@ -106,10 +111,12 @@ struct SearchAsYouTypeTests {
         }
     }
 
-    @Test("punctuation, quotes and search operators never cause an error", arguments: [
-        "\"", "*", "\"\"\"", "(", ")", "-", "^", ":", "+", "'", "%", "_", "\\", "NEAR(", "\"pal", "pal*\"",
-        "AND", "OR", "NOT", "and or not", "' OR 1=1 --", "term:pal", "{term}: pal", "", "   ", "…", "🙂",
-    ])
+    @Test(
+        "punctuation, quotes and search operators never cause an error",
+        arguments: [
+            "\"", "*", "\"\"\"", "(", ")", "-", "^", ":", "+", "'", "%", "_", "\\", "NEAR(", "\"pal", "pal*\"",
+            "AND", "OR", "NOT", "and or not", "' OR 1=1 --", "term:pal", "{term}: pal", "", "   ", "…", "🙂",
+        ])
     func oddQueriesDoNotThrow(query: String) throws {
         try withTemporaryLibrary { fixture in
             let library = fixture.library

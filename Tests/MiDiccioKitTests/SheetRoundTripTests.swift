@@ -1,10 +1,11 @@
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 @Suite("MiDiccio CSV and TSV sheets")
 struct SheetRoundTripTests {
@@ -77,7 +78,7 @@ struct SheetRoundTripTests {
     @Test("the writer emits the fixed header, joins lists and ends with a newline")
     func writerShape() {
         let rows = [
-            SheetRow(term: "perro", meaning: "dog", examples: ["Un perro.", "Dos perros."], tags: ["animal", "a1"]),
+            SheetRow(term: "perro", meaning: "dog", examples: ["Un perro.", "Dos perros."], tags: ["animal", "a1"])
         ]
         #expect(
             WordSheet.write(rows, format: .csv)
@@ -110,9 +111,10 @@ struct SheetRoundTripTests {
     func headerOrder() throws {
         let text = "Tags,NOTES,Term,reading,Meaning\nverb a1,irregular,ir,iʁ,to go\n"
         let rows = try WordSheet.read(text, format: .csv)
-        #expect(rows == [
-            SheetRow(line: 2, term: "ir", meaning: "to go", reading: "iʁ", notes: "irregular", tags: ["verb", "a1"]),
-        ])
+        #expect(
+            rows == [
+                SheetRow(line: 2, term: "ir", meaning: "to go", reading: "iʁ", notes: "irregular", tags: ["verb", "a1"])
+            ])
     }
 
     @Test("only the term column is required")
@@ -123,10 +125,12 @@ struct SheetRoundTripTests {
 
     @Test("an unknown column is named along with the valid ones")
     func unknownColumn() {
-        #expect(throws: SheetError(
-            line: 1,
-            message: "unknown column \"colour\"; valid columns are term, meaning, reading, examples, notes, tags"
-        )) {
+        #expect(
+            throws: SheetError(
+                line: 1,
+                message: "unknown column \"colour\"; valid columns are term, meaning, reading, examples, notes, tags"
+            )
+        ) {
             try WordSheet.read("term,meaning,Colour\nrojo,red,red\n", format: .csv)
         }
     }
@@ -201,10 +205,11 @@ struct SheetRoundTripTests {
     func blankLines() throws {
         let text = "\n term , meaning\n\nuno,one\n   \n,\n\t,  \ndos,two\n\n"
         let rows = try WordSheet.read(text, format: .csv)
-        #expect(rows == [
-            SheetRow(line: 4, term: "uno", meaning: "one"),
-            SheetRow(line: 8, term: "dos", meaning: "two"),
-        ])
+        #expect(
+            rows == [
+                SheetRow(line: 4, term: "uno", meaning: "one"),
+                SheetRow(line: 8, term: "dos", meaning: "two"),
+            ])
     }
 
     @Test("a multi-line quoted field moves the line numbers of later rows")
@@ -217,7 +222,8 @@ struct SheetRoundTripTests {
 
     @Test("cells are trimmed, examples split per line and tags split on whitespace")
     func cellSplitting() throws {
-        let text = "term,meaning,examples,tags\n"
+        let text =
+            "term,meaning,examples,tags\n"
             + "  hola ,\" hello \n\",\"  Hola, amigo. \n\n¿Qué tal?\r\n\r  Bien.\",\" saludo  a1\tcasual \"\n"
         let rows = try WordSheet.read(text, format: .csv)
         #expect(rows.count == 1)
@@ -234,10 +240,11 @@ struct SheetRoundTripTests {
         let byte = try #require(separator.utf8.first)
         let text = "a\(separator)\"b\(separator)c\"\(separator)\nd\(separator)e\(separator)f"
         let records = try DelimitedText.parse(text, separator: byte)
-        #expect(records == [
-            DelimitedRecord(line: 1, fields: ["a", "b\(separator)c", ""]),
-            DelimitedRecord(line: 2, fields: ["d", "e", "f"]),
-        ])
+        #expect(
+            records == [
+                DelimitedRecord(line: 1, fields: ["a", "b\(separator)c", ""]),
+                DelimitedRecord(line: 2, fields: ["d", "e", "f"]),
+            ])
     }
 
     @Test("stray quotes inside unquoted fields are kept literally")
@@ -255,11 +262,12 @@ struct SheetRoundTripTests {
     @Test("empty lines become single empty records and a final newline adds nothing")
     func delimitedBlankLines() throws {
         let records = try DelimitedText.parse("a\n\nb\r\n", separator: UInt8(ascii: ","))
-        #expect(records == [
-            DelimitedRecord(line: 1, fields: ["a"]),
-            DelimitedRecord(line: 2, fields: [""]),
-            DelimitedRecord(line: 3, fields: ["b"]),
-        ])
+        #expect(
+            records == [
+                DelimitedRecord(line: 1, fields: ["a"]),
+                DelimitedRecord(line: 2, fields: [""]),
+                DelimitedRecord(line: 3, fields: ["b"]),
+            ])
     }
 
     @Test("a substring parses with the line number it starts on")

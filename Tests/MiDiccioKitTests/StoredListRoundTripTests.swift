@@ -1,22 +1,24 @@
 import Foundation
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 /// Examples and tags are stored as JSON arrays of strings and read back on every word
 /// read; whatever is written must come back exactly, through the fast reader or not.
 @Suite("Stored examples and tags come back exactly")
 struct StoredListRoundTripTests {
-    @Test("an array written for the store reads back unchanged",
-          arguments: [
-              [String](), ["plain"], ["a", "b", "c"], ["with \"quotes\""], ["back\\slash"], ["tab\there"],
-              ["line\nbreak", "carriage\rreturn"], ["control \u{01} char"], ["line separator \u{2028} here"],
-              ["emoji 👩‍👩‍👧", "café", "猫"], ["", "empty first"], [",", "[", "]", "\""],
-          ])
+    @Test(
+        "an array written for the store reads back unchanged",
+        arguments: [
+            [String](), ["plain"], ["a", "b", "c"], ["with \"quotes\""], ["back\\slash"], ["tab\there"],
+            ["line\nbreak", "carriage\rreturn"], ["control \u{01} char"], ["line separator \u{2028} here"],
+            ["emoji 👩‍👩‍👧", "café", "猫"], ["", "empty first"], [",", "[", "]", "\""],
+        ])
     func roundTrip(items: [String]) {
         #expect(JSONText.stringArray(JSONText.array(items)) == items)
     }

@@ -1,11 +1,12 @@
 import Foundation
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 @Suite("Times are whole milliseconds everywhere")
 struct TimestampTests {
@@ -14,16 +15,18 @@ struct TimestampTests {
         text.wholeMatch(of: /[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z/) != nil
     }
 
-    @Test("a time is written in ISO 8601 UTC with exactly three fractional digits", arguments: [
-        (Int64(0), "1970-01-01T00:00:00.000Z"),
-        (1, "1970-01-01T00:00:00.001Z"),
-        (10, "1970-01-01T00:00:00.010Z"),
-        (999, "1970-01-01T00:00:00.999Z"),
-        (-1, "1969-12-31T23:59:59.999Z"),
-        (951_782_400_000, "2000-02-29T00:00:00.000Z"),
-        (1_764_000_000_123, "2025-11-24T16:00:00.123Z"),
-        (1_795_860_000_120, "2026-11-28T10:00:00.120Z"),
-    ])
+    @Test(
+        "a time is written in ISO 8601 UTC with exactly three fractional digits",
+        arguments: [
+            (Int64(0), "1970-01-01T00:00:00.000Z"),
+            (1, "1970-01-01T00:00:00.001Z"),
+            (10, "1970-01-01T00:00:00.010Z"),
+            (999, "1970-01-01T00:00:00.999Z"),
+            (-1, "1969-12-31T23:59:59.999Z"),
+            (951_782_400_000, "2000-02-29T00:00:00.000Z"),
+            (1_764_000_000_123, "2025-11-24T16:00:00.123Z"),
+            (1_795_860_000_120, "2026-11-28T10:00:00.120Z"),
+        ])
     func writesThreeDigits(milliseconds: Int64, expected: String) {
         let time = Timestamp(milliseconds: milliseconds)
         #expect(time.iso8601 == expected)
@@ -42,35 +45,41 @@ struct TimestampTests {
         }
     }
 
-    @Test("fewer than three fractional digits read as milliseconds", arguments: [
-        ("2026-11-29T10:00:00Z", Int64(0)),
-        ("2026-11-29T10:00:00.1Z", 100),
-        ("2026-11-29T10:00:00.12Z", 120),
-        ("2026-11-29T10:00:00.123Z", 123),
-        ("2026-11-29t10:00:00.005z", 5),
-    ])
+    @Test(
+        "fewer than three fractional digits read as milliseconds",
+        arguments: [
+            ("2026-11-29T10:00:00Z", Int64(0)),
+            ("2026-11-29T10:00:00.1Z", 100),
+            ("2026-11-29T10:00:00.12Z", 120),
+            ("2026-11-29T10:00:00.123Z", 123),
+            ("2026-11-29t10:00:00.005z", 5),
+        ])
     func readsShortFractions(text: String, millisecondsIntoSecond: Int64) throws {
         let time = try #require(Timestamp(iso8601: text))
         let whole = try #require(Timestamp(iso8601: "2026-11-29T10:00:00.000Z"))
         #expect(time.milliseconds - whole.milliseconds == millisecondsIntoSecond)
     }
 
-    @Test("a time with four or more fractional digits is refused, not rounded", arguments: [
-        "2026-11-29T10:00:00.1234Z",
-        "2026-11-29T10:00:00.0000Z",
-        "2026-11-29T10:00:00.123456Z",
-        "2026-11-29T10:00:00.999999999Z",
-    ])
+    @Test(
+        "a time with four or more fractional digits is refused, not rounded",
+        arguments: [
+            "2026-11-29T10:00:00.1234Z",
+            "2026-11-29T10:00:00.0000Z",
+            "2026-11-29T10:00:00.123456Z",
+            "2026-11-29T10:00:00.999999999Z",
+        ])
     func refusesFinerTimes(text: String) {
         #expect(Timestamp(iso8601: text) == nil)
     }
 
-    @Test("text that is not a UTC time is refused", arguments: [
-        "", "2026-11-29", "2026-11-29T10:00:00.123", "2026-11-29T10:00:00.123+01:00",
-        "2026-13-01T00:00:00.000Z", "2025-02-29T00:00:00.000Z", "2026-11-29T24:00:00.000Z",
-        "2026-11-29T10:60:00.000Z", "2026-11-29 10:00:00.000Z", "2026-11-29T10:00:00.Z",
-        "2026-11-29T10:00:00.123Z ", "x026-11-29T10:00:00.123Z",
-    ])
+    @Test(
+        "text that is not a UTC time is refused",
+        arguments: [
+            "", "2026-11-29", "2026-11-29T10:00:00.123", "2026-11-29T10:00:00.123+01:00",
+            "2026-13-01T00:00:00.000Z", "2025-02-29T00:00:00.000Z", "2026-11-29T24:00:00.000Z",
+            "2026-11-29T10:60:00.000Z", "2026-11-29 10:00:00.000Z", "2026-11-29T10:00:00.Z",
+            "2026-11-29T10:00:00.123Z ", "x026-11-29T10:00:00.123Z",
+        ])
     func refusesMalformedText(text: String) {
         #expect(Timestamp(iso8601: text) == nil)
     }

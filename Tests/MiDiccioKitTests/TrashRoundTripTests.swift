@@ -1,10 +1,11 @@
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 @Suite("Trash round trips")
 struct TrashRoundTripTests {
@@ -173,8 +174,11 @@ struct TrashRoundTripTests {
     func manyRoundTrips() throws {
         try withTemporaryLibrary { fixture in
             let library = fixture.library
-            let word = try library.add(WordContent(term: "ida", meaning: "going", examples: ["Ida y vuelta."],
-                                                   notes: "n", tags: ["viaje"])).word
+            let word = try library.add(
+                WordContent(
+                    term: "ida", meaning: "going", examples: ["Ida y vuelta."],
+                    notes: "n", tags: ["viaje"])
+            ).word
             var last = word.updatedAt
             for _ in 0..<5 {
                 let deleted = try library.delete([word.id])[0]

@@ -1,10 +1,11 @@
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 @Suite("Undoing a backup restore")
 struct UndoRestoreTests {
@@ -12,8 +13,11 @@ struct UndoRestoreTests {
     func undoMerge() throws {
         try withTemporaryLibrary { fixture in
             let library = fixture.library
-            let changed = try library.add(WordContent(term: "cambiado", meaning: "before", examples: ["Ej."],
-                                                      notes: "n", tags: ["Keep", "x"])).word
+            let changed = try library.add(
+                WordContent(
+                    term: "cambiado", meaning: "before", examples: ["Ej."],
+                    notes: "n", tags: ["Keep", "x"])
+            ).word
             let trashed = try library.add(WordContent(term: "en la papelera", meaning: "in the trash")).word
             try library.delete([trashed.id])
             let untouched = try library.add(WordContent(term: "intacto")).word
@@ -22,11 +26,19 @@ struct UndoRestoreTests {
 
             let later = fixture.clock.now().adding(500)
             let added = Word(id: WordID.random(), term: "nuevo", createdAt: later, updatedAt: later)
-            try writeBackup([
-                changed.edited(at: later) { $0.meaning = "after"; $0.tags = ["other"]; $0.examples = [] },
-                beforeRestore[1].edited(at: later) { $0.deletedAt = nil; $0.meaning = "restored" },
-                added,
-            ], to: fixture.file("backup.json"))
+            try writeBackup(
+                [
+                    changed.edited(at: later) {
+                        $0.meaning = "after"
+                        $0.tags = ["other"]
+                        $0.examples = []
+                    },
+                    beforeRestore[1].edited(at: later) {
+                        $0.deletedAt = nil
+                        $0.meaning = "restored"
+                    },
+                    added,
+                ], to: fixture.file("backup.json"))
             let restore = try library.restoreBackup(from: fixture.file("backup.json"))
             #expect(restore.added == 1 && restore.updated == 2)
             #expect(try library.canUndoRestore())
@@ -73,8 +85,9 @@ struct UndoRestoreTests {
         try withTemporaryLibrary { fixture in
             let library = fixture.library
             let word = try library.add(WordContent(term: "a", meaning: "before")).word
-            try writeBackup([word.edited(at: word.updatedAt.adding(10_000)) { $0.meaning = "after" }],
-                            to: fixture.file("backup.json"))
+            try writeBackup(
+                [word.edited(at: word.updatedAt.adding(10_000)) { $0.meaning = "after" }],
+                to: fixture.file("backup.json"))
             _ = try library.restoreBackup(from: fixture.file("backup.json"))
             let restored = try library.required(word.id)
             try library.markAllUploaded()

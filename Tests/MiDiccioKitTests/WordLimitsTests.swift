@@ -1,10 +1,11 @@
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 /// One row of the limits table: a word, and the field an error must name (nil: accepted).
 struct LimitCase: Sendable, CustomTestStringConvertible {
@@ -32,13 +33,18 @@ struct LimitCase: Sendable, CustomTestStringConvertible {
         LimitCase(name: "notes of 20,000 characters", content: WordContent(term: "t", notes: text(20_000)), refusedField: nil),
         LimitCase(name: "notes of 20,001 characters", content: WordContent(term: "t", notes: text(20_001)), refusedField: "notes"),
         LimitCase(name: "an example of 20,000 characters", content: WordContent(term: "t", examples: [text(20_000)]), refusedField: nil),
-        LimitCase(name: "second example of 20,001 characters", content: WordContent(term: "t", examples: ["ok", text(20_001)]), refusedField: "examples[2]"),
+        LimitCase(
+            name: "second example of 20,001 characters", content: WordContent(term: "t", examples: ["ok", text(20_001)]),
+            refusedField: "examples[2]"),
         LimitCase(name: "50 examples", content: WordContent(term: "t", examples: (1...50).map { "example \($0)" }), refusedField: nil),
-        LimitCase(name: "51 examples", content: WordContent(term: "t", examples: (1...51).map { "example \($0)" }), refusedField: "examples"),
+        LimitCase(
+            name: "51 examples", content: WordContent(term: "t", examples: (1...51).map { "example \($0)" }), refusedField: "examples"),
         LimitCase(name: "an example of two lines", content: WordContent(term: "t", examples: ["one\ntwo"]), refusedField: "examples[1]"),
         LimitCase(name: "50 tags", content: WordContent(term: "t", tags: (1...50).map { "tag\($0)" }), refusedField: nil),
         LimitCase(name: "51 tags", content: WordContent(term: "t", tags: (1...51).map { "tag\($0)" }), refusedField: "tags"),
-        LimitCase(name: "51 tags that are 50 ignoring case", content: WordContent(term: "t", tags: (1...50).map { "tag\($0)" } + ["TAG1"]), refusedField: nil),
+        LimitCase(
+            name: "51 tags that are 50 ignoring case", content: WordContent(term: "t", tags: (1...50).map { "tag\($0)" } + ["TAG1"]),
+            refusedField: nil),
         LimitCase(name: "a tag of 64 characters", content: WordContent(term: "t", tags: [text(64)]), refusedField: nil),
         LimitCase(name: "a tag of 65 characters", content: WordContent(term: "t", tags: [text(65)]), refusedField: "tags"),
         LimitCase(name: "a tag with a space", content: WordContent(term: "t", tags: ["two words"]), refusedField: "tags"),
@@ -65,7 +71,9 @@ struct WordLimitsTests {
         }
     }
 
-    @Test("an edit past a limit is refused, naming the field, and leaves the word as it was", arguments: LimitCase.all.filter { $0.refusedField != nil })
+    @Test(
+        "an edit past a limit is refused, naming the field, and leaves the word as it was",
+        arguments: LimitCase.all.filter { $0.refusedField != nil })
     func editChecksLimits(limit: LimitCase) throws {
         try withTemporaryLibrary { fixture in
             let library = fixture.library
@@ -73,8 +81,9 @@ struct WordLimitsTests {
             let before = try library.snapshot()
             fixture.clock.advance(by: 1_000)
             let content = limit.content
-            let edit = WordEdit(term: content.term, meaning: content.meaning, reading: content.reading,
-                                examples: content.examples, notes: content.notes, tags: content.tags)
+            let edit = WordEdit(
+                term: content.term, meaning: content.meaning, reading: content.reading,
+                examples: content.examples, notes: content.notes, tags: content.tags)
             let error = #expect(throws: LibraryError.self) { try library.edit(word.id, edit) }
             #expect(error?.validationError?.field == limit.refusedField)
             #expect(try library.snapshot() == before)
@@ -84,11 +93,16 @@ struct WordLimitsTests {
     @Test("surrounding whitespace is trimmed and blank examples and tags are dropped")
     func trimsFields() throws {
         try withTemporaryLibrary { fixture in
-            let word = try fixture.library.add(WordContent(
-                term: "  \tpalabra \n", meaning: " word ", reading: " pa-LA-bra ",
-                examples: ["  Una palabra. ", "   ", ""], notes: "\n note \n", tags: [" es ", "", "  "])).word
-            #expect(word.content == WordContent(term: "palabra", meaning: "word", reading: "pa-LA-bra",
-                                                examples: ["Una palabra."], notes: "note", tags: ["es"]))
+            let word = try fixture.library.add(
+                WordContent(
+                    term: "  \tpalabra \n", meaning: " word ", reading: " pa-LA-bra ",
+                    examples: ["  Una palabra. ", "   ", ""], notes: "\n note \n", tags: [" es ", "", "  "])
+            ).word
+            #expect(
+                word.content
+                    == WordContent(
+                        term: "palabra", meaning: "word", reading: "pa-LA-bra",
+                        examples: ["Una palabra."], notes: "note", tags: ["es"]))
             #expect(word.tags == ["es"])
             #expect(try fixture.library.word(word.id) == word)
         }

@@ -10,8 +10,9 @@ final class AssetCachingTests {
 
     init() throws { web = try WebFixture() }
 
-    @Test("the script and style sheet carry a strong ETag, and asking with it gets 304 without a body",
-          arguments: ["/app.js", "/app.css"])
+    @Test(
+        "the script and style sheet carry a strong ETag, and asking with it gets 304 without a body",
+        arguments: ["/app.js", "/app.css"])
     func unchangedFileIsNotSentAgain(path: String) throws {
         let first = try web.send("GET", path)
         #expect(first.status == 200)

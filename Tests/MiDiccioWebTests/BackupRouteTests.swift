@@ -96,9 +96,11 @@ final class BackupRouteTests {
     @Test("a WebDAV server set from Settings keeps its password beside the library, owner-only, and never sends it back")
     func webDAVRemote() throws {
         let secret = "s3cret-\(UUID().uuidString)"
-        let set = try web.send("PUT", "/api/remote", json: """
-            {"webdav": "https://cloud.example.com/remote.php/dav/files/ana/MiDiccio", "user": "ana", "password": "\(secret)"}
-            """)
+        let set = try web.send(
+            "PUT", "/api/remote",
+            json: """
+                {"webdav": "https://cloud.example.com/remote.php/dav/files/ana/MiDiccio", "user": "ana", "password": "\(secret)"}
+                """)
         #expect(set.status == 200)
         #expect(set.json["remoteWebDAV"] as? String == "https://cloud.example.com/remote.php/dav/files/ana/MiDiccio")
         #expect(set.json["remoteUser"] as? String == "ana")

@@ -12,8 +12,9 @@ final class PageFileTests {
 
     @Test("the script parses: node --check finds no syntax error in app.js")
     func scriptParses() throws {
-        let node = try #require(Self.executable(anyOf: ["node", "nodejs"]),
-                                "node is not installed: install Debian's nodejs (make test does)")
+        let node = try #require(
+            Self.executable(anyOf: ["node", "nodejs"]),
+            "node is not installed: install Debian's nodejs (make test does)")
         let script = try web.send("GET", "/app.js")
         #expect(script.status == 200)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("midiccio-page-check-\(UUID().uuidString)")
@@ -48,12 +49,14 @@ final class PageFileTests {
         #expect(!page.contains("{{"))
     }
 
-    @Test("the page check catches each kind of inline code", arguments: [
-        "<script>alert(1)</script>", "<SCRIPT>alert(1)</SCRIPT>", #"<script src="/app.js">alert(1)</script>"#,
-        "<style>body { color: red }</style>", #"<p style="color: red">x</p>"#, #"<button onclick="go()">x</button>"#,
-        "<img src=x onerror=alert(1)>", #"<a href="javascript:alert(1)">x</a>"#, #"<body ONLOAD='go()'>"#,
-        #"<script src="https://cdn.example/x.js"></script>"#, #"<link rel="stylesheet" href="//cdn.example/x.css">"#,
-    ])
+    @Test(
+        "the page check catches each kind of inline code",
+        arguments: [
+            "<script>alert(1)</script>", "<SCRIPT>alert(1)</SCRIPT>", #"<script src="/app.js">alert(1)</script>"#,
+            "<style>body { color: red }</style>", #"<p style="color: red">x</p>"#, #"<button onclick="go()">x</button>"#,
+            "<img src=x onerror=alert(1)>", #"<a href="javascript:alert(1)">x</a>"#, #"<body ONLOAD='go()'>"#,
+            #"<script src="https://cdn.example/x.js"></script>"#, #"<link rel="stylesheet" href="//cdn.example/x.css">"#,
+        ])
     func checkCatchesInlineCode(snippet: String) {
         let page = "<!doctype html><html><head><title>t</title></head><body>\(snippet)</body></html>"
         #expect(InlineCode.offences(in: page).count == 1, "\(snippet)")

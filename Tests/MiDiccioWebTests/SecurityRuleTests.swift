@@ -10,8 +10,9 @@ final class SecurityRuleTests {
 
     init() throws { web = try WebFixture() }
 
-    @Test("a request naming another host is refused, so a rebound DNS name cannot reach the library",
-          arguments: ["evil.example:PORT", "evil.example", "127.0.0.1:1", "localhost.evil.example:PORT"])
+    @Test(
+        "a request naming another host is refused, so a rebound DNS name cannot reach the library",
+        arguments: ["evil.example:PORT", "evil.example", "127.0.0.1:1", "localhost.evil.example:PORT"])
     func foreignHostIsRefused(host: String) throws {
         let answer = try web.send("GET", "/api/words", host: host.replacingOccurrences(of: "PORT", with: String(web.server.port)))
         #expect(answer.status == 421)
@@ -23,16 +24,20 @@ final class SecurityRuleTests {
         #expect(try web.send("GET", "/api/words", host: "\(name):\(web.server.port)").status == 200)
     }
 
-    @Test("a server bound to any loopback name answers to every one; another address only to itself",
-          arguments: [("127.0.0.1", ["127.0.0.1", "localhost", "[::1]"]), ("LocalHost", ["127.0.0.1", "localhost", "[::1]"]),
-                      ("::1", ["127.0.0.1", "localhost", "[::1]"]), ("[::1]", ["127.0.0.1", "localhost", "[::1]"]),
-                      ("192.168.1.20", ["192.168.1.20"]), ("fe80::1", ["[fe80::1]"])])
+    @Test(
+        "a server bound to any loopback name answers to every one; another address only to itself",
+        arguments: [
+            ("127.0.0.1", ["127.0.0.1", "localhost", "[::1]"]), ("LocalHost", ["127.0.0.1", "localhost", "[::1]"]),
+            ("::1", ["127.0.0.1", "localhost", "[::1]"]), ("[::1]", ["127.0.0.1", "localhost", "[::1]"]),
+            ("192.168.1.20", ["192.168.1.20"]), ("fe80::1", ["[fe80::1]"]),
+        ])
     func hostNamesOfABinding(host: String, names: [String]) {
         #expect(SecurityPolicy(host: host, accessToken: "t0ken-for-tests").hostNames == Set(names))
     }
 
-    @Test("a POST without the page's CSRF token, or with a wrong one, is refused and adds nothing",
-          arguments: [nil, "", "0123456789abcdef", "wrong-token"] as [String?])
+    @Test(
+        "a POST without the page's CSRF token, or with a wrong one, is refused and adds nothing",
+        arguments: [nil, "", "0123456789abcdef", "wrong-token"] as [String?])
     func missingOrWrongCSRFTokenIsRefused(token: String?) throws {
         let answer = try web.send("POST", "/api/words", json: #"{"term": "casa"}"#, csrf: .some(token))
         #expect(answer.status == 403)
@@ -50,16 +55,19 @@ final class SecurityRuleTests {
 
     @Test("a write sent from another site's page is refused even with the right token")
     func foreignOriginIsRefused() throws {
-        let answer = try web.send("POST", "/api/words", body: Data(#"{"term": "casa"}"#.utf8),
-                                  headers: ["Origin": "http://evil.example"])
+        let answer = try web.send(
+            "POST", "/api/words", body: Data(#"{"term": "casa"}"#.utf8),
+            headers: ["Origin": "http://evil.example"])
         #expect(answer.status == 403)
-        let same = try web.send("POST", "/api/words", body: Data(#"{"term": "casa"}"#.utf8),
-                                headers: ["Origin": "http://\(web.host)"])
+        let same = try web.send(
+            "POST", "/api/words", body: Data(#"{"term": "casa"}"#.utf8),
+            headers: ["Origin": "http://\(web.host)"])
         #expect(same.status == 201)
     }
 
-    @Test("every answer carries the Content-Security-Policy and nosniff, errors included",
-          arguments: ["/", "/app.js", "/api/words", "/api/nowhere"])
+    @Test(
+        "every answer carries the Content-Security-Policy and nosniff, errors included",
+        arguments: ["/", "/app.js", "/api/words", "/api/nowhere"])
     func securityHeadersOnEveryAnswer(path: String) throws {
         let answer = try web.send("GET", path)
         #expect(answer.headers["content-security-policy"] == SecurityPolicy.contentSecurityPolicy)
@@ -78,8 +86,9 @@ final class SecurityRuleTests {
     @Test("a CSRF token given by the caller is escaped in the page, whatever it holds")
     func pageEscapesToken() throws {
         let token = #"x"><script>alert(1)</script><meta a='"#
-        let app = WebApp(libraryPath: web.libraryPath, policy: SecurityPolicy(host: "127.0.0.1", accessToken: nil, csrfToken: token),
-                         appVersion: "midiccio test")
+        let app = WebApp(
+            libraryPath: web.libraryPath, policy: SecurityPolicy(host: "127.0.0.1", accessToken: nil, csrfToken: token),
+            appVersion: "midiccio test")
         let answer = app.respond(to: HTTPRequest(method: "GET", path: "/", headers: ["Host": "127.0.0.1:0"]))
         let page = String(decoding: answer.body, as: UTF8.self)
         #expect(answer.status == 200)
@@ -114,9 +123,12 @@ final class AccessTokenTests {
         #expect(try web.send("GET", "/api/words", headers: ["Authorization": "Bearer \(token)"]).status == 200)
     }
 
-    @Test("the token in the address opens only the page; every other request needs the cookie or the header",
-          arguments: [("GET", "/api/words"), ("GET", "/api/backup"), ("GET", "/app.js"), ("POST", "/api/words"),
-                      ("POST", "/api/trash/empty"), ("HEAD", "/"), ("GET", "//")])
+    @Test(
+        "the token in the address opens only the page; every other request needs the cookie or the header",
+        arguments: [
+            ("GET", "/api/words"), ("GET", "/api/backup"), ("GET", "/app.js"), ("POST", "/api/words"),
+            ("POST", "/api/trash/empty"), ("HEAD", "/"), ("GET", "//"),
+        ])
     func tokenInAddressOpensOnlyThePage(method: String, path: String) throws {
         // An address with the token ends up in history, logs and Referer headers; it may
         // buy a cookie, never an answer from the API.

@@ -12,7 +12,9 @@ final class WordRouteTests {
 
     @Test("a word added, edited, deleted and restored through the API is in the library file")
     func wordLifecycle() throws {
-        let added = try web.send("POST", "/api/words", json: #"{"term": "palabra", "meaning": "word", "examples": ["Una palabra.", ""], "tags": "spanish basics"}"#)
+        let added = try web.send(
+            "POST", "/api/words",
+            json: #"{"term": "palabra", "meaning": "word", "examples": ["Una palabra.", ""], "tags": "spanish basics"}"#)
         #expect(added.status == 201)
         let word = try #require(added.json["word"] as? [String: Any])
         let id = try #require(word["id"] as? String)
@@ -34,7 +36,8 @@ final class WordRouteTests {
     @Test("a word that is HTML travels as JSON text and never enters the page")
     func scriptTermStaysText() throws {
         let term = "<script>alert(1)</script>"
-        let added = try web.send("POST", "/api/words", json: #"{"term": "<script>alert(1)</script>", "meaning": "<img src=x onerror=alert(2)>"}"#)
+        let added = try web.send(
+            "POST", "/api/words", json: #"{"term": "<script>alert(1)</script>", "meaning": "<img src=x onerror=alert(2)>"}"#)
         #expect(added.status == 201)
         #expect(added.headers["content-type"]?.hasPrefix("application/json") == true)
         let listed = try web.send("GET", "/api/words").words
@@ -68,8 +71,9 @@ final class WordRouteTests {
         #expect(try web.send("GET", "/api/duplicates?term=CAFE").words.count == 2)
     }
 
-    @Test("malformed request bodies are answered with 400, never a crash",
-          arguments: ["{", "[]", "\"palabra\"", "", #"{"term": 5}"#, #"{"term": "x", "tags": [1, 2]}"#, "\u{0}\u{1}"])
+    @Test(
+        "malformed request bodies are answered with 400, never a crash",
+        arguments: ["{", "[]", "\"palabra\"", "", #"{"term": 5}"#, #"{"term": "x", "tags": [1, 2]}"#, "\u{0}\u{1}"])
     func malformedBodies(body: String) throws {
         let answer = try web.send("POST", "/api/words", json: body)
         #expect(answer.status == 400)
@@ -77,13 +81,16 @@ final class WordRouteTests {
         #expect(try web.send("GET", "/api/words").status == 200, "the server still answers")
     }
 
-    @Test("malformed addresses and parameters are answered with 4xx",
-          arguments: [("GET", "/api/nowhere", 404), ("GET", "/api/words/not-an-id", 404),
-                      ("GET", "/api/words/00000000-0000-4000-8000-000000000000", 404),
-                      ("PATCH", "/api/words", 405), ("DELETE", "/api/words", 405),
-                      ("GET", "/api/words?limit=-1", 400), ("GET", "/api/words?sort=random", 400),
-                      ("GET", "/api/words?offset=x", 400), ("GET", "/api/export?format=xls", 400),
-                      ("GET", "/api/words/%ZZ", 404), ("GET", "/../etc/passwd", 404)])
+    @Test(
+        "malformed addresses and parameters are answered with 4xx",
+        arguments: [
+            ("GET", "/api/nowhere", 404), ("GET", "/api/words/not-an-id", 404),
+            ("GET", "/api/words/00000000-0000-4000-8000-000000000000", 404),
+            ("PATCH", "/api/words", 405), ("DELETE", "/api/words", 405),
+            ("GET", "/api/words?limit=-1", 400), ("GET", "/api/words?sort=random", 400),
+            ("GET", "/api/words?offset=x", 400), ("GET", "/api/export?format=xls", 400),
+            ("GET", "/api/words/%ZZ", 404), ("GET", "/../etc/passwd", 404),
+        ])
     func malformedAddresses(method: String, path: String, status: Int) throws {
         #expect(try web.send(method, path).status == status)
     }

@@ -12,9 +12,12 @@ final class WrongAddressTests {
 
     init() throws { web = try WebFixture() }
 
-    @Test("an address the app does not have gets 404",
-          arguments: [("GET", "/api/nowhere"), ("POST", "/api/nowhere"), ("GET", "/index.html"), ("GET", "/api"),
-                      ("GET", "/api/trash/\(someID)"), ("POST", "/api/words/\(someID)/purge"), ("GET", "/app.js/x")])
+    @Test(
+        "an address the app does not have gets 404",
+        arguments: [
+            ("GET", "/api/nowhere"), ("POST", "/api/nowhere"), ("GET", "/index.html"), ("GET", "/api"),
+            ("GET", "/api/trash/\(someID)"), ("POST", "/api/words/\(someID)/purge"), ("GET", "/app.js/x"),
+        ])
     func unknownAddress(method: String, path: String) throws {
         let answer = try web.send(method, path)
         #expect(answer.status == 404)
@@ -22,11 +25,14 @@ final class WrongAddressTests {
         #expect(answer.json["error"] is String)
     }
 
-    @Test("a known address asked with a wrong method gets 405 and the methods it takes in Allow",
-          arguments: [("DELETE", "/api/words", "GET, HEAD, POST"), ("PATCH", "/api/words", "GET, HEAD, POST"),
-                      ("POST", "/", "GET, HEAD"), ("PUT", "/app.js", "GET, HEAD"), ("GET", "/api/sync", "POST"),
-                      ("OPTIONS", "/api/remote", "PUT"), ("POST", "/api/words/\(someID)", "GET, HEAD, PUT, DELETE"),
-                      ("GET", "/api/trash/empty", "POST"), ("GET", "/api/import", "POST")])
+    @Test(
+        "a known address asked with a wrong method gets 405 and the methods it takes in Allow",
+        arguments: [
+            ("DELETE", "/api/words", "GET, HEAD, POST"), ("PATCH", "/api/words", "GET, HEAD, POST"),
+            ("POST", "/", "GET, HEAD"), ("PUT", "/app.js", "GET, HEAD"), ("GET", "/api/sync", "POST"),
+            ("OPTIONS", "/api/remote", "PUT"), ("POST", "/api/words/\(someID)", "GET, HEAD, PUT, DELETE"),
+            ("GET", "/api/trash/empty", "POST"), ("GET", "/api/import", "POST"),
+        ])
     func wrongMethod(method: String, path: String, allow: String) throws {
         let answer = try web.send(method, path)
         #expect(answer.status == 405)

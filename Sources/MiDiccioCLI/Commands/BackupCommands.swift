@@ -5,9 +5,12 @@ private func describe(_ report: RestoreReport) -> String {
 }
 
 private func json(_ report: RestoreReport, dryRun: Bool = false) -> String {
-    JSONText.object([("added", String(report.added)), ("updated", String(report.updated)),
-                     ("unchanged", String(report.unchanged)), ("trashed", String(report.trashed)),
-                     ("dryRun", String(dryRun))], spaced: true) + "\n"
+    JSONText.object(
+        [
+            ("added", String(report.added)), ("updated", String(report.updated)),
+            ("unchanged", String(report.unchanged)), ("trashed", String(report.trashed)),
+            ("dryRun", String(dryRun)),
+        ], spaced: true) + "\n"
 }
 
 /// `midiccio backup export`
@@ -87,14 +90,19 @@ struct ImportCommand: ParsableCommand {
             if showProgress { context.io.writeError("\rImporting \(done)/\(total)" + (done == total ? "\n" : "")) }
         }
         if output.json {
-            context.io.write(JSONText.object([("added", String(report.added)), ("skippedDuplicates", String(report.skippedDuplicates)),
-                                              ("duplicatesAdded", String(report.duplicatesAdded))], spaced: true) + "\n")
+            context.io.write(
+                JSONText.object(
+                    [
+                        ("added", String(report.added)), ("skippedDuplicates", String(report.skippedDuplicates)),
+                        ("duplicatesAdded", String(report.duplicatesAdded)),
+                    ], spaced: true) + "\n")
         } else {
             var line = "Imported \(report.added) words"
             if report.skippedDuplicates > 0 { line += ", skipped \(report.skippedDuplicates) already in the library" }
             context.io.write(line + "\n")
             if report.duplicatesAdded > 0 {
-                context.note("warning: \(report.duplicatesAdded) imported terms were already in the library (use --no-duplicates to skip them)")
+                context.note(
+                    "warning: \(report.duplicatesAdded) imported terms were already in the library (use --no-duplicates to skip them)")
             }
         }
     }

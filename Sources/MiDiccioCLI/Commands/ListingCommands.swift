@@ -16,7 +16,9 @@ struct ListCommand: ParsableCommand {
     func run(_ context: ToolContext) throws {
         syncOnOpen.run(context)
         // A page past the end is simply empty; otherwise say why there is nothing.
-        let whenNone: String? = offset > 0 || limit == 0 ? nil
+        let whenNone: String? =
+            offset > 0 || limit == 0
+            ? nil
             : tag.map { "No words tagged \"\($0)\"." } ?? "No words yet. Add one with: midiccio add <term> --meaning <text>"
         let words = try context.library().list(ListQuery(tag: tag, sort: sort, limit: limit, offset: offset))
         showWords(words, output: output, context, whenNone: whenNone)
@@ -29,7 +31,8 @@ extension ListSort: ExpressibleByArgument {}
 struct SearchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         path: ["search"], abstract: "Find words as you type: any field, ignoring case and accents.",
-        discussion: "Each word of the query matches the start of a word (\"pal\" finds \"palabra\", \"cafe\" finds \"café\").\nAn exact term comes first, then terms starting with the query, then the rest by relevance.",
+        discussion:
+            "Each word of the query matches the start of a word (\"pal\" finds \"palabra\", \"cafe\" finds \"café\").\nAn exact term comes first, then terms starting with the query, then the rest by relevance.",
         examples: ["midiccio search pal", "midiccio search \"buenos di\" --json"])
 
     @Argument(help: "What to look for.") var query: String

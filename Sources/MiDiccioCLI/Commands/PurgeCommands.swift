@@ -15,9 +15,10 @@ struct PurgeCommand: ParsableCommand {
     @OptionGroup var output = OutputOptions(help: "Print the purged words' ids as JSON.")
 
     func run(_ context: ToolContext) throws {
-        try applyToWords(ids, inTrash: true, output: output, context: context, action: { try $0.purge($1) },
-                         json: { "[" + $0.map { JSONText.quote($0.id.rawValue) }.joined(separator: ", ") + "]" },
-                         line: { "Purged \"\($0.term)\" (\($0.id)) permanently" })
+        try applyToWords(
+            ids, inTrash: true, output: output, context: context, action: { try $0.purge($1) },
+            json: { "[" + $0.map { JSONText.quote($0.id.rawValue) }.joined(separator: ", ") + "]" },
+            line: { "Purged \"\($0.term)\" (\($0.id)) permanently" })
     }
 }
 

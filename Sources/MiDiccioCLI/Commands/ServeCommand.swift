@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import MiDiccioKit
 import MiDiccioWeb
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -15,8 +16,10 @@ struct ServeCommand: ParsableCommand {
             request must carry it (the printed address does). The command line and the web app can be used on
             the same library at the same time. Stop it with Ctrl-C.
             """,
-        examples: ["midiccio serve", "midiccio serve --port 8081",
-                   "midiccio serve --host 192.168.1.20 --token \"$(openssl rand -hex 16)\""])
+        examples: [
+            "midiccio serve", "midiccio serve --port 8081",
+            "midiccio serve --host 192.168.1.20 --token \"$(openssl rand -hex 16)\"",
+        ])
 
     @Option(valueName: "number", help: "The port to listen on (default: 8080; 0 picks a free one).", range: 0...65_535)
     var port = 8080
@@ -29,15 +32,17 @@ struct ServeCommand: ParsableCommand {
             throw UsageError("--token must be at least 8 characters, without spaces, commas or semicolons")
         }
         if !SecurityPolicy.isLoopback(host) && token == nil {
-            throw UsageError("listening on \(host) lets other computers reach your library; add --token SECRET so only people with the secret can")
+            throw UsageError(
+                "listening on \(host) lets other computers reach your library; add --token SECRET so only people with the secret can")
         }
     }
 
     func run(_ context: ToolContext) throws {
         // Open (or create) the library now, so a bad path fails here and not in the browser.
         let library = try context.library()
-        let app = WebApp(libraryPath: library.path, policy: SecurityPolicy(host: host, accessToken: token),
-                         appVersion: "midiccio \(Tool.version)", environment: context.environment)
+        let app = WebApp(
+            libraryPath: library.path, policy: SecurityPolicy(host: host, accessToken: token),
+            appVersion: "midiccio \(Tool.version)", environment: context.environment)
         // Signals arrive as dispatch events (handled on a queue, not in a signal handler),
         // so stopping runs ordinary code: the daemon finishes requests in progress.
         let stop = DispatchSemaphore(value: 0)

@@ -15,8 +15,10 @@ struct RemoteSetCommand: ParsableCommand {
             standard input with --password-stdin and kept in LIBRARY.credentials, readable only by you, never in the
             library; MIDICCIO_WEBDAV_PASSWORD, when set, is used instead.
             """,
-        examples: ["midiccio remote set folder ~/Dropbox/MiDiccio --device-name \"Ana's laptop\"",
-                   "printf '%s\\n' \"$PASSWORD\" | midiccio remote set webdav https://cloud.example.com/remote.php/dav/files/ana/MiDiccio --user ana --password-stdin"])
+        examples: [
+            "midiccio remote set folder ~/Dropbox/MiDiccio --device-name \"Ana's laptop\"",
+            "printf '%s\\n' \"$PASSWORD\" | midiccio remote set webdav https://cloud.example.com/remote.php/dav/files/ana/MiDiccio --user ana --password-stdin",
+        ])
 
     /// The kinds of remote there are.
     enum Kind: String, CaseIterable, ExpressibleByArgument {
@@ -66,7 +68,8 @@ struct RemoteSetCommand: ParsableCommand {
             if user == nil, passwordStdin || parsed.password != nil {
                 throw UsageError("a password needs a user name: add --user NAME")
             }
-            return Target(remote: .webdav(url: parsed.address.description, user: user), address: parsed.address, urlPassword: parsed.password)
+            return Target(
+                remote: .webdav(url: parsed.address.description, user: user), address: parsed.address, urlPassword: parsed.password)
         }
     }
 
@@ -135,7 +138,8 @@ struct RemoteSetCommand: ParsableCommand {
 
 /// `midiccio remote show`
 struct RemoteShowCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(path: ["remote", "show"], abstract: "Show where this library syncs to (never the password).")
+    static let configuration = CommandConfiguration(
+        path: ["remote", "show"], abstract: "Show where this library syncs to (never the password).")
 
     @OptionGroup var output = OutputOptions(help: "Print as JSON.")
 
@@ -155,8 +159,10 @@ struct RemoteShowCommand: ParsableCommand {
         if output.json {
             var fields = ["\"remote\": \(remote.map { JSONText.quote($0.displayName) } ?? "null")"]
             if case .webdav(let url, _)? = remote {
-                fields.append("\"kind\": \"webdav\", \"url\": \(JSONText.quote(url)), \"user\": \(user.map(JSONText.quote) ?? "null"), "
-                              + "\"password\": \(JSONText.quote(password == "none" ? "none" : password.hasPrefix("from") ? "environment" : "stored"))")
+                fields.append(
+                    "\"kind\": \"webdav\", \"url\": \(JSONText.quote(url)), \"user\": \(user.map(JSONText.quote) ?? "null"), "
+                        + "\"password\": \(JSONText.quote(password == "none" ? "none" : password.hasPrefix("from") ? "environment" : "stored"))"
+                )
             } else if case .folder(let path)? = remote {
                 fields.append("\"kind\": \"folder\", \"path\": \(JSONText.quote(path))")
             }
@@ -169,14 +175,17 @@ struct RemoteShowCommand: ParsableCommand {
             }
             context.io.write(text)
         } else {
-            context.note("No remote set. Set one with: midiccio remote set folder PATH, or: midiccio remote set webdav URL --user NAME --password-stdin")
+            context.note(
+                "No remote set. Set one with: midiccio remote set folder PATH, or: midiccio remote set webdav URL --user NAME --password-stdin"
+            )
         }
     }
 }
 
 /// `midiccio remote remove`
 struct RemoteRemoveCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(path: ["remote", "remove"], abstract: "Stop syncing this library (its words stay here).")
+    static let configuration = CommandConfiguration(
+        path: ["remote", "remove"], abstract: "Stop syncing this library (its words stay here).")
 
     func run(_ context: ToolContext) throws {
         try context.library().setRemote(nil)
@@ -195,9 +204,11 @@ struct SyncCommand: ParsableCommand {
     func run(_ context: ToolContext) throws {
         let library = try context.library()
         guard let remote = try library.remote() else { throw SyncError.noRemote }
-        let report = try SyncEngine(library: library, storage: remote.makeStorage(libraryPath: library.path, environment: context.environment),
-                                      appVersion: "midiccio \(Tool.version)")
-            .sync(allowMassDelete: allowMassDelete)
+        let report = try SyncEngine(
+            library: library, storage: remote.makeStorage(libraryPath: library.path, environment: context.environment),
+            appVersion: "midiccio \(Tool.version)"
+        )
+        .sync(allowMassDelete: allowMassDelete)
         for skipped in report.skippedFiles {
             context.note("warning: skipped \(skipped.path): \(skipped.reason)")
         }
@@ -205,28 +216,41 @@ struct SyncCommand: ParsableCommand {
             let skipped = report.skippedFiles.map {
                 JSONText.object([("path", JSONText.quote($0.path)), ("reason", JSONText.quote($0.reason))], spaced: true)
             }
-            context.io.write(JSONText.object([
-                ("pulled", String(report.pulled)), ("pushed", String(report.pushed)), ("merged", String(report.merged)),
-                ("skippedFiles", "[" + skipped.joined(separator: ", ") + "]"), ("fullUpload", String(report.fullUpload)),
-                ("snapshotWritten", String(report.snapshotWritten)), ("filesWritten", String(report.filesWritten)),
-                ("bytesWritten", String(report.bytesWritten)), ("filesRemoved", String(report.filesRemoved)),
-                ("purgedElsewhere", String(report.purgedElsewhere)), ("fullResync", String(report.fullResync)),
-                ("temporaryFilesRemoved", String(report.temporaryFilesRemoved)),
-                ("newIdentity", report.newIdentity.map {
-                    JSONText.object([("old", JSONText.quote($0.old)), ("new", JSONText.quote($0.new)),
-                                     ("reason", JSONText.quote($0.reason))], spaced: true)
-                } ?? "null"),
-            ], spaced: true) + "\n")
+            context.io.write(
+                JSONText.object(
+                    [
+                        ("pulled", String(report.pulled)), ("pushed", String(report.pushed)), ("merged", String(report.merged)),
+                        ("skippedFiles", "[" + skipped.joined(separator: ", ") + "]"), ("fullUpload", String(report.fullUpload)),
+                        ("snapshotWritten", String(report.snapshotWritten)), ("filesWritten", String(report.filesWritten)),
+                        ("bytesWritten", String(report.bytesWritten)), ("filesRemoved", String(report.filesRemoved)),
+                        ("purgedElsewhere", String(report.purgedElsewhere)), ("fullResync", String(report.fullResync)),
+                        ("temporaryFilesRemoved", String(report.temporaryFilesRemoved)),
+                        (
+                            "newIdentity",
+                            report.newIdentity.map {
+                                JSONText.object(
+                                    [
+                                        ("old", JSONText.quote($0.old)), ("new", JSONText.quote($0.new)),
+                                        ("reason", JSONText.quote($0.reason)),
+                                    ], spaced: true)
+                            } ?? "null"
+                        ),
+                    ], spaced: true) + "\n")
         } else {
             var line = "Synced with \(remote.displayName): \(report.pulled) pulled, \(report.pushed) pushed, \(report.merged) merged"
             if report.fullUpload { line += " (uploaded every word once)" }
             context.io.write(line + "\n")
             if report.purgedElsewhere > 0 {
-                context.note("\(report.purgedElsewhere) word\(report.purgedElsewhere == 1 ? " was" : "s were") purged on another device and removed here; edits made here to them were discarded")
+                context.note(
+                    "\(report.purgedElsewhere) word\(report.purgedElsewhere == 1 ? " was" : "s were") purged on another device and removed here; edits made here to them were discarded"
+                )
             }
-            if report.fullResync { context.note("This device had not synced for a long time, so it read everything again before uploading.") }
+            if report.fullResync {
+                context.note("This device had not synced for a long time, so it read everything again before uploading.")
+            }
             if let identity = report.newIdentity {
-                context.note("""
+                context.note(
+                    """
                     This library is a copy of another library file (\(identity.reason)).
                     It goes on as a new device (\(identity.new.prefix(8))): it read everything of the old id (\(identity.old.prefix(8))) \
                     and uploaded every word once; nothing was written over. Give it a name of its own with \
@@ -250,11 +274,17 @@ struct StatusCommand: ParsableCommand {
         guard let remote = try library.remote() else {
             let pending = try SyncEngine(library: library, storage: missingStorage()).status().pending
             if output.json {
-                context.io.write(JSONText.object([("device", JSONText.quote(try library.deviceName())), ("remote", "null"),
-                                                  ("words", String(counts.words)), ("trash", String(counts.trash)),
-                                                  ("pending", String(pending))], spaced: true) + "\n")
+                context.io.write(
+                    JSONText.object(
+                        [
+                            ("device", JSONText.quote(try library.deviceName())), ("remote", "null"),
+                            ("words", String(counts.words)), ("trash", String(counts.trash)),
+                            ("pending", String(pending)),
+                        ], spaced: true) + "\n")
             } else {
-                context.io.write("This device  \(try library.deviceName())\nRemote       none (set one with: midiccio remote set folder PATH)\nWords        \(counts.words) (\(counts.trash) in the Trash)\n")
+                context.io.write(
+                    "This device  \(try library.deviceName())\nRemote       none (set one with: midiccio remote set folder PATH)\nWords        \(counts.words) (\(counts.trash) in the Trash)\n"
+                )
             }
             return
         }
@@ -262,28 +292,35 @@ struct StatusCommand: ParsableCommand {
         let status = try SyncEngine(library: library, storage: storage, appVersion: "midiccio \(Tool.version)").status()
         if output.json {
             let devices = status.devices.map { device in
-                JSONText.object([("id", JSONText.quote(device.id)), ("name", JSONText.quote(device.name)),
-                                 ("app", JSONText.quote(device.app)), ("lastSync", JSONText.time(device.lastSync)),
-                                 ("agrees", String(device.agrees)), ("thisDevice", String(device.isThisDevice)),
-                                 ("inactive", String(device.inactive)), ("replacedBy", JSONText.optional(device.replacedBy))],
-                                spaced: true)
+                JSONText.object(
+                    [
+                        ("id", JSONText.quote(device.id)), ("name", JSONText.quote(device.name)),
+                        ("app", JSONText.quote(device.app)), ("lastSync", JSONText.time(device.lastSync)),
+                        ("agrees", String(device.agrees)), ("thisDevice", String(device.isThisDevice)),
+                        ("inactive", String(device.inactive)), ("replacedBy", JSONText.optional(device.replacedBy)),
+                    ],
+                    spaced: true)
             }
-            context.io.write(JSONText.object([
-                ("device", JSONText.quote(status.deviceName)), ("deviceId", JSONText.quote(status.deviceID)),
-                ("remote", JSONText.quote(status.remote ?? "")), ("lastSync", JSONText.time(status.lastSync)),
-                ("words", String(counts.words)), ("trash", String(counts.trash)), ("pending", String(status.pending)),
-                ("fullUploadPending", String(status.fullUploadPending)), ("cloudProblem", JSONText.optional(status.cloudProblem)),
-                ("purgedElsewhere", String(status.purgedElsewhere)), ("purgeMarkers", String(status.purgeMarkers)),
-                ("purgedContentMayRemain", "[" + status.purgedContentRemains.map(JSONText.quote).joined(separator: ", ") + "]"),
-                ("devices", "[" + devices.joined(separator: ", ") + "]"),
-            ], spaced: true) + "\n")
+            context.io.write(
+                JSONText.object(
+                    [
+                        ("device", JSONText.quote(status.deviceName)), ("deviceId", JSONText.quote(status.deviceID)),
+                        ("remote", JSONText.quote(status.remote ?? "")), ("lastSync", JSONText.time(status.lastSync)),
+                        ("words", String(counts.words)), ("trash", String(counts.trash)), ("pending", String(status.pending)),
+                        ("fullUploadPending", String(status.fullUploadPending)), ("cloudProblem", JSONText.optional(status.cloudProblem)),
+                        ("purgedElsewhere", String(status.purgedElsewhere)), ("purgeMarkers", String(status.purgeMarkers)),
+                        ("purgedContentMayRemain", "[" + status.purgedContentRemains.map(JSONText.quote).joined(separator: ", ") + "]"),
+                        ("devices", "[" + devices.joined(separator: ", ") + "]"),
+                    ], spaced: true) + "\n")
             return
         }
         var text = "This device  \(status.deviceName) (\(status.deviceID.prefix(8)))\n"
         text += "Remote       \(remote.displayName)\n"
         text += "Last sync    \(status.lastSync?.iso8601 ?? "never")\n"
         text += "Words        \(counts.words) (\(counts.trash) in the Trash)\n"
-        text += "Pending      \(status.pending) word\(status.pending == 1 ? "" : "s") to upload" + (status.fullUploadPending ? " (the next sync uploads every word once)" : "") + "\n"
+        text +=
+            "Pending      \(status.pending) word\(status.pending == 1 ? "" : "s") to upload"
+            + (status.fullUploadPending ? " (the next sync uploads every word once)" : "") + "\n"
         if let problem = status.cloudProblem { text += "Cloud        cannot be read: \(problem)\n" }
         if status.purgedElsewhere > 0 {
             let count = status.purgedElsewhere
@@ -292,15 +329,20 @@ struct StatusCommand: ParsableCommand {
         if status.purgedContentRemains.isEmpty {
             if status.purgeMarkers > 0 { text += "Cloud        no content of purged words remains in the cloud\n" }
         } else {
-            text += "Cloud        content of purged words may remain in the cloud: " + status.purgedContentRemains.joined(separator: "; ") + "\n"
+            text +=
+                "Cloud        content of purged words may remain in the cloud: " + status.purgedContentRemains.joined(separator: "; ")
+                + "\n"
         }
         text += "Devices\n"
         let width = status.devices.map { $0.name.count }.max() ?? 0
         for device in status.devices {
-            let agreement = device.isThisDevice ? "this device"
+            let agreement =
+                device.isThisDevice
+                ? "this device"
                 : device.replacedBy.map { "a copy of its library goes on as \($0); its files are being taken over" }
-                ?? (device.inactive ? "silent for over \(status.retentionDays) days: it will read everything again when it returns" : nil)
-                ?? (device.agrees ? "in agreement" : "differs (sync both to agree)")
+                    ?? (device.inactive
+                        ? "silent for over \(status.retentionDays) days: it will read everything again when it returns" : nil)
+                    ?? (device.agrees ? "in agreement" : "differs (sync both to agree)")
             text += "  \(device.name.padded(to: width))  last sync \(device.lastSync?.iso8601 ?? "never")  \(agreement)\n"
         }
         context.io.write(text)

@@ -4,7 +4,8 @@ import MiDiccioKit
 struct AddCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         path: ["add"], abstract: "Add a word to the library.",
-        discussion: "Warns when the term is already in the library (ignoring case and accents) and adds it anyway,\nunless --no-duplicates is given.",
+        discussion:
+            "Warns when the term is already in the library (ignoring case and accents) and adds it anyway,\nunless --no-duplicates is given.",
         examples: ["midiccio add palabra --meaning word --tag spanish --example \"Una palabra.\""])
 
     @Argument(help: "The word itself.") var term: String
@@ -50,8 +51,9 @@ struct EditCommand: ParsableCommand {
 
     /// The change the options ask for; examples stay unless --example or --clear-examples is given.
     private var edit: WordEdit {
-        WordEdit(term: term, meaning: meaning, reading: reading, examples: clearExamples ? [] : examples.isEmpty ? nil : examples,
-                 notes: notes, addTags: addTags, removeTags: removeTags)
+        WordEdit(
+            term: term, meaning: meaning, reading: reading, examples: clearExamples ? [] : examples.isEmpty ? nil : examples,
+            notes: notes, addTags: addTags, removeTags: removeTags)
     }
 
     func validate() throws(UsageError) {
@@ -59,9 +61,12 @@ struct EditCommand: ParsableCommand {
             throw UsageError("--clear-examples and --example cannot be used together")
         }
         let edit = edit
-        guard edit.term != nil || edit.meaning != nil || edit.reading != nil || edit.notes != nil || edit.examples != nil
-                || !edit.addTags.isEmpty || !edit.removeTags.isEmpty else {
-            throw UsageError("nothing to change; give at least one of --term, --meaning, --reading, --notes, --example, --add-tag, --remove-tag")
+        guard
+            edit.term != nil || edit.meaning != nil || edit.reading != nil || edit.notes != nil || edit.examples != nil
+                || !edit.addTags.isEmpty || !edit.removeTags.isEmpty
+        else {
+            throw UsageError(
+                "nothing to change; give at least one of --term, --meaning, --reading, --notes, --example, --add-tag, --remove-tag")
         }
     }
 
@@ -105,8 +110,9 @@ struct DeleteCommand: ParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run(_ context: ToolContext) throws {
-        try applyToWords(ids, inTrash: false, output: output, context: context, action: { try $0.delete($1) },
-                         json: WordJSON.array, line: { "Moved \"\($0.term)\" to the Trash (\($0.id))" })
+        try applyToWords(
+            ids, inTrash: false, output: output, context: context, action: { try $0.delete($1) },
+            json: WordJSON.array, line: { "Moved \"\($0.term)\" to the Trash (\($0.id))" })
     }
 }
 
@@ -119,16 +125,19 @@ struct RestoreCommand: ParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run(_ context: ToolContext) throws {
-        try applyToWords(ids, inTrash: true, output: output, context: context, action: { try $0.restore($1) },
-                         json: WordJSON.array, line: { "Restored \"\($0.term)\" (\($0.id))" })
+        try applyToWords(
+            ids, inTrash: true, output: output, context: context, action: { try $0.restore($1) },
+            json: WordJSON.array, line: { "Restored \"\($0.term)\" (\($0.id))" })
     }
 }
 
 /// Resolves `ids` among words in (or out of) the Trash, applies `action` to all of them
 /// at once and reports each word: the shared shape of delete, restore and purge.
-func applyToWords(_ ids: [String], inTrash: Bool, output: OutputOptions, context: ToolContext,
-                  action: (WordLibrary, [WordID]) throws -> [Word],
-                  json: ([Word]) -> String, line: (Word) -> String) throws {
+func applyToWords(
+    _ ids: [String], inTrash: Bool, output: OutputOptions, context: ToolContext,
+    action: (WordLibrary, [WordID]) throws -> [Word],
+    json: ([Word]) -> String, line: (Word) -> String
+) throws {
     let library = try context.library()
     let words = try ids.map { try library.resolve($0, inTrash: inTrash) }
     let changed = try action(library, words.map(\.id))

@@ -12,12 +12,15 @@ struct CommandDefinition {
 
     /// `usage` replaces the usage line made from the declarations (the tool's own
     /// `midiccio <command> [options]`).
-    init(_ configuration: CommandConfiguration, declared: [ArgumentDefinition], standard: [ArgumentDefinition],
-         usage: String? = nil) {
+    init(
+        _ configuration: CommandConfiguration, declared: [ArgumentDefinition], standard: [ArgumentDefinition],
+        usage: String? = nil
+    ) {
         let names = (declared + standard).map(\.name)
         precondition(Set(names).count == names.count, "\(configuration.path): two declarations share a name in \(names)")
-        precondition(!declared.filter { $0.kind == .positional }.dropLast().contains(where: \.repeating),
-                     "\(configuration.path): only the last argument may take the remaining words")
+        precondition(
+            !declared.filter { $0.kind == .positional }.dropLast().contains(where: \.repeating),
+            "\(configuration.path): only the last argument may take the remaining words")
         self.configuration = configuration
         self.declared = declared
         self.standard = standard
@@ -52,9 +55,11 @@ struct CommandDefinition {
         if !positionals.isEmpty {
             text += "\nARGUMENTS:\n" + positionals.map { helpRow("<\($0.name)>", $0.help) }.joined()
         }
-        text += "\nOPTIONS:\n" + options.map { option in
-            helpRow((option.short.map { "-\($0), " } ?? "") + option.written, option.help + (option.repeating ? " (repeatable)" : ""))
-        }.joined()
+        text +=
+            "\nOPTIONS:\n"
+            + options.map { option in
+                helpRow((option.short.map { "-\($0), " } ?? "") + option.written, option.help + (option.repeating ? " (repeatable)" : ""))
+            }.joined()
         if !subcommands.isEmpty {
             let depth = configuration.path.count
             text += "\nSUBCOMMANDS:\n" + subcommands.map { helpRow($0.path.dropFirst(depth).joined(separator: " "), $0.abstract) }.joined()

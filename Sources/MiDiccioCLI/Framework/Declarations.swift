@@ -33,54 +33,73 @@ struct Option<Value>: Declaration {
     /// An option whose default stands when it is not given.
     init(wrappedValue: Value, name: String? = nil, short: Character? = nil, valueName: String? = nil, help: String)
     where Value: ExpressibleByArgument {
-        self.init(initial: wrappedValue, name: name, short: short, valueName: valueName, help: help,
-                  reader: ValueReader<Value>.standard) { $0.value = $1.last! }
+        self.init(
+            initial: wrappedValue, name: name, short: short, valueName: valueName, help: help,
+            reader: ValueReader<Value>.standard
+        ) { $0.value = $1.last! }
     }
 
     /// A whole-number option whose default stands when it is not given; a number outside
     /// `range` is refused.
-    init(wrappedValue: Int, name: String? = nil, short: Character? = nil, valueName: String? = nil, help: String,
-         range: ClosedRange<Int>) where Value == Int {
-        self.init(initial: wrappedValue, name: name, short: short, valueName: valueName, help: help,
-                  reader: ValueReader<Int>.integer(in: range)) { $0.value = $1.last! }
+    init(
+        wrappedValue: Int, name: String? = nil, short: Character? = nil, valueName: String? = nil, help: String,
+        range: ClosedRange<Int>
+    ) where Value == Int {
+        self.init(
+            initial: wrappedValue, name: name, short: short, valueName: valueName, help: help,
+            reader: ValueReader<Int>.integer(in: range)
+        ) { $0.value = $1.last! }
     }
 
     /// An option that is nil when not given. With `lastWins`, giving it again replaces the
     /// earlier value instead of being refused.
-    init<Wrapped: ExpressibleByArgument>(name: String? = nil, short: Character? = nil, valueName: String? = nil, help: String,
-                                         lastWins: Bool = false) where Value == Wrapped? {
-        self.init(initial: nil, name: name, short: short, valueName: valueName, help: help,
-                  reader: ValueReader<Wrapped>.standard, lastWins: lastWins) { $0.value = $1.last }
+    init<Wrapped: ExpressibleByArgument>(
+        name: String? = nil, short: Character? = nil, valueName: String? = nil, help: String,
+        lastWins: Bool = false
+    ) where Value == Wrapped? {
+        self.init(
+            initial: nil, name: name, short: short, valueName: valueName, help: help,
+            reader: ValueReader<Wrapped>.standard, lastWins: lastWins
+        ) { $0.value = $1.last }
     }
 
     /// A whole-number option that is nil when not given; a number outside `range` is refused.
-    init(name: String? = nil, short: Character? = nil, valueName: String? = nil, help: String,
-         range: ClosedRange<Int>) where Value == Int? {
-        self.init(initial: nil, name: name, short: short, valueName: valueName, help: help,
-                  reader: ValueReader<Int>.integer(in: range)) { $0.value = $1.last }
+    init(
+        name: String? = nil, short: Character? = nil, valueName: String? = nil, help: String,
+        range: ClosedRange<Int>
+    ) where Value == Int? {
+        self.init(
+            initial: nil, name: name, short: short, valueName: valueName, help: help,
+            reader: ValueReader<Int>.integer(in: range)
+        ) { $0.value = $1.last }
     }
 
     /// A repeatable option: every value given, in order; empty when not given.
     init<Element: ExpressibleByArgument>(name: String? = nil, short: Character? = nil, valueName: String? = nil, help: String)
     where Value == [Element] {
-        self.init(initial: [], name: name, short: short, valueName: valueName, help: help,
-                  reader: ValueReader<Element>.standard, repeating: true) { $0.value = $1 }
+        self.init(
+            initial: [], name: name, short: short, valueName: valueName, help: help,
+            reader: ValueReader<Element>.standard, repeating: true
+        ) { $0.value = $1 }
     }
 
     /// `assign` gets the values read from the texts given, only when at least one was given.
-    private init<Element>(initial: Value, name: String?, short: Character?, valueName: String?, help: String,
-                          reader: ValueReader<Element>, repeating: Bool = false, lastWins: Bool = false,
-                          assign: @escaping (Slot<Value>, [Element]) -> Void) {
+    private init<Element>(
+        initial: Value, name: String?, short: Character?, valueName: String?, help: String,
+        reader: ValueReader<Element>, repeating: Bool = false, lastWins: Bool = false,
+        assign: @escaping (Slot<Value>, [Element]) -> Void
+    ) {
         let slot = Slot(initial)
         self.slot = slot
         definition = ArgumentDefinition(
             kind: .option, name: name ?? "", short: short, valueName: valueName ?? reader.valueName, help: help,
-            repeating: repeating, lastWins: lastWins) { texts, shownName throws(UsageError) in
-                guard !texts.isEmpty else { return }
-                var values: [Element] = []
-                for text in texts { values.append(try reader.read(text, shownName)) }
-                assign(slot, values)
-            }
+            repeating: repeating, lastWins: lastWins
+        ) { texts, shownName throws(UsageError) in
+            guard !texts.isEmpty else { return }
+            var values: [Element] = []
+            for text in texts { values.append(try reader.read(text, shownName)) }
+            assign(slot, values)
+        }
     }
 }
 
@@ -133,11 +152,14 @@ struct Argument<Value>: Declaration {
         self.init(name: name, help: help, reader: ValueReader<Element>.standard, repeating: true) { $0.value = $1 }
     }
 
-    private init<Element>(name: String?, help: String, reader: ValueReader<Element>, repeating: Bool,
-                          assign: @escaping (Slot<Value?>, [Element]) -> Void) {
+    private init<Element>(
+        name: String?, help: String, reader: ValueReader<Element>, repeating: Bool,
+        assign: @escaping (Slot<Value?>, [Element]) -> Void
+    ) {
         let slot = Slot<Value?>(nil)
         self.slot = slot
-        definition = ArgumentDefinition(kind: .positional, name: name ?? "", help: help, repeating: repeating) { texts, shownName throws(UsageError) in
+        definition = ArgumentDefinition(kind: .positional, name: name ?? "", help: help, repeating: repeating) {
+            texts, shownName throws(UsageError) in
             var values: [Element] = []
             for text in texts { values.append(try reader.read(text, shownName)) }
             assign(slot, values)

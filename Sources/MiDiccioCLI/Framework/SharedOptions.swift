@@ -3,8 +3,9 @@ struct GlobalOptions: ParsableArguments {
     /// The library file given on the command line; `ToolContext.libraryPath` falls back
     /// to the environment. A later --library replaces an earlier one (a wrapper script's)
     /// rather than being refused.
-    @Option(valueName: "path", help: "The library file (default: $MIDICCIO_LIBRARY, else $XDG_DATA_HOME/midiccio/library.sqlite).",
-            lastWins: true)
+    @Option(
+        valueName: "path", help: "The library file (default: $MIDICCIO_LIBRARY, else $XDG_DATA_HOME/midiccio/library.sqlite).",
+        lastWins: true)
     var library: String?
 }
 

@@ -30,7 +30,9 @@ struct SyncOnOpen: ParsableArguments {
                 let engine = SyncEngine(library: connection, storage: storage, appVersion: "midiccio \(Tool.version)")
                 engine.onActivity = { outcome.note($0) }
                 let report = try engine.sync()
-                outcome.finish(report.skippedFiles.isEmpty ? nil : "skipped \(report.skippedFiles.count) unreadable cloud file(s); run 'midiccio sync' for details")
+                outcome.finish(
+                    report.skippedFiles.isEmpty
+                        ? nil : "skipped \(report.skippedFiles.count) unreadable cloud file(s); run 'midiccio sync' for details")
             } catch {
                 outcome.finish("could not sync (\(error)); showing the words on this device")
             }

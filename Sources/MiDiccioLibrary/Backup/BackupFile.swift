@@ -1,5 +1,5 @@
-import MiDiccioModel
 import Foundation
+import MiDiccioModel
 
 /// The backup file format: one JSON object holding every word, Trash included.
 ///
@@ -18,7 +18,8 @@ public enum BackupFile {
     public static func encode(_ words: [Word], exportedAt time: Timestamp) -> String {
         var text = "{\n  \"format\": \(JSONText.quote(formatName)),\n  \"version\": \(version),\n"
         text += "  \"exportedAt\": \(JSONText.quote(time.iso8601)),\n  \"wordCount\": \(words.count),\n  \"words\": ["
-        text += words.isEmpty ? "]\n}\n" : "\n    " + words.map { WordJSON.object($0, indent: 6) }.joined(separator: ",\n    ") + "\n  ]\n}\n"
+        text +=
+            words.isEmpty ? "]\n}\n" : "\n    " + words.map { WordJSON.object($0, indent: 6) }.joined(separator: ",\n    ") + "\n  ]\n}\n"
         return text
     }
 
@@ -92,8 +93,9 @@ public enum BackupFile {
             }
             return time
         }
-        let raw = WordContent(term: try text("term", required: true), meaning: try text("meaning"), reading: try text("reading"),
-                              examples: try list("examples"), notes: try text("notes"), tags: try list("tags"))
+        let raw = WordContent(
+            term: try text("term", required: true), meaning: try text("meaning"), reading: try text("reading"),
+            examples: try list("examples"), notes: try text("notes"), tags: try list("tags"))
         let content: WordContent
         do {
             content = try raw.validated()
@@ -103,9 +105,10 @@ public enum BackupFile {
         let created = try time("createdAt", required: true)!
         let updated = try time("updatedAt", required: true)!
         guard updated >= created else { throw fail("updatedAt", "is earlier than createdAt") }
-        return Word(id: id, term: content.term, meaning: content.meaning, reading: content.reading,
-                    examples: content.examples, notes: content.notes, tags: content.tags,
-                    createdAt: created, updatedAt: updated, deletedAt: try time("deletedAt", required: false))
+        return Word(
+            id: id, term: content.term, meaning: content.meaning, reading: content.reading,
+            examples: content.examples, notes: content.notes, tags: content.tags,
+            createdAt: created, updatedAt: updated, deletedAt: try time("deletedAt", required: false))
     }
 
     private static func reason(_ error: Error) -> String {
@@ -129,7 +132,12 @@ public enum BackupFile {
         guard let offset else { return nil }
         var line = 1, column = 1
         for byte in data.prefix(offset) {
-            if byte == 0x0A { line += 1; column = 1 } else { column += 1 }
+            if byte == 0x0A {
+                line += 1
+                column = 1
+            } else {
+                column += 1
+            }
         }
         return "line \(line), column \(column)"
     }

@@ -1,7 +1,7 @@
-import MiDiccioFiles
-import MiDiccioStore
-import MiDiccioModel
 import Foundation
+import MiDiccioFiles
+import MiDiccioModel
+import MiDiccioStore
 
 /// What a backup restore (or its undo) changed.
 public struct RestoreReport: Hashable, Sendable {
@@ -89,21 +89,33 @@ extension WordLibrary {
                 guard let priorText else {
                     // The restore added this word: undoing it moves it to the Trash (never
                     // a hard delete, which sync would undo by bringing the word back).
-                    if current.word.isDeleted { report.unchanged += 1; continue }
+                    if current.word.isDeleted {
+                        report.unchanged += 1
+                        continue
+                    }
                     _ = try update(current) { word, time in word.deletedAt = time }
                     report.trashed += 1
                     continue
                 }
-                let prior = try BackupFile.decodeWord(try JSONSerialization.jsonObject(with: Data(priorText.utf8)),
-                                                      location: "undo data", file: path)
+                let prior = try BackupFile.decodeWord(
+                    try JSONSerialization.jsonObject(with: Data(priorText.utf8)),
+                    location: "undo data", file: path)
                 let result = try update(current) { word, time in
-                    word.term = prior.term; word.meaning = prior.meaning; word.reading = prior.reading
-                    word.examples = prior.examples; word.notes = prior.notes; word.tags = prior.tags
+                    word.term = prior.term
+                    word.meaning = prior.meaning
+                    word.reading = prior.reading
+                    word.examples = prior.examples
+                    word.notes = prior.notes
+                    word.tags = prior.tags
                     word.deletedAt = prior.deletedAt == nil ? nil : (current.word.deletedAt ?? time)
                 }
-                if result == current.word { report.unchanged += 1 }
-                else if result.isDeleted && !current.word.isDeleted { report.trashed += 1 }
-                else { report.updated += 1 }
+                if result == current.word {
+                    report.unchanged += 1
+                } else if result.isDeleted && !current.word.isDeleted {
+                    report.trashed += 1
+                } else {
+                    report.updated += 1
+                }
             }
             try database.run("DELETE FROM restore_undo")
             return report
@@ -119,8 +131,9 @@ extension WordLibrary {
 
     private func keepUndo(_ local: StoredWord?, id: WordID? = nil) throws {
         let wordID = local?.word.id ?? id!
-        try database.run("INSERT OR IGNORE INTO restore_undo (word_id, prior) VALUES (?, ?)",
-                         [.text(wordID.rawValue), local.map { .text(WordJSON.object($0.word, pretty: false)) } ?? .null])
+        try database.run(
+            "INSERT OR IGNORE INTO restore_undo (word_id, prior) VALUES (?, ?)",
+            [.text(wordID.rawValue), local.map { .text(WordJSON.object($0.word, pretty: false)) } ?? .null])
     }
 
     /// Merge: newest wins, compared on `updatedAt`; fields that differ take the backup's
@@ -170,9 +183,13 @@ extension WordLibrary {
         word.updatedAt = time
         try save(word, times: FieldTimes(all: time), previous: local, pending: true)
         if let local {
-            if local.word.hasSameContent(as: restored) { report.unchanged += 1 }
-            else if restored.isDeleted && !local.word.isDeleted { report.trashed += 1 }
-            else { report.updated += 1 }
+            if local.word.hasSameContent(as: restored) {
+                report.unchanged += 1
+            } else if restored.isDeleted && !local.word.isDeleted {
+                report.trashed += 1
+            } else {
+                report.updated += 1
+            }
         } else {
             report.added += 1
         }

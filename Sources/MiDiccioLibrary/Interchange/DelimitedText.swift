@@ -1,4 +1,5 @@
 import MiDiccioModel
+
 // MARK: - Records and errors
 
 /// One record of delimited text, with the physical line it started on.
@@ -63,11 +64,13 @@ enum DelimitedText {
         precondition(isValidSeparator(separator), "separator must be ASCII and not a quote or line break")
         // The closure cannot throw a typed error through `withContiguousStorageIfAvailable`,
         // so the outcome travels back as a `Result`.
-        let outcome = text.utf8.withContiguousStorageIfAvailable { bytes in
-            parseResult(bytes, separator: separator, firstLine: firstLine)
-        } ?? Array(text.utf8).withUnsafeBufferPointer { bytes in
-            parseResult(bytes, separator: separator, firstLine: firstLine)
-        }
+        let outcome =
+            text.utf8.withContiguousStorageIfAvailable { bytes in
+                parseResult(bytes, separator: separator, firstLine: firstLine)
+            }
+            ?? Array(text.utf8).withUnsafeBufferPointer { bytes in
+                parseResult(bytes, separator: separator, firstLine: firstLine)
+            }
         return try outcome.get()
     }
 

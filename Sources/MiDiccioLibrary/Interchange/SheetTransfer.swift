@@ -1,7 +1,7 @@
-import MiDiccioFiles
-import MiDiccioStore
-import MiDiccioModel
 import Foundation
+import MiDiccioFiles
+import MiDiccioModel
+import MiDiccioStore
 
 /// What an import did.
 public struct ImportReport: Hashable, Sendable {
@@ -22,8 +22,10 @@ extension WordLibrary {
     /// All or nothing: every row is read and checked first; a bad row throws
     /// `invalidImport` with its line number and nothing is imported. `progress` is called
     /// with (rows done, rows total) while writing.
-    public func importSheet(from path: String, format: SheetFormat? = nil, skipDuplicates: Bool = false,
-                            progress: ((Int, Int) -> Void)? = nil) throws -> ImportReport {
+    public func importSheet(
+        from path: String, format: SheetFormat? = nil, skipDuplicates: Bool = false,
+        progress: ((Int, Int) -> Void)? = nil
+    ) throws -> ImportReport {
         let data = try readInputFile(path)
         guard let text = String(data: data, encoding: .utf8) else {
             throw LibraryError.invalidImport(file: path, line: nil, message: "the file is not UTF-8 text")
@@ -36,8 +38,10 @@ extension WordLibrary {
         }
         let contents = try rows.map { row in
             do {
-                return try WordContent(term: row.term, meaning: row.meaning, reading: row.reading,
-                                       examples: row.examples, notes: row.notes, tags: row.tags).validated()
+                return try WordContent(
+                    term: row.term, meaning: row.meaning, reading: row.reading,
+                    examples: row.examples, notes: row.notes, tags: row.tags
+                ).validated()
             } catch {
                 throw LibraryError.invalidImport(file: path, line: row.line, message: String(describing: error))
             }
@@ -56,9 +60,10 @@ extension WordLibrary {
                     continue
                 }
                 if isDuplicate { report.duplicatesAdded += 1 }
-                let word = Word(id: randomID(), term: content.term, meaning: content.meaning, reading: content.reading,
-                                examples: content.examples, notes: content.notes, tags: content.tags,
-                                createdAt: now, updatedAt: now)
+                let word = Word(
+                    id: randomID(), term: content.term, meaning: content.meaning, reading: content.reading,
+                    examples: content.examples, notes: content.notes, tags: content.tags,
+                    createdAt: now, updatedAt: now)
                 try save(word, times: FieldTimes(all: now), previous: nil, pending: true)
                 report.added += 1
                 if let progress, (index + 1) % 1000 == 0 || index + 1 == contents.count { progress(index + 1, contents.count) }
@@ -76,8 +81,11 @@ extension WordLibrary {
             try database.cached("SELECT \(Self.columns) FROM words WHERE deleted_at IS NULL ORDER BY created_at, seq")
                 .rows([], Self.storedWord).map(\.word)
         }
-        let rows = words.map { SheetRow(term: $0.term, meaning: $0.meaning, reading: $0.reading,
-                                        examples: $0.examples, notes: $0.notes, tags: $0.tags) }
+        let rows = words.map {
+            SheetRow(
+                term: $0.term, meaning: $0.meaning, reading: $0.reading,
+                examples: $0.examples, notes: $0.notes, tags: $0.tags)
+        }
         try files { try FileSystem.writeAtomically(Data(WordSheet.write(rows, format: format).utf8), to: path) }
         return words.count
     }

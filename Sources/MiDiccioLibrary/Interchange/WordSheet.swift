@@ -1,4 +1,5 @@
 import MiDiccioModel
+
 // MARK: - Public types
 
 /// The two spreadsheet shapes MiDiccio writes, and may be told to read.
@@ -197,11 +198,13 @@ extension WordSheet {
         guard names.contains(Column.term.rawValue) else {
             // Naming the likely mix-up saves a round of guessing when a TSV is read as CSV
             // or the other way round.
-            let other: (byte: UInt8, name: String) = switch format {
-            case .csv: (UInt8(ascii: "\t"), "tabs; is it TSV?")
-            case .tsv: (UInt8(ascii: ","), "commas; is it CSV?")
-            }
-            let hint = header.fields.contains { $0.utf8.contains(other.byte) }
+            let other: (byte: UInt8, name: String) =
+                switch format {
+                case .csv: (UInt8(ascii: "\t"), "tabs; is it TSV?")
+                case .tsv: (UInt8(ascii: ","), "commas; is it CSV?")
+                }
+            let hint =
+                header.fields.contains { $0.utf8.contains(other.byte) }
                 ? " (the first row contains \(other.name))" : ""
             throw SheetError(line: header.line, message: expectation + hint)
         }
@@ -310,11 +313,11 @@ extension WordSheet {
     /// that a first line such as `#1 fan: me` is not mistaken for a header.
     private static func ankiHeader(in line: String) -> (key: String, value: String)? {
         guard line.utf8.first == UInt8(ascii: "#"),
-              let colon = line.utf8.firstIndex(of: UInt8(ascii: ":"))
+            let colon = line.utf8.firstIndex(of: UInt8(ascii: ":"))
         else { return nil }
         let keyBytes = line.utf8[line.utf8.index(after: line.utf8.startIndex)..<colon]
         guard let first = keyBytes.first, isASCIILetter(first),
-              keyBytes.allSatisfy({ isASCIILetter($0) || isASCIIDigit($0) || $0 == 0x20 || $0 == 0x5F || $0 == 0x2D })
+            keyBytes.allSatisfy({ isASCIILetter($0) || isASCIIDigit($0) || $0 == 0x20 || $0 == 0x5F || $0 == 0x2D })
         else { return nil }
         let key = trimmed(String(decoding: keyBytes, as: UTF8.self)).lowercased()
         let value = String(decoding: line.utf8[line.utf8.index(after: colon)...], as: UTF8.self)

@@ -1,8 +1,8 @@
-import MiDiccioLibrary
-import MiDiccioCloud
-import MiDiccioModel
 import CZlib
 import Foundation
+import MiDiccioCloud
+import MiDiccioLibrary
+import MiDiccioModel
 
 /// A batch of records in the cloud: a device's change file or its snapshot.
 public struct SyncBatch: Sendable {
@@ -31,8 +31,10 @@ public struct SyncBatch: Sendable {
     public var settings: [SettingRecord]
 
     /// Makes a batch.
-    public init(kind: Kind, device: String, seq: Int64, cursors: [String: Int64] = [:], records: [SyncRecord],
-                markers: [PurgeMarker] = [], settings: [SettingRecord] = []) {
+    public init(
+        kind: Kind, device: String, seq: Int64, cursors: [String: Int64] = [:], records: [SyncRecord],
+        markers: [PurgeMarker] = [], settings: [SettingRecord] = []
+    ) {
         self.kind = kind
         self.device = device
         self.seq = seq
@@ -188,8 +190,10 @@ public enum BatchCodec {
                 markers.append(PurgeMarker(id: id, purgedAt: Timestamp(milliseconds: try reader.i64())))
             }
             for _ in 0..<(try reader.count()) {
-                settings.append(SettingRecord(key: try reader.string(), value: try reader.string(),
-                                              time: Timestamp(milliseconds: try reader.i64()), writer: try reader.string()))
+                settings.append(
+                    SettingRecord(
+                        key: try reader.string(), value: try reader.string(),
+                        time: Timestamp(milliseconds: try reader.i64()), writer: try reader.string()))
             }
         }
         guard reader.isAtEnd else { throw BatchDecodeError(message: "unexpected bytes after the last record") }

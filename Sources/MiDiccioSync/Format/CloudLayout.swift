@@ -147,7 +147,8 @@ public struct CloudManifest: Hashable, Sendable {
 
     /// The manifest as JSON.
     public func encoded() -> Data {
-        Data("""
+        Data(
+            """
             {"format": "\(Self.formatName)", "version": \(version), "minimumReadVersion": \(minimumReadVersion), \
             "minimumWriteVersion": \(minimumWriteVersion)}
 

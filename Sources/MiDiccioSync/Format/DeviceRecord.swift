@@ -53,8 +53,10 @@ public struct DeviceRecord: Hashable, Sendable {
     }
 
     /// Makes a record.
-    public init(device: String, name: String, app: String, lastSync: Timestamp, lastSeq: Int64, snapshotSeq: Int64,
-                read: [String: Int64], digest: String, wordCount: Int) {
+    public init(
+        device: String, name: String, app: String, lastSync: Timestamp, lastSeq: Int64, snapshotSeq: Int64,
+        read: [String: Int64], digest: String, wordCount: Int
+    ) {
         self.device = device
         self.name = name
         self.app = app
@@ -82,8 +84,15 @@ public struct DeviceRecord: Hashable, Sendable {
         if let changeNames { fields.append(("changes", JSONText.array(changeNames))) }
         if !absorbed.isEmpty { fields.append(("absorbed", map(absorbed))) }
         if let purgeClean {
-            fields.append(("purgeClean", JSONText.object([("count", String(purgeClean.count)),
-                                                          ("digest", JSONText.quote(purgeClean.digest))], spaced: true)))
+            fields.append(
+                (
+                    "purgeClean",
+                    JSONText.object(
+                        [
+                            ("count", String(purgeClean.count)),
+                            ("digest", JSONText.quote(purgeClean.digest)),
+                        ], spaced: true)
+                ))
         }
         return Data((JSONText.object(fields, spaced: true) + "\n").utf8)
     }
@@ -108,7 +117,8 @@ public struct DeviceRecord: Hashable, Sendable {
         record.changeNames = object["changes"] as? [String]
         record.absorbed = numbers(object["absorbed"]) ?? [:]
         if let clean = object["purgeClean"] as? [String: Any], let count = clean["count"] as? Int,
-            let digest = clean["digest"] as? String {
+            let digest = clean["digest"] as? String
+        {
             record.purgeClean = PurgeCleanliness(count: count, digest: digest)
         }
         return record

@@ -154,9 +154,11 @@ extension SyncSession {
         let absorbing = state.absorbed.filter { !$0.cleanedUp }.map(\.device)
         for device in absorbing + descendants.filter({ !absorbing.contains($0) }).sorted() {
             let found = others.first { $0.device == device }
-            var record = found
-                ?? DeviceRecord(device: device, name: "", app: "", lastSync: store.clock.now(), lastSeq: 0, snapshotSeq: 0,
-                                read: [:], digest: "", wordCount: 0)
+            var record =
+                found
+                ?? DeviceRecord(
+                    device: device, name: "", app: "", lastSync: store.clock.now(), lastSeq: 0, snapshotSeq: 0,
+                    read: [:], digest: "", wordCount: 0)
             var paths: [String] = []
             for kind in [CloudLayout.Kind.changes, .snapshot] {
                 let folder = CloudLayout.folder(kind, of: device)

@@ -27,9 +27,10 @@ extension SyncSession {
         let missing = ownRecord == nil && !ownRecordUnreadable
         guard force || stale || missing || state.published?.signature != signature else { return }
         // Counted only when the record is written: count(*) reads the whole table.
-        var record = DeviceRecord(device: deviceID, name: name, app: engine.appVersion, lastSync: store.clock.now(),
-                                  lastSeq: state.lastSeq, snapshotSeq: state.snapshotSeq, read: state.cursors,
-                                  digest: digest, wordCount: try store.wordCount())
+        var record = DeviceRecord(
+            device: deviceID, name: name, app: engine.appVersion, lastSync: store.clock.now(),
+            lastSeq: state.lastSeq, snapshotSeq: state.snapshotSeq, read: state.cursors,
+            digest: digest, wordCount: try store.wordCount())
         record.instance = nonce()
         record.snapshotName = state.snapshot.map { $0.path.split(separator: "/").last.map(String.init) ?? $0.path }
         record.changeNames = changeNames

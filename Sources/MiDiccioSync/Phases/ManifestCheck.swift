@@ -21,7 +21,8 @@ extension SyncSession {
             // starting a fresh one there would mark every word as uploaded.
             if state.hasPublished || !state.cursors.isEmpty {
                 throw CloudError.unavailable(
-                    "\(storage.displayName) has no \(CloudLayout.manifestPath) although this device synced with it before; is the drive or sync folder there?")
+                    "\(storage.displayName) has no \(CloudLayout.manifestPath) although this device synced with it before; is the drive or sync folder there?"
+                )
             }
             // A new cloud folder: this device starts it, in the current format.
             manifest = .current

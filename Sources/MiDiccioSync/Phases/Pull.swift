@@ -40,7 +40,8 @@ extension SyncSession {
         func readSnapshot() throws -> Bool {
             guard !usedSnapshot, record.snapshotSeq > cursor else { return false }
             usedSnapshot = true
-            let entry = record.snapshotName.flatMap { CloudLayout.entry(fromName: $0, kind: .snapshot) }
+            let entry =
+                record.snapshotName.flatMap { CloudLayout.entry(fromName: $0, kind: .snapshot) }
                 ?? CloudLayout.Entry(seq: record.snapshotSeq, nonce: nil, kind: .snapshot)
             let path = CloudLayout.path(entry, of: record.device)
             guard let batch = try readBatch(path, device: record.device, seq: record.snapshotSeq, kind: .snapshot) else { return false }

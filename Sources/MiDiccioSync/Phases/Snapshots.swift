@@ -47,7 +47,8 @@ extension SyncSession {
         var removed: [SyncState.OwnFile] = []
         for file in files {
             // Older snapshots go once every active reader is past them.
-            let obsolete = file.kind == .changes ? file.seq <= limit : file.path != snapshot.path && file.seq <= min(readByAll, snapshot.seq)
+            let obsolete =
+                file.kind == .changes ? file.seq <= limit : file.path != snapshot.path && file.seq <= min(readByAll, snapshot.seq)
             guard obsolete else { continue }
             if try storage.delete(file.path) { report.filesRemoved += 1 }
             removed.append(file)
@@ -87,8 +88,10 @@ extension SyncSession {
     /// wrote it before it was put back from an older copy), and the next sync takes a new
     /// id and reads it. Returns whether the folders hold nothing unexpected, and that
     /// suspicion if found.
-    private func tidyFolders(known: [SyncState.OwnFile], limit: Int64, readByAll: Int64,
-                             snapshot: SyncState.OwnFile) throws -> (clean: Bool, suspicion: String?) {
+    private func tidyFolders(
+        known: [SyncState.OwnFile], limit: Int64, readByAll: Int64,
+        snapshot: SyncState.OwnFile
+    ) throws -> (clean: Bool, suspicion: String?) {
         let knownPaths = Set(known.map(\.path) + (state.inflight.map { [$0.path] } ?? []))
         var clean = true
         var suspicion: String?

@@ -11,20 +11,26 @@ extension SyncSession {
     /// other active device's record says its files honour the same markers.
     func status() throws -> SyncStatus {
         let (pending, uploadAll, digest, name, position, markers) = try store.read {
-            (try store.pendingCount(), try store.uploadAllRequested(), try store.digest(), try store.library.deviceName(),
-             try store.markerPosition(), try store.markers(pendingOnly: false).count)
+            (
+                try store.pendingCount(), try store.uploadAllRequested(), try store.digest(), try store.library.deviceName(),
+                try store.markerPosition(), try store.markers(pendingOnly: false).count
+            )
         }
         let lastSync = state.lastSync.map(Timestamp.init(milliseconds:))
-        var status = SyncStatus(deviceID: deviceID, deviceName: name, remote: storage.displayName, lastSync: lastSync,
-                                pending: pending, fullUploadPending: state.fullUpload || uploadAll, devices: [], cloudProblem: nil)
-        status.devices.append(.init(id: deviceID, name: name, app: engine.appVersion, lastSync: lastSync, agrees: true,
-                                    isThisDevice: true))
+        var status = SyncStatus(
+            deviceID: deviceID, deviceName: name, remote: storage.displayName, lastSync: lastSync,
+            pending: pending, fullUploadPending: state.fullUpload || uploadAll, devices: [], cloudProblem: nil)
+        status.devices.append(
+            .init(
+                id: deviceID, name: name, app: engine.appVersion, lastSync: lastSync, agrees: true,
+                isThisDevice: true))
         status.purgedElsewhere = state.purgedElsewhere
         status.retentionDays = Int(engine.retention / 86_400_000)
         status.purgeMarkers = markers
         if markers > 0 && state.cleanMarkers < position && !(state.lastSeq == 0 && state.files.isEmpty) {
             status.purgedContentRemains.append(
-                "this device has not yet written a snapshot and removed its older change files since the last purge (the next syncs do, once other devices have read them)")
+                "this device has not yet written a snapshot and removed its older change files since the last purge (the next syncs do, once other devices have read them)"
+            )
         }
         do {
             try readDeviceRecords()
@@ -34,17 +40,20 @@ extension SyncSession {
                     "\(temporary) temporary file\(temporary == 1 ? "" : "s") this device left behind (its next sync removes them)")
             }
             let mine = try store.markerSet(through: position)
-            let takers = Dictionary(others.flatMap { record in record.absorbed.keys.map { ($0, record.name) } },
-                                    uniquingKeysWith: { first, _ in first })
+            let takers = Dictionary(
+                others.flatMap { record in record.absorbed.keys.map { ($0, record.name) } },
+                uniquingKeysWith: { first, _ in first })
             for record in others {
                 let inactive = now - record.lastSync.milliseconds > engine.retention
-                var device = SyncStatus.Device(id: record.device, name: record.name, app: record.app, lastSync: record.lastSync,
-                                               agrees: record.digest == digest, isThisDevice: false, inactive: inactive)
+                var device = SyncStatus.Device(
+                    id: record.device, name: record.name, app: record.app, lastSync: record.lastSync,
+                    agrees: record.digest == digest, isThisDevice: false, inactive: inactive)
                 device.replacedBy = takers[record.device]
                 status.devices.append(device)
                 guard markers > 0, device.replacedBy == nil else { continue }
                 if inactive {
-                    status.purgedContentRemains.append("\(record.name) has not synced for too long to have compacted its files since the purges")
+                    status.purgedContentRemains.append(
+                        "\(record.name) has not synced for too long to have compacted its files since the purges")
                 } else if record.purgeClean.map({ $0.count != mine.count || $0.digest != mine.digest }) ?? true {
                     status.purgedContentRemains.append("\(record.name) has not synced and compacted its files since the last purge")
                 }

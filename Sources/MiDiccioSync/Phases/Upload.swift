@@ -33,8 +33,9 @@ extension SyncSession {
             report.fullUpload = fullUpload
             report.pushed = fullUpload ? try store.wordCount() : pending.count
         } else {
-            let batch = SyncBatch(kind: .changes, device: deviceID, seq: seq, records: pending.map(\.record),
-                                  markers: markers, settings: settings)
+            let batch = SyncBatch(
+                kind: .changes, device: deviceID, seq: seq, records: pending.map(\.record),
+                markers: markers, settings: settings)
             file = try writeOwnFile(.changes, seq: seq, data: BatchCodec.encode(batch))
             report.pushed = pending.count
         }
@@ -110,11 +111,14 @@ extension SyncSession {
     /// file and the marker position it honours.
     func writeSnapshot(seq: Int64) throws -> (file: SyncState.OwnFile, markerPosition: Int64) {
         let (records, markers, settings, position) = try store.read {
-            (try store.allRecords(), try store.markers(pendingOnly: false), try store.settings(pendingOnly: false),
-             try store.markerPosition())
+            (
+                try store.allRecords(), try store.markers(pendingOnly: false), try store.settings(pendingOnly: false),
+                try store.markerPosition()
+            )
         }
-        let batch = SyncBatch(kind: .snapshot, device: deviceID, seq: seq, cursors: state.cursors, records: records,
-                              markers: markers, settings: settings)
+        let batch = SyncBatch(
+            kind: .snapshot, device: deviceID, seq: seq, cursors: state.cursors, records: records,
+            markers: markers, settings: settings)
         let file = try writeOwnFile(.snapshot, seq: seq, data: BatchCodec.encode(batch))
         report.snapshotWritten = true
         return (file, position)

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -29,7 +30,8 @@ enum BuiltTool {
                 let candidate = folder.appendingPathComponent("midiccio").path
                 var isDirectory: ObjCBool = false
                 if FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory), !isDirectory.boolValue,
-                   FileManager.default.isExecutableFile(atPath: candidate) {
+                    FileManager.default.isExecutableFile(atPath: candidate)
+                {
                     return candidate
                 }
                 folder.deleteLastPathComponent()
@@ -43,8 +45,9 @@ enum BuiltTool {
     /// when it is missing (`make test` installs it).
     static func sqliteShell() throws -> String {
         let candidates = ["/usr/bin/sqlite3", "/usr/local/bin/sqlite3", "/opt/homebrew/bin/sqlite3"]
-        return try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0) },
-                            "the sqlite3 shell is not installed (apt-get install sqlite3)")
+        return try #require(
+            candidates.first { FileManager.default.isExecutableFile(atPath: $0) },
+            "the sqlite3 shell is not installed (apt-get install sqlite3)")
     }
 }
 
@@ -232,8 +235,9 @@ final class ChildProcesses: @unchecked Sendable {
             state.started += 1
             return state.started
         }
-        let child = try ChildProcess(executable: program, arguments: arguments, environment: environment,
-                                     outputPath: "\(folder)/\(number).out", errorPath: "\(folder)/\(number).err")
+        let child = try ChildProcess(
+            executable: program, arguments: arguments, environment: environment,
+            outputPath: "\(folder)/\(number).out", errorPath: "\(folder)/\(number).err")
         state.withLock { $0.running[child.pid] = child }
         return child
     }

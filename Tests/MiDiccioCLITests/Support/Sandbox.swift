@@ -14,7 +14,8 @@ final class Sandbox {
 
     /// Makes an empty temporary folder.
     init() throws {
-        directory = FileManager.default.temporaryDirectory
+        directory =
+            FileManager.default.temporaryDirectory
             .appendingPathComponent("midiccio-cli-tests-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     }
@@ -41,8 +42,10 @@ final class Sandbox {
     /// and `errorTerminal` say whether standard output and standard error pretend to be
     /// a terminal.
     @discardableResult
-    func run(_ arguments: [String], environment: [String: String]? = nil,
-             terminal: Bool = false, errorTerminal: Bool = false) -> ToolRun {
+    func run(
+        _ arguments: [String], environment: [String: String]? = nil,
+        terminal: Bool = false, errorTerminal: Bool = false
+    ) -> ToolRun {
         let io = CapturedIO()
         io.outputIsTerminal = terminal
         io.errorIsTerminal = errorTerminal

@@ -29,7 +29,8 @@ final class WebDAVRemoteCLITests {
 
     func server() throws -> String {
         guard let url = Self.serverURL else {
-            throw CLIWebDAVSetupError(description: "MIDICCIO_WEBDAV_TEST_URL is not set: run the tests with 'make test', which starts the WebDAV server")
+            throw CLIWebDAVSetupError(
+                description: "MIDICCIO_WEBDAV_TEST_URL is not set: run the tests with 'make test', which starts the WebDAV server")
         }
         return url
     }
@@ -37,8 +38,9 @@ final class WebDAVRemoteCLITests {
     @Test("remote set webdav stores the password in a 0600 file beside the library, and remote show masks it")
     func setAndShow() throws {
         let secret = "cli-secret-\(UUID().uuidString)"
-        let result = run(["remote", "set", "webdav", "https://cloud.example.com/dav/MiDiccio/", "--user", "ana", "--password-stdin"],
-                         input: secret + "\n")
+        let result = run(
+            ["remote", "set", "webdav", "https://cloud.example.com/dav/MiDiccio/", "--user", "ana", "--password-stdin"],
+            input: secret + "\n")
         #expect(result.status == 0, "\(result.errorOutput)")
         #expect(result.output.contains("webdav https://cloud.example.com/dav/MiDiccio as ana"))
         let credentials = sandbox.libraryPath + ".credentials"
@@ -70,15 +72,17 @@ final class WebDAVRemoteCLITests {
         #expect(!run(["remote", "show", "--json"]).output.contains("in-the-url"))
     }
 
-    @Test("a bad WebDAV remote is a usage error (exit 64) that says why", arguments: [
-        (["remote", "set", "webdav", "ftp://host/dav"], "https:// or http://"),
-        (["remote", "set", "webdav", "not a url"], "not a URL"),
-        (["remote", "set", "webdav", "https://host/dav?x=1"], "query"),
-        (["remote", "set", "webdav", "https://host/dav", "--password-stdin"], "needs a user name"),
-        (["remote", "set", "folder", "/tmp/x", "--user", "ana"], "webdav remotes only"),
-        (["remote", "set", "webdav", "https://host/dav", "--user", "ana", "--password-stdin"], "no password"),
-        (["remote", "set", "gopher", "x"], "use: folder, webdav"),
-    ])
+    @Test(
+        "a bad WebDAV remote is a usage error (exit 64) that says why",
+        arguments: [
+            (["remote", "set", "webdav", "ftp://host/dav"], "https:// or http://"),
+            (["remote", "set", "webdav", "not a url"], "not a URL"),
+            (["remote", "set", "webdav", "https://host/dav?x=1"], "query"),
+            (["remote", "set", "webdav", "https://host/dav", "--password-stdin"], "needs a user name"),
+            (["remote", "set", "folder", "/tmp/x", "--user", "ana"], "webdav remotes only"),
+            (["remote", "set", "webdav", "https://host/dav", "--user", "ana", "--password-stdin"], "no password"),
+            (["remote", "set", "gopher", "x"], "use: folder, webdav"),
+        ])
     func usageErrors(arguments: [String], message: String) {
         let result = run(arguments)
         #expect(result.status == 64)
@@ -90,8 +94,11 @@ final class WebDAVRemoteCLITests {
     func syncOnOpenWarns() throws {
         _ = run(["add", "palabra"], library: "a.sqlite")
         // Port 9 (discard) on the loopback address: nothing listens there.
-        #expect(run(["remote", "set", "webdav", "http://127.0.0.1:9/MiDiccio", "--user", "ana", "--password-stdin"],
-                    input: "x\n", library: "a.sqlite").status == 0)
+        #expect(
+            run(
+                ["remote", "set", "webdav", "http://127.0.0.1:9/MiDiccio", "--user", "ana", "--password-stdin"],
+                input: "x\n", library: "a.sqlite"
+            ).status == 0)
         let io = CapturedIO()
         var environment = sandbox.environment
         environment["MIDICCIO_LIBRARY"] = sandbox.path("a.sqlite")
@@ -102,15 +109,22 @@ final class WebDAVRemoteCLITests {
         #expect(!io.errorOutput.contains("x@"))
     }
 
-    @Test("two libraries sync through the WebDAV server with the CLI: add, edit, delete and restore across them",
-          .enabled(if: WebDAVRemoteCLITests.shouldRun, "needs the WebDAV test server: run 'make test'"))
+    @Test(
+        "two libraries sync through the WebDAV server with the CLI: add, edit, delete and restore across them",
+        .enabled(if: WebDAVRemoteCLITests.shouldRun, "needs the WebDAV test server: run 'make test'"))
     func twoLibraries() throws {
         let base = try server() + "/cli-\(UUID().uuidString.prefix(8))"
         let password = Self.serverPassword + "\n"
-        #expect(run(["remote", "set", "webdav", base, "--user", Self.serverUser, "--password-stdin", "--device-name", "one"],
-                    input: password, library: "one.sqlite").status == 0)
-        #expect(run(["remote", "set", "webdav", base, "--user", Self.serverUser, "--device-name", "two"],
-                    library: "two.sqlite", environment: ["MIDICCIO_WEBDAV_PASSWORD": Self.serverPassword]).status == 0)
+        #expect(
+            run(
+                ["remote", "set", "webdav", base, "--user", Self.serverUser, "--password-stdin", "--device-name", "one"],
+                input: password, library: "one.sqlite"
+            ).status == 0)
+        #expect(
+            run(
+                ["remote", "set", "webdav", base, "--user", Self.serverUser, "--device-name", "two"],
+                library: "two.sqlite", environment: ["MIDICCIO_WEBDAV_PASSWORD": Self.serverPassword]
+            ).status == 0)
         let two = ["MIDICCIO_WEBDAV_PASSWORD": Self.serverPassword]
 
         let added = run(["add", "ventana", "--meaning", "window", "--json"], library: "one.sqlite")

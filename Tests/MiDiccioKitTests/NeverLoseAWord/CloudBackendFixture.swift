@@ -1,11 +1,12 @@
 import Foundation
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 /// The real cloud back ends the scenario tests of "never lose a word" run through: a
 /// folder on disk, and a folder on the WebDAV test server (`make test` starts it; under
@@ -45,7 +46,8 @@ final class CloudBackendFixture {
         case .webdav:
             let server = try WebDAVTestServer.require()
             guard let state = ProcessInfo.processInfo.environment["MIDICCIO_WEBDAV_TEST_STATE"], !state.isEmpty else {
-                throw WebDAVTestSetupError("MIDICCIO_WEBDAV_TEST_STATE is not set, so the server's files cannot be looked at; run 'make test'")
+                throw WebDAVTestSetupError(
+                    "MIDICCIO_WEBDAV_TEST_STATE is not set, so the server's files cannot be looked at; run 'make test'")
             }
             let address = try server.freshAddress("never-lose")
             webdav = (server, address)
@@ -66,15 +68,19 @@ final class CloudBackendFixture {
 
     /// A new device with an empty library, its clock at `start` plus `clockOffset` ms.
     func device(_ name: String, clockOffset: Int64 = 0) throws -> TestDevice {
-        try register(TestDevice(name: name, path: file("\(name).sqlite"), storage: storage(),
-                                clock: ManualClock(start: Timestamp(milliseconds: Self.start.milliseconds + clockOffset))))
+        try register(
+            TestDevice(
+                name: name, path: file("\(name).sqlite"), storage: storage(),
+                clock: ManualClock(start: Timestamp(milliseconds: Self.start.milliseconds + clockOffset))))
     }
 
     /// A device whose library is a copy of `source`'s file, as copied to a new laptop.
     func copy(of source: TestDevice, as name: String) throws -> TestDevice {
         try source.copyLibraryFile(to: file("\(name).sqlite"))
-        return try register(TestDevice(name: name, path: file("\(name).sqlite"), storage: storage(),
-                                       clock: ManualClock(start: source.clock.now())))
+        return try register(
+            TestDevice(
+                name: name, path: file("\(name).sqlite"), storage: storage(),
+                clock: ManualClock(start: source.clock.now())))
     }
 
     private func register(_ device: TestDevice) -> TestDevice {

@@ -1,11 +1,12 @@
 import Foundation
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 /// Finding 1: a library file copied to a second machine (a new laptop, a cloned VM, a
 /// phone set up from a backup while the old one is still in use). Both copies carry one
@@ -78,8 +79,9 @@ struct CopiedLibraryTests {
             copy.cloud.beforeWrite = nil
             #expect(ran)
             let sameNumber = writtenPaths(laptop).filter { $0.hasPrefix("changes/") }.last.flatMap { SyncFixture.seq(of: $0) }
-            #expect(sameNumber == writtenPaths(copy).filter { $0.hasPrefix("changes/") }.first.flatMap { SyncFixture.seq(of: $0) },
-                    "both wrote a change file of the same number")
+            #expect(
+                sameNumber == writtenPaths(copy).filter { $0.hasPrefix("changes/") }.first.flatMap { SyncFixture.seq(of: $0) },
+                "both wrote a change file of the same number")
 
             try fixture.syncRounds([laptop, copy, phone], 3)
             #expect(laptop.id != copy.id, "one of them took a new id")

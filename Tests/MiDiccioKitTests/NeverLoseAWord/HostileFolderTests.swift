@@ -1,14 +1,16 @@
 import Foundation
+import MiDiccioTesting
 import Testing
-#if canImport(Glibc)
-import Glibc
-#endif
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Finding 5 and the smaller ones: the cloud folder is shared with other programs and
 /// devices. A file that cannot be read, something that is not a regular file where one
@@ -32,8 +34,10 @@ struct HostileFolderTests {
 
     /// Syncs `a` after `b`'s change file was replaced: the sync goes through, reports the
     /// file, and a's own change still goes up.
-    private func expectSkippedAndGoingOn(_ fixture: CloudBackendFixture, _ a: TestDevice, _ path: String,
-                                         reason: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    private func expectSkippedAndGoingOn(
+        _ fixture: CloudBackendFixture, _ a: TestDevice, _ path: String,
+        reason: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let mine = try a.add("sube igual")
         fixture.advanceClocks(by: 1_000)
         let report = try a.sync()
@@ -83,8 +87,9 @@ struct HostileFolderTests {
         }
     }
 
-    @Test("a change file nobody may read is skipped and reported, and the sync goes on",
-          .enabled(if: getuid() != 0, "root reads files whatever their mode"))
+    @Test(
+        "a change file nobody may read is skipped and reported, and the sync goes on",
+        .enabled(if: getuid() != 0, "root reads files whatever their mode"))
     func unreadableFileIsSkipped() throws {
         try withBackend(.folder) { fixture in
             let (a, _, path) = try setUp(fixture)
@@ -126,8 +131,9 @@ struct HostileFolderTests {
         }
     }
 
-    @Test("a manifest caught half written stops the sync with a message that the next sync tries again, and changes nothing",
-          arguments: CloudBackend.available)
+    @Test(
+        "a manifest caught half written stops the sync with a message that the next sync tries again, and changes nothing",
+        arguments: CloudBackend.available)
     func halfWrittenManifest(backend: CloudBackend) throws {
         try withBackend(backend) { fixture in
             let a = try fixture.device("a")

@@ -1,12 +1,13 @@
 import Foundation
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioFiles
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 /// Finding 8: a sync killed while writing leaves its temporary file in the cloud. The
 /// device removes its own leftovers, and status counts them while they are there.
@@ -38,8 +39,9 @@ struct LeftoverTemporaryFileTests {
         try withTemporaryDirectory { directory in
             let root = directory.appendingPathComponent("cloud").path
             let dying = DyingFolder(root: root)
-            let a = try TestDevice(name: "a", path: directory.appendingPathComponent("a.sqlite").path, storage: dying,
-                                   clock: ManualClock())
+            let a = try TestDevice(
+                name: "a", path: directory.appendingPathComponent("a.sqlite").path, storage: dying,
+                clock: ManualClock())
             try a.add("uno")
             try a.sync()
             let doomed = try a.add("secreto", notes: "qzxleftoverqzx")
@@ -48,7 +50,9 @@ struct LeftoverTemporaryFileTests {
             #expect(throws: SyncError.self) { try a.sync() }
             dying.dieOnCreate = false
             func leftovers() throws -> [String] {
-                try FileManager.default.subpathsOfDirectory(atPath: root).filter { FileSystem.isTemporaryName(String($0.split(separator: "/").last!)) }
+                try FileManager.default.subpathsOfDirectory(atPath: root).filter {
+                    FileSystem.isTemporaryName(String($0.split(separator: "/").last!))
+                }
             }
             #expect(try leftovers().count == 1)
 

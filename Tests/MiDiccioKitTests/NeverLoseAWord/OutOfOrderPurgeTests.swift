@@ -1,18 +1,20 @@
 import Foundation
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 /// Finding 4: purged content must leave the cloud even when purges arrive out of time
 /// order, and status tells the truth about it until then.
 @Suite("Purges that arrive out of time order")
 struct OutOfOrderPurgeTests {
-    @Test("a purge made offline, older than one another device already synced, still leaves the cloud, and status says when it has",
-          arguments: CloudBackend.available)
+    @Test(
+        "a purge made offline, older than one another device already synced, still leaves the cloud, and status says when it has",
+        arguments: CloudBackend.available)
     func olderPurgeArrivingLate(backend: CloudBackend) throws {
         try withBackend(backend) { fixture in
             let a = try fixture.device("a"), b = try fixture.device("b"), c = try fixture.device("c")

@@ -1,11 +1,12 @@
 import Foundation
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 /// Finding 2: a library put back from an older copy of its own file (Time Machine, a
 /// phone backup). The words it added after that copy come back to it from the cloud, its
@@ -13,8 +14,9 @@ import MiDiccioTesting
 /// device agrees.
 @Suite("A library put back from an older copy of its own file")
 struct RestoredLibraryTests {
-    @Test("a library put back from a backup gets back the words it added after the backup, and its new edits reach the other devices",
-          arguments: CloudBackend.available)
+    @Test(
+        "a library put back from a backup gets back the words it added after the backup, and its new edits reach the other devices",
+        arguments: CloudBackend.available)
     func restoredLibraryCatchesUp(backend: CloudBackend) throws {
         try withBackend(backend) { fixture in
             let laptop = try fixture.device("laptop")
@@ -45,8 +47,9 @@ struct RestoredLibraryTests {
         }
     }
 
-    @Test("a word purged after the backup stays purged on the restored library, content included, even after compaction",
-          arguments: CloudBackend.available)
+    @Test(
+        "a word purged after the backup stays purged on the restored library, content included, even after compaction",
+        arguments: CloudBackend.available)
     func purgeAfterBackupStays(backend: CloudBackend) throws {
         try withBackend(backend) { fixture in
             let laptop = try fixture.device("laptop")
@@ -60,7 +63,10 @@ struct RestoredLibraryTests {
 
             try phone.library.delete([doomed])
             try phone.library.purge([doomed])
-            for index in 0..<4 { try phone.add("palabra \(index)") ; try fixture.syncRounds([phone, laptop]) }
+            for index in 0..<4 {
+                try phone.add("palabra \(index)")
+                try fixture.syncRounds([phone, laptop])
+            }
             #expect(!fixture.cloudHolds("qzxsecretqzx"), "compaction removed the purged content from the cloud")
 
             try laptop.restoreLibraryFile(from: backup)

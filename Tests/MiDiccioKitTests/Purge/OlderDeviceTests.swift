@@ -1,11 +1,12 @@
 import Foundation
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 /// Rule: a change of the cloud format is written into the manifest, with the minimum
 /// version that may read and write it. Format 2 added purge markers and settings;
@@ -75,8 +76,9 @@ struct OlderDeviceTests {
             #expect(try current.library.trash().map(\.term) == ["gato"])
             #expect(try word(current, "casa").notes == "edited on the laptop")
             #expect(try purgeManifest(fixture.storage) == .current)
-            #expect(before.keys.allSatisfy { fixture.storage.files[$0] == before[$0] || $0 == CloudLayout.manifestPath },
-                    "no file of the old format was written over")
+            #expect(
+                before.keys.allSatisfy { fixture.storage.files[$0] == before[$0] || $0 == CloudLayout.manifestPath },
+                "no file of the old format was written over")
 
             try current.add("nuevo", meaning: "new")
             try current.library.edit(try word(current, "perro").id, WordEdit(meaning: "dog, edited by the new version"))
@@ -164,9 +166,14 @@ struct OlderDeviceTests {
             #expect(throws: BatchDecodeError.self) { try BatchCodec.decode(withMarker, formatVersion: 1) }
             #expect(try BatchCodec.decode(withMarker).markers.count == 1)
 
-            let settingsOnly = BatchCodec.encode(SyncBatch(kind: .changes, device: current.id, seq: 99, records: [],
-                                                           settings: [SettingRecord(key: "trash.hideAfterDays", value: "30",
-                                                                                    time: SyncFixture.start, writer: current.id)]))
+            let settingsOnly = BatchCodec.encode(
+                SyncBatch(
+                    kind: .changes, device: current.id, seq: 99, records: [],
+                    settings: [
+                        SettingRecord(
+                            key: "trash.hideAfterDays", value: "30",
+                            time: SyncFixture.start, writer: current.id)
+                    ]))
             let error = try #require(throws: BatchDecodeError.self) { try BatchCodec.decode(settingsOnly, formatVersion: 1) }
             #expect(error.description.contains("newer"), "\(error)")
 

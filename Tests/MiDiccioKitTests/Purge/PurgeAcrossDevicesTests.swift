@@ -1,11 +1,12 @@
 import Foundation
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 /// Rule: a purge marker beats every version of the word from any device, whatever its
 /// time, so an offline device that edited the word cannot bring it back; that device's
@@ -23,8 +24,9 @@ struct PurgeAcrossDevicesTests {
         return (a, b, id, secret)
     }
 
-    @Test("an offline device's later edit cannot bring back a word purged elsewhere, whichever device syncs first",
-          arguments: [false, true])
+    @Test(
+        "an offline device's later edit cannot bring back a word purged elsewhere, whichever device syncs first",
+        arguments: [false, true])
     func laterOfflineEditLoses(editorSyncsFirst: Bool) throws {
         try withSyncFixture { fixture in
             let (a, b, id, secret) = try twoDevicesSharingAWord(fixture)

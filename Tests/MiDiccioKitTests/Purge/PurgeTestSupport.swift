@@ -1,10 +1,11 @@
 import Foundation
+import MiDiccioTesting
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 // Support for the purge tests only: unique strings to plant in a word, and ways to look
 // for them in a library's files and in the cloud. Names carry a `purge` prefix so they

@@ -1,11 +1,12 @@
 import Foundation
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 /// Rule: `purge` deletes words in the Trash permanently. A word not in the Trash cannot
 /// be purged (the error says to delete it first). A purged word leaves a marker, its id
@@ -29,8 +30,11 @@ struct PurgeTests {
         let example = purgeUniqueToken("example"), notes = purgeUniqueToken("notes"), tag = purgeUniqueToken("tag")
         // Long notes spill onto overflow pages, which a purge must wipe too.
         let noteText = longNotes ? Array(repeating: "una nota \(notes) larga", count: 400).joined(separator: " ") : "nota \(notes)"
-        let word = try library.add(WordContent(term: term, meaning: "significa \(meaning)", examples: ["un ejemplo \(example)"],
-                                               notes: noteText, tags: [tag, "compartida"])).word
+        let word = try library.add(
+            WordContent(
+                term: term, meaning: "significa \(meaning)", examples: ["un ejemplo \(example)"],
+                notes: noteText, tags: [tag, "compartida"])
+        ).word
         return PlantedWord(id: word.id, term: term, meaning: meaning, example: example, notes: notes, tag: tag)
     }
 
@@ -120,8 +124,9 @@ struct PurgeTests {
             _ = try library.restoreBackup(from: backup, replace: true)
             let undoRows = { (text: String) in
                 try library.guarded {
-                    try library.database.integer("SELECT count(*) FROM restore_undo WHERE word_id = ? OR prior LIKE ?",
-                                                 [.text(planted.id.rawValue), .text("%\(text)%")]) ?? 0
+                    try library.database.integer(
+                        "SELECT count(*) FROM restore_undo WHERE word_id = ? OR prior LIKE ?",
+                        [.text(planted.id.rawValue), .text("%\(text)%")]) ?? 0
                 }
             }
             #expect(try undoRows(planted.term) == 1, "the setup holds undo data for the word")
@@ -131,12 +136,16 @@ struct PurgeTests {
             try library.purge([planted.id])
 
             #expect(try library.word(planted.id) == nil)
-            #expect(try library.guarded { try library.database.integer("SELECT count(*) FROM words WHERE id = ?", [.text(planted.id.rawValue)]) } == 0)
+            #expect(
+                try library.guarded {
+                    try library.database.integer("SELECT count(*) FROM words WHERE id = ?", [.text(planted.id.rawValue)])
+                } == 0)
             #expect(try library.tags().map(\.tag) == ["compartida"], "the purged word's own tag is gone")
             #expect(try library.tags().first?.count == 1, "the shared tag counts only the word left")
-            #expect(try library.guarded {
-                try library.database.integer("SELECT count(*) FROM word_tags WHERE tag_key = ?", [.text(TagSet.key(planted.tag))])
-            } == 0)
+            #expect(
+                try library.guarded {
+                    try library.database.integer("SELECT count(*) FROM word_tags WHERE tag_key = ?", [.text(TagSet.key(planted.tag))])
+                } == 0)
             for text in planted.all {
                 #expect(try library.search(text).isEmpty, "search finds \(text)")
                 #expect(try purgeSearchIndexMatches(library, text) == 0, "the search index still matches \(text)")
@@ -189,7 +198,9 @@ struct PurgeTests {
             temporary.clock.advance(by: 1_000)
             #expect(throws: LibraryError.self) { try library.purge([word.id]) }
             #expect(try library.purgedCount() == 1)
-            let stored = try library.guarded { try library.database.integer("SELECT purged_at FROM purged WHERE id = ?", [.text(word.id.rawValue)]) }
+            let stored = try library.guarded {
+                try library.database.integer("SELECT purged_at FROM purged WHERE id = ?", [.text(word.id.rawValue)])
+            }
             #expect(stored == time.milliseconds)
         }
     }

@@ -1,11 +1,12 @@
 import Foundation
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 /// Rule: the content of a purged word disappears from the cloud once every device that
 /// ever wrote it has compacted its change files; `status` says whether purged content

@@ -1,11 +1,12 @@
 import Foundation
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 /// Rule: markers are kept until every device known to the cloud has synced past them; a
 /// device silent for longer than the retention period (default 180 days) must do a full
@@ -134,7 +135,8 @@ struct RetentionTests {
                 try fixture.syncRounds(devices, 1)
             }
             let seen = try #require(try writer.status().devices.first { $0.name == "reader" })
-            #expect(!seen.inactive, "the reader synced a month ago; its record says it last synced \(seen.lastSync.map(\.iso8601) ?? "never")")
+            #expect(
+                !seen.inactive, "the reader synced a month ago; its record says it last synced \(seen.lastSync.map(\.iso8601) ?? "never")")
             fixture.advanceClocks(by: 1_000)
             #expect(try !reader.sync().fullResync)
         }

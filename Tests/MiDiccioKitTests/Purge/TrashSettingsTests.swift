@@ -1,11 +1,12 @@
 import Foundation
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 /// Rule: the Trash settings are stored in the library and synced (last writer wins).
 /// `trash.autoPurgeDays` purges words in the Trash longer than that (default off: the
@@ -93,8 +94,9 @@ struct TrashSettingsTests {
             #expect(report.autoPurged)
             #expect(try !b.has(old))
             #expect(try b.library.isPurged(old))
-            #expect(purgeCloudFindings(fixture.storage.files, id: old, texts: ["solo en b"]) == [],
-                    "the word was purged before its first upload")
+            #expect(
+                purgeCloudFindings(fixture.storage.files, id: old, texts: ["solo en b"]) == [],
+                "the word was purged before its first upload")
             try fixture.syncRounds([a, b])
             #expect(try a.library.isPurged(old))
         }
@@ -169,8 +171,9 @@ struct TrashSettingsTests {
         }
     }
 
-    @Test("invalid values are refused with a clear error and change nothing",
-          arguments: ["0", "-3", "abc", "1.5", "36501", "", "30 days"])
+    @Test(
+        "invalid values are refused with a clear error and change nothing",
+        arguments: ["0", "-3", "abc", "1.5", "36501", "", "30 days"])
     func invalidValuesRefused(value: String) throws {
         try withTemporaryLibrary { temporary in
             let library = temporary.library

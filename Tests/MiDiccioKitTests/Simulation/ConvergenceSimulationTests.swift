@@ -1,11 +1,12 @@
 import Foundation
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 /// A seeded simulation of several devices editing one word list and syncing in random
 /// order, with faults. `MIDICCIO_SIM_SEED=N` replays one seed; `MIDICCIO_SIM_SEEDS=N`
@@ -20,8 +21,9 @@ struct ConvergenceSimulationTests {
         return Array(1...max(1, count))
     }
 
-    @Test("after fault-free syncs every device holds the same words, each field its last write, nothing pending, nothing lost, no purged text anywhere",
-          arguments: seeds("MIDICCIO_SIM_SEEDS", default: 200))
+    @Test(
+        "after fault-free syncs every device holds the same words, each field its last write, nothing pending, nothing lost, no purged text anywhere",
+        arguments: seeds("MIDICCIO_SIM_SEEDS", default: 200))
     func devicesConverge(seed: UInt64) throws {
         var simulation = try Simulation(seed: seed)
         defer { simulation.cleanUp() }
@@ -30,8 +32,9 @@ struct ConvergenceSimulationTests {
         try simulation.check()
     }
 
-    @Test("through a file-sync client that gives each device its own folder and delivers files late, out of order and half written, the devices converge",
-          arguments: seeds("MIDICCIO_SIM_FILESYNC_SEEDS", default: 100))
+    @Test(
+        "through a file-sync client that gives each device its own folder and delivers files late, out of order and half written, the devices converge",
+        arguments: seeds("MIDICCIO_SIM_FILESYNC_SEEDS", default: 100))
     func devicesConvergeThroughFileSync(seed: UInt64) throws {
         var simulation = try Simulation(seed: seed, fileSync: true)
         defer { simulation.cleanUp() }

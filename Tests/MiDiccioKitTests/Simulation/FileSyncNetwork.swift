@@ -1,8 +1,9 @@
 import Foundation
+import MiDiccioTesting
+
 @testable import MiDiccioCloud
 @testable import MiDiccioModel
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 /// A model of a file-sync client (Dropbox, Syncthing, iCloud Drive): every device has
 /// its own local copy of the MiDiccio folder, and each file written or removed in one
@@ -61,8 +62,10 @@ final class FileSyncNetwork {
         let version = Version(data: data, stamp: stamp, origin: origin)
         replicas[origin][path] = version
         for index in replicas.indices where index != origin {
-            transfers.append(Transfer(to: index, path: path, version: version,
-                                      halfFirst: data != nil && Int.random(in: 0..<10, using: &random) == 0))
+            transfers.append(
+                Transfer(
+                    to: index, path: path, version: version,
+                    halfFirst: data != nil && Int.random(in: 0..<10, using: &random) == 0))
         }
     }
 
@@ -75,15 +78,17 @@ final class FileSyncNetwork {
                 // The copy sees the file half written; the rest arrives later. (Not over
                 // a newer version it holds: a client never does that.)
                 if (replicas[transfer.to][transfer.path]?.stamp ?? -1) < transfer.version.stamp - 1 {
-                    replicas[transfer.to][transfer.path] = Version(data: data.prefix(data.count / 2), stamp: transfer.version.stamp - 1,
-                                                                   origin: transfer.version.origin)
+                    replicas[transfer.to][transfer.path] = Version(
+                        data: data.prefix(data.count / 2), stamp: transfer.version.stamp - 1,
+                        origin: transfer.version.origin)
                 }
                 transfer.halfFirst = false
                 transfers[index] = transfer
                 continue
             }
             transfers.remove(at: index)
-            onDeliver?("deliver \(transfer.path) (\(transfer.version.data?.count ?? -1) bytes, stamp \(transfer.version.stamp)) to \(transfer.to)")
+            onDeliver?(
+                "deliver \(transfer.path) (\(transfer.version.data?.count ?? -1) bytes, stamp \(transfer.version.stamp)) to \(transfer.to)")
             apply(transfer)
         }
     }

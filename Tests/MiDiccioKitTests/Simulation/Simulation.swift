@@ -1,15 +1,20 @@
 import Foundation
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
-private let words = ["palabra", "casa", "café", "niño", "árbol", "agua", "luz", "mañana", "ciudad", "sueño",
-                     "猫", "Straße", "😀 feliz", "  espacio  ", "quote\"d", "tab\there"]
-private let texts = ["", "word", "house", "coffee", "línea uno\nlínea dos", "a, b; c", "<b>bold</b>", "😀", "long " + String(repeating: "x", count: 300)]
+private let words = [
+    "palabra", "casa", "café", "niño", "árbol", "agua", "luz", "mañana", "ciudad", "sueño",
+    "猫", "Straße", "😀 feliz", "  espacio  ", "quote\"d", "tab\there",
+]
+private let texts = [
+    "", "word", "house", "coffee", "línea uno\nlínea dos", "a, b; c", "<b>bold</b>", "😀", "long " + String(repeating: "x", count: 300),
+]
 private let tags = ["spanish", "Basics", "food", "verbs", "nouns", "travel", "A1", "B2"]
 
 /// The simulation: three or four devices with clocks skewed by up to a day add, edit,
@@ -122,9 +127,10 @@ struct Simulation {
         let ids = IDSource(SeededGenerator(seed: seed &* 31 &+ UInt64(index)))
         let nonces = NonceSource(SeededGenerator(seed: seed &* 131 &+ UInt64(index)))
         let deviceIDs = IDSource(SeededGenerator(seed: seed &* 257 &+ UInt64(index)))
-        let device = try TestDevice(name: "device\(index)", path: path, storage: storage,
-                                    clock: ManualClock(start: Timestamp(milliseconds: trueTime + skew)),
-                                    makeID: { ids.nextID() }, makeDeviceID: { deviceIDs.nextID() }, tune: Self.tune(nonces))
+        let device = try TestDevice(
+            name: "device\(index)", path: path, storage: storage,
+            clock: ManualClock(start: Timestamp(milliseconds: trueTime + skew)),
+            makeID: { ids.nextID() }, makeDeviceID: { deviceIDs.nextID() }, tune: Self.tune(nonces))
         members.append(Member(device: device, skew: skew, storage: storage))
     }
 
@@ -189,7 +195,9 @@ struct Simulation {
         let result = Result { try member.device.sync(allowMassDelete: true) }
         switch result {
         case .success(let report):
-            trace("\(member.device.name) (\(member.device.id.prefix(8))) synced: pulled \(report.pulled) pushed \(report.pushed) merged \(report.merged) snapshot \(report.snapshotWritten) removed \(report.filesRemoved) skipped \(report.skippedFiles.map { $0.path + ": " + $0.reason }) new id \(report.newIdentity.map { $0.old.prefix(8) + "→" + $0.new.prefix(8) + " " + $0.reason } ?? "-")")
+            trace(
+                "\(member.device.name) (\(member.device.id.prefix(8))) synced: pulled \(report.pulled) pushed \(report.pushed) merged \(report.merged) snapshot \(report.snapshotWritten) removed \(report.filesRemoved) skipped \(report.skippedFiles.map { $0.path + ": " + $0.reason }) new id \(report.newIdentity.map { $0.old.prefix(8) + "→" + $0.new.prefix(8) + " " + $0.reason } ?? "-")"
+            )
         case .failure(let error):
             trace("\(member.device.name) (\(member.device.id.prefix(8))) sync failed: \(error)")
         }
@@ -199,8 +207,10 @@ struct Simulation {
     /// Runs a local operation and records every field write it committed. With
     /// `tolerateFullDisk`, an operation refused by a full disk is no failure (it must
     /// then have changed nothing, which the oracle sees).
-    mutating func local(_ index: Int, tolerateFullDisk: Bool = false,
-                        _ operation: (inout Simulation, TestDevice) throws -> Void) throws {
+    mutating func local(
+        _ index: Int, tolerateFullDisk: Bool = false,
+        _ operation: (inout Simulation, TestDevice) throws -> Void
+    ) throws {
         let device = members[index].device
         let before = try device.state()
         do {
@@ -217,8 +227,9 @@ struct Simulation {
             if created[id] == nil { created[id] = Origin(device: device.name, step: step) }
             for field in WordField.allCases where before[id]?.times[field] != stored.times[field] {
                 writes[id, default: [:]][field, default: []].append(
-                    ObservedWrite(word: stored.word, time: stored.times[field], writer: device.library.deviceID,
-                                  device: device.name, step: step))
+                    ObservedWrite(
+                        word: stored.word, time: stored.times[field], writer: device.library.deviceID,
+                        device: device.name, step: step))
             }
         }
     }
@@ -227,8 +238,9 @@ struct Simulation {
         // A token no other word carries, so the check can look for this word's text.
         tokenCount += 1
         let token = "qzx" + String(format: "%05d", tokenCount) + "qzx"
-        let content = WordContent(term: pick(words)!, meaning: pick(texts)!, notes: token,
-                                  tags: Array(tags.shuffled(using: &random.generator).prefix(randomInt(0..<3))))
+        let content = WordContent(
+            term: pick(words)!, meaning: pick(texts)!, notes: token,
+            tags: Array(tags.shuffled(using: &random.generator).prefix(randomInt(0..<3))))
         let id = try device.library.add(content).word.id
         tokens[id] = token
     }
@@ -380,14 +392,18 @@ struct Simulation {
         let scratch = folder + "/scratch-\(UUID().uuidString).sqlite"
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: scratch + suffix) } }
         try FileManager.default.copyItem(atPath: path, toPath: scratch)
-        if FileManager.default.fileExists(atPath: path + "-wal") { try FileManager.default.copyItem(atPath: path + "-wal", toPath: scratch + "-wal") }
+        if FileManager.default.fileExists(atPath: path + "-wal") {
+            try FileManager.default.copyItem(atPath: path + "-wal", toPath: scratch + "-wal")
+        }
         let store = SyncStore(try WordLibrary(path: scratch, create: false, environment: [:]))
         var writes = Set<WriteKey>(), ids = Set<WordID>()
         for record in try store.allRecords() {
             ids.insert(record.word.id)
             for field in WordField.allCases {
-                writes.insert(WriteKey(id: record.word.id, field: field, time: record.times[field], writer: record.writers[field.index],
-                                       value: fieldText(record.word, field)))
+                writes.insert(
+                    WriteKey(
+                        id: record.word.id, field: field, time: record.times[field], writer: record.writers[field.index],
+                        value: fieldText(record.word, field)))
             }
         }
         return (writes, ids, try store.purgedIDs())
@@ -408,8 +424,10 @@ struct Simulation {
         func note(_ record: SyncRecord) {
             ids.insert(record.word.id)
             for field in WordField.allCases {
-                writes.insert(WriteKey(id: record.word.id, field: field, time: record.times[field], writer: record.writers[field.index],
-                                       value: fieldText(record.word, field)))
+                writes.insert(
+                    WriteKey(
+                        id: record.word.id, field: field, time: record.times[field], writer: record.writers[field.index],
+                        value: fieldText(record.word, field)))
             }
         }
         for data in cloudFiles().map(\.data) {
@@ -456,14 +474,21 @@ struct Simulation {
         if tracing {
             for member in members {
                 let state = try SyncState.load(from: SyncStore(member.device.library))
-                trace("\(member.device.name) (\(member.device.id.prefix(8))): lastSeq \(state.lastSeq) snapshot \(state.snapshotSeq) cursors \(state.cursors.map { "\($0.key.prefix(8))=\($0.value)" }.sorted()) files \(state.files.map(\.path)) absorbed \(state.absorbed)")
+                trace(
+                    "\(member.device.name) (\(member.device.id.prefix(8))): lastSeq \(state.lastSeq) snapshot \(state.snapshotSeq) cursors \(state.cursors.map { "\($0.key.prefix(8))=\($0.value)" }.sorted()) files \(state.files.map(\.path)) absorbed \(state.absorbed)"
+                )
             }
-            for file in cloudFiles() where file.path.hasPrefix("devices/") || file.path.hasPrefix("changes/") || file.path.hasPrefix("snapshots/") {
+            for file in cloudFiles()
+            where file.path.hasPrefix("devices/") || file.path.hasPrefix("changes/") || file.path.hasPrefix("snapshots/") {
                 if let record = DeviceRecord.decode(file.data) {
-                    trace("  \(file.path): lastSeq \(record.lastSeq) snapshot \(record.snapshotSeq) \(record.snapshotName ?? "-") changes \(record.changeNames ?? []) absorbed \(record.absorbed)")
+                    trace(
+                        "  \(file.path): lastSeq \(record.lastSeq) snapshot \(record.snapshotSeq) \(record.snapshotName ?? "-") changes \(record.changeNames ?? []) absorbed \(record.absorbed)"
+                    )
                 }
             }
-            if let network { for index in network.replicas.indices { trace("replica \(index): \(network.files(in: index).keys.sorted())") } }
+            if let network {
+                for index in network.replicas.indices { trace("replica \(index): \(network.files(in: index).keys.sorted())") }
+            }
         }
     }
 
@@ -479,7 +504,10 @@ struct Simulation {
                 #expect(try device.library.isPurged(id), "seed \(seed): \(device.name) has no purge marker for \(id)")
             }
             let missing = alive.subtracting(state.keys)
-            #expect(missing.isEmpty, "seed \(seed): \(device.name) lost \(missing.count) word(s): \(missing.map { id in "\(id) made on \(created[id].map { "\($0.device) at step \($0.step)" } ?? "?"), writes \((writes[id] ?? [:]).values.flatMap { $0 }.map { "\($0.device)@\($0.step)" }.sorted())" })")
+            #expect(
+                missing.isEmpty,
+                "seed \(seed): \(device.name) lost \(missing.count) word(s): \(missing.map { id in "\(id) made on \(created[id].map { "\($0.device) at step \($0.step)" } ?? "?"), writes \((writes[id] ?? [:]).values.flatMap { $0 }.map { "\($0.device)@\($0.step)" }.sorted())" })"
+            )
             let pending = state.values.filter(\.pending).count
             #expect(pending == 0, "seed \(seed): \(device.name) still has \(pending) pending word(s)")
         }
@@ -488,14 +516,18 @@ struct Simulation {
             guard let expected = reference[id] else { continue }
             for (member, state) in zip(members.dropFirst(), states.dropFirst()) {
                 guard let other = state[id] else { continue }
-                #expect(other.word == expected.word && other.times == expected.times,
-                        "seed \(seed): \(member.device.name) disagrees with \(members[0].device.name) on \(id): \(other.word) vs \(expected.word)")
+                #expect(
+                    other.word == expected.word && other.times == expected.times,
+                    "seed \(seed): \(member.device.name) disagrees with \(members[0].device.name) on \(id): \(other.word) vs \(expected.word)"
+                )
             }
             for field in WordField.allCases {
                 let standing = (writes[id]?[field] ?? []).filter { !$0.lost }
                 guard let last = standing.max(by: Self.isOlder(field)) else { continue }
-                #expect(fieldText(expected.word, field) == fieldText(last.word, field) && expected.times[field] == last.time,
-                        "seed \(seed): \(id) field \(field) holds \(fieldText(expected.word, field).debugDescription) at \(expected.times[field]), but the last write was \(fieldText(last.word, field).debugDescription) at \(last.time) by \(last.writer) (writes: \((writes[id]?[field] ?? []).map { "\($0.device)@\($0.step) \($0.time.milliseconds % 100_000)" }))")
+                #expect(
+                    fieldText(expected.word, field) == fieldText(last.word, field) && expected.times[field] == last.time,
+                    "seed \(seed): \(id) field \(field) holds \(fieldText(expected.word, field).debugDescription) at \(expected.times[field]), but the last write was \(fieldText(last.word, field).debugDescription) at \(last.time) by \(last.writer) (writes: \((writes[id]?[field] ?? []).map { "\($0.device)@\($0.step) \($0.time.milliseconds % 100_000)" }))"
+                )
             }
         }
         try checkNoPurgedText(states)
@@ -540,15 +572,15 @@ struct Simulation {
             let text = String(decoding: bytes, as: UTF8.self)
             for token in forbidden where text.contains(token) {
                 let owner = file.path.split(separator: "/").dropFirst().first.map(String.init) ?? ""
-                let where_ = "seed \(seed): the text of a purged word (\(token)) is still in cloud file \(file.path)"
+                let location = "seed \(seed): the text of a purged word (\(token)) is still in cloud file \(file.path)"
                 guard !abandoned.isEmpty else {
-                    Issue.record("\(where_), and every device's id is in use")
+                    Issue.record("\(location), and every device's id is in use")
                     continue
                 }
                 let answerable = memberIDs[owner].map { [$0] } ?? members
                 for member in answerable {
                     let status = try member.device.engine.status()
-                    #expect(!status.purgedContentRemains.isEmpty, "\(where_), and \(member.device.name)'s status says none remains")
+                    #expect(!status.purgedContentRemains.isEmpty, "\(location), and \(member.device.name)'s status says none remains")
                 }
             }
         }
@@ -557,7 +589,8 @@ struct Simulation {
                 guard let data = FileManager.default.contents(atPath: member.device.path + suffix) else { continue }
                 let text = String(decoding: data, as: UTF8.self)
                 for token in forbidden where text.contains(token) {
-                    Issue.record("seed \(seed): the text of a purged word (\(token)) is still in \(member.device.name)'s library file\(suffix)")
+                    Issue.record(
+                        "seed \(seed): the text of a purged word (\(token)) is still in \(member.device.name)'s library file\(suffix)")
                 }
             }
         }

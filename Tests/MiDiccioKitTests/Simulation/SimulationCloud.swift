@@ -1,10 +1,11 @@
 import Foundation
+import MiDiccioTesting
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 /// A cloud the seeded simulation can run on: storage with the faults it injects
 /// (failing writes, a crash before the local commit, unreadable files, no network) and

@@ -1,10 +1,11 @@
 import Foundation
+import MiDiccioTesting
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 /// A fresh folder under the system's temporary directory, removed when `body` returns
 /// (or throws), so no test sees another's files or leaves any behind.
@@ -46,12 +47,15 @@ struct TemporaryLibrary {
 
 /// Runs `body` with a new, empty library in a fresh temporary folder that is removed
 /// afterwards. The collation locale is Unicode's root order whatever the machine says.
-func withTemporaryLibrary<T>(start: Timestamp = TemporaryLibrary.start,
-                             _ body: (TemporaryLibrary) throws -> T) throws -> T {
+func withTemporaryLibrary<T>(
+    start: Timestamp = TemporaryLibrary.start,
+    _ body: (TemporaryLibrary) throws -> T
+) throws -> T {
     try withTemporaryDirectory { directory in
         let clock = ManualClock(start: start)
-        let library = try WordLibrary(path: directory.appendingPathComponent("library.sqlite").path,
-                                      clock: clock, environment: [:])
+        let library = try WordLibrary(
+            path: directory.appendingPathComponent("library.sqlite").path,
+            clock: clock, environment: [:])
         return try withExtendedLifetime(library) {
             try body(TemporaryLibrary(directory: directory, clock: clock, library: library))
         }
@@ -153,8 +157,10 @@ extension LibraryError {
 // MARK: - Backups
 
 /// Writes a backup file holding exactly `words`, as another device might have exported it.
-func writeBackup(_ words: [Word], to path: String,
-                 exportedAt time: Timestamp = Timestamp(milliseconds: 1_800_000_000_000)) throws {
+func writeBackup(
+    _ words: [Word], to path: String,
+    exportedAt time: Timestamp = Timestamp(milliseconds: 1_800_000_000_000)
+) throws {
     try writeText(BackupFile.encode(words, exportedAt: time), to: path)
 }
 

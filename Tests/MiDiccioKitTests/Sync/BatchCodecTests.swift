@@ -1,11 +1,12 @@
 import Foundation
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 /// Rule: change files and snapshots are compressed with zlib, and a reader reports,
 /// never crashes on, a corrupt or truncated file.
@@ -34,14 +35,17 @@ struct BatchCodecTests {
     private static func awkwardBatch() -> SyncBatch {
         let created = Timestamp(milliseconds: 1_764_000_000_123)
         let words = [
-            Word(id: WordID("11111111-2222-4333-8444-555555555555")!, term: "🦊 zorro 🇪🇸", meaning: "fox\nzorro\r\nrenard",
-                 reading: "ˈθoro", examples: ["El zorro 🦊 corre.", "", "línea\ncon salto"], notes: "",
-                 tags: ["animales", "🐾", "Ñandú"], createdAt: created, updatedAt: created),
+            Word(
+                id: WordID("11111111-2222-4333-8444-555555555555")!, term: "🦊 zorro 🇪🇸", meaning: "fox\nzorro\r\nrenard",
+                reading: "ˈθoro", examples: ["El zorro 🦊 corre.", "", "línea\ncon salto"], notes: "",
+                tags: ["animales", "🐾", "Ñandú"], createdAt: created, updatedAt: created),
             Word(id: WordID("aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee")!, term: "x", createdAt: created, updatedAt: created),
-            Word(id: WordID("01234567-89ab-4cde-8f01-23456789abcd")!, term: "largo", meaning: "\u{0}nul\u{0}",
-                 notes: String(repeating: "ñ🦊a\n", count: 5_000), tags: [""], createdAt: created, updatedAt: created),
-            Word(id: WordID("fedcba98-7654-4321-8fed-cba987654321")!, term: "  espacios  ", meaning: "\"quotes\" and \\ backslash",
-                 examples: [String(repeating: "e", count: 20_000)], createdAt: created, updatedAt: created),
+            Word(
+                id: WordID("01234567-89ab-4cde-8f01-23456789abcd")!, term: "largo", meaning: "\u{0}nul\u{0}",
+                notes: String(repeating: "ñ🦊a\n", count: 5_000), tags: [""], createdAt: created, updatedAt: created),
+            Word(
+                id: WordID("fedcba98-7654-4321-8fed-cba987654321")!, term: "  espacios  ", meaning: "\"quotes\" and \\ backslash",
+                examples: [String(repeating: "e", count: 20_000)], createdAt: created, updatedAt: created),
         ]
         let records = words.enumerated().map { index, word in
             record(word, base: created.milliseconds + Int64(index) * 100, deleted: index == 1)
@@ -106,7 +110,8 @@ struct BatchCodecTests {
                     // Deflate can encode the same bytes in several ways (a repeat found at
                     // another distance): such a change damages nothing.
                     if decoded.records == batch.records && decoded.device == batch.device && decoded.seq == batch.seq
-                        && decoded.cursors == batch.cursors && decoded.kind == batch.kind {
+                        && decoded.cursors == batch.cursors && decoded.kind == batch.kind
+                    {
                         harmless += 1
                     } else {
                         Issue.record("byte \(index) ^ \(mask) was read as different words")
@@ -153,10 +158,12 @@ struct BatchCodecTests {
         #expect(throws: BatchDecodeError.self) { _ = try BatchCodec.decode(BatchCodec.compress(payload + [0])) }
     }
 
-    @Test("files that are not change files at all are refused", arguments: [
-        Data(), Data("MDZ1".utf8), Data("{\"format\": \"midiccio-sync\"}".utf8), Data(repeating: 0xFF, count: 64),
-        Data("MDZ1".utf8) + Data(repeating: 0, count: 8),
-    ])
+    @Test(
+        "files that are not change files at all are refused",
+        arguments: [
+            Data(), Data("MDZ1".utf8), Data("{\"format\": \"midiccio-sync\"}".utf8), Data(repeating: 0xFF, count: 64),
+            Data("MDZ1".utf8) + Data(repeating: 0, count: 8),
+        ])
     func foreignFilesRefused(_ data: Data) {
         #expect(throws: BatchDecodeError.self) { _ = try BatchCodec.decode(data) }
     }

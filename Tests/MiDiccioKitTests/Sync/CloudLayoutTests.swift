@@ -1,11 +1,12 @@
 import Foundation
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 /// Rules of the cloud layout: a manifest with the format name and versions; a device too
 /// old for the cloud stops syncing and keeps its local work; each device writes only its
@@ -39,7 +40,8 @@ struct CloudLayoutTests {
 
     /// A manifest as a newer MiDiccio might write it.
     private func newerManifest(version: Int, read: Int, write: Int) -> Data {
-        Data("""
+        Data(
+            """
             {"format": "midiccio-sync", "version": \(version), "minimumReadVersion": \(read), "minimumWriteVersion": \(write), "addedLater": true}
             """.utf8)
     }
@@ -64,8 +66,9 @@ struct CloudLayoutTests {
             let error = #expect(throws: SyncError.self) { try a.sync() }
             #expect(error?.isCloudTooNew == true)
             let message = error.map { "\($0)" } ?? ""
-            #expect(message.contains("this cloud copy was written by a newer MiDiccio; update to keep syncing"),
-                    "the issue's wording; got: \(message)")
+            #expect(
+                message.contains("this cloud copy was written by a newer MiDiccio; update to keep syncing"),
+                "the issue's wording; got: \(message)")
         }
     }
 
@@ -82,7 +85,9 @@ struct CloudLayoutTests {
             try a.library.edit(shared, WordEdit(notes: "edited on a"))
             let before = try a.everyStoredWord()
             #expect(try a.pendingCount() == 2)
-            fixture.storage.plant(CloudLayout.manifestPath, newerManifest(version: CloudManifest.currentVersion + 1, read: 1, write: CloudManifest.currentVersion + 1))
+            fixture.storage.plant(
+                CloudLayout.manifestPath,
+                newerManifest(version: CloudManifest.currentVersion + 1, read: 1, write: CloudManifest.currentVersion + 1))
             let cloudBefore = fixture.storage.files
 
             a.cloud.resetRequests()
@@ -115,10 +120,14 @@ struct CloudLayoutTests {
             try fixture.syncRounds([a, b])
 
             let intruderWord = Word(id: WordID.random(), term: "intruder", createdAt: SyncFixture.start, updatedAt: SyncFixture.start)
-            let intruder = BatchCodec.encode(SyncBatch(kind: .changes, device: a.id, seq: 2, records: [
-                SyncRecord(word: intruderWord, times: FieldTimes(all: SyncFixture.start),
-                           writers: Array(repeating: a.id, count: WordField.allCases.count)),
-            ]))
+            let intruder = BatchCodec.encode(
+                SyncBatch(
+                    kind: .changes, device: a.id, seq: 2,
+                    records: [
+                        SyncRecord(
+                            word: intruderWord, times: FieldTimes(all: SyncFixture.start),
+                            writers: Array(repeating: a.id, count: WordField.allCases.count))
+                    ]))
             let record = try #require(fixture.storage.files[CloudLayout.devicePath(a.id)])
             let planted: [String: Data] = [
                 "devices/\(a.id) (conflicted copy).json": record,
@@ -225,7 +234,9 @@ struct CloudLayoutTests {
 
     // MARK: - Immutable change files
 
-    @Test("a second sync of one library while one runs (two windows or processes) waits its turn: no change file is written twice, no edit lost")
+    @Test(
+        "a second sync of one library while one runs (two windows or processes) waits its turn: no change file is written twice, no edit lost"
+    )
     func concurrentSyncsOfOneLibrary() throws {
         try withSyncFixture { fixture in
             let a = try fixture.device("a"), b = try fixture.device("b")
@@ -259,7 +270,8 @@ struct CloudLayoutTests {
 
             let changeWrites = a.cloud.requests("write", under: CloudLayout.changesFolder(a.id)).map(\.path)
             let otherWrites = otherCloud.requests("write", under: CloudLayout.changesFolder(a.id)).map(\.path)
-            #expect(Set(changeWrites).isDisjoint(with: otherWrites), "the same change file written twice: \(changeWrites) and \(otherWrites)")
+            #expect(
+                Set(changeWrites).isDisjoint(with: otherWrites), "the same change file written twice: \(changeWrites) and \(otherWrites)")
 
             fixture.advanceClocks(by: 1_000)
             try a.sync()
@@ -311,7 +323,9 @@ struct CloudLayoutTests {
                 for device in devices {
                     ids.append(try device.add("\(device.name) \(round)"))
                     // Edit a word another device added, once it has arrived here.
-                    if let other = try ids.dropLast().last(where: { try device.has($0) && device.word($0).term.hasPrefix(device.name) == false }) {
+                    if let other = try ids.dropLast().last(where: {
+                        try device.has($0) && device.word($0).term.hasPrefix(device.name) == false
+                    }) {
                         try device.library.edit(other, WordEdit(notes: "round \(round) on \(device.name)"))
                     }
                     fixture.advanceClocks(by: 1_000)

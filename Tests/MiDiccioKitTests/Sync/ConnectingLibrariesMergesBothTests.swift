@@ -1,10 +1,11 @@
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 /// Rule: connecting a library that already has words to a cloud that already has words
 /// merges both; nothing is overwritten wholesale.

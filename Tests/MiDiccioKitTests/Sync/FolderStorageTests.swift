@@ -1,11 +1,12 @@
 import Foundation
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 /// Rule: the folder back end (Dropbox, iCloud Drive, Syncthing ... folders) writes each
 /// file to a temporary name and renames it, so a reader never sees half a file; it is

@@ -1,11 +1,12 @@
 import Foundation
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 /// Rule: schema migrations can require a one-time full upload; the first sync after it
 /// pulls, merges, then uploads every word once; newer cloud data is never overwritten.
@@ -32,7 +33,8 @@ struct FullUploadAfterMigrationTests {
     private func latestSnapshot(of device: TestDevice, in fixture: SyncFixture) throws -> SyncBatch {
         let folder = CloudLayout.snapshotsFolder(device.id) + "/"
         guard let path = fixture.storage.files.keys.filter({ $0.hasPrefix(folder) }).max(),
-              let data = fixture.storage.files[path] else {
+            let data = fixture.storage.files[path]
+        else {
             throw SyncTestFailure("\(device.name) wrote no snapshot")
         }
         return try BatchCodec.decode(data)

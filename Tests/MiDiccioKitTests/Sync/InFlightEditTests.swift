@@ -1,10 +1,11 @@
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 /// Rule: a word edited locally while its upload is in flight stays pending.
 @Suite("A word edited while its upload is in flight stays pending")

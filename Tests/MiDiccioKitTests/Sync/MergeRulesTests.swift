@@ -1,4 +1,5 @@
 import Testing
+
 @testable import MiDiccioModel
 @testable import MiDiccioSync
 

@@ -1,11 +1,12 @@
 import Foundation
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 /// Rule: a sync pulls first, merges, then uploads only pending words, then records where
 /// it got to; all local effects of a sync step commit in one transaction with the data.

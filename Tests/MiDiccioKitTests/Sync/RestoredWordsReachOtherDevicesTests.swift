@@ -1,11 +1,12 @@
 import Foundation
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 /// Rule (product notes, bug 2): words restored from a backup, or by undoing a restore,
 /// reach the other devices.
@@ -17,8 +18,10 @@ struct RestoredWordsReachOtherDevicesTests {
             let a = try fixture.device("a"), b = try fixture.device("b")
             let oldPhone = try fixture.device("old-phone")  // never syncs
             let kept = try a.add("agua", meaning: "water")
-            let restored = [try oldPhone.add("fuego", meaning: "fire"), try oldPhone.add("tierra", meaning: "earth"),
-                            try oldPhone.add("aire", meaning: "air", tags: ["elementos"])]
+            let restored = [
+                try oldPhone.add("fuego", meaning: "fire"), try oldPhone.add("tierra", meaning: "earth"),
+                try oldPhone.add("aire", meaning: "air", tags: ["elementos"]),
+            ]
             let backup = fixture.file("old-phone.json")
             try oldPhone.library.exportBackup(to: backup)
             try fixture.syncRounds([a, b])

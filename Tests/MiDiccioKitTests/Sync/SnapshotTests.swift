@@ -1,11 +1,12 @@
 import Foundation
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 /// Rule: a device periodically writes its full state so a new device starts from one
 /// snapshot plus the later changes instead of every change ever made; change files
@@ -101,7 +102,8 @@ struct SnapshotTests {
 
             let newcomer = try fixture.device("new")
             try newcomer.sync()
-            let entries = newcomer.cloud.requests("read", under: "changes/").count + newcomer.cloud.requests("read", under: "snapshots/").count
+            let entries =
+                newcomer.cloud.requests("read", under: "changes/").count + newcomer.cloud.requests("read", under: "snapshots/").count
             #expect(entries < written, "\(entries) change files and snapshots read for \(written) change files written")
             #expect(try newcomer.everyWord() == a.everyWord())
         }
@@ -134,8 +136,9 @@ struct SnapshotTests {
             try b.sync()  // b has read a's change 1
             for index in 2...4 { try addAndSync(fixture, a, "palabra \(index)") }
             #expect(snapshotFiles(of: a, in: fixture) == [3])
-            #expect(changeFiles(of: a, in: fixture) == [2, 3, 4],
-                    "change 1 (covered and read by b) removed; 2 and 3 wait for b")
+            #expect(
+                changeFiles(of: a, in: fixture) == [2, 3, 4],
+                "change 1 (covered and read by b) removed; 2 and 3 wait for b")
             #expect(a.cloud.requests("delete").allSatisfy { a.owns($0.path) })
 
             fixture.advanceClocks(by: 1_000)

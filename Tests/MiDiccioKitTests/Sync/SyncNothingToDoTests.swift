@@ -1,10 +1,11 @@
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 /// Rule: a sync with nothing pending uploads nothing, and costs what changed, not what
 /// exists: the manifest, the device list and each other device's small record.
@@ -22,8 +23,9 @@ struct SyncNothingToDoTests {
 
     // Every sync reads this device's own record too: a record it did not write is how a
     // library finds out that it is a copy of another (issue "Never lose a word").
-    @Test("a sync with nothing pending uploads nothing and reads at most the manifest, the device list and one record per device",
-          arguments: [2, 3, 5])
+    @Test(
+        "a sync with nothing pending uploads nothing and reads at most the manifest, the device list and one record per device",
+        arguments: [2, 3, 5])
     func nothingToDo(deviceCount: Int) throws {
         let others = deviceCount - 1
         let (report, counts, requests) = try withSyncFixture { fixture in

@@ -1,10 +1,11 @@
 import Foundation
+import MiDiccioTesting
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 // Support for the sync tests only: several simulated devices, each a library file with
 // its own manual clock, syncing through one in-memory cloud. Names carry a `Sync`

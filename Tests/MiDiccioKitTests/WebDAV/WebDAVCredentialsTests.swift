@@ -1,11 +1,12 @@
 import Foundation
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 /// The WebDAV password lives in a file beside the library that only its owner can read,
 /// never in the library, and never appears in a message, a description or a URL.
@@ -57,8 +58,10 @@ struct WebDAVCredentialsTests {
             try library.setRemote(.webdav(url: address.description, user: "ana"))
             try library.storeWebDAVPassword(Self.secret, for: address, user: "ana")
             #expect(try RemoteConfig.webdavPassword(for: address, libraryPath: library.path, environment: [:]) == Self.secret)
-            #expect(try RemoteConfig.webdavPassword(for: address, libraryPath: library.path,
-                                                    environment: ["MIDICCIO_WEBDAV_PASSWORD": "from-env"]) == "from-env")
+            #expect(
+                try RemoteConfig.webdavPassword(
+                    for: address, libraryPath: library.path,
+                    environment: ["MIDICCIO_WEBDAV_PASSWORD": "from-env"]) == "from-env")
             let other = try WebDAVAddress.parse("https://evil.example.net/dav/MiDiccio").address
             #expect(try RemoteConfig.webdavPassword(for: other, libraryPath: library.path, environment: [:]) == nil)
         }
@@ -98,24 +101,29 @@ struct WebDAVCredentialsTests {
         dump(credentials, to: &dumps)
         dump(parsed.address, to: &dumps)
         dump(remote, to: &dumps)
-        let texts = [storage.displayName, storage.description, String(describing: storage), String(reflecting: storage),
-                     credentials.description, String(reflecting: credentials), remote.displayName, "\(remote)",
-                     String(reflecting: parsed.address), dumps]
+        let texts = [
+            storage.displayName, storage.description, String(describing: storage), String(reflecting: storage),
+            credentials.description, String(reflecting: credentials), remote.displayName, "\(remote)",
+            String(reflecting: parsed.address), dumps,
+        ]
         for text in texts {
             #expect(!text.contains(Self.secret), "\(text)")
         }
         #expect(storage.displayName == "webdav https://cloud.example.com/dav/MiDiccio")
     }
 
-    @Test("a wrong password's error, through a real server, holds neither password",
-          .enabled(if: WebDAVTestServer.shouldRun, WebDAVTestServer.skipReason))
+    @Test(
+        "a wrong password's error, through a real server, holds neither password",
+        .enabled(if: WebDAVTestServer.shouldRun, WebDAVTestServer.skipReason))
     func errorsHoldNoPassword() throws {
         let server = try WebDAVTestServer.require()
         let address = try server.freshAddress("no-leak")
         let storage = server.storage(address, password: Self.secret)
         var messages: [String] = []
-        for operation: () throws -> Void in [{ _ = try storage.read("a") }, { try storage.write("devices/a.json", Data()) },
-                                              { _ = try storage.list("devices") }, { try storage.delete("a") }] {
+        for operation: () throws -> Void in [
+            { _ = try storage.read("a") }, { try storage.write("devices/a.json", Data()) },
+            { _ = try storage.list("devices") }, { try storage.delete("a") },
+        ] {
             do {
                 try operation()
                 Issue.record("a wrong password was accepted")
@@ -131,15 +139,17 @@ struct WebDAVCredentialsTests {
         }
     }
 
-    @Test("only http and https URLs with a server name are accepted, each refusal saying why", arguments: [
-        ("ftp://host/dav", "must start with https:// or http://"),
-        ("file:///home/ana", "must start with https:// or http://"),
-        ("cloud.example.com/dav", "not a URL"),
-        ("https:///dav", "no server name"),
-        ("https://host/dav?x=1", "query"),
-        ("https://host/dav#top", "fragment"),
-        ("", "empty"),
-    ])
+    @Test(
+        "only http and https URLs with a server name are accepted, each refusal saying why",
+        arguments: [
+            ("ftp://host/dav", "must start with https:// or http://"),
+            ("file:///home/ana", "must start with https:// or http://"),
+            ("cloud.example.com/dav", "not a URL"),
+            ("https:///dav", "no server name"),
+            ("https://host/dav?x=1", "query"),
+            ("https://host/dav#top", "fragment"),
+            ("", "empty"),
+        ])
     func invalidAddresses(text: String, reason: String) {
         #expect {
             try WebDAVAddress.parse(text)
@@ -148,11 +158,13 @@ struct WebDAVCredentialsTests {
         }
     }
 
-    @Test("valid addresses are kept with their port and path, without a trailing slash", arguments: [
-        ("https://cloud.example.com/remote.php/dav/files/ana/MiDiccio/", "https://cloud.example.com/remote.php/dav/files/ana/MiDiccio"),
-        ("HTTP://127.0.0.1:8080", "http://127.0.0.1:8080"),
-        ("https://nas.local:5006/home/Mi%20Diccio", "https://nas.local:5006/home/Mi%20Diccio"),
-    ])
+    @Test(
+        "valid addresses are kept with their port and path, without a trailing slash",
+        arguments: [
+            ("https://cloud.example.com/remote.php/dav/files/ana/MiDiccio/", "https://cloud.example.com/remote.php/dav/files/ana/MiDiccio"),
+            ("HTTP://127.0.0.1:8080", "http://127.0.0.1:8080"),
+            ("https://nas.local:5006/home/Mi%20Diccio", "https://nas.local:5006/home/Mi%20Diccio"),
+        ])
     func validAddresses(text: String, expected: String) throws {
         #expect(try WebDAVAddress.parse(text).address.description == expected)
     }

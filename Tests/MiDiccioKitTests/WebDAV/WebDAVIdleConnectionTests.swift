@@ -13,8 +13,9 @@ import Testing
 /// told to close connections idle for 1 s does so between 1 and 2 s after the last
 /// request, so pauses of 1.5 to 2 s are the ones that meet the closing connection; a
 /// few rounds make a missed race very unlikely.
-@Suite("A server that closes idle connections after 1 s while the client is busy",
-       .enabled(if: WebDAVTestServer.shouldRun, WebDAVTestServer.skipReason))
+@Suite(
+    "A server that closes idle connections after 1 s while the client is busy",
+    .enabled(if: WebDAVTestServer.shouldRun, WebDAVTestServer.skipReason))
 struct WebDAVIdleConnectionTests {
     /// Seconds the client is busy between two requests, round after round.
     static let pauses: [TimeInterval] = [2, 1.5, 2, 1.75]

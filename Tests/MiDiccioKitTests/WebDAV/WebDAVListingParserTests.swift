@@ -1,11 +1,12 @@
 import Foundation
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 /// A listing of many files is read in one pass, by namespace and not by prefix; a
 /// malformed or hostile PROPFIND answer is an error, never a crash.
@@ -35,15 +36,17 @@ struct WebDAVListingParserTests {
 
     @Test("a listing gives the files directly inside the folder with their sizes, without the folder itself or sub-folders")
     func readsFiles() throws {
-        let data = Self.listing(Self.response("/dav/MiDiccio/devices/", size: 4096, collection: true)
-            + Self.response("/dav/MiDiccio/devices/a.json", size: 120)
-            + Self.response("/dav/MiDiccio/devices/b.json", size: 0)
-            + Self.response("/dav/MiDiccio/devices/old/", collection: true))
+        let data = Self.listing(
+            Self.response("/dav/MiDiccio/devices/", size: 4096, collection: true)
+                + Self.response("/dav/MiDiccio/devices/a.json", size: 120)
+                + Self.response("/dav/MiDiccio/devices/b.json", size: 0)
+                + Self.response("/dav/MiDiccio/devices/old/", collection: true))
         #expect(try Self.files(data) == [CloudEntry(name: "a.json", size: 120), CloudEntry(name: "b.json", size: 0)])
     }
 
-    @Test("elements are matched by the DAV: namespace whatever their prefix, or with none",
-          arguments: ["D", "d", "lp1", ""])
+    @Test(
+        "elements are matched by the DAV: namespace whatever their prefix, or with none",
+        arguments: ["D", "d", "lp1", ""])
     func anyPrefix(prefix: String) throws {
         let data = Self.listing(Self.response("/dav/MiDiccio/devices/a.json", size: 7, prefix: prefix), prefix: prefix)
         #expect(try Self.files(data) == [CloudEntry(name: "a.json", size: 7)])
@@ -51,22 +54,25 @@ struct WebDAVListingParserTests {
 
     @Test("hrefs may be whole URLs and percent-encoded")
     func hrefForms() throws {
-        let data = Self.listing(Self.response("https://cloud.example.com/dav/MiDiccio/devices/a%20b.json", size: 3)
-            + Self.response("/dav/MiDiccio/devices/c%2Ejson", size: 4))
+        let data = Self.listing(
+            Self.response("https://cloud.example.com/dav/MiDiccio/devices/a%20b.json", size: 3)
+                + Self.response("/dav/MiDiccio/devices/c%2Ejson", size: 4))
         #expect(try Self.files(data) == [CloudEntry(name: "a b.json", size: 3), CloudEntry(name: "c.json", size: 4)])
     }
 
     @Test("entries with a failed status and entries outside the folder are left out")
     func skipsOthers() throws {
         let gone = "<D:response><D:href>/dav/MiDiccio/devices/gone.json</D:href><D:status>HTTP/1.1 404 Not Found</D:status></D:response>"
-        let data = Self.listing(gone + Self.response("/elsewhere/x.json") + Self.response("/dav/MiDiccio/devices/deeper/y.json")
-            + Self.response("/dav/MiDiccio/devices/ok.json", size: 1))
+        let data = Self.listing(
+            gone + Self.response("/elsewhere/x.json") + Self.response("/dav/MiDiccio/devices/deeper/y.json")
+                + Self.response("/dav/MiDiccio/devices/ok.json", size: 1))
         #expect(try Self.files(data) == [CloudEntry(name: "ok.json", size: 1)])
     }
 
     @Test("a size reported in a failed propstat is ignored, and a missing size counts as 0")
     func sizeFromSuccessfulPropstatOnly() throws {
-        let response = "<D:response><D:href>/dav/MiDiccio/devices/a.json</D:href>"
+        let response =
+            "<D:response><D:href>/dav/MiDiccio/devices/a.json</D:href>"
             + "<D:propstat><D:prop><D:resourcetype/></D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat>"
             + "<D:propstat><D:prop><D:getcontentlength>999</D:getcontentlength></D:prop><D:status>HTTP/1.1 404 Not Found</D:status></D:propstat>"
             + "</D:response>"
@@ -83,10 +89,12 @@ struct WebDAVListingParserTests {
 
     // MARK: - Hostile and broken answers
 
-    @Test("an answer that is not XML is an error", arguments: [
-        "", "not xml at all", "{\"json\": true}", "<D:multistatus xmlns:D=\"DAV:\"><D:response>", "<?xml version=\"1.0\"?>",
-        "<a><b></a></b>", "\u{0}\u{1}\u{2}binary",
-    ])
+    @Test(
+        "an answer that is not XML is an error",
+        arguments: [
+            "", "not xml at all", "{\"json\": true}", "<D:multistatus xmlns:D=\"DAV:\"><D:response>", "<?xml version=\"1.0\"?>",
+            "<a><b></a></b>", "\u{0}\u{1}\u{2}binary",
+        ])
     func notXML(text: String) {
         #expect(throws: WebDAVListingError.self) { try Self.files(Data(text.utf8)) }
     }
@@ -100,19 +108,23 @@ struct WebDAVListingParserTests {
         // A DAV: root whose entries use a "D:" prefix bound to another namespace: no
         // href in DAV:, so the entry is broken.
         let foreign = "<D:response xmlns:D=\"urn:evil\"><D:href>/dav/MiDiccio/devices/a.json</D:href></D:response>"
-        let data = Data("<x:multistatus xmlns:x=\"DAV:\"><x:response><D:href xmlns:D=\"urn:evil\">/dav/MiDiccio/devices/a.json</D:href><x:status>HTTP/1.1 200 OK</x:status></x:response>\(foreign)</x:multistatus>".utf8)
+        let data = Data(
+            "<x:multistatus xmlns:x=\"DAV:\"><x:response><D:href xmlns:D=\"urn:evil\">/dav/MiDiccio/devices/a.json</D:href><x:status>HTTP/1.1 200 OK</x:status></x:response>\(foreign)</x:multistatus>"
+                .utf8)
         #expect(throws: WebDAVListingError.self) { try Self.files(data) }
     }
 
-    @Test("entries missing their fields are errors", arguments: [
-        "<D:response><D:propstat><D:prop/><D:status>HTTP/1.1 200 OK</D:status></D:propstat></D:response>",
-        "<D:response><D:href>/dav/MiDiccio/devices/a.json</D:href></D:response>",
-        "<D:response><D:href>/dav/MiDiccio/devices/a.json</D:href><D:propstat><D:prop/></D:propstat></D:response>",
-        "<D:response><D:href>/dav/MiDiccio/devices/a.json</D:href><D:href>/x</D:href><D:status>HTTP/1.1 200 OK</D:status></D:response>",
-        "<D:response><D:href>/dav/MiDiccio/devices/a.json</D:href><D:propstat><D:prop><D:getcontentlength>-5</D:getcontentlength></D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat></D:response>",
-        "<D:response><D:href>/dav/MiDiccio/devices/a.json</D:href><D:propstat><D:prop><D:getcontentlength>12kB</D:getcontentlength></D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat></D:response>",
-        "<D:response><D:href>mailto:a@b</D:href><D:status>HTTP/1.1 200 OK</D:status></D:response>",
-    ])
+    @Test(
+        "entries missing their fields are errors",
+        arguments: [
+            "<D:response><D:propstat><D:prop/><D:status>HTTP/1.1 200 OK</D:status></D:propstat></D:response>",
+            "<D:response><D:href>/dav/MiDiccio/devices/a.json</D:href></D:response>",
+            "<D:response><D:href>/dav/MiDiccio/devices/a.json</D:href><D:propstat><D:prop/></D:propstat></D:response>",
+            "<D:response><D:href>/dav/MiDiccio/devices/a.json</D:href><D:href>/x</D:href><D:status>HTTP/1.1 200 OK</D:status></D:response>",
+            "<D:response><D:href>/dav/MiDiccio/devices/a.json</D:href><D:propstat><D:prop><D:getcontentlength>-5</D:getcontentlength></D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat></D:response>",
+            "<D:response><D:href>/dav/MiDiccio/devices/a.json</D:href><D:propstat><D:prop><D:getcontentlength>12kB</D:getcontentlength></D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat></D:response>",
+            "<D:response><D:href>mailto:a@b</D:href><D:status>HTTP/1.1 200 OK</D:status></D:response>",
+        ])
     func missingFields(response: String) {
         #expect(throws: WebDAVListingError.self) { try Self.files(Self.listing(response)) }
     }
@@ -120,7 +132,8 @@ struct WebDAVListingParserTests {
     @Test("10,000 levels of nesting are refused at the depth limit without exhausting the stack")
     func deepNesting() {
         let depth = 10_000
-        let text = "<D:multistatus xmlns:D=\"DAV:\">" + String(repeating: "<D:x>", count: depth)
+        let text =
+            "<D:multistatus xmlns:D=\"DAV:\">" + String(repeating: "<D:x>", count: depth)
             + String(repeating: "</D:x>", count: depth) + "</D:multistatus>"
         #expect(throws: WebDAVListingError(message: "the listing nests elements deeper than 64 levels")) {
             try Self.files(Data(text.utf8))
@@ -152,7 +165,11 @@ struct WebDAVListingParserTests {
     @Test("a document type with entities (a 'billion laughs') is refused")
     func entityExpansion() {
         var text = "<?xml version=\"1.0\"?><!DOCTYPE m [<!ENTITY a \"aaaaaaaaaa\">"
-        for level in 1...9 { text += "<!ENTITY \(Character(UnicodeScalar(97 + level)!)) \"" + String(repeating: "&\(Character(UnicodeScalar(96 + level)!));", count: 10) + "\">" }
+        for level in 1...9 {
+            text +=
+                "<!ENTITY \(Character(UnicodeScalar(97 + level)!)) \""
+                + String(repeating: "&\(Character(UnicodeScalar(96 + level)!));", count: 10) + "\">"
+        }
         text += "]><D:multistatus xmlns:D=\"DAV:\"><D:response><D:href>&j;</D:href></D:response></D:multistatus>"
         #expect(throws: WebDAVListingError.self) { try Self.files(Data(text.utf8)) }
     }
@@ -180,7 +197,8 @@ struct WebDAVListingParserTests {
     @Test("printable characters changed at random never crash the parser", arguments: 1...30)
     func randomText(seed: Int) {
         var random = SeededGenerator(seed: UInt64(seed) &* 7_919)
-        let valid = Self.listing(Self.response("/dav/MiDiccio/devices/a.json") + Self.response("/dav/MiDiccio/devices/b/", collection: true))
+        let valid = Self.listing(
+            Self.response("/dav/MiDiccio/devices/a.json") + Self.response("/dav/MiDiccio/devices/b/", collection: true))
         var bytes = [UInt8](valid)
         let alphabet = [UInt8]("<>/:=\"'&;!?#x D-_.0".utf8)
         for _ in 0..<(1 + seed % 6) {

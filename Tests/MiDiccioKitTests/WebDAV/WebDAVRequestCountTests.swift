@@ -1,17 +1,19 @@
 import Foundation
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 /// A sync costs what changed, not what exists (SYNC-NOTES lesson 6), counted in HTTP
 /// requests against the real server: nothing to do costs at most 2 + (number of
 /// devices) requests; one changed word a handful each way, whatever the library's size.
-@Suite("A WebDAV sync costs requests for what changed, not for what exists",
-       .enabled(if: WebDAVTestServer.shouldRun, WebDAVTestServer.skipReason))
+@Suite(
+    "A WebDAV sync costs requests for what changed, not for what exists",
+    .enabled(if: WebDAVTestServer.shouldRun, WebDAVTestServer.skipReason))
 struct WebDAVRequestCountTests {
     struct Counts: CustomStringConvertible {
         var noOp: [String: Int]
@@ -65,7 +67,9 @@ struct WebDAVRequestCountTests {
     // upload first lists this device's own change files: a record or a file under its
     // id that it did not write is how a library finds out it is a copy (issue "Never
     // lose a word"). That is one request more each way than before, and one more to push.
-    @Test("one changed word costs one change file and one device record each way: 7 requests to push and 6 to pull with direct PUTs, 9 and 7 with PUT and MOVE")
+    @Test(
+        "one changed word costs one change file and one device record each way: 7 requests to push and 6 to pull with direct PUTs, 9 and 7 with PUT and MOVE"
+    )
     func oneWord() throws {
         let moved = try Self.measure(words: 50, mode: .temporaryThenMove)
         #expect(Counts.total(moved.push) <= 9, "\(moved)")

@@ -11,8 +11,9 @@ import MiDiccioTesting
 /// 5xx answers, 429 and dropped connections are retried with exponential backoff,
 /// honouring Retry-After, a bounded number of times; other failures are not retried.
 /// A proxy on 127.0.0.1 in front of lighttpd plays the overloaded or flaky server.
-@Suite("WebDAV requests are retried with backoff on 5xx, 429 and dropped connections",
-       .enabled(if: WebDAVTestServer.shouldRun, WebDAVTestServer.skipReason))
+@Suite(
+    "WebDAV requests are retried with backoff on 5xx, 429 and dropped connections",
+    .enabled(if: WebDAVTestServer.shouldRun, WebDAVTestServer.skipReason))
 struct WebDAVRetryTests {
     /// A proxy in front of the shared server, and a storage on a folder through it
     /// holding one file.
@@ -95,12 +96,14 @@ struct WebDAVRetryTests {
         #expect(storage.requestCounts["GET"] == 1)
 
         let server = try WebDAVTestServer.require()
-        let refused = WebDAVStorage(address: storage.address, user: server.user, password: "wrong", options: instantRetryOptions(recorder: recorder))
+        let refused = WebDAVStorage(
+            address: storage.address, user: server.user, password: "wrong", options: instantRetryOptions(recorder: recorder))
         #expect(throws: CloudError.self) { try refused.read("devices/a.json") }
         #expect(refused.requestCount == 1)
 
         proxy.stop()
-        let closed = WebDAVStorage(address: storage.address, user: server.user, password: server.password, options: instantRetryOptions(recorder: recorder))
+        let closed = WebDAVStorage(
+            address: storage.address, user: server.user, password: server.password, options: instantRetryOptions(recorder: recorder))
         #expect {
             try closed.read("devices/a.json")
         } throws: { error in

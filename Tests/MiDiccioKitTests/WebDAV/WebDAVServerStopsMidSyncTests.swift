@@ -1,11 +1,12 @@
 import Foundation
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 /// A server that goes away in the middle of a sync: nothing is half-applied locally,
 /// and once it is back the next sync resumes and every device converges.
@@ -13,8 +14,9 @@ import MiDiccioTesting
 /// Each test runs its own lighttpd (so stopping it disturbs no other test) and stops it
 /// at every point of a sync in turn, through a storage wrapper that stops the server
 /// just before the Nth call.
-@Suite("A WebDAV server that stops in the middle of a sync",
-       .enabled(if: WebDAVTestServer.shouldRun, WebDAVTestServer.skipReason), .serialized)
+@Suite(
+    "A WebDAV server that stops in the middle of a sync",
+    .enabled(if: WebDAVTestServer.shouldRun, WebDAVTestServer.skipReason), .serialized)
 struct WebDAVServerStopsMidSyncTests {
     @Test("stopped before any call of a sync, nothing is half-applied, and the next sync resumes and converges")
     func stopAtEveryPoint() throws {
@@ -64,9 +66,10 @@ struct WebDAVServerStopsMidSyncTests {
                         Issue.record("stop at call \(point): expected unavailable, got \(error)")
                         break
                     }
-                    try checkNothingHalfApplied(before: before, after: a.library.allStored(), stoppedAt: point,
-                                                newWord: "b\(point)", edited: ids[1], editedNotes: "b \(point)",
-                                                localEdit: ids[0], localNotes: "a \(point)")
+                    try checkNothingHalfApplied(
+                        before: before, after: a.library.allStored(), stoppedAt: point,
+                        newWord: "b\(point)", edited: ids[1], editedNotes: "b \(point)",
+                        localEdit: ids[0], localNotes: "a \(point)")
                 }
                 cloud.before = nil
                 try server.start()
@@ -86,9 +89,11 @@ struct WebDAVServerStopsMidSyncTests {
     /// After a failed sync the library holds its old words, or those plus the whole
     /// batch pulled from b (b's new word and b's edit together, never one without the
     /// other); no word is lost, no field goes back in time, no local edit is lost.
-    private func checkNothingHalfApplied(before: [StoredWord], after: [StoredWord], stoppedAt point: Int,
-                                         newWord: String, edited: WordID, editedNotes: String,
-                                         localEdit: WordID, localNotes: String) throws {
+    private func checkNothingHalfApplied(
+        before: [StoredWord], after: [StoredWord], stoppedAt point: Int,
+        newWord: String, edited: WordID, editedNotes: String,
+        localEdit: WordID, localNotes: String
+    ) throws {
         let now = Dictionary(uniqueKeysWithValues: after.map { ($0.word.id, $0) })
         for previous in before {
             guard let word = now[previous.word.id] else {

@@ -1,18 +1,20 @@
 import Foundation
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 /// The seeded simulation of "Sync through your own cloud" (three or four devices, skewed
 /// clocks, random edits, deletes, restores, backups, crashes and faults) through the
 /// real WebDAV server instead of memory. Runs `MIDICCIO_WEBDAV_SIM_SEEDS` seeds (default
 /// 5); `MIDICCIO_WEBDAV_SIM_SEED=N` replays one.
-@Suite("Seeded simulation of several devices through a real WebDAV server",
-       .enabled(if: WebDAVTestServer.shouldRun, WebDAVTestServer.skipReason))
+@Suite(
+    "Seeded simulation of several devices through a real WebDAV server",
+    .enabled(if: WebDAVTestServer.shouldRun, WebDAVTestServer.skipReason))
 struct WebDAVSimulationTests {
     static var seeds: [UInt64] {
         let environment = ProcessInfo.processInfo.environment
@@ -21,8 +23,9 @@ struct WebDAVSimulationTests {
         return Array(1...max(1, count))
     }
 
-    @Test("after fault-free syncs through WebDAV every device holds the same words, each field its last write, nothing pending, nothing lost",
-          arguments: seeds)
+    @Test(
+        "after fault-free syncs through WebDAV every device holds the same words, each field its last write, nothing pending, nothing lost",
+        arguments: seeds)
     func devicesConverge(seed: UInt64) throws {
         let server = try WebDAVTestServer.require()
         let cloud = FaultInjectingCloud(server.storage(try server.freshAddress("sim-\(seed)"), options: instantRetryOptions()))

@@ -12,8 +12,9 @@ import MiDiccioTesting
 /// "the cloud cannot be reached" without changing anything, and once the server is
 /// quick again a normal sync works. The slowness comes from a proxy on 127.0.0.1 that
 /// holds back lighttpd's answers.
-@Suite("A slow WebDAV server hits the timeout, then a normal sync works",
-       .enabled(if: WebDAVTestServer.shouldRun, WebDAVTestServer.skipReason))
+@Suite(
+    "A slow WebDAV server hits the timeout, then a normal sync works",
+    .enabled(if: WebDAVTestServer.shouldRun, WebDAVTestServer.skipReason))
 struct WebDAVSlowServerTests {
     @Test("a server slower than the timeout makes the sync unavailable, and the next sync at normal speed works")
     func slowThenNormal() throws {

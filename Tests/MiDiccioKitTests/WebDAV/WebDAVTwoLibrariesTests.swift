@@ -1,16 +1,18 @@
 import Foundation
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 /// The same end-to-end scenarios as the folder back end, through a real WebDAV server
 /// (lighttpd with mod_webdav): two libraries, each with its own connection, one folder.
-@Suite("Two libraries sync through one WebDAV server",
-       .enabled(if: WebDAVTestServer.shouldRun, WebDAVTestServer.skipReason))
+@Suite(
+    "Two libraries sync through one WebDAV server",
+    .enabled(if: WebDAVTestServer.shouldRun, WebDAVTestServer.skipReason))
 struct WebDAVTwoLibrariesTests {
     @Test("add on one, sync both, edit different fields on both, delete and restore across them")
     func endToEnd() throws {
@@ -69,8 +71,10 @@ struct WebDAVTwoLibrariesTests {
             #expect(try inspector.list(CloudLayout.devicesFolder).map(\.name) == ["\(device.library.deviceID).json"])
             #expect(storage.requestCounts["MKCOL", default: 0] >= 1)
             // Every temporary upload was renamed into place: no hidden file is left.
-            for folder in ["", CloudLayout.devicesFolder, CloudLayout.changesFolder(device.library.deviceID),
-                           CloudLayout.snapshotsFolder(device.library.deviceID)] {
+            for folder in [
+                "", CloudLayout.devicesFolder, CloudLayout.changesFolder(device.library.deviceID),
+                CloudLayout.snapshotsFolder(device.library.deviceID),
+            ] {
                 #expect(try inspector.list(folder).allSatisfy { !$0.name.hasPrefix(".") }, "\(folder)")
             }
         }

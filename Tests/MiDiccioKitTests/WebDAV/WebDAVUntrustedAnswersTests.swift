@@ -11,8 +11,9 @@ import MiDiccioTesting
 /// What a server answers is never trusted: a redirect is reported instead of followed
 /// (it would carry the password elsewhere), an answer over its size limit is dropped,
 /// and a hostile listing is an error, never a crash.
-@Suite("A WebDAV server's answers are not trusted: no redirects, bounded sizes, checked listings",
-       .enabled(if: WebDAVTestServer.shouldRun, WebDAVTestServer.skipReason))
+@Suite(
+    "A WebDAV server's answers are not trusted: no redirects, bounded sizes, checked listings",
+    .enabled(if: WebDAVTestServer.shouldRun, WebDAVTestServer.skipReason))
 struct WebDAVUntrustedAnswersTests {
     static func proxied(_ options: WebDAVStorage.Options = instantRetryOptions()) throws -> (FaultProxy, WebDAVStorage) {
         let server = try WebDAVTestServer.require()
@@ -50,11 +51,13 @@ struct WebDAVUntrustedAnswersTests {
         }
     }
 
-    @Test("a hostile listing from the server is an error naming the folder, not a crash", arguments: [
-        String(repeating: "<D:x>", count: 10_000),
-        "<D:response><D:propstat><D:prop/><D:status>HTTP/1.1 200 OK</D:status></D:propstat></D:response>",
-        "<D:response><D:href>/x",
-    ])
+    @Test(
+        "a hostile listing from the server is an error naming the folder, not a crash",
+        arguments: [
+            String(repeating: "<D:x>", count: 10_000),
+            "<D:response><D:propstat><D:prop/><D:status>HTTP/1.1 200 OK</D:status></D:propstat></D:response>",
+            "<D:response><D:href>/x",
+        ])
     func hostileListing(inner: String) throws {
         let (proxy, storage) = try Self.proxied()
         defer { proxy.stop() }

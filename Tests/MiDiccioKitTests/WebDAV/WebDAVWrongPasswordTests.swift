@@ -1,16 +1,18 @@
 import Foundation
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 /// A server that refuses the credentials stops the sync with "the server refused the
 /// user name or password", and the library is left exactly as it was.
-@Suite("A wrong WebDAV password stops the sync with a clear error and changes nothing",
-       .enabled(if: WebDAVTestServer.shouldRun, WebDAVTestServer.skipReason))
+@Suite(
+    "A wrong WebDAV password stops the sync with a clear error and changes nothing",
+    .enabled(if: WebDAVTestServer.shouldRun, WebDAVTestServer.skipReason))
 struct WebDAVWrongPasswordTests {
     static func refusal(_ body: () throws -> Void) -> CloudError? {
         do {

@@ -1,6 +1,7 @@
 import Foundation
 import MiDiccioKit
 import MiDiccioWeb
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -18,8 +19,9 @@ final class WebFixture {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         libraryPath = directory + "/library.sqlite"
         _ = try WordLibrary(path: libraryPath, environment: ["LANG": "en_US.UTF-8"])
-        app = WebApp(libraryPath: libraryPath, policy: SecurityPolicy(host: "127.0.0.1", accessToken: accessToken),
-                     appVersion: "midiccio test", environment: ["LANG": "en_US.UTF-8"])
+        app = WebApp(
+            libraryPath: libraryPath, policy: SecurityPolicy(host: "127.0.0.1", accessToken: accessToken),
+            appVersion: "midiccio test", environment: ["LANG": "en_US.UTF-8"])
         server = try HTTPServer(host: "127.0.0.1", port: 0, handler: app)
     }
 
@@ -36,13 +38,16 @@ final class WebFixture {
 
     /// Sends one request over a real socket. State-changing methods carry the CSRF
     /// token unless `csrf` says otherwise; `host` replaces the Host header.
-    func send(_ method: String, _ target: String, body: Data = Data(), csrf: String?? = .none,
-              host: String? = nil, headers: [String: String] = [:]) throws -> RawResponse {
+    func send(
+        _ method: String, _ target: String, body: Data = Data(), csrf: String?? = .none,
+        host: String? = nil, headers: [String: String] = [:]
+    ) throws -> RawResponse {
         var lines = ["\(method) \(target) HTTP/1.1", "Host: \(host ?? self.host)", "Connection: close"]
-        let token: String? = switch csrf {
-        case .none: ["POST", "PUT", "DELETE"].contains(method) ? csrfToken : nil
-        case .some(let value): value
-        }
+        let token: String? =
+            switch csrf {
+            case .none: ["POST", "PUT", "DELETE"].contains(method) ? csrfToken : nil
+            case .some(let value): value
+            }
         if let token { lines.append("X-CSRF-Token: \(token)") }
         for (name, value) in headers { lines.append("\(name): \(value)") }
         if !body.isEmpty || ["POST", "PUT"].contains(method) { lines.append("Content-Length: \(body.count)") }

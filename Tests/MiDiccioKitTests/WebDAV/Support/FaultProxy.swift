@@ -123,7 +123,9 @@ final class FaultProxy: @unchecked Sendable {
         }
         if let answer {
             _ = readRequest(client)
-            sendAll(client, Data("HTTP/1.1 \(answer.head)\r\nContent-Length: \(answer.body.count)\r\nConnection: close\r\n\r\n".utf8) + answer.body)
+            sendAll(
+                client,
+                Data("HTTP/1.1 \(answer.head)\r\nContent-Length: \(answer.body.count)\r\nConnection: close\r\n\r\n".utf8) + answer.body)
             return
         }
         let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -181,7 +183,8 @@ final class FaultProxy: @unchecked Sendable {
             received.append(contentsOf: buffer[0..<count])
             if needed == nil, let end = received.range(of: Data("\r\n\r\n".utf8)) {
                 let head = String(decoding: received[..<end.lowerBound], as: UTF8.self).lowercased()
-                let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+                let length =
+                    head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
                     .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
                 needed = end.upperBound - received.startIndex + length
             }

@@ -1,13 +1,15 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
+import MiDiccioTesting
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A lighttpd WebDAV server of one test's own, started with Tests/WebDAV/server.sh, so
 /// the test can stop it and start it again without disturbing tests running alongside.

@@ -1,11 +1,12 @@
 import Foundation
+import MiDiccioTesting
 import Testing
+
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 @testable import MiDiccioSync
-import MiDiccioTesting
 
 // Support for the WebDAV tests: the real lighttpd server `make test` starts, private
 // servers a test can stop and start, and a fault-injecting TCP proxy.
@@ -28,7 +29,8 @@ struct WebDAVTestServer: Sendable {
     /// The server from the environment, if it is set.
     static let shared: WebDAVTestServer? = {
         guard let url = environment["MIDICCIO_WEBDAV_TEST_URL"], !url.isEmpty,
-              let user = environment["MIDICCIO_WEBDAV_TEST_USER"], let password = environment["MIDICCIO_WEBDAV_TEST_PASSWORD"] else {
+            let user = environment["MIDICCIO_WEBDAV_TEST_USER"], let password = environment["MIDICCIO_WEBDAV_TEST_PASSWORD"]
+        else {
             return nil
         }
         return WebDAVTestServer(url: url, user: user, password: password)
@@ -44,12 +46,15 @@ struct WebDAVTestServer: Sendable {
     static var shouldRun: Bool { shared != nil || inCI }
 
     /// Why the WebDAV tests were skipped.
-    static let skipReason: Comment = "needs the WebDAV test server: run 'make test', which starts lighttpd and sets MIDICCIO_WEBDAV_TEST_URL"
+    static let skipReason: Comment =
+        "needs the WebDAV test server: run 'make test', which starts lighttpd and sets MIDICCIO_WEBDAV_TEST_URL"
 
     /// The server, or an error that fails the test when it is missing (under CI).
     static func require() throws -> WebDAVTestServer {
         guard let shared else {
-            throw WebDAVTestSetupError("MIDICCIO_WEBDAV_TEST_URL, _USER and _PASSWORD are not set, so there is no WebDAV server to test against; run the tests with 'make test'")
+            throw WebDAVTestSetupError(
+                "MIDICCIO_WEBDAV_TEST_URL, _USER and _PASSWORD are not set, so there is no WebDAV server to test against; run the tests with 'make test'"
+            )
         }
         return shared
     }
@@ -61,7 +66,9 @@ struct WebDAVTestServer: Sendable {
     }
 
     /// A storage on `address` signed in as the test user (or with `password`).
-    func storage(_ address: WebDAVAddress, password: String? = nil, options: WebDAVStorage.Options = WebDAVStorage.Options()) -> WebDAVStorage {
+    func storage(
+        _ address: WebDAVAddress, password: String? = nil, options: WebDAVStorage.Options = WebDAVStorage.Options()
+    ) -> WebDAVStorage {
         WebDAVStorage(address: address, user: user, password: password ?? self.password, options: options)
     }
 }
@@ -103,10 +110,13 @@ final class DelayRecorder: @unchecked Sendable {
 /// One library syncing through its own connection to a WebDAV folder, like one device: a
 /// `TestDevice` whose clock moves a second before each sync and 10 ms before each add.
 /// `cloud`, when given, stands between the engine and `storage` (a fault injector).
-func webdavDevice(name: String, directory: URL, storage: WebDAVStorage, cloud: (any CloudStorage)? = nil,
-                  start: Timestamp = Timestamp(milliseconds: 1_764_000_000_123)) throws -> TestDevice {
-    let device = try TestDevice(name: name, path: directory.appendingPathComponent("\(name).sqlite").path,
-                                storage: cloud ?? storage, clock: ManualClock(start: start))
+func webdavDevice(
+    name: String, directory: URL, storage: WebDAVStorage, cloud: (any CloudStorage)? = nil,
+    start: Timestamp = Timestamp(milliseconds: 1_764_000_000_123)
+) throws -> TestDevice {
+    let device = try TestDevice(
+        name: name, path: directory.appendingPathComponent("\(name).sqlite").path,
+        storage: cloud ?? storage, clock: ManualClock(start: start))
     device.tick = (beforeSync: 1_000, beforeAdd: 10)
     return device
 }
