@@ -100,7 +100,7 @@ public final class FolderStorage: CloudStorage {
         var data = Data(count: Int(status.st_size))
         var total = 0
         while total < data.count {
-            let count = data.withUnsafeMutableBytes { raw in systemRead(descriptor, raw.baseAddress! + total, raw.count - total) }
+            let count = data.withUnsafeMutableBytes { raw in FileSystem.readSome(descriptor, into: raw.baseAddress! + total, count: raw.count - total) }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw CloudError.unreadable(path: path, reason: FileSystem.errorText(errno))
@@ -166,13 +166,4 @@ public final class FolderStorage: CloudStorage {
         }
         return true
     }
-}
-
-/// read(2), which `FolderStorage.read` would otherwise shadow.
-private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
-    #if canImport(Glibc)
-    Glibc.read(descriptor, buffer, count)
-    #else
-    Darwin.read(descriptor, buffer, count)
-    #endif
 }

@@ -93,51 +93,6 @@ public struct WebDAVCredentials: Hashable, Sendable, CustomStringConvertible, Cu
     /// Writes `data` to a new temporary file made with mode 0600 (O_CREAT | O_EXCL, so
     /// nobody can have opened it first), then renames it over `path`.
     private static func writePrivately(_ data: Data, to path: String) throws {
-        let directory = FileSystem.parent(of: path)
-        let temporary = directory + "/.\(URL(fileURLWithPath: path).lastPathComponent).\(UInt32.random(in: 0...UInt32.max)).tmp"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw FileError(path: path, reason: "cannot be created (error \(errno))")
-        }
-        var written = false
-        defer {
-            if !written { unlink(temporary) }
-        }
-        do {
-            defer { close(descriptor) }
-            // The mode given to open(2) is narrowed by the umask; fchmod makes it exactly
-            // owner read and write before any byte is written.
-            guard fchmod(descriptor, 0o600) == 0 else {
-                throw FileError(path: path, reason: "cannot be made private (error \(errno))")
-            }
-            try data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
-                var offset = 0
-                while offset < buffer.count {
-                    let count = systemWrite(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                    if count < 0 {
-                        if errno == EINTR { continue }
-                        throw FileError(path: path, reason: "cannot be written (error \(errno))")
-                    }
-                    offset += count
-                }
-            }
-            guard fsync(descriptor) == 0 else {
-                throw FileError(path: path, reason: "cannot be written to disk (error \(errno))")
-            }
-        }
-        guard rename(temporary, path) == 0 else {
-            throw FileError(path: path, reason: "cannot be replaced (error \(errno))")
-        }
-        written = true
+        try FileSystem.writeAtomically(data, to: path, ownerOnly: true)
     }
-}
-
-/// write(2) under one name on Linux and Apple platforms (`Foundation` has its own
-/// `write` methods that shadow the C function inside types).
-private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
-    #if canImport(Glibc)
-    Glibc.write(descriptor, buffer, count)
-    #else
-    Darwin.write(descriptor, buffer, count)
-    #endif
 }

@@ -47,27 +47,22 @@ package enum FileSystem {
     /// Writes `data` to a hidden temporary file beside `path` (flushed to disk), then
     /// renames it over `path`, so nobody ever sees half a file. With `exclusive`, the
     /// file is published only if nothing is at `path` yet (a hard link, which fails when
-    /// the name is taken), and `FileError.exists` says when something was.
-    package static func writeAtomically(_ data: Data, to path: String, exclusive: Bool = false) throws {
+    /// the name is taken), and `FileError.exists` says when something was. With
+    /// `ownerOnly`, the file is readable and writable by its owner only (mode 0600, set
+    /// before any byte is written, whatever the umask).
+    package static func writeAtomically(_ data: Data, to path: String, exclusive: Bool = false, ownerOnly: Bool = false) throws {
         let directory = parent(of: path)
         try createDirectory(directory)
         let temporary = directory + "/" + temporaryName(for: URL(fileURLWithPath: path).lastPathComponent)
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, ownerOnly ? 0o600 : 0o666)
         guard descriptor >= 0 else {
             throw FileError(path: path, reason: "cannot be written (\(errorText(errno)))")
         }
         var failure: String?
-        data.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = errorText(errno)
-                    return
-                }
-                offset += written
-            }
+        // open(2)'s mode is narrowed by the umask; fchmod makes it exactly owner-only.
+        if ownerOnly, fchmod(descriptor, 0o600) != 0 { failure = "cannot be made private: \(errorText(errno))" }
+        if failure == nil {
+            failure = writeAll(data, to: descriptor)
         }
         if failure == nil, fsync(descriptor) != 0 { failure = errorText(errno) }
         close(descriptor)
@@ -93,6 +88,32 @@ package enum FileSystem {
         guard rename(temporary, path) == 0 else {
             throw FileError(path: path, reason: "cannot be replaced (\(errorText(errno)))")
         }
+    }
+
+    /// Writes all of `data` to `descriptor`, again after a short write or an interrupt;
+    /// the system's words for a failure, or nil.
+    package static func writeAll(_ data: Data, to descriptor: Int32) -> String? {
+        data.withUnsafeBytes { raw -> String? in
+            var offset = 0
+            while offset < raw.count {
+                let written = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return errorText(errno)
+                }
+                offset += written
+            }
+            return nil
+        }
+    }
+
+    /// read(2), under a name no `read` method of a caller's type shadows.
+    package static func readSome(_ descriptor: Int32, into buffer: UnsafeMutableRawPointer, count: Int) -> Int {
+        #if canImport(Glibc)
+        Glibc.read(descriptor, buffer, count)
+        #else
+        Darwin.read(descriptor, buffer, count)
+        #endif
     }
 
     /// The hidden temporary name `writeAtomically` uses for `name`: a dot, the name,

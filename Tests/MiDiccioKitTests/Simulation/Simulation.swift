@@ -352,10 +352,7 @@ struct Simulation {
         let name = members[index].device.name
         trace("\(name) put back from its copy of step \(copy.step)")
         var present = try survivingKnowledge(excluding: index)
-        let inCopy = try knowledge(ofLibraryFile: copy.path)
-        present.writes.formUnion(inCopy.writes)
-        present.ids.formUnion(inCopy.ids)
-        present.markers.formUnion(inCopy.markers)
+        present.formUnion(try knowledge(ofLibraryFile: copy.path))
         for (id, fields) in writes {
             for (field, list) in fields {
                 for (position, write) in list.enumerated() where write.device == name {
@@ -386,29 +383,6 @@ struct Simulation {
         try members[index].device.restoreLibraryFile(from: copy.path)
     }
 
-    /// Every field write, word and purge marker in a library file (opened as a copy, so
-    /// the file itself stays as it is).
-    private func knowledge(ofLibraryFile path: String) throws -> (writes: Set<WriteKey>, ids: Set<WordID>, markers: Set<WordID>) {
-        let scratch = folder + "/scratch-\(UUID().uuidString).sqlite"
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: scratch + suffix) } }
-        try FileManager.default.copyItem(atPath: path, toPath: scratch)
-        if FileManager.default.fileExists(atPath: path + "-wal") {
-            try FileManager.default.copyItem(atPath: path + "-wal", toPath: scratch + "-wal")
-        }
-        let store = SyncStore(try WordLibrary(path: scratch, create: false, environment: [:]))
-        var writes = Set<WriteKey>(), ids = Set<WordID>()
-        for record in try store.allRecords() {
-            ids.insert(record.word.id)
-            for field in WordField.allCases {
-                writes.insert(
-                    WriteKey(
-                        id: record.word.id, field: field, time: record.times[field], writer: record.writers[field.index],
-                        value: fieldText(record.word, field)))
-            }
-        }
-        return (writes, ids, try store.purgedIDs())
-    }
-
     struct WriteKey: Hashable {
         var id: WordID
         var field: WordField
@@ -417,11 +391,14 @@ struct Simulation {
         var value: String
     }
 
-    /// Every field write, word and purge marker held by the cloud or by a device other
-    /// than `excluded`.
-    private func survivingKnowledge(excluding excluded: Int) throws -> (writes: Set<WriteKey>, ids: Set<WordID>, markers: Set<WordID>) {
-        var writes = Set<WriteKey>(), ids = Set<WordID>(), markers = Set<WordID>()
-        func note(_ record: SyncRecord) {
+    /// What some holder (the cloud, devices, a library file) knows: field writes, words
+    /// and purge markers.
+    struct Knowledge {
+        var writes = Set<WriteKey>()
+        var ids = Set<WordID>()
+        var markers = Set<WordID>()
+
+        mutating func note(_ record: SyncRecord) {
             ids.insert(record.word.id)
             for field in WordField.allCases {
                 writes.insert(
@@ -430,17 +407,44 @@ struct Simulation {
                         value: fieldText(record.word, field)))
             }
         }
-        for data in cloudFiles().map(\.data) {
-            guard let batch = try? BatchCodec.decode(data) else { continue }
-            batch.records.forEach(note)
-            markers.formUnion(batch.markers.map(\.id))
-        }
-        for (index, member) in members.enumerated() where index != excluded {
-            let store = SyncStore(member.device.library)
-            try store.allRecords().forEach(note)
+
+        mutating func note(_ store: SyncStore) throws {
+            for record in try store.allRecords() { note(record) }
             markers.formUnion(try store.purgedIDs())
         }
-        return (writes, ids, markers)
+
+        mutating func formUnion(_ other: Knowledge) {
+            writes.formUnion(other.writes)
+            ids.formUnion(other.ids)
+            markers.formUnion(other.markers)
+        }
+    }
+
+    /// Everything held by the cloud or by a device other than `excluded`.
+    private func survivingKnowledge(excluding excluded: Int) throws -> Knowledge {
+        var knowledge = Knowledge()
+        for data in cloudFiles().map(\.data) {
+            guard let batch = try? BatchCodec.decode(data) else { continue }
+            batch.records.forEach { knowledge.note($0) }
+            knowledge.markers.formUnion(batch.markers.map(\.id))
+        }
+        for (index, member) in members.enumerated() where index != excluded {
+            try knowledge.note(SyncStore(member.device.library))
+        }
+        return knowledge
+    }
+
+    /// Everything in a library file (opened as a copy, so the file itself stays as it is).
+    private func knowledge(ofLibraryFile path: String) throws -> Knowledge {
+        let scratch = folder + "/scratch-\(UUID().uuidString).sqlite"
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: scratch + suffix) } }
+        try FileManager.default.copyItem(atPath: path, toPath: scratch)
+        if FileManager.default.fileExists(atPath: path + "-wal") {
+            try FileManager.default.copyItem(atPath: path + "-wal", toPath: scratch + "-wal")
+        }
+        var knowledge = Knowledge()
+        try knowledge.note(SyncStore(try WordLibrary(path: scratch, create: false, environment: [:])))
+        return knowledge
     }
 
     /// Every file in the cloud (every copy of the folder; nothing is on its way once
