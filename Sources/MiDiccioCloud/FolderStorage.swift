@@ -100,7 +100,9 @@ public final class FolderStorage: CloudStorage {
         var data = Data(count: Int(status.st_size))
         var total = 0
         while total < data.count {
-            let count = data.withUnsafeMutableBytes { raw in FileSystem.readSome(descriptor, into: raw.baseAddress! + total, count: raw.count - total) }
+            let count = data.withUnsafeMutableBytes { raw in
+                FileSystem.readSome(descriptor, into: raw.baseAddress! + total, count: raw.count - total)
+            }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw CloudError.unreadable(path: path, reason: FileSystem.errorText(errno))
