@@ -140,11 +140,12 @@ package final class SyncStore {
     }
 
     /// Saves `merged` over `replacing` (nil: a word new here) as received from other
-    /// devices: not pending, unless it was pending here already. Call inside `write`.
-    package func saveMerged(_ merged: SyncRecord, replacing: LocalRecord?) throws {
+    /// devices: not pending, unless it was pending here already or `pending` asks for it
+    /// (what this library must pass on itself). Call inside `write`.
+    package func saveMerged(_ merged: SyncRecord, replacing: LocalRecord?, pending: Bool = false) throws {
         try library.guarded {
             let writers = try merged.writers.map { try number($0) }
-            try library.save(merged.word, times: merged.times, writers: writers, previous: replacing?.stored, pending: false)
+            try library.save(merged.word, times: merged.times, writers: writers, previous: replacing?.stored, pending: pending)
         }
     }
 

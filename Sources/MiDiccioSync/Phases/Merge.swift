@@ -15,6 +15,10 @@ extension SyncSession {
         var purgedHere = 0
         var pulled = 0
         var merged = 0
+        // What comes from ids this library took over (or from libraries that took over
+        // its old id) may be known nowhere else: this library passes it on itself, even
+        // when it arrives after the full upload that followed the takeover.
+        let relayed = Set(state.absorbed.filter { !$0.cleanedUp }.map(\.device)).union(descendants)
         try commit { next in
             let live = try store.liveCount()
             // Whether each word touched was outside the Trash before this pull: only the
@@ -59,7 +63,7 @@ extension SyncSession {
                     if !outcome.changedFields.isEmpty {
                         if local?.pending == true { merged += 1 } else { pulled += 1 }
                     }
-                    try store.saveMerged(outcome.record, replacing: local)
+                    try store.saveMerged(outcome.record, replacing: local, pending: relayed.contains(batch.device))
                 }
             }
             // Joplin lost notes when a sync read absence as deletion; MiDiccio never does,

@@ -123,4 +123,40 @@ struct RestoredLibraryTests {
             #expect(try laptop.everyWord() == phone.everyWord())
         }
     }
+
+    @Test("a file of the old id that cannot be read at the takeover still reaches every device once it can be read")
+    func lateFileOfTheOldIdIsPassedOn() throws {
+        try withSyncFixture { fixture in
+            let laptop = try fixture.device("laptop")
+            let phone = try fixture.device("phone")
+            try laptop.add("uno")
+            try fixture.syncRounds([laptop, phone])
+            let backup = fixture.file("laptop-backup.sqlite")
+            try laptop.copyLibraryFile(to: backup)
+            let lonely = try laptop.add("solitaria")
+            laptop.cloud.beforeWrite = { path in
+                if path.hasPrefix("devices/") { throw CloudError.failed(path: path, reason: "No space left on device") }
+            }
+            fixture.advanceClocks(by: 1_000)
+            #expect(throws: SyncError.self) { try laptop.sync() }
+            laptop.cloud.beforeWrite = nil
+            let oldID = laptop.id
+            let unannounced = try #require(fixture.seqs(.changes, of: laptop).last.flatMap { fixture.path(.changes, of: laptop, seq: $0) })
+            try laptop.restoreLibraryFile(from: backup)
+
+            // The takeover happens while that file reads as damaged (still arriving).
+            let whole = try #require(fixture.storage.files[unannounced])
+            fixture.storage.faults.corruptReads[unannounced] = whole.prefix(whole.count / 2)
+            fixture.advanceClocks(by: 1_000)
+            let takeover = try laptop.sync()
+            #expect(takeover.newIdentity?.old == oldID)
+            #expect(takeover.skippedFiles.map(\.path) == [unannounced])
+            fixture.storage.faults.corruptReads = [:]
+
+            try fixture.syncRounds([laptop, phone], 3)
+            #expect(try laptop.has(lonely) && phone.has(lonely), "passed on by the library that took the old id over")
+            #expect(try laptop.everyWord() == phone.everyWord())
+            #expect(try laptop.pendingCount() == 0)
+        }
+    }
 }
