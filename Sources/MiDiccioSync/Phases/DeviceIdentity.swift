@@ -151,6 +151,15 @@ extension SyncSession {
     /// be stale or gone: the files in their folders say how far their streams go, and
     /// every change file of theirs is found by listing.
     func readAbsorbedIdentities() throws {
+        // An id whose files were all gone, whose record is back (a copy still writing
+        // under it, delivered late), is taken over again.
+        if state.absorbed.contains(where: { entry in entry.cleanedUp && others.contains { $0.device == entry.device } }) {
+            try commit { next in
+                for index in next.absorbed.indices where others.contains(where: { $0.device == next.absorbed[index].device }) {
+                    next.absorbed[index].cleanedUp = false
+                }
+            }
+        }
         let absorbing = state.absorbed.filter { !$0.cleanedUp }.map(\.device)
         for device in absorbing + descendants.filter({ !absorbing.contains($0) }).sorted() {
             let found = others.first { $0.device == device }

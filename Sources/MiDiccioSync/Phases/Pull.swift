@@ -23,7 +23,19 @@ extension SyncSession {
                 }
             }
         }
-        guard !batches.isEmpty else { return }
+        // A device that took over another id passed on what it read there: once this
+        // device has read all that device wrote, it holds that id's content up to the
+        // takeover's reach. Those files may be gone (the taker removes them), and a copy
+        // still writing under the old id continues after them.
+        for record in others where (cursors[record.device] ?? 0) >= record.lastSeq {
+            for (device, through) in record.absorbed where device != deviceID {
+                cursors[device] = max(cursors[device] ?? 0, through)
+            }
+        }
+        guard !batches.isEmpty else {
+            if cursors != state.cursors { try commit { $0.cursors = cursors } }
+            return
+        }
         try merge(batches, cursors: cursors, allowMassDelete: allowMassDelete)
     }
 
