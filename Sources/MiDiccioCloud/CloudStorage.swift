@@ -28,6 +28,9 @@ public enum CloudError: Error, Sendable, CustomStringConvertible {
     case unreadable(path: String, reason: String)
     /// An exclusive `create` found something already at the path.
     case exists(path: String)
+    /// The storage no longer accepts this device's sign-in; the text says how to sign
+    /// in again.
+    case signInNeeded(String)
 
     public var description: String {
         switch self {
@@ -36,6 +39,7 @@ public enum CloudError: Error, Sendable, CustomStringConvertible {
         case .failed(let path, let reason): "cloud file \(path): \(reason)"
         case .unreadable(let path, let reason): "cloud file \(path) cannot be read: \(reason)"
         case .exists(let path): "cloud file \(path) already exists"
+        case .signInNeeded(let message): message
         }
     }
 }
@@ -64,9 +68,26 @@ public protocol CloudStorage: AnyObject {
     func delete(_ path: String) throws -> Bool
     /// A description for people, without credentials ("folder /home/ana/Dropbox/MiDiccio").
     var displayName: String { get }
+    /// Called once before each sync or status: a back end that keeps a picture of the
+    /// cloud between syncs (Google Drive's file ids) brings it up to date here, and keeps
+    /// it in `cache`, which the library holds for it.
+    func beginPass(cache: (any CloudCache)?) throws
+}
+
+/// A place in the library where a back end keeps what it knows of the cloud between
+/// syncs (file ids, a change token). Only a cache: a back end must work, more slowly,
+/// when it is empty, and must check what it finds there.
+public protocol CloudCache: AnyObject, Sendable {
+    /// What was saved last, or nil.
+    func load() -> Data?
+    /// Replaces what is saved.
+    func save(_ data: Data) throws
 }
 
 extension CloudStorage {
+    /// Back ends that keep nothing between syncs do nothing here.
+    public func beginPass(cache: (any CloudCache)?) throws {}
+
     /// Writes the file like `write`, for back ends that cannot create exclusively.
     public func create(_ path: String, _ data: Data) throws {
         try write(path, data)

@@ -201,6 +201,18 @@ enum Migrations {
                     WHERE ordered.id = purged.id;
                 CREATE INDEX purged_seen ON purged (seen);
                 """),
+        Migration(
+            name: "2026-12-cloud-cache",
+            sql: """
+                -- What a cloud back end keeps between syncs (Google Drive's file ids and change
+                -- token), for the remote named in `remote`. Only a cache: emptied when the
+                -- remote changes, never synced, never in a backup.
+                CREATE TABLE cloud_cache (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    remote TEXT NOT NULL,
+                    value BLOB NOT NULL
+                );
+                """),
     ]
 
     /// Marks a library that had words before a migration: its next sync uploads every

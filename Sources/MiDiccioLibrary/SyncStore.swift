@@ -66,6 +66,25 @@ package final class SyncStore {
 
     // MARK: - Sync's own state
 
+    /// What the cloud back end of `remote` saved between syncs, or nil.
+    package func loadCloudCache(remote: String) throws -> Data? {
+        try library.guarded {
+            try database.blob("SELECT value FROM cloud_cache WHERE id = 1 AND remote = ?", [.text(remote)]).map { Data($0) }
+        }
+    }
+
+    /// Replaces what the cloud back end of `remote` keeps between syncs, in a transaction
+    /// of its own.
+    package func saveCloudCache(_ data: Data, remote: String) throws {
+        try write {
+            try database.run(
+                """
+                INSERT INTO cloud_cache (id, remote, value) VALUES (1, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET remote = excluded.remote, value = excluded.value
+                """, [.text(remote), .blob([UInt8](data))])
+        }
+    }
+
     /// Sync's saved state (JSON written by `saveState`), nil before the first sync.
     package func loadState() throws -> String? {
         try library.guarded { try database.text("SELECT value FROM sync_state WHERE id = 1") }
@@ -106,6 +125,7 @@ package final class SyncStore {
     package func changeRemote(to remote: (kind: String, location: String, user: String?)?) throws {
         try write {
             try database.run("DELETE FROM sync_state")
+            try database.run("DELETE FROM cloud_cache")
             try database.run("DELETE FROM library_info WHERE key IN ('remote.kind', 'remote.location', 'remote.user', 'sync.fullUpload')")
             guard let remote else { return }
             try library.setInfo("remote.kind", remote.kind)

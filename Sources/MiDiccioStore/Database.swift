@@ -131,6 +131,14 @@ package final class Database {
         return try statement.step() ? statement.optionalText(0) : nil
     }
 
+    /// A single blob from a query, as bytes.
+    package func blob(_ sql: String, _ values: [SQLValue] = []) throws -> [UInt8]? {
+        let statement = try cached(sql)
+        try statement.bind(values)
+        defer { statement.reset() }
+        return try statement.step() ? statement.bytes(0) : nil
+    }
+
     /// Runs a statement that returns no rows, with `values` bound in order.
     package func run(_ sql: String, _ values: [SQLValue] = []) throws {
         try run(try cached(sql), values)

@@ -98,6 +98,13 @@ package final class Statement {
     /// Column `index` as text ("" for NULL).
     package func text(_ index: Int32) -> String { optionalText(index) ?? "" }
 
+    /// The bytes of column `index` (empty for NULL or an empty blob).
+    package func bytes(_ index: Int32) -> [UInt8] {
+        let count = Int(sqlite3_column_bytes(handle, index))
+        guard count > 0, let pointer = sqlite3_column_blob(handle, index) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+
     /// Column `index` as text, or nil for NULL.
     package func optionalText(_ index: Int32) -> String? {
         guard let pointer = sqlite3_column_text(handle, index) else { return nil }

@@ -13,6 +13,9 @@ public enum RemoteConfig: Hashable, Sendable {
     /// A folder on a WebDAV server (Nextcloud, ownCloud, a NAS ...): `url` is a checked
     /// `WebDAVAddress` text without credentials, `user` the user name if any.
     case webdav(url: String, user: String?)
+    /// The user's Google Drive: the hidden app data folder, or a visible folder. The
+    /// sign-in lives in the library's Google Drive file (see `GoogleDriveCredentials`).
+    case googleDrive(GoogleDriveSpace)
 
     /// The environment variable whose value, when set, is the WebDAV password instead
     /// of the one in the credentials file.
@@ -51,6 +54,31 @@ public enum RemoteConfig: Hashable, Sendable {
             }
             let options = timeout.map(WebDAVStorage.Options.impatient(timeout:)) ?? WebDAVStorage.Options()
             return WebDAVStorage(address: address, user: user, password: password, options: options)
+        case .googleDrive(let space):
+            let notSignedIn = UnusableStorage(
+                displayName: displayName,
+                error: .signInNeeded("this library is not signed in to Google Drive; sign in with: midiccio remote set gdrive"))
+            guard let libraryPath else { return notSignedIn }
+            let path = GoogleDriveCredentials.filePath(forLibrary: libraryPath)
+            let credentials: GoogleDriveCredentials
+            do {
+                guard let stored = try GoogleDriveCredentials.load(from: path) else { return notSignedIn }
+                credentials = stored
+            } catch {
+                return UnusableStorage(displayName: displayName, error: .signInNeeded("\(error)"))
+            }
+            guard credentials.covers(space) else {
+                return UnusableStorage(
+                    displayName: displayName,
+                    error: .signInNeeded(
+                        "this library's Google Drive sign-in does not reach the \(space.displayName); sign in again with: midiccio remote set gdrive"
+                    ))
+            }
+            let endpoints = GoogleDriveEndpoints.from(environment: environment)
+            let tokens = GoogleAccessTokens(
+                credentials: credentials, path: path, service: GoogleTokenService(endpoints: endpoints, timeout: timeout ?? 15))
+            let options = timeout.map(GoogleDriveStorage.Options.impatient(timeout:)) ?? GoogleDriveStorage.Options()
+            return GoogleDriveStorage(space: space, tokens: tokens, endpoints: endpoints, options: options)
         }
     }
 
@@ -69,6 +97,8 @@ public enum RemoteConfig: Hashable, Sendable {
         switch self {
         case .folder(let path): "folder \(path)"
         case .webdav(let url, _): "webdav \(url)"
+        case .googleDrive(.appData): "google drive (app data folder)"
+        case .googleDrive(.folder(let name)): "google drive folder \(name)"
         }
     }
 }
@@ -83,6 +113,8 @@ extension WordLibrary {
         switch stored.kind {
         case "folder": return .folder(path: stored.location)
         case "webdav": return .webdav(url: stored.location, user: stored.user)
+        case "gdrive" where stored.location == "appdata": return .googleDrive(.appData)
+        case "gdrive" where stored.location.hasPrefix("folder:"): return .googleDrive(.folder(String(stored.location.dropFirst(7))))
         default: return nil
         }
     }
@@ -97,8 +129,14 @@ extension WordLibrary {
             switch remote {
             case .folder(let path): try SyncStore(self).changeRemote(to: ("folder", path, nil))
             case .webdav(let url, let user): try SyncStore(self).changeRemote(to: ("webdav", url, user))
+            case .googleDrive(.appData): try SyncStore(self).changeRemote(to: ("gdrive", "appdata", nil))
+            case .googleDrive(.folder(let name)): try SyncStore(self).changeRemote(to: ("gdrive", "folder:" + name, nil))
             case nil: try SyncStore(self).changeRemote(to: nil)
             }
+        }
+        if case .googleDrive = remote {
+        } else {
+            try GoogleDriveCredentials.remove(at: googleDriveCredentialsPath)
         }
         let stored = try? WebDAVCredentials.load(from: credentialsPath)
         if case .webdav(let url, _) = remote, stored == nil || stored?.address == url { return }
@@ -109,6 +147,15 @@ extension WordLibrary {
     /// readable only by its owner. Replaces any password stored before.
     public func storeWebDAVPassword(_ password: String, for address: WebDAVAddress, user: String?) throws {
         try WebDAVCredentials(address: address.description, user: user, password: password).save(to: credentialsPath)
+    }
+
+    /// The file beside this library that holds its Google Drive sign-in (mode 0600).
+    public var googleDriveCredentialsPath: String { GoogleDriveCredentials.filePath(forLibrary: path) }
+
+    /// Stores this library's Google Drive sign-in, readable only by its owner, replacing
+    /// any stored before.
+    public func storeGoogleDriveCredentials(_ credentials: GoogleDriveCredentials) throws {
+        try credentials.save(to: googleDriveCredentialsPath)
     }
 
     /// True when a password for `address` is stored in the credentials file.

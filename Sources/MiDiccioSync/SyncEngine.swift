@@ -69,6 +69,7 @@ public final class SyncEngine {
         defer { withExtendedLifetime(lock) {} }
         let session = try SyncSession(engine: self)
         do {
+            try storage.beginPass(cache: LibraryCloudCache(store: session.store, remote: storage.displayName))
             try session.takeUploadAllRequest()
             try session.checkManifest()
             try session.readDeviceRecords()
@@ -93,8 +94,28 @@ public final class SyncEngine {
     /// This device's sync state, and every device in the cloud when it can be reached.
     /// Changes nothing, here or in the cloud.
     public func status() throws -> SyncStatus {
-        try SyncSession(engine: self).status()
+        let session = try SyncSession(engine: self)
+        try? storage.beginPass(cache: LibraryCloudCache(store: session.store, remote: storage.displayName))
+        return try session.status()
     }
+}
+
+/// The library's `cloud_cache` row, for the back end of one remote.
+///
+/// Unchecked: its library connection is not thread-safe, and it is used only by the
+/// sync that made it, on the syncing thread, while that sync holds the library's lock.
+final class LibraryCloudCache: CloudCache, @unchecked Sendable {
+    private let store: SyncStore
+    private let remote: String
+
+    init(store: SyncStore, remote: String) {
+        self.store = store
+        self.remote = remote
+    }
+
+    func load() -> Data? { try? store.loadCloudCache(remote: remote) }
+
+    func save(_ data: Data) throws { try store.saveCloudCache(data, remote: remote) }
 }
 
 /// One sync (or status) in progress: the engine's settings, the library's sync side,

@@ -1,0 +1,601 @@
+import Foundation
+import Synchronization
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Cloud storage in the user's own Google Drive, through the Drive API v3: in the hidden
+/// app data folder (the default), or in a visible folder of My Drive.
+///
+/// Drive stores files by id, and names need not be unique, so this back end keeps an
+/// index of paths to ids (`DriveIndex`) in the library, brought up to date at the start
+/// of each sync by the Changes API: a sync with nothing to do costs that one request.
+/// - Two devices that make `changes/` at the same moment make two folders of that name.
+///   They count as one: reads and listings take all of them, and writes go into the
+///   oldest (by `createdTime`, then id).
+/// - Each cloud file is written by one device only; writing it again updates it by id.
+/// - Uploads up to 5 MB are one `multipart` request; larger ones are `resumable` and
+///   pick up where a dropped connection left them. Downloads use `alt=media`; listings
+///   ask only for the fields used and follow `nextPageToken`.
+/// - Tokens: see `GoogleAccessTokens` and `GoogleDriveAPI` for refreshing and retrying.
+public final class GoogleDriveStorage: CloudStorage, CustomStringConvertible, Sendable {
+    /// Timeouts, retries and limits.
+    public struct Options: Sendable {
+        /// Seconds without any byte moving before a request fails.
+        public var timeout: TimeInterval = 30
+        /// When to try a failed request again (rate limits, 5xx, dropped connections).
+        public var retry = HTTPRetryPolicy(maxAttempts: 6, baseDelay: 0.5, maxDelay: 32)
+        /// Files up to this size go up in one multipart request; larger ones resumably.
+        public var multipartLimit = 5 * 1024 * 1024
+        /// The largest file `read` accepts, in bytes.
+        public var maxFileBytes = 1 << 30
+        /// Items per listing page (Drive allows up to 1,000).
+        public var pageSize = 1000
+        /// Files up to this size whose name ends in ".json" are kept in the index.
+        public var cachedContentLimit = 64 * 1024
+        /// Waits between retries (seconds); tests replace it.
+        public var sleep: @Sendable (TimeInterval) -> Void = { Thread.sleep(forTimeInterval: $0) }
+
+        /// The standard options.
+        public init() {}
+
+        /// Options for a command that must not keep its user waiting.
+        public static func impatient(timeout: TimeInterval) -> Options {
+            var options = Options()
+            options.timeout = timeout
+            options.retry = HTTPRetryPolicy(maxAttempts: 2, baseDelay: 0.2, maxDelay: 1)
+            return options
+        }
+    }
+
+    /// Drive's folder type.
+    static let folderType = "application/vnd.google-apps.folder"
+
+    /// Where the files are.
+    public let space: GoogleDriveSpace
+    private let api: GoogleDriveAPI
+    private let state: Mutex<State>
+
+    private struct State {
+        var index: DriveIndex
+        /// True once this process brought the index up to date.
+        var current = false
+        var cache: (any CloudCache)?
+    }
+
+    /// Uses `space` in the Drive that `tokens` signs in to.
+    public init(space: GoogleDriveSpace, tokens: GoogleAccessTokens, endpoints: GoogleDriveEndpoints, options: Options = Options()) {
+        self.space = space
+        api = GoogleDriveAPI(endpoints: endpoints, tokens: tokens, options: options)
+        state = Mutex(State(index: DriveIndex(space: Self.key(space))))
+    }
+
+    /// "google drive (app data folder)" or "google drive folder Words".
+    public var displayName: String {
+        switch space {
+        case .appData: "google drive (app data folder)"
+        case .folder(let name): "google drive folder \(name)"
+        }
+    }
+
+    /// The same as `displayName`: safe to print.
+    public var description: String { displayName }
+
+    /// Requests sent so far by kind ("files.list", "files.media", "upload.multipart",
+    /// "changes.list" ...), every retry counted.
+    public var requestCounts: [String: Int] { api.requestCounts }
+
+    /// All requests sent so far (the token service's not included).
+    public var requestCount: Int { requestCounts.values.reduce(0, +) }
+
+    /// Sets the request counts back to zero.
+    public func resetCounts() { api.resetCounts() }
+
+    private static func key(_ space: GoogleDriveSpace) -> String {
+        switch space {
+        case .appData: "appdata"
+        case .folder(let name): "folder:" + name
+        }
+    }
+
+    private var folderName: String? {
+        if case .folder(let name) = space { return name }
+        return nil
+    }
+
+    // MARK: - The index
+
+    /// Brings the index up to date: the changes since the last sync, or a full listing
+    /// the first time (or when Drive no longer knows the change token).
+    public func beginPass(cache: (any CloudCache)?) throws {
+        let (index, loaded) = state.withLock { state -> (DriveIndex, Bool) in
+            if let cache, state.cache == nil {
+                state.cache = cache
+                if !state.current, let data = cache.load(), let saved = DriveIndex.decode(data, space: Self.key(space)) {
+                    state.index = saved
+                }
+            }
+            return (state.index, state.current)
+        }
+        _ = loaded
+        var next = index
+        let applied = next.pageToken == nil ? false : try applyChanges(to: &next)
+        if !applied { try fullListing(into: &next) }
+        try commit(next, from: index)
+    }
+
+    /// Makes sure the index was brought up to date once in this process.
+    private func ensureCurrent() throws {
+        if state.withLock({ $0.current }) { return }
+        try beginPass(cache: nil)
+    }
+
+    /// Stores `next` as the index (when nothing else changed it meanwhile) and saves it.
+    private func commit(_ next: DriveIndex, from previous: DriveIndex?) throws {
+        let cache = state.withLock { state -> (any CloudCache)? in
+            state.index = next
+            state.current = true
+            return state.cache
+        }
+        guard let cache else { return }
+        if let previous, previous.pageToken == next.pageToken, previous.items == next.items,
+            previous.contents.mapValues(\.version) == next.contents.mapValues(\.version)
+        {
+            return
+        }
+        // Best effort: an index that cannot be saved costs a full listing next time.
+        try? cache.save(next.encoded())
+    }
+
+    /// Changes the index with `body` and saves it.
+    private func mutate(_ body: (inout DriveIndex) -> Void) {
+        var next = state.withLock { $0.index }
+        body(&next)
+        try? commit(next, from: nil)
+    }
+
+    private var index: DriveIndex { state.withLock { $0.index } }
+
+    /// Applies the changes since the index's token; false when Drive no longer knows the
+    /// token (a full listing is needed).
+    private func applyChanges(to index: inout DriveIndex) throws -> Bool {
+        guard var token = index.pageToken else { return false }
+        var updated = index
+        while true {
+            let call = GoogleDriveAPI.Call(
+                method: "GET", path: "/drive/v3/changes",
+                query: [
+                    ("pageToken", token), ("spaces", space.spacesParameter), ("pageSize", "\(api.options.pageSize)"),
+                    ("includeRemoved", "true"),
+                    ("fields", "nextPageToken,newStartPageToken,changes(fileId,removed,file(\(DriveIndex.Item.fields)))"),
+                ], about: "/", kind: "changes.list")
+            let answer = try api.send(call)
+            if [400, 404, 410].contains(answer.status) { return false }
+            guard answer.status == 200 else { throw api.failure(answer, call) }
+            let object = try GoogleDriveAPI.object(answer, about: "/")
+            for change in object["changes"] as? [[String: Any]] ?? [] {
+                guard let id = change["fileId"] as? String ?? (change["file"] as? [String: Any])?["id"] as? String else { continue }
+                let file = change["file"] as? [String: Any]
+                if change["removed"] as? Bool == true || file?["trashed"] as? Bool == true {
+                    updated.remove(id)
+                } else if let file, let item = DriveIndex.Item(resource: file) {
+                    updated.update(id: id, with: item)
+                }
+            }
+            if let next = object["nextPageToken"] as? String {
+                token = next
+                continue
+            }
+            guard let newToken = object["newStartPageToken"] as? String else {
+                throw CloudError.failed(path: "/", reason: "Google Drive's list of changes has no next token")
+            }
+            updated.pageToken = newToken
+            index = updated
+            return true
+        }
+    }
+
+    /// Lists every file of the space anew. The change token is taken first, so a file
+    /// made during the listing shows up in the next changes.
+    private func fullListing(into index: inout DriveIndex) throws {
+        let tokenCall = GoogleDriveAPI.Call(
+            method: "GET", path: "/drive/v3/changes/startPageToken", query: [("fields", "startPageToken")], about: "/",
+            kind: "changes.startPageToken")
+        guard let token = try api.json(tokenCall)["startPageToken"] as? String else {
+            throw CloudError.failed(path: "/", reason: "Google Drive gave no change token")
+        }
+        var items: [String: DriveIndex.Item] = [:]
+        var pageToken: String?
+        repeat {
+            var query = [
+                ("spaces", space.spacesParameter), ("q", "trashed = false"), ("pageSize", "\(api.options.pageSize)"),
+                ("fields", "nextPageToken,files(\(DriveIndex.Item.fields))"),
+            ]
+            if let pageToken { query.append(("pageToken", pageToken)) }
+            let object = try api.json(
+                GoogleDriveAPI.Call(method: "GET", path: "/drive/v3/files", query: query, about: "/", kind: "files.list"))
+            for file in object["files"] as? [[String: Any]] ?? [] {
+                if let id = file["id"] as? String, let item = DriveIndex.Item(resource: file) { items[id] = item }
+            }
+            pageToken = object["nextPageToken"] as? String
+        } while pageToken != nil
+        var fresh = DriveIndex(space: index.space)
+        fresh.pageToken = token
+        fresh.items = items
+        fresh.contents = index.contents.filter { items[$0.key]?.version == $0.value.version }
+        index = fresh
+    }
+
+    // MARK: - Paths
+
+    private func components(_ path: String) -> [String] {
+        path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+    }
+
+    /// The folders at `folderPath` ("" is the MiDiccio folder), all same-named ones.
+    private func folderIDs(_ components: [String], in index: DriveIndex) -> [String] {
+        index.folders(at: components, roots: index.roots(folderName: folderName))
+    }
+
+    /// The files at `path`, newest first.
+    private func fileIDs(_ path: String, in index: DriveIndex) -> [String] {
+        var parts = components(path)
+        guard let name = parts.popLast() else { return [] }
+        let parents = folderIDs(parts, in: index)
+        return index.children(of: parents, named: name, folders: false).sorted { a, b in
+            let (x, y) = (index.items[a]!, index.items[b]!)
+            return x.modified != y.modified ? x.modified > y.modified : a > b
+        }
+    }
+
+    /// Asks Drive for files named like `path` in its folders: the index may have missed
+    /// one (a listing Drive answered a moment early). Adds what it finds to the index.
+    private func lookUp(_ path: String) throws -> [String] {
+        var parts = components(path)
+        guard let name = parts.popLast() else { return [] }
+        let parents = folderIDs(parts, in: index)
+        guard !parents.isEmpty else { return [] }
+        let inParents = parents.map { "'\(Self.quoted($0))' in parents" }.joined(separator: " or ")
+        let object = try api.json(
+            GoogleDriveAPI.Call(
+                method: "GET", path: "/drive/v3/files",
+                query: [
+                    ("spaces", space.spacesParameter), ("q", "name = '\(Self.quoted(name))' and trashed = false and (\(inParents))"),
+                    ("fields", "files(\(DriveIndex.Item.fields))"), ("pageSize", "100"),
+                ], about: path, kind: "files.list"))
+        var found: [(String, DriveIndex.Item)] = []
+        for file in object["files"] as? [[String: Any]] ?? [] {
+            if let id = file["id"] as? String, let item = DriveIndex.Item(resource: file), !item.folder { found.append((id, item)) }
+        }
+        guard !found.isEmpty else { return [] }
+        mutate { index in
+            for (id, item) in found { index.update(id: id, with: item) }
+        }
+        return fileIDs(path, in: index)
+    }
+
+    /// A text for a `q` string literal.
+    static func quoted(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'")
+    }
+
+    // MARK: - CloudStorage
+
+    /// The files directly in `folder`, from the index; one entry a name (the newest of
+    /// same-named files).
+    public func list(_ folder: String) throws -> [CloudEntry] {
+        try ensureCurrent()
+        let index = index
+        var newest: [String: DriveIndex.Item] = [:]
+        for (_, item) in index.files(in: folderIDs(components(folder), in: index)) {
+            if let known = newest[item.name], known.modified >= item.modified { continue }
+            newest[item.name] = item
+        }
+        return newest.map { CloudEntry(name: $0.key, size: $0.value.size) }.sorted { $0.name < $1.name }
+    }
+
+    /// The file's bytes: from the index when it holds this version, else downloaded.
+    public func read(_ path: String) throws -> Data? {
+        try ensureCurrent()
+        var ids = fileIDs(path, in: index)
+        if ids.isEmpty { ids = try lookUp(path) }
+        var lookedUp = false
+        while let id = ids.first {
+            guard let item = index.items[id] else { return nil }
+            if let content = index.contents[id], content.version == item.version { return content.data }
+            let answer = try api.send(
+                GoogleDriveAPI.Call(
+                    method: "GET", path: "/drive/v3/files/\(id)", query: [("alt", "media")], maxBody: api.options.maxFileBytes,
+                    about: path, kind: "files.media"))
+            switch answer.status {
+            case 200:
+                if path.hasSuffix(".json"), answer.body.count <= api.options.cachedContentLimit {
+                    mutate { $0.contents[id] = DriveIndex.Content(version: item.version, data: answer.body) }
+                }
+                return answer.body
+            case 404:
+                // Removed since the index learnt of it: look again once.
+                mutate { $0.remove(id) }
+                ids.removeFirst()
+                if ids.isEmpty && !lookedUp {
+                    lookedUp = true
+                    ids = try lookUp(path)
+                }
+            default:
+                throw api.failure(answer, GoogleDriveAPI.Call(method: "GET", path: "", about: path, kind: ""))
+            }
+        }
+        return nil
+    }
+
+    /// Updates the file by id when it exists, else makes it (and missing folders).
+    public func write(_ path: String, _ data: Data) throws {
+        try ensureCurrent()
+        if let id = fileIDs(path, in: index).first {
+            if try upload(data, path: path, updating: id) { return }
+        }
+        try createFile(path, data)
+    }
+
+    /// Makes the file only when nothing of that name is in its folder.
+    public func create(_ path: String, _ data: Data) throws {
+        try ensureCurrent()
+        if !fileIDs(path, in: index).isEmpty { throw CloudError.exists(path: path) }
+        try createFile(path, data)
+    }
+
+    /// Removes every file at `path` (same-named ones included); true when one existed.
+    @discardableResult
+    public func delete(_ path: String) throws -> Bool {
+        try ensureCurrent()
+        var removed = false
+        for id in fileIDs(path, in: index) {
+            let call = GoogleDriveAPI.Call(method: "DELETE", path: "/drive/v3/files/\(id)", about: path, kind: "files.delete")
+            let answer = try api.send(call)
+            switch answer.status {
+            case 200, 204: removed = true
+            case 404: break
+            default: throw api.failure(answer, call)
+            }
+            mutate { $0.remove(id) }
+        }
+        return removed
+    }
+
+    // MARK: - Writing
+
+    private func createFile(_ path: String, _ data: Data) throws {
+        var parts = components(path)
+        guard let name = parts.popLast() else { throw CloudError.failed(path: path, reason: "not a file path") }
+        let parent = try ensureFolder(parts)
+        let metadata: [String: Any] = ["name": name, "parents": [parent]]
+        let started = Self.timestamp()
+        let id = try send(data, metadata: metadata, path: path, fileID: nil) {
+            // The first attempt may have made the file and lost only its answer: a file
+            // of this name made since then is that one (names sync creates are random).
+            try self.findMade(name: name, parent: parent, since: started, size: data.count)
+        }
+        _ = id
+    }
+
+    /// The resource of a file named `name` in `parent` made at or after `since`, as a
+    /// 200 answer, or nil.
+    private func findMade(name: String, parent: String, since: String, size: Int) throws -> HTTPAnswer? {
+        let answer = try api.send(
+            GoogleDriveAPI.Call(
+                method: "GET", path: "/drive/v3/files",
+                query: [
+                    ("spaces", space.spacesParameter),
+                    ("q", "name = '\(Self.quoted(name))' and '\(Self.quoted(parent))' in parents and trashed = false"),
+                    ("fields", "files(\(DriveIndex.Item.fields))"),
+                ], about: name, kind: "files.list"))
+        guard answer.status == 200, let object = try? GoogleDriveAPI.object(answer, about: name) else { return nil }
+        for file in object["files"] as? [[String: Any]] ?? [] {
+            guard let item = DriveIndex.Item(resource: file), item.size == size, item.created >= since.prefix(19) else { continue }
+            let body = (try? JSONSerialization.data(withJSONObject: file)) ?? Data()
+            return HTTPAnswer(status: 200, headers: [:], body: body)
+        }
+        return nil
+    }
+
+    /// Replaces the content of file `id`; false when Drive no longer has it.
+    private func upload(_ data: Data, path: String, updating id: String) throws -> Bool {
+        do {
+            _ = try send(data, metadata: [:], path: path, fileID: id, unknownOutcome: nil)
+            return true
+        } catch UploadTargetGone.gone {
+            mutate { $0.remove(id) }
+            return false
+        }
+    }
+
+    private enum UploadTargetGone: Error { case gone }
+
+    /// Uploads `data` as a new file (`fileID` nil) or over file `fileID`, multipart or
+    /// resumable by size, and notes the result in the index. Returns the file's id.
+    @discardableResult
+    private func send(
+        _ data: Data, metadata: [String: Any], path: String, fileID: String?, unknownOutcome: (() throws -> HTTPAnswer?)?
+    ) throws -> String {
+        let answer: HTTPAnswer
+        if data.count <= api.options.multipartLimit {
+            let boundary = Self.boundary(for: data)
+            var body = Data()
+            let json = (try? JSONSerialization.data(withJSONObject: metadata)) ?? Data("{}".utf8)
+            body.append(Data("--\(boundary)\r\nContent-Type: application/json; charset=UTF-8\r\n\r\n".utf8))
+            body.append(json)
+            body.append(Data("\r\n--\(boundary)\r\nContent-Type: application/octet-stream\r\n\r\n".utf8))
+            body.append(data)
+            body.append(Data("\r\n--\(boundary)--\r\n".utf8))
+            let call = GoogleDriveAPI.Call(
+                method: fileID == nil ? "POST" : "PATCH", path: "/upload/drive/v3/files" + (fileID.map { "/\($0)" } ?? ""),
+                query: [("uploadType", "multipart"), ("fields", DriveIndex.Item.fields)], body: body,
+                headers: ["Content-Type": "multipart/related; boundary=\(boundary)"], about: path, kind: "upload.multipart")
+            answer = try api.send(call, unknownOutcome: unknownOutcome)
+        } else {
+            answer = try resumable(data, metadata: metadata, path: path, fileID: fileID)
+        }
+        if answer.status == 404, fileID != nil { throw UploadTargetGone.gone }
+        guard (200..<300).contains(answer.status) else {
+            throw api.failure(answer, GoogleDriveAPI.Call(method: fileID == nil ? "POST" : "PATCH", path: "", about: path, kind: ""))
+        }
+        let resource = try GoogleDriveAPI.object(answer, about: path)
+        guard let id = resource["id"] as? String ?? fileID, let item = DriveIndex.Item(resource: resource) else {
+            throw CloudError.failed(path: path, reason: "Google Drive's answer does not describe the file written")
+        }
+        mutate { index in
+            index.update(id: id, with: item)
+            if path.hasSuffix(".json"), data.count <= api.options.cachedContentLimit {
+                index.contents[id] = DriveIndex.Content(version: item.version, data: data)
+            }
+        }
+        return id
+    }
+
+    /// A resumable upload: one request opens a session, then the bytes go up; after a
+    /// dropped connection, Drive says how much arrived and the rest follows.
+    private func resumable(_ data: Data, metadata: [String: Any], path: String, fileID: String?) throws -> HTTPAnswer {
+        var restarts = 0
+        while true {
+            let open = GoogleDriveAPI.Call(
+                method: fileID == nil ? "POST" : "PATCH", path: "/upload/drive/v3/files" + (fileID.map { "/\($0)" } ?? ""),
+                query: [("uploadType", "resumable"), ("fields", DriveIndex.Item.fields)],
+                body: (try? JSONSerialization.data(withJSONObject: metadata)) ?? Data("{}".utf8),
+                headers: [
+                    "Content-Type": "application/json; charset=UTF-8", "X-Upload-Content-Type": "application/octet-stream",
+                    "X-Upload-Content-Length": "\(data.count)",
+                ], about: path, kind: "upload.resumable.start")
+            let opened = try api.send(open)
+            if opened.status == 404 { return opened }
+            guard opened.status == 200, let session = opened.header("Location") else { throw api.failure(opened, open) }
+            var offset = 0
+            var drops = 0
+            while true {
+                let piece = data.subdata(in: offset..<data.count)
+                let put = GoogleDriveAPI.Call(
+                    method: "PUT", path: session, body: piece,
+                    headers: [
+                        "Content-Range": piece.isEmpty ? "bytes */\(data.count)" : "bytes \(offset)-\(data.count - 1)/\(data.count)",
+                        "Content-Type": "application/octet-stream",
+                    ], maxBody: 1 << 20, about: path, kind: "upload.resumable.put")
+                let answer: HTTPAnswer
+                do {
+                    answer = try api.send(put, retryDrops: false)
+                } catch let dropped as GoogleDriveAPI.Dropped {
+                    drops += 1
+                    guard let delay = api.options.retry.delay(afterAttempt: drops, retryAfter: nil) else {
+                        throw CloudError.unavailable(GoogleDriveAPI.describe(dropped.failure))
+                    }
+                    api.options.sleep(delay)
+                    offset = try received(session: session, total: data.count, path: path) ?? data.count
+                    if offset == data.count, let done = try finished(session: session, total: data.count, path: path) { return done }
+                    continue
+                }
+                switch answer.status {
+                case 200, 201:
+                    return answer
+                case 308:
+                    offset = Self.rangeEnd(answer.header("Range")).map { $0 + 1 } ?? 0
+                    continue
+                case 404 where restarts < 1, 410 where restarts < 1:
+                    // The session expired: start again from the first byte.
+                    restarts += 1
+                default:
+                    throw api.failure(answer, put)
+                }
+                break
+            }
+        }
+    }
+
+    /// How many bytes of the session's upload Drive holds; nil when it holds them all.
+    private func received(session: String, total: Int, path: String) throws -> Int? {
+        let answer = try api.send(
+            GoogleDriveAPI.Call(
+                method: "PUT", path: session, body: Data(), headers: ["Content-Range": "bytes */\(total)"], about: path,
+                kind: "upload.resumable.put"))
+        switch answer.status {
+        case 200, 201: return nil
+        case 308: return Self.rangeEnd(answer.header("Range")).map { $0 + 1 } ?? 0
+        default:
+            throw CloudError.failed(path: path, reason: "Google Drive lost the upload (\(answer.status)); the next sync uploads it again")
+        }
+    }
+
+    /// The finished upload's answer, asked again.
+    private func finished(session: String, total: Int, path: String) throws -> HTTPAnswer? {
+        let answer = try api.send(
+            GoogleDriveAPI.Call(
+                method: "PUT", path: session, body: Data(), headers: ["Content-Range": "bytes */\(total)"], about: path,
+                kind: "upload.resumable.put"))
+        return answer.status == 200 || answer.status == 201 ? answer : nil
+    }
+
+    /// The last byte of a `Range: bytes=0-N` header.
+    static func rangeEnd(_ header: String?) -> Int? {
+        guard let header, let dash = header.lastIndex(of: "-") else { return nil }
+        return Int(header[header.index(after: dash)...].trimmingCharacters(in: .whitespaces))
+    }
+
+    /// The folder at `components` to write into: the oldest of same-named folders,
+    /// made (with missing parents) when there is none.
+    private func ensureFolder(_ components: [String]) throws -> String {
+        var current = index.roots(folderName: folderName)
+        var parentID: String?
+        if current.isEmpty {
+            if let folderName {
+                parentID = try makeFolder(folderName, in: "root", path: "/")
+            } else {
+                parentID = "appDataFolder"
+            }
+        } else {
+            parentID = current.first
+        }
+        var walked: [String] = []
+        for component in components {
+            walked.append(component)
+            current =
+                parentID.map { id in
+                    id == "appDataFolder" ? [] : folderIDs(walked, in: index)
+                } ?? []
+            if let existing = current.first {
+                parentID = existing
+            } else {
+                parentID = try makeFolder(component, in: parentID ?? "appDataFolder", path: walked.joined(separator: "/"))
+            }
+        }
+        return parentID ?? "appDataFolder"
+    }
+
+    /// Makes a folder and notes it in the index; returns its id.
+    private func makeFolder(_ name: String, in parent: String, path: String) throws -> String {
+        let metadata: [String: Any] = ["name": name, "mimeType": Self.folderType, "parents": [parent]]
+        let call = GoogleDriveAPI.Call(
+            method: "POST", path: "/drive/v3/files", query: [("fields", DriveIndex.Item.fields)],
+            body: (try? JSONSerialization.data(withJSONObject: metadata)) ?? Data(),
+            headers: ["Content-Type": "application/json; charset=UTF-8"], about: path, kind: "files.create")
+        let resource = try api.json(call)
+        guard let id = resource["id"] as? String, let item = DriveIndex.Item(resource: resource) else {
+            throw CloudError.failed(path: path, reason: "Google Drive's answer does not describe the folder made")
+        }
+        mutate { $0.update(id: id, with: item) }
+        return id
+    }
+
+    /// A multipart boundary that does not occur in `data`.
+    private static func boundary(for data: Data) -> String {
+        while true {
+            let boundary =
+                "midiccio-" + String(UInt64.random(in: 0...UInt64.max), radix: 16) + String(UInt64.random(in: 0...UInt64.max), radix: 16)
+            if data.range(of: Data(boundary.utf8)) == nil { return boundary }
+        }
+    }
+
+    /// Now in RFC 3339 with milliseconds, as Drive writes `createdTime`.
+    private static func timestamp() -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: Date().addingTimeInterval(-120))
+    }
+}
