@@ -39,6 +39,10 @@ package final class RecordingCloud: CloudStorage {
         requests.filter { $0.kind == kind && $0.path.hasPrefix(prefix) }
     }
 
+    package func beginPass(cache: (any CloudCache)?) throws {
+        try storage.beginPass(cache: cache)
+    }
+
     package func list(_ folder: String) throws -> [CloudEntry] {
         requests.append(Request(kind: "list", path: folder))
         return try storage.list(folder)

@@ -82,13 +82,17 @@ final class GoogleDriveAPI: Sendable {
                 let rateLimited = answer.status == 429 || (answer.status == 403 && Self.rateLimitReasons.contains(reason ?? ""))
                 guard rateLimited || HTTPRetryPolicy.isRetryable(status: answer.status) else { return answer }
                 retryAfter = HTTPRetryPolicy.retryAfterSeconds(answer.header("Retry-After"))
-                guard let delay = options.retry.delay(afterAttempt: attempt, retryAfter: retryAfter) else {
+                // Google asks for exponential backoff on rate limits; a Retry-After only
+                // makes the wait longer, never shorter.
+                guard let backoff = options.retry.delay(afterAttempt: attempt, retryAfter: nil),
+                    let asked = options.retry.delay(afterAttempt: attempt, retryAfter: retryAfter)
+                else {
                     if rateLimited {
                         throw CloudError.unavailable("Google Drive asks to slow down (\(reason ?? "429")); try again in a minute")
                     }
                     throw CloudError.unavailable("Google Drive answered \(answer.status) \(attempt) time\(attempt == 1 ? "" : "s")")
                 }
-                options.sleep(jittered(delay))
+                options.sleep(jittered(max(backoff, asked)))
             case .failure(let failure) where failure == .dropped || failure == .timedOut:
                 guard retryDrops else { throw Dropped(failure: failure) }
                 guard let delay = options.retry.delay(afterAttempt: attempt, retryAfter: nil) else {

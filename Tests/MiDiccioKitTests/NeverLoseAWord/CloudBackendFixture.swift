@@ -9,13 +9,16 @@ import Testing
 @testable import MiDiccioSync
 
 /// The real cloud back ends the scenario tests of "never lose a word" run through: a
-/// folder on disk, and a folder on the WebDAV test server (`make test` starts it; under
-/// CI its tests run, and fail, without it).
+/// folder on disk, a folder on the WebDAV test server, and the app data folder of the
+/// fake Google Drive (`make test` starts both servers; under CI their tests run, and
+/// fail, without them).
 enum CloudBackend: String, CaseIterable, CustomTestStringConvertible {
-    case folder, webdav
+    case folder, webdav, gdrive
 
     /// The back ends this test run can use.
-    static var available: [CloudBackend] { WebDAVTestServer.shouldRun ? [.folder, .webdav] : [.folder] }
+    static var available: [CloudBackend] {
+        [.folder] + (WebDAVTestServer.shouldRun ? [.webdav] : []) + (GoogleDriveTests.shouldRun ? [.gdrive] : [])
+    }
 
     var testDescription: String { rawValue }
 }
@@ -32,6 +35,7 @@ final class CloudBackendFixture {
     /// The cloud's files on disk: the folder itself, or the WebDAV server's folder.
     let cloudRoot: String
     private let webdav: (server: WebDAVTestServer, address: WebDAVAddress)?
+    private let drive: (tenant: FakeDriveTenant, credentials: GoogleDriveCredentials)?
     /// Every device made so far.
     private(set) var devices: [TestDevice] = []
 
@@ -43,6 +47,12 @@ final class CloudBackendFixture {
             cloudRoot = directory.appendingPathComponent("cloud").path
             try FileManager.default.createDirectory(atPath: cloudRoot, withIntermediateDirectories: true)
             webdav = nil
+            drive = nil
+        case .gdrive:
+            let tenant = try GoogleDriveTests.requireServer().tenant("never-lose")
+            drive = (tenant, try tenant.credentials(for: .appData))
+            webdav = nil
+            cloudRoot = ""
         case .webdav:
             let server = try WebDAVTestServer.require()
             guard let state = ProcessInfo.processInfo.environment["MIDICCIO_WEBDAV_TEST_STATE"], !state.isEmpty else {
@@ -51,6 +61,7 @@ final class CloudBackendFixture {
             }
             let address = try server.freshAddress("never-lose")
             webdav = (server, address)
+            drive = nil
             cloudRoot = state + "/root" + address.decodedPath.dropFirst(URL(string: server.url)!.path.count)
         }
     }
@@ -60,6 +71,7 @@ final class CloudBackendFixture {
         switch backend {
         case .folder: return FolderStorage(root: cloudRoot)
         case .webdav: return webdav!.server.storage(webdav!.address, options: instantRetryOptions())
+        case .gdrive: return drive!.tenant.storage(.appData, credentials: drive!.credentials)
         }
     }
 
@@ -105,6 +117,7 @@ final class CloudBackendFixture {
 
     /// Every file in the cloud by path, read from disk (temporary files included).
     var files: [String: Data] {
+        if let drive { return (try? drive.tenant.files()) ?? [:] }
         var result: [String: Data] = [:]
         guard let walker = FileManager.default.enumerator(atPath: cloudRoot) else { return result }
         for case let relative as String in walker {

@@ -65,6 +65,8 @@ struct Simulation {
     let random: SimulationRandomBox
     let folder: String
     let shared: (any SimulationCloud)?
+    /// Makes each device's own connection to the shared cloud, if devices have their own.
+    let eachDevice: (() -> any SimulationCloud)?
     let network: FileSyncNetwork?
     var members: [Member] = []
     var trueTime: Int64 = 1_764_000_000_000
@@ -89,8 +91,16 @@ struct Simulation {
 
     /// A simulation on one shared cloud (in memory unless given another: the WebDAV tests
     /// run it through a real server), or with `fileSync`, on a file-sync client's folders.
-    init(seed: UInt64, storage: any SimulationCloud = MemoryStorage(), fileSync: Bool = false) throws {
+    ///
+    /// With `eachDevice`, every device gets a connection of its own to the shared cloud
+    /// (back ends that keep a picture of the cloud per device, as Google Drive's does),
+    /// and `storage` serves only to look at every file.
+    init(
+        seed: UInt64, storage: any SimulationCloud = MemoryStorage(), fileSync: Bool = false,
+        eachDevice: (() -> any SimulationCloud)? = nil
+    ) throws {
         self.seed = seed
+        self.eachDevice = eachDevice
         random = SimulationRandomBox(SeededGenerator(seed: seed))
         shared = fileSync ? nil : storage
         network = fileSync ? FileSyncNetwork() : nil
@@ -122,7 +132,7 @@ struct Simulation {
             let replica = network.addReplica(copying: source.map { (members[$0].storage as! ReplicaStorage).index })
             storage = ReplicaStorage(network: network, index: replica, random: random)
         } else {
-            storage = shared!
+            storage = eachDevice?() ?? shared!
         }
         let ids = IDSource(SeededGenerator(seed: seed &* 31 &+ UInt64(index)))
         let nonces = NonceSource(SeededGenerator(seed: seed &* 131 &+ UInt64(index)))

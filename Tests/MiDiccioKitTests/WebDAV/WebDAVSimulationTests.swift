@@ -34,7 +34,7 @@ struct WebDAVSimulationTests {
         try simulation.run(steps: 60)
         try simulation.finish()
         try simulation.check()
-        #expect(cloud.inner.requestCount > 0)
+        #expect((cloud.inner as? WebDAVStorage)?.requestCount ?? 0 > 0)
     }
 }
 
@@ -43,18 +43,29 @@ struct WebDAVSimulationTests {
 /// hook before each write, and reads of chosen files returning damaged bytes.
 final class FaultInjectingCloud: SimulationCloud {
     /// The real storage.
-    let inner: WebDAVStorage
+    let inner: any CloudStorage
     var faults = MemoryStorage.Faults()
     var beforeWrite: ((String) throws -> Void)?
     /// Every path written and not deleted since, to list every file without walking
     /// folders (a listing reports files only).
     private var written = Set<String>()
+    /// Every file in the cloud, when the server can tell (the fake Google Drive can).
+    private let everyFile: (() -> [String: Data])?
 
-    init(_ inner: WebDAVStorage) { self.inner = inner }
+    init(_ inner: any CloudStorage, everyFile: (() -> [String: Data])? = nil) {
+        self.inner = inner
+        self.everyFile = everyFile
+    }
 
     var displayName: String { inner.displayName }
 
+    func beginPass(cache: (any CloudCache)?) throws {
+        try checkReachable()
+        try inner.beginPass(cache: cache)
+    }
+
     var files: [String: Data] {
+        if let everyFile { return everyFile() }
         var files: [String: Data] = [:]
         for path in written { files[path] = try? inner.read(path) }
         return files

@@ -1,0 +1,73 @@
+import Foundation
+import MiDiccioTesting
+import Testing
+
+@testable import MiDiccioCloud
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+@testable import MiDiccioSync
+
+/// What Google Drive does that breaks naive clients, reproduced by the fake Drive:
+/// paged answers, listings that miss a new file for a moment, and a file removed behind
+/// the index's back.
+@Suite(
+    "Google Drive's paging, late listings and stale ids",
+    .enabled(if: GoogleDriveTests.shouldRun, GoogleDriveTests.skipReason))
+struct GoogleDriveQuirksTests {
+    @Test("a Drive that answers two files a page still gives a new device every word")
+    func paging() throws {
+        try withDrive("paging") { drive in
+            let a = try drive.device("a")
+            var ids: [WordID] = []
+            // Small snapshots and change files: many files, many pages.
+            a.tune = { $0.snapshotInterval = 4 }
+            for round in 0..<12 {
+                ids.append(try a.add("palabra \(round)", meaning: "word \(round)"))
+                drive.advance(1_000)
+                try a.sync()
+            }
+            try drive.tenant.setFaults(["pageSizeCap": 2])
+            let b = try drive.device("b")
+            try drive.syncRounds([b, a, b])
+            for id in ids { #expect(try b.has(id)) }
+            #expect(try drive.tenant.stats().byEndpoint["files.list"] ?? 0 > 1)
+        }
+    }
+
+    @Test("a file that a listing leaves out for a moment is still read, by the name its record gives")
+    func lateListing() throws {
+        try withDrive("late") { drive in
+            let a = try drive.device("a")
+            let hund = try a.add("hund", meaning: "dog")
+            try a.sync()
+            // Every new file misses the next two listings that would show it: the new
+            // device's full listing, and its first look by name.
+            try drive.tenant.setFaults(["listLag": 2])
+            let katze = try a.add("katze", meaning: "cat")
+            try a.sync()
+            let b = try drive.device("b")
+            try b.sync()
+            #expect(try b.has(hund))
+            // Not yet seen, not skipped: the next sync looks again and finds it.
+            try b.sync()
+            #expect(try b.has(katze))
+        }
+    }
+
+    @Test("a file removed and written again by another program (a new id) is looked up again, not lost")
+    func staleID() throws {
+        let tenant = try GoogleDriveTests.tenant("stale")
+        let writer = try tenant.storage(.appData)
+        try writer.write("changes/d/1.chg", Data("one".utf8))
+        let reader = try tenant.storage(.appData)
+        #expect(try reader.read("changes/d/1.chg") == Data("one".utf8))
+        // Behind the reader's back: the file goes, and one of the same name comes.
+        let old = try #require(try tenant.rawFiles().first { $0["name"] as? String == "1.chg" })
+        let folder = try #require((old["parents"] as? [String])?.first)
+        #expect(try writer.delete("changes/d/1.chg"))
+        try tenant.create(name: "1.chg", parent: folder, content: Data("two".utf8))
+        // The reader's index still names the old id (it has not asked for changes since):
+        // Drive's 404 sends it looking by name.
+        #expect(try reader.read("changes/d/1.chg") == Data("two".utf8))
+    }
+}
