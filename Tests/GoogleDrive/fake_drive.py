@@ -958,6 +958,8 @@ class DriveApi:
         if total is not None:
             if s.total is not None and total != s.total:
                 raise bad_request("The upload's total size was %d bytes, not %d." % (s.total, total))
+            if total < len(s.data):
+                raise bad_request("%d bytes were already received, more than the total of %d." % (len(s.data), total))
             s.total = total
         if start is not None:
             if start > len(s.data):

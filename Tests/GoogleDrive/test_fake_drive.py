@@ -667,6 +667,15 @@ class ResumableTests(Base):
         stats = d.stats()["byEndpoint"]
         self.assertEqual((stats["upload.resumable.start"], stats["upload.resumable.put"]), (1, 8))
 
+    def test_total_unknown_until_the_last_chunk(self):
+        d = self.drive()
+        answer = d.api("POST", "/upload/drive/v3/files", {"uploadType": "resumable"}, {"name": "s"})
+        session = answer.header("Location").split("/t/%s" % d.tenant, 1)[1]
+        self.assertEqual(d.raw("PUT", session, b"abc", {"Content-Range": "bytes 0-2/*"}).header("Range"), "bytes=0-2")
+        self.assertEqual(d.raw("PUT", session, b"", {"Content-Range": "bytes */2"}).status, 400)
+        done = d.raw("PUT", session, b"de", {"Content-Range": "bytes 3-4/5"})
+        self.assertEqual((done.status, done.json["name"]), (200, "s"))
+
     def test_update_by_resumable_and_whole_put(self):
         d = self.drive()
         f = d.upload("x", b"old")
