@@ -92,11 +92,14 @@ package struct FakeDriveTenant: Sendable {
 
     /// Credentials signed in to `space`.
     package func credentials(for space: GoogleDriveSpace, clientID: String = "test-client") throws -> GoogleDriveCredentials {
-        GoogleDriveCredentials(clientID: clientID, clientSecret: nil, refreshToken: try grant(scope: space.scope, clientID: clientID), scope: space.scope)
+        GoogleDriveCredentials(
+            clientID: clientID, clientSecret: nil, refreshToken: try grant(scope: space.scope, clientID: clientID), scope: space.scope)
     }
 
     /// A storage on `space`, signed in with fresh credentials (kept in memory).
-    package func storage(_ space: GoogleDriveSpace, options: GoogleDriveStorage.Options = FakeDriveTenant.quickOptions()) throws
+    package func storage(
+        _ space: GoogleDriveSpace, options: GoogleDriveStorage.Options = FakeDriveTenant.quickOptions()
+    ) throws
         -> GoogleDriveStorage
     {
         try storage(space, credentials: credentials(for: space), options: options)
@@ -143,7 +146,9 @@ package struct FakeDriveTenant: Sendable {
     /// Makes a file or folder directly, as another program would (duplicates, files
     /// "by someone else"); returns its id.
     @discardableResult
-    package func create(name: String, parent: String, folder: Bool = false, createdTime: String? = nil, content: Data? = nil) throws
+    package func create(
+        name: String, parent: String, folder: Bool = false, createdTime: String? = nil, content: Data? = nil
+    ) throws
         -> String
     {
         var body: [String: Any] = [

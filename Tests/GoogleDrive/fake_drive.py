@@ -994,7 +994,8 @@ class DriveApi:
     # Changes
 
     def changes_startPageToken(self, _=None):
-        self.spaces()
+        # Google's getStartPageToken takes no spaces: the token is one counter for the
+        # whole account, which any scope may ask for (an app data token included).
         return self.answer({"kind": "drive#startPageToken", "startPageToken": str(self.t.seq + 1)},
                            START_TOKEN_FIELDS, "kind,startPageToken")
 

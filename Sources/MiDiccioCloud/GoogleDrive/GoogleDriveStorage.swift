@@ -109,16 +109,15 @@ public final class GoogleDriveStorage: CloudStorage, CustomStringConvertible, Se
     /// Brings the index up to date: the changes since the last sync, or a full listing
     /// the first time (or when Drive no longer knows the change token).
     public func beginPass(cache: (any CloudCache)?) throws {
-        let (index, loaded) = state.withLock { state -> (DriveIndex, Bool) in
+        let index = state.withLock { state -> DriveIndex in
             if let cache, state.cache == nil {
                 state.cache = cache
                 if !state.current, let data = cache.load(), let saved = DriveIndex.decode(data, space: Self.key(space)) {
                     state.index = saved
                 }
             }
-            return (state.index, state.current)
+            return state.index
         }
-        _ = loaded
         var next = index
         let applied = next.pageToken == nil ? false : try applyChanges(to: &next)
         if !applied { try fullListing(into: &next) }
@@ -371,12 +370,11 @@ public final class GoogleDriveStorage: CloudStorage, CustomStringConvertible, Se
         let parent = try ensureFolder(parts)
         let metadata: [String: Any] = ["name": name, "parents": [parent]]
         let started = Self.timestamp()
-        let id = try send(data, metadata: metadata, path: path, fileID: nil) {
+        try send(data, metadata: metadata, path: path, fileID: nil) {
             // The first attempt may have made the file and lost only its answer: a file
             // of this name made since then is that one (names sync creates are random).
             try self.findMade(name: name, parent: parent, since: started, size: data.count)
         }
-        _ = id
     }
 
     /// The resource of a file named `name` in `parent` made at or after `since`, as a

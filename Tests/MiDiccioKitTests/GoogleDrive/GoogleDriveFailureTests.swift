@@ -75,7 +75,9 @@ struct GoogleDriveFailureTests {
             try drive.tenant.setFaults(["revokeRefreshTokens": true, "expireAccessTokensAfter": 0])
             let error = #expect(throws: (any Error).self) { try a.sync() }
             let message = "\(error.map { "\($0)" } ?? "")"
-            #expect(message.contains("Google Drive refused this device's sign-in; sign in again with: midiccio remote set gdrive"), "\(message)")
+            #expect(
+                message.contains("Google Drive refused this device's sign-in; sign in again with: midiccio remote set gdrive"), "\(message)"
+            )
             #expect(try a.state() == edited)
             #expect(try a.pendingCount() == 1)
             #expect(before != edited)

@@ -14,7 +14,9 @@ import Testing
     "A Google Drive sync costs requests for what changed, not for what exists",
     .enabled(if: GoogleDriveTests.shouldRun, GoogleDriveTests.skipReason))
 struct GoogleDriveRequestCountTests {
-    @Test("a sync with nothing to do costs one request, counted by the server too", arguments: [GoogleDriveSpace.appData, .folder("MiDiccio")])
+    @Test(
+        "a sync with nothing to do costs one request, counted by the server too",
+        arguments: [GoogleDriveSpace.appData, .folder("MiDiccio")])
     func nothingToDo(space: GoogleDriveSpace) throws {
         try withDrive("noop", space: space) { drive in
             let a = try drive.device("a"), b = try drive.device("b")
@@ -38,7 +40,8 @@ struct GoogleDriveRequestCountTests {
             func storage() throws -> GoogleDriveStorage {
                 tenant.storage(.appData, credentials: try #require(try GoogleDriveCredentials.load(from: signIn)), path: signIn)
             }
-            let first = try TestDevice(name: "a", path: library, storage: try storage(), clock: ManualClock(start: CloudBackendFixture.start))
+            let first = try TestDevice(
+                name: "a", path: library, storage: try storage(), clock: ManualClock(start: CloudBackendFixture.start))
             _ = try first.add("hund", meaning: "dog")
             try first.sync()
             try first.sync()

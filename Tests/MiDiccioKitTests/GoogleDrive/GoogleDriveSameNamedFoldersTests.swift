@@ -59,7 +59,9 @@ struct GoogleDriveSameNamedFoldersTests {
             a.cloud.beforeWrite = nil
             try drive.syncRounds([a, b])
             #expect(try a.has(katze) && b.has(hund))
-            let names = try drive.tenant.rawFiles().filter { $0["mimeType"] as? String == GoogleDriveStorage.folderType }.map { $0["name"] as? String ?? "" }
+            let names = try drive.tenant.rawFiles().filter { $0["mimeType"] as? String == GoogleDriveStorage.folderType }.map {
+                $0["name"] as? String ?? ""
+            }
             // The scenario really made two "devices" folders.
             #expect(names.filter { $0 == "devices" }.count == 2, "\(names)")
         }

@@ -19,7 +19,10 @@ final class DriveDevices {
     private(set) var devices: [TestDevice] = []
     private var clock = CloudBackendFixture.start.milliseconds
 
-    init(tenant: FakeDriveTenant, space: GoogleDriveSpace, directory: URL, options: GoogleDriveStorage.Options = FakeDriveTenant.quickOptions()) throws {
+    init(
+        tenant: FakeDriveTenant, space: GoogleDriveSpace, directory: URL,
+        options: GoogleDriveStorage.Options = FakeDriveTenant.quickOptions()
+    ) throws {
         self.tenant = tenant
         self.space = space
         self.directory = directory

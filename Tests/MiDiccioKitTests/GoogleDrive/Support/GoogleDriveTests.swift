@@ -18,7 +18,8 @@ enum GoogleDriveTests {
     /// The server, or an error that fails the test.
     static func requireServer() throws -> FakeGoogleDrive {
         guard let server = FakeGoogleDrive.shared else {
-            throw WebDAVTestSetupError("MIDICCIO_GDRIVE_TEST_URL is not set, so there is no fake Google Drive; run the tests with 'make test'")
+            throw WebDAVTestSetupError(
+                "MIDICCIO_GDRIVE_TEST_URL is not set, so there is no fake Google Drive; run the tests with 'make test'")
         }
         return server
     }
