@@ -1,5 +1,6 @@
 import Foundation
 import MiDiccioKit
+import MiDiccioTesting
 
 #if canImport(Glibc)
 import Glibc
@@ -167,7 +168,7 @@ enum WebDAVSyncBenchmark {
     }
 
     /// Removes `--name value` or `--name=value` from `arguments` and returns the value.
-    private static func take(_ name: String, from arguments: inout [String]) -> String? {
+    static func take(_ name: String, from arguments: inout [String]) -> String? {
         for (index, argument) in arguments.enumerated() {
             if argument.hasPrefix("--\(name)=") {
                 arguments.remove(at: index)
@@ -191,34 +192,10 @@ enum WebDAVSyncBenchmark {
             throw BenchUsageError(
                 message: "no WebDAV server: run from the repository (for Tests/WebDAV/server.sh) or give --url", usage: usage)
         }
-        #if canImport(Glibc)
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        // The server started in the background keeps these open: files, not pipes.
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        // A blocked SIGTERM would be inherited by the server, which could then only be killed.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
-        let arguments: [String] = ["/bin/bash", script, command, state]
-        var pointers: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { for pointer in pointers { free(pointer) } }
-        var pid: pid_t = 0
-        guard posix_spawn(&pid, "/bin/bash", &actions, &attributes, &pointers, environ) == 0 else {
-            throw BenchFailure("cannot run \(script)")
+        do {
+            try ServerScript.run(script, [command, state])
+        } catch {
+            throw BenchFailure("\(script) \(command) failed (is lighttpd installed? make test installs it)")
         }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-        guard status == 0 else { throw BenchFailure("\(script) \(command) failed (is lighttpd installed? make test installs it)") }
-        #else
-        throw BenchFailure("starting a local WebDAV server needs Linux; give --url")
-        #endif
     }
 }

@@ -57,14 +57,7 @@ package final class FakeGoogleDrive: Sendable {
     }
 
     private static func run(_ script: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [script] + arguments
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw FakeDriveError("\(script) \(arguments.joined(separator: " ")) failed with status \(process.terminationStatus)")
-        }
+        try ServerScript.run(script, arguments)
     }
 }
 
