@@ -120,7 +120,9 @@ enum GoogleDriveSyncBenchmark {
         row(
             "one changed word pulled (medians)", Format.decimal(Statistics.median(pullTimes) ?? 0, 2) + " ms", pullRequests,
             target: Target.oneWordRequests)
-        print("midiccio-bench sync: Google Drive back end (the tests' fake Drive on 127.0.0.1, app data folder), 2 devices, \(Machine.coreCount) cores")
+        print(
+            "midiccio-bench sync: Google Drive back end (the tests' fake Drive on 127.0.0.1, app data folder), 2 devices, \(Machine.coreCount) cores"
+        )
         print(table.rendered(), terminator: "")
     }
 }

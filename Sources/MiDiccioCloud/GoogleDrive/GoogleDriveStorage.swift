@@ -362,6 +362,27 @@ public final class GoogleDriveStorage: CloudStorage, CustomStringConvertible, Se
         return removed
     }
 
+    /// Removes the MiDiccio folder and everything in it (for a visible folder, every
+    /// folder of that name; for the app data folder, every file in it). For tests that
+    /// run against a real Drive and must leave nothing behind.
+    package func removeEverything() throws {
+        try ensureCurrent()
+        let index = index
+        let top: [String]
+        if folderName != nil {
+            top = index.roots(folderName: folderName)
+        } else {
+            let roots = Set(index.roots(folderName: nil))
+            top = index.items.compactMap { $0.value.parent.map(roots.contains) == true ? $0.key : nil }
+        }
+        for id in top {
+            let call = GoogleDriveAPI.Call(method: "DELETE", path: "/drive/v3/files/\(id)", about: "/", kind: "files.delete")
+            let answer = try api.send(call)
+            guard [200, 204, 404].contains(answer.status) else { throw api.failure(answer, call) }
+            mutate { $0.remove(id) }
+        }
+    }
+
     // MARK: - Writing
 
     private func createFile(_ path: String, _ data: Data) throws {
