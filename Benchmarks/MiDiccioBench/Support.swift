@@ -1,4 +1,5 @@
 import Foundation
+import MiDiccioKit
 
 #if canImport(Glibc)
 import Glibc
@@ -272,5 +273,19 @@ struct TemporaryDirectory {
     /// Deletes the directory and everything in it; failures are ignored.
     func remove() {
         try? FileManager.default.removeItem(atPath: path)
+    }
+}
+
+/// Two libraries for a sync benchmark in `folder`: `a` with `words` generated words
+/// (imported from a TSV sheet), `b` empty, both with Spanish collation.
+enum BenchLibraries {
+    static func pair(words: Int, seed: UInt64, in folder: String) throws -> (a: WordLibrary, b: WordLibrary) {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let sheet = folder + "/words.tsv"
+        _ = try SyntheticVocabulary(seed: seed).writeSheet(count: words, to: sheet)
+        let a = try WordLibrary(path: folder + "/a.sqlite", environment: ["LANG": "es_ES.UTF-8"])
+        _ = try a.importSheet(from: sheet, format: .tsv)
+        let b = try WordLibrary(path: folder + "/b.sqlite", environment: ["LANG": "es_ES.UTF-8"])
+        return (a, b)
     }
 }

@@ -77,13 +77,7 @@ enum WebDAVSyncBenchmark {
         func storage() -> WebDAVStorage {
             WebDAVStorage(address: parsed.address, user: server.user, password: server.password, options: storageOptions)
         }
-        let folder = workspace.path + "/libraries"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let sheet = folder + "/words.tsv"
-        _ = try SyntheticVocabulary(seed: seed).writeSheet(count: wordCount, to: sheet)
-        let a = try WordLibrary(path: folder + "/a.sqlite", environment: ["LANG": "es_ES.UTF-8"])
-        _ = try a.importSheet(from: sheet, format: .tsv)
-        let b = try WordLibrary(path: folder + "/b.sqlite", environment: ["LANG": "es_ES.UTF-8"])
+        let (a, b) = try BenchLibraries.pair(words: wordCount, seed: seed, in: workspace.path + "/libraries")
         let storageA = storage(), storageB = storage()
         let engineA = SyncEngine(library: a, storage: storageA)
         let engineB = SyncEngine(library: b, storage: storageB)

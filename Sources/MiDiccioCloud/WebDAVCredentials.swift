@@ -43,10 +43,7 @@ public struct WebDAVCredentials: Hashable, Sendable, CustomStringConvertible, Cu
 
     /// The credentials stored at `path`, or nil when there is no file.
     public static func load(from path: String) throws -> WebDAVCredentials? {
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw FileError(path: path, reason: "cannot be read (check its permissions)")
-        }
+        guard let data = try FileSystem.contentsIfPresent(path) else { return nil }
         guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
             object["format"] as? String == "midiccio-credentials",
             let webdav = object["webdav"] as? [String: Any],
@@ -77,12 +74,7 @@ public struct WebDAVCredentials: Hashable, Sendable, CustomStringConvertible, Cu
 
     /// Removes the credentials file at `path`; no file is not an error.
     public static func remove(at path: String) throws {
-        guard FileManager.default.fileExists(atPath: path) else { return }
-        do {
-            try FileManager.default.removeItem(atPath: path)
-        } catch {
-            throw FileError(path: path, reason: "cannot be removed: \(error.localizedDescription)")
-        }
+        try FileSystem.removeIfPresent(path)
     }
 
     /// The permission bits of the file at `path` (0o600 ...), or nil when it is missing.

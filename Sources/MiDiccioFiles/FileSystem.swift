@@ -50,6 +50,26 @@ package enum FileSystem {
     /// the name is taken), and `FileError.exists` says when something was. With
     /// `ownerOnly`, the file is readable and writable by its owner only (mode 0600, set
     /// before any byte is written, whatever the umask).
+    /// The bytes of the file at `path`, or nil when there is none; a file that cannot be
+    /// read is an error that says to check its permissions (and nothing of its content).
+    package static func contentsIfPresent(_ path: String) throws -> Data? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw FileError(path: path, reason: "cannot be read (check its permissions)")
+        }
+        return data
+    }
+
+    /// Removes the file at `path`; no file is not an error.
+    package static func removeIfPresent(_ path: String) throws {
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        do {
+            try FileManager.default.removeItem(atPath: path)
+        } catch {
+            throw FileError(path: path, reason: "cannot be removed: \(error.localizedDescription)")
+        }
+    }
+
     package static func writeAtomically(_ data: Data, to path: String, exclusive: Bool = false, ownerOnly: Bool = false) throws {
         let directory = parent(of: path)
         try createDirectory(directory)

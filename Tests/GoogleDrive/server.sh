@@ -23,33 +23,8 @@ fi
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 python_bin=$(command -v python3 || echo /usr/bin/python3)
 
-# Is something accepting connections on 127.0.0.1:$1?
-listening() {
-    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
-}
-
-# Is process $1 running? A zombie (exited, not yet reaped) counts as stopped.
-alive() {
-    kill -0 "$1" 2>/dev/null || return 1
-    if [ -r "/proc/$1/status" ]; then
-        ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null
-    fi
-}
-
-# Stops the server whose process id is in $1/pid.
-stop_process() {
-    local dir=${1:-$state}
-    [ -f "$dir/pid" ] || return 0
-    local pid
-    pid=$(cat "$dir/pid")
-    rm -f "$dir/pid"
-    kill -TERM "$pid" 2>/dev/null || return 0
-    for _ in $(seq 1 100); do
-        alive "$pid" || return 0
-        sleep 0.05
-    done
-    kill -KILL "$pid" 2>/dev/null || true
-}
+# listening, alive, stop_process and stop_all
+source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../server-processes.sh"
 
 start() {
     mkdir -p "$state"
@@ -86,12 +61,6 @@ start() {
 case "$command" in
     start) start ;;
     halt) stop_process ;;
-    stop)
-        if [ -d "$state" ]; then
-            while IFS= read -r pidfile; do
-                stop_process "$(dirname "$pidfile")"
-            done < <(find "$state" -maxdepth 2 -name pid -type f)
-        fi
-        rm -rf "$state" ;;
+    stop) stop_all ;;
     *) echo "usage: $0 start|halt|stop STATE_DIR" >&2; exit 64 ;;
 esac

@@ -53,10 +53,7 @@ public struct GoogleDriveCredentials: Hashable, Sendable, CustomStringConvertibl
 
     /// The credentials stored at `path`, or nil when there is no file.
     public static func load(from path: String) throws -> GoogleDriveCredentials? {
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw FileError(path: path, reason: "cannot be read (check its permissions)")
-        }
+        guard let data = try FileSystem.contentsIfPresent(path) else { return nil }
         guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
             object["format"] as? String == "midiccio-google-drive",
             let clientID = object["clientId"] as? String, !clientID.isEmpty,
@@ -94,11 +91,6 @@ public struct GoogleDriveCredentials: Hashable, Sendable, CustomStringConvertibl
 
     /// Removes the file at `path`; no file is not an error.
     public static func remove(at path: String) throws {
-        guard FileManager.default.fileExists(atPath: path) else { return }
-        do {
-            try FileManager.default.removeItem(atPath: path)
-        } catch {
-            throw FileError(path: path, reason: "cannot be removed: \(error.localizedDescription)")
-        }
+        try FileSystem.removeIfPresent(path)
     }
 }
