@@ -7,7 +7,8 @@ SWIFT ?= swift
 # (Debian 12 ships mod_webdav in its own package). nodejs: the web tests run
 # `node --check` on the page's script (Tests/MiDiccioWebTests/PageFileTests.swift).
 # sqlite3: the process tests check libraries with the shell's `PRAGMA integrity_check`.
-APT_PACKAGES := pkg-config libsqlite3-dev libicu-dev zlib1g-dev libmicrohttpd-dev lighttpd lighttpd-mod-webdav nodejs sqlite3
+# libssl-dev: OpenSSL's libcrypto, random bytes and SHA-256 for the Google sign-in (PKCE).
+APT_PACKAGES := pkg-config libsqlite3-dev libicu-dev zlib1g-dev libmicrohttpd-dev libssl-dev lighttpd lighttpd-mod-webdav nodejs sqlite3
 ARGS ?= serve
 BENCH_ARGS ?= library --words 100000
 
