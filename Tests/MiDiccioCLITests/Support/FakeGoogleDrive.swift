@@ -62,15 +62,16 @@ final class FakeGoogleDrive {
         return object["byEndpoint"] as? [String: Int] ?? [:]
     }
 
+    /// Runs server.sh with posix_spawn (Foundation's Process can hang when tests wait for
+    /// several at once), with this process's environment for its PATH.
     private static func runScript(_ script: String, _ command: String, _ state: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [script, command, state]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "server.sh \(command) failed (\(process.terminationStatus))")
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("midiccio-fake-drive-\(UUID().uuidString).log").path
+        defer { unlink(log) }
+        let child = try ChildProcess(
+            executable: "/bin/bash", arguments: [script, command, state], environment: ProcessInfo.processInfo.environment,
+            outputPath: log, errorPath: log)
+        let ending = child.wait(timeout: 60) ?? child.killNow()
+        try #require(ending.succeeded, "server.sh \(command) failed (\(ending)): \(child.errorOutput)")
     }
 }
 
