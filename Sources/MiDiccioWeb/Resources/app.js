@@ -7,7 +7,7 @@
   const state = {
     query: "", tag: "", sort: "updated", offset: 0, hasMore: false, total: null,
     generation: 0, loadingGeneration: -1, editing: null, syncing: false, lastSync: 0, hasRemote: true,
-    googleClient: null, googleSignInAvailable: true,
+    googleClient: null, googleSignInAvailable: true, googleSignedIn: false,
   };
 
   // ---- Talking to the server -------------------------------------------------
@@ -400,6 +400,7 @@
       devices.replaceChildren();
       state.googleClient = status.googleClient;
       state.googleSignInAvailable = status.googleSignInAvailable;
+      state.googleSignedIn = !!status.googleSignedIn;
       showRemoteKind();
       if (status.remote === null) {
         $("sync-summary").textContent = "Your words are only on this device. To use them on other devices too, choose a folder that Dropbox, iCloud Drive, Google Drive, OneDrive, Nextcloud or Syncthing keeps in sync.";
@@ -447,7 +448,9 @@
     $("remote-save").disabled = kind === "gdrive" && state.googleSignInAvailable === false;
     $("gdrive-note").textContent = state.googleSignInAvailable === false
       ? "Signing in from this page needs 'midiccio serve' on the computer with the browser, without --token. On the computer that serves, run: midiccio remote set gdrive --no-browser"
-      : "Google asks you to sign in and allow MiDiccio to keep its files in your Drive, then brings you back here.";
+      : state.googleSignedIn
+        ? "Signed in to Google Drive. Sign in again to change the folder or the Google account."
+        : "Google asks you to sign in and allow MiDiccio to keep its files in your Drive, then brings you back here.";
   }
 
   // Google sends the browser to /oauth/callback, which sends it back here with
