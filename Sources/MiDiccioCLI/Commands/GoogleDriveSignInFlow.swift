@@ -113,6 +113,9 @@ struct GoogleDriveSignInFlow {
             return client
         }
         guard var client = GoogleOAuthClient.standard(environment: context.environment) else {
+            if let id = context.environment[GoogleOAuthClient.idVariable], !id.isEmpty {
+                throw UsageError("\(GoogleOAuthClient.idVariable) must be an OAuth client id such as 1234-abc.apps.googleusercontent.com")
+            }
             throw UsageError(
                 "no OAuth client: give your own with --client-id ID (or set \(GoogleOAuthClient.idVariable)); the README's "
                     + "\"Sync through Google Drive\" says how to make one in the Google Cloud console")

@@ -44,6 +44,14 @@ final class GoogleDriveRemoteUsageTests {
         #expect(result.errorOutput.contains("\"Sync through Google Drive\" says how to make one in the Google Cloud console"))
     }
 
+    @Test("a client id in the environment that cannot be one is named as the problem")
+    func badClientInEnvironment() {
+        let result = sandbox.run(
+            ["remote", "set", "gdrive"], environment: sandbox.environment.merging(["MIDICCIO_GDRIVE_CLIENT_ID": "my client"]) { $1 })
+        #expect(result.status == 64)
+        #expect(result.errorOutput.contains("MIDICCIO_GDRIVE_CLIENT_ID must be an OAuth client id"), "\(result.errorOutput)")
+    }
+
     @Test("the help of remote set explains gdrive and its options")
     func help() {
         let help = sandbox.run("help", "remote", "set").output

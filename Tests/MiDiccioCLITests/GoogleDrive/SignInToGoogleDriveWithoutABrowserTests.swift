@@ -86,6 +86,23 @@ final class SignInToGoogleDriveWithoutABrowserTests {
         #expect(try remote(ofLibraryAt: sandbox.libraryPath) == .googleDrive(.folder("Mis palabras")))
     }
 
+    @Test("a client secret Google does not accept is reported, and nothing changes")
+    func wrongSecret() throws {
+        try drive.setFaults(#"{"clientSecret": "the-right-one"}"#)
+        let input = try InputPipe()
+        let child = try processes.start(
+            ["remote", "set", "gdrive", "--client-id", "test", "--no-browser"],
+            environment: drive.environment.merging([GoogleOAuthClient.secretVariable: "a-wrong-one"]) { $1 }, input: input.readEnd)
+        input.type(try #require(try LoopbackHTTP.send("GET", try child.line(containing: "/oauth/authorize?")).location))
+        input.closeInput()
+        let run = processes.finish(child, timeout: 60)
+        #expect(run.ending == .exited(1))
+        #expect(run.errorOutput.contains("Google does not accept this OAuth client (check its id and secret)"), "\(run.errorOutput)")
+        #expect(run.errorOutput.contains("nothing was changed"))
+        #expect(!run.errorOutput.contains("a-wrong-one"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.libraryPath + ".google-drive"))
+    }
+
     @Test("input that ends before an address is pasted changes nothing")
     func nothingPasted() throws {
         let input = try InputPipe()
