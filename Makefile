@@ -8,7 +8,8 @@ SWIFT ?= swift
 # `node --check` on the page's script (Tests/MiDiccioWebTests/PageFileTests.swift).
 # sqlite3: the process tests check libraries with the shell's `PRAGMA integrity_check`.
 # python3: the fake Google Drive the tests sync through (Tests/GoogleDrive, standard library only).
-APT_PACKAGES := pkg-config libsqlite3-dev libicu-dev zlib1g-dev libmicrohttpd-dev lighttpd lighttpd-mod-webdav nodejs sqlite3 python3
+# libssl-dev: OpenSSL's libcrypto, random bytes and SHA-256 for the Google sign-in (PKCE).
+APT_PACKAGES := pkg-config libsqlite3-dev libicu-dev zlib1g-dev libmicrohttpd-dev libssl-dev lighttpd lighttpd-mod-webdav nodejs sqlite3 python3
 ARGS ?= serve
 BENCH_ARGS ?= library --words 100000
 
@@ -32,8 +33,25 @@ deps:
 	  fi; \
 	fi
 
+# A packager builds an OAuth client into midiccio, so its users need not make their own
+# (README, "Sync through Google Drive"); only values given on make's command line count:
+#   make build MIDICCIO_GDRIVE_CLIENT_ID=1234-abc.apps.googleusercontent.com [MIDICCIO_GDRIVE_CLIENT_SECRET=...]
+BUILT_IN_CLIENT := Sources/MiDiccioCloud/GoogleDrive/BuiltInGoogleClient.generated.swift
+
 build: deps
+ifeq ($(origin MIDICCIO_GDRIVE_CLIENT_ID),command line)
+	@printf '%s' '$(MIDICCIO_GDRIVE_CLIENT_ID)$(MIDICCIO_GDRIVE_CLIENT_SECRET)' | grep -Eq '^[A-Za-z0-9._-]+$$' \
+	  || { echo "MIDICCIO_GDRIVE_CLIENT_ID and MIDICCIO_GDRIVE_CLIENT_SECRET hold only letters, digits, '.', '_' and '-'"; exit 1; }
+	@{ echo '// Written by make build (see BuiltInGoogleClient.swift); not in git.'; \
+	   echo '/// The OAuth client id built in.'; \
+	   echo 'let builtInGoogleClientID = "$(MIDICCIO_GDRIVE_CLIENT_ID)"'; \
+	   echo '/// Its secret, if any.'; \
+	   echo 'let builtInGoogleClientSecret: String? = $(if $(MIDICCIO_GDRIVE_CLIENT_SECRET),"$(MIDICCIO_GDRIVE_CLIENT_SECRET)",nil)'; \
+	 } > $(BUILT_IN_CLIENT)
+	$(SWIFT) build -c release --product midiccio -Xswiftc -DMIDICCIO_GDRIVE_BUILT_IN_CLIENT
+else
 	$(SWIFT) build -c release --product midiccio
+endif
 
 run: build
 	@echo "MiDiccio $$(.build/release/midiccio --version | cut -d' ' -f2): library $${MIDICCIO_LIBRARY:-$${XDG_DATA_HOME:-$$HOME/.local/share}/midiccio/library.sqlite}"

@@ -27,6 +27,13 @@ let package = Package(
             pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
+        // libcrypto: random bytes and SHA-256 for the Google sign-in (PKCE). Linux only:
+        // Apple platforms have both in the system (GoogleSignIn.swift).
+        .systemLibrary(
+            name: "CCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
         .target(
             name: "CCollation",
             linkerSettings: [.linkedLibrary("icui18n"), .linkedLibrary("icuuc")]
@@ -41,7 +48,11 @@ let package = Package(
             dependencies: ["MiDiccioModel", "MiDiccioFiles", "MiDiccioStore", "CCollation"],
             swiftSettings: strict
         ),
-        .target(name: "MiDiccioCloud", dependencies: ["MiDiccioModel", "MiDiccioFiles"], swiftSettings: strict),
+        .target(
+            name: "MiDiccioCloud",
+            dependencies: ["MiDiccioModel", "MiDiccioFiles", .target(name: "CCrypto", condition: .when(platforms: [.linux]))],
+            swiftSettings: strict
+        ),
         .target(
             name: "MiDiccioSync",
             dependencies: ["MiDiccioModel", "MiDiccioFiles", "MiDiccioLibrary", "MiDiccioCloud", "CZlib"],

@@ -88,6 +88,13 @@ public protocol HTTPHandler: Sendable {
     /// The 413 answer for a body over `limit` bytes (the server sends it without
     /// reading the body, and without calling `respond`).
     func payloadTooLarge(limit: Int) -> HTTPResponse
+    /// Called once a request has ended: its response sent, or its connection gone.
+    func requestEnded()
+}
+
+extension HTTPHandler {
+    /// Most handlers have nothing to do once a response is out.
+    public func requestEnded() {}
 }
 
 /// Why the server could not start.
@@ -240,7 +247,8 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
 }
 
 /// Releases what the access handler kept for a request, however the request ended.
-private let requestCompleted: MHD_RequestCompletedCallback = { _, _, state, _ in
+private let requestCompleted: MHD_RequestCompletedCallback = { cls, _, state, _ in
+    if let cls { Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue().handler.requestEnded() }
     guard let state, let pending = state.pointee else { return }
     Unmanaged<PendingRequest>.fromOpaque(pending).release()
     state.pointee = nil

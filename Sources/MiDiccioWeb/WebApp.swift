@@ -18,6 +18,11 @@ public final class WebApp: HTTPHandler {
     private let page: Data
     /// One sync at a time: two tabs pressing "Sync now" would otherwise both upload.
     private let syncLock = NSLock()
+    /// The environment: where cloud passwords, Google's addresses and an OAuth client
+    /// may be named.
+    let environment: [String: String]
+    /// Google sign-ins started from the page and waiting for their answer.
+    let googleSignIns: GoogleSignInBook
 
     /// The largest backup (or import file) the page may upload.
     public static let uploadLimit = 100 * 1_048_576
@@ -25,14 +30,27 @@ public final class WebApp: HTTPHandler {
     public static let requestLimit = 64 * 1024
 
     /// Serves the library at `libraryPath`.
-    public init(
+    public convenience init(
         libraryPath: String, policy: SecurityPolicy, appVersion: String,
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) {
+        self.init(
+            libraryPath: libraryPath, policy: policy, appVersion: appVersion, environment: environment,
+            now: { Int64(Date().timeIntervalSince1970 * 1000) })
+    }
+
+    /// Serves the library at `libraryPath`, with `now` (milliseconds since 1970) as the
+    /// clock that expires Google sign-ins (tests move it).
+    package init(
+        libraryPath: String, policy: SecurityPolicy, appVersion: String, environment: [String: String],
+        now: @escaping @Sendable () -> Int64
+    ) {
         self.policy = policy
         self.appVersion = appVersion
+        self.environment = environment
         self.pool = LibraryPool(path: libraryPath, environment: environment)
         self.page = AppAssets.page(csrfToken: policy.csrfToken)
+        self.googleSignIns = GoogleSignInBook(now: now)
     }
 
     public func bodyLimit(method: String, path: String) -> Int {
@@ -105,6 +123,9 @@ public final class WebApp: HTTPHandler {
         },
         Route("GET", "api/status") { app, _, _ in try app.status() },
         Route("PUT", "api/remote") { app, request, _ in try app.setRemote(request) },
+        Route("POST", "api/remote/gdrive") { app, request, _ in try app.startGoogleSignIn(request) },
+        Route("GET", "oauth/callback") { app, request, _ in app.finishGoogleSignIn(request) },
+        Route("GET", "api/signin") { app, request, _ in app.googleSignInOutcome(request) },
         Route("POST", "api/sync") { app, _, _ in try app.sync() },
         Route("GET", "api/backup") { app, _, _ in try app.exportBackup() },
         Route("POST", "api/backup/restore", bodyLimit: uploadLimit) { app, request, _ in try app.restoreBackup(request) },
@@ -274,7 +295,9 @@ public final class WebApp: HTTPHandler {
                 ("canUndoRestore", String(try library.canUndoRestore())),
                 ("device", JSONText.quote(try library.deviceName())),
             ]
-            guard let remote = try library.remote() else {
+            let remote = try library.remote()
+            pairs += googleSignInFields(library, remote: remote)
+            guard let remote else {
                 pairs.append(("remote", "null"))
                 return .json(JSONText.object(pairs))
             }
@@ -283,9 +306,12 @@ public final class WebApp: HTTPHandler {
             case .webdav(let url, let user):
                 pairs.append(("remoteWebDAV", JSONText.quote(url)))
                 pairs.append(("remoteUser", JSONText.optional(user)))
+            case .googleDrive:
+                break  // googleSignInFields said it all
             }
             pairs.append(("remote", JSONText.quote(remote.displayName)))
-            let status = try SyncEngine(library: library, storage: remote.makeStorage(libraryPath: library.path), appVersion: appVersion)
+            let storage = remote.makeStorage(libraryPath: library.path, environment: environment)
+            let status = try SyncEngine(library: library, storage: storage, appVersion: appVersion)
                 .status()
             let devices = status.devices.map { device in
                 JSONText.object([
@@ -338,7 +364,8 @@ public final class WebApp: HTTPHandler {
         }
         try pool.withLibrary { library in
             if let name = try body.string("deviceName"), !name.isEmpty { try library.setDeviceName(name) }
-            try library.setRemote(remote)
+            // Leaving Google Drive ends its sign-in; Google is asked to revoke it (best effort).
+            _ = try library.setRemote(remote, endingGoogleSignInWith: GoogleDriveEndpoints.from(environment: environment))
             if let credentials {
                 try library.storeWebDAVPassword(credentials.password, for: credentials.address, user: credentials.user)
             }
@@ -353,7 +380,8 @@ public final class WebApp: HTTPHandler {
                     return .json(JSONText.object([("synced", "false"), ("reason", JSONText.quote("no remote is set"))]))
                 }
                 let report = try SyncEngine(
-                    library: library, storage: remote.makeStorage(libraryPath: library.path), appVersion: appVersion
+                    library: library, storage: remote.makeStorage(libraryPath: library.path, environment: environment),
+                    appVersion: appVersion
                 ).sync()
                 return .json(
                     JSONText.object([

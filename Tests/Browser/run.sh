@@ -43,12 +43,24 @@ cleanup() {
         kill "$server_pid"
         wait "$server_pid" 2>/dev/null || true
     fi
+    # The fake Google Drive started here (by the process id server.sh recorded).
+    [ -d "$work/fake-drive" ] && bash "$root/Tests/GoogleDrive/server.sh" stop "$work/fake-drive"
     rm -rf "$work"
 }
 trap cleanup EXIT
 
+# "Sign in with Google" goes to the fake Google Drive: the one make test started
+# (MIDICCIO_GDRIVE_TEST_URL), else one started here; the tests use a tenant of their own.
+drive=${MIDICCIO_GDRIVE_TEST_URL:-}
+if [ -z "$drive" ]; then
+    bash "$root/Tests/GoogleDrive/server.sh" start "$work/fake-drive"
+    drive=$(cat "$work/fake-drive/url")
+fi
+drive="${drive%/}/t/browser$$"
+
 # Port 0: the kernel picks a free port and serve prints the address it got.
-MIDICCIO_OFFLINE=1 "$binary" serve --library "$work/library.sqlite" --port 0 >"$work/serve.out" 2>"$work/serve.err" &
+MIDICCIO_OFFLINE=1 MIDICCIO_GDRIVE_API_URL="$drive" MIDICCIO_GDRIVE_OAUTH_URL="$drive/oauth" \
+    "$binary" serve --library "$work/library.sqlite" --port 0 >"$work/serve.out" 2>"$work/serve.err" &
 server_pid=$!
 url=""
 for _ in $(seq 1 100); do
@@ -63,7 +75,7 @@ echo "Browser tests against $url"
 mkdir -p "$root/.build/screenshots"
 status=0
 MIDICCIO_URL="$url" MIDICCIO_BINARY="$binary" MIDICCIO_LIBRARY="$work/library.sqlite" \
-MIDICCIO_SCREENSHOTS="$root/.build/screenshots" MIDICCIO_WORK="$work" \
+MIDICCIO_SCREENSHOTS="$root/.build/screenshots" MIDICCIO_WORK="$work" MIDICCIO_GDRIVE_FAKE="$drive" \
     python3 -m pytest -q -p no:cacheprovider "$root/Tests/Browser" || status=$?
 # pytest's 5 means it collected no tests: a broken test folder, not a pass.
 if [ "$status" = "5" ]; then

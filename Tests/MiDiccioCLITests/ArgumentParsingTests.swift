@@ -91,6 +91,16 @@ private struct IDsCommand: ParsableCommand {
     func run(_ context: ToolContext) throws {}
 }
 
+/// A command whose second argument may be left out (`remote set gdrive`).
+private struct KindCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(path: ["kind"], abstract: "Take a kind and maybe a place.")
+
+    @Argument(help: "A kind.") var kind: String
+    @Argument(help: "A place.") var place: String?
+
+    func run(_ context: ToolContext) throws {}
+}
+
 @Suite("Parsing a command's options and arguments")
 struct ArgumentParsingTests {
     private func probe(_ arguments: [String]) throws -> ProbeCommand {
@@ -220,6 +230,15 @@ struct ArgumentParsingTests {
         arguments: [["-h"], ["--help"], ["palabra", "--meaning", "word", "--help"], ["-h", "one", "two"], ["-q", "--json", "-h"]])
     func helpWins(arguments: [String]) throws {
         #expect(try ProbeCommand.parse(arguments) == nil)
+    }
+
+    @Test("an optional argument is nil when left out, and shows in brackets in the usage line")
+    func optionalArgument() throws {
+        #expect(try #require(try KindCommand.parse(["gdrive"])).command.place == nil)
+        #expect(try #require(try KindCommand.parse(["folder", "/tmp/x"])).command.place == "/tmp/x")
+        #expect(refusal([], of: KindCommand.self) == "missing argument <kind>")
+        #expect(refusal(["a", "b", "c"], of: KindCommand.self) == "unexpected argument 'c'")
+        #expect(KindCommand.definition.usage == "midiccio kind <kind> [<place>]")
     }
 
     @Test("a missing or an extra argument is refused, by name")

@@ -5,35 +5,55 @@ import MiDiccioWeb
 /// `midiccio remote set`
 struct RemoteSetCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        path: ["remote", "set"], abstract: "Sync this library through a folder your cloud keeps in sync, or a WebDAV server.",
+        path: ["remote", "set"],
+        abstract: "Sync this library through a folder your cloud keeps in sync, a WebDAV server, or Google Drive.",
         discussion: """
-            KIND is 'folder' or 'webdav'.
+            KIND is 'folder', 'webdav' or 'gdrive'.
             folder: any folder that Dropbox, Google Drive for desktop, iCloud Drive, OneDrive, Nextcloud's client or
             Syncthing syncs, or a shared drive. MiDiccio keeps its files in LOCATION, a path.
             webdav: a folder on a WebDAV server (Nextcloud, ownCloud, Synology, a NAS ...). LOCATION is its https://
             (or http://) URL; the folder is made on the first sync if its parent exists. The password is read from
             standard input with --password-stdin and kept in LIBRARY.credentials, readable only by you, never in the
             library; MIDICCIO_WEBDAV_PASSWORD, when set, is used instead.
+            gdrive: your own Google Drive, with no LOCATION. The files go to Drive's hidden app data folder, or with
+            --folder NAME to a visible folder of that name. You sign in to Google in a browser (BROWSER names another
+            program to open it with); with --no-browser, open the printed address on any device, then paste the
+            address the browser ends on (http://127.0.0.1:PORT/?code=...; it does not load) back here. The OAuth
+            client is yours (README, "Sync through Google Drive"): --client-id, else the one built in, else
+            MIDICCIO_GDRIVE_CLIENT_ID; its secret comes from the first line of standard input with
+            --client-secret-stdin (before a pasted address), else MIDICCIO_GDRIVE_CLIENT_SECRET. The sign-in is kept
+            in LIBRARY.google-drive, readable only by you. Nothing changes here until Google has accepted it.
             """,
         examples: [
             "midiccio remote set folder ~/Dropbox/MiDiccio --device-name \"Ana's laptop\"",
             "printf '%s\\n' \"$PASSWORD\" | midiccio remote set webdav https://cloud.example.com/remote.php/dav/files/ana/MiDiccio --user ana --password-stdin",
+            "midiccio remote set gdrive --client-id 1234-abc.apps.googleusercontent.com --client-secret-stdin < client-secret.txt",
+            "midiccio remote set gdrive --folder MiDiccio --no-browser",
         ])
 
     /// The kinds of remote there are.
     enum Kind: String, CaseIterable, ExpressibleByArgument {
-        case folder, webdav
+        case folder, webdav, gdrive
 
         static func refusal(of text: String, as shownName: String) -> String {
             "unknown remote kind '\(text)'; use: \(allCases.map(\.rawValue).joined(separator: ", "))"
         }
     }
 
-    @Argument(help: "folder or webdav") var kind: Kind
-    @Argument(help: "The folder's path, or the WebDAV folder's URL.") var location: String
+    @Argument(help: "folder, webdav or gdrive") var kind: Kind
+    @Argument(help: "The folder's path, or the WebDAV folder's URL (none for gdrive).") var location: String?
     @Option(valueName: "name", help: "How other devices see this one (default: the host name).") var deviceName: String?
     @Option(valueName: "name", help: "webdav: the user name to sign in with.") var user: String?
     @Flag(help: "webdav: read the password from the first line of standard input.") var passwordStdin = false
+    @Option(
+        name: "folder", valueName: "name",
+        help: "gdrive: keep the files in a visible folder of this name in My Drive (default: the hidden app data folder).")
+    var driveFolder: String?
+    @Option(valueName: "id", help: "gdrive: your OAuth client's id (default: the built-in one, else $MIDICCIO_GDRIVE_CLIENT_ID).")
+    var clientId: String?
+    @Flag(help: "gdrive: read the OAuth client's secret from the first line of standard input.") var clientSecretStdin = false
+    @Flag(help: "gdrive: open no browser; print the sign-in address and read back the address the browser ends on.")
+    var noBrowser = false
 
     /// What the arguments ask to set up.
     private struct Target {
@@ -47,14 +67,19 @@ struct RemoteSetCommand: ParsableCommand {
     func validate() throws(UsageError) { _ = try target() }
 
     private func target() throws(UsageError) -> Target {
+        if kind != .gdrive, driveFolder != nil || clientId != nil || clientSecretStdin || noBrowser {
+            throw UsageError("--folder, --client-id, --client-secret-stdin and --no-browser are for gdrive remotes only")
+        }
         switch kind {
         case .folder:
             guard user == nil, !passwordStdin else {
                 throw UsageError("--user and --password-stdin are for webdav remotes only")
             }
+            let location = try requiredLocation()
             let absolute = location.hasPrefix("/") ? location : FileManager.default.currentDirectoryPath + "/" + location
             return Target(remote: .folder(path: URL(fileURLWithPath: absolute).standardizedFileURL.path), address: nil, urlPassword: nil)
         case .webdav:
+            let location = try requiredLocation()
             let parsed: (address: WebDAVAddress, user: String?, password: String?)
             do {
                 parsed = try WebDAVAddress.parse(location)
@@ -70,7 +95,27 @@ struct RemoteSetCommand: ParsableCommand {
             }
             return Target(
                 remote: .webdav(url: parsed.address.description, user: user), address: parsed.address, urlPassword: parsed.password)
+        case .gdrive:
+            guard user == nil, !passwordStdin else {
+                throw UsageError("--user and --password-stdin are for webdav remotes only; gdrive signs in with Google")
+            }
+            if let location {
+                throw UsageError(
+                    "gdrive takes no location ('\(location)'): its files go to the hidden app data folder, or with --folder NAME to a visible folder"
+                )
+            }
+            if let clientId, GoogleOAuthClient(id: clientId, secret: nil, origin: .given) == nil {
+                throw UsageError("--client-id must be an OAuth client id such as 1234-abc.apps.googleusercontent.com, not '\(clientId)'")
+            }
+            guard let driveFolder else { return Target(remote: .googleDrive(.appData), address: nil, urlPassword: nil) }
+            if let problem = GoogleSignIn.problem(withFolderName: driveFolder) { throw UsageError("--folder: \(problem)") }
+            return Target(remote: .googleDrive(.folder(driveFolder)), address: nil, urlPassword: nil)
         }
+    }
+
+    private func requiredLocation() throws(UsageError) -> String {
+        guard let location else { throw UsageError("missing argument <location>") }
+        return location
     }
 
     /// Makes the MiDiccio folder inside a folder that exists (~/Dropbox/MiDiccio), and
@@ -96,6 +141,12 @@ struct RemoteSetCommand: ParsableCommand {
     func run(_ context: ToolContext) throws {
         let target = try target()
         let remote = target.remote
+        if case .googleDrive(let space) = remote {
+            let flow = GoogleDriveSignInFlow(
+                space: space, clientID: clientId, clientSecretFromInput: clientSecretStdin, pasteBack: noBrowser, deviceName: deviceName)
+            try flow.run(context)
+            return
+        }
         var password = target.urlPassword
         if passwordStdin {
             let line = context.io.readInput().split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
@@ -108,7 +159,8 @@ struct RemoteSetCommand: ParsableCommand {
         if case .folder(let path) = remote { try Self.prepareFolder(path) }
         let library = try context.library()
         if let deviceName { try library.setDeviceName(deviceName) }
-        try library.setRemote(remote)
+        let signOut = try library.setRemote(remote, endingGoogleSignInWith: GoogleDriveEndpoints.from(environment: context.environment))
+        GoogleDriveSignInFlow.report(signOut, context)
         guard case .webdav(_, let user) = remote, let address = target.address else {
             context.io.write("Remote set to \(remote.displayName). Run 'midiccio sync' to sync now.\n")
             return
@@ -156,6 +208,10 @@ struct RemoteShowCommand: ParsableCommand {
                 password = "stored in \(library.credentialsPath)"
             }
         }
+        var signIn: (text: String, client: String?)?
+        if case .googleDrive? = remote {
+            signIn = Self.googleSignIn(library)
+        }
         if output.json {
             var fields = ["\"remote\": \(remote.map { JSONText.quote($0.displayName) } ?? "null")"]
             if case .webdav(let url, _)? = remote {
@@ -165,6 +221,12 @@ struct RemoteShowCommand: ParsableCommand {
                 )
             } else if case .folder(let path)? = remote {
                 fields.append("\"kind\": \"folder\", \"path\": \(JSONText.quote(path))")
+            } else if case .googleDrive(let space)? = remote {
+                let folder: String? = if case .folder(let name) = space { name } else { nil }
+                fields.append(
+                    "\"kind\": \"gdrive\", \"space\": \(JSONText.quote(folder == nil ? "appdata" : "folder")), "
+                        + "\"folder\": \(JSONText.optional(folder)), \"signedIn\": \(signIn?.client != nil), "
+                        + "\"client\": \(JSONText.optional(signIn?.client))")
             }
             fields.append("\"device\": \(JSONText.quote(try library.deviceName()))")
             context.io.write("{\(fields.joined(separator: ", "))}\n")
@@ -173,11 +235,27 @@ struct RemoteShowCommand: ParsableCommand {
             if case .webdav = remote {
                 text += "  user      \(user ?? "none (no sign-in)")\n  password  \(password)\n"
             }
+            if let signIn { text += "  sign-in   \(signIn.text)\n" }
             context.io.write(text)
         } else {
             context.note(
-                "No remote set. Set one with: midiccio remote set folder PATH, or: midiccio remote set webdav URL --user NAME --password-stdin"
+                "No remote set. Set one with: midiccio remote set folder PATH, or: midiccio remote set webdav URL --user NAME --password-stdin, "
+                    + "or: midiccio remote set gdrive"
             )
+        }
+    }
+
+    /// How this library is signed in to Google Drive, for people, and the OAuth client
+    /// (nil when there is no usable sign-in). Never a token or the secret.
+    private static func googleSignIn(_ library: WordLibrary) -> (text: String, client: String?) {
+        let path = library.googleDriveCredentialsPath
+        do {
+            guard let stored = try GoogleDriveCredentials.load(from: path) else {
+                return ("none; sign in with: midiccio remote set gdrive", nil)
+            }
+            return ("stored in \(path), readable only by you (OAuth client \(stored.clientID))", stored.clientID)
+        } catch {
+            return ("cannot be used: \(error)", nil)
         }
     }
 }
@@ -188,8 +266,10 @@ struct RemoteRemoveCommand: ParsableCommand {
         path: ["remote", "remove"], abstract: "Stop syncing this library (its words stay here).")
 
     func run(_ context: ToolContext) throws {
-        try context.library().setRemote(nil)
+        let signOut = try context.library().setRemote(
+            nil, endingGoogleSignInWith: GoogleDriveEndpoints.from(environment: context.environment))
         context.io.write("This library no longer syncs. Its words are still here.\n")
+        GoogleDriveSignInFlow.report(signOut, context)
     }
 }
 

@@ -28,6 +28,8 @@ struct ArgumentDefinition {
     var repeating = false
     /// True when giving the option again replaces the earlier value instead of being refused.
     var lastWins = false
+    /// True for an argument that may be left out (only the last arguments may be).
+    var optional = false
     /// Converts the texts given for it (one empty text per time a flag is given) and stores
     /// the value in its property; `shownName` names it in errors.
     var store: (_ texts: [String], _ shownName: String) throws(UsageError) -> Void

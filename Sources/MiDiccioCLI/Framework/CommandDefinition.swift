@@ -18,9 +18,13 @@ struct CommandDefinition {
     ) {
         let names = (declared + standard).map(\.name)
         precondition(Set(names).count == names.count, "\(configuration.path): two declarations share a name in \(names)")
+        let arguments = declared.filter { $0.kind == .positional }
         precondition(
-            !declared.filter { $0.kind == .positional }.dropLast().contains(where: \.repeating),
-            "\(configuration.path): only the last argument may take the remaining words")
+            !arguments.dropLast().contains(where: \.repeating), "\(configuration.path): only the last argument may take the remaining words"
+        )
+        precondition(
+            !zip(arguments, arguments.dropFirst()).contains { $0.optional && !$1.optional },
+            "\(configuration.path): only optional arguments may follow an optional one")
         self.configuration = configuration
         self.declared = declared
         self.standard = standard
@@ -36,7 +40,7 @@ struct CommandDefinition {
     /// The usage line: `midiccio add <term> [--meaning <text>] ...`.
     var usage: String {
         if let fixedUsage { return fixedUsage }
-        let arguments = positionals.map { "<\($0.name)>" + ($0.repeating ? " ..." : "") }
+        let arguments = positionals.map { $0.optional ? "[<\($0.name)>]" : "<\($0.name)>" + ($0.repeating ? " ..." : "") }
         let options = declared.filter { $0.kind != .positional }.map { "[\($0.written)]" + ($0.repeating ? " ..." : "") }
         return (["midiccio"] + configuration.path + arguments + options).joined(separator: " ")
     }
@@ -80,8 +84,9 @@ struct CommandDefinition {
         if reader.helpRequested { return false }
         let given = reader.positionals
         let expected = positionals
-        if given.count < expected.count {
-            throw UsageError("missing argument <\(expected[given.count].name)>")
+        let required = expected.filter { !$0.optional }
+        if given.count < required.count {
+            throw UsageError("missing argument <\(required[given.count].name)>")
         }
         if !(expected.last?.repeating ?? false), given.count > expected.count {
             throw UsageError("unexpected argument '\(given[expected.count])'")
@@ -90,6 +95,8 @@ struct CommandDefinition {
         var nextOption = 0
         for definition in declared + standard {
             if definition.kind == .positional {
+                // An optional argument left out keeps its "not given".
+                guard nextPositional < given.count else { continue }
                 let texts = definition.repeating ? Array(given[nextPositional...]) : [given[nextPositional]]
                 nextPositional += 1
                 try definition.store(texts, definition.shownName)

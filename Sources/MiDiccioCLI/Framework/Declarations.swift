@@ -128,7 +128,8 @@ struct Flag: Declaration {
 // MARK: - Arguments
 
 /// `<name>`: a positional argument, required. An array takes one or more (`<id> ...`) and
-/// must be the last argument declared.
+/// must be the last argument declared; an optional (`String?`) may be left out, and only
+/// optional arguments may follow it.
 @propertyWrapper
 struct Argument<Value>: Declaration {
     private let slot: Slot<Value?>
@@ -152,18 +153,29 @@ struct Argument<Value>: Declaration {
         self.init(name: name, help: help, reader: ValueReader<Element>.standard, repeating: true) { $0.value = $1 }
     }
 
+    /// One argument that may be left out: nil then.
+    init<Wrapped: ExpressibleByArgument>(name: String? = nil, help: String) where Value == Wrapped? {
+        self.init(name: name, help: help, reader: ValueReader<Wrapped>.standard, repeating: false, initial: .some(nil)) {
+            $0.value = .some($1.first)
+        }
+    }
+
+    /// `initial` is the value until the parser stores one: nil (a required argument that
+    /// was read before parsing) or, for an optional argument, "not given".
     private init<Element>(
-        name: String?, help: String, reader: ValueReader<Element>, repeating: Bool,
+        name: String?, help: String, reader: ValueReader<Element>, repeating: Bool, initial: Value? = nil,
         assign: @escaping (Slot<Value?>, [Element]) -> Void
     ) {
-        let slot = Slot<Value?>(nil)
+        let slot = Slot<Value?>(initial)
         self.slot = slot
-        definition = ArgumentDefinition(kind: .positional, name: name ?? "", help: help, repeating: repeating) {
+        var definition = ArgumentDefinition(kind: .positional, name: name ?? "", help: help, repeating: repeating) {
             texts, shownName throws(UsageError) in
             var values: [Element] = []
             for text in texts { values.append(try reader.read(text, shownName)) }
             assign(slot, values)
         }
+        definition.optional = initial != nil
+        self.definition = definition
     }
 }
 

@@ -7,6 +7,7 @@
   const state = {
     query: "", tag: "", sort: "updated", offset: 0, hasMore: false, total: null,
     generation: 0, loadingGeneration: -1, editing: null, syncing: false, lastSync: 0, hasRemote: true,
+    googleClient: null, googleSignInAvailable: true, googleSignedIn: false,
   };
 
   // ---- Talking to the server -------------------------------------------------
@@ -397,6 +398,10 @@
       add("Words", status.words.toLocaleString() + (status.trash ? " (and " + status.trash + " in the Trash)" : ""));
       const devices = $("devices");
       devices.replaceChildren();
+      state.googleClient = status.googleClient;
+      state.googleSignInAvailable = status.googleSignInAvailable;
+      state.googleSignedIn = !!status.googleSignedIn;
+      showRemoteKind();
       if (status.remote === null) {
         $("sync-summary").textContent = "Your words are only on this device. To use them on other devices too, choose a folder that Dropbox, iCloud Drive, Google Drive, OneDrive, Nextcloud or Syncthing keeps in sync.";
         if (document.activeElement !== $("remote-folder")) $("remote-folder").value = "";
@@ -404,10 +409,14 @@
       }
       $("sync-summary").textContent = "Syncing through " + status.remote + ".";
       if (!$("remote-form").contains(document.activeElement)) {
-        $("remote-kind").value = status.remoteWebDAV ? "webdav" : "folder";
+        $("remote-kind").value = status.remoteGoogleDrive ? "gdrive" : status.remoteWebDAV ? "webdav" : "folder";
         $("remote-folder").value = status.remoteFolder || "";
         $("remote-url").value = status.remoteWebDAV || "";
         $("remote-user").value = status.remoteUser || "";
+        if (status.remoteGoogleDrive) {
+          $("gdrive-space").value = status.remoteGoogleDrive;
+          if (status.remoteGoogleFolder) $("gdrive-folder").value = status.remoteGoogleFolder;
+        }
         showRemoteKind();
       }
       add("Last sync", formatTime(status.lastSync));
@@ -428,14 +437,52 @@
   }
 
   function showRemoteKind() {
-    const webdav = $("remote-kind").value === "webdav";
-    $("remote-folder-fields").hidden = webdav;
-    $("remote-webdav-fields").hidden = !webdav;
+    const kind = $("remote-kind").value;
+    $("remote-folder-fields").hidden = kind !== "folder";
+    $("remote-webdav-fields").hidden = kind !== "webdav";
+    $("remote-gdrive-fields").hidden = kind !== "gdrive";
+    $("gdrive-folder-field").hidden = $("gdrive-space").value !== "folder";
+    // A client built into midiccio, or named by its environment, needs no typing.
+    $("gdrive-client-fields").hidden = !!state.googleClient;
+    $("remote-save").textContent = kind === "gdrive" ? "Sign in with Google" : "Save";
+    $("remote-save").disabled = kind === "gdrive" && state.googleSignInAvailable === false;
+    $("gdrive-note").textContent = state.googleSignInAvailable === false
+      ? "Signing in from this page needs 'midiccio serve' on the computer with the browser, without --token. On the computer that serves, run: midiccio remote set gdrive --no-browser"
+      : state.googleSignedIn
+        ? "Signed in to Google Drive. Sign in again to change the folder or the Google account."
+        : "Google asks you to sign in and allow MiDiccio to keep its files in your Drive, then brings you back here.";
+  }
+
+  // Google sends the browser to /oauth/callback, which sends it back here with
+  // ?signin=ID; what happened is fetched by that id (never read from the address).
+  async function showSignInOutcome() {
+    const id = new URLSearchParams(location.search).get("signin");
+    if (!id) return;
+    history.replaceState(null, "", "/#settings");
+    try {
+      const outcome = await api("GET", "/api/signin?" + query({ id }));
+      $(outcome.ok ? "remote-result" : "remote-error").textContent = outcome.message;
+      // The page's first sync, already under way, goes through the new remote.
+      if (outcome.ok) { state.hasRemote = true; loadStatus(); }
+    } catch (error) { /* an old or unknown id: nothing to say */ }
+  }
+
+  async function signInWithGoogle() {
+    const folder = $("gdrive-space").value === "folder" ? $("gdrive-folder").value : "";
+    const body = { folder, clientId: $("gdrive-client-id").value, clientSecret: $("gdrive-client-secret").value };
+    const start = await api("POST", "/api/remote/gdrive", body);
+    $("gdrive-client-secret").value = "";
+    location.assign(start.url);
   }
 
   async function saveRemote(event) {
     event.preventDefault();
     $("remote-error").textContent = "";
+    $("remote-result").textContent = "";
+    if ($("remote-kind").value === "gdrive") {
+      try { await signInWithGoogle(); } catch (error) { $("remote-error").textContent = error.message; }
+      return;
+    }
     const webdav = $("remote-kind").value === "webdav";
     const body = webdav
       ? { webdav: $("remote-url").value, user: $("remote-user").value, password: $("remote-password").value }
@@ -562,6 +609,7 @@
 
   $("remote-form").addEventListener("submit", saveRemote);
   $("remote-kind").addEventListener("change", showRemoteKind);
+  $("gdrive-space").addEventListener("change", showRemoteKind);
   $("sync-now").addEventListener("click", () => syncNow(true));
   $("empty-trash").addEventListener("click", emptyTrash);
   $("backup-check").addEventListener("click", checkBackup);
@@ -594,5 +642,6 @@
   showScreen();
   reload();
   loadTags();
+  showSignInOutcome();
   syncNow(false);
 })();

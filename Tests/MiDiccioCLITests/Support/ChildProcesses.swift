@@ -93,15 +93,23 @@ final class ChildProcess: @unchecked Sendable {
     private let ending = Mutex<ChildEnding?>(nil)
 
     /// Starts `executable` with `arguments` and exactly `environment`; standard input is
-    /// /dev/null, and no other descriptor of the test process is passed on.
-    init(executable: String, arguments: [String], environment: [String: String], outputPath: String, errorPath: String) throws {
+    /// `input` (the read end of a pipe the test writes to) or else /dev/null, and no other
+    /// descriptor of the test process is passed on.
+    init(
+        executable: String, arguments: [String], environment: [String: String], outputPath: String, errorPath: String,
+        input: Int32? = nil
+    ) throws {
         self.outputPath = outputPath
         self.errorPath = errorPath
         commandLine = ([URL(fileURLWithPath: executable).lastPathComponent] + arguments).joined(separator: " ")
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        if let input {
+            posix_spawn_file_actions_adddup2(&actions, input, 0)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         // The test process holds sockets and pipes; a child keeps none of them open.
@@ -224,20 +232,25 @@ final class ChildProcesses: @unchecked Sendable {
 
     deinit { stopAll() }
 
-    /// Starts `midiccio` with `arguments`.
-    func start(_ arguments: [String]) throws -> ChildProcess {
-        try launch(executable, arguments)
+    /// Starts `midiccio` with `arguments`; `environment` is added to the sandbox's, and
+    /// `input` is the descriptor its standard input reads (else /dev/null).
+    func start(_ arguments: [String], environment extra: [String: String] = [:], input: Int32? = nil) throws -> ChildProcess {
+        try launch(executable, arguments, environment: extra, input: input)
     }
 
     /// Starts another program (the sqlite3 shell) the same way.
-    func launch(_ program: String, _ arguments: [String]) throws -> ChildProcess {
+    func launch(
+        _ program: String, _ arguments: [String], environment extra: [String: String] = [:], input: Int32? = nil
+    ) throws
+        -> ChildProcess
+    {
         let number = state.withLock { state in
             state.started += 1
             return state.started
         }
         let child = try ChildProcess(
-            executable: program, arguments: arguments, environment: environment,
-            outputPath: "\(folder)/\(number).out", errorPath: "\(folder)/\(number).err")
+            executable: program, arguments: arguments, environment: environment.merging(extra) { $1 },
+            outputPath: "\(folder)/\(number).out", errorPath: "\(folder)/\(number).err", input: input)
         state.withLock { $0.running[child.pid] = child }
         return child
     }
@@ -258,9 +271,9 @@ final class ChildProcesses: @unchecked Sendable {
         return run
     }
 
-    /// Runs `midiccio` with `arguments` to its end.
-    func run(_ arguments: [String], timeout: TimeInterval = 120) throws -> ChildRun {
-        finish(try start(arguments), timeout: timeout)
+    /// Runs `midiccio` with `arguments` (and `environment` added to the sandbox's) to its end.
+    func run(_ arguments: [String], environment extra: [String: String] = [:], timeout: TimeInterval = 120) throws -> ChildRun {
+        finish(try start(arguments, environment: extra), timeout: timeout)
     }
 
     /// Kills every child still running (SIGKILL, by its id) and reaps it.

@@ -14,14 +14,19 @@ final class WebFixture {
     let app: WebApp
     let server: HTTPServer
 
-    init(accessToken: String? = nil) throws {
+    /// `environment` is added to the app's; `now` is the clock that expires Google
+    /// sign-ins (milliseconds since 1970).
+    init(
+        accessToken: String? = nil, environment: [String: String] = [:],
+        now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
+    ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("midiccio-web-tests-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         libraryPath = directory + "/library.sqlite"
         _ = try WordLibrary(path: libraryPath, environment: ["LANG": "en_US.UTF-8"])
         app = WebApp(
             libraryPath: libraryPath, policy: SecurityPolicy(host: "127.0.0.1", accessToken: accessToken),
-            appVersion: "midiccio test", environment: ["LANG": "en_US.UTF-8"])
+            appVersion: "midiccio test", environment: ["LANG": "en_US.UTF-8"].merging(environment) { $1 }, now: now)
         server = try HTTPServer(host: "127.0.0.1", port: 0, handler: app)
     }
 
