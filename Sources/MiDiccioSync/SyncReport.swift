@@ -132,6 +132,9 @@ public enum SyncError: Error, Sendable, CustomStringConvertible {
             "this library's sync state cannot be read (\(reason)); nothing was changed. Set the remote again to start over with this cloud"
         case .massDeletion(let count, let total):
             "this sync would move \(count) of your \(total) words to the Trash; nothing was changed. If that is what you want, run: midiccio sync --allow-mass-delete"
+        case .cloud(.signInNeeded(let message)):
+            // Trying again cannot help until the user signs in.
+            "\(message); nothing was changed here"
         case .cloud(let error):
             "\(error); nothing was changed here, the next sync will try again"
         case .stopped(let cause, let kept):
