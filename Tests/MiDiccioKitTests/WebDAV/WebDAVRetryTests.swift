@@ -17,6 +17,20 @@ import MiDiccioTesting
 struct WebDAVRetryTests {
     /// A proxy in front of the shared server, and a storage on a folder through it
     /// holding one file.
+    /// A socket bound to a free port of 127.0.0.1 that does not listen, and its port.
+    static func portNobodyListensOn() throws -> (socket: Int32, port: UInt16) {
+        let held = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(held, $0, length) == 0 && getsockname(held, $0, &length) == 0 }
+        }
+        guard held >= 0, bound else { throw WebDAVTestSetupError("cannot hold a port on 127.0.0.1") }
+        return (held, UInt16(bigEndian: address.sin_port))
+    }
+
     static func setUp() throws -> (proxy: FaultProxy, storage: WebDAVStorage, recorder: DelayRecorder) {
         let server = try WebDAVTestServer.require()
         let address = try server.freshAddress("retry")
@@ -101,14 +115,19 @@ struct WebDAVRetryTests {
         #expect(throws: CloudError.self) { try refused.read("devices/a.json") }
         #expect(refused.requestCount == 1)
 
-        proxy.stop()
+        // A port held by a socket that never listens: connecting is refused, and no other
+        // test's server can take the port meanwhile (as one could take the proxy's once
+        // stopped, and keep the request waiting).
+        let (held, port) = try Self.portNobodyListensOn()
+        defer { close(held) }
         let closed = WebDAVStorage(
-            address: storage.address, user: server.user, password: server.password, options: instantRetryOptions(recorder: recorder))
+            address: try WebDAVAddress.parse("http://127.0.0.1:\(port)/midiccio").address, user: server.user,
+            password: server.password, options: instantRetryOptions(recorder: recorder))
         #expect {
             try closed.read("devices/a.json")
         } throws: { error in
             guard case CloudError.unavailable(let reason) = error else { return false }
-            return reason.contains("nothing answers at 127.0.0.1:\(proxy.port)")
+            return reason.contains("nothing answers at 127.0.0.1:\(port)")
         }
         #expect(closed.requestCount == 1)
         #expect(recorder.delays.isEmpty)
