@@ -39,6 +39,10 @@ struct DriveIndex: Codable, Sendable {
     var space: String
     /// The Changes API token to ask from next; nil before the first listing.
     var pageToken: String?
+    /// True after a full listing, until the next sync lists everything once more: Drive
+    /// may leave a file made just before a listing out of it for a moment, and a file made
+    /// before the change token never shows up in the changes either.
+    var listingToConfirm: Bool?
     /// Every file and folder by id.
     var items: [String: Item] = [:]
     /// Small files' content by id.

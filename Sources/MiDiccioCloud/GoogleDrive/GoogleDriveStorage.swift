@@ -120,7 +120,14 @@ public final class GoogleDriveStorage: CloudStorage, CustomStringConvertible, Se
         }
         var next = index
         let applied = next.pageToken == nil ? false : try applyChanges(to: &next)
-        if !applied { try fullListing(into: &next) }
+        if !applied {
+            try fullListing(into: &next)
+        } else if next.listingToConfirm == true {
+            // What the first listing may have missed: files it did not know are added;
+            // removals come from the changes only.
+            for (id, item) in try listEverything() where next.items[id] == nil { next.items[id] = item }
+            next.listingToConfirm = nil
+        }
         try commit(next, from: index)
     }
 
@@ -138,7 +145,8 @@ public final class GoogleDriveStorage: CloudStorage, CustomStringConvertible, Se
             return state.cache
         }
         guard let cache else { return }
-        if let previous, previous.pageToken == next.pageToken, previous.items == next.items,
+        if let previous, previous.pageToken == next.pageToken, previous.listingToConfirm == next.listingToConfirm,
+            previous.items == next.items,
             previous.contents.mapValues(\.version) == next.contents.mapValues(\.version)
         {
             return
@@ -204,6 +212,17 @@ public final class GoogleDriveStorage: CloudStorage, CustomStringConvertible, Se
         guard let token = try api.json(tokenCall)["startPageToken"] as? String else {
             throw CloudError.failed(path: "/", reason: "Google Drive gave no change token")
         }
+        let items = try listEverything()
+        var fresh = DriveIndex(space: index.space)
+        fresh.pageToken = token
+        fresh.items = items
+        fresh.contents = index.contents.filter { items[$0.key]?.version == $0.value.version }
+        fresh.listingToConfirm = true
+        index = fresh
+    }
+
+    /// Every file and folder of the space that is not in the trash, page by page.
+    private func listEverything() throws -> [String: DriveIndex.Item] {
         var items: [String: DriveIndex.Item] = [:]
         var pageToken: String?
         repeat {
@@ -219,11 +238,7 @@ public final class GoogleDriveStorage: CloudStorage, CustomStringConvertible, Se
             }
             pageToken = object["nextPageToken"] as? String
         } while pageToken != nil
-        var fresh = DriveIndex(space: index.space)
-        fresh.pageToken = token
-        fresh.items = items
-        fresh.contents = index.contents.filter { items[$0.key]?.version == $0.value.version }
-        index = fresh
+        return items
     }
 
     // MARK: - Paths

@@ -54,6 +54,21 @@ struct GoogleDriveQuirksTests {
         }
     }
 
+    @Test("a device whose record a new device's first listing left out is found at that device's next sync")
+    func lateRecord() throws {
+        try withDrive("late-record") { drive in
+            try drive.tenant.setFaults(["listLag": 1])
+            let a = try drive.device("a")
+            let hund = try a.add("hund", meaning: "dog")
+            try a.sync()
+            let b = try drive.device("b")
+            try b.sync()
+            // a writes nothing more: only b's second look at the whole Drive can find it.
+            try b.sync()
+            #expect(try b.has(hund))
+        }
+    }
+
     @Test("a file removed and written again by another program (a new id) is looked up again, not lost")
     func staleID() throws {
         let tenant = try GoogleDriveTests.tenant("stale")

@@ -9,7 +9,8 @@ import Testing
 
 /// The seeded simulation (several devices, skewed clocks, edits, deletes, restores,
 /// copies of library files, crashes and faults) through the fake Google Drive, each
-/// device with its own connection and its own index of the Drive. Runs
+/// device with its own connection and its own index of the Drive, while the Drive answers
+/// in small pages and (odd seeds) leaves new files out of a listing for a moment. Runs
 /// `MIDICCIO_GDRIVE_SIM_SEEDS` seeds (default 5); `MIDICCIO_GDRIVE_SIM_SEED=N` replays one.
 @Suite(
     "Seeded simulation of several devices through Google Drive",
@@ -34,7 +35,11 @@ struct GoogleDriveSimulationTests {
             seed: seed, storage: view,
             eachDevice: { FaultInjectingCloud(tenant.storage(.appData, credentials: credentials), everyFile: everyFile) })
         defer { simulation.cleanUp() }
+        // Drive's quirks while the devices work: pages of three files, and on odd seeds a
+        // new file missing from the next listing that would show it.
+        try tenant.setFaults(["pageSizeCap": 3, "listLag": seed % 2 == 1 ? 1 : 0])
         try simulation.run(steps: 60)
+        try tenant.setFaults(["listLag": 0])
         try simulation.finish()
         try simulation.check()
         #expect(try tenant.stats().total > 0)
