@@ -136,6 +136,14 @@ package struct FakeDriveTenant: Sendable {
         return object["files"] as? [[String: Any]] ?? []
     }
 
+    /// The id of this Drive's app data folder.
+    package func appDataFolderID() throws -> String {
+        guard let id = try request("GET", "/_fake/files")["appDataFolderId"] as? String else {
+            throw FakeDriveError("the fake did not name its app data folder")
+        }
+        return id
+    }
+
     /// Makes a file or folder directly, as another program would (duplicates, files
     /// "by someone else"); returns its id.
     @discardableResult

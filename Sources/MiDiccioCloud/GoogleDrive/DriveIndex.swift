@@ -43,6 +43,9 @@ struct DriveIndex: Codable, Sendable {
     /// may leave a file made just before a listing out of it for a moment, and a file made
     /// before the change token never shows up in the changes either.
     var listingToConfirm: Bool?
+    /// The app data folder's own id, once Drive has named it (as the parent of a file
+    /// made with its alias); nil for a visible folder, and until then.
+    var rootID: String?
     /// Every file and folder by id.
     var items: [String: Item] = [:]
     /// Small files' content by id.
@@ -62,11 +65,14 @@ struct DriveIndex: Codable, Sendable {
 
     // MARK: - Paths
 
-    /// The ids of the MiDiccio folder itself: for the app data folder, the folders its
-    /// files are in that are not themselves known (Drive's hidden root); for a visible
+    /// The ids of the MiDiccio folder itself: for the app data folder, its id when known,
+    /// else the folders its files are in that are not themselves known (Drive's hidden
+    /// root, and any folder a listing left out: never written into, see `ensureFolder`,
+    /// and never holding a name that sync looks for at the top); for a visible
     /// folder, every folder of that name outside any known folder (two devices that made
     /// it at the same moment made two).
     func roots(folderName: String?) -> [String] {
+        if folderName == nil, let rootID { return [rootID] }
         var roots = Set<String>()
         for (id, item) in items {
             let outside = item.parent.map { items[$0] == nil } ?? true

@@ -218,6 +218,9 @@ public final class GoogleDriveStorage: CloudStorage, CustomStringConvertible, Se
         fresh.items = items
         fresh.contents = index.contents.filter { items[$0.key]?.version == $0.value.version }
         fresh.listingToConfirm = true
+        // Still the app data folder's id while something in it says so (after a sign-in
+        // to another account, nothing does).
+        if let rootID = index.rootID, items.values.contains(where: { $0.parent == rootID }) { fresh.rootID = rootID }
         index = fresh
     }
 

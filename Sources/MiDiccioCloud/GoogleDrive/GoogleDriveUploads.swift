@@ -88,6 +88,7 @@ extension GoogleDriveStorage {
         }
         mutate { index in
             index.update(id: id, with: item)
+            learnRoot(madeIn: (metadata["parents"] as? [String])?.first, item: item, index: &index)
             if path.hasSuffix(".json"), data.count <= api.options.cachedContentLimit {
                 index.contents[id] = DriveIndex.Content(version: item.version, data: data)
             }
@@ -181,33 +182,34 @@ extension GoogleDriveStorage {
     }
 
     /// The folder at `components` to write into: the oldest of same-named folders,
-    /// made (with missing parents) when there is none.
+    /// made (with missing parents) when there is none. At the top of the app data folder
+    /// new folders are made with Drive's alias `appDataFolder` until Drive has named its
+    /// id: a folder that a listing left out would otherwise pass for the top.
     private func ensureFolder(_ components: [String]) throws -> String {
-        var current = index.roots(folderName: folderName)
-        var parentID: String?
-        if current.isEmpty {
-            if let folderName {
-                parentID = try makeFolder(folderName, in: "root", path: "/")
-            } else {
-                parentID = "appDataFolder"
-            }
+        var parentID: String
+        if let folderName {
+            parentID = try index.roots(folderName: folderName).first ?? makeFolder(folderName, in: "root", path: "/")
         } else {
-            parentID = current.first
+            parentID = index.rootID ?? Self.appDataAlias
         }
         var walked: [String] = []
         for component in components {
             walked.append(component)
-            current =
-                parentID.map { id in
-                    id == "appDataFolder" ? [] : folderIDs(walked, in: index)
-                } ?? []
-            if let existing = current.first {
+            if let existing = folderIDs(walked, in: index).first {
                 parentID = existing
             } else {
-                parentID = try makeFolder(component, in: parentID ?? "appDataFolder", path: walked.joined(separator: "/"))
+                parentID = try makeFolder(component, in: parentID, path: walked.joined(separator: "/"))
             }
         }
-        return parentID ?? "appDataFolder"
+        return parentID
+    }
+
+    /// Drive's name for the app data folder, in `parents`.
+    static let appDataAlias = "appDataFolder"
+
+    /// Notes the app data folder's id when `item` was made in it by its alias.
+    func learnRoot(madeIn parent: String?, item: DriveIndex.Item, index: inout DriveIndex) {
+        if folderName == nil, parent == Self.appDataAlias, let real = item.parent { index.rootID = real }
     }
 
     /// Makes a folder and notes it in the index; returns its id.
@@ -221,7 +223,10 @@ extension GoogleDriveStorage {
         guard let id = resource["id"] as? String, let item = DriveIndex.Item(resource: resource) else {
             throw CloudError.failed(path: path, reason: "Google Drive's answer does not describe the folder made")
         }
-        mutate { $0.update(id: id, with: item) }
+        mutate { index in
+            index.update(id: id, with: item)
+            learnRoot(madeIn: parent, item: item, index: &index)
+        }
         return id
     }
 

@@ -69,6 +69,25 @@ struct GoogleDriveQuirksTests {
         }
     }
 
+    @Test("a folder that a listing left out is never taken for the top of the app data folder", arguments: 1...6)
+    func hiddenFolderIsNotTheTop(round: Int) throws {
+        let tenant = try GoogleDriveTests.tenant("hidden-top-\(round)")
+        let root = try tenant.appDataFolderID()
+        try tenant.create(name: "midiccio-sync.json", parent: root, content: Data("{}".utf8))
+        // "snapshots" is left out of the next listing; what is inside it is not.
+        try tenant.setFaults(["listLag": 1])
+        let hidden = try tenant.create(name: "snapshots", parent: root, folder: true)
+        try tenant.setFaults(["listLag": 0])
+        let device = try tenant.create(name: "d", parent: hidden, folder: true)
+        try tenant.create(name: "000000000001-aa.snap", parent: device, content: Data("x".utf8))
+
+        let storage = try tenant.storage(.appData)
+        try storage.write("snapshots/e/000000000001-bb.snap", Data("y".utf8))
+        let paths = try tenant.files().keys.sorted()
+        #expect(paths.contains("snapshots/e/000000000001-bb.snap"), "\(paths)")
+        #expect(!paths.contains { $0.hasPrefix("snapshots/snapshots") }, "\(paths)")
+    }
+
     @Test("a file removed and written again by another program (a new id) is looked up again, not lost")
     func staleID() throws {
         let tenant = try GoogleDriveTests.tenant("stale")
