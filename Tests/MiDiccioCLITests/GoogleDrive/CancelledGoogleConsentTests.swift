@@ -7,13 +7,13 @@ import Testing
 @Suite("A cancelled Google consent changes nothing")
 final class CancelledGoogleConsentTests {
     let sandbox: Sandbox
-    let drive: FakeGoogleDrive
+    let drive: SignInTestDrive
     let processes: ChildProcesses
     let folder: String
 
     init() throws {
         sandbox = try Sandbox()
-        drive = try FakeGoogleDrive()
+        drive = try SignInTestDrive()
         processes = try ChildProcesses(in: sandbox)
         folder = sandbox.path("Dropbox")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

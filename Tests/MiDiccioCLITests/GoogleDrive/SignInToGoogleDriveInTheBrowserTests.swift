@@ -8,12 +8,12 @@ import Testing
 @Suite("Signing in to Google Drive in the browser")
 final class SignInToGoogleDriveInTheBrowserTests {
     let sandbox: Sandbox
-    let drive: FakeGoogleDrive
+    let drive: SignInTestDrive
     let processes: ChildProcesses
 
     init() throws {
         sandbox = try Sandbox()
-        drive = try FakeGoogleDrive()
+        drive = try SignInTestDrive()
         processes = try ChildProcesses(in: sandbox)
     }
 

@@ -1,78 +1,52 @@
 import Foundation
 import MiDiccioKit
+import MiDiccioTesting
 import Testing
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The fake Google Drive of Tests/GoogleDrive (fake_drive.py, Drive API and Google's
-/// OAuth endpoints over real HTTP on 127.0.0.1), for tests that sign in as a user would.
-///
-/// It is the server `make test` started when `MIDICCIO_GDRIVE_TEST_URL` is set; otherwise
-/// one started here with Tests/GoogleDrive/server.sh in a temporary folder, and stopped
-/// by that script (by the process id it recorded) when this goes away. Each instance is
-/// a tenant of its own: an empty Drive with its own sign-ins and faults.
-final class FakeGoogleDrive {
-    /// `http://127.0.0.1:PORT`.
-    let base: String
-    /// This test's tenant.
-    let tenant: String
-    /// The folder of a server started here (nil: the one `make test` started).
-    private let stateDirectory: String?
+/// One empty Drive on the fake Google Drive of Tests/GoogleDrive (`MiDiccioTesting`'s
+/// `FakeGoogleDrive`), for tests that sign in as a user would: the server `make test`
+/// started when `MIDICCIO_GDRIVE_TEST_URL` is set, otherwise one started here with
+/// Tests/GoogleDrive/server.sh and stopped (by the process id it recorded) when this goes
+/// away.
+final class SignInTestDrive {
+    private let server: FakeGoogleDrive
+    private let startedHere: Bool
+    /// This test's Drive.
+    let tenant: FakeDriveTenant
 
     init() throws {
-        tenant = "signin" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
-        if let given = ProcessInfo.processInfo.environment["MIDICCIO_GDRIVE_TEST_URL"], !given.isEmpty {
-            base = given.hasSuffix("/") ? String(given.dropLast()) : given
-            stateDirectory = nil
-            return
+        if let shared = FakeGoogleDrive.shared {
+            server = shared
+            startedHere = false
+        } else {
+            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("GoogleDrive/server.sh").path
+            try #require(FileManager.default.fileExists(atPath: script), "the fake Google Drive is missing: \(script)")
+            server = try FakeGoogleDrive.start(script: script)
+            startedHere = true
         }
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("GoogleDrive/server.sh").path
-        try #require(FileManager.default.fileExists(atPath: script), "the fake Google Drive is missing: \(script)")
-        let state = FileManager.default.temporaryDirectory.appendingPathComponent("midiccio-fake-drive-\(UUID().uuidString)").path
-        try Self.runScript(script, "start", state)
-        stateDirectory = state
-        base = try String(contentsOfFile: state + "/url", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        tenant = server.tenant("signin")
     }
 
     deinit {
-        guard let stateDirectory else { return }
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("GoogleDrive/server.sh").path
-        try? Self.runScript(script, "stop", stateDirectory)
+        if startedHere { server.stop() }
     }
 
     /// The environment that sends midiccio's Drive and sign-in requests here.
-    var environment: [String: String] {
-        [GoogleDriveEndpoints.apiVariable: "\(base)/t/\(tenant)", GoogleDriveEndpoints.oauthVariable: "\(base)/t/\(tenant)/oauth"]
-    }
+    var environment: [String: String] { tenant.environment }
 
     /// Sets the tenant's faults, e.g. `{"denyConsent": true}`.
     func setFaults(_ json: String) throws {
-        let answer = try LoopbackHTTP.send("POST", "\(base)/t/\(tenant)/_fake/faults", body: json)
-        try #require(answer.status == 200, "setting faults failed: \(answer.status) \(answer.body)")
+        let faults = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        try tenant.setFaults(faults)
     }
 
     /// How many requests each endpoint got ("oauth.revoke": 1 ...).
-    func requestCounts() throws -> [String: Int] {
-        let answer = try LoopbackHTTP.send("GET", "\(base)/t/\(tenant)/_fake/stats")
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any])
-        return object["byEndpoint"] as? [String: Int] ?? [:]
-    }
-
-    /// Runs server.sh with posix_spawn (Foundation's Process can hang when tests wait for
-    /// several at once), with this process's environment for its PATH.
-    private static func runScript(_ script: String, _ command: String, _ state: String) throws {
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("midiccio-fake-drive-\(UUID().uuidString).log").path
-        defer { unlink(log) }
-        let child = try ChildProcess(
-            executable: "/bin/bash", arguments: [script, command, state], environment: ProcessInfo.processInfo.environment,
-            outputPath: log, errorPath: log)
-        let ending = child.wait(timeout: 60) ?? child.killNow()
-        try #require(ending.succeeded, "server.sh \(command) failed (\(ending)): \(child.errorOutput)")
-    }
+    func requestCounts() throws -> [String: Int] { try tenant.stats().byEndpoint }
 }
 
 /// A plain HTTP/1.1 client for servers on 127.0.0.1 that never follows a redirect, so a
