@@ -1,5 +1,6 @@
 import Foundation
 import MiDiccioKit
+import MiDiccioTesting
 import MiDiccioWeb
 import Testing
 

@@ -75,39 +75,13 @@ enum LoopbackHTTP {
         var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         if !body.isEmpty || method == "POST" { head += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n" }
         let request = Data((head + "\r\n" + body).utf8)
-
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw Failure(description: "socket failed") }
-        defer { close(descriptor) }
-        var timeout = timeval(tv_sec: 15, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var socketAddress = sockaddr_in()
-        socketAddress.sin_family = sa_family_t(AF_INET)
-        socketAddress.sin_port = UInt16(port).bigEndian
-        socketAddress.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &socketAddress) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        let answer: RawResponse
+        do {
+            answer = try RawHTTP.exchange(port: UInt16(port), request: request, timeout: 15)
+        } catch let failure as RawHTTP.Failure {
+            throw Failure(description: "\(failure.message) (\(address))")
         }
-        guard connected == 0 else { throw Failure(description: "cannot connect to 127.0.0.1:\(port)") }
-        _ = request.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        var received = Data()
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = recv(descriptor, &buffer, buffer.count, 0)
-            if count <= 0 { break }
-            received.append(contentsOf: buffer[0..<count])
-        }
-        guard let split = received.range(of: Data("\r\n\r\n".utf8)) else {
-            throw Failure(description: "no HTTP answer from \(address)")
-        }
-        let lines = String(decoding: received[..<split.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
-        let status = Int(lines[0].split(separator: " ").dropFirst().first ?? "") ?? 0
-        var headers: [String: String] = [:]
-        for line in lines.dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        }
-        return Answer(status: status, headers: headers, body: String(decoding: received[split.upperBound...], as: UTF8.self))
+        return Answer(status: answer.status, headers: answer.headers, body: answer.text)
     }
 }
 

@@ -1,0 +1,74 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What came back: status, headers by lower-cased name, body.
+package struct RawResponse {
+    /// The status code.
+    package var status: Int
+    /// The headers, names in lower case.
+    package var headers: [String: String]
+    /// The body.
+    package var body: Data
+
+    /// The body as text.
+    package var text: String { String(decoding: body, as: UTF8.self) }
+
+    /// The body as a JSON object (empty when it is not one).
+    package var json: [String: Any] { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:] }
+
+    /// The `words` array of a JSON answer.
+    package var words: [[String: Any]] { json["words"] as? [[String: Any]] ?? [] }
+}
+
+/// A deliberately plain HTTP/1.1 client over a blocking socket: it sends exactly the
+/// bytes a test writes (a forged Host header, a broken body) and reads until the
+/// server closes the connection.
+package enum RawHTTP {
+    /// No answer could be had.
+    package struct Failure: Error {
+        /// What went wrong.
+        package var message: String
+    }
+
+    /// Sends `request` to 127.0.0.1:`port` and reads the answer until the server closes
+    /// the connection, waiting at most `timeout` seconds for each read.
+    package static func exchange(port: UInt16, request: Data, timeout: Int = 10) throws -> RawResponse {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw Failure(message: "socket failed") }
+        defer { close(descriptor) }
+        var wait = timeval(tv_sec: timeout, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw Failure(message: "cannot connect to port \(port)") }
+        // The server may answer (413) and close before the whole body is sent; a failed
+        // send is then expected, and the answer is still there to read.
+        _ = request.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        var received = Data()
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            received.append(contentsOf: buffer[0..<count])
+        }
+        guard let split = received.range(of: Data("\r\n\r\n".utf8)) else {
+            throw Failure(message: "no HTTP answer (got \(received.count) bytes)")
+        }
+        let head = String(decoding: received[..<split.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
+        let status = Int(head[0].split(separator: " ")[1]) ?? 0
+        var headers: [String: String] = [:]
+        for line in head.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return RawResponse(status: status, headers: headers, body: Data(received[split.upperBound...]))
+    }
+}
