@@ -42,6 +42,9 @@ public struct GoogleTokenService: Sendable {
         self.now = now
     }
 
+    /// Three attempts, 0.3 s and 0.6 s apart: a sign-in or a sync waits on these.
+    static let retry = HTTPRetryPolicy(maxAttempts: 3, baseDelay: 0.3, maxDelay: 2)
+
     /// Exchanges the code a sign-in returned (with the PKCE verifier and the redirect
     /// address it used) for tokens.
     public func exchange(code: String, verifier: String, redirectURI: String, clientID: String, clientSecret: String?) throws -> Grant {
@@ -92,9 +95,10 @@ public struct GoogleTokenService: Sendable {
         var attempt = 1
         while true {
             let started = now()
+            let wait = Self.retry.delay(afterAttempt: attempt, retryAfter: nil)
             switch client.send(request, timeout: timeout, maxBodyBytes: 256 * 1024) {
             case .failure(let failure):
-                guard attempt < 3, failure == .dropped || failure == .timedOut || failure == .refused else {
+                guard wait != nil, failure == .dropped || failure == .timedOut || failure == .refused else {
                     throw CloudError.unavailable("Google's token service: " + GoogleDriveAPI.describe(failure))
                 }
             case .success(let answer):
@@ -115,11 +119,11 @@ public struct GoogleTokenService: Sendable {
                         "Google does not accept this OAuth client (check its id and secret); sign in again with: midiccio remote set gdrive"
                     )
                 }
-                guard attempt < 3, HTTPRetryPolicy.isRetryable(status: answer.status) else {
+                guard wait != nil, HTTPRetryPolicy.isRetryable(status: answer.status) else {
                     throw CloudError.unavailable("Google's token service answered \(answer.status)" + (code.map { " (\($0))" } ?? ""))
                 }
             }
-            Thread.sleep(forTimeInterval: 0.3 * Double(attempt))
+            Thread.sleep(forTimeInterval: wait ?? 0)
             attempt += 1
         }
     }
