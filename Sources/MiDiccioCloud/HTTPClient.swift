@@ -41,6 +41,23 @@ enum HTTPFailure: Error, Sendable, Equatable {
     case other(code: Int)
 }
 
+extension HTTPFailure {
+    /// The failure in words for people, naming the service ("Google Drive", "iCloud");
+    /// never the URL.
+    func describe(service: String) -> String {
+        switch self {
+        case .timedOut: "\(service) did not answer in time"
+        case .refused: "nothing answers at \(service)'s address"
+        case .dropped: "the connection to \(service) dropped"
+        case .hostNotFound: "\(service)'s server name is unknown (check the network)"
+        case .offline: "this computer is offline"
+        case .insecure: "the secure connection to \(service) failed"
+        case .tooLarge(let limit): "\(service)'s answer is larger than \(limit / 1_048_576) MB"
+        case .other(let code): "network error \(code) talking to \(service)"
+        }
+    }
+}
+
 /// Sends one HTTP request at a time and waits for its answer: the sync engine calls
 /// storage synchronously, while URLSession only offers callbacks.
 ///

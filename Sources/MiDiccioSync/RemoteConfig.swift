@@ -16,6 +16,9 @@ public enum RemoteConfig: Hashable, Sendable {
     /// The user's Google Drive: the hidden app data folder, or a visible folder. The
     /// sign-in lives in the library's Google Drive file (see `GoogleDriveCredentials`).
     case googleDrive(GoogleDriveSpace)
+    /// A zone of the user's private iCloud database in a CloudKit container. The sign-in
+    /// lives in the library's iCloud file (see `ICloudCredentials`).
+    case iCloud(CloudKitDatabase)
 
     /// The environment variable whose value, when set, is the WebDAV password instead
     /// of the one in the credentials file.
@@ -79,6 +82,30 @@ public enum RemoteConfig: Hashable, Sendable {
                 credentials: credentials, path: path, service: GoogleTokenService(endpoints: endpoints, timeout: timeout ?? 15))
             let options = timeout.map(GoogleDriveStorage.Options.impatient(timeout:)) ?? GoogleDriveStorage.Options()
             return GoogleDriveStorage(space: space, tokens: tokens, endpoints: endpoints, options: options)
+        case .iCloud(let database):
+            let notSignedIn = UnusableStorage(
+                displayName: displayName,
+                error: .signInNeeded("this library is not signed in to iCloud; sign in with: midiccio remote set icloud"))
+            guard let libraryPath else { return notSignedIn }
+            let path = ICloudCredentials.filePath(forLibrary: libraryPath)
+            let credentials: ICloudCredentials
+            do {
+                guard let stored = try ICloudCredentials.load(from: path) else { return notSignedIn }
+                credentials = stored
+            } catch {
+                return UnusableStorage(displayName: displayName, error: .signInNeeded("\(error)"))
+            }
+            guard credentials.covers(database) else {
+                return UnusableStorage(
+                    displayName: displayName,
+                    error: .signInNeeded(
+                        "this library's iCloud sign-in is for \(credentials.container) (\(credentials.environment.rawValue)), not \(database.container) (\(database.environment.rawValue)); sign in again with: midiccio remote set icloud"
+                    ))
+            }
+            let options = timeout.map(CloudKitStorage.Options.impatient(timeout:)) ?? CloudKitStorage.Options()
+            return CloudKitStorage(
+                database: database, session: ICloudSession(credentials: credentials, path: path),
+                endpoints: CloudKitEndpoints.from(environment: environment), options: options)
         }
     }
 
@@ -99,6 +126,7 @@ public enum RemoteConfig: Hashable, Sendable {
         case .webdav(let url, _): "webdav \(url)"
         case .googleDrive(.appData): "google drive (app data folder)"
         case .googleDrive(.folder(let name)): "google drive folder \(name)"
+        case .iCloud(let database): database.description
         }
     }
 }
@@ -115,6 +143,7 @@ extension WordLibrary {
         case "webdav": return .webdav(url: stored.location, user: stored.user)
         case "gdrive" where stored.location == "appdata": return .googleDrive(.appData)
         case "gdrive" where stored.location.hasPrefix("folder:"): return .googleDrive(.folder(String(stored.location.dropFirst(7))))
+        case "icloud": return CloudKitDatabase(location: stored.location).map(RemoteConfig.iCloud)
         default: return nil
         }
     }
@@ -131,12 +160,17 @@ extension WordLibrary {
             case .webdav(let url, let user): try SyncStore(self).changeRemote(to: ("webdav", url, user))
             case .googleDrive(.appData): try SyncStore(self).changeRemote(to: ("gdrive", "appdata", nil))
             case .googleDrive(.folder(let name)): try SyncStore(self).changeRemote(to: ("gdrive", "folder:" + name, nil))
+            case .iCloud(let database): try SyncStore(self).changeRemote(to: ("icloud", database.location, nil))
             case nil: try SyncStore(self).changeRemote(to: nil)
             }
         }
         if case .googleDrive = remote {
         } else {
             try GoogleDriveCredentials.remove(at: googleDriveCredentialsPath)
+        }
+        if case .iCloud(let database) = remote, (try? ICloudCredentials.load(from: iCloudCredentialsPath))??.covers(database) != false {
+        } else {
+            try ICloudCredentials.remove(at: iCloudCredentialsPath)
         }
         let stored = try? WebDAVCredentials.load(from: credentialsPath)
         if case .webdav(let url, _) = remote, stored == nil || stored?.address == url { return }
@@ -156,6 +190,15 @@ extension WordLibrary {
     /// any stored before.
     public func storeGoogleDriveCredentials(_ credentials: GoogleDriveCredentials) throws {
         try credentials.save(to: googleDriveCredentialsPath)
+    }
+
+    /// The file beside this library that holds its iCloud sign-in (mode 0600).
+    public var iCloudCredentialsPath: String { ICloudCredentials.filePath(forLibrary: path) }
+
+    /// Stores this library's iCloud sign-in, readable only by its owner, replacing any
+    /// stored before.
+    public func storeICloudCredentials(_ credentials: ICloudCredentials) throws {
+        try credentials.save(to: iCloudCredentialsPath)
     }
 
     /// True when a password for `address` is stored in the credentials file.

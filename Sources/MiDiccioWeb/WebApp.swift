@@ -308,6 +308,8 @@ public final class WebApp: HTTPHandler {
                 pairs.append(("remoteUser", JSONText.optional(user)))
             case .googleDrive:
                 break  // googleSignInFields said it all
+            case .iCloud(let database):
+                pairs.append(("remoteICloud", JSONText.quote(database.container)))
             }
             pairs.append(("remote", JSONText.quote(remote.displayName)))
             let storage = remote.makeStorage(libraryPath: library.path, environment: environment)

@@ -157,18 +157,7 @@ final class GoogleDriveAPI: Sendable {
     static let rateLimitReasons: Set<String> = ["rateLimitExceeded", "userRateLimitExceeded"]
 
     /// A failure in words, without the URL.
-    static func describe(_ failure: HTTPFailure) -> String {
-        switch failure {
-        case .timedOut: "Google Drive did not answer in time"
-        case .refused: "nothing answers at Google Drive's address"
-        case .dropped: "the connection to Google Drive dropped"
-        case .hostNotFound: "Google Drive's server name is unknown (check the network)"
-        case .offline: "this computer is offline"
-        case .insecure: "the secure connection to Google Drive failed"
-        case .tooLarge(let limit): "Google Drive's answer is larger than \(limit / 1_048_576) MB"
-        case .other(let code): "network error \(code) talking to Google Drive"
-        }
-    }
+    static func describe(_ failure: HTTPFailure) -> String { failure.describe(service: "Google Drive") }
 
     /// Waits of 50% to 150% of `delay`, so devices told to slow down at the same moment
     /// do not all come back at the same moment.
