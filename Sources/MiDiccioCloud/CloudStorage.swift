@@ -66,6 +66,10 @@ public protocol CloudStorage: AnyObject {
     /// file existed.
     @discardableResult
     func delete(_ path: String) throws -> Bool
+    /// Removes every file of `paths`, as `delete` does, and returns how many existed.
+    /// Back ends that can remove several files in one request (iCloud) do so.
+    @discardableResult
+    func deleteAll(_ paths: [String]) throws -> Int
     /// A description for people, without credentials ("folder /home/ana/Dropbox/MiDiccio").
     var displayName: String { get }
     /// Called once before each sync or status: a back end that keeps a picture of the
@@ -87,6 +91,14 @@ public protocol CloudCache: AnyObject, Sendable {
 extension CloudStorage {
     /// Back ends that keep nothing between syncs do nothing here.
     public func beginPass(cache: (any CloudCache)?) throws {}
+
+    /// Removes the files one at a time.
+    @discardableResult
+    public func deleteAll(_ paths: [String]) throws -> Int {
+        var removed = 0
+        for path in paths where try delete(path) { removed += 1 }
+        return removed
+    }
 
     /// Writes the file like `write`, for back ends that cannot create exclusively.
     public func create(_ path: String, _ data: Data) throws {

@@ -44,15 +44,11 @@ extension SyncSession {
         let readByAll = active.map { $0.read[deviceID] ?? 0 }.min() ?? snapshot.seq
         let limit = min(snapshot.seq, readByAll)
         var files = state.files
-        var removed: [SyncState.OwnFile] = []
-        for file in files {
-            // Older snapshots go once every active reader is past them.
-            let obsolete =
-                file.kind == .changes ? file.seq <= limit : file.path != snapshot.path && file.seq <= min(readByAll, snapshot.seq)
-            guard obsolete else { continue }
-            if try storage.delete(file.path) { report.filesRemoved += 1 }
-            removed.append(file)
+        // Older snapshots go once every active reader is past them.
+        let removed = files.filter { file in
+            file.kind == .changes ? file.seq <= limit : file.path != snapshot.path && file.seq <= min(readByAll, snapshot.seq)
         }
+        report.filesRemoved += try storage.deleteAll(removed.map(\.path))
         files.removeAll { removed.contains($0) }
         var tidied = false
         var suspicion: String?
