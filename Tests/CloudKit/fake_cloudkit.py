@@ -5,8 +5,8 @@ MiDiccio's tests.
 Python 3 standard library only. Every URL starts with /t/<tenant>/; each tenant is an
 iCloud account of its own, made empty on first use, with its data kept apart per
 (container, environment). README.md beside this file describes the endpoints, the
-faults and the control API; /work/notes/icloud-contract.md (issue 17) is the contract
-with the Swift client.
+faults and the control API, following the contract agreed for issue 17 with the Swift
+client.
 
     fake_cloudkit.py [--host 127.0.0.1] [--port 0] [--port-file PATH]
 
