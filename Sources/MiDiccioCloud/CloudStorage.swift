@@ -76,6 +76,11 @@ public protocol CloudStorage: AnyObject {
     /// cloud between syncs (Google Drive's file ids) brings it up to date here, and keeps
     /// it in `cache`, which the library holds for it.
     func beginPass(cache: (any CloudCache)?) throws
+    /// True after a `beginPass` that found the cloud this back end knew deleted or
+    /// replaced: what this device read and wrote there may be gone (iCloud: the zone was
+    /// deleted, or CloudKit no longer knows the sync token it gave). Sync then starts
+    /// over there: every word uploaded once, everything read again.
+    var cloudWasReplaced: Bool { get }
 }
 
 /// A place in the library where a back end keeps what it knows of the cloud between
@@ -91,6 +96,9 @@ public protocol CloudCache: AnyObject, Sendable {
 extension CloudStorage {
     /// Back ends that keep nothing between syncs do nothing here.
     public func beginPass(cache: (any CloudCache)?) throws {}
+
+    /// Back ends that keep nothing between syncs cannot tell.
+    public var cloudWasReplaced: Bool { false }
 
     /// Removes the files one at a time.
     @discardableResult

@@ -70,6 +70,7 @@ public final class SyncEngine {
         let session = try SyncSession(engine: self)
         do {
             try storage.beginPass(cache: LibraryCloudCache(store: session.store, remote: storage.displayName))
+            try session.startOverIfCloudReplaced()
             try session.takeUploadAllRequest()
             try session.checkManifest()
             try session.readDeviceRecords()
@@ -211,6 +212,23 @@ final class SyncSession {
             next.fullUpload = true
             try store.clearUploadAllRequest()
         }
+    }
+
+    /// Starts this device over in a cloud its back end found deleted or replaced: its
+    /// own files there may be gone, and other devices' streams may have started again
+    /// from 1. It forgets what it read and wrote (as when moving to another cloud),
+    /// reads everything again and uploads every word once. Nothing here changes: an
+    /// emptied cloud never makes a word look deleted.
+    func startOverIfCloudReplaced() throws {
+        guard storage.cloudWasReplaced, state.hasPublished || !state.cursors.isEmpty || !state.files.isEmpty else { return }
+        let words = try store.read { try store.wordCount() }
+        try commit { next in
+            let generation = next.generation
+            next = SyncState()
+            next.generation = generation
+            next.fullUpload = words > 0
+        }
+        report.startedOver = true
     }
 
     /// Ends a sync that went through: notes when it happened.

@@ -30,6 +30,10 @@ public struct SyncReport: Hashable, Sendable {
     /// True when this device had been silent past the retention period and read
     /// everything again before uploading.
     public var fullResync = false
+    /// True when the cloud this device had synced with was found deleted or replaced
+    /// (an iCloud zone deleted in Settings), so this device started over there: it read
+    /// everything again and uploaded every word once.
+    public var startedOver = false
     /// Set when this library found itself to be a copy of another device (a file copied
     /// to another computer, or put back from a backup) and went on under a new id.
     public var newIdentity: NewIdentity?

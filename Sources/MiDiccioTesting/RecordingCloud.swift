@@ -43,6 +43,8 @@ package final class RecordingCloud: CloudStorage {
         try storage.beginPass(cache: cache)
     }
 
+    package var cloudWasReplaced: Bool { storage.cloudWasReplaced }
+
     package func list(_ folder: String) throws -> [CloudEntry] {
         requests.append(Request(kind: "list", path: folder))
         return try storage.list(folder)

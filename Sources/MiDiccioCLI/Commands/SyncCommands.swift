@@ -304,6 +304,7 @@ struct SyncCommand: ParsableCommand {
                         ("snapshotWritten", String(report.snapshotWritten)), ("filesWritten", String(report.filesWritten)),
                         ("bytesWritten", String(report.bytesWritten)), ("filesRemoved", String(report.filesRemoved)),
                         ("purgedElsewhere", String(report.purgedElsewhere)), ("fullResync", String(report.fullResync)),
+                        ("startedOver", String(report.startedOver)),
                         ("temporaryFilesRemoved", String(report.temporaryFilesRemoved)),
                         (
                             "newIdentity",
@@ -327,6 +328,11 @@ struct SyncCommand: ParsableCommand {
             }
             if report.fullResync {
                 context.note("This device had not synced for a long time, so it read everything again before uploading.")
+            }
+            if report.startedOver {
+                context.note(
+                    "The MiDiccio data in \(remote.displayName) had been deleted or replaced, so this device started over there: it read everything again and uploaded every word once. No word here was changed."
+                )
             }
             if let identity = report.newIdentity {
                 context.note(

@@ -35,6 +35,9 @@ struct CloudKitIndex: Codable, Sendable {
     /// True when CloudKit said the zone does not exist (never made, or deleted by the
     /// user): the next write makes it first.
     var zoneMissing = false
+    /// True from finding the zone this device knew deleted or its sync token refused,
+    /// until this device next writes to the zone (`CloudKitStorage.cloudWasReplaced`).
+    var replaced: Bool?
     /// Every record by record name.
     var items: [String: Item] = [:]
 

@@ -76,6 +76,13 @@ public final class CloudKitStorage: CloudStorage, CustomStringConvertible, Senda
         var downloadURLs: [String: String] = [:]
     }
 
+    /// True from a `beginPass` that found the zone this device had synced with deleted
+    /// (ZONE_NOT_FOUND), or its sync token refused (the zone was deleted and made again,
+    /// or the token expired), until this device next writes to the zone: what it read
+    /// and wrote there may be gone. Kept in the index, so a `status` in between does not
+    /// make the next sync miss it.
+    public var cloudWasReplaced: Bool { _state.withLock { $0.index.replaced == true } }
+
     private let _state: Mutex<State>
 
     /// Brings the index up to date: the zone's changes since the last sync, or all of
@@ -91,17 +98,22 @@ public final class CloudKitStorage: CloudStorage, CustomStringConvertible, Senda
             return state.index
         }
         var outcome = index.syncToken == nil ? nil : try fetchChanges(since: index)
+        let knewZone = index.syncToken != nil
+        let replaced = outcome == .tokenRejected || (knewZone && outcome == .zoneMissing)
         if outcome == nil || outcome == .tokenRejected {
             outcome = try fetchChanges(since: CloudKitIndex(database: database.location))
         }
         switch outcome {
-        case .done(let next, let urls):
+        case .done(var next, let urls):
+            next.replaced = replaced || index.replaced == true ? true : nil
             commit(next, downloadURLs: urls, replacing: index.syncToken == nil || next.syncToken == nil)
         case .zoneMissing:
             // Never made, or deleted by the user (Settings > Apple Account > iCloud): an
-            // empty cloud, which sync treats like a deleted folder, never as deleted words.
+            // empty cloud, never deleted words. This device starts over there when it had
+            // synced with it (`cloudWasReplaced`).
             var empty = CloudKitIndex(database: database.location)
             empty.zoneMissing = true
+            empty.replaced = replaced || index.replaced == true ? true : nil
             commit(empty, downloadURLs: [:], replacing: true)
         case .tokenRejected, nil:
             throw CloudError.failed(path: "/", reason: "iCloud refused to list the zone's changes from its start")
@@ -314,6 +326,7 @@ public final class CloudKitStorage: CloudStorage, CustomStringConvertible, Senda
         }
         let result = attempt.results[0]
         if let error = CloudKitAPI.ServerError(result) { return (error, attempt.resent) }
+        if index.replaced != nil { mutate { $0.replaced = nil } }
         if var parsed = Self.parse(result) {
             parsed.item.data = parsed.item.asset ? nil : data
             parsed.item.size = data.count

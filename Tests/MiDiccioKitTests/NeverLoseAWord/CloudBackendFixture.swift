@@ -10,14 +10,15 @@ import Testing
 
 /// The real cloud back ends the scenario tests of "never lose a word" run through: a
 /// folder on disk, a folder on the WebDAV test server, and the app data folder of the
-/// fake Google Drive (`make test` starts both servers; under CI their tests run, and
-/// fail, without them).
+/// fake Google Drive, and a zone of the fake CloudKit (`make test` starts the servers;
+/// under CI their tests run, and fail, without them).
 enum CloudBackend: String, CaseIterable, CustomTestStringConvertible {
-    case folder, webdav, gdrive
+    case folder, webdav, gdrive, icloud
 
     /// The back ends this test run can use.
     static var available: [CloudBackend] {
         [.folder] + (WebDAVTestServer.shouldRun ? [.webdav] : []) + (GoogleDriveTests.shouldRun ? [.gdrive] : [])
+            + (ICloudTests.shouldRun ? [.icloud] : [])
     }
 
     var testDescription: String { rawValue }
@@ -36,6 +37,7 @@ final class CloudBackendFixture {
     let cloudRoot: String
     private let webdav: (server: WebDAVTestServer, address: WebDAVAddress)?
     private let drive: (tenant: FakeDriveTenant, credentials: GoogleDriveCredentials)?
+    private var iCloud: (tenant: FakeCloudKitTenant, credentials: ICloudCredentials)?
     /// Every device made so far.
     private(set) var devices: [TestDevice] = []
 
@@ -51,6 +53,12 @@ final class CloudBackendFixture {
         case .gdrive:
             let tenant = try GoogleDriveTests.requireServer().tenant("never-lose")
             drive = (tenant, try tenant.credentials(for: .appData))
+            webdav = nil
+            cloudRoot = ""
+        case .icloud:
+            let tenant = try ICloudTests.tenant("never-lose")
+            iCloud = (tenant, try ICloudTests.credentials(tenant))
+            drive = nil
             webdav = nil
             cloudRoot = ""
         case .webdav:
@@ -72,6 +80,7 @@ final class CloudBackendFixture {
         case .folder: return FolderStorage(root: cloudRoot)
         case .webdav: return webdav!.server.storage(webdav!.address, options: instantRetryOptions())
         case .gdrive: return drive!.tenant.storage(.appData, credentials: drive!.credentials)
+        case .icloud: return ICloudTests.storage(iCloud!.tenant, credentials: iCloud!.credentials)
         }
     }
 
@@ -118,6 +127,7 @@ final class CloudBackendFixture {
     /// Every file in the cloud by path, read from disk (temporary files included).
     var files: [String: Data] {
         if let drive { return (try? drive.tenant.files()) ?? [:] }
+        if let iCloud { return (try? ICloudTests.files(iCloud.tenant)) ?? [:] }
         var result: [String: Data] = [:]
         guard let walker = FileManager.default.enumerator(atPath: cloudRoot) else { return result }
         for case let relative as String in walker {

@@ -59,6 +59,8 @@ final class FaultInjectingCloud: SimulationCloud {
 
     var displayName: String { inner.displayName }
 
+    var cloudWasReplaced: Bool { inner.cloudWasReplaced }
+
     func beginPass(cache: (any CloudCache)?) throws {
         try checkReachable()
         try inner.beginPass(cache: cache)

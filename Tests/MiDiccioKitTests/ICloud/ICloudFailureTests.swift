@@ -1,0 +1,157 @@
+import Foundation
+import MiDiccioTesting
+import Testing
+
+@testable import MiDiccioCloud
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+@testable import MiDiccioSync
+
+/// How an iCloud sync meets CloudKit's refusals (issue 17, "Failures"): throttling is
+/// waited out for the time CloudKit asks, a full iCloud and an expired sign-in stop the
+/// sync with a message that says what to do, a deleted zone is an emptied cloud, and
+/// nothing is lost.
+@Suite("iCloud's refusals and failures", .enabled(if: ICloudTests.shouldRun, ICloudTests.skipReason))
+struct ICloudFailureTests {
+    @Test("THROTTLED answers are retried after the retryAfter CloudKit gives, and the sync goes through")
+    func throttled() throws {
+        let waits = DelayRecorder()
+        try withICloud("throttled") { cloud in
+            cloud.options.sleep = { waits.record($0) }
+            let a = try cloud.device("a")
+            let hund = try a.add("hund", meaning: "dog")
+            _ = try a.sync()
+            _ = try a.library.edit(hund, WordEdit(meaning: "hound"))
+            try cloud.tenant.setFaults([FakeCloudKitFault(op: "records/modify", status: 429, code: "THROTTLED", retryAfter: 2.5, times: 2)])
+            _ = try a.sync()
+            let b = try cloud.device("b")
+            _ = try b.sync()
+            #expect(try b.word(hund).meaning == "hound")
+        }
+        #expect(waits.delays == [2.5, 2.5])
+    }
+
+    @Test("a wait longer than a minute stops the sync as unreachable, and the words wait here")
+    func throttledForLong() throws {
+        try withICloud("throttled-long") { cloud in
+            let a = try cloud.device("a")
+            let hund = try a.add("hund", meaning: "dog")
+            try cloud.tenant.setFaults([FakeCloudKitFault(op: "*", status: 429, code: "THROTTLED", retryAfter: 600, times: 5)])
+            let error = #expect(throws: (any Error).self) { try a.sync() }
+            #expect("\(error.map { "\($0)" } ?? "")".contains("iCloud asks to wait 600 s"))
+            #expect(try a.has(hund))
+            #expect(try a.pendingCount() == 1)
+        }
+    }
+
+    @Test("a full iCloud stops with 'your iCloud storage is full', nothing is lost, and the words go up once there is room")
+    func quotaExceeded() throws {
+        try withICloud("quota") { cloud in
+            let a = try cloud.device("a")
+            var ids: [WordID] = []
+            for index in 0..<40 { ids.append(try a.add("palabra \(index)", meaning: String(repeating: "word \(index) ", count: 20))) }
+            try cloud.tenant.configure(quota: .bytes(1_000))
+            let error = #expect(throws: (any Error).self) { try a.sync() }
+            #expect("\(error.map { "\($0)" } ?? "")".contains("your iCloud storage is full"))
+            #expect(try a.library.list().count == 40)
+            #expect(try a.pendingCount() == 40)
+            try cloud.tenant.configure(quota: .unlimited)
+            _ = try a.sync()
+            let b = try cloud.device("b")
+            _ = try b.sync()
+            #expect(try ids.allSatisfy { try b.has($0) })
+        }
+    }
+
+    @Test("an expired sign-in stops with 'iCloud needs you to sign in again: midiccio remote set icloud', and nothing changes here")
+    func expiredToken() throws {
+        try withICloud("expired") { cloud in
+            let a = try cloud.device("a")
+            _ = try a.add("hund", meaning: "dog")
+            _ = try a.sync()
+            let katze = try a.add("katze", meaning: "cat")
+            try cloud.tenant.expireTokens()
+            let error = #expect(throws: (any Error).self) { try a.sync() }
+            #expect("\(error.map { "\($0)" } ?? "")".contains("iCloud needs you to sign in again: midiccio remote set icloud"))
+            #expect(try a.has(katze))
+            #expect(try a.pendingCount() == 1)
+        }
+    }
+
+    @Test("a renewed web auth token is kept in the sign-in file, so the next process signs in with it")
+    func tokenRotation() throws {
+        try withTemporaryDirectory { directory in
+            let tenant = try ICloudTests.tenant("rotation")
+            try tenant.configure(rotate: true, rotationGrace: 0)
+            let library = directory.appendingPathComponent("a.sqlite").path
+            let signIn = ICloudCredentials.filePath(forLibrary: library)
+            let granted = try ICloudTests.credentials(tenant)
+            try granted.save(to: signIn)
+            func storage() throws -> CloudKitStorage {
+                ICloudTests.storage(tenant, credentials: try #require(try ICloudCredentials.load(from: signIn)), path: signIn)
+            }
+            let a = try TestDevice(name: "a", path: library, storage: try storage(), clock: ManualClock(start: CloudBackendFixture.start))
+            let hund = try a.add("hund", meaning: "dog")
+            _ = try a.sync()
+            let stored = try #require(try ICloudCredentials.load(from: signIn))
+            #expect(stored.webAuthToken != granted.webAuthToken)
+            let attributes = try FileManager.default.attributesOfItem(atPath: signIn)
+            #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+            let again = try TestDevice(name: "a", path: library, storage: try storage(), clock: ManualClock(start: a.clock.now()))
+            _ = try again.library.edit(hund, WordEdit(meaning: "hound"))
+            _ = try again.sync()
+            #expect(try again.pendingCount() == 0)
+        }
+    }
+
+    @Test(
+        "a zone the user deleted in iCloud Settings is an emptied cloud: no word looks deleted, each device starts over there, and an edit made offline meanwhile arrives"
+    )
+    func zoneDeleted() throws {
+        try withICloud("zone-deleted") { cloud in
+            let a = try cloud.device("a"), b = try cloud.device("b")
+            var ids: [WordID] = []
+            for index in 0..<20 { ids.append(try a.add("palabra \(index)", meaning: "word \(index)")) }
+            try cloud.syncRounds([a, b])
+            try cloud.tenant.deleteZone(container: ICloudTests.database.container, environment: "development", zone: "MiDiccio")
+            let late = try b.add("tarde", meaning: "late")
+            _ = try b.library.edit(ids[5], WordEdit(meaning: "changed offline"))
+            // A status in between finds the zone gone without using up the news.
+            _ = try a.engine.status()
+            a.clock.advance(by: 1_000)
+            let first = try a.sync()
+            #expect(first.startedOver)
+            #expect(try a.library.list().count == 20)
+            b.clock.advance(by: 2_000)
+            let second = try b.sync()
+            #expect(second.startedOver, "b's sync token belongs to the deleted zone")
+            try cloud.syncRounds([a, b], 2)
+            #expect(try ids.allSatisfy { try a.has($0) && b.has($0) })
+            #expect(try a.has(late))
+            #expect(try a.word(ids[5]).meaning == "changed offline")
+            let c = try cloud.device("c")
+            _ = try c.sync()
+            #expect(try c.library.list().count == 21)
+            #expect(try c.word(ids[5]).meaning == "changed offline")
+            #expect(try a.pendingCount() == 0 && b.pendingCount() == 0)
+        }
+    }
+
+    @Test("5xx answers and a dropped connection are retried, and the sync goes through once")
+    func serverErrorsAndDrops() throws {
+        try withICloud("5xx") { cloud in
+            let a = try cloud.device("a")
+            let hund = try a.add("hund", meaning: "dog")
+            try cloud.tenant.setFaults([
+                FakeCloudKitFault(op: "records/modify", status: 503, code: "TRY_AGAIN_LATER", times: 1),
+                FakeCloudKitFault(op: "changes/zone", status: 500, code: "INTERNAL_ERROR", times: 1),
+                FakeCloudKitFault.dropped("records/modify"),
+            ])
+            _ = try a.sync()
+            let b = try cloud.device("b")
+            _ = try b.sync()
+            #expect(try b.has(hund))
+            #expect(try a.pendingCount() == 0)
+        }
+    }
+}
