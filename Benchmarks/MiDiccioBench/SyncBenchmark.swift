@@ -9,9 +9,12 @@ enum SyncBenchmark {
     static let subcommand = BenchSubcommand(
         name: "sync",
         abstract: "First sync, full upload, no-op sync and one-word sync through the folder back end.",
-        usage: "midiccio-bench sync [--backend folder|webdav|gdrive-fake] [--words <n>] [--small <n>] [--seed <s>]",
+        usage: "midiccio-bench sync [--backend folder|webdav|gdrive-fake|icloud-fake] [--words <n>] [--small <n>] [--seed <s>]",
         options: [
-            ("--backend <b>", "folder (default), webdav or gdrive-fake: see WebDAVSyncBenchmark and GoogleDriveSyncBenchmark."),
+            (
+                "--backend <b>",
+                "folder (default), webdav, gdrive-fake or icloud-fake: see WebDAVSyncBenchmark, GoogleDriveSyncBenchmark and ICloudSyncBenchmark."
+            ),
             ("--words <n>", "Words in the large library (default 100000)."),
             ("--small <n>", "Words in the small library the no-op sync is compared with (default 1000)."),
             ("--seed <s>", "Seed of the generated words (default 1)."),
@@ -38,9 +41,10 @@ enum SyncBenchmark {
     static func run(_ arguments: [String]) throws {
         if let backend = WebDAVSyncBenchmark.backend(in: arguments), backend != "folder" {
             if backend == "gdrive-fake" { return try GoogleDriveSyncBenchmark.run(arguments) }
+            if backend == "icloud-fake" { return try ICloudSyncBenchmark.run(arguments) }
             guard backend == "webdav" else {
                 throw BenchUsageError(
-                    message: "'--backend' must be folder, webdav or gdrive-fake, not '\(backend)'", usage: subcommand.usage)
+                    message: "'--backend' must be folder, webdav, gdrive-fake or icloud-fake, not '\(backend)'", usage: subcommand.usage)
             }
             return try WebDAVSyncBenchmark.run(arguments)
         }

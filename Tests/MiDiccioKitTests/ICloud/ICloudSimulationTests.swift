@@ -33,7 +33,9 @@ struct ICloudSimulationTests {
         let view = FaultInjectingCloud(ICloudTests.storage(tenant, credentials: credentials, options: options), everyFile: everyFile)
         var simulation = try Simulation(
             seed: seed, storage: view,
-            eachDevice: { FaultInjectingCloud(ICloudTests.storage(tenant, credentials: credentials, options: options), everyFile: everyFile) })
+            eachDevice: {
+                FaultInjectingCloud(ICloudTests.storage(tenant, credentials: credentials, options: options), everyFile: everyFile)
+            })
         defer { simulation.cleanUp() }
         try simulation.run(steps: 60)
         try simulation.finish()

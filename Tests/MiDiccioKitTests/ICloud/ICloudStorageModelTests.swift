@@ -32,10 +32,12 @@ struct ICloudStorageModelTests {
         #expect(try reader.read("snapshots/a/000000000001-00000000000000aa.snap") == large)
         #expect(try reader.list("snapshots/a") == [CloudEntry(name: "000000000001-00000000000000aa.snap", size: large.count)])
         let records = try tenant.records(container: ICloudTests.database.container, environment: "development", zone: "MiDiccio")
-        let byName = Dictionary(uniqueKeysWithValues: records.compactMap { record in (record["recordName"] as? String).map { ($0, record) } })
+        let byName = Dictionary(
+            uniqueKeysWithValues: records.compactMap { record in (record["recordName"] as? String).map { ($0, record) } })
         let device = try #require(byName["f-devices_2Fa.json"]?["fields"] as? [String: Any])
         #expect(device["data"] != nil && device["file"] == nil)
-        let snapshot = try #require(byName[CloudKitIndex.recordName("snapshots/a/000000000001-00000000000000aa.snap")]?["fields"] as? [String: Any])
+        let snapshot = try #require(
+            byName[CloudKitIndex.recordName("snapshots/a/000000000001-00000000000000aa.snap")]?["fields"] as? [String: Any])
         #expect(snapshot["file"] != nil && snapshot["data"] == nil)
         #expect(try tenant.stats()["assets/upload"] == 1)
     }
