@@ -1,6 +1,7 @@
-# Shell functions the test servers' scripts share (Tests/WebDAV/server.sh and
-# Tests/GoogleDrive/server.sh source this file): is a port taken, is a process running,
-# and stopping a server by the process id it recorded, never by name.
+# Shell functions the test servers' scripts share (Tests/WebDAV/server.sh,
+# Tests/GoogleDrive/server.sh and Tests/CloudKit/server.sh source this file): is a port
+# taken, is a process running, and stopping a server by the process id it recorded,
+# never by name.
 
 # Is something accepting connections on 127.0.0.1:$1?
 listening() {
