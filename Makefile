@@ -7,7 +7,8 @@ SWIFT ?= swift
 # (Debian 12 ships mod_webdav in its own package). nodejs: the web tests run
 # `node --check` on the page's script (Tests/MiDiccioWebTests/PageFileTests.swift).
 # sqlite3: the process tests check libraries with the shell's `PRAGMA integrity_check`.
-# python3: the fake Google Drive the tests sync through (Tests/GoogleDrive, standard library only).
+# python3: the fake Google Drive and fake CloudKit the tests sync through (Tests/GoogleDrive,
+# Tests/CloudKit; standard library only).
 # libssl-dev: OpenSSL's libcrypto, random bytes and SHA-256 for the Google sign-in (PKCE).
 APT_PACKAGES := pkg-config libsqlite3-dev libicu-dev zlib1g-dev libmicrohttpd-dev libssl-dev lighttpd lighttpd-mod-webdav nodejs sqlite3 python3
 ARGS ?= serve
@@ -57,26 +58,31 @@ run: build
 	@echo "MiDiccio $$(.build/release/midiccio --version | cut -d' ' -f2): library $${MIDICCIO_LIBRARY:-$${XDG_DATA_HOME:-$$HOME/.local/share}/midiccio/library.sqlite}"
 	@.build/release/midiccio $(ARGS)
 
-# The tests run against a real WebDAV server and a fake Google Drive: Tests/WebDAV/server.sh
-# starts lighttpd, Tests/GoogleDrive/server.sh the fake Drive (Python, standard library
-# only), each on 127.0.0.1 on a free port for the run, and the trap stops both (by process
+# The tests run against a real WebDAV server, a fake Google Drive and a fake CloudKit:
+# Tests/WebDAV/server.sh starts lighttpd, Tests/GoogleDrive/server.sh the fake Drive and
+# Tests/CloudKit/server.sh the fake CloudKit Web Services (Python, standard library only),
+# each on 127.0.0.1 on a free port for the run, and the trap stops them all (by process
 # id, with any server a test started inside their folders) however the tests end. The
-# fake's own self-test runs first.
+# fakes' own self-tests run first.
 test: deps
 	$(SWIFT) format lint --strict --recursive Sources Tests Benchmarks Package.swift
 	python3 -m unittest discover -s Tests/GoogleDrive -p 'test_*.py'
+	python3 -m unittest discover -s Tests/CloudKit -p 'test_*.py'
 	$(SWIFT) build --build-tests
 	@state=$$(mktemp -d "$${TMPDIR:-/tmp}/midiccio-webdav.XXXXXX") || exit 1; \
 	drive=$$(mktemp -d "$${TMPDIR:-/tmp}/midiccio-gdrive.XXXXXX") || exit 1; \
-	trap 'bash Tests/WebDAV/server.sh stop "$$state"; bash Tests/GoogleDrive/server.sh stop "$$drive"' EXIT; trap 'exit 130' INT TERM; \
+	cloudkit=$$(mktemp -d "$${TMPDIR:-/tmp}/midiccio-cloudkit.XXXXXX") || exit 1; \
+	trap 'bash Tests/WebDAV/server.sh stop "$$state"; bash Tests/GoogleDrive/server.sh stop "$$drive"; bash Tests/CloudKit/server.sh stop "$$cloudkit"' EXIT; trap 'exit 130' INT TERM; \
 	bash Tests/WebDAV/server.sh start "$$state" || exit 1; \
 	bash Tests/GoogleDrive/server.sh start "$$drive" || exit 1; \
+	bash Tests/CloudKit/server.sh start "$$cloudkit" || exit 1; \
 	echo "WebDAV test server: $$(cat "$$state/url") (lighttpd, process $$(cat "$$state/pid"))"; \
 	echo "Fake Google Drive: $$(cat "$$drive/url") (process $$(cat "$$drive/pid"))"; \
+	echo "Fake CloudKit: $$(cat "$$cloudkit/url") (process $$(cat "$$cloudkit/pid"))"; \
 	MIDICCIO_WEBDAV_TEST_URL="$$(cat "$$state/url")" MIDICCIO_WEBDAV_TEST_USER="$$(cat "$$state/user")" \
 	MIDICCIO_WEBDAV_TEST_PASSWORD="$$(cat "$$state/password")" MIDICCIO_WEBDAV_TEST_STATE="$$state" \
 	MIDICCIO_WEBDAV_TEST_SCRIPT="$$(pwd)/Tests/WebDAV/server.sh" MIDICCIO_GDRIVE_TEST_URL="$$(cat "$$drive/url")" \
-	$(SWIFT) test --skip-build
+	MIDICCIO_ICLOUD_TEST_URL="$$(cat "$$cloudkit/url")" $(SWIFT) test --skip-build
 	Tests/Browser/run.sh
 
 bench: deps
