@@ -14,7 +14,7 @@ final class ICloudGivesNoSignInTests {
         sandbox = try Sandbox()
         cloud = try SignInTestCloudKit()
         processes = try ChildProcesses(in: sandbox)
-        try cloud.configure(#"{"deny": true}"#)
+        try cloud.tenant.configure(deny: true)
     }
 
     @Test("in the browser: the command stops, names Advanced Data Protection, and leaves the library without a remote")

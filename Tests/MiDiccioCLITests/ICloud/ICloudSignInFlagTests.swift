@@ -1,5 +1,6 @@
 import Foundation
 import MiDiccioKit
+import MiDiccioTesting
 import Testing
 
 #if canImport(Glibc)
@@ -60,7 +61,7 @@ final class ICloudSignInFlagTests {
     @Test("a callback port already taken stops before anything changes, and suggests --no-browser")
     func callbackPortTaken() throws {
         let cloud = try SignInTestCloudKit()
-        let (socket, port) = try SignInTestCloudKit.holdPort()
+        let (socket, port) = try LoopbackPort.hold()
         defer { close(socket) }
         var environment = cloud.environment
         environment["MIDICCIO_ICLOUD_CALLBACK_URL"] = "http://127.0.0.1:\(port)/icloud-callback"
