@@ -131,6 +131,7 @@ public final class WebApp: HTTPHandler {
         Route("GET", "oauth/callback") { app, request, _ in app.finishGoogleSignIn(request) },
         Route("GET", "api/signin") { app, request, _ in app.googleSignInOutcome(request) },
         Route("POST", "api/remote/icloud") { app, request, _ in try app.startICloudSignIn(request) },
+        Route("GET", "icloud-callback") { _, _, _ in unknownICloudSignIn() },
         Route("POST", "api/sync") { app, _, _ in try app.sync() },
         Route("GET", "api/backup") { app, _, _ in try app.exportBackup() },
         Route("POST", "api/backup/restore", bodyLimit: uploadLimit) { app, request, _ in try app.restoreBackup(request) },

@@ -112,13 +112,7 @@ extension WebApp {
     /// Apple's answer: checks the token, stores the sign-in, sets the remote, and sends
     /// the browser back to Settings.
     func finishICloudSignIn(_ answer: SignInAnswer, ownRoute: Bool) -> HTTPResponse {
-        guard let pending = iCloudSignIns.take(ownRoute: ownRoute) else {
-            return SignInPage.response(
-                400, title: "Unknown sign-in",
-                message:
-                    "This sign-in is not one MiDiccio started, was already used, or is older than 10 minutes. Start it again from Settings.",
-                link: ("Back to MiDiccio", "/#settings"))
-        }
+        guard let pending = iCloudSignIns.take(ownRoute: ownRoute) else { return Self.unknownICloudSignIn() }
         let outcome: (ok: Bool, message: String)
         switch answer {
         case .code(let token):
@@ -131,6 +125,16 @@ extension WebApp {
         var response = HTTPResponse(status: 303, contentType: nil, body: Data())
         response.setHeader("Location", "\(pending.page)/?signin=\(googleSignIns.record(ok: outcome.ok, message: outcome.message))#settings")
         return response
+    }
+
+    /// The page for an answer no sign-in waits for (the default callback path, when no
+    /// sign-in started from the page waits here).
+    static func unknownICloudSignIn() -> HTTPResponse {
+        SignInPage.response(
+            400, title: "Unknown sign-in",
+            message:
+                "This sign-in is not one MiDiccio started, was already used, or is older than 10 minutes. Start it again from Settings.",
+            link: ("Back to MiDiccio", "/#settings"))
     }
 
     private func completeICloudSignIn(_ pending: PendingICloudSignIn, token: String) -> (ok: Bool, message: String) {
