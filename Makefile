@@ -39,6 +39,18 @@ deps:
 #   make build MIDICCIO_GDRIVE_CLIENT_ID=1234-abc.apps.googleusercontent.com [MIDICCIO_GDRIVE_CLIENT_SECRET=...]
 BUILT_IN_CLIENT := Sources/MiDiccioCloud/GoogleDrive/BuiltInGoogleClient.generated.swift
 
+# The same for iCloud: a CloudKit container and its API token (README, "Sync through iCloud"):
+#   make build MIDICCIO_ICLOUD_CONTAINER=iCloud.app.midiccio MIDICCIO_ICLOUD_API_TOKEN=... \
+#     [MIDICCIO_ICLOUD_ENVIRONMENT=production] [MIDICCIO_ICLOUD_CALLBACK_URL=http://127.0.0.1:47297/icloud-callback]
+BUILT_IN_ICLOUD := Sources/MiDiccioCloud/ICloud/BuiltInICloudApp.generated.swift
+BUILD_DEFINES :=
+ifeq ($(origin MIDICCIO_GDRIVE_CLIENT_ID),command line)
+BUILD_DEFINES += -Xswiftc -DMIDICCIO_GDRIVE_BUILT_IN_CLIENT
+endif
+ifeq ($(origin MIDICCIO_ICLOUD_CONTAINER),command line)
+BUILD_DEFINES += -Xswiftc -DMIDICCIO_ICLOUD_BUILT_IN
+endif
+
 build: deps
 ifeq ($(origin MIDICCIO_GDRIVE_CLIENT_ID),command line)
 	@printf '%s' '$(MIDICCIO_GDRIVE_CLIENT_ID)$(MIDICCIO_GDRIVE_CLIENT_SECRET)' | grep -Eq '^[A-Za-z0-9._-]+$$' \
@@ -49,10 +61,28 @@ ifeq ($(origin MIDICCIO_GDRIVE_CLIENT_ID),command line)
 	   echo '/// Its secret, if any.'; \
 	   echo 'let builtInGoogleClientSecret: String? = $(if $(MIDICCIO_GDRIVE_CLIENT_SECRET),"$(MIDICCIO_GDRIVE_CLIENT_SECRET)",nil)'; \
 	 } > $(BUILT_IN_CLIENT)
-	$(SWIFT) build -c release --product midiccio -Xswiftc -DMIDICCIO_GDRIVE_BUILT_IN_CLIENT
-else
-	$(SWIFT) build -c release --product midiccio
 endif
+ifeq ($(origin MIDICCIO_ICLOUD_CONTAINER),command line)
+	@printf '%s' '$(MIDICCIO_ICLOUD_CONTAINER)' | grep -Eq '^iCloud\.[A-Za-z0-9._-]+$$' \
+	  || { echo "MIDICCIO_ICLOUD_CONTAINER is a container id such as iCloud.app.midiccio"; exit 1; }
+	@printf '%s' '$(MIDICCIO_ICLOUD_API_TOKEN)' | grep -Eq '^[A-Za-z0-9]{8,}$$' \
+	  || { echo "MIDICCIO_ICLOUD_API_TOKEN is the container's API token from the CloudKit Console (letters and digits)"; exit 1; }
+	@printf '%s' '$(MIDICCIO_ICLOUD_ENVIRONMENT)' | grep -Eq '^(development|production|)$$' \
+	  || { echo "MIDICCIO_ICLOUD_ENVIRONMENT is development or production"; exit 1; }
+	@printf '%s' '$(MIDICCIO_ICLOUD_CALLBACK_URL)' | grep -Eq '^(http://(127\.0\.0\.1|localhost):[0-9]+/[A-Za-z0-9._/-]*|)$$' \
+	  || { echo "MIDICCIO_ICLOUD_CALLBACK_URL is http://127.0.0.1:PORT/PATH"; exit 1; }
+	@{ echo '// Written by make build (see BuiltInICloudApp.swift); not in git.'; \
+	   echo '/// The CloudKit container built in.'; \
+	   echo 'let builtInICloudContainer = "$(MIDICCIO_ICLOUD_CONTAINER)"'; \
+	   echo '/// Its API token.'; \
+	   echo 'let builtInICloudAPIToken = "$(MIDICCIO_ICLOUD_API_TOKEN)"'; \
+	   echo '/// The environment ("" for production).'; \
+	   echo 'let builtInICloudEnvironment = "$(MIDICCIO_ICLOUD_ENVIRONMENT)"'; \
+	   echo '/// The API token'"'"'s Sign-In Callback ("" for the default).'; \
+	   echo 'let builtInICloudCallbackURL = "$(MIDICCIO_ICLOUD_CALLBACK_URL)"'; \
+	 } > $(BUILT_IN_ICLOUD)
+endif
+	$(SWIFT) build -c release --product midiccio $(BUILD_DEFINES)
 
 run: build
 	@echo "MiDiccio $$(.build/release/midiccio --version | cut -d' ' -f2): library $${MIDICCIO_LIBRARY:-$${XDG_DATA_HOME:-$$HOME/.local/share}/midiccio/library.sqlite}"

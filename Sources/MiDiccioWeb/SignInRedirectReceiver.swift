@@ -3,36 +3,29 @@ import Foundation
 import MiDiccioKit
 import Synchronization
 
-/// The loopback end of a Google sign-in started from the command line: a small server
-/// on `127.0.0.1` on a free port (libmicrohttpd, through `HTTPServer`) that Google sends
-/// the browser back to, at `http://127.0.0.1:PORT/?code=...&state=...`.
+/// The loopback end of a sign-in: a small server on `127.0.0.1` (libmicrohttpd, through
+/// `HTTPServer`) that Google or Apple sends the browser back to, on a free port at `/`
+/// (Google: `http://127.0.0.1:PORT/?code=...&state=...`) or on the port and path of a
+/// fixed callback address (Apple: `http://127.0.0.1:47297/icloud-callback?ckWebAuthToken=...`).
 ///
-/// It answers `GET /` only, with the same Host check and headers as the web app. An
-/// answer whose `state` is missing or not this sign-in's is refused and the wait goes on
-/// (it may come from an older sign-in or another page); the first answer with the right
-/// state ends the wait: its code, or the reason the browser gave for having none. The
-/// browser gets a small page saying what happened, every text in it escaped.
-public final class SignInRedirectReceiver: Sendable {
-    /// What the receiver does with an answer that carries this sign-in's code.
-    public enum Mode: Sendable {
-        /// Hands the code to `waitForCode(timeout:)` and tells the browser it may close
-        /// the tab.
-        case receive
-        /// `--no-browser`: the user pastes the address into the terminal, so the page
-        /// only asks for that; the receiver keeps the port so that no other program on
-        /// this computer can take it and be sent the code.
-        case askToPaste
-    }
+/// It answers `GET` on its path only, with the same Host check and headers as the web app.
+/// An answer whose `state` is missing or not this sign-in's is refused and the wait goes
+/// on (it may come from an older sign-in or another page); the first answer of this
+/// sign-in ends the wait: its code (or token), or the reason the browser gave for having
+/// none. The browser gets a small page saying what happened, every text in it escaped.
+public final class SignInRedirectReceiver<SignIn: LoopbackSignIn>: Sendable {
+    /// What the receiver does with an answer.
+    public typealias Mode = SignInReceiverMode
 
-    /// The sign-in this receiver waits for, made with its redirect address.
-    public let signIn: GoogleSignIn
+    /// The sign-in this receiver waits for.
+    public let signIn: SignIn
     private let server: HTTPServer
     private let handler: RedirectHandler
 
     /// Starts listening on `127.0.0.1` on a free port, then makes the sign-in with
     /// `prepare(redirectURI)`, where `redirectURI` is `http://127.0.0.1:PORT/`.
-    public init(mode: Mode, prepare: (_ redirectURI: String) throws -> GoogleSignIn) throws {
-        let handler = RedirectHandler(mode: mode)
+    public init(mode: Mode, prepare: (_ redirectURI: String) throws -> SignIn) throws {
+        let handler = RedirectHandler(mode: mode, path: "/")
         let server = try HTTPServer(host: "127.0.0.1", port: 0, threads: 2, handler: handler)
         do {
             signIn = try prepare("http://127.0.0.1:\(server.port)/")
@@ -45,11 +38,25 @@ public final class SignInRedirectReceiver: Sendable {
         self.handler = handler
     }
 
+    /// Starts listening on `127.0.0.1:port` for the answer to `signIn` at `path`.
+    /// Throws `SignInRedirectError.portInUse` when the port cannot be had.
+    public init(mode: Mode, port: UInt16, path: String, signIn: SignIn) throws(SignInRedirectError) {
+        let handler = RedirectHandler(mode: mode, path: path)
+        do {
+            server = try HTTPServer(host: "127.0.0.1", port: port, threads: 2, handler: handler)
+        } catch {
+            throw .portInUse(port)
+        }
+        handler.expect(signIn)
+        self.signIn = signIn
+        self.handler = handler
+    }
+
     /// The port it listens on.
     public var port: UInt16 { server.port }
 
     /// Waits up to `timeout` seconds for the answer to this sign-in and returns its
-    /// authorization code.
+    /// authorization code (or token).
     ///
     /// Throws `SignInRedirectError.refused` when the browser came back without a code
     /// (the user cancelled), `.timedOut` when nothing with the right state came.
@@ -70,12 +77,29 @@ public final class SignInRedirectReceiver: Sendable {
     deinit { server.stop() }
 }
 
+/// What the receiver does with an answer that carries this sign-in's code.
+public enum SignInReceiverMode: Sendable {
+    /// Hands the code to `waitForCode(timeout:)` and tells the browser it may close
+    /// the tab.
+    case receive
+    /// `--no-browser`: the user pastes the address into the terminal, so the page
+    /// only asks for that; the receiver keeps the port so that no other program on
+    /// this computer can take it and be sent the code.
+    case askToPaste
+    /// The web app: the answer (a code, or why there is none) is handed to the
+    /// closure at once, on the server's thread, and its response goes to the browser;
+    /// `waitForCode(timeout:)` then returns (or throws) as for `.receive`.
+    case handOver(@Sendable (SignInAnswer) -> HTTPResponse)
+}
+
 /// Why a sign-in through the loopback receiver ended without a code.
 public enum SignInRedirectError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Nothing with this sign-in's state arrived in time.
     case timedOut(seconds: TimeInterval)
     /// The browser came back without a code; the text says why.
     case refused(String)
+    /// The callback's port is taken by another program.
+    case portInUse(UInt16)
 
     public var description: String {
         switch self {
@@ -84,6 +108,8 @@ public enum SignInRedirectError: Error, Sendable, Equatable, CustomStringConvert
                 seconds >= 60 ? "\(Int(seconds / 60)) minute\(Int(seconds / 60) == 1 ? "" : "s")" : "\(Int(seconds.rounded())) seconds"
             return "no sign-in came back from the browser within \(wait)"
         case .refused(let reason): return reason
+        case .portInUse(let port):
+            return "cannot listen on 127.0.0.1:\(port) for the sign-in's answer: another program (another midiccio?) uses that port"
         }
     }
 }
@@ -96,16 +122,21 @@ private final class RedirectHandler: HTTPHandler {
         case refused(String)
     }
 
-    let mode: SignInRedirectReceiver.Mode
+    let mode: SignInReceiverMode
+    /// The path the answer comes to.
+    let path: String
     /// Signalled once, when `outcome` is set and the browser has its page: only then may
     /// the caller stop the server without cutting that page off.
     let arrived = DispatchSemaphore(value: 0)
     private let policy = SecurityPolicy(host: "127.0.0.1", accessToken: nil)
-    private let state = Mutex<(signIn: GoogleSignIn?, outcome: Outcome?, signalled: Bool)>((nil, nil, false))
+    private let state = Mutex<(signIn: (any LoopbackSignIn)?, outcome: Outcome?, signalled: Bool)>((nil, nil, false))
 
-    init(mode: SignInRedirectReceiver.Mode) { self.mode = mode }
+    init(mode: SignInReceiverMode, path: String) {
+        self.mode = mode
+        self.path = path
+    }
 
-    func expect(_ signIn: GoogleSignIn) { state.withLock { $0.signIn = signIn } }
+    func expect(_ signIn: any LoopbackSignIn) { state.withLock { $0.signIn = signIn } }
 
     var outcome: Outcome? { state.withLock { $0.outcome } }
 
@@ -133,8 +164,8 @@ private final class RedirectHandler: HTTPHandler {
     }
 
     private func answer(_ request: HTTPRequest) -> HTTPResponse {
-        guard request.path == "/" else {
-            return SignInPage.response(404, title: "Not found", message: "MiDiccio waits for the sign-in at / only.")
+        guard request.path == path else {
+            return SignInPage.response(404, title: "Not found", message: "MiDiccio waits for the sign-in at \(path) only.")
         }
         guard request.method == "GET" || request.method == "HEAD" else {
             var response = SignInPage.response(405, title: "Not allowed", message: "\(request.method) is not allowed here.")
@@ -149,7 +180,8 @@ private final class RedirectHandler: HTTPHandler {
                 return SignInPage.response(
                     200, title: "Sign-in already received", message: "MiDiccio has this sign-in already; you can close this tab.")
             }
-            switch signIn.answer(to: request.query) {
+            let answer = signIn.answer(to: request.query)
+            switch answer {
             case .foreign:
                 return SignInPage.response(
                     400, title: "Not this sign-in",
@@ -160,17 +192,30 @@ private final class RedirectHandler: HTTPHandler {
                 return SignInPage.response(
                     400, title: "No sign-in here", message: "This address carries neither a sign-in code nor an error.")
             case .refused(let reason):
-                if mode == .receive { state.outcome = .refused(reason) }
+                switch mode {
+                case .receive:
+                    state.outcome = .refused(reason)
+                case .handOver(let finish):
+                    state.outcome = .refused(reason)
+                    return finish(answer)
+                case .askToPaste:
+                    break
+                }
                 return SignInPage.response(200, title: "Not signed in", message: "Not signed in: \(reason). You can close this tab.")
             case .code(let code):
-                guard mode == .receive else {
+                switch mode {
+                case .receive:
+                    state.outcome = .code(code)
+                    return SignInPage.response(
+                        200, title: "Signed in", message: "Signed in; you can close this tab and go back to the terminal.")
+                case .handOver(let finish):
+                    state.outcome = .code(code)
+                    return finish(answer)
+                case .askToPaste:
                     return SignInPage.response(
                         200, title: "Copy this address",
                         message: "Copy the address of this page from the address bar and paste it into the terminal where midiccio waits.")
                 }
-                state.outcome = .code(code)
-                return SignInPage.response(
-                    200, title: "Signed in", message: "Signed in; you can close this tab and go back to the terminal.")
             }
         }
     }

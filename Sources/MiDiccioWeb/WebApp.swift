@@ -21,8 +21,11 @@ public final class WebApp: HTTPHandler {
     /// The environment: where cloud passwords, Google's addresses and an OAuth client
     /// may be named.
     let environment: [String: String]
-    /// Google sign-ins started from the page and waiting for their answer.
+    /// Google sign-ins started from the page and waiting for their answer, and what
+    /// became of every sign-in (Google's and Apple's), for the page.
     let googleSignIns: GoogleSignInBook
+    /// The iCloud sign-in started from the page and waiting for Apple's answer.
+    let iCloudSignIns: ICloudSignInDesk
 
     /// The largest backup (or import file) the page may upload.
     public static let uploadLimit = 100 * 1_048_576
@@ -51,6 +54,7 @@ public final class WebApp: HTTPHandler {
         self.pool = LibraryPool(path: libraryPath, environment: environment)
         self.page = AppAssets.page(csrfToken: policy.csrfToken)
         self.googleSignIns = GoogleSignInBook(now: now)
+        self.iCloudSignIns = ICloudSignInDesk(now: now)
     }
 
     public func bodyLimit(method: String, path: String) -> Int {
@@ -126,6 +130,8 @@ public final class WebApp: HTTPHandler {
         Route("POST", "api/remote/gdrive") { app, request, _ in try app.startGoogleSignIn(request) },
         Route("GET", "oauth/callback") { app, request, _ in app.finishGoogleSignIn(request) },
         Route("GET", "api/signin") { app, request, _ in app.googleSignInOutcome(request) },
+        Route("POST", "api/remote/icloud") { app, request, _ in try app.startICloudSignIn(request) },
+        Route("GET", "icloud-callback") { _, _, _ in unknownICloudSignIn() },
         Route("POST", "api/sync") { app, _, _ in try app.sync() },
         Route("GET", "api/backup") { app, _, _ in try app.exportBackup() },
         Route("POST", "api/backup/restore", bodyLimit: uploadLimit) { app, request, _ in try app.restoreBackup(request) },
@@ -147,6 +153,8 @@ public final class WebApp: HTTPHandler {
     }
 
     private func route(_ request: HTTPRequest) -> HTTPResponse {
+        // Apple's callback, when it is this server's address: its path is the API token's.
+        if let answer = iCloudCallbackHere(request) { return answer }
         let (routes, id) = Self.routes(for: request.path)
         guard !routes.isEmpty else { return .error(404, "no such page: \(request.path)") }
         let method = request.method == "HEAD" ? "GET" : request.method
@@ -297,6 +305,7 @@ public final class WebApp: HTTPHandler {
             ]
             let remote = try library.remote()
             pairs += googleSignInFields(library, remote: remote)
+            pairs += iCloudSignInFields(library, remote: remote)
             guard let remote else {
                 pairs.append(("remote", "null"))
                 return .json(JSONText.object(pairs))
@@ -308,8 +317,8 @@ public final class WebApp: HTTPHandler {
                 pairs.append(("remoteUser", JSONText.optional(user)))
             case .googleDrive:
                 break  // googleSignInFields said it all
-            case .iCloud(let database):
-                pairs.append(("remoteICloud", JSONText.quote(database.container)))
+            case .iCloud:
+                break  // iCloudSignInFields said it all
             }
             pairs.append(("remote", JSONText.quote(remote.displayName)))
             let storage = remote.makeStorage(libraryPath: library.path, environment: environment)

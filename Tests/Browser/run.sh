@@ -45,6 +45,7 @@ cleanup() {
     fi
     # The fake Google Drive started here (by the process id server.sh recorded).
     [ -d "$work/fake-drive" ] && bash "$root/Tests/GoogleDrive/server.sh" stop "$work/fake-drive"
+    [ -d "$work/fake-cloudkit" ] && bash "$root/Tests/CloudKit/server.sh" stop "$work/fake-cloudkit"
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -58,8 +59,21 @@ if [ -z "$drive" ]; then
 fi
 drive="${drive%/}/t/browser$$"
 
+# "Sign in with Apple" goes to the fake CloudKit the same way; its API token's callback
+# is a free port other than serve's, so serve answers it with its one-shot receiver.
+cloudkit=${MIDICCIO_ICLOUD_TEST_URL:-}
+if [ -z "$cloudkit" ]; then
+    bash "$root/Tests/CloudKit/server.sh" start "$work/fake-cloudkit"
+    cloudkit=$(cat "$work/fake-cloudkit/url")
+fi
+cloudkit="${cloudkit%/}/t/browser$$"
+callback_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+callback="http://127.0.0.1:$callback_port/icloud-callback"
+
 # Port 0: the kernel picks a free port and serve prints the address it got.
 MIDICCIO_OFFLINE=1 MIDICCIO_GDRIVE_API_URL="$drive" MIDICCIO_GDRIVE_OAUTH_URL="$drive/oauth" \
+MIDICCIO_ICLOUD_API_URL="$cloudkit" MIDICCIO_ICLOUD_CONTAINER=iCloud.app.midiccio.browser \
+MIDICCIO_ICLOUD_CALLBACK_URL="$callback" \
     "$binary" serve --library "$work/library.sqlite" --port 0 >"$work/serve.out" 2>"$work/serve.err" &
 server_pid=$!
 url=""
@@ -76,6 +90,7 @@ mkdir -p "$root/.build/screenshots"
 status=0
 MIDICCIO_URL="$url" MIDICCIO_BINARY="$binary" MIDICCIO_LIBRARY="$work/library.sqlite" \
 MIDICCIO_SCREENSHOTS="$root/.build/screenshots" MIDICCIO_WORK="$work" MIDICCIO_GDRIVE_FAKE="$drive" \
+MIDICCIO_ICLOUD_FAKE="$cloudkit" MIDICCIO_ICLOUD_CALLBACK="$callback" \
     python3 -m pytest -q -p no:cacheprovider "$root/Tests/Browser" || status=$?
 # pytest's 5 means it collected no tests: a broken test folder, not a pass.
 if [ "$status" = "5" ]; then

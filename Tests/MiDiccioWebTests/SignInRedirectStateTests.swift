@@ -9,7 +9,7 @@ import Testing
 /// on.
 @Suite("The sign-in receiver checks the state")
 final class SignInRedirectStateTests {
-    let receiver: SignInRedirectReceiver
+    let receiver: SignInRedirectReceiver<GoogleSignIn>
 
     init() throws {
         receiver = try SignInRedirectReceiver(mode: .receive) { redirectURI in

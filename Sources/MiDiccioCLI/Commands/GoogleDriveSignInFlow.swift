@@ -41,15 +41,7 @@ struct GoogleDriveSignInFlow {
             code = try pastedCode(for: signIn, context)
         } else {
             context.io.write("Sign in to Google in your browser. If no browser opened, open this address:\n\n  \(address)\n\n")
-            Self.openBrowser(address, environment: context.environment)
-            context.note("Waiting for the sign-in (up to \(Int(timeout / 60)) minutes; Ctrl-C stops without changing anything)...")
-            do {
-                code = try receiver.waitForCode(timeout: timeout)
-            } catch {
-                throw ToolFailure(
-                    "\(error); nothing was changed. Run the command again"
-                        + (error == .timedOut(seconds: timeout) ? " (or add --no-browser to paste the address instead)" : ""))
-            }
+            code = try SignInTerminal.openAndWait(address, receiver: receiver, timeout: timeout, context)
         }
         receiver.stop()
 
@@ -132,57 +124,13 @@ struct GoogleDriveSignInFlow {
     // MARK: - The answer
 
     /// Reads pasted lines until one is the answer to `signIn`: its code, or the refusal
-    /// it carries. A line from another sign-in, or no address at all, is explained and
-    /// another is read.
+    /// it carries.
     private func pastedCode(for signIn: GoogleSignIn, _ context: ToolContext) throws -> String {
-        while let line = context.io.readLine() {
-            guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
-            switch signIn.answer(toPastedAddress: line) {
-            case .code(let code):
-                return code
-            case .refused(let reason):
-                throw ToolFailure("\(reason); nothing was changed")
-            case .foreign:
-                context.note(
-                    "That address belongs to another sign-in (its state does not match; an earlier attempt?). "
-                        + "Paste the address the browser ends on after signing in at the address above:")
-            case .unreadable:
-                context.note(
-                    "That is not the address the browser ends on (it starts with \(signIn.redirectURI) and holds code=...). Paste it again:"
-                )
-            }
-        }
-        throw ToolFailure("no sign-in address was pasted; nothing was changed")
+        try SignInTerminal.pastedCode(
+            context, hint: "it starts with \(signIn.redirectURI) and holds code=...", answer: signIn.answer(toPastedAddress:))
     }
 
     // MARK: - Helpers
-
-    /// Opens `address` in the user's browser: `BROWSER` when set, else `xdg-open` (or
-    /// `open` on macOS). Any failure is ignored: the address is printed anyway.
-    static func openBrowser(_ address: String, environment: [String: String]) {
-        #if os(macOS)
-        let standard = "open"
-        #else
-        let standard = "xdg-open"
-        #endif
-        let named = environment["BROWSER"].flatMap { $0.split(separator: ":").first.map(String.init) } ?? standard
-        let program: String?
-        if named.contains("/") {
-            program = named
-        } else {
-            let folders = (environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":")
-            program = folders.map { "\($0)/\(named)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-        }
-        guard let program else { return }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = [address]
-        process.environment = environment
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try? process.run()
-    }
 
     /// Tells the user what became of the Google Drive sign-in when the remote changed.
     static func report(_ signOut: GoogleSignOut, _ context: ToolContext) {

@@ -6,9 +6,9 @@ import MiDiccioWeb
 struct RemoteSetCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         path: ["remote", "set"],
-        abstract: "Sync this library through a folder your cloud keeps in sync, a WebDAV server, or Google Drive.",
+        abstract: "Sync this library through a folder your cloud keeps in sync, a WebDAV server, Google Drive, or iCloud.",
         discussion: """
-            KIND is 'folder', 'webdav' or 'gdrive'.
+            KIND is 'folder', 'webdav', 'gdrive' or 'icloud'.
             folder: any folder that Dropbox, Google Drive for desktop, iCloud Drive, OneDrive, Nextcloud's client or
             Syncthing syncs, or a shared drive. MiDiccio keeps its files in LOCATION, a path.
             webdav: a folder on a WebDAV server (Nextcloud, ownCloud, Synology, a NAS ...). LOCATION is its https://
@@ -23,25 +23,37 @@ struct RemoteSetCommand: ParsableCommand {
             MIDICCIO_GDRIVE_CLIENT_ID; its secret comes from the first line of standard input with
             --client-secret-stdin (before a pasted address), else MIDICCIO_GDRIVE_CLIENT_SECRET. The sign-in is kept
             in LIBRARY.google-drive, readable only by you. Nothing changes here until Google has accepted it.
+            icloud: your own iCloud, through CloudKit Web Services, with no LOCATION. The CloudKit container and its
+            API token come from --container and --api-token, else MIDICCIO_ICLOUD_CONTAINER and
+            MIDICCIO_ICLOUD_API_TOKEN, else the ones built in (README, "Sync through iCloud"); --environment is
+            production unless told (or MIDICCIO_ICLOUD_ENVIRONMENT), --zone is MiDiccio unless told. You sign in
+            with your Apple Account in a browser; Apple sends it back to the callback address, by default
+            http://127.0.0.1:47297/icloud-callback (--callback-url or MIDICCIO_ICLOUD_CALLBACK_URL name another),
+            where midiccio waits. That address must be the API token's "Sign-In Callback" in the CloudKit
+            Console. With --no-browser, open the printed address on any device, then paste the address the
+            browser ends on back here. Apple Accounts with Advanced Data Protection turned on cannot use iCloud
+            from the web, so they cannot sync this way. The sign-in is kept in LIBRARY.icloud, readable only by
+            you. Nothing changes here until iCloud has accepted it.
             """,
         examples: [
             "midiccio remote set folder ~/Dropbox/MiDiccio --device-name \"Ana's laptop\"",
             "printf '%s\\n' \"$PASSWORD\" | midiccio remote set webdav https://cloud.example.com/remote.php/dav/files/ana/MiDiccio --user ana --password-stdin",
             "midiccio remote set gdrive --client-id 1234-abc.apps.googleusercontent.com --client-secret-stdin < client-secret.txt",
             "midiccio remote set gdrive --folder MiDiccio --no-browser",
+            "midiccio remote set icloud --container iCloud.app.midiccio --api-token TOKEN",
         ])
 
     /// The kinds of remote there are.
     enum Kind: String, CaseIterable, ExpressibleByArgument {
-        case folder, webdav, gdrive
+        case folder, webdav, gdrive, icloud
 
         static func refusal(of text: String, as shownName: String) -> String {
             "unknown remote kind '\(text)'; use: \(allCases.map(\.rawValue).joined(separator: ", "))"
         }
     }
 
-    @Argument(help: "folder, webdav or gdrive") var kind: Kind
-    @Argument(help: "The folder's path, or the WebDAV folder's URL (none for gdrive).") var location: String?
+    @Argument(help: "folder, webdav, gdrive or icloud") var kind: Kind
+    @Argument(help: "The folder's path, or the WebDAV folder's URL (none for gdrive and icloud).") var location: String?
     @Option(valueName: "name", help: "How other devices see this one (default: the host name).") var deviceName: String?
     @Option(valueName: "name", help: "webdav: the user name to sign in with.") var user: String?
     @Flag(help: "webdav: read the password from the first line of standard input.") var passwordStdin = false
@@ -52,8 +64,21 @@ struct RemoteSetCommand: ParsableCommand {
     @Option(valueName: "id", help: "gdrive: your OAuth client's id (default: the built-in one, else $MIDICCIO_GDRIVE_CLIENT_ID).")
     var clientId: String?
     @Flag(help: "gdrive: read the OAuth client's secret from the first line of standard input.") var clientSecretStdin = false
-    @Flag(help: "gdrive: open no browser; print the sign-in address and read back the address the browser ends on.")
+    @Flag(help: "gdrive, icloud: open no browser; print the sign-in address and read back the address the browser ends on.")
     var noBrowser = false
+    @Option(valueName: "id", help: "icloud: the CloudKit container (default: $MIDICCIO_ICLOUD_CONTAINER, else the built-in one).")
+    var container: String?
+    @Option(valueName: "name", help: "icloud: development or production (default: $MIDICCIO_ICLOUD_ENVIRONMENT, else production).")
+    var environment: String?
+    @Option(valueName: "name", help: "icloud: the zone in your private database (default: MiDiccio).") var zone: String?
+    @Option(valueName: "token", help: "icloud: the container's API token (default: $MIDICCIO_ICLOUD_API_TOKEN, else the built-in one).")
+    var apiToken: String?
+    @Option(
+        valueName: "url",
+        help:
+            "icloud: where Apple sends the browser back, the API token's Sign-In Callback (default: http://127.0.0.1:47297/icloud-callback)."
+    )
+    var callbackUrl: String?
 
     /// What the arguments ask to set up.
     private struct Target {
@@ -67,8 +92,14 @@ struct RemoteSetCommand: ParsableCommand {
     func validate() throws(UsageError) { _ = try target() }
 
     private func target() throws(UsageError) -> Target {
-        if kind != .gdrive, driveFolder != nil || clientId != nil || clientSecretStdin || noBrowser {
-            throw UsageError("--folder, --client-id, --client-secret-stdin and --no-browser are for gdrive remotes only")
+        if kind != .gdrive, driveFolder != nil || clientId != nil || clientSecretStdin {
+            throw UsageError("--folder, --client-id and --client-secret-stdin are for gdrive remotes only")
+        }
+        if kind != .gdrive, kind != .icloud, noBrowser {
+            throw UsageError("--no-browser is for gdrive and icloud remotes only")
+        }
+        if kind != .icloud, container != nil || environment != nil || zone != nil || apiToken != nil || callbackUrl != nil {
+            throw UsageError("--container, --environment, --zone, --api-token and --callback-url are for icloud remotes only")
         }
         switch kind {
         case .folder:
@@ -110,7 +141,36 @@ struct RemoteSetCommand: ParsableCommand {
             guard let driveFolder else { return Target(remote: .googleDrive(.appData), address: nil, urlPassword: nil) }
             if let problem = GoogleSignIn.problem(withFolderName: driveFolder) { throw UsageError("--folder: \(problem)") }
             return Target(remote: .googleDrive(.folder(driveFolder)), address: nil, urlPassword: nil)
+        case .icloud:
+            guard user == nil, !passwordStdin else {
+                throw UsageError("--user and --password-stdin are for webdav remotes only; icloud signs in with your Apple Account")
+            }
+            if let location {
+                throw UsageError("icloud takes no location ('\(location)'): name the container with --container and the zone with --zone")
+            }
+            // Only what was given is checked here; what the environment or the build holds
+            // is checked when the command runs (help and completion never read it).
+            for (field, value) in [
+                (ICloudSignInSettings.Field.container, container), (.environment, environment), (.zone, zone), (.apiToken, apiToken),
+                (.callbackURL, callbackUrl),
+            ] {
+                if let value, value.trimmingCharacters(in: .whitespaces).isEmpty {
+                    throw UsageError("\(ICloudSignInFlow.flag(field)) is empty")
+                }
+            }
+            let settings = try iCloudFlow.settings(Self.flagsOnlyVariables)
+            return Target(remote: .iCloud(settings.database), address: nil, urlPassword: nil)
         }
+    }
+
+    /// Stand-ins for the values the checks of given flags do not look at.
+    private static let flagsOnlyVariables = [
+        ICloudSignInSettings.containerVariable: "iCloud.checked.later", ICloudSignInSettings.apiTokenVariable: "checkedlater",
+    ]
+
+    private var iCloudFlow: ICloudSignInFlow {
+        ICloudSignInFlow(
+            given: (container, environment, zone, apiToken, callbackUrl), pasteBack: noBrowser, deviceName: deviceName)
     }
 
     private func requiredLocation() throws(UsageError) -> String {
@@ -145,6 +205,10 @@ struct RemoteSetCommand: ParsableCommand {
             let flow = GoogleDriveSignInFlow(
                 space: space, clientID: clientId, clientSecretFromInput: clientSecretStdin, pasteBack: noBrowser, deviceName: deviceName)
             try flow.run(context)
+            return
+        }
+        if case .iCloud = remote {
+            try iCloudFlow.run(context)
             return
         }
         var password = target.urlPassword
@@ -212,6 +276,9 @@ struct RemoteShowCommand: ParsableCommand {
         if case .googleDrive? = remote {
             signIn = Self.googleSignIn(library)
         }
+        if case .iCloud(let database)? = remote {
+            signIn = Self.iCloudSignIn(library, database)
+        }
         if output.json {
             var fields = ["\"remote\": \(remote.map { JSONText.quote($0.displayName) } ?? "null")"]
             if case .webdav(let url, _)? = remote {
@@ -227,6 +294,11 @@ struct RemoteShowCommand: ParsableCommand {
                     "\"kind\": \"gdrive\", \"space\": \(JSONText.quote(folder == nil ? "appdata" : "folder")), "
                         + "\"folder\": \(JSONText.optional(folder)), \"signedIn\": \(signIn?.client != nil), "
                         + "\"client\": \(JSONText.optional(signIn?.client))")
+            } else if case .iCloud(let database)? = remote {
+                fields.append(
+                    "\"kind\": \"icloud\", \"container\": \(JSONText.quote(database.container)), "
+                        + "\"environment\": \(JSONText.quote(database.environment.rawValue)), \"zone\": \(JSONText.quote(database.zone)), "
+                        + "\"signedIn\": \(signIn?.client != nil)")
             }
             fields.append("\"device\": \(JSONText.quote(try library.deviceName()))")
             context.io.write("{\(fields.joined(separator: ", "))}\n")
@@ -240,8 +312,26 @@ struct RemoteShowCommand: ParsableCommand {
         } else {
             context.note(
                 "No remote set. Set one with: midiccio remote set folder PATH, or: midiccio remote set webdav URL --user NAME --password-stdin, "
-                    + "or: midiccio remote set gdrive"
+                    + "or: midiccio remote set gdrive, or: midiccio remote set icloud"
             )
+        }
+    }
+
+    /// How this library is signed in to iCloud, for people, and the signed-in user's
+    /// record name ("" when unknown; nil when there is no usable sign-in). Never a token.
+    private static func iCloudSignIn(_ library: WordLibrary, _ database: CloudKitDatabase) -> (text: String, client: String?) {
+        let path = library.iCloudCredentialsPath
+        do {
+            guard let stored = try ICloudCredentials.load(from: path), stored.covers(database) else {
+                return ("none; sign in with: midiccio remote set icloud", nil)
+            }
+            let user = stored.userRecordName.map { ", user \($0)" } ?? ""
+            return (
+                "stored in \(path), readable only by you (\(database.container), \(database.environment.rawValue)\(user))",
+                stored.userRecordName ?? ""
+            )
+        } catch {
+            return ("cannot be used: \(error)", nil)
         }
     }
 

@@ -15,7 +15,7 @@ import CryptoKit
 /// `answer(to:)` checks them. The verifier goes to Google only with the code, in
 /// `GoogleTokenService.exchange`, so a code caught on its way back is worth nothing to
 /// anyone else. Nothing here is printed: `description` hides the verifier and the state.
-public struct GoogleSignIn: Sendable, CustomStringConvertible, CustomReflectable {
+public struct GoogleSignIn: LoopbackSignIn, CustomStringConvertible, CustomReflectable {
     /// Where MiDiccio's files go; its scope is the one asked for.
     public let space: GoogleDriveSpace
     /// The OAuth client id.
@@ -37,18 +37,7 @@ public struct GoogleSignIn: Sendable, CustomStringConvertible, CustomReflectable
     }
 
     /// What came back to the redirect address.
-    public enum Answer: Sendable, Equatable {
-        /// Google's authorization code, with this sign-in's state.
-        case code(String)
-        /// This sign-in ended in the browser without a code; the text says why, for people
-        /// ("the sign-in was cancelled in the browser").
-        case refused(String)
-        /// The state is missing or another one: not an answer to this sign-in (an older
-        /// sign-in, another tab, or a forgery), so it is ignored.
-        case foreign
-        /// Not an answer at all: neither a code nor an error.
-        case unreadable
-    }
+    public typealias Answer = SignInAnswer
 
     /// Prepares a sign-in with a fresh verifier and state from the system's secure
     /// random generator.
@@ -117,31 +106,10 @@ public struct GoogleSignIn: Sendable, CustomStringConvertible, CustomReflectable
     /// What an address pasted by the user says: the whole address the browser showed
     /// (`http://127.0.0.1:PORT/?code=...&state=...`) or only its query.
     public func answer(toPastedAddress text: String) -> Answer {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty, trimmed.count <= 16 * 1024, !trimmed.contains(where: \.isWhitespace) else { return .unreadable }
-        let queryText: Substring
-        if let mark = trimmed.firstIndex(of: "?") {
-            queryText = trimmed[trimmed.index(after: mark)...]
-        } else if ["code=", "state=", "error="].contains(where: { trimmed.hasPrefix($0) }) {
-            queryText = trimmed[...]
-        } else {
-            return .unreadable
-        }
-        var query: [String: String] = [:]
-        for pair in queryText.prefix(while: { $0 != "#" }).split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            // Form encoding, as the browser shows it: "+" is a space, "%2F" a slash.
-            guard let name = Self.decoded(parts[0]), let value = Self.decoded(parts.count > 1 ? parts[1] : "") else {
-                return .unreadable
-            }
-            if query[name] == nil { query[name] = value }
-        }
-        guard query["code"] != nil || query["error"] != nil else { return .unreadable }
+        guard let query = SignInAnswer.query(ofPastedAddress: text, holdingOneOf: ["code", "error", "state"]),
+            query["code"] != nil || query["error"] != nil
+        else { return .unreadable }
         return answer(to: query)
-    }
-
-    private static func decoded(_ text: Substring) -> String? {
-        text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
     }
 
     /// What an `error` sent back means for people. Only `access_denied` (the user said

@@ -8,6 +8,7 @@
     query: "", tag: "", sort: "updated", offset: 0, hasMore: false, total: null,
     generation: 0, loadingGeneration: -1, editing: null, syncing: false, lastSync: 0, hasRemote: true,
     googleClient: null, googleSignInAvailable: true, googleSignedIn: false,
+    iCloudApiToken: false, iCloudSignInAvailable: true, iCloudSignedIn: false,
   };
 
   // ---- Talking to the server -------------------------------------------------
@@ -401,6 +402,13 @@
       state.googleClient = status.googleClient;
       state.googleSignInAvailable = status.googleSignInAvailable;
       state.googleSignedIn = !!status.googleSignedIn;
+      state.iCloudApiToken = !!status.iCloudApiToken;
+      state.iCloudSignInAvailable = status.iCloudSignInAvailable;
+      state.iCloudSignedIn = !!status.iCloudSignedIn;
+      if (!$("remote-form").contains(document.activeElement) && !status.remoteICloud) {
+        if (status.iCloudContainer && !$("icloud-container").value) $("icloud-container").value = status.iCloudContainer;
+        if (status.iCloudEnvironment) $("icloud-environment").value = status.iCloudEnvironment;
+      }
       showRemoteKind();
       if (status.remote === null) {
         $("sync-summary").textContent = "Your words are only on this device. To use them on other devices too, choose a folder that Dropbox, iCloud Drive, Google Drive, OneDrive, Nextcloud or Syncthing keeps in sync.";
@@ -409,13 +417,18 @@
       }
       $("sync-summary").textContent = "Syncing through " + status.remote + ".";
       if (!$("remote-form").contains(document.activeElement)) {
-        $("remote-kind").value = status.remoteGoogleDrive ? "gdrive" : status.remoteWebDAV ? "webdav" : "folder";
+        $("remote-kind").value = status.remoteGoogleDrive ? "gdrive" : status.remoteICloud ? "icloud" : status.remoteWebDAV ? "webdav" : "folder";
         $("remote-folder").value = status.remoteFolder || "";
         $("remote-url").value = status.remoteWebDAV || "";
         $("remote-user").value = status.remoteUser || "";
         if (status.remoteGoogleDrive) {
           $("gdrive-space").value = status.remoteGoogleDrive;
           if (status.remoteGoogleFolder) $("gdrive-folder").value = status.remoteGoogleFolder;
+        }
+        if (status.remoteICloud) {
+          $("icloud-container").value = status.remoteICloud;
+          $("icloud-environment").value = status.remoteICloudEnvironment;
+          $("icloud-zone").value = status.remoteICloudZone;
         }
         showRemoteKind();
       }
@@ -444,8 +457,17 @@
     $("gdrive-folder-field").hidden = $("gdrive-space").value !== "folder";
     // A client built into midiccio, or named by its environment, needs no typing.
     $("gdrive-client-fields").hidden = !!state.googleClient;
-    $("remote-save").textContent = kind === "gdrive" ? "Sign in with Google" : "Save";
-    $("remote-save").disabled = kind === "gdrive" && state.googleSignInAvailable === false;
+    $("remote-icloud-fields").hidden = kind !== "icloud";
+    // An API token built into midiccio, or named by its environment, needs no typing.
+    $("icloud-token-field").hidden = state.iCloudApiToken;
+    $("remote-save").textContent = kind === "gdrive" ? "Sign in with Google" : kind === "icloud" ? "Sign in with Apple" : "Save";
+    $("remote-save").disabled = (kind === "gdrive" && state.googleSignInAvailable === false)
+      || (kind === "icloud" && state.iCloudSignInAvailable === false);
+    $("icloud-note").textContent = state.iCloudSignInAvailable === false
+      ? "Signing in from this page needs 'midiccio serve' on the computer with the browser, without --token. On the computer that serves, run: midiccio remote set icloud --no-browser"
+      : state.iCloudSignedIn
+        ? "Signed in to iCloud. Sign in again to change the container, the zone or the Apple Account."
+        : "Apple asks you to sign in with your Apple Account, then brings you back here. Accounts with Advanced Data Protection turned on cannot use iCloud from the web.";
     $("gdrive-note").textContent = state.googleSignInAvailable === false
       ? "Signing in from this page needs 'midiccio serve' on the computer with the browser, without --token. On the computer that serves, run: midiccio remote set gdrive --no-browser"
       : state.googleSignedIn
@@ -475,12 +497,26 @@
     location.assign(start.url);
   }
 
+  async function signInWithApple() {
+    const body = {
+      container: $("icloud-container").value, environment: $("icloud-environment").value,
+      zone: $("icloud-zone").value, apiToken: $("icloud-api-token").value,
+    };
+    const start = await api("POST", "/api/remote/icloud", body);
+    $("icloud-api-token").value = "";
+    location.assign(start.url);
+  }
+
   async function saveRemote(event) {
     event.preventDefault();
     $("remote-error").textContent = "";
     $("remote-result").textContent = "";
     if ($("remote-kind").value === "gdrive") {
       try { await signInWithGoogle(); } catch (error) { $("remote-error").textContent = error.message; }
+      return;
+    }
+    if ($("remote-kind").value === "icloud") {
+      try { await signInWithApple(); } catch (error) { $("remote-error").textContent = error.message; }
       return;
     }
     const webdav = $("remote-kind").value === "webdav";

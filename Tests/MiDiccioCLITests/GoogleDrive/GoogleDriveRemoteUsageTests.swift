@@ -19,9 +19,9 @@ final class GoogleDriveRemoteUsageTests {
             ),
             (
                 ["remote", "set", "folder", "/tmp/words", "--folder", "x"],
-                "--folder, --client-id, --client-secret-stdin and --no-browser are for gdrive remotes only"
+                "--folder, --client-id and --client-secret-stdin are for gdrive remotes only"
             ),
-            (["remote", "set", "webdav", "https://example.com/dav", "--no-browser"], "are for gdrive remotes only"),
+            (["remote", "set", "webdav", "https://example.com/dav", "--no-browser"], "--no-browser is for gdrive and icloud remotes only"),
             (["remote", "set", "folder"], "missing argument <location>"),
             (["remote", "set", "gdrive", "--folder", "a/b", "--client-id", "test"], "--folder: the folder name contains '/' ('a/b')"),
             (["remote", "set", "gdrive", "--folder", " ", "--client-id", "test"], "--folder: the folder name is empty"),

@@ -16,9 +16,9 @@ final class WebFixture {
     let server: HTTPServer
 
     /// `environment` is added to the app's; `now` is the clock that expires Google
-    /// sign-ins (milliseconds since 1970).
+    /// sign-ins (milliseconds since 1970); `port` 0 picks a free one.
     init(
-        accessToken: String? = nil, environment: [String: String] = [:],
+        accessToken: String? = nil, environment: [String: String] = [:], port: UInt16 = 0,
         now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
     ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("midiccio-web-tests-\(UUID().uuidString)").path
@@ -28,7 +28,7 @@ final class WebFixture {
         app = WebApp(
             libraryPath: libraryPath, policy: SecurityPolicy(host: "127.0.0.1", accessToken: accessToken),
             appVersion: "midiccio test", environment: ["LANG": "en_US.UTF-8"].merging(environment) { $1 }, now: now)
-        server = try HTTPServer(host: "127.0.0.1", port: 0, handler: app)
+        server = try HTTPServer(host: "127.0.0.1", port: port, handler: app)
     }
 
     deinit {
