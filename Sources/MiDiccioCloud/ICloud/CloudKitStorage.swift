@@ -45,7 +45,7 @@ public final class CloudKitStorage: CloudStorage, CustomStringConvertible, Senda
     public init(database: CloudKitDatabase, session: ICloudSession, endpoints: CloudKitEndpoints, options: Options = Options()) {
         self.database = database
         api = CloudKitAPI(endpoints: endpoints, session: session, options: options)
-        _state = Mutex(State(index: CloudKitIndex(database: database.location)))
+        state = Mutex(State(index: CloudKitIndex(database: database.location)))
     }
 
     /// "icloud iCloud.app.midiccio".
@@ -76,19 +76,19 @@ public final class CloudKitStorage: CloudStorage, CustomStringConvertible, Senda
         var downloadURLs: [String: String] = [:]
     }
 
-    /// True from a `beginPass` that found the zone this device had synced with deleted
-    /// (ZONE_NOT_FOUND), or its sync token refused (the zone was deleted and made again,
-    /// or the token expired), until this device next writes to the zone: what it read
-    /// and wrote there may be gone. Kept in the index, so a `status` in between does not
+    /// True when the last `beginPass` found no zone (never made, or deleted by the user),
+    /// or found its sync token refused (the zone was deleted and made again, or the token
+    /// expired) and this device has not written to the zone since: what it read and wrote
+    /// there may be gone. The news is kept in the index, so a `status` in between does not
     /// make the next sync miss it.
-    public var cloudWasReplaced: Bool { _state.withLock { $0.index.replaced == true } }
+    public var cloudWasReplaced: Bool { state.withLock { $0.index.replaced == true || $0.index.zoneMissing } }
 
-    private let _state: Mutex<State>
+    private let state: Mutex<State>
 
     /// Brings the index up to date: the zone's changes since the last sync, or all of
     /// them the first time (or when CloudKit no longer knows the sync token).
     public func beginPass(cache: (any CloudCache)?) throws {
-        let index = _state.withLock { state -> CloudKitIndex in
+        let index = state.withLock { state -> CloudKitIndex in
             if let cache, state.cache == nil {
                 state.cache = cache
                 if !state.current, let data = cache.load(), let saved = CloudKitIndex.decode(data, database: database.location) {
@@ -98,8 +98,7 @@ public final class CloudKitStorage: CloudStorage, CustomStringConvertible, Senda
             return state.index
         }
         var outcome = index.syncToken == nil ? nil : try fetchChanges(since: index)
-        let knewZone = index.syncToken != nil
-        let replaced = outcome == .tokenRejected || (knewZone && outcome == .zoneMissing)
+        let replaced = outcome == .tokenRejected
         if outcome == nil || outcome == .tokenRejected {
             outcome = try fetchChanges(since: CloudKitIndex(database: database.location))
         }
@@ -109,11 +108,10 @@ public final class CloudKitStorage: CloudStorage, CustomStringConvertible, Senda
             commit(next, downloadURLs: urls, replacing: index.syncToken == nil || next.syncToken == nil)
         case .zoneMissing:
             // Never made, or deleted by the user (Settings > Apple Account > iCloud): an
-            // empty cloud, never deleted words. This device starts over there when it had
-            // synced with it (`cloudWasReplaced`).
+            // empty cloud, never deleted words. A device that had synced with it starts
+            // over there (`cloudWasReplaced`).
             var empty = CloudKitIndex(database: database.location)
             empty.zoneMissing = true
-            empty.replaced = replaced || index.replaced == true ? true : nil
             commit(empty, downloadURLs: [:], replacing: true)
         case .tokenRejected, nil:
             throw CloudError.failed(path: "/", reason: "iCloud refused to list the zone's changes from its start")
@@ -122,13 +120,13 @@ public final class CloudKitStorage: CloudStorage, CustomStringConvertible, Senda
 
     /// Makes sure the index was brought up to date once in this process.
     private func ensureCurrent() throws {
-        if _state.withLock({ $0.current }) { return }
+        if state.withLock({ $0.current }) { return }
         try beginPass(cache: nil)
     }
 
     /// Stores `next` as the index and saves it.
     private func commit(_ next: CloudKitIndex, downloadURLs: [String: String], replacing: Bool) {
-        let (cache, saved) = _state.withLock { state -> ((any CloudCache)?, Data?) in
+        let (cache, saved) = state.withLock { state -> ((any CloudCache)?, Data?) in
             state.index = next
             state.current = true
             if replacing { state.downloadURLs = [:] }
@@ -146,7 +144,7 @@ public final class CloudKitStorage: CloudStorage, CustomStringConvertible, Senda
         commit(next, downloadURLs: [:], replacing: false)
     }
 
-    var index: CloudKitIndex { _state.withLock { $0.index } }
+    var index: CloudKitIndex { state.withLock { $0.index } }
 
     private enum Outcome: Equatable {
         case done(CloudKitIndex, downloadURLs: [String: String])
@@ -282,7 +280,7 @@ public final class CloudKitStorage: CloudStorage, CustomStringConvertible, Senda
             return nil
         }
         guard let parsed = Self.parse(record) else { return nil }
-        _state.withLock { state in
+        state.withLock { state in
             if let url = parsed.downloadURL { state.downloadURLs[name] = url }
         }
         return (parsed.item, parsed.downloadURL)
@@ -332,7 +330,7 @@ public final class CloudKitStorage: CloudStorage, CustomStringConvertible, Senda
             parsed.item.size = data.count
             let item = parsed.item
             mutate { $0.items[name] = item }
-            if let url = parsed.downloadURL { _state.withLock { $0.downloadURLs[name] = url } }
+            if let url = parsed.downloadURL { state.withLock { $0.downloadURLs[name] = url } }
         } else {
             // An answer without the record's fields: the next pass brings it.
             mutate { $0.items[name] = CloudKitIndex.Item(path: path, tag: "", size: data.count, modified: 0, asset: false, data: data) }
@@ -363,7 +361,7 @@ public final class CloudKitStorage: CloudStorage, CustomStringConvertible, Senda
         let name = CloudKitIndex.recordName(path)
         guard var item = index.items[name] else { return nil }
         if let data = item.data { return data }
-        var url = _state.withLock { $0.downloadURLs[name] }
+        var url = state.withLock { $0.downloadURLs[name] }
         var lookedUp = false
         if !item.asset || url == nil {
             guard let fresh = try lookUp(name, about: path) else { return nil }

@@ -137,6 +137,22 @@ struct ICloudFailureTests {
         }
     }
 
+    @Test("a zone deleted right after a device's first sync, before it ever read the zone's changes, also makes it start over")
+    func zoneDeletedAfterFirstSync() throws {
+        try withICloud("zone-deleted-early") { cloud in
+            let a = try cloud.device("a")
+            let hund = try a.add("hund", meaning: "dog")
+            _ = try a.sync()
+            try cloud.tenant.deleteZone(container: ICloudTests.database.container, environment: "development", zone: "MiDiccio")
+            let katze = try a.add("katze", meaning: "cat")
+            a.clock.advance(by: 1_000)
+            #expect(try a.sync().startedOver)
+            let b = try cloud.device("b")
+            _ = try b.sync()
+            #expect(try b.has(hund) && b.has(katze))
+        }
+    }
+
     @Test("5xx answers and a dropped connection are retried, and the sync goes through once")
     func serverErrorsAndDrops() throws {
         try withICloud("5xx") { cloud in
