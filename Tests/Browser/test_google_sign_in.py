@@ -11,7 +11,7 @@ from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select
 
 from conftest import api
-from test_web_app import csrf, wait
+from test_web_app import csrf, wait, wait_through_navigation
 
 DRIVE = os.environ.get("MIDICCIO_GDRIVE_FAKE", "")
 
@@ -46,7 +46,7 @@ def sign_in(page, folder, client_id):
 @pytest.mark.skipif(not DRIVE, reason="run through Tests/Browser/run.sh, which starts the fake Google Drive")
 def test_sign_in_with_google_sets_the_remote(settings):
     sign_in(settings, "Palabras", "browser-test")
-    result = wait(settings, lambda d: d.find_element(By.ID, "remote-result").text or None, seconds=15)
+    result = wait_through_navigation(settings, lambda d: d.find_element(By.ID, "remote-result").text or None)
     assert result == "Signed in to Google Drive; this library now syncs through google drive folder Palabras."
     # Back on the page, with the outcome's id gone from the address.
     assert settings.current_url.endswith("/#settings")
@@ -57,6 +57,6 @@ def test_sign_in_with_google_sets_the_remote(settings):
 def test_a_refused_consent_changes_nothing(settings):
     set_faults({"denyConsent": True})
     sign_in(settings, "Palabras", "browser-test")
-    error = wait(settings, lambda d: d.find_element(By.ID, "remote-error").text or None, seconds=15)
+    error = wait_through_navigation(settings, lambda d: d.find_element(By.ID, "remote-error").text or None)
     assert error == "Not signed in: the sign-in was cancelled in the browser. Nothing was changed."
     assert api("/api/status")["remote"] is None

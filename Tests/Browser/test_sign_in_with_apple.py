@@ -11,7 +11,7 @@ from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select
 
 from conftest import api
-from test_web_app import csrf, wait
+from test_web_app import csrf, wait, wait_through_navigation
 
 CLOUDKIT = os.environ.get("MIDICCIO_ICLOUD_FAKE", "")
 CALLBACK = os.environ.get("MIDICCIO_ICLOUD_CALLBACK", "")
@@ -48,7 +48,7 @@ def sign_in(page, zone):
 @pytest.mark.skipif(not CLOUDKIT, reason="run through Tests/Browser/run.sh, which starts the fake CloudKit")
 def test_sign_in_with_apple_sets_the_remote(settings):
     sign_in(settings, "Palabras")
-    result = wait(settings, lambda d: d.find_element(By.ID, "remote-result").text or None, seconds=15)
+    result = wait_through_navigation(settings, lambda d: d.find_element(By.ID, "remote-result").text or None)
     assert result == "Signed in to iCloud; this library now syncs through icloud iCloud.app.midiccio.browser zone Palabras."
     assert settings.current_url.endswith("/#settings")
     assert api("/api/status")["remote"] == "icloud iCloud.app.midiccio.browser zone Palabras"
@@ -58,6 +58,6 @@ def test_sign_in_with_apple_sets_the_remote(settings):
 def test_no_token_from_apple_changes_nothing(settings):
     configure({"deny": True})
     sign_in(settings, "Palabras")
-    error = wait(settings, lambda d: d.find_element(By.ID, "remote-error").text or None, seconds=15)
+    error = wait_through_navigation(settings, lambda d: d.find_element(By.ID, "remote-error").text or None)
     assert "Advanced Data Protection" in error and error.endswith("Nothing was changed.")
     assert api("/api/status")["remote"] is None

@@ -1,7 +1,7 @@
 """What a person does in the MiDiccio web app, in a real (headless) Chromium."""
 import os
 
-from selenium.common.exceptions import StaleElementReferenceException
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
@@ -13,6 +13,13 @@ from conftest import api
 def wait(driver, condition, seconds=6):
     # The list is rebuilt after every change: an element found a moment ago may be gone.
     return WebDriverWait(driver, seconds, ignored_exceptions=[StaleElementReferenceException, AssertionError]).until(condition)
+
+
+def wait_through_navigation(driver, condition, seconds=15):
+    # While the browser goes to a sign-in page and back, an element found a moment ago can
+    # belong to the page being left: Chromium then says "Node with given id does not belong
+    # to the document", which Selenium reports as a plain WebDriverException.
+    return WebDriverWait(driver, seconds, ignored_exceptions=[WebDriverException, AssertionError]).until(condition)
 
 
 def terms(driver):
