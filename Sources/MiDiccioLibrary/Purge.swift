@@ -60,10 +60,12 @@ extension WordLibrary {
 
     /// Removes every trace of a word's content: its row, tags, search entry and undo data.
     package func removePermanently(_ stored: StoredWord) throws {
+        // Before the row goes: a digest or count not loaded yet is read from the words as
+        // they are, then changed by this word.
+        try updateDigest(removing: stored.word, adding: nil)
         if !stored.word.isDeleted { try removeFromSearch(stored.word, seq: stored.seq) }
         try database.run("DELETE FROM words WHERE seq = ?", [.integer(stored.seq)])
         try database.run("DELETE FROM restore_undo WHERE word_id = ?", [.text(stored.word.id.rawValue)])
-        try updateDigest(removing: stored.word, adding: nil)
     }
 
     /// Stores a marker; an existing one keeps the earlier purge time. A marker new to

@@ -139,12 +139,13 @@ package final class SyncStore {
 
     /// Every word here, the Trash included.
     package func wordCount() throws -> Int {
-        try library.guarded { Int(try database.integer("SELECT count(*) FROM words") ?? 0) }
+        let counts = try library.counts()
+        return counts.words + counts.trash
     }
 
     /// Words outside the Trash.
     package func liveCount() throws -> Int {
-        try library.guarded { Int(try database.integer("SELECT count(*) FROM words WHERE deleted_at IS NULL") ?? 0) }
+        try library.counts().words
     }
 
     /// Words changed here and not uploaded yet.

@@ -24,6 +24,8 @@ public final class WordLibrary {
     private lazy var hot = HotStatements(database: database)
     private var changeCounter: Int64?
     private var digest: UInt64?
+    /// Words in and out of the Trash, while a write changes them (see `counts()`).
+    private var tally: WordTally?
     /// This library's device id: random, made with the library. A library that finds
     /// itself to be a copy of another (a file copied to a new laptop, or put back from a
     /// backup) goes on under a new one; see `SyncStore.adoptNewDeviceID()`. Read from
@@ -126,13 +128,40 @@ public final class WordLibrary {
         }
     }
 
-    /// How many words are in the library (and in the Trash, separately).
+    /// How many words are in the library (and in the Trash, separately). Kept up to date
+    /// on every save, as the digest is, so reading it never scans the library.
     public func counts() throws -> (words: Int, trash: Int) {
         try guarded {
-            let live = try database.integer("SELECT count(*) FROM words WHERE deleted_at IS NULL") ?? 0
-            let trash = try database.integer("SELECT count(*) FROM words WHERE deleted_at IS NOT NULL") ?? 0
-            return (Int(live), Int(trash))
+            // Inside a write that changed words, the counts as changed so far.
+            let tally = try self.tally ?? storedTally() ?? countWords()
+            return (tally.live, tally.trash)
         }
+    }
+
+    /// Words outside and inside the Trash.
+    private struct WordTally: Equatable {
+        var live: Int
+        var trash: Int
+
+        mutating func apply(_ word: Word, _ sign: Int) {
+            if word.isDeleted { trash += sign } else { live += sign }
+        }
+    }
+
+    /// The counts saved with the digest they belong to; nil when there are none, or when
+    /// the words changed since without them (a MiDiccio that did not keep them).
+    private func storedTally() throws -> WordTally? {
+        guard let text = try info("words.counts") else { return nil }
+        let parts = text.split(separator: " ")
+        guard parts.count == 3, String(parts[0]) == (try info("sync.digest") ?? ""), let live = Int(parts[1]), let trash = Int(parts[2])
+        else { return nil }
+        return WordTally(live: live, trash: trash)
+    }
+
+    private func countWords() throws -> WordTally {
+        WordTally(
+            live: Int(try database.integer("SELECT count(*) FROM words WHERE deleted_at IS NULL") ?? 0),
+            trash: Int(try database.integer("SELECT count(*) FROM words WHERE deleted_at IS NOT NULL") ?? 0))
     }
 
     /// Every tag on a word not in the Trash, with how many words carry it; most used first.
@@ -437,10 +466,15 @@ public final class WordLibrary {
                     try setInfo("change.counter", String(changeCounter))
                 }
                 if outermostDigest, let digest {
-                    try setInfo("sync.digest", String(digest, radix: 16))
+                    let text = String(digest, radix: 16)
+                    try setInfo("sync.digest", text)
+                    if let tally { try setInfo("words.counts", "\(text) \(tally.live) \(tally.trash)") }
                 }
                 if outermost { changeCounter = nil }
-                if outermostDigest { digest = nil }
+                if outermostDigest {
+                    digest = nil
+                    tally = nil
+                }
                 return result
             }
         }
@@ -453,10 +487,12 @@ public final class WordLibrary {
         } catch let error as SQLiteError {
             changeCounter = nil
             digest = nil
+            tally = nil
             throw LibraryError.storage(error)
         } catch {
             changeCounter = nil
             digest = nil
+            tally = nil
             throw error
         }
     }
@@ -481,8 +517,15 @@ public final class WordLibrary {
                 digest = try computeDigest()
             }
         }
-        if let old { digest = digest! &- Self.digestTerm(old) }
-        if let new { digest = digest! &+ Self.digestTerm(new) }
+        if tally == nil { tally = try storedTally() ?? countWords() }
+        if let old {
+            digest = digest! &- Self.digestTerm(old)
+            tally!.apply(old, -1)
+        }
+        if let new {
+            digest = digest! &+ Self.digestTerm(new)
+            tally!.apply(new, 1)
+        }
     }
 
     private func computeDigest() throws -> UInt64 {

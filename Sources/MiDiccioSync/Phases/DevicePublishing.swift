@@ -26,7 +26,7 @@ extension SyncSession {
         let stale = now - (state.published?.at ?? 0) > 86_400_000
         let missing = ownRecord == nil && !ownRecordUnreadable
         guard force || stale || missing || state.published?.signature != signature else { return }
-        // Counted only when the record is written: count(*) reads the whole table.
+        // The word count is kept up to date with every change (WordLibrary.counts()).
         var record = DeviceRecord(
             device: deviceID, name: name, app: engine.appVersion, lastSync: store.clock.now(),
             lastSeq: state.lastSeq, snapshotSeq: state.snapshotSeq, read: state.cursors,
