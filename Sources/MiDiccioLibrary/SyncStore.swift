@@ -188,15 +188,34 @@ package final class SyncStore {
         }
     }
 
+    /// The words an upload carried: these very ones, or every word pending up to a
+    /// change number (a snapshot, which holds every word as read in one transaction).
+    package enum Uploaded {
+        /// The words of a change file, as read.
+        case words([LocalRecord])
+        /// Every word pending whose change is at most this number.
+        case pendingThrough(Int64)
+    }
+
+    /// The newest change number among pending words (0: none pending).
+    package func lastPendingChange() throws -> Int64 {
+        try library.guarded { try database.integer("SELECT max(local_change) FROM words WHERE pending = 1") ?? 0 }
+    }
+
     /// Marks uploaded words as no longer pending, except those changed again since they
     /// were read (an edit made while the upload was in flight stays pending). Call
     /// inside `write`.
-    package func markUploaded(_ records: [LocalRecord]) throws {
+    package func markUploaded(_ uploaded: Uploaded) throws {
         try library.guarded {
-            for local in records {
-                try database.run(
-                    "UPDATE words SET pending = 0 WHERE seq = ? AND local_change = ?",
-                    [.integer(local.stored.seq), .integer(local.localChange)])
+            switch uploaded {
+            case .words(let records):
+                for local in records {
+                    try database.run(
+                        "UPDATE words SET pending = 0 WHERE seq = ? AND local_change = ?",
+                        [.integer(local.stored.seq), .integer(local.localChange)])
+                }
+            case .pendingThrough(let change):
+                try database.run("UPDATE words SET pending = 0 WHERE pending = 1 AND local_change <= ?", [.integer(change)])
             }
         }
     }

@@ -16,33 +16,39 @@ extension SyncSession {
     /// pulling, so newer cloud data is never overwritten by older local data.
     func upload() throws -> Bool {
         try recoverInFlightWrite()
-        let pending = try store.pending()
+        // Counted, not loaded: a full upload after an import of a million words reads
+        // them once, for the snapshot.
+        let pendingCount = try store.pendingCount()
         let markers = try store.markers(pendingOnly: true)
         let settings = try store.settings(pendingOnly: true)
-        guard state.fullUpload || !pending.isEmpty || !markers.isEmpty || !settings.isEmpty else { return false }
-        announce(.uploading(words: pending.count))
+        guard state.fullUpload || pendingCount > 0 || !markers.isEmpty || !settings.isEmpty else { return false }
+        announce(.uploading(words: pendingCount))
         let seq = state.lastSeq + 1
-        let asSnapshot = state.fullUpload || pending.count > engine.largeUploadThreshold
+        let asSnapshot = state.fullUpload || pendingCount > engine.largeUploadThreshold
         let fullUpload = state.fullUpload
         let file: SyncState.OwnFile
         var markerPosition: Int64?
+        let uploaded: SyncStore.Uploaded
         if asSnapshot {
             let snapshot = try writeSnapshot(seq: seq)
             file = snapshot.file
             markerPosition = snapshot.markerPosition
+            uploaded = .pendingThrough(snapshot.lastChange)
             report.fullUpload = fullUpload
-            report.pushed = fullUpload ? try store.wordCount() : pending.count
+            report.pushed = fullUpload ? try store.wordCount() : pendingCount
         } else {
+            let pending = try store.pending()
             let batch = SyncBatch(
                 kind: .changes, device: deviceID, seq: seq, records: pending.map(\.record),
                 markers: markers, settings: settings)
             file = try writeOwnFile(.changes, seq: seq, data: BatchCodec.encode(batch))
+            uploaded = .words(pending)
             report.pushed = pending.count
         }
         try commit { next in
             // A word edited while its upload was in flight has a newer change number and
             // stays pending; so does a setting set again.
-            try store.markUploaded(pending)
+            try store.markUploaded(uploaded)
             try store.markMarkersUploaded(markers)
             try store.markSettingsUploaded(settings)
             next.lastSeq = seq
@@ -108,12 +114,13 @@ extension SyncSession {
 
     /// Writes the whole library as snapshot `seq` (covering this device's entries up to
     /// `seq`), read in one transaction so words, markers and cursors agree. Returns the
-    /// file and the marker position it honours.
-    func writeSnapshot(seq: Int64) throws -> (file: SyncState.OwnFile, markerPosition: Int64) {
-        let (records, markers, settings, position) = try store.read {
+    /// file, the marker position it honours, and the newest local change it holds (words
+    /// changed later stay pending).
+    func writeSnapshot(seq: Int64) throws -> (file: SyncState.OwnFile, markerPosition: Int64, lastChange: Int64) {
+        let (records, markers, settings, position, lastChange) = try store.read {
             (
                 try store.allRecords(), try store.markers(pendingOnly: false), try store.settings(pendingOnly: false),
-                try store.markerPosition()
+                try store.markerPosition(), try store.lastPendingChange()
             )
         }
         let batch = SyncBatch(
@@ -121,6 +128,6 @@ extension SyncSession {
             markers: markers, settings: settings)
         let file = try writeOwnFile(.snapshot, seq: seq, data: BatchCodec.encode(batch))
         report.snapshotWritten = true
-        return (file, position)
+        return (file, position, lastChange)
     }
 }
