@@ -1070,9 +1070,5 @@ class FakeCloudKitServer(fake_server.Server):
         super().__init__(host, port, Handler, App())
 
 
-def main():
-    fake_server.main("A fake CloudKit Web Services server for tests.", FakeCloudKitServer)
-
-
 if __name__ == "__main__":
-    main()
+    fake_server.main("A fake CloudKit Web Services server for tests.", FakeCloudKitServer)

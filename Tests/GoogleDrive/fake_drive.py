@@ -1321,9 +1321,5 @@ class FakeDriveServer(fake_server.Server):
         super().__init__(host, port, Handler, App())
 
 
-def main():
-    fake_server.main("A fake Google Drive and OAuth server for tests.", FakeDriveServer)
-
-
 if __name__ == "__main__":
-    main()
+    fake_server.main("A fake Google Drive and OAuth server for tests.", FakeDriveServer)
