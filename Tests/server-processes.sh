@@ -1,7 +1,7 @@
 # Shell functions the test servers' scripts share (Tests/WebDAV/server.sh,
 # Tests/GoogleDrive/server.sh and Tests/CloudKit/server.sh source this file): is a port
-# taken, is a process running, and stopping a server by the process id it recorded,
-# never by name.
+# taken, is a process running, stopping a server by the process id it recorded (never by
+# name), starting a fake server in Python, and the command line they all take.
 
 # Is something accepting connections on 127.0.0.1:$1?
 listening() {
@@ -42,4 +42,62 @@ stop_all() {
         done < <(find "$state" -maxdepth 2 -name pid -type f)
     fi
     rm -rf "$state"
+}
+
+# Starts $1, a fake server in Python (Tests/GoogleDrive/fake_drive.py,
+# Tests/CloudKit/fake_cloudkit.py), for $state: on a free port the first time, on the
+# port it had after a halt. Writes $state/url, port and pid; the server's output goes to
+# $state/server.log. $2 names the server in the message of a failed start ("the fake
+# Google Drive").
+start_python_server() {
+    local script=$1 name=$2
+    local python_bin
+    python_bin=$(command -v python3 || echo /usr/bin/python3)
+    mkdir -p "$state"
+    if [ -f "$state/pid" ] && alive "$(cat "$state/pid")"; then
+        return 0
+    fi
+    # Port 0 lets the server pick a free port and write it to port.new; after a halt,
+    # it binds the port it had.
+    local port=0
+    if [ -f "$state/port" ]; then port=$(cat "$state/port"); fi
+    rm -f "$state/port.new"
+    nohup "$python_bin" "$script" --port "$port" --port-file "$state/port.new" \
+        >> "$state/server.log" 2>&1 < /dev/null &
+    local pid=$!
+    echo "$pid" > "$state/pid"
+    for _ in $(seq 1 250); do
+        if ! alive "$pid"; then break; fi
+        if [ -s "$state/port.new" ]; then
+            port=$(cat "$state/port.new")
+            if listening "$port"; then
+                mv "$state/port.new" "$state/port"
+                echo "http://127.0.0.1:$port" > "$state/url"
+                return 0
+            fi
+        fi
+        sleep 0.02
+    done
+    stop_process
+    echo "could not start $name; see $state/server.log:" >&2
+    cat "$state/server.log" >&2 2>/dev/null || true
+    exit 1
+}
+
+# The command line of every server.sh: start|halt|stop STATE_DIR. Sets $command and
+# $state, then runs the command: start is the script's own start function, halt stops
+# the server (stop_process), stop stops it and those inside STATE_DIR (stop_all).
+run_server_command() {
+    command=${1:-}
+    state=${2:-}
+    if [ -z "$command" ] || [ -z "$state" ]; then
+        echo "usage: $0 start|halt|stop STATE_DIR" >&2
+        exit 64
+    fi
+    case "$command" in
+        start) start ;;
+        halt) stop_process ;;
+        stop) stop_all ;;
+        *) echo "usage: $0 start|halt|stop STATE_DIR" >&2; exit 64 ;;
+    esac
 }

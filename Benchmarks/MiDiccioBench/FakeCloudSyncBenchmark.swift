@@ -28,6 +28,35 @@ enum FakeCloudSyncBenchmark {
         var firstSync: Int?
     }
 
+    /// What a fake cloud's benchmark runs with, from its command line.
+    struct Run {
+        /// Words in each library (`--words`, 100,000 by default).
+        let wordCount: Int
+        /// The seed of the words (`--seed`, 1 by default).
+        let seed: UInt64
+        /// The fake's server.sh.
+        let script: String
+        /// A temporary folder of its own; the caller removes it.
+        let workspace: TemporaryDirectory
+
+        /// Reads `--words` and `--seed` from `arguments` (`--backend` may stand there
+        /// too), finds the fake's `script` ("Tests/CloudKit/server.sh") in the repository
+        /// the benchmark runs from, and makes a temporary folder named after `prefix`.
+        /// `fake` names the fake when the script is missing ("fake CloudKit").
+        init(_ arguments: [String], usage: String, fake: String, script: String, workspace prefix: String) throws {
+            var rest = arguments
+            _ = WebDAVSyncBenchmark.take("backend", from: &rest)
+            let options = try BenchOptions(rest, accepting: ["words", "seed"], usage: usage)
+            wordCount = try options.integer("words", default: 100_000, in: 10...5_000_000)
+            seed = try options.unsigned("seed", default: 1)
+            self.script = FileManager.default.currentDirectoryPath + "/" + script
+            guard FileManager.default.fileExists(atPath: self.script) else {
+                throw BenchUsageError(message: "no \(fake): run from the repository (for \(script))", usage: usage)
+            }
+            workspace = try TemporaryDirectory(prefix: prefix)
+        }
+    }
+
     /// Runs of the short measurements; the median is reported.
     static let runs = 9
 

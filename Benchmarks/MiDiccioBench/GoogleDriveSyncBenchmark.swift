@@ -25,18 +25,10 @@ enum GoogleDriveSyncBenchmark {
     }
 
     static func run(_ arguments: [String]) throws {
-        var rest = arguments
-        _ = WebDAVSyncBenchmark.take("backend", from: &rest)
-        let options = try BenchOptions(rest, accepting: ["words", "seed"], usage: usage)
-        let wordCount = try options.integer("words", default: 100_000, in: 10...5_000_000)
-        let seed = try options.unsigned("seed", default: 1)
-        let script = FileManager.default.currentDirectoryPath + "/Tests/GoogleDrive/server.sh"
-        guard FileManager.default.fileExists(atPath: script) else {
-            throw BenchUsageError(message: "no fake Google Drive: run from the repository (for Tests/GoogleDrive/server.sh)", usage: usage)
-        }
-        let workspace = try TemporaryDirectory(prefix: "midiccio-bench-gdrive")
-        defer { workspace.remove() }
-        let server = try FakeGoogleDrive.start(script: script)
+        let run = try FakeCloudSyncBenchmark.Run(
+            arguments, usage: usage, fake: "fake Google Drive", script: "Tests/GoogleDrive/server.sh", workspace: "midiccio-bench-gdrive")
+        defer { run.workspace.remove() }
+        let server = try FakeGoogleDrive.start(script: run.script)
         defer { server.stop() }
         let tenant = server.tenant("bench")
         let credentials = try tenant.credentials(for: .appData)
@@ -49,9 +41,9 @@ enum GoogleDriveSyncBenchmark {
             },
             requests: { try tenant.stats().total }, resetRequests: { try tenant.resetStats() })
         let table = try FakeCloudSyncBenchmark.measure(
-            service, wordCount: wordCount, seed: seed,
+            service, wordCount: run.wordCount, seed: run.seed,
             targets: .init(noOp: Target.noOpRequests, oneWord: Target.oneWordRequests, firstSync: Target.firstSyncRequests),
-            in: workspace.path + "/libraries")
+            in: run.workspace.path + "/libraries")
         print("midiccio-bench sync: \(service.title), 2 devices, \(Machine.coreCount) cores")
         print(table.rendered(), terminator: "")
     }

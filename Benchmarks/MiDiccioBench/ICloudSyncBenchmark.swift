@@ -1,12 +1,6 @@
-import Dispatch
 import Foundation
 import MiDiccioKit
 import MiDiccioTesting
-import Synchronization
-
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// `midiccio-bench sync --backend icloud-fake`: the sync figures through the fake
 /// CloudKit of the tests (Tests/CloudKit, real HTTP on 127.0.0.1), with the requests of
@@ -23,18 +17,10 @@ enum ICloudSyncBenchmark {
     static let usage = "midiccio-bench sync --backend icloud-fake [--words <n>] [--seed <s>]"
 
     static func run(_ arguments: [String]) throws {
-        var rest = arguments
-        _ = WebDAVSyncBenchmark.take("backend", from: &rest)
-        let options = try BenchOptions(rest, accepting: ["words", "seed"], usage: usage)
-        let wordCount = try options.integer("words", default: 100_000, in: 10...5_000_000)
-        let seed = try options.unsigned("seed", default: 1)
-        let script = FileManager.default.currentDirectoryPath + "/Tests/CloudKit/server.sh"
-        guard FileManager.default.fileExists(atPath: script) else {
-            throw BenchUsageError(message: "no fake CloudKit: run from the repository (for Tests/CloudKit/server.sh)", usage: usage)
-        }
-        let workspace = try TemporaryDirectory(prefix: "midiccio-bench-icloud")
-        defer { workspace.remove() }
-        let server = try FakeCloudKit.start(script: script)
+        let run = try FakeCloudSyncBenchmark.Run(
+            arguments, usage: usage, fake: "fake CloudKit", script: "Tests/CloudKit/server.sh", workspace: "midiccio-bench-icloud")
+        defer { run.workspace.remove() }
+        let server = try FakeCloudKit.start(script: run.script)
         defer { server.stop() }
         let tenant = server.tenant("bench")
         let database = CloudKitDatabase(container: "iCloud.app.midiccio.bench", environment: .development)!
@@ -53,12 +39,12 @@ enum ICloudSyncBenchmark {
             },
             requests: { try tenant.stats().values.reduce(0, +) }, resetRequests: { try tenant.resetStats() })
         var table = try FakeCloudSyncBenchmark.measure(
-            service, wordCount: wordCount, seed: seed, targets: .init(noOp: 1, oneWord: 3, firstSync: nil),
-            in: workspace.path + "/libraries")
+            service, wordCount: run.wordCount, seed: run.seed, targets: .init(noOp: 1, oneWord: 3, firstSync: nil),
+            in: run.workspace.path + "/libraries")
 
         Progress.note("the other model: one record per word")
-        let library = try WordLibrary(path: workspace.path + "/libraries/a.sqlite")
-        let words = try library.list(ListQuery(sort: .created, limit: wordCount))
+        let library = try WordLibrary(path: run.workspace.path + "/libraries/a.sqlite")
+        let words = try library.list(ListQuery(sort: .created, limit: run.wordCount))
         let perWord = PerWordRecords(
             base: tenant.base + "/database/1/\(database.container)/development/private/", apiToken: credentials.apiToken,
             webAuthToken: grant.token)
@@ -133,21 +119,9 @@ private struct PerWordRecords {
         allowed.insert(charactersIn: "-._~")
         let query =
             "?ckAPIToken=\(apiToken)&ckWebAuthToken=\(webAuthToken.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")"
-        var request = URLRequest(url: URL(string: base + operation + query)!)
-        request.httpMethod = "POST"
-        request.httpBody = try JSONSerialization.data(withJSONObject: body)
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.timeoutInterval = 120
-        let result = Mutex<(Data?, Int)?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        URLSession.shared.dataTask(with: request) { data, response, _ in
-            result.withLock { $0 = (data, (response as? HTTPURLResponse)?.statusCode ?? 0) }
-            done.signal()
-        }.resume()
-        done.wait()
-        guard let (data, status) = result.withLock({ $0 }), status == 200, let data,
-            let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
-        else { throw BenchFailure("the fake CloudKit refused \(operation)") }
+        let answer = BlockingJSONRequest.send(
+            "POST", URL(string: base + operation + query)!, body: try JSONSerialization.data(withJSONObject: body), timeout: 120)
+        guard answer.status == 200, let object = answer.object else { throw BenchFailure("the fake CloudKit refused \(operation)") }
         return object
     }
 }

@@ -1,9 +1,4 @@
 import Foundation
-import Synchronization
-
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// The fake CloudKit Web Services server the tests sync through
 /// (`Tests/CloudKit/fake_cloudkit.py`): real HTTP on 127.0.0.1, the private database of
@@ -14,43 +9,29 @@ import FoundationNetworking
 /// starts a private one. Each test works in a tenant of its own: an empty iCloud account
 /// with its own tokens, settings, faults and request counts.
 package final class FakeCloudKit: Sendable {
-    /// The server's base ("http://127.0.0.1:PORT").
-    package let url: String
-    private let stateDirectory: String?
-    private let script: String?
+    private let process: FakeServerProcess
 
-    private init(url: String, stateDirectory: String?, script: String?) {
-        self.url = url
-        self.stateDirectory = stateDirectory
-        self.script = script
-    }
+    private init(_ process: FakeServerProcess) { self.process = process }
+
+    /// The server's base ("http://127.0.0.1:PORT").
+    package var url: String { process.url }
 
     /// The variable `make test` names the server in.
     package static let variable = "MIDICCIO_ICLOUD_TEST_URL"
 
     /// The server `make test` started, if any.
-    package static let shared: FakeCloudKit? = {
-        guard let url = ProcessInfo.processInfo.environment[variable], !url.isEmpty else { return nil }
-        return FakeCloudKit(url: url, stateDirectory: nil, script: nil)
-    }()
+    package static let shared: FakeCloudKit? = FakeServerProcess.shared(variable).map(FakeCloudKit.init)
 
     /// Starts a private server with `script` (Tests/CloudKit/server.sh); `stop()` ends it.
     package static func start(script: String) throws -> FakeCloudKit {
-        let state = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "midiccio-fake-cloudkit-\(UUID().uuidString.prefix(8))"
-        ).path
-        try ServerScript.run(script, ["start", state])
-        guard let url = try? String(contentsOfFile: state + "/url", encoding: .utf8) else {
-            throw FakeCloudKitError("the fake CloudKit server did not say where it listens (\(state)/url)")
-        }
-        return FakeCloudKit(url: url.trimmingCharacters(in: .whitespacesAndNewlines), stateDirectory: state, script: script)
+        FakeCloudKit(
+            try FakeServerProcess.start(script: script, prefix: "midiccio-fake-cloudkit") {
+                FakeCloudKitError("the fake CloudKit server did not say where it listens (\($0)/url)")
+            })
     }
 
     /// Stops a server started by `start(script:)`.
-    package func stop() {
-        guard let script, let stateDirectory else { return }
-        try? ServerScript.run(script, ["stop", stateDirectory])
-    }
+    package func stop() { process.stop() }
 
     /// A new, empty iCloud account on this server, named after `label` (its ASCII letters,
     /// digits and dashes) and a random suffix.
@@ -243,25 +224,9 @@ package struct FakeCloudKitTenant: Sendable {
 
     private func request(_ method: String, _ path: String, body: Data? = nil) throws -> [String: Any] {
         guard let url = URL(string: base + path) else { throw FakeCloudKitError("bad control address \(base + path)") }
-        var request = URLRequest(url: url)
-        request.httpMethod = method
-        request.timeoutInterval = 10
-        if let body {
-            request.httpBody = body
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        }
-        let result = Mutex<(Data?, Int)?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        URLSession.shared.dataTask(with: request) { data, response, _ in
-            result.withLock { $0 = (data, (response as? HTTPURLResponse)?.statusCode ?? 0) }
-            done.signal()
-        }.resume()
-        done.wait()
-        guard let (data, status) = result.withLock({ $0 }), (200..<300).contains(status) else {
-            throw FakeCloudKitError("the fake answered \(method) \(path) with an error")
-        }
-        guard let data, !data.isEmpty else { return [:] }
-        return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+        let answer = BlockingJSONRequest.send(method, url, body: body)
+        guard (200..<300).contains(answer.status) else { throw FakeCloudKitError("the fake answered \(method) \(path) with an error") }
+        return answer.object ?? [:]
     }
 }
 

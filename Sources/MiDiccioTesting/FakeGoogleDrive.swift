@@ -1,10 +1,5 @@
 import Foundation
 import MiDiccioKit
-import Synchronization
-
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// The fake Google Drive the tests and the benchmark sync through
 /// (`Tests/GoogleDrive/fake_drive.py`): real HTTP on 127.0.0.1, the Drive API v3 and
@@ -14,50 +9,34 @@ import FoundationNetworking
 /// starts a private one. Each test works in a tenant of its own: an empty Drive with
 /// its own tokens, faults and request counts.
 package final class FakeGoogleDrive: Sendable {
-    /// The server's base ("http://127.0.0.1:PORT").
-    package let url: String
-    private let stateDirectory: String?
-    private let script: String?
+    private let process: FakeServerProcess
 
-    private init(url: String, stateDirectory: String?, script: String?) {
-        self.url = url
-        self.stateDirectory = stateDirectory
-        self.script = script
-    }
+    private init(_ process: FakeServerProcess) { self.process = process }
+
+    /// The server's base ("http://127.0.0.1:PORT").
+    package var url: String { process.url }
 
     /// The variable `make test` names the server in.
     package static let variable = "MIDICCIO_GDRIVE_TEST_URL"
 
     /// The server `make test` started, if any.
-    package static let shared: FakeGoogleDrive? = {
-        guard let url = ProcessInfo.processInfo.environment[variable], !url.isEmpty else { return nil }
-        return FakeGoogleDrive(url: url, stateDirectory: nil, script: nil)
-    }()
+    package static let shared: FakeGoogleDrive? = FakeServerProcess.shared(variable).map(FakeGoogleDrive.init)
 
     /// Starts a private server with `script` (Tests/GoogleDrive/server.sh); `stop()` ends it.
     package static func start(script: String) throws -> FakeGoogleDrive {
-        let state = FileManager.default.temporaryDirectory.appendingPathComponent("midiccio-fake-drive-\(UUID().uuidString.prefix(8))").path
-        try run(script, ["start", state])
-        guard let url = try? String(contentsOfFile: state + "/url", encoding: .utf8) else {
-            throw FakeDriveError("the fake Google Drive did not say where it listens (\(state)/url)")
-        }
-        return FakeGoogleDrive(url: url.trimmingCharacters(in: .whitespacesAndNewlines), stateDirectory: state, script: script)
+        FakeGoogleDrive(
+            try FakeServerProcess.start(script: script, prefix: "midiccio-fake-drive") {
+                FakeDriveError("the fake Google Drive did not say where it listens (\($0)/url)")
+            })
     }
 
     /// Stops a server started by `start(script:)`.
-    package func stop() {
-        guard let script, let stateDirectory else { return }
-        try? Self.run(script, ["stop", stateDirectory])
-    }
+    package func stop() { process.stop() }
 
     /// A new, empty Drive on this server.
     package func tenant(_ label: String) -> FakeDriveTenant {
         let name = label.filter { $0.isLetter || $0.isNumber || $0 == "-" }.prefix(40) + "-" + UUID().uuidString.prefix(8).lowercased()
         return FakeDriveTenant(base: url + "/t/" + name)
-    }
-
-    private static func run(_ script: String, _ arguments: [String]) throws {
-        try ServerScript.run(script, arguments)
     }
 }
 
@@ -197,25 +176,10 @@ package struct FakeDriveTenant: Sendable {
     }
 
     private func request(_ method: String, _ path: String, json: [String: Any]? = nil) throws -> [String: Any] {
-        var request = URLRequest(url: URL(string: base + path)!)
-        request.httpMethod = method
-        request.timeoutInterval = 10
-        if let json {
-            request.httpBody = try JSONSerialization.data(withJSONObject: json)
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        }
-        let result = Mutex<(Data?, Int)?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        URLSession.shared.dataTask(with: request) { data, response, _ in
-            result.withLock { $0 = (data, (response as? HTTPURLResponse)?.statusCode ?? 0) }
-            done.signal()
-        }.resume()
-        done.wait()
-        guard let (data, status) = result.withLock({ $0 }), (200..<300).contains(status) else {
-            throw FakeDriveError("the fake answered \(method) \(path) with an error")
-        }
-        guard let data, !data.isEmpty else { return [:] }
-        return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+        let body = try json.map { try JSONSerialization.data(withJSONObject: $0) }
+        let answer = BlockingJSONRequest.send(method, URL(string: base + path)!, body: body)
+        guard (200..<300).contains(answer.status) else { throw FakeDriveError("the fake answered \(method) \(path) with an error") }
+        return answer.object ?? [:]
     }
 }
 

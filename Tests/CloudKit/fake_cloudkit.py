@@ -17,7 +17,6 @@ documents it, and "Assumption:" when the reference is silent and the fake (or th
 contract) chose.
 """
 
-import argparse
 import base64
 import binascii
 import hashlib
@@ -26,18 +25,21 @@ import json
 import os
 import re
 import secrets
-import signal
-import socket
 import sys
 import threading
 import time
-import traceback
 import uuid
 from collections import OrderedDict
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
+from urllib.parse import quote, urlencode
 
-TENANT_PATH = re.compile(r"^/t/([A-Za-z0-9_-]{1,64})(/.*)?$")
+# fake_server.py, the HTTP plumbing this fake shares with GoogleDrive/fake_drive.py, is in
+# Tests/, the folder above this one; this file runs as a script, so that goes on sys.path.
+TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if TESTS not in sys.path:
+    sys.path.insert(0, TESTS)
+import fake_server  # noqa: E402
+from fake_server import CUT, Response, now_ms  # noqa: E402
+
 # Apple: [path]/database/[version]/[container]/[environment]/[database]/[operation].
 DATABASE_PATH = re.compile(r"^/database/([^/]+)/([^/]+)/([^/]+)/([^/]+)/(.+)$")
 API_TOKEN_FORM = re.compile(r"^[A-Za-z0-9]{8,}$")  # Assumption: the default set of accepted API tokens
@@ -72,26 +74,14 @@ CONFIG_DEFAULTS = {"apiTokens": None, "callbackURL": None, "rotate": False, "rot
                    "tokenLifetime": 1800, "deny": False, "quota": None, "downloadLifetime": 3600}
 
 
-def now_ms():
-    return int(time.time() * 1000)
-
-
 def sign(text):
     return hmac.new(SIGNING_KEY, text.encode(), "sha256").hexdigest()[:20]
 
 
 # --- Answers -------------------------------------------------------------------------
 
-class Response:
-    def __init__(self, status, body=b"", content_type=None, headers=()):
-        self.status, self.body, self.content_type, self.headers = status, body, content_type, list(headers)
-
-
-CUT = object()  # the handler's answer for "close the connection without answering"
-
-
 def json_response(status, obj, headers=()):
-    return Response(status, json.dumps(obj, indent=1).encode(), "application/json; charset=UTF-8", headers)
+    return fake_server.json_response(status, obj, headers, indent=1)
 
 
 class CkError(Exception):
@@ -330,17 +320,7 @@ def base36(n):
 
 # --- Requests ------------------------------------------------------------------------
 
-class Request:
-    def __init__(self, method, target, headers, body, host):
-        split = urlsplit(target)
-        self.method, self.path, self.headers, self.body, self.host = method, unquote(split.path), headers, body, host
-        self.params = {}
-        # parse_qsl turns '+' into a space, as a form decoder does: a web auth token sent
-        # with its '+' not encoded as %2B no longer matches.
-        for key, value in parse_qsl(split.query, keep_blank_values=True):
-            self.params.setdefault(key, value)
-        self.base = None  # http://host/t/<tenant>, set by the router
-
+class Request(fake_server.Request):
     def json_body(self, required=True):
         if not self.body.strip():
             if required:
@@ -1053,149 +1033,42 @@ class Control:
 
 # --- HTTP ----------------------------------------------------------------------------
 
-class App:
-    def __init__(self):
-        self.tenants, self.lock = {}, threading.Lock()
+class App(fake_server.App):
+    error = CkError
 
-    def tenant(self, name):
-        with self.lock:
-            if name not in self.tenants:
-                self.tenants[name] = Tenant(name)
-            return self.tenants[name]
+    def new_tenant(self, name):
+        return Tenant(name)
 
-    def handle(self, req):
-        m = TENANT_PATH.match(req.path)
-        if not m:
-            return CkError("NOT_FOUND", "Every path starts with /t/<tenant>/.").response()
-        t, rest = self.tenant(m.group(1)), m.group(2) or "/"
-        req.base = "http://%s/t/%s" % (req.host, t.name)
-        with t.lock:
-            try:
-                if rest.startswith("/_fake/"):
-                    return Control(t, req).handle(rest)
-                if rest == "/_signin":
-                    return Content(t, req).signin()
-                if rest.startswith("/_upload/"):
-                    return Content(t, req).upload(rest[len("/_upload/"):])
-                if rest.startswith("/_download/"):
-                    return Content(t, req).download(rest[len("/_download/"):])
-                return DatabaseApi(t, req).handle(rest)
-            except CkError as e:
-                return e.response()
+    def no_tenant(self):
+        return CkError("NOT_FOUND", "Every path starts with /t/<tenant>/.").response()
+
+    def route(self, t, rest, req):
+        if rest.startswith("/_fake/"):
+            return Control(t, req).handle(rest)
+        if rest == "/_signin":
+            return Content(t, req).signin()
+        if rest.startswith("/_upload/"):
+            return Content(t, req).upload(rest[len("/_upload/"):])
+        if rest.startswith("/_download/"):
+            return Content(t, req).download(rest[len("/_download/"):])
+        return DatabaseApi(t, req).handle(rest)
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class Handler(fake_server.Handler):
     server_version = "FakeCloudKit/1.0"
+    log_name, verbose, request_class = "fake_cloudkit", VERBOSE, Request
 
-    def version_string(self):
-        return self.server_version
+    def unreadable(self, why):
+        return bad_request("Unreadable request body: %s" % why).response()
 
-    def setup(self):
-        super().setup()
-        # Headers and body go out in two writes; without this, Nagle's algorithm holds the
-        # body back until the client's delayed ACK, 40 ms a request.
-        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-    def read_body(self):
-        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
-            chunks = []
-            while True:
-                line = self.rfile.readline(1024).split(b";")[0].strip()
-                if not re.fullmatch(rb"[0-9A-Fa-f]{1,8}", line):
-                    raise ValueError("bad chunk size")
-                size = int(line, 16)
-                if size == 0:
-                    break
-                chunk = self.rfile.read(size)
-                if len(chunk) != size or self.rfile.readline(1024).strip():
-                    raise ValueError("truncated chunk")
-                chunks.append(chunk)
-            while self.rfile.readline(65536).strip():
-                pass  # trailers
-            return b"".join(chunks)
-        length = self.headers.get("Content-Length")
-        if length is None:
-            return b""
-        if not length.strip().isdigit():
-            raise ValueError("bad Content-Length")
-        body = self.rfile.read(int(length))
-        if len(body) != int(length):
-            raise ValueError("truncated body")
-        return body
-
-    def dispatch(self):
-        try:
-            body = self.read_body()
-        except (ValueError, OSError) as e:
-            self.close_connection = True
-            self.send(bad_request("Unreadable request body: %s" % e).response())
-            return
-        host = self.headers.get("Host") or "%s:%d" % self.server.server_address[:2]
-        try:
-            answer = self.server.app.handle(Request(self.command, self.path, self.headers, body, host))
-        except Exception:
-            traceback.print_exc()
-            answer = CkError("INTERNAL_ERROR", "internal error").response()
-        if answer is CUT:
-            self.close_connection = True
-            try:
-                self.connection.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-            return
-        self.send(answer)
-
-    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = dispatch
-
-    def send(self, answer):
-        try:
-            self.send_response(answer.status)
-            for name, value in answer.headers:
-                value = re.sub(r"[\r\n]+", " ", str(value)).encode("latin-1", "replace").decode("latin-1")
-                self.send_header(name, value)
-            if answer.content_type:
-                self.send_header("Content-Type", answer.content_type)
-            self.send_header("Content-Length", str(len(answer.body)))
-            self.end_headers()
-            self.wfile.write(answer.body)
-        except OSError:
-            self.close_connection = True
-
-    def log_message(self, fmt, *args):
-        if VERBOSE:
-            sys.stderr.write("fake_cloudkit %s %s\n" % (self.address_string(), fmt % args))
+    def internal_error(self):
+        return CkError("INTERNAL_ERROR", "internal error").response()
 
 
-class FakeCloudKitServer(ThreadingHTTPServer):
-    daemon_threads = True
-    request_queue_size = 128
-
+class FakeCloudKitServer(fake_server.Server):
     def __init__(self, host="127.0.0.1", port=0):
-        super().__init__((host, port), Handler)
-        self.app = App()
-
-
-def main():
-    parser = argparse.ArgumentParser(description="A fake CloudKit Web Services server for tests.")
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=0, help="0 (the default) picks a free port")
-    parser.add_argument("--port-file", help="write the port here once listening")
-    args = parser.parse_args()
-    server = FakeCloudKitServer(args.host, args.port)
-    if args.port_file:
-        temporary = args.port_file + ".tmp"
-        with open(temporary, "w") as out:
-            out.write("%d\n" % server.server_address[1])
-        os.replace(temporary, args.port_file)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
+        super().__init__(host, port, Handler, App())
 
 
 if __name__ == "__main__":
-    main()
+    fake_server.main("A fake CloudKit Web Services server for tests.", FakeCloudKitServer)

@@ -7,15 +7,11 @@ import base64
 import http.client
 import json
 import os
-import secrets
-import subprocess
-import tempfile
-import threading
-import time
 import unittest
 from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
-import fake_cloudkit
+import fake_cloudkit  # puts Tests/ on sys.path, for fake_server_testing too
+import fake_server_testing
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CONTAINER = "iCloud.org.example.midiccio"
@@ -26,62 +22,27 @@ server = None
 
 def setUpModule():
     global server
-    server = fake_cloudkit.FakeCloudKitServer("127.0.0.1", 0)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server = fake_server_testing.serve(fake_cloudkit.FakeCloudKitServer("127.0.0.1", 0))
 
 
 def tearDownModule():
-    server.shutdown()
-    server.server_close()
+    fake_server_testing.stop(server)
 
 
-class Answer:
-    def __init__(self, response, body):
-        self.status, self.headers, self.body = response.status, response, body
-
-    def header(self, name):
-        return self.headers.getheader(name)
-
-    @property
-    def json(self):
-        return json.loads(self.body)
-
-
-class Account:
+class Account(fake_server_testing.TenantClient):
     """One tenant, one keep-alive connection, one web auth token."""
 
     def __init__(self, test, environment="development"):
-        self.test = test
-        self.tenant = "t-" + secrets.token_hex(6)
-        self.port = server.server_address[1]
-        self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        super().__init__(test, server)
         self.environment = environment
         self.api_token = API_TOKEN
         self.token = self.control("POST", "grant").json["webAuthToken"]
-
-    def close(self):
-        self.conn.close()
-
-    def raw(self, method, path, body=None, headers=None):
-        if isinstance(body, str):
-            body = body.encode()
-        self.conn.request(method, path if path.startswith("/t/") else "/t/%s%s" % (self.tenant, path), body=body,
-                          headers=headers or {})
-        response = self.conn.getresponse()
-        data = response.read()
-        length = response.getheader("Content-Length")
-        self.test.assertIsNotNone(length, "%s %s answered without Content-Length" % (method, path))
-        self.test.assertEqual(int(length), len(data))
-        return Answer(response, data)
 
     def url(self, url):
         """The path part of an absolute URL on the fake."""
         split = urlsplit(url)
         self.test.assertEqual(split.netloc, "127.0.0.1:%d" % self.port)
         return split.path + ("?" + split.query if split.query else "")
-
-    def control(self, method, name, obj=None, query=""):
-        return self.raw(method, "/_fake/" + name + query, None if obj is None else json.dumps(obj))
 
     def config(self, **settings):
         answer = self.control("POST", "config", settings)
@@ -90,9 +51,6 @@ class Account:
     def faults(self, *faults):
         answer = self.control("POST", "faults", list(faults))
         self.test.assertEqual(answer.status, 200, answer.body)
-
-    def stats(self):
-        return self.control("GET", "stats").json
 
     def call(self, op, body=None, method="POST", token=None, api_token=None, environment=None, database="private",
              container=CONTAINER, raw_query=None):
@@ -501,20 +459,7 @@ class FaultTests(Base):
 
 class ScriptTests(unittest.TestCase):
     def test_server_script_starts_and_stops(self):
-        state = os.path.join(tempfile.mkdtemp(), "state")
-        script = os.path.join(HERE, "server.sh")
-        try:
-            subprocess.run(["bash", script, "start", state], check=True, timeout=30)
-            with open(os.path.join(state, "url")) as f:
-                url = f.read().strip()
-            split = urlsplit(url)
-            conn = http.client.HTTPConnection(split.hostname, split.port, timeout=10)
-            conn.request("GET", "/t/x/_fake/stats")
-            self.assertEqual(conn.getresponse().status, 200)
-            conn.close()
-        finally:
-            subprocess.run(["bash", script, "stop", state], check=True, timeout=30)
-        self.assertFalse(os.path.exists(state))
+        fake_server_testing.check_server_script(self, os.path.join(HERE, "server.sh"))
 
 
 if __name__ == "__main__":

@@ -10,7 +10,6 @@ endpoints, the faults and the control API.
 FAKE_DRIVE_VERBOSE=1 logs every request to stderr.
 """
 
-import argparse
 import base64
 import functools
 import hashlib
@@ -20,16 +19,20 @@ import json
 import os
 import re
 import secrets
-import signal
-import socket
 import sys
 import threading
 import time
-import traceback
 from datetime import datetime, timezone
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import SimpleNamespace
-from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit
+
+# fake_server.py, the HTTP plumbing this fake shares with CloudKit/fake_cloudkit.py, is in
+# Tests/, the folder above this one; this file runs as a script, so that goes on sys.path.
+TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if TESTS not in sys.path:
+    sys.path.insert(0, TESTS)
+import fake_server  # noqa: E402
+from fake_server import CUT, Response, json_response, now_ms  # noqa: E402
 
 FOLDER = "application/vnd.google-apps.folder"
 AUTH = "https://www.googleapis.com/auth/"
@@ -37,7 +40,6 @@ DRIVE, DRIVE_FILE, DRIVE_APPDATA, DRIVE_READONLY = (AUTH + s for s in ("drive", 
 KNOWN_SCOPES = {DRIVE, DRIVE_FILE, DRIVE_APPDATA, DRIVE_READONLY, AUTH + "drive.metadata.readonly",
                 AUTH + "userinfo.email", AUTH + "userinfo.profile", "openid", "email", "profile"}
 SPACES = ("drive", "appDataFolder")
-TENANT_PATH = re.compile(r"^/t/([A-Za-z0-9_-]{1,64})(/.*)?$")
 PKCE_VALUE = re.compile(r"^[A-Za-z0-9._~-]{43,128}$")
 VERBOSE = os.environ.get("FAKE_DRIVE_VERBOSE") == "1"
 PAGE_TOKEN_KEY = secrets.token_bytes(16)  # signs files.list page tokens, so garbled ones are caught
@@ -47,10 +49,6 @@ DRIVE_ENDPOINTS = ("files.list", "files.get", "files.media", "files.create", "fi
                    "upload.multipart", "upload.media", "upload.resumable.start", "upload.resumable.put",
                    "changes.list", "changes.startPageToken", "unknown")
 OAUTH_ENDPOINTS = ("oauth.authorize", "oauth.token", "oauth.revoke")
-
-
-def now_ms():
-    return int(time.time() * 1000)
 
 
 def rfc3339(ms):
@@ -82,19 +80,6 @@ def new_id():
 
 
 # --- Answers -------------------------------------------------------------------------
-
-class Response:
-    def __init__(self, status, body=b"", content_type=None, headers=(), reason=None):
-        self.status, self.body, self.content_type = status, body, content_type
-        self.headers, self.reason = list(headers), reason
-
-
-CUT = object()  # the handler's answer for "close the connection without answering"
-
-
-def json_response(status, obj, headers=()):
-    return Response(status, json.dumps(obj, indent=2).encode(), "application/json; charset=UTF-8", headers)
-
 
 STATUS_NAMES = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND",
                 405: "METHOD_NOT_ALLOWED", 409: "ABORTED", 412: "FAILED_PRECONDITION", 416: "OUT_OF_RANGE",
@@ -553,15 +538,7 @@ class Tenant:
 
 # --- Requests ------------------------------------------------------------------------
 
-class Request:
-    def __init__(self, method, target, headers, body, host):
-        split = urlsplit(target)
-        self.method, self.path, self.headers, self.body, self.host = method, unquote(split.path), headers, body, host
-        self.params = {}
-        for key, value in parse_qsl(split.query, keep_blank_values=True):
-            self.params.setdefault(key, value)
-        self.base = None  # http://host/t/<tenant>, set by the router
-
+class Request(fake_server.Request):
     def json_body(self):
         return json_object(self.body)
 
@@ -1309,150 +1286,40 @@ class Control:
 
 # --- HTTP ----------------------------------------------------------------------------
 
-class App:
-    def __init__(self):
-        self.tenants, self.lock = {}, threading.Lock()
+class App(fake_server.App):
+    error = ApiError
 
-    def tenant(self, name):
-        with self.lock:
-            if name not in self.tenants:
-                self.tenants[name] = Tenant(name)
-            return self.tenants[name]
+    def new_tenant(self, name):
+        return Tenant(name)
 
-    def handle(self, req):
-        m = TENANT_PATH.match(req.path)
-        if not m:
-            return ApiError(404, "notFound", "Every path starts with /t/<tenant>/.").response()
-        t, rest = self.tenant(m.group(1)), m.group(2) or "/"
-        req.base = "http://%s/t/%s" % (req.host, t.name)
+    def no_tenant(self):
+        return ApiError(404, "notFound", "Every path starts with /t/<tenant>/.").response()
+
+    def route(self, t, rest, req):
         if rest.startswith("/_fake/"):
-            handler = Control(t, req)
-        elif rest.startswith("/oauth/"):
-            handler = OAuth(t, req)
-        elif rest.startswith(("/drive/v3/", "/upload/drive/v3/")):
-            handler = DriveApi(t, req)
-        else:
-            return ApiError(404, "notFound", "Not Found: %s" % req.path).response()
-        with t.lock:
-            try:
-                return handler.handle(rest)
-            except ApiError as e:
-                return e.response()
+            return Control(t, req).handle(rest)
+        if rest.startswith("/oauth/"):
+            return OAuth(t, req).handle(rest)
+        if rest.startswith(("/drive/v3/", "/upload/drive/v3/")):
+            return DriveApi(t, req).handle(rest)
+        return ApiError(404, "notFound", "Not Found: %s" % req.path).response()
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class Handler(fake_server.Handler):
     server_version = "FakeDrive/1.0"
+    log_name, verbose, request_class = "fake_drive", VERBOSE, Request
 
-    def version_string(self):
-        return self.server_version
+    def unreadable(self, why):
+        return ApiError(400, "badRequest", "Unreadable request body: %s" % why).response()
 
-    def setup(self):
-        super().setup()
-        # Headers and body go out in two writes; without this, Nagle's algorithm holds the
-        # body back until the client's delayed ACK, 40 ms a request.
-        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-    def read_body(self):
-        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
-            chunks = []
-            while True:
-                line = self.rfile.readline(1024).split(b";")[0].strip()
-                if not re.fullmatch(rb"[0-9A-Fa-f]{1,8}", line):
-                    raise ValueError("bad chunk size")
-                size = int(line, 16)
-                if size == 0:
-                    break
-                chunk = self.rfile.read(size)
-                if len(chunk) != size or self.rfile.readline(1024).strip():
-                    raise ValueError("truncated chunk")
-                chunks.append(chunk)
-            while self.rfile.readline(65536).strip():
-                pass  # trailers
-            return b"".join(chunks)
-        length = self.headers.get("Content-Length")
-        if length is None:
-            return b""
-        if not length.strip().isdigit():
-            raise ValueError("bad Content-Length")
-        body = self.rfile.read(int(length))
-        if len(body) != int(length):
-            raise ValueError("truncated body")
-        return body
-
-    def dispatch(self):
-        try:
-            body = self.read_body()
-        except (ValueError, OSError) as e:
-            self.close_connection = True
-            self.send(ApiError(400, "badRequest", "Unreadable request body: %s" % e).response())
-            return
-        host = self.headers.get("Host") or "%s:%d" % self.server.server_address[:2]
-        try:
-            answer = self.server.app.handle(Request(self.command, self.path, self.headers, body, host))
-        except Exception:
-            traceback.print_exc()
-            answer = ApiError(500, "backendError", "Internal Error").response()
-        if answer is CUT:
-            self.close_connection = True
-            try:
-                self.connection.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-            return
-        self.send(answer)
-
-    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = dispatch
-
-    def send(self, answer):
-        try:
-            self.send_response(answer.status, answer.reason)
-            for name, value in answer.headers:
-                # Some values echo the client's input: keep them on one line, in Latin-1.
-                value = re.sub(r"[\r\n]+", " ", str(value)).encode("latin-1", "replace").decode("latin-1")
-                self.send_header(name, value)
-            if answer.content_type:
-                self.send_header("Content-Type", answer.content_type)
-            self.send_header("Content-Length", str(len(answer.body)))
-            self.end_headers()
-            self.wfile.write(answer.body)
-        except OSError:
-            self.close_connection = True
-
-    def log_message(self, fmt, *args):
-        if VERBOSE:
-            sys.stderr.write("fake_drive %s %s\n" % (self.address_string(), fmt % args))
+    def internal_error(self):
+        return ApiError(500, "backendError", "Internal Error").response()
 
 
-class FakeDriveServer(ThreadingHTTPServer):
-    daemon_threads = True
-    request_queue_size = 128
-
+class FakeDriveServer(fake_server.Server):
     def __init__(self, host="127.0.0.1", port=0):
-        super().__init__((host, port), Handler)
-        self.app = App()
-
-
-def main():
-    parser = argparse.ArgumentParser(description="A fake Google Drive and OAuth server for tests.")
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=0, help="0 (the default) picks a free port")
-    parser.add_argument("--port-file", help="write the port here once listening")
-    args = parser.parse_args()
-    server = FakeDriveServer(args.host, args.port)
-    if args.port_file:
-        temporary = args.port_file + ".tmp"
-        with open(temporary, "w") as out:
-            out.write("%d\n" % server.server_address[1])
-        os.replace(temporary, args.port_file)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
+        super().__init__(host, port, Handler, App())
 
 
 if __name__ == "__main__":
-    main()
+    fake_server.main("A fake Google Drive and OAuth server for tests.", FakeDriveServer)

@@ -9,13 +9,12 @@ import http.client
 import json
 import os
 import secrets
-import subprocess
-import tempfile
 import threading
 import unittest
 from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
-import fake_drive
+import fake_drive  # puts Tests/ on sys.path, for fake_server_testing too
+import fake_server_testing
 
 APPDATA = fake_drive.DRIVE_APPDATA
 DRIVE_FILE = fake_drive.DRIVE_FILE
@@ -27,67 +26,34 @@ server = None
 
 def setUpModule():
     global server
-    server = fake_drive.FakeDriveServer("127.0.0.1", 0)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server = fake_server_testing.serve(fake_drive.FakeDriveServer("127.0.0.1", 0))
 
 
 def tearDownModule():
-    server.shutdown()
-    server.server_close()
+    fake_server_testing.stop(server)
 
 
-class Answer:
-    def __init__(self, response, body):
-        self.status, self.headers, self.body = response.status, response, body
-
-    def header(self, name):
-        return self.headers.getheader(name)
-
-    @property
-    def json(self):
-        return json.loads(self.body)
-
+class Answer(fake_server_testing.Answer):
     @property
     def reason(self):
         return self.json["error"]["errors"][0]["reason"]
 
 
-class Drive:
+class Drive(fake_server_testing.TenantClient):
     """One tenant, one keep-alive connection, one access token."""
 
+    answer_class = Answer
+
     def __init__(self, test, scope=APPDATA + " " + DRIVE_FILE, client_id="client-1"):
-        self.test = test
-        self.tenant = "t-" + secrets.token_hex(6)
-        self.port = server.server_address[1]
-        self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        super().__init__(test, server)
         self.client_id = client_id
         self.refresh_token = self.control("POST", "grant", {"client_id": client_id, "scope": scope}).json["refresh_token"]
         self.access_token = self.refresh().json["access_token"]
-
-    def close(self):
-        self.conn.close()
-
-    def raw(self, method, path, body=None, headers=None):
-        if isinstance(body, str):
-            body = body.encode()
-        self.conn.request(method, "/t/%s%s" % (self.tenant, path), body=body, headers=headers or {})
-        response = self.conn.getresponse()
-        data = response.read()
-        length = response.getheader("Content-Length")
-        self.test.assertIsNotNone(length, "%s %s answered without Content-Length" % (method, path))
-        self.test.assertEqual(int(length), len(data))
-        return Answer(response, data)
-
-    def control(self, method, name, obj=None):
-        return self.raw(method, "/_fake/" + name, None if obj is None else json.dumps(obj))
 
     def faults(self, **faults):
         answer = self.control("POST", "faults", faults)
         self.test.assertEqual(answer.status, 200, answer.body)
         return answer.json
-
-    def stats(self):
-        return self.control("GET", "stats").json
 
     def refresh(self, **extra):
         form = {"grant_type": "refresh_token", "refresh_token": self.refresh_token, "client_id": self.client_id}
@@ -817,33 +783,9 @@ class FaultAndControlTests(Base):
         self.assertEqual(errors, [])
 
 
-def read(path):
-    with open(path) as f:
-        return f.read().strip()
-
-
 class ScriptTests(unittest.TestCase):
     def test_server_sh_start_and_stop(self):
-        state = os.path.join(tempfile.mkdtemp(prefix="fake-drive-test."), "state")
-        script = os.path.join(HERE, "server.sh")
-        subprocess.run(["bash", script, "start", state], check=True, timeout=30)
-        try:
-            url, port, pid = (read(os.path.join(state, name)) for name in ("url", "port", "pid"))
-            port, pid = int(port), int(pid)
-            self.assertEqual(url, "http://127.0.0.1:%d" % port)
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-            conn.request("GET", "/t/script/_fake/stats")
-            self.assertEqual(conn.getresponse().status, 200)
-            conn.close()
-        finally:
-            subprocess.run(["bash", script, "stop", state], check=True, timeout=30)
-        self.assertFalse(os.path.exists(state))
-        try:
-            with open("/proc/%d/status" % pid) as status:
-                self.assertIn("\tZ", status.read())  # exited, not yet reaped
-        except FileNotFoundError:
-            pass
-        os.rmdir(os.path.dirname(state))
+        fake_server_testing.check_server_script(self, os.path.join(HERE, "server.sh"))
 
 
 if __name__ == "__main__":

@@ -14,16 +14,9 @@
 # config: a test's own server with its own settings (a short keep-alive, say).
 set -euo pipefail
 
-command=${1:-}
-state=${2:-}
-if [ -z "$command" ] || [ -z "$state" ]; then
-    echo "usage: $0 start|halt|stop STATE_DIR" >&2
-    exit 64
-fi
-
 lighttpd_bin=$(command -v lighttpd || echo /usr/sbin/lighttpd)
 
-# listening, alive, stop_process and stop_all
+# listening, alive, stop_process and run_server_command
 source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../server-processes.sh"
 
 write_config() {
@@ -92,9 +85,4 @@ start() {
     exit 1
 }
 
-case "$command" in
-    start) start ;;
-    halt) stop_process ;;
-    stop) stop_all ;;
-    *) echo "usage: $0 start|halt|stop STATE_DIR" >&2; exit 64 ;;
-esac
+run_server_command "$@"
