@@ -59,6 +59,11 @@ package final class SyncStore {
         try library.writing(body)
     }
 
+    /// Like `write`, for a merge that may insert many words (`WordLibrary.writingInBulk`).
+    package func writeInBulk<T>(_ body: () throws -> T) throws -> T {
+        try library.writingInBulk(body)
+    }
+
     /// Runs `body` in one read transaction, so it sees one consistent state.
     package func read<T>(_ body: () throws -> T) throws -> T {
         try library.guarded { try database.read(body) }

@@ -48,7 +48,7 @@ extension WordLibrary {
         let backup = try BackupFile.decode(readInputFile(path), file: path)
         var report = RestoreReport()
         do {
-            try writing {
+            try writingInBulk {
                 try database.run("DELETE FROM restore_undo")
                 var inBackup = Set<WordID>()
                 for restored in backup {

@@ -46,7 +46,7 @@ extension WordLibrary {
                 throw LibraryError.invalidImport(file: path, line: row.line, message: String(describing: error))
             }
         }
-        return try writing {
+        return try writingInBulk {
             var report = ImportReport()
             // Every term already in the library, read once: a query per row cost more
             // than the rest of the duplicate handling.

@@ -1,0 +1,159 @@
+import Foundation
+import MiDiccioTesting
+import Testing
+
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+@testable import MiDiccioStore
+@testable import MiDiccioSync
+
+/// Import, restore and a new device's first sync write in bulk (issue 12, item 1): the
+/// search entries of the rows they insert are made in one statement at the end. The
+/// library must end exactly as word-by-word writing leaves it: the same rows, tags,
+/// search results and digest, and a search index that agrees with its rows.
+@Suite("Bulk writes leave the library exactly as word-by-word writes do")
+struct BulkWritesMatchWordByWordTests {
+    /// Every row of the words and tags tables, as text.
+    static func rows(_ library: WordLibrary) throws -> [String] {
+        func table(_ name: String, order: String) throws -> [String] {
+            let columns = try library.database.prepare("SELECT name FROM pragma_table_info('\(name)')").rows { $0.text(0) }
+            let each = columns.map { "quote(\($0))" }.joined(separator: " || '|' || ")
+            return try library.database.prepare("SELECT \(each) FROM \(name) ORDER BY \(order)").rows { $0.text(0) }
+        }
+        return try table("words", order: "seq") + table("word_tags", order: "word_seq, tag_key")
+    }
+
+    /// What a handful of searches find, by id.
+    static func searches(_ library: WordLibrary) throws -> [[String]] {
+        try ["pal", "casa", "word", "ejemplo", "nota", "etiqueta", "zz", "über", "日本"].map { query in
+            try library.search(query, limit: 50).map(\.id.rawValue)
+        }
+    }
+
+    /// SQLite's own check that the search index holds exactly the rows' text.
+    static func indexAgrees(_ library: WordLibrary) throws {
+        try library.database.write {
+            try library.database.execute("INSERT INTO words_fts (words_fts, rank) VALUES ('integrity-check', 1)")
+        }
+    }
+
+    static func compare(_ bulk: WordLibrary, _ wordByWord: WordLibrary) throws {
+        #expect(try rows(bulk) == rows(wordByWord))
+        #expect(try searches(bulk) == searches(wordByWord))
+        #expect(try bulk.libraryDigest() == wordByWord.libraryDigest())
+        try indexAgrees(bulk)
+        try indexAgrees(wordByWord)
+    }
+
+    /// Two empty libraries with the same ids, clock and locale; the second writes word by word.
+    static func pair(_ directory: URL) throws -> (WordLibrary, WordLibrary) {
+        func make(_ name: String) throws -> WordLibrary {
+            var generator = SeededGenerator(seed: 42)
+            let clock = ManualClock(start: Timestamp(milliseconds: 1_764_000_000_123))
+            return try WordLibrary(
+                path: directory.appendingPathComponent(name).path, clock: clock, environment: ["LANG": "es_ES.UTF-8"],
+                makeID: { WordID.random(using: &generator) })
+        }
+        let wordByWord = try make("b.sqlite")
+        wordByWord.usesBulkWrites = false
+        return (try make("a.sqlite"), wordByWord)
+    }
+
+    static let sheet: String = {
+        var lines = ["term\tmeaning\treading\texamples\tnotes\ttags"]
+        let long = String(repeating: "ñ", count: WordLimits.textLength)
+        lines.append("palabra\tword\tpa·la·bra\t\"Una palabra.\nOtra palabra.\"\tuna nota\tetiqueta spanish")
+        lines.append("Palabra\ta duplicate\t\t\t\tEtiqueta")
+        lines.append("casa\thouse\t\tejemplo de casa\t\t")
+        lines.append("über\tover\t\t\tnota alemana\tdeutsch")
+        lines.append("日本語\tJapanese\tにほんご\t\t\tjapanese")
+        lines.append(
+            "\(String(repeating: "z", count: WordLimits.termLength))\t\(long)\t\(long)\t\t\(long)\t\(String(repeating: "t", count: WordLimits.tagLength))"
+        )
+        for index in 0..<300 { lines.append("pal\(index)\tword \(index)\t\t\t\tt\(index % 7)") }
+        return lines.joined(separator: "\n") + "\n"
+    }()
+
+    @Test("an import with duplicates, accents, CJK and every field at its limit")
+    func importSheet() throws {
+        try withTemporaryDirectory { directory in
+            let (bulk, wordByWord) = try Self.pair(directory)
+            let path = directory.appendingPathComponent("words.tsv").path
+            try Data(Self.sheet.utf8).write(to: URL(fileURLWithPath: path))
+            _ = try bulk.add(WordContent(term: "ya estaba", meaning: "already there"))
+            _ = try wordByWord.add(WordContent(term: "ya estaba", meaning: "already there"))
+            #expect(try bulk.importSheet(from: path, format: .tsv).added == wordByWord.importSheet(from: path, format: .tsv).added)
+            try Self.compare(bulk, wordByWord)
+        }
+    }
+
+    @Test("an import with a bad row changes nothing, search index included")
+    func badRow() throws {
+        try withTemporaryDirectory { directory in
+            let (bulk, _) = try Self.pair(directory)
+            _ = try bulk.add(WordContent(term: "uno", meaning: "one"))
+            let before = try Self.rows(bulk)
+            let path = directory.appendingPathComponent("bad.tsv").path
+            try Data("term\tmeaning\ndos\ttwo\n\tno term\n".utf8).write(to: URL(fileURLWithPath: path))
+            #expect(throws: LibraryError.self) { try bulk.importSheet(from: path, format: .tsv) }
+            #expect(try Self.rows(bulk) == before)
+            #expect(try bulk.search("dos").isEmpty)
+            try Self.indexAgrees(bulk)
+        }
+    }
+
+    @Test("a backup restore over a library with words, edited and deleted ones among them")
+    func restore() throws {
+        try withTemporaryDirectory { directory in
+            let (source, _) = try Self.pair(directory.appendingPathComponent("source").createdDirectory())
+            let path = directory.appendingPathComponent("words.tsv").path
+            try Data(Self.sheet.utf8).write(to: URL(fileURLWithPath: path))
+            _ = try source.importSheet(from: path, format: .tsv)
+            let ids = try source.list(ListQuery(limit: 20)).map(\.id)
+            _ = try source.delete(Array(ids[0..<5]))
+            let backup = directory.appendingPathComponent("backup.json").path
+            _ = try source.exportBackup(to: backup)
+            let (bulk, wordByWord) = try Self.pair(directory)
+            for library in [bulk, wordByWord] {
+                _ = try library.add(WordContent(term: "local", meaning: "only here"))
+                _ = try library.restoreBackup(from: backup, replace: true)
+            }
+            try Self.compare(bulk, wordByWord)
+        }
+    }
+
+    @Test("a new device's first sync of the seeded simulation's kind of library: edits, Trash, purges and tags")
+    func firstSync() throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a")
+            var generator = SeededGenerator(seed: 5)
+            var ids: [WordID] = []
+            for index in 0..<400 {
+                ids.append(try a.add("palabra \(index)", meaning: "word \(index)", tags: ["t\(index % 9)"]))
+            }
+            for _ in 0..<120 {
+                let id = ids[Int.random(in: 0..<ids.count, using: &generator)]
+                _ = try a.library.edit(id, WordEdit(notes: "nota \(Int.random(in: 0..<1000, using: &generator))"))
+            }
+            _ = try a.library.delete(Array(ids[10..<40]))
+            _ = try a.library.purge(Array(ids[10..<15]))
+            try a.sync()
+            let bulk = try fixture.device("bulk"), wordByWord = try fixture.device("word-by-word")
+            wordByWord.library.usesBulkWrites = false
+            try bulk.sync()
+            try wordByWord.sync()
+            #expect(try bulk.library.list().count == 370)
+            #expect(try bulk.everyWord() == wordByWord.everyWord())
+            #expect(try Self.searches(bulk.library) == Self.searches(wordByWord.library))
+            #expect(try bulk.library.libraryDigest() == wordByWord.library.libraryDigest())
+            try Self.indexAgrees(bulk.library)
+        }
+    }
+}
+
+extension URL {
+    fileprivate func createdDirectory() throws -> URL {
+        try FileManager.default.createDirectory(at: self, withIntermediateDirectories: true)
+        return self
+    }
+}
