@@ -185,11 +185,18 @@ package final class SyncStore {
         }
     }
 
-    /// Every word, the Trash included, for a snapshot.
-    package func allRecords() throws -> [SyncRecord] {
-        try library.guarded {
+    /// Every word, the Trash included, for a snapshot. `progress` is told how many have
+    /// been read every `WordLibrary.progressInterval` words.
+    package func allRecords(progress: ((_ read: Int) -> Void)? = nil) throws -> [SyncRecord] {
+        var read = 0
+        return try library.guarded {
             try database.cached("SELECT \(WordLibrary.columns) FROM words ORDER BY seq")
-                .rows([], WordLibrary.storedWord).map { try localRecord($0).record }
+                .rows([]) { row in
+                    read += 1
+                    if let progress, read % WordLibrary.progressInterval == 0 { progress(read) }
+                    return try WordLibrary.storedWord(row)
+                }
+                .map { try localRecord($0).record }
         }
     }
 

@@ -308,6 +308,10 @@ public final class WordLibrary {
 
     // MARK: - Internals shared with backup, import and sync
 
+    /// How many words a long operation handles between two calls of its progress
+    /// handler: often enough for a progress line, rarely enough to cost nothing.
+    public static let progressInterval = 1_000
+
     /// The column list every word query selects, in the order `storedWord` reads.
     package static let columns = columns("words")
 

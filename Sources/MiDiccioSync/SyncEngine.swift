@@ -10,10 +10,17 @@ public enum SyncActivity: Sendable, Equatable {
     case reachingCloud
     /// Reading other devices' files.
     case downloading
-    /// Merging this many words into the library.
-    case merging(words: Int)
+    /// Merging `words` words into the library, `done` of them so far: announced with
+    /// `done` 0 as the merge starts, then every `WordLibrary.progressInterval` words.
+    case merging(words: Int, done: Int = 0)
     /// Uploading this many words.
     case uploading(words: Int)
+    /// Writing every word, the Trash included, into one file (a snapshot): `done` of
+    /// `words` read so far, announced with 0 as it starts, every
+    /// `WordLibrary.progressInterval` words, then with `done == words` while the file is
+    /// compressed and written. `fullUpload` when the snapshot is this device's upload of
+    /// every word once.
+    case writingSnapshot(words: Int, done: Int, fullUpload: Bool)
     /// Snapshots, compaction and this device's record.
     case tidying
 }

@@ -45,7 +45,13 @@ struct BackupRestoreCommand: ParsableCommand {
     @OptionGroup var output = OutputOptions.counts
 
     func run(_ context: ToolContext) throws {
-        let report = try context.library().restoreBackup(from: file, replace: replace, dryRun: dryRun)
+        let progress = context.progressLine(json: output.json)
+        defer { progress.finish() }
+        let name = ProgressLine.fileName(file)
+        let report = try context.library().restoreBackup(from: file, replace: replace, dryRun: dryRun) { done, total in
+            progress.show("\(dryRun ? "Checking" : "Restoring") \(name): \(ProgressLine.count(done, of: total))")
+        }
+        progress.finish()
         if output.json {
             context.io.write(json(report, dryRun: dryRun))
         } else {
@@ -85,10 +91,13 @@ struct ImportCommand: ParsableCommand {
     @OptionGroup var output = OutputOptions.counts
 
     func run(_ context: ToolContext) throws {
-        let showProgress = context.io.errorIsTerminal
+        let progress = context.progressLine(json: output.json)
+        defer { progress.finish() }
+        let name = ProgressLine.fileName(file)
         let report = try context.library().importSheet(from: file, format: format, skipDuplicates: noDuplicates) { done, total in
-            if showProgress { context.io.writeError("\rImporting \(done)/\(total)" + (done == total ? "\n" : "")) }
+            progress.show("Importing \(name): \(ProgressLine.count(done, of: total))")
         }
+        progress.finish()
         if output.json {
             context.io.write(
                 JSONText.object(

@@ -374,11 +374,16 @@ struct SyncCommand: ParsableCommand {
     func run(_ context: ToolContext) throws {
         let library = try context.library()
         guard let remote = try library.remote() else { throw SyncError.noRemote }
-        let report = try SyncEngine(
+        let engine = SyncEngine(
             library: library, storage: remote.makeStorage(libraryPath: library.path, environment: context.environment),
-            appVersion: "midiccio \(Tool.version)"
-        )
-        .sync(allowMassDelete: allowMassDelete)
+            appVersion: "midiccio \(Tool.version)")
+        let counts = try library.counts()
+        let firstSync = counts.words + counts.trash == 0
+        let progress = context.progressLine(json: output.json)
+        defer { progress.finish() }
+        engine.onActivity = { activity in progress.show(Self.describe(activity, firstSync: firstSync)) }
+        let report = try engine.sync(allowMassDelete: allowMassDelete)
+        progress.finish()
         for skipped in report.skippedFiles {
             context.note("warning: skipped \(skipped.path): \(skipped.reason)")
         }
@@ -433,6 +438,31 @@ struct SyncCommand: ParsableCommand {
                     'midiccio remote set ... --device-name NAME'.
                     """)
             }
+        }
+    }
+}
+
+extension SyncCommand {
+    /// What the progress line says while a sync does `activity`; `firstSync` when the
+    /// library held no words as the sync began.
+    static func describe(_ activity: SyncActivity, firstSync: Bool) -> String {
+        let syncing = firstSync ? "First sync" : "Syncing"
+        switch activity {
+        case .reachingCloud:
+            return "\(syncing): waiting for the cloud"
+        case .downloading:
+            return "\(syncing): downloading"
+        case .merging(let words, let done):
+            return "\(syncing): merging \(ProgressLine.count(done, of: words))"
+        case .uploading(let words):
+            return "\(syncing): uploading \(ProgressLine.number(words)) word\(words == 1 ? "" : "s")"
+        case .writingSnapshot(let words, let done, let fullUpload):
+            let head = fullUpload ? "Uploading every word once" : "\(syncing): writing a snapshot"
+            return done < words
+                ? "\(head): \(ProgressLine.count(done, of: words))"
+                : "\(head): compressing and writing \(ProgressLine.number(words)) words"
+        case .tidying:
+            return "\(syncing): tidying up"
         }
     }
 }

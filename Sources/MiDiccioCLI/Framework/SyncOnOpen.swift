@@ -54,7 +54,7 @@ extension SyncOnOpen {
         switch activity {
         case nil, .reachingCloud?:
             "the cloud is slow to answer"
-        case .downloading?, .merging?, .uploading?, .tidying?:
+        case .downloading?, .merging?, .uploading?, .writingSnapshot?, .tidying?:
             "this sync needs longer than \(Int(patience)) seconds (a first sync of a large library does); run 'midiccio sync' to finish it"
         }
     }

@@ -44,14 +44,22 @@ extension WordLibrary {
     /// the backup; words not in it go to the Trash and restored words get a new time so
     /// they win on every device. The prior state of every touched word is kept for
     /// `undoRestore()`. With `dryRun` nothing is changed; the report says what would be.
-    public func restoreBackup(from path: String, replace: Bool = false, dryRun: Bool = false) throws -> RestoreReport {
+    ///
+    /// `progress` is called with (backup words done, words in the backup) once the file
+    /// is checked, then every `progressInterval` words, and last when every word is done.
+    public func restoreBackup(
+        from path: String, replace: Bool = false, dryRun: Bool = false,
+        progress: ((_ done: Int, _ total: Int) -> Void)? = nil
+    ) throws -> RestoreReport {
         let backup = try BackupFile.decode(readInputFile(path), file: path)
         var report = RestoreReport()
+        progress?(0, backup.count)
         do {
             try writingInBulk {
                 try database.run("DELETE FROM restore_undo")
                 var inBackup = Set<WordID>()
-                for restored in backup {
+                for (index, restored) in backup.enumerated() {
+                    if let progress, index > 0, index % Self.progressInterval == 0 { progress(index, backup.count) }
                     inBackup.insert(restored.id)
                     let local = try stored(restored.id)
                     // A marker wins over a backup: a merge never brings a purged word back.
@@ -71,6 +79,7 @@ extension WordLibrary {
                         report.trashed += 1
                     }
                 }
+                progress?(backup.count, backup.count)
                 if dryRun { throw DryRunRollback() }
             }
         } catch is DryRunRollback {}

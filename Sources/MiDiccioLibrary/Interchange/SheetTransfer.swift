@@ -21,10 +21,11 @@ extension WordLibrary {
     ///
     /// All or nothing: every row is read and checked first; a bad row throws
     /// `invalidImport` with its line number and nothing is imported. `progress` is called
-    /// with (rows done, rows total) while writing.
+    /// with (rows done, rows in the file) once the file is checked, then every
+    /// `progressInterval` rows while writing, and last when every row is done.
     public func importSheet(
         from path: String, format: SheetFormat? = nil, skipDuplicates: Bool = false,
-        progress: ((Int, Int) -> Void)? = nil
+        progress: ((_ done: Int, _ total: Int) -> Void)? = nil
     ) throws -> ImportReport {
         let data = try readInputFile(path)
         guard let text = String(data: data, encoding: .utf8) else {
@@ -46,6 +47,7 @@ extension WordLibrary {
                 throw LibraryError.invalidImport(file: path, line: row.line, message: String(describing: error))
             }
         }
+        progress?(0, contents.count)
         return try writingInBulk {
             var report = ImportReport()
             // Every term already in the library, read once: a query per row cost more
@@ -53,6 +55,7 @@ extension WordLibrary {
             var seenKeys = Set(try database.cached("SELECT term_key FROM words WHERE deleted_at IS NULL").rows([]) { $0.text(0) })
             let now = clock.now()
             for (index, content) in contents.enumerated() {
+                if let progress, index > 0, index % Self.progressInterval == 0 { progress(index, contents.count) }
                 let key = TermKey.fold(content.term)
                 let isDuplicate = !seenKeys.insert(key).inserted
                 if isDuplicate && skipDuplicates {
@@ -66,8 +69,8 @@ extension WordLibrary {
                     createdAt: now, updatedAt: now)
                 try save(word, times: FieldTimes(all: now), previous: nil, pending: true)
                 report.added += 1
-                if let progress, (index + 1) % 1000 == 0 || index + 1 == contents.count { progress(index + 1, contents.count) }
             }
+            progress?(contents.count, contents.count)
             return report
         }
     }

@@ -11,7 +11,8 @@ extension SyncSession {
     /// would take more than half of a library of 20 or more words out of it (to the
     /// Trash or purged), unless `allowMassDelete`.
     func merge(_ batches: [SyncBatch], cursors: [String: Int64], allowMassDelete: Bool) throws {
-        announce(.merging(words: batches.reduce(0) { $0 + $1.records.count }))
+        let total = batches.reduce(0) { $0 + $1.records.count }
+        announce(.merging(words: total))
         var purgedHere = 0
         var pulled = 0
         var merged = 0
@@ -47,9 +48,13 @@ extension SyncSession {
             // 100,000 words), except those an earlier batch of this sync inserted.
             let empty = try store.wordCount() == 0
             var inserted = Set<WordID>()
+            var done = 0
             for batch in batches {
-                for incoming in batch.records where !purged.contains(incoming.word.id) {
+                for incoming in batch.records {
+                    if done > 0, done % WordLibrary.progressInterval == 0 { announce(.merging(words: total, done: done)) }
+                    done += 1
                     let id = incoming.word.id
+                    guard !purged.contains(id) else { continue }
                     let local = !empty || inserted.contains(id) ? try store.local(id) : nil
                     if local == nil { inserted.insert(id) }
                     if wasLive[id] == nil { wasLive[id] = local.map { !$0.record.word.isDeleted } ?? false }

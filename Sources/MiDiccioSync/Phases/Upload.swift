@@ -30,7 +30,7 @@ extension SyncSession {
         var markerPosition: Int64?
         let uploaded: SyncStore.Uploaded
         if asSnapshot {
-            let snapshot = try writeSnapshot(seq: seq)
+            let snapshot = try writeSnapshot(seq: seq, fullUpload: fullUpload)
             file = snapshot.file
             markerPosition = snapshot.markerPosition
             uploaded = .pendingThrough(snapshot.lastChange)
@@ -112,14 +112,24 @@ extension SyncSession {
         }
     }
 
+    /// A snapshot as `writeSnapshot` wrote it.
+    typealias WrittenSnapshot = (file: SyncState.OwnFile, markerPosition: Int64, lastChange: Int64)
+
     /// Writes the whole library as snapshot `seq` (covering this device's entries up to
     /// `seq`), read in one transaction so words, markers and cursors agree. Returns the
     /// file, the marker position it honours, and the newest local change it holds (words
-    /// changed later stay pending).
-    func writeSnapshot(seq: Int64) throws -> (file: SyncState.OwnFile, markerPosition: Int64, lastChange: Int64) {
+    /// changed later stay pending). Announces how far it has read (`writingSnapshot`);
+    /// `fullUpload` says it is this device's upload of every word once.
+    func writeSnapshot(seq: Int64, fullUpload: Bool = false) throws -> WrittenSnapshot {
         let (records, markers, settings, position, lastChange) = try store.read {
-            (
-                try store.allRecords(), try store.markers(pendingOnly: false), try store.settings(pendingOnly: false),
+            let total = try store.wordCount()
+            announce(.writingSnapshot(words: total, done: 0, fullUpload: fullUpload))
+            let records = try store.allRecords { read in
+                self.announce(.writingSnapshot(words: total, done: read, fullUpload: fullUpload))
+            }
+            announce(.writingSnapshot(words: records.count, done: records.count, fullUpload: fullUpload))
+            return (
+                records, try store.markers(pendingOnly: false), try store.settings(pendingOnly: false),
                 try store.markerPosition(), try store.lastPendingChange()
             )
         }

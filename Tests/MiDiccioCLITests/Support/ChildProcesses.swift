@@ -93,11 +93,12 @@ final class ChildProcess: @unchecked Sendable {
     private let ending = Mutex<ChildEnding?>(nil)
 
     /// Starts `executable` with `arguments` and exactly `environment`; standard input is
-    /// `input` (the read end of a pipe the test writes to) or else /dev/null, and no other
+    /// `input` (the read end of a pipe the test writes to) or else /dev/null, standard
+    /// error is `error` (a pseudo-terminal) or else the file at `errorPath`, and no other
     /// descriptor of the test process is passed on.
     init(
         executable: String, arguments: [String], environment: [String: String], outputPath: String, errorPath: String,
-        input: Int32? = nil
+        input: Int32? = nil, error: Int32? = nil
     ) throws {
         self.outputPath = outputPath
         self.errorPath = errorPath
@@ -111,7 +112,11 @@ final class ChildProcess: @unchecked Sendable {
             posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         }
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        if let error {
+            posix_spawn_file_actions_adddup2(&actions, error, 2)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        }
         // The test process holds sockets and pipes; a child keeps none of them open.
         closeOtherDescriptors(&actions)
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
@@ -232,15 +237,19 @@ final class ChildProcesses: @unchecked Sendable {
 
     deinit { stopAll() }
 
-    /// Starts `midiccio` with `arguments`; `environment` is added to the sandbox's, and
-    /// `input` is the descriptor its standard input reads (else /dev/null).
-    func start(_ arguments: [String], environment extra: [String: String] = [:], input: Int32? = nil) throws -> ChildProcess {
-        try launch(executable, arguments, environment: extra, input: input)
+    /// Starts `midiccio` with `arguments`; `environment` is added to the sandbox's,
+    /// `input` is the descriptor its standard input reads (else /dev/null), and `error`
+    /// the one its standard error writes to (else a file).
+    func start(
+        _ arguments: [String], environment extra: [String: String] = [:], input: Int32? = nil, error: Int32? = nil
+    ) throws -> ChildProcess {
+        try launch(executable, arguments, environment: extra, input: input, error: error)
     }
 
     /// Starts another program (the sqlite3 shell) the same way.
     func launch(
-        _ program: String, _ arguments: [String], environment extra: [String: String] = [:], input: Int32? = nil
+        _ program: String, _ arguments: [String], environment extra: [String: String] = [:], input: Int32? = nil,
+        error: Int32? = nil
     ) throws
         -> ChildProcess
     {
@@ -250,7 +259,7 @@ final class ChildProcesses: @unchecked Sendable {
         }
         let child = try ChildProcess(
             executable: program, arguments: arguments, environment: environment.merging(extra) { $1 },
-            outputPath: "\(folder)/\(number).out", errorPath: "\(folder)/\(number).err", input: input)
+            outputPath: "\(folder)/\(number).out", errorPath: "\(folder)/\(number).err", input: input, error: error)
         state.withLock { $0.running[child.pid] = child }
         return child
     }

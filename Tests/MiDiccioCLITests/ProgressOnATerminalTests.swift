@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+
+/// Issue 12, "Progress", with the real `midiccio`: on a terminal a long import shows a
+/// progress line on standard error, redrawn in place and cleared at the end; sent
+/// anywhere else, the output is exactly what a quick import prints.
+@Suite("A long import shows its progress on a terminal, and nothing of it elsewhere")
+final class ProgressOnATerminalTests {
+    let sandbox: Sandbox
+    let children: ChildProcesses
+    let sheet: String
+    /// Enough words for an import of this debug build to take about two seconds.
+    static let words = 20_000
+
+    init() throws {
+        sandbox = try Sandbox()
+        children = try ChildProcesses(in: sandbox)
+        sheet = try sandbox.write(
+            "term\tmeaning\n" + (0..<Self.words).map { "word\($0)\tmeaning \($0)\n" }.joined(), to: "words.tsv")
+    }
+
+    @Test("on a terminal: 'Importing words.tsv: N of 20,000 words' redrawn in place, then cleared; stdout stays clean")
+    func onATerminal() throws {
+        let terminal = try PseudoTerminal()
+        let started = Date()
+        // An empty NO_COLOR counts as unset, as no-color.org says.
+        let child = try children.start(["import", sheet], environment: ["NO_COLOR": "", "TERM": "xterm"], error: terminal.terminal)
+        terminal.closeTerminal()
+        let run = children.finish(child, timeout: 60)
+        let seconds = Date().timeIntervalSince(started)
+        let shown = terminal.collected()
+        #expect(run.succeeded, "\(run)")
+        #expect(run.output == "Imported 20000 words\n")
+        try #require(seconds > 1.3, "the import took \(seconds) s, too quick to need a progress line: give it more words")
+        let redraws = shown.split(separator: "\r", omittingEmptySubsequences: true)
+        #expect(redraws.count >= 2, "\(shown.debugDescription)")
+        let lines = redraws.dropLast()
+        for line in lines {
+            #expect(line.hasPrefix("Importing words.tsv: ") && line.hasSuffix(" of 20,000 words\u{1B}[K"), "\(line.debugDescription)")
+        }
+        #expect(shown.hasSuffix("\r\u{1B}[K"), "the line is cleared at the end: \(shown.suffix(80).debugDescription)")
+        #expect(!shown.contains("\n"), "the line never scrolls: \(shown.debugDescription)")
+        // At most ten redraws a second, and none in the first second.
+        #expect(Double(lines.count) <= (seconds - 1) * 10 + 1, "\(lines.count) redraws in \(seconds) s")
+    }
+
+    @Test("sent to a file, the same import prints its result and nothing else")
+    func piped() throws {
+        let run = try children.run(["import", sheet], environment: ["NO_COLOR": "", "TERM": "xterm"], timeout: 60)
+        #expect(run.succeeded, "\(run)")
+        #expect(run.output == "Imported 20000 words\n")
+        #expect(run.errorOutput.isEmpty, "\(run.errorOutput.debugDescription)")
+    }
+}
