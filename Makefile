@@ -14,7 +14,7 @@ APT_PACKAGES := pkg-config libsqlite3-dev libicu-dev zlib1g-dev libmicrohttpd-de
 ARGS ?= serve
 BENCH_ARGS ?= library --words 100000
 
-.PHONY: run test bench build deps clean format
+.PHONY: run test bench build install deps clean format
 
 # Rewrites the code in the format `make test` checks (.swift-format).
 format:
@@ -83,6 +83,15 @@ ifeq ($(origin MIDICCIO_ICLOUD_CONTAINER),command line)
 	 } > $(BUILT_IN_ICLOUD)
 endif
 	$(SWIFT) build -c release --product midiccio $(BUILD_DEFINES)
+	$(SWIFT) build -c release --product midiccio-online $(BUILD_DEFINES)
+
+# Installs both binaries side by side: midiccio runs the everyday commands and hands the
+# ones that go online (serve, sync, remote set ...) to midiccio-online beside it (README,
+# "Start-up"). midiccio-online uses the Swift toolchain's shared libraries.
+PREFIX ?= /usr/local
+install: build
+	install -d "$(DESTDIR)$(PREFIX)/bin"
+	install -m 0755 .build/release/midiccio .build/release/midiccio-online "$(DESTDIR)$(PREFIX)/bin/"
 
 run: build
 	@echo "MiDiccio $$(.build/release/midiccio --version | cut -d' ' -f2): library $${MIDICCIO_LIBRARY:-$${XDG_DATA_HOME:-$$HOME/.local/share}/midiccio/library.sqlite}"
@@ -117,6 +126,7 @@ test: deps
 
 bench: deps
 	$(SWIFT) build -c release --product midiccio-bench
+	$(SWIFT) build -c release --product midiccio
 	.build/release/midiccio-bench $(BENCH_ARGS)
 
 clean:

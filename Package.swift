@@ -9,6 +9,7 @@ let package = Package(
     products: [
         .library(name: "MiDiccioKit", targets: ["MiDiccioKit"]),
         .executable(name: "midiccio", targets: ["midiccio"]),
+        .executable(name: "midiccio-online", targets: ["midiccio-online"]),
         .executable(name: "midiccio-bench", targets: ["MiDiccioBench"]),
     ],
     targets: [
@@ -48,19 +49,25 @@ let package = Package(
             dependencies: ["MiDiccioModel", "MiDiccioFiles", "MiDiccioStore", "CCollation"],
             swiftSettings: strict
         ),
-        .target(
-            name: "MiDiccioCloud",
-            dependencies: ["MiDiccioModel", "MiDiccioFiles", .target(name: "CCrypto", condition: .when(platforms: [.linux]))],
-            swiftSettings: strict
-        ),
+        // Up to MiDiccioSync nothing goes online: the everyday commands link only these
+        // (README, "Code layout"). The clouds reached over HTTP are in MiDiccioOnline.
+        .target(name: "MiDiccioCloud", dependencies: ["MiDiccioModel", "MiDiccioFiles"], swiftSettings: strict),
         .target(
             name: "MiDiccioSync",
             dependencies: ["MiDiccioModel", "MiDiccioFiles", "MiDiccioLibrary", "MiDiccioCloud", "CZlib"],
             swiftSettings: strict
         ),
         .target(
+            name: "MiDiccioOnline",
+            dependencies: [
+                "MiDiccioModel", "MiDiccioFiles", "MiDiccioLibrary", "MiDiccioCloud", "MiDiccioSync",
+                .target(name: "CCrypto", condition: .when(platforms: [.linux])),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
             name: "MiDiccioKit",
-            dependencies: ["MiDiccioModel", "MiDiccioLibrary", "MiDiccioCloud", "MiDiccioSync"],
+            dependencies: ["MiDiccioModel", "MiDiccioLibrary", "MiDiccioCloud", "MiDiccioSync", "MiDiccioOnline"],
             swiftSettings: strict
         ),
         .target(
@@ -80,14 +87,40 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The everyday commands and the command-line framework, without networking.
         .target(
-            name: "MiDiccioCLI",
-            dependencies: ["MiDiccioKit", "MiDiccioWeb"],
+            name: "MiDiccioCLICore",
+            dependencies: ["MiDiccioModel", "MiDiccioLibrary", "MiDiccioCloud", "MiDiccioSync"],
             swiftSettings: strict
         ),
+        .target(
+            name: "MiDiccioCLI",
+            dependencies: ["MiDiccioCLICore", "MiDiccioKit", "MiDiccioWeb"],
+            swiftSettings: strict
+        ),
+        // `midiccio`: the everyday commands, with the Swift runtime and Foundation linked in
+        // statically so a command starts in a few milliseconds; it hands everything that goes
+        // online to `midiccio-online`, its sibling (README, "Start-up").
         .executableTarget(
             name: "midiccio",
+            dependencies: ["MiDiccioCLICore"],
+            swiftSettings: strict,
+            // The static Foundation also needs the libraries it is built on, which the
+            // modules (compiled against the shared one) do not name.
+            linkerSettings: [
+                .unsafeFlags(
+                    [
+                        "-static-stdlib", "-Xlinker", "--start-group", "-lFoundation", "-lCoreFoundation", "-l_FoundationICU",
+                        "-l_FoundationCShims", "-l_FoundationCollections", "-lFoundationEssentials",
+                        "-lFoundationInternationalization", "-Xlinker", "--end-group",
+                    ], .when(platforms: [.linux]))
+            ]
+        ),
+        // `midiccio-online`: every command, the web app, sign-in and sync included.
+        .executableTarget(
+            name: "midiccio-online",
             dependencies: ["MiDiccioCLI"],
+            path: "Sources/midiccio-online",
             swiftSettings: strict
         ),
         .executableTarget(
@@ -100,7 +133,7 @@ let package = Package(
             name: "MiDiccioKitTests",
             dependencies: [
                 "MiDiccioKit", "MiDiccioModel", "MiDiccioStore", "MiDiccioLibrary", "MiDiccioCloud", "MiDiccioSync",
-                "MiDiccioTesting",
+                "MiDiccioOnline", "MiDiccioTesting",
             ],
             exclude: ["Fixtures"],
             swiftSettings: strict
@@ -112,7 +145,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MiDiccioCLITests",
-            dependencies: ["MiDiccioCLI", "MiDiccioKit", "MiDiccioTesting"],
+            dependencies: ["MiDiccioCLI", "MiDiccioCLICore", "MiDiccioKit", "MiDiccioTesting"],
             swiftSettings: strict
         ),
     ]

@@ -9,6 +9,7 @@ let subcommands: [String: BenchSubcommand] = [
     SyncBenchmark.subcommand.name: SyncBenchmark.subcommand,
     PurgeBenchmark.subcommand.name: PurgeBenchmark.subcommand,
     WebBenchmark.subcommand.name: WebBenchmark.subcommand,
+    StartupBenchmark.subcommand.name: StartupBenchmark.subcommand,
 ]
 
 /// The top-level help: OVERVIEW / USAGE / OPTIONS / SUBCOMMANDS.

@@ -3,4 +3,5 @@
 @_exported import MiDiccioCloud
 @_exported import MiDiccioLibrary
 @_exported import MiDiccioModel
+@_exported import MiDiccioOnline
 @_exported import MiDiccioSync

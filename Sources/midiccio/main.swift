@@ -1,4 +1,4 @@
-import MiDiccioCLI
+import MiDiccioCLICore
 
 #if canImport(Glibc)
 import Glibc
@@ -6,4 +6,4 @@ import Glibc
 import Darwin
 #endif
 
-exit(Tool.run(Array(CommandLine.arguments.dropFirst())))
+exit(Tool.runEveryday(Array(CommandLine.arguments.dropFirst())))

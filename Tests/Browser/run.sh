@@ -33,7 +33,9 @@ if ! python3 -c "import selenium, pytest" 2>/dev/null; then
         || python3 -m pip install -q --break-system-packages selenium pytest
 fi
 
+# midiccio hands serve (and sign-in, sync) to midiccio-online beside it: build both.
 "$swift" build --scratch-path "$scratch" --product midiccio
+"$swift" build --scratch-path "$scratch" --product midiccio-online
 binary="$("$swift" build --scratch-path "$scratch" --show-bin-path)/midiccio"
 
 work=$(mktemp -d)

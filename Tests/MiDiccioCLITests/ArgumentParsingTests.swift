@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import MiDiccioCLI
+@testable import MiDiccioCLICore
 
 @Suite("Global options and '--' on the whole command line")
 final class CommandLineTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import MiDiccioCLI
+@testable import MiDiccioCLICore
 
 @Suite("Help and version")
 final class HelpTests {

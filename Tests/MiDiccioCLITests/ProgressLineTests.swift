@@ -4,6 +4,7 @@ import MiDiccioTesting
 import Testing
 
 @testable import MiDiccioCLI
+@testable import MiDiccioCLICore
 
 /// Issue 12, "Progress": the line a long operation shows on a terminal, with a fake
 /// terminal and a clock moved by hand.

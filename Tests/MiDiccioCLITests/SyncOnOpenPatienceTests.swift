@@ -3,6 +3,7 @@ import MiDiccioKit
 import Testing
 
 @testable import MiDiccioCLI
+@testable import MiDiccioCLICore
 
 /// Finding 10: sync on open waits a few seconds; when that is not enough it says why,
 /// from what the sync was doing, and never calls a local folder slow.

@@ -4,6 +4,7 @@ import Testing
 
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
+@testable import MiDiccioOnline
 @testable import MiDiccioStore
 
 /// Defects found while reading the library's code, each with the test that would have

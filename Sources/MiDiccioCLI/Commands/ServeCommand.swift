@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import MiDiccioCLICore
 import MiDiccioKit
 import MiDiccioWeb
 

@@ -1,4 +1,5 @@
 import Foundation
+import MiDiccioCLICore
 import MiDiccioKit
 import MiDiccioWeb
 

@@ -76,7 +76,7 @@ public enum GoogleDriveSpace: Sendable, Hashable {
     }
 
     /// The `spaces` parameter of list and changes requests.
-    var spacesParameter: String {
+    package var spacesParameter: String {
         switch self {
         case .appData: "appDataFolder"
         case .folder: "drive"

@@ -94,13 +94,13 @@ public struct CloudKitEndpoints: Sendable, Hashable {
     }
 
     /// The address of a call on the private database: `.../database/1/CONTAINER/ENV/private/OPERATION`.
-    func privateDatabase(_ database: CloudKitDatabase, _ operation: String) -> String {
+    package func privateDatabase(_ database: CloudKitDatabase, _ operation: String) -> String {
         "\(api)/database/1/\(database.container)/\(database.environment.rawValue)/private/\(operation)"
     }
 
     /// The address of `users/caller`, which answers who is signed in (in the public
     /// database, where Apple documents it).
-    func caller(container: String, environment: CloudKitEnvironment) -> String {
+    package func caller(container: String, environment: CloudKitEnvironment) -> String {
         "\(api)/database/1/\(container)/\(environment.rawValue)/public/users/caller"
     }
 }

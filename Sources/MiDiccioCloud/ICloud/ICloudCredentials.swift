@@ -112,7 +112,7 @@ public final class ICloudSession: Sendable {
     public var current: ICloudCredentials { credentials.withLock { $0 } }
 
     /// Keeps `token` when it differs from the stored one, and writes it to the sign-in file.
-    func renew(_ token: String) {
+    package func renew(_ token: String) {
         guard !token.isEmpty else { return }
         let updated = credentials.withLock { stored -> ICloudCredentials? in
             guard stored.webAuthToken != token else { return nil }

@@ -5,6 +5,7 @@ import Testing
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
+@testable import MiDiccioOnline
 @testable import MiDiccioSync
 
 /// How a Google Drive sync meets Drive's failures (issue 11, "Failures"): rate limits

@@ -5,6 +5,7 @@ import Testing
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
+@testable import MiDiccioOnline
 @testable import MiDiccioSync
 
 /// Against the real Google Drive, only when asked: set `MIDICCIO_GDRIVE_TEST_CLIENT_ID`,

@@ -5,6 +5,7 @@ import Testing
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
+@testable import MiDiccioOnline
 @testable import MiDiccioSync
 
 /// A Google Drive sync costs requests for what changed (issue 11, "Cheap syncs"): the

@@ -5,6 +5,7 @@ import Testing
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
+@testable import MiDiccioOnline
 @testable import MiDiccioSync
 
 /// Drive allows two folders of one name side by side: two devices that make `changes/`

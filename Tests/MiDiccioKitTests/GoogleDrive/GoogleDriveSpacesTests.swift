@@ -5,6 +5,7 @@ import Testing
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
+@testable import MiDiccioOnline
 @testable import MiDiccioSync
 
 /// Where in the user's Drive the files go (issue 11, "remote set gdrive"): the hidden

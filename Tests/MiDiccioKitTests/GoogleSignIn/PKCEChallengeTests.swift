@@ -1,5 +1,6 @@
 import Foundation
 import MiDiccioCloud
+import MiDiccioOnline
 import Testing
 
 /// The PKCE pair of a Google sign-in (RFC 7636, S256), checked against the RFC's own

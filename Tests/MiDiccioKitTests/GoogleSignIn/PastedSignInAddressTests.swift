@@ -1,5 +1,6 @@
 import Foundation
 import MiDiccioCloud
+import MiDiccioOnline
 import Testing
 
 /// What `--no-browser` makes of the line a user pastes: the address the browser ended on

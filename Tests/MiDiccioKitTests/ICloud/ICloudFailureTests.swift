@@ -5,6 +5,7 @@ import Testing
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
+@testable import MiDiccioOnline
 @testable import MiDiccioSync
 
 /// How an iCloud sync meets CloudKit's refusals (issue 17, "Failures"): throttling is

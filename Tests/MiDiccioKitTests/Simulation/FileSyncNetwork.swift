@@ -3,6 +3,7 @@ import MiDiccioTesting
 
 @testable import MiDiccioCloud
 @testable import MiDiccioModel
+@testable import MiDiccioOnline
 @testable import MiDiccioSync
 
 /// A model of a file-sync client (Dropbox, Syncthing, iCloud Drive): every device has

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import MiDiccioModel
+@testable import MiDiccioOnline
 @testable import MiDiccioSync
 
 /// The merge rules themselves, one field at a time, without a library or a cloud: newer

@@ -2,6 +2,7 @@
 import Foundation
 import Testing
 @testable import MiDiccioCloud
+@testable import MiDiccioOnline
 
 /// A new device's first sync merges for seconds between two requests, and the server
 /// closes the kept-alive connection in the meantime ("Never lose a word", finding 7).

@@ -4,6 +4,7 @@ import MiDiccioTesting
 @testable import MiDiccioCloud
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
+@testable import MiDiccioOnline
 @testable import MiDiccioStore
 @testable import MiDiccioSync
 

@@ -1,0 +1,141 @@
+import MiDiccioCloud
+import MiDiccioLibrary
+import MiDiccioModel
+import MiDiccioSync
+
+private func describe(_ report: RestoreReport) -> String {
+    "\(report.added) added, \(report.updated) updated, \(report.unchanged) unchanged, \(report.trashed) moved to the Trash"
+}
+
+private func json(_ report: RestoreReport, dryRun: Bool = false) -> String {
+    JSONText.object(
+        [
+            ("added", String(report.added)), ("updated", String(report.updated)),
+            ("unchanged", String(report.unchanged)), ("trashed", String(report.trashed)),
+            ("dryRun", String(dryRun)),
+        ], spaced: true) + "\n"
+}
+
+/// `midiccio backup export`
+struct BackupExportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        path: ["backup", "export"], abstract: "Write every word, Trash included, to a JSON backup file.",
+        examples: ["midiccio backup export ~/midiccio-backup.json"])
+
+    @Argument(help: "Where to write the backup.") var file: String
+
+    func run(_ context: ToolContext) throws {
+        let count = try context.library().exportBackup(to: file)
+        context.io.write("Backed up \(count) words to \(file)\n")
+    }
+}
+
+/// `midiccio backup restore`
+struct BackupRestoreCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        path: ["backup", "restore"], abstract: "Restore words from a JSON backup file.",
+        discussion: """
+            The whole file is checked first; a bad file changes nothing. By default the backup is merged:
+            a backup word newer than the library's copy (or missing) replaces it; a newer library word stays.
+            With --replace the library becomes equal to the backup: words not in it go to the Trash.
+            Restored words reach your other devices. 'midiccio backup undo' reverses the last restore.
+            """,
+        examples: ["midiccio backup restore ~/midiccio-backup.json", "midiccio backup restore old.json --replace --dry-run"])
+
+    @Argument(help: "The backup file.") var file: String
+    @Flag(help: "Make the library equal to the backup.") var replace = false
+    @Flag(help: "Only report what would change.") var dryRun = false
+    @OptionGroup var output = OutputOptions.counts
+
+    func run(_ context: ToolContext) throws {
+        let progress = context.progressLine(json: output.json)
+        defer { progress.finish() }
+        let name = ProgressLine.fileName(file)
+        let report = try context.library().restoreBackup(from: file, replace: replace, dryRun: dryRun) { done, total in
+            progress.show("\(dryRun ? "Checking" : "Restoring") \(name): \(ProgressLine.count(done, of: total))")
+        }
+        progress.finish()
+        if output.json {
+            context.io.write(json(report, dryRun: dryRun))
+        } else {
+            context.io.write((dryRun ? "Would restore: " : "Restored: ") + describe(report) + "\n")
+            if !dryRun { context.note("Changed your mind? 'midiccio backup undo' puts the words back as they were.") }
+        }
+    }
+}
+
+/// `midiccio backup undo`
+struct BackupUndoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(path: ["backup", "undo"], abstract: "Undo the last backup restore (one step).")
+
+    @OptionGroup var output = OutputOptions.counts
+
+    func run(_ context: ToolContext) throws {
+        let report = try context.library().undoRestore()
+        context.io.write(output.json ? json(report) : "Undid the last restore: " + describe(report) + "\n")
+    }
+}
+
+/// `midiccio import`
+struct ImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        path: ["import"], abstract: "Import words from CSV, TSV or an Anki plain-text export.",
+        discussion: """
+            CSV/TSV files start with a header naming columns: term,meaning,reading,examples,notes,tags
+            (examples one per line in their cell, tags separated by spaces). Anki's "Notes in Plain Text"
+            export is recognised by its #separator: / #html: / #tags column: lines.
+            All or nothing: a bad row is reported with its line number and nothing is imported.
+            """,
+        examples: ["midiccio import words.csv", "midiccio import anki-deck.txt"])
+
+    @Argument(help: "The file to import.") var file: String
+    @Option(help: "The file's format (default: detected from its content).") var format: SheetFormat?
+    @Flag(help: "Skip rows whose term is already in the library.") var noDuplicates = false
+    @OptionGroup var output = OutputOptions.counts
+
+    func run(_ context: ToolContext) throws {
+        let progress = context.progressLine(json: output.json)
+        defer { progress.finish() }
+        let name = ProgressLine.fileName(file)
+        let report = try context.library().importSheet(from: file, format: format, skipDuplicates: noDuplicates) { done, total in
+            progress.show("Importing \(name): \(ProgressLine.count(done, of: total))")
+        }
+        progress.finish()
+        if output.json {
+            context.io.write(
+                JSONText.object(
+                    [
+                        ("added", String(report.added)), ("skippedDuplicates", String(report.skippedDuplicates)),
+                        ("duplicatesAdded", String(report.duplicatesAdded)),
+                    ], spaced: true) + "\n")
+        } else {
+            var line = "Imported \(report.added) words"
+            if report.skippedDuplicates > 0 { line += ", skipped \(report.skippedDuplicates) already in the library" }
+            context.io.write(line + "\n")
+            if report.duplicatesAdded > 0 {
+                context.note(
+                    "warning: \(report.duplicatesAdded) imported terms were already in the library (use --no-duplicates to skip them)")
+            }
+        }
+    }
+}
+
+/// `midiccio export`
+struct ExportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        path: ["export"], abstract: "Export words (not the Trash) as CSV or TSV.",
+        examples: ["midiccio export words.csv", "midiccio export words.tsv"])
+
+    @Argument(help: "Where to write.") var file: String
+    @Option(help: "The format (default: from the file name, else csv).") var format: SheetFormat?
+
+    func run(_ context: ToolContext) throws {
+        let count = try context.library().exportSheet(to: file, format: format ?? (file.lowercased().hasSuffix(".tsv") ? .tsv : .csv))
+        context.io.write("Exported \(count) words to \(file)\n")
+    }
+}
+
+extension SheetFormat: ExpressibleByArgument {
+    /// `--format CSV` is as clear as `--format csv`.
+    package init?(argument text: String) { self.init(rawValue: text.lowercased()) }
+}

@@ -1,0 +1,113 @@
+import MiDiccioCloud
+import MiDiccioLibrary
+import MiDiccioModel
+import MiDiccioSync
+
+/// `midiccio list`
+struct ListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        path: ["list"], abstract: "List words (not those in the Trash).",
+        examples: ["midiccio list --tag spanish --sort term --limit 20"])
+
+    @Option(short: "t", help: "Only words with this tag.") var tag: String?
+    @Option(help: "Order: newest change (default), newest added, or by term.") var sort = ListSort.updated
+    @Option(help: "Show at most n words.", range: 0...Int(Int32.max)) var limit: Int?
+    @Option(help: "Skip the first n words.", range: 0...Int(Int32.max)) var offset = 0
+    @OptionGroup var output = OutputOptions.words
+    @OptionGroup var syncOnOpen: SyncOnOpen
+
+    func run(_ context: ToolContext) throws {
+        try syncOnOpen.run(context)
+        // A page past the end is simply empty; otherwise say why there is nothing.
+        let whenNone: String? =
+            offset > 0 || limit == 0
+            ? nil
+            : tag.map { "No words tagged \"\($0)\"." } ?? "No words yet. Add one with: midiccio add <term> --meaning <text>"
+        let words = try context.library().list(ListQuery(tag: tag, sort: sort, limit: limit, offset: offset))
+        showWords(words, output: output, context, whenNone: whenNone)
+    }
+}
+
+extension ListSort: ExpressibleByArgument {}
+
+/// `midiccio search`
+struct SearchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        path: ["search"], abstract: "Find words as you type: any field, ignoring case and accents.",
+        discussion:
+            "Each word of the query matches the start of a word (\"pal\" finds \"palabra\", \"cafe\" finds \"café\").\nAn exact term comes first, then terms starting with the query, then the rest by relevance.",
+        examples: ["midiccio search pal", "midiccio search \"buenos di\" --json"])
+
+    @Argument(help: "What to look for.") var query: String
+    @Option(help: "Show at most n words (default 20).", range: 1...10_000) var limit = 20
+    @OptionGroup var output = OutputOptions.words
+    @OptionGroup var syncOnOpen: SyncOnOpen
+
+    func run(_ context: ToolContext) throws {
+        try syncOnOpen.run(context)
+        showWords(try context.library().search(query, limit: limit), output: output, context, whenNone: "Nothing matches \"\(query)\".")
+    }
+}
+
+/// Prints `words` as a JSON array or as a table; with none, prints `whenNone` (if any)
+/// as a note on stderr, so scripts reading stdout see nothing.
+func showWords(_ words: [Word], output: OutputOptions, _ context: ToolContext, whenNone: String?) {
+    if output.json {
+        context.io.write(WordJSON.array(words) + "\n")
+    } else if words.isEmpty {
+        if let whenNone { context.note(whenNone) }
+    } else {
+        context.io.write(context.printer.table(words))
+    }
+}
+
+/// `midiccio tags`
+struct TagsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(path: ["tags"], abstract: "List tags with how many words carry each.")
+
+    @OptionGroup var output = OutputOptions(help: "Print the tags as JSON.")
+
+    func run(_ context: ToolContext) throws {
+        let tags = try context.library().tags()
+        if output.json {
+            let items = tags.map { "  " + JSONText.object([("tag", JSONText.quote($0.tag)), ("count", String($0.count))], spaced: true) }
+            context.io.write(items.isEmpty ? "[]\n" : "[\n" + items.joined(separator: ",\n") + "\n]\n")
+        } else if tags.isEmpty {
+            context.note("No tags yet. Add one with: midiccio edit <id> --add-tag <tag>")
+        } else {
+            let width = tags.map { String($0.count).count }.max() ?? 1
+            for tag in tags {
+                let count = String(tag.count)
+                context.io.write(String(repeating: " ", count: width - count.count) + count + "  " + tag.tag + "\n")
+            }
+        }
+    }
+}
+
+/// `midiccio trash`
+struct TrashCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        path: ["trash"], abstract: "List words in the Trash, most recently deleted first.",
+        examples: ["midiccio trash", "midiccio restore <id>", "midiccio trash empty"])
+
+    @Flag(help: "Also show entries hidden by trash.hideAfterDays.") var all = false
+    @OptionGroup var output = OutputOptions.words
+    @OptionGroup var syncOnOpen: SyncOnOpen
+
+    func run(_ context: ToolContext) throws {
+        try syncOnOpen.run(context)
+        let library = try context.library()
+        let words = try library.trash(includeHidden: all)
+        let hidden = all ? 0 : try library.hiddenTrashCount()
+        if output.json {
+            context.io.write(WordJSON.array(words) + "\n")
+        } else if words.isEmpty && hidden == 0 {
+            context.note("The Trash is empty.")
+        } else {
+            context.io.write(context.printer.table(words, showDeleted: true))
+        }
+        if hidden > 0 && !output.json {
+            context.note("\(hidden) older word\(hidden == 1 ? "" : "s") hidden (trash.hideAfterDays); see them with: midiccio trash --all")
+        }
+    }
+}

@@ -1,0 +1,112 @@
+import MiDiccioCloud
+import MiDiccioLibrary
+import MiDiccioModel
+import MiDiccioSync
+
+/// `midiccio purge`
+struct PurgeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        path: ["purge"], abstract: "Delete words in the Trash permanently, on every device.",
+        discussion: """
+            The words' content is removed from this library at once and from the cloud as devices compact their
+            files; a small marker (id and time) keeps any device from bringing them back. Only words in the Trash
+            can be purged.
+            """,
+        examples: ["midiccio purge 3f2a9c"])
+
+    @Argument(name: "id", help: "Ids or unique prefixes of words in the Trash.") var ids: [String]
+    @OptionGroup var output = OutputOptions(help: "Print the purged words' ids as JSON.")
+
+    func run(_ context: ToolContext) throws {
+        try applyToWords(
+            ids, inTrash: true, output: output, context: context, action: { try $0.purge($1) },
+            json: { "[" + $0.map { JSONText.quote($0.id.rawValue) }.joined(separator: ", ") + "]" },
+            line: { "Purged \"\($0.term)\" (\($0.id)) permanently" })
+    }
+}
+
+/// `midiccio trash empty`
+struct TrashEmptyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        path: ["trash", "empty"], abstract: "Purge every word in the Trash permanently, on every device.",
+        discussion: "Asks first when run on a terminal; elsewhere (scripts) --yes is required.",
+        examples: ["midiccio trash empty", "midiccio trash empty --yes"])
+
+    @Flag(short: "y", help: "Do not ask for confirmation.") var yes = false
+
+    func run(_ context: ToolContext) throws {
+        let library = try context.library()
+        let count = try library.counts().trash
+        guard count > 0 else {
+            context.note("The Trash is empty.")
+            return
+        }
+        if !yes {
+            guard context.io.inputIsTerminal else {
+                throw ToolFailure("emptying the Trash purges \(count) words permanently; add --yes to confirm")
+            }
+            context.io.writeError("Purge the \(count) word\(count == 1 ? "" : "s") in the Trash permanently, on every device? [y/N] ")
+            let answer = (context.io.readLine() ?? "").trimmingCharacters(in: .whitespaces).lowercased()
+            guard answer == "y" || answer == "yes" else {
+                context.note("Nothing was purged.")
+                return
+            }
+        }
+        let purged = try library.emptyTrash()
+        context.io.write("Purged \(purged) word\(purged == 1 ? "" : "s") permanently\n")
+    }
+}
+
+/// `midiccio config get`
+struct ConfigGetCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        path: ["config", "get"], abstract: "Show one library setting.", examples: ["midiccio config get trash.autoPurgeDays"])
+
+    @Argument(name: "key", help: LibrarySetting.expectation) var setting: LibrarySetting
+
+    func run(_ context: ToolContext) throws {
+        context.io.write(try context.library().setting(setting) + "\n")
+    }
+}
+
+/// `midiccio config set`
+struct ConfigSetCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        path: ["config", "set"], abstract: "Change a library setting (it syncs to your other devices).",
+        examples: ["midiccio config set trash.hideAfterDays 30", "midiccio config set trash.autoPurgeDays off"])
+
+    @Argument(name: "key", help: LibrarySetting.expectation) var setting: LibrarySetting
+    @Argument(help: "off, or a number of days") var value: String
+
+    func run(_ context: ToolContext) throws {
+        let library = try context.library()
+        try library.setSetting(setting, to: value)
+        context.io.write("\(setting.rawValue) = \(try library.setting(setting))\n")
+    }
+}
+
+/// `midiccio config list`
+struct ConfigListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(path: ["config", "list"], abstract: "Show every library setting.")
+
+    @OptionGroup var output = OutputOptions(help: "Print as JSON.")
+
+    func run(_ context: ToolContext) throws {
+        let library = try context.library()
+        let values = try LibrarySetting.allCases.map { ($0, try library.setting($0)) }
+        if output.json {
+            context.io.write(JSONText.object(values.map { ($0.0.rawValue, JSONText.quote($0.1)) }, spaced: true) + "\n")
+        } else {
+            let width = values.map { $0.0.rawValue.count }.max() ?? 0
+            for (setting, value) in values {
+                context.io.write(setting.rawValue.padded(to: width) + "  " + value.padded(to: 5) + "  " + setting.summary + "\n")
+            }
+        }
+    }
+}
+
+extension LibrarySetting: ExpressibleByArgument {
+    package static func refusal(of text: String, as shownName: String) -> String {
+        "unknown setting '\(text)'; known: \(allCases.map(\.rawValue).joined(separator: ", "))"
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import MiDiccioCloud
+import MiDiccioLibrary
+import MiDiccioModel
+import MiDiccioSync
+
+/// Product notes: "The app now syncs when you open it." Commands that show words sync
+/// first when a remote is set, but never make the user wait more than a few seconds:
+/// a cloud that is slow or unreachable only earns a warning.
+///
+/// Such a command declares `@OptionGroup var syncOnOpen: SyncOnOpen`, which gives it
+/// `--offline`, and calls `syncOnOpen.run(context)` before reading the library.
+struct SyncOnOpen: ParsableArguments {
+    /// How long a command waits for the sync before showing local words.
+    package static let patience: TimeInterval = 3
+
+    /// True when --offline was given.
+    @Flag(help: "Do not sync first (also: MIDICCIO_OFFLINE=1).") var offline = false
+
+    /// Syncs `context`'s library unless offline (--offline or MIDICCIO_OFFLINE=1) or no
+    /// remote is set. Runs on its own connection and thread so a hung cloud cannot block.
+    ///
+    /// Throws `OnlineNeeded` when this binary cannot reach the remote (`midiccio` syncs
+    /// only with a folder), so the command runs in `midiccio-online` instead.
+    package func run(_ context: ToolContext) throws(OnlineNeeded) {
+        if offline || context.environment["MIDICCIO_OFFLINE"] == "1" { return }
+        guard let library = try? context.library(), let remote = try? library.remote() else { return }
+        guard context.remotes.reaches(remote) else { throw OnlineNeeded() }
+        let path = library.path
+        let environment = context.environment
+        let remotes = context.remotes
+        let outcome = SyncOutcome()
+        let thread = Thread {
+            do {
+                let connection = try WordLibrary(path: path, create: false, environment: environment)
+                // Requests time out as soon as the command stops waiting for them.
+                guard let storage = remotes.storage(for: remote, libraryPath: path, environment: environment, timeout: Self.patience)
+                else { throw OnlineNeeded() }
+                let engine = SyncEngine(library: connection, storage: storage, appVersion: "midiccio \(Tool.version)")
+                engine.onActivity = { outcome.note($0) }
+                let report = try engine.sync()
+                outcome.finish(
+                    report.skippedFiles.isEmpty
+                        ? nil : "skipped \(report.skippedFiles.count) unreadable cloud file(s); run 'midiccio sync' for details")
+            } catch {
+                outcome.finish("could not sync (\(error)); showing the words on this device")
+            }
+        }
+        thread.start()
+        if !outcome.wait(seconds: Self.patience) {
+            context.note("warning: \(Self.unfinished(outcome.activity)); showing the words on this device")
+        } else if let warning = outcome.warning {
+            context.note("warning: \(warning)")
+        }
+    }
+}
+
+extension SyncOnOpen {
+    /// Why the sync did not finish in time, from what it was doing: still waiting for the
+    /// cloud's first answer is a slow cloud; anything further is a sync with much to do
+    /// (the first sync of a large library), which a local folder never is slow at.
+    package static func unfinished(_ activity: SyncActivity?) -> String {
+        switch activity {
+        case nil, .reachingCloud?:
+            "the cloud is slow to answer"
+        case .downloading?, .merging?, .uploading?, .writingSnapshot?, .tidying?:
+            "this sync needs longer than \(Int(patience)) seconds (a first sync of a large library does); run 'midiccio sync' to finish it"
+        }
+    }
+}
+
+/// The result of a background sync, handed from its thread to the command's.
+private final class SyncOutcome: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var done = false
+    private(set) var warning: String?
+    private var lastActivity: SyncActivity?
+
+    /// What the sync was doing last.
+    package var activity: SyncActivity? {
+        condition.lock()
+        defer { condition.unlock() }
+        return lastActivity
+    }
+
+    package func note(_ activity: SyncActivity) {
+        condition.lock()
+        lastActivity = activity
+        condition.unlock()
+    }
+
+    package func finish(_ warning: String?) {
+        condition.lock()
+        self.warning = warning
+        done = true
+        condition.signal()
+        condition.unlock()
+    }
+
+    package func wait(seconds: TimeInterval) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        condition.lock()
+        defer { condition.unlock() }
+        while !done {
+            if !condition.wait(until: deadline) { return done }
+        }
+        return true
+    }
+}

@@ -1,0 +1,72 @@
+import MiDiccioCloud
+import MiDiccioLibrary
+import MiDiccioModel
+import MiDiccioSync
+
+/// How words are shown to people: short aligned tables and a detail view, plain text
+/// when output is not a terminal or NO_COLOR is set.
+package struct WordPrinter {
+    /// True when ANSI colour may be used.
+    package var colour: Bool
+
+    private func dim(_ text: String) -> String { colour ? "\u{1B}[2m\(text)\u{1B}[0m" : text }
+    private func bold(_ text: String) -> String { colour ? "\u{1B}[1m\(text)\u{1B}[0m" : text }
+
+    /// One line per word: short id, term, meaning, tags, aligned in columns.
+    package func table(_ words: [Word], showDeleted: Bool = false) -> String {
+        let termWidth = min(30, words.map { $0.term.displayWidth }.max() ?? 0)
+        return words.map { word in
+            var line = dim(String(word.id.rawValue.prefix(8))) + "  " + bold(word.term.oneLine.padded(to: termWidth))
+            let meaning = word.meaning.oneLine
+            if !meaning.isEmpty { line += "  " + meaning.truncated(to: 50) }
+            if !word.tags.isEmpty { line += "  " + dim(word.tags.map { "#\($0)" }.joined(separator: " ")) }
+            if showDeleted, let deletedAt = word.deletedAt { line += "  " + dim("deleted \(deletedAt.iso8601)") }
+            return line + "\n"
+        }.joined()
+    }
+
+    /// Every field of one word, one per line.
+    package func detail(_ word: Word) -> String {
+        var rows: [(String, String)] = [("term", word.term)]
+        if !word.reading.isEmpty { rows.append(("reading", word.reading)) }
+        if !word.meaning.isEmpty { rows.append(("meaning", word.meaning)) }
+        for (index, example) in word.examples.enumerated() { rows.append((index == 0 ? "examples" : "", "- " + example)) }
+        if !word.notes.isEmpty { rows.append(("notes", word.notes)) }
+        if !word.tags.isEmpty { rows.append(("tags", word.tags.joined(separator: ", "))) }
+        rows.append(("id", word.id.rawValue))
+        rows.append(("created", word.createdAt.iso8601))
+        rows.append(("updated", word.updatedAt.iso8601))
+        if let deletedAt = word.deletedAt { rows.append(("deleted", "\(deletedAt.iso8601) (in the Trash)")) }
+        return rows.map { name, value in
+            let lines = value.split(separator: "\n", omittingEmptySubsequences: false)
+            let indent = String(repeating: " ", count: 10)
+            return dim(name.padded(to: 8)) + "  " + lines.joined(separator: "\n" + indent) + "\n"
+        }.joined()
+    }
+}
+
+extension String {
+    /// The string with line breaks shown as " / ", for one-line tables.
+    package var oneLine: String { split(whereSeparator: \.isNewline).joined(separator: " / ") }
+
+    /// Columns the text takes in a terminal (East Asian wide characters count two).
+    package var displayWidth: Int {
+        reduce(0) { width, character in
+            guard let scalar = character.unicodeScalars.first else { return width }
+            let wide =
+                (0x1100...0x115F).contains(scalar.value) || (0x2E80...0xA4CF).contains(scalar.value)
+                || (0xAC00...0xD7A3).contains(scalar.value) || (0xF900...0xFAFF).contains(scalar.value)
+                || (0xFF00...0xFF60).contains(scalar.value) || (0x1F300...0x1FAFF).contains(scalar.value)
+            return width + (wide ? 2 : 1)
+        }
+    }
+
+    package func padded(to width: Int) -> String {
+        let current = displayWidth
+        return current >= width ? self : self + String(repeating: " ", count: width - current)
+    }
+
+    package func truncated(to width: Int) -> String {
+        count > width ? String(prefix(width - 1)) + "…" : self
+    }
+}

@@ -1,0 +1,262 @@
+import Foundation
+import MiDiccioCloud
+import MiDiccioLibrary
+import MiDiccioSync
+
+/// The `midiccio` command-line tool, as a library so tests run it in-process.
+public enum Tool {
+    /// The version printed by `--version`.
+    public static let version = "0.1.0"
+
+    /// The everyday commands on words, in the order help lists them: none goes online
+    /// itself, so the `midiccio` binary runs them (`runEveryday`).
+    package static let wordCommands: [CommandEntry] = [
+        CommandEntry(AddCommand.self), CommandEntry(EditCommand.self), CommandEntry(ShowCommand.self),
+        CommandEntry(ListCommand.self), CommandEntry(SearchCommand.self), CommandEntry(TagsCommand.self),
+        CommandEntry(DeleteCommand.self), CommandEntry(TrashCommand.self), CommandEntry(RestoreCommand.self),
+        CommandEntry(BackupExportCommand.self), CommandEntry(BackupRestoreCommand.self), CommandEntry(BackupUndoCommand.self),
+        CommandEntry(ImportCommand.self), CommandEntry(ExportCommand.self),
+    ]
+
+    /// The everyday commands on the Trash and settings, in the order help lists them.
+    package static let settingCommands: [CommandEntry] = [
+        CommandEntry(PurgeCommand.self), CommandEntry(TrashEmptyCommand.self),
+        CommandEntry(ConfigGetCommand.self), CommandEntry(ConfigSetCommand.self), CommandEntry(ConfigListCommand.self),
+    ]
+
+    /// What help says about the tool itself.
+    package static let configuration = CommandConfiguration(
+        path: [], abstract: "Keep your own word list: words, meanings, readings, examples, notes and tags.",
+        discussion: "Your library is one file on this device (see --library). Run 'midiccio help <command>' for details.")
+
+    /// The tool as its help shows it: its own options, then every command.
+    package static var definition: CommandDefinition { definition(of: RootOptions()) }
+
+    private static func definition(of root: RootOptions) -> CommandDefinition {
+        CommandDefinition(
+            configuration, declared: ArgumentDefinition.declared(by: root), standard: [.helpRequest],
+            usage: "midiccio <command> [options]")
+    }
+
+    /// Runs the everyday commands and `--version` in this process, and hands anything
+    /// else to `midiccio-online` beside this binary (`OnlineSibling`): help, the commands
+    /// that go online, and an everyday command whose library syncs with a cloud reached
+    /// over the network. Returns the exit code as `run` does.
+    public static func runEveryday(
+        _ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
+        io: TerminalIO = StandardIO()
+    ) -> Int32 {
+        run(
+            arguments, commands: wordCommands + settingCommands, remotes: .folderOnly, environment: environment, io: io,
+            handOff: { OnlineSibling.run($0, io: io) })
+    }
+
+    /// Runs the tool with `arguments` (without the program name) and `commands`, and
+    /// returns the exit code: 0 success, 1 failure, 64 bad usage.
+    ///
+    /// With `handOff`, only `--version` and a command of `commands` run here; anything
+    /// else (help, another command, a command that needs a remote `remotes` cannot
+    /// reach) goes to `handOff` with the arguments unchanged, before any output.
+    package static func run(
+        _ arguments: [String], commands: [CommandEntry], remotes: RemoteReach, environment: [String: String],
+        io: TerminalIO, handOff: (([String]) -> Int32)? = nil
+    ) -> Int32 {
+        let original = arguments
+        let root = RootOptions()
+        let leading: [String]
+        var arguments = arguments
+        do {
+            guard let count = try readOptionsBeforeCommand(arguments, into: root) else {
+                if let handOff { return handOff(original) }
+                io.write(rootHelp(commands))
+                return 0
+            }
+            leading = Array(arguments.prefix(count))
+            arguments.removeFirst(count)
+        } catch {
+            if let handOff { return handOff(original) }
+            return usageFailure(error, definition, io: io)
+        }
+        if root.version {
+            io.write("midiccio \(version)\n")
+            return 0
+        }
+        var helpRequested = false
+        if arguments.first == "help" {
+            helpRequested = true
+            arguments.removeFirst()
+        }
+        if let handOff, helpRequested || match(arguments, in: commands) == nil {
+            return handOff(original)
+        }
+        if arguments.isEmpty || arguments == ["-h"] || arguments == ["--help"] {
+            io.write(rootHelp(commands))
+            return 0
+        }
+        guard let command = match(arguments, in: commands) else {
+            let groups = commands.filter { $0.path.count > 1 && $0.path[0] == arguments[0] }
+            if !groups.isEmpty {
+                let group = CommandDefinition(
+                    CommandConfiguration(path: [arguments[0]], abstract: "Commands for \(arguments[0])."),
+                    declared: [
+                        ArgumentDefinition(kind: .positional, name: "subcommand", help: "One of the subcommands below.") { _, _ in }
+                    ],
+                    standard: ArgumentDefinition.standard(GlobalOptions()))
+                if helpRequested || arguments.contains("--help") || arguments.contains("-h") {
+                    io.write(group.helpText(subcommands: groups.map(\.configuration)))
+                    return 0
+                }
+                if arguments.count == 1 {
+                    let names = groups.map { $0.path.dropFirst().joined(separator: " ") }.joined(separator: ", ")
+                    return usageFailure(UsageError("'\(arguments[0])' needs a subcommand: \(names)"), group, io: io)
+                }
+                return usageFailure(UsageError("unknown command '\(arguments.prefix(2).joined(separator: " "))'"), group, io: io)
+            }
+            return usageFailure(UsageError("unknown command '\(arguments[0])'"), definition, io: io)
+        }
+        if helpRequested {
+            io.write(command.definition().helpText())
+            return 0
+        }
+        do {
+            // Global options given before the command go in front of its own arguments, so
+            // a "--" among those cannot make them positional.
+            try command.execute(leading + arguments.dropFirst(command.path.count), environment, io, remotes)
+            return 0
+        } catch is OnlineNeeded {
+            guard let handOff else {
+                io.writeError("Error: this command needs midiccio-online\n")
+                return 1
+            }
+            return handOff(original)
+        } catch let error as UsageError {
+            return usageFailure(error, command.definition(), io: io)
+        } catch {
+            io.writeError("Error: \(error)\n")
+            return 1
+        }
+    }
+
+    /// Reads the options given before the command's name (`midiccio --library L add x`) into
+    /// `root` and returns how many words they took; nil when they ask for help.
+    ///
+    /// `--offline` may come first too, as it always could (`midiccio --offline list`), but
+    /// only the commands that sync first accept it: the command reads those words again.
+    private static func readOptionsBeforeCommand(_ arguments: [String], into root: RootOptions) throws(UsageError) -> Int? {
+        let options = definition(of: root).options + ArgumentDefinition.declared(by: SyncOnOpen())
+        var reader = ArgumentReader(options: options)
+        let count = try reader.read(arguments, untilPositional: true)
+        if reader.helpRequested { return nil }
+        for (option, texts) in zip(options, reader.values) { try option.store(texts, option.shownName) }
+        return count
+    }
+
+    private static func match(_ arguments: [String], in commands: [CommandEntry]) -> CommandEntry? {
+        commands.filter { Array(arguments.prefix($0.path.count)) == $0.path }
+            .max { $0.path.count < $1.path.count }
+    }
+
+    /// Bad usage: the error and the usage line of `definition` on stderr, exit 64.
+    private static func usageFailure(_ error: UsageError, _ definition: CommandDefinition, io: TerminalIO) -> Int32 {
+        io.writeError("Error: \(error.message)\n" + definition.usageReminder)
+        return 64
+    }
+
+    /// The tool's help, listing `commands`.
+    package static func rootHelp(_ commands: [CommandEntry]) -> String {
+        definition.helpText(subcommands: commands.map(\.configuration))
+    }
+}
+
+/// What `midiccio` itself accepts before a command's name.
+struct RootOptions: ParsableArguments {
+    @OptionGroup package var global: GlobalOptions
+    /// True when --version was given.
+    @Flag(help: "Show the version.") package var version = false
+}
+
+/// One command as the tool lists, explains and runs it. (A struct of closures rather
+/// than an array of `any ParsableCommand.Type`: calling an initialiser through that
+/// existential crashes the Swift 6.3 compiler.)
+package struct CommandEntry: Sendable {
+    /// Its words and help text.
+    package let configuration: CommandConfiguration
+    /// Its declarations, for help and the usage line.
+    package let definition: @Sendable () -> CommandDefinition
+    /// Parses what follows the command's words (global options first), then prints help,
+    /// or validates and runs the command.
+    package let execute:
+        @Sendable (_ arguments: [String], _ environment: [String: String], _ io: TerminalIO, _ remotes: RemoteReach) throws ->
+            Void
+
+    /// The words that select it.
+    package var path: [String] { configuration.path }
+
+    package init<Command: ParsableCommand>(_ type: Command.Type) {
+        configuration = Command.configuration
+        definition = { Command.definition }
+        execute = { arguments, environment, io, remotes in
+            guard let (command, global) = try Command.parse(arguments) else {
+                io.write(Command.definition.helpText())
+                return
+            }
+            try command.run(ToolContext(global: global, environment: environment, io: io, remotes: remotes))
+        }
+    }
+}
+
+/// A failure a command explains in its own words: printed as "Error: ..." with exit 1.
+package struct ToolFailure: Error, CustomStringConvertible {
+    package var description: String
+    package init(_ description: String) { self.description = description }
+}
+
+/// What a running command may use: the global options, the environment, output, the library.
+package final class ToolContext {
+    /// The options every command accepts (`--library`).
+    package let global: GlobalOptions
+    /// The process environment (or the one a test gives).
+    package let environment: [String: String]
+    /// Where output goes.
+    package let io: TerminalIO
+    /// The remotes this binary can sync with itself.
+    package let remotes: RemoteReach
+    private var openLibrary: WordLibrary?
+
+    package init(global: GlobalOptions, environment: [String: String], io: TerminalIO, remotes: RemoteReach) {
+        self.global = global
+        self.environment = environment
+        self.io = io
+        self.remotes = remotes
+    }
+
+    /// The library path: --library, else MIDICCIO_LIBRARY, else the XDG data folder.
+    package var libraryPath: String {
+        if let path = global.library { return path }
+        if let path = environment["MIDICCIO_LIBRARY"], !path.isEmpty { return path }
+        let dataHome =
+            environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
+        return dataHome + "/midiccio/library.sqlite"
+    }
+
+    /// The library, opened (and created) on first use.
+    package func library() throws -> WordLibrary {
+        if let openLibrary { return openLibrary }
+        let library = try WordLibrary(path: libraryPath, environment: environment)
+        openLibrary = library
+        // trash.autoPurgeDays applies to libraries that never sync too; with the setting
+        // off (the default) this is one small query.
+        try library.autoPurge()
+        return library
+    }
+
+    /// Prints words for people or as JSON.
+    package var printer: WordPrinter {
+        // no-color.org: NO_COLOR counts when present and not empty.
+        WordPrinter(colour: io.outputIsTerminal && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb")
+    }
+
+    /// Prints a note for people on stderr (never mixed into --json output).
+    package func note(_ text: String) { io.writeError(text + "\n") }
+}

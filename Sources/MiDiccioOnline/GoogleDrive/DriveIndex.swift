@@ -1,0 +1,157 @@
+import Foundation
+import MiDiccioCloud
+
+/// What this device knows of the MiDiccio files in Google Drive: each file's id, name,
+/// folder and version, the change token the next sync asks from, and the content of
+/// the small files every sync reads (the manifest and device records).
+///
+/// Drive names files by id, and a name may appear twice in one folder; sync names files
+/// by path. The index turns one into the other without asking Drive, and the Changes
+/// API keeps it up to date, so a sync with nothing to do costs one request. It is kept
+/// in the library between syncs (`CloudCache`) and is only a cache: a file it does not
+/// know is looked up by name, a file it knows but Drive no longer has (404) is looked
+/// up again, and an unusable change token means a full listing.
+struct DriveIndex: Codable, Sendable {
+    /// One file or folder.
+    struct Item: Codable, Sendable, Hashable {
+        var name: String
+        /// The folder it is in (Drive allows several; MiDiccio makes one).
+        var parent: String?
+        var folder: Bool
+        /// Drive's `createdTime` (RFC 3339, so text order is time order).
+        var created: String
+        var modified: String
+        var size: Int
+        /// Drive's `version`: it changes whenever the file does.
+        var version: String
+    }
+
+    /// The content of a small file at one version.
+    struct Content: Codable, Sendable {
+        var version: String
+        var data: Data
+    }
+
+    /// The layout of this value; another one is thrown away.
+    static let currentFormat = 1
+
+    var format = DriveIndex.currentFormat
+    /// Which Drive space and folder this index describes ("appdata", "folder:Words").
+    var space: String
+    /// The Changes API token to ask from next; nil before the first listing.
+    var pageToken: String?
+    /// True after a full listing, until the next sync lists everything once more: Drive
+    /// may leave a file made just before a listing out of it for a moment, and a file made
+    /// before the change token never shows up in the changes either.
+    var listingToConfirm: Bool?
+    /// The app data folder's own id, once Drive has named it (as the parent of a file
+    /// made with its alias); nil for a visible folder, and until then.
+    var rootID: String?
+    /// Every file and folder by id.
+    var items: [String: Item] = [:]
+    /// Small files' content by id.
+    var contents: [String: Content] = [:]
+
+    init(space: String) { self.space = space }
+
+    /// The index saved in `data`, if it is one of `space`.
+    static func decode(_ data: Data, space: String) -> DriveIndex? {
+        guard let index = try? JSONDecoder().decode(DriveIndex.self, from: data), index.format == currentFormat, index.space == space
+        else { return nil }
+        return index
+    }
+
+    /// The index as saved.
+    func encoded() -> Data { (try? JSONEncoder().encode(self)) ?? Data() }
+
+    // MARK: - Paths
+
+    /// The ids of the MiDiccio folder itself: for the app data folder, its id when known,
+    /// else the folders its files are in that are not themselves known (Drive's hidden
+    /// root, and any folder a listing left out: never written into, see `ensureFolder`,
+    /// and never holding a name that sync looks for at the top); for a visible
+    /// folder, every folder of that name outside any known folder (two devices that made
+    /// it at the same moment made two).
+    func roots(folderName: String?) -> [String] {
+        if folderName == nil, let rootID { return [rootID] }
+        var roots = Set<String>()
+        for (id, item) in items {
+            let outside = item.parent.map { items[$0] == nil } ?? true
+            guard outside else { continue }
+            if let folderName {
+                if item.folder && item.name == folderName { roots.insert(id) }
+            } else if let parent = item.parent {
+                roots.insert(parent)
+            }
+        }
+        return ordered(Array(roots))
+    }
+
+    /// Ids sorted oldest first (by creation, then id): the order that picks which of
+    /// same-named folders is written into.
+    func ordered(_ ids: [String]) -> [String] {
+        ids.sorted { a, b in
+            let (x, y) = (items[a]?.created ?? "", items[b]?.created ?? "")
+            return x != y ? x < y : a < b
+        }
+    }
+
+    /// The children of `parents` named `name` (folders or files), oldest first.
+    func children(of parents: [String], named name: String, folders: Bool) -> [String] {
+        let parentSet = Set(parents)
+        return ordered(
+            items.compactMap { id, item in
+                item.folder == folders && item.name == name && item.parent.map(parentSet.contains) == true ? id : nil
+            })
+    }
+
+    /// Every file (not folder) directly in `parents`.
+    func files(in parents: [String]) -> [(id: String, item: Item)] {
+        let parentSet = Set(parents)
+        return items.compactMap { id, item in
+            !item.folder && item.parent.map(parentSet.contains) == true ? (id, item) : nil
+        }
+    }
+
+    /// The ids of every folder at `components` below the roots: all same-named folders
+    /// count as one.
+    func folders(at components: [String], roots: [String]) -> [String] {
+        var current = roots
+        for component in components {
+            guard !current.isEmpty else { return [] }
+            current = children(of: current, named: component, folders: true)
+        }
+        return current
+    }
+
+    /// Removes `id` and everything below it.
+    mutating func remove(_ id: String) {
+        items[id] = nil
+        contents[id] = nil
+        let below = items.compactMap { $0.value.parent == id ? $0.key : nil }
+        for child in below { remove(child) }
+    }
+
+    /// Adds or updates a file from Drive's resource; a changed version drops its content.
+    mutating func update(id: String, with item: Item) {
+        if let content = contents[id], content.version != item.version { contents[id] = nil }
+        items[id] = item
+    }
+}
+
+extension DriveIndex.Item {
+    /// The fields the index needs, for `fields=` parameters.
+    static let fields = "id,name,mimeType,parents,createdTime,modifiedTime,size,version,trashed"
+
+    /// The item of a Drive file resource, or nil when it lacks what the index needs.
+    init?(resource: [String: Any]) {
+        guard let name = resource["name"] as? String, let mimeType = resource["mimeType"] as? String else { return nil }
+        self.name = name
+        parent = (resource["parents"] as? [String])?.first
+        folder = mimeType == GoogleDriveStorage.folderType
+        created = resource["createdTime"] as? String ?? ""
+        modified = resource["modifiedTime"] as? String ?? created
+        size = Int(resource["size"] as? String ?? "") ?? (resource["size"] as? NSNumber)?.intValue ?? 0
+        version = (resource["version"] as? String) ?? (resource["version"] as? NSNumber)?.stringValue ?? ""
+    }
+}

@@ -1,0 +1,430 @@
+import Foundation
+import MiDiccioCloud
+import MiDiccioModel
+import Synchronization
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Cloud storage in a folder on a WebDAV server: Nextcloud, ownCloud, Synology, a NAS,
+/// Apache or lighttpd with their WebDAV modules, and many hosted services.
+///
+/// - `list` is a `PROPFIND` with `Depth: 1`, `read` a `GET`, `delete` a `DELETE`.
+/// - `write` uploads to a hidden temporary name in the same folder with `PUT`, then
+///   renames it onto the real name with `MOVE` and `Overwrite: T`, which servers do with
+///   one rename: a reader sees the old file or the whole new one. Missing folders (the
+///   MiDiccio folder itself included) are made with `MKCOL` when a `PUT` says they are
+///   missing, so a sync that finds them in place spends no request on them.
+/// - Nothing depends on ETags or `If-Match`, which some servers ignore: each device
+///   writes only its own files, so there is no concurrent writer to detect.
+/// - Every request has a timeout; 5xx answers, 429 and dropped connections are retried
+///   with exponential backoff, honouring `Retry-After`. A retry is the whole request,
+///   body included, on a new connection; a connection idle for more than half a second
+///   is not reused, since servers close idle ones after a second or more.
+/// - The user name and password go only into the `Authorization` header. They never
+///   appear in a URL, an error, `displayName` or a description of this object.
+///
+/// Calls block the calling thread until the server answers; the sync engine is
+/// synchronous and runs off the main thread.
+public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomReflectable, Sendable {
+    /// How to write a file.
+    public enum WriteMode: Sendable, Hashable {
+        /// `PUT` to a temporary name, then `MOVE` onto the real one: atomic on every
+        /// server that implements `MOVE` as a rename (two requests per file).
+        case temporaryThenMove
+        /// One `PUT` to the real name: atomic only where the server itself writes
+        /// uploads to a temporary file first (lighttpd, Apache mod_dav, Nextcloud do).
+        case directPut
+    }
+
+    /// Timeouts, retries and limits.
+    public struct Options: Sendable {
+        /// Seconds without any byte moving before a request fails as unavailable.
+        public var timeout: TimeInterval = 15
+        /// When to try a failed request again.
+        public var retry: HTTPRetryPolicy = .standard
+        /// The largest file `read` accepts, in bytes.
+        public var maxFileBytes = 1 << 30
+        /// The largest listing `list` accepts, in bytes.
+        public var maxListingBytes = 32 * 1024 * 1024
+        /// The most files one listing may hold.
+        public var maxListingEntries = 200_000
+        /// How a file is written. One `PUT` by default: sync never needs the rename,
+        /// because every reader checks what it reads (zlib's checksum on change files
+        /// and snapshots, a full parse of JSON records) and a file caught half written
+        /// is skipped, never applied, and read again at the next sync. That keeps one
+        /// changed word at 5 requests each way instead of 7.
+        public var writeMode: WriteMode = .directPut
+        /// Waits between retries (seconds); tests replace it to run without waiting.
+        public var sleep: @Sendable (TimeInterval) -> Void = { Thread.sleep(forTimeInterval: $0) }
+        /// Seconds a connection may sit unused and still carry the next request (half a
+        /// second). Tests replace it: a long limit reuses connections across pauses, as
+        /// this client once did; 0 never reuses one.
+        var connectionIdleLimit = BlockingHTTPClient.standardIdleLimit
+
+        /// The standard options: 15 s timeout, four attempts.
+        public init() {}
+
+        /// Options for a command that must not keep its user waiting: one retry, short
+        /// waits, `timeout` seconds per request.
+        public static func impatient(timeout: TimeInterval) -> Options {
+            var options = Options()
+            options.timeout = timeout
+            options.retry = HTTPRetryPolicy(maxAttempts: 2, baseDelay: 0.2, maxDelay: 1)
+            return options
+        }
+    }
+
+    /// The MiDiccio folder on the server (no credentials in it).
+    public let address: WebDAVAddress
+    /// The user name sent with every request, if any.
+    public let user: String?
+    /// The options in force.
+    public let options: Options
+
+    private let authorization: String?
+    private let client: BlockingHTTPClient
+    private let state = Mutex<(counts: [String: Int], folders: Set<String>)>(([:], []))
+
+    /// Uses the folder at `address`, sending `user` and `password` with Basic
+    /// authentication (over https or http) when a user is given.
+    public init(address: WebDAVAddress, user: String?, password: String?, options: Options = Options()) {
+        self.address = address
+        self.user = user
+        self.options = options
+        client = BlockingHTTPClient(idleLimit: options.connectionIdleLimit)
+        if let user {
+            authorization = "Basic " + Data("\(user):\(password ?? "")".utf8).base64EncodedString()
+        } else {
+            authorization = nil
+        }
+    }
+
+    /// "webdav https://host/path": never the user name's password.
+    public var displayName: String { "webdav \(address)" }
+
+    /// The same as `displayName`: safe to print.
+    public var description: String { displayName }
+
+    /// Mirrors only what is safe to show, so `dump` and debuggers never print the
+    /// password held in the Authorization header.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["address": address.description, "user": user as Any], displayStyle: .class)
+    }
+
+    // MARK: - Request counts
+
+    /// Requests sent so far by HTTP method ("GET", "PUT", "MOVE", "PROPFIND", "DELETE",
+    /// "MKCOL", "HEAD"), every retry counted: what the server actually served.
+    public var requestCounts: [String: Int] { state.withLock { $0.counts } }
+
+    /// All requests sent so far.
+    public var requestCount: Int { requestCounts.values.reduce(0, +) }
+
+    /// Sets the request counts back to zero.
+    public func resetCounts() { state.withLock { $0.counts = [:] } }
+
+    // MARK: - CloudStorage
+
+    /// The files directly in `folder` (a `PROPFIND` with `Depth: 1`); [] when the folder
+    /// does not exist. A listing that cannot be trusted is an error, never a guess.
+    public func list(_ folder: String) throws -> [CloudEntry] {
+        let answer = try send(
+            "PROPFIND", folderURL(folder), path: folder, body: WebDAVListing.requestBody,
+            headers: ["Depth": "1", "Content-Type": "application/xml; charset=utf-8"],
+            maxBody: options.maxListingBytes
+        ).answer
+        switch answer.status {
+        case 207, 200:
+            var limits = WebDAVListing.Limits.standard
+            limits.maxBytes = options.maxListingBytes
+            limits.maxEntries = options.maxListingEntries
+            do {
+                let entries = try WebDAVListing.files(in: answer.body, folderPath: decodedPath(folder), limits: limits)
+                markExisting(folder)
+                return entries
+            } catch {
+                throw CloudError.failed(path: folder.isEmpty ? "/" : folder, reason: "the server's listing cannot be read: \(error)")
+            }
+        case 404, 410:
+            return []
+        default:
+            throw unexpected(answer, "PROPFIND", folder.isEmpty ? "/" : folder)
+        }
+    }
+
+    /// The file's bytes (a `GET`), or nil when the server has no such file.
+    public func read(_ path: String) throws -> Data? {
+        let answer = try send("GET", fileURL(path), path: path, maxBody: options.maxFileBytes).answer
+        switch answer.status {
+        case 200: return answer.body
+        case 404, 410: return nil
+        default: throw unexpected(answer, "GET", path)
+        }
+    }
+
+    /// Uploads the file atomically (see `WriteMode`), making missing folders.
+    public func write(_ path: String, _ data: Data) throws {
+        try upload(path, data, exclusive: false)
+    }
+
+    /// Uploads the file only if nothing is there yet: `If-None-Match: *` on the `PUT`
+    /// (or `Overwrite: F` on the `MOVE`). A server that ignores the condition writes it
+    /// anyway, which the random part of every name sync creates makes harmless.
+    public func create(_ path: String, _ data: Data) throws {
+        try upload(path, data, exclusive: true)
+    }
+
+    private func upload(_ path: String, _ data: Data, exclusive: Bool) throws {
+        let (folder, name) = split(path)
+        switch options.writeMode {
+        case .directPut:
+            try put(path, data, folder: folder, exclusive: exclusive)
+        case .temporaryThenMove:
+            // A hidden name that no reader recognises: a crash between PUT and MOVE
+            // leaves a stray file that every device ignores and its writer removes.
+            let temporary = (folder.isEmpty ? "" : folder + "/") + ".\(name).\(String(UInt64.random(in: 0...UInt64.max), radix: 16)).tmp"
+            try put(temporary, data, folder: folder, exclusive: false)
+            do {
+                try move(temporary, to: path, overwrite: !exclusive)
+            } catch {
+                _ = try? remove(temporary)
+                throw error
+            }
+        }
+    }
+
+    /// Removes the file (a `DELETE`); true when it existed.
+    @discardableResult
+    public func delete(_ path: String) throws -> Bool {
+        try remove(path)
+    }
+
+    // MARK: - Operations
+
+    private func remove(_ path: String) throws -> Bool {
+        let answer = try send("DELETE", fileURL(path), path: path).answer
+        switch answer.status {
+        case 200, 202, 204: return true
+        case 404, 410: return false
+        default: throw unexpected(answer, "DELETE", path)
+        }
+    }
+
+    /// Uploads `data` to `path`; when the server says the folder is missing, makes it
+    /// (and its parents) and uploads again.
+    private func put(_ path: String, _ data: Data, folder: String, exclusive: Bool) throws {
+        var madeFolder = false
+        var headers = ["Content-Type": "application/octet-stream"]
+        if exclusive { headers["If-None-Match"] = "*" }
+        while true {
+            let answer = try send("PUT", fileURL(path), path: path, body: data, headers: headers).answer
+            switch answer.status {
+            case 200, 201, 204:
+                markExisting(folder)
+                return
+            case 412 where exclusive:
+                throw CloudError.exists(path: path)
+            case 404 where !madeFolder, 409 where !madeFolder:
+                // RFC 4918 §9.7.1: 409 when a parent collection is missing (some
+                // servers say 404).
+                forget(folder)
+                try makeFolder(folder)
+                madeFolder = true
+            default:
+                throw unexpected(answer, "PUT", path)
+            }
+        }
+    }
+
+    /// Renames `source` onto `destination`, replacing it unless `overwrite` is false.
+    private func move(_ source: String, to destination: String, overwrite: Bool) throws {
+        let target = fileURL(destination)
+        let (answer, attempts) = try send(
+            "MOVE", fileURL(source), path: destination,
+            headers: ["Destination": target.absoluteString, "Overwrite": overwrite ? "T" : "F"])
+        switch answer.status {
+        case 200, 201, 204:
+            return
+        case 412 where !overwrite:
+            // A retried MOVE whose first attempt went through and lost only its answer
+            // finds its own file there: the temporary one is gone then.
+            if attempts > 1, try send("HEAD", fileURL(source), path: source).answer.status == 404 { return }
+            throw CloudError.exists(path: destination)
+        case 404 where attempts > 1:
+            // The first attempt may have moved the file and lost only its answer.
+            let check = try send("HEAD", target, path: destination).answer
+            if check.status == 200 { return }
+            throw unexpected(answer, "MOVE", destination)
+        default:
+            throw unexpected(answer, "MOVE", destination)
+        }
+    }
+
+    /// Makes `folder` ("" is the MiDiccio folder itself), making missing parents first.
+    private func makeFolder(_ folder: String, depth: Int = 0) throws {
+        if depth > 0, isKnown(folder) { return }
+        var madeParent = false
+        while true {
+            let answer = try send("MKCOL", folderURL(folder), path: folder.isEmpty ? "/" : folder).answer
+            switch answer.status {
+            case 200, 201, 204, 405:
+                // 405: MKCOL on a folder that exists (another device made it first).
+                markExisting(folder)
+                return
+            case 404 where !madeParent, 409 where !madeParent:
+                guard !folder.isEmpty else {
+                    let parent = address.url.deletingLastPathComponent().absoluteString
+                    throw CloudError.unavailable(
+                        "the folder \(address) does not exist on the server and cannot be made there, because \(parent) does not exist either; check the URL"
+                    )
+                }
+                guard depth < 32 else { throw unexpected(answer, "MKCOL", folder) }
+                try makeFolder(split(folder).folder, depth: depth + 1)
+                madeParent = true
+            default:
+                throw unexpected(answer, "MKCOL", folder.isEmpty ? "/" : folder)
+            }
+        }
+    }
+
+    // MARK: - Sending, retrying and errors
+
+    /// Sends one request, retrying while the server or the network fails for a moment.
+    /// Returns the answer (any status but 401/403) and the number of attempts made.
+    private func send(
+        _ method: String, _ url: URL, path: String, body: Data? = nil, headers: [String: String] = [:],
+        maxBody: Int = 1 << 20
+    ) throws -> (answer: HTTPAnswer, attempts: Int) {
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        request.httpBody = body
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        if let authorization { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
+        request.setValue("MiDiccio", forHTTPHeaderField: "User-Agent")
+        var attempt = 1
+        while true {
+            state.withLock { $0.counts[method, default: 0] += 1 }
+            switch client.send(request, timeout: options.timeout, maxBodyBytes: maxBody) {
+            case .success(let answer):
+                if answer.status == 401 || answer.status == 403 {
+                    throw CloudError.unauthorized("the server refused the user name or password")
+                }
+                guard HTTPRetryPolicy.isRetryable(status: answer.status) else { return (answer, attempt) }
+                let retryAfter = HTTPRetryPolicy.retryAfterSeconds(answer.header("Retry-After"))
+                guard let delay = options.retry.delay(afterAttempt: attempt, retryAfter: retryAfter) else {
+                    if let retryAfter, retryAfter > options.retry.maxDelay {
+                        throw CloudError.unavailable("the server at \(address.hostAndPort) is busy and asks to wait \(Int(retryAfter)) s")
+                    }
+                    throw CloudError.unavailable(
+                        "the server at \(address.hostAndPort) answered \(Self.statusText(answer.status)) \(attempt) time\(attempt == 1 ? "" : "s")"
+                    )
+                }
+                options.sleep(delay)
+            case .failure(.dropped):
+                guard let delay = options.retry.delay(afterAttempt: attempt, retryAfter: nil) else {
+                    throw CloudError.unavailable(
+                        "the connection to \(address.hostAndPort) dropped \(attempt) time\(attempt == 1 ? "" : "s")")
+                }
+                options.sleep(delay)
+            case .failure(let failure):
+                throw cloudError(failure, path: path)
+            }
+            attempt += 1
+        }
+    }
+
+    private func cloudError(_ failure: HTTPFailure, path: String) -> CloudError {
+        let server = address.hostAndPort
+        switch failure {
+        case .timedOut:
+            return .unavailable("the server at \(server) did not answer within \(Self.seconds(options.timeout))")
+        case .refused:
+            return .unavailable("nothing answers at \(server) (is the server running?)")
+        case .dropped:
+            return .unavailable("the connection to \(server) dropped")
+        case .hostNotFound:
+            return .unavailable("the server name \(address.url.host ?? server) is unknown (check the URL and the network)")
+        case .offline:
+            return .unavailable("this computer is offline")
+        case .insecure:
+            return .unavailable("the secure connection to \(server) failed (check the server's certificate)")
+        case .tooLarge(let limit):
+            return .failed(path: path, reason: "the server's answer is larger than \(limit / 1_048_576) MB")
+        case .other(let code):
+            return .unavailable("network error \(code) talking to \(server)")
+        }
+    }
+
+    private func unexpected(_ answer: HTTPAnswer, _ method: String, _ path: String) -> CloudError {
+        switch answer.status {
+        case 300..<400:
+            // The Location may point anywhere; only its host is worth showing.
+            let target = answer.header("Location").flatMap { URLComponents(string: $0)?.host }.map { " (to \($0))" } ?? ""
+            return .failed(path: path, reason: "the server redirects\(target); set the remote to the folder's final URL")
+        case 507:
+            return .failed(path: path, reason: "the server has no space left (507 Insufficient Storage)")
+        default:
+            return .failed(path: path, reason: "the server answered \(method) with \(Self.statusText(answer.status))")
+        }
+    }
+
+    private static func statusText(_ status: Int) -> String {
+        "\(status) " + HTTPURLResponse.localizedString(forStatusCode: status).capitalized
+    }
+
+    private static func seconds(_ value: TimeInterval) -> String {
+        value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
+    }
+
+    // MARK: - Paths
+
+    /// The URL of a file, each path component percent-encoded.
+    private func fileURL(_ path: String) -> URL {
+        URL(string: address.url.absoluteString + "/" + Self.encoded(path))!
+    }
+
+    /// The URL of a folder, with the trailing slash servers expect of collections.
+    private func folderURL(_ folder: String) -> URL {
+        URL(string: address.url.absoluteString + "/" + (folder.isEmpty ? "" : Self.encoded(folder) + "/"))!
+    }
+
+    /// The decoded path a listing's hrefs are compared with.
+    private func decodedPath(_ folder: String) -> String {
+        address.decodedPath + (folder.isEmpty ? "" : "/" + folder)
+    }
+
+    private static let componentCharacters: CharacterSet = {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "/;?#%")
+        return allowed
+    }()
+
+    private static func encoded(_ path: String) -> String {
+        path.split(separator: "/", omittingEmptySubsequences: true)
+            .map { String($0).addingPercentEncoding(withAllowedCharacters: componentCharacters) ?? String($0) }
+            .joined(separator: "/")
+    }
+
+    private func split(_ path: String) -> (folder: String, name: String) {
+        guard let slash = path.lastIndex(of: "/") else { return ("", path) }
+        return (String(path[..<slash]), String(path[path.index(after: slash)...]))
+    }
+
+    // MARK: - Folders known to exist
+
+    private func isKnown(_ folder: String) -> Bool { state.withLock { $0.folders.contains(folder) } }
+
+    private func markExisting(_ folder: String) {
+        state.withLock { state in
+            // A folder that exists has every parent too.
+            var current = folder
+            while state.folders.insert(current).inserted, !current.isEmpty {
+                current = split(current).folder
+            }
+        }
+    }
+
+    private func forget(_ folder: String) { _ = state.withLock { $0.folders.remove(folder) } }
+}
