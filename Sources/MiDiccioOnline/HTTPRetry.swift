@@ -55,3 +55,29 @@ public struct HTTPRetryPolicy: Sendable, Hashable {
         return TimeInterval(seconds)
     }
 }
+
+/// The options of a back end that retries HTTP requests, as far as
+/// `impatient(timeout:)` changes them.
+public protocol RetryingOptions {
+    /// The standard options.
+    init()
+    /// Seconds without any byte moving before a request fails.
+    var timeout: TimeInterval { get set }
+    /// When to try a failed request again.
+    var retry: HTTPRetryPolicy { get set }
+}
+
+extension RetryingOptions {
+    /// Options for a command that must not keep its user waiting: one retry, short
+    /// waits, `timeout` seconds per request.
+    public static func impatient(timeout: TimeInterval) -> Self {
+        var options = Self()
+        options.timeout = timeout
+        options.retry = HTTPRetryPolicy(maxAttempts: 2, baseDelay: 0.2, maxDelay: 1)
+        return options
+    }
+}
+
+extension WebDAVStorage.Options: RetryingOptions {}
+extension GoogleDriveStorage.Options: RetryingOptions {}
+extension CloudKitStorage.Options: RetryingOptions {}

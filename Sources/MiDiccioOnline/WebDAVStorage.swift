@@ -66,14 +66,6 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
         /// The standard options: 15 s timeout, four attempts.
         public init() {}
 
-        /// Options for a command that must not keep its user waiting: one retry, short
-        /// waits, `timeout` seconds per request.
-        public static func impatient(timeout: TimeInterval) -> Options {
-            var options = Options()
-            options.timeout = timeout
-            options.retry = HTTPRetryPolicy(maxAttempts: 2, baseDelay: 0.2, maxDelay: 1)
-            return options
-        }
     }
 
     /// The MiDiccio folder on the server (no credentials in it).

@@ -29,13 +29,6 @@ public final class CloudKitStorage: CloudStorage, CustomStringConvertible, Senda
         /// The standard options.
         public init() {}
 
-        /// Options for a command that must not keep its user waiting.
-        public static func impatient(timeout: TimeInterval) -> Options {
-            var options = Options()
-            options.timeout = timeout
-            options.retry = HTTPRetryPolicy(maxAttempts: 2, baseDelay: 0.2, maxDelay: 1)
-            return options
-        }
     }
 
     /// The container, environment and zone.
