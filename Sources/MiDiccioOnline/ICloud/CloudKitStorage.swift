@@ -426,13 +426,16 @@ public final class CloudKitStorage: CloudStorage, CustomStringConvertible, Senda
             let operations: [[String: Any]] = batch.map { ["operationType": "forceDelete", "record": ["recordName": $0]] }
             let about = batch.count == 1 ? paths[start] : "/"
             let (results, _) = try modify(operations, about: about)
+            // The index is saved once a batch, not once a record.
+            var gone: [String] = []
+            defer { mutate { index in for name in gone { index.items[name] = nil } } }
             for (name, result) in zip(batch, results) {
                 if let error = CloudKitAPI.ServerError(result) {
                     guard ["NOT_FOUND", "ZONE_NOT_FOUND"].contains(error.code) else { throw api.failure(error, about: about) }
                 } else {
                     removed += 1
                 }
-                mutate { $0.items[name] = nil }
+                gone.append(name)
             }
         }
         return removed
