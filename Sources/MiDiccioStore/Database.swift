@@ -40,6 +40,27 @@ package final class Database {
         sqlite3_close_v2(handle)
     }
 
+    /// Makes `transform` callable from SQL as `name(text)`: one text argument, one text
+    /// result (NULL gives NULL), deterministic. It lives as long as the connection.
+    package func defineTextFunction(_ name: String, _ transform: @escaping (String) -> String) throws {
+        let box = Unmanaged.passRetained(TextFunction(transform)).toOpaque()
+        let code = sqlite3_create_function_v2(
+            handle, name, 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, box,
+            { context, _, arguments in
+                guard let context, let function = sqlite3_user_data(context) else { return }
+                guard let arguments, let argument = arguments[0], let text = sqlite3_value_text(argument) else {
+                    sqlite3_result_null(context)
+                    return
+                }
+                let result = Unmanaged<TextFunction>.fromOpaque(function).takeUnretainedValue().transform(String(cString: text))
+                sqlite3_result_text(context, result, -1, midiccio_sqlite_transient())
+            }, nil, nil,
+            { box in
+                if let box { Unmanaged<TextFunction>.fromOpaque(box).release() }
+            })
+        guard code == SQLITE_OK else { throw SQLiteError(code: code, message: String(cString: sqlite3_errmsg(handle))) }
+    }
+
     /// Runs one or more statements that return no rows.
     package func execute(_ sql: String) throws {
         var errorMessage: UnsafeMutablePointer<CChar>?
@@ -150,5 +171,14 @@ package final class Database {
         try statement.bind(values)
         defer { statement.reset() }
         while try statement.step() {}
+    }
+}
+
+/// A Swift function SQL calls (see `Database.defineTextFunction`).
+private final class TextFunction {
+    let transform: (String) -> String
+
+    init(_ transform: @escaping (String) -> String) {
+        self.transform = transform
     }
 }
