@@ -29,23 +29,7 @@ struct ICloudLiveTests {
         func storage() -> CloudKitStorage { CloudKitStorage(database: database, session: session, endpoints: endpoints) }
         let cleanup = storage()
         defer { try? cleanup.removeEverything() }
-        try withTemporaryDirectory { directory in
-            let start = CloudBackendFixture.start
-            let a = try TestDevice(
-                name: "a", path: directory.appendingPathComponent("a.sqlite").path, storage: storage(), clock: ManualClock(start: start))
-            let b = try TestDevice(
-                name: "b", path: directory.appendingPathComponent("b.sqlite").path, storage: storage(), clock: ManualClock(start: start))
-            let hund = try a.add("hund", meaning: "dog")
-            try a.sync()
-            try b.sync()
-            #expect(try b.word(hund).meaning == "dog")
-            let katze = try b.add("katze", meaning: "cat")
-            b.clock.advance(by: 1_000)
-            try b.sync()
-            a.clock.advance(by: 2_000)
-            try a.sync()
-            #expect(try a.word(katze).meaning == "cat")
-        }
+        try checkTwoLibrariesSync(through: storage)
         try cleanup.removeEverything()
         try cleanup.beginPass(cache: nil)
         #expect(try cleanup.list("").isEmpty)
