@@ -318,16 +318,18 @@ public final class CloudKitStorage: CloudStorage, CustomStringConvertible, Senda
         }
         let result = attempt.results[0]
         if let error = CloudKitAPI.ServerError(result) { return (error, attempt.resent) }
-        if index.replaced != nil { mutate { $0.replaced = nil } }
-        if var parsed = Self.parse(result) {
-            parsed.item.data = parsed.item.asset ? nil : data
-            parsed.item.size = data.count
-            let item = parsed.item
-            mutate { $0.items[name] = item }
+        // What the answer says of the record (an answer without its fields leaves the
+        // rest to the next pass), and the news of a replaced zone is spent: one save.
+        var item = CloudKitIndex.Item(path: path, tag: "", size: data.count, modified: 0, asset: false, data: data)
+        if let parsed = Self.parse(result) {
+            item = parsed.item
+            item.data = item.asset ? nil : data
+            item.size = data.count
             if let url = parsed.downloadURL { state.withLock { $0.downloadURLs[name] = url } }
-        } else {
-            // An answer without the record's fields: the next pass brings it.
-            mutate { $0.items[name] = CloudKitIndex.Item(path: path, tag: "", size: data.count, modified: 0, asset: false, data: data) }
+        }
+        mutate { index in
+            index.items[name] = item
+            index.replaced = nil
         }
         return (nil, attempt.resent)
     }
