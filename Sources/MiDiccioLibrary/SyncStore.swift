@@ -59,9 +59,10 @@ package final class SyncStore {
         try library.writing(body)
     }
 
-    /// Like `write`, for a merge that may insert many words (`WordLibrary.writingInBulk`).
-    package func writeInBulk<T>(_ body: () throws -> T) throws -> T {
-        try library.writingInBulk(body)
+    /// Like `write`, for a merge that may insert up to `expectedWords` words
+    /// (`WordLibrary.writingInBulk`).
+    package func writeInBulk<T>(expectedWords: Int, _ body: () throws -> T) throws -> T {
+        try library.writingInBulk(expectedWords: expectedWords, body)
     }
 
     /// Runs `body` in one read transaction, so it sees one consistent state.

@@ -34,6 +34,10 @@ public final class WordLibrary {
 
     /// False makes `writingInBulk` write word by word (tests compare the two).
     package var usesBulkWrites = true
+    /// The fewest words `writingInBulk` builds the indexes again for (below it, putting
+    /// rows into the indexes one by one costs less than sorting the whole table). Tests
+    /// lower it to check small writes the same way.
+    package var deferredIndexesFrom = 2_000
     /// While `writingInBulk` runs: the first row it inserted (nil until one is), whose
     /// search entries are made in one statement at its end.
     private var bulkFrom: Int64??
@@ -497,7 +501,13 @@ public final class WordLibrary {
     /// words (an import, a backup restore, a new device's first sync): the search entries
     /// of the rows it inserts are made in one statement at the end, in row order, instead
     /// of one at a time. The library ends the same as with `writing`.
-    package func writingInBulk<T>(_ body: () throws -> T) throws -> T {
+    ///
+    /// `expectedWords` is how many words `body` may insert. When that is at least
+    /// `deferredIndexesFrom` and more than the library holds, the secondary indexes of
+    /// the words and their tags are dropped first and built again at the end, in the same
+    /// transaction: sorting once beats putting each row into seven indexes, at random
+    /// places for the term and sort keys. (Queries in `body` still work, by scanning.)
+    package func writingInBulk<T>(expectedWords: Int = 0, _ body: () throws -> T) throws -> T {
         if bulkFrom != nil || !usesBulkWrites { return try writing(body) }
         return try writing {
             bulkFrom = .some(nil)
@@ -508,6 +518,11 @@ public final class WordLibrary {
             defer {
                 bulkFrom = nil
                 try? database.execute("PRAGMA cache_size = -16384")
+            }
+            var deferred: [String] = []
+            if expectedWords >= deferredIndexesFrom {
+                let tally = try self.tally ?? storedTally() ?? countWords()
+                if tally.live + tally.trash < expectedWords { deferred = try dropSecondaryIndexes() }
             }
             let result = try body()
             if case .some(.some(let first)) = bulkFrom {
@@ -526,8 +541,20 @@ public final class WordLibrary {
                     WHERE w.seq >= ? ORDER BY w.seq, t.key
                     """, [.integer(first)])
             }
+            for sql in deferred { try database.execute(sql) }
             return result
         }
+    }
+
+    /// Drops the indexes of `words` and `word_tags` that the schema made with CREATE
+    /// INDEX (not the unique id and the primary keys) and returns the statements that
+    /// make them again, as the schema wrote them.
+    private func dropSecondaryIndexes() throws -> [String] {
+        let indexes = try database.cached(
+            "SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND tbl_name IN ('words', 'word_tags') AND sql IS NOT NULL ORDER BY name"
+        ).rows([]) { (name: $0.text(0), sql: $0.text(1)) }
+        for index in indexes { try database.execute("DROP INDEX \"\(index.name)\"") }
+        return indexes.map(\.sql)
     }
 
     /// Runs `body` as one write transaction; any error rolls everything back.

@@ -188,16 +188,16 @@ final class SyncSession {
     }
 
     /// Changes the state and runs `body` in one library transaction: both commit, or
-    /// neither does (and the state in memory stays as it was). `inBulk` is for a merge
-    /// that may insert many words (`WordLibrary.writingInBulk`).
-    func commit(inBulk: Bool = false, _ body: (inout SyncState) throws -> Void) throws {
+    /// neither does (and the state in memory stays as it was). `bulkWords` is for a merge
+    /// that may insert that many words (`WordLibrary.writingInBulk`).
+    func commit(bulkWords: Int? = nil, _ body: (inout SyncState) throws -> Void) throws {
         var next = state
         let change = {
             try body(&next)
             next.generation += 1
             try next.save(to: self.store)
         }
-        if inBulk { try store.writeInBulk(change) } else { try store.write(change) }
+        if let bulkWords { try store.writeInBulk(expectedWords: bulkWords, change) } else { try store.write(change) }
         state = next
         SyncSession.seenGenerations.withLock { $0[store.path + "|" + deviceID] = next.generation }
     }

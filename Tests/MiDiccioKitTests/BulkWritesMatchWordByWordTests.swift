@@ -37,7 +37,15 @@ struct BulkWritesMatchWordByWordTests {
         }
     }
 
+    /// The library's schema: tables and indexes as their statements made them.
+    static func schema(_ library: WordLibrary) throws -> [String] {
+        try library.database.prepare("SELECT type || ' ' || name || ': ' || ifnull(sql, '') FROM sqlite_schema ORDER BY name").rows {
+            $0.text(0)
+        }
+    }
+
     static func compare(_ bulk: WordLibrary, _ wordByWord: WordLibrary) throws {
+        #expect(try schema(bulk) == schema(wordByWord))
         #expect(try rows(bulk) == rows(wordByWord))
         #expect(try searches(bulk) == searches(wordByWord))
         #expect(try bulk.libraryDigest() == wordByWord.libraryDigest())
@@ -45,8 +53,13 @@ struct BulkWritesMatchWordByWordTests {
         try indexAgrees(wordByWord)
     }
 
-    /// Two empty libraries with the same ids, clock and locale; the second writes word by word.
-    static func pair(_ directory: URL) throws -> (WordLibrary, WordLibrary) {
+    /// How many words a bulk write must expect before it builds the indexes again at its
+    /// end: always (1), and never (so each row goes into them as it is written).
+    static let indexThresholds = [1, Int.max]
+
+    /// Two empty libraries with the same ids, clock and locale; the second writes word by
+    /// word, the first in bulk, building the indexes at the end from `deferIndexesFrom` words.
+    static func pair(_ directory: URL, deferIndexesFrom: Int = Int.max) throws -> (WordLibrary, WordLibrary) {
         func make(_ name: String) throws -> WordLibrary {
             var generator = SeededGenerator(seed: 42)
             let clock = ManualClock(start: Timestamp(milliseconds: 1_764_000_000_123))
@@ -56,7 +69,9 @@ struct BulkWritesMatchWordByWordTests {
         }
         let wordByWord = try make("b.sqlite")
         wordByWord.usesBulkWrites = false
-        return (try make("a.sqlite"), wordByWord)
+        let bulk = try make("a.sqlite")
+        bulk.deferredIndexesFrom = deferIndexesFrom
+        return (bulk, wordByWord)
     }
 
     static let sheet: String = {
@@ -74,10 +89,10 @@ struct BulkWritesMatchWordByWordTests {
         return lines.joined(separator: "\n") + "\n"
     }()
 
-    @Test("an import with duplicates, accents, CJK and every field at its limit")
-    func importSheet() throws {
+    @Test("an import with duplicates, accents, CJK and every field at its limit", arguments: indexThresholds)
+    func importSheet(deferIndexesFrom: Int) throws {
         try withTemporaryDirectory { directory in
-            let (bulk, wordByWord) = try Self.pair(directory)
+            let (bulk, wordByWord) = try Self.pair(directory, deferIndexesFrom: deferIndexesFrom)
             let path = directory.appendingPathComponent("words.tsv").path
             try Data(Self.sheet.utf8).write(to: URL(fileURLWithPath: path))
             _ = try bulk.add(WordContent(term: "ya estaba", meaning: "already there"))
@@ -102,8 +117,8 @@ struct BulkWritesMatchWordByWordTests {
         }
     }
 
-    @Test("a backup restore over a library with words, edited and deleted ones among them")
-    func restore() throws {
+    @Test("a backup restore over a library with words, edited and deleted ones among them", arguments: indexThresholds)
+    func restore(deferIndexesFrom: Int) throws {
         try withTemporaryDirectory { directory in
             let (source, _) = try Self.pair(directory.appendingPathComponent("source").createdDirectory())
             let path = directory.appendingPathComponent("words.tsv").path
@@ -113,7 +128,7 @@ struct BulkWritesMatchWordByWordTests {
             _ = try source.delete(Array(ids[0..<5]))
             let backup = directory.appendingPathComponent("backup.json").path
             _ = try source.exportBackup(to: backup)
-            let (bulk, wordByWord) = try Self.pair(directory)
+            let (bulk, wordByWord) = try Self.pair(directory, deferIndexesFrom: deferIndexesFrom)
             for library in [bulk, wordByWord] {
                 _ = try library.add(WordContent(term: "local", meaning: "only here"))
                 _ = try library.restoreBackup(from: backup, replace: true)
@@ -122,8 +137,10 @@ struct BulkWritesMatchWordByWordTests {
         }
     }
 
-    @Test("a new device's first sync of the seeded simulation's kind of library: edits, Trash, purges and tags")
-    func firstSync() throws {
+    @Test(
+        "a new device's first sync of the seeded simulation's kind of library: edits, Trash, purges and tags",
+        arguments: indexThresholds)
+    func firstSync(deferIndexesFrom: Int) throws {
         try withSyncFixture { fixture in
             let a = try fixture.device("a")
             var generator = SeededGenerator(seed: 5)
@@ -140,13 +157,53 @@ struct BulkWritesMatchWordByWordTests {
             try a.sync()
             let bulk = try fixture.device("bulk"), wordByWord = try fixture.device("word-by-word")
             wordByWord.library.usesBulkWrites = false
+            bulk.library.deferredIndexesFrom = deferIndexesFrom
             try bulk.sync()
             try wordByWord.sync()
             #expect(try bulk.library.list().count == 370)
             #expect(try bulk.everyWord() == wordByWord.everyWord())
             #expect(try Self.searches(bulk.library) == Self.searches(wordByWord.library))
             #expect(try bulk.library.libraryDigest() == wordByWord.library.libraryDigest())
+            #expect(try Self.schema(bulk.library) == Self.schema(wordByWord.library))
             try Self.indexAgrees(bulk.library)
+        }
+    }
+
+    @Test("a bulk write that fails after dropping the indexes leaves them, and every row, as they were")
+    func failedBulkWriteKeepsIndexes() throws {
+        try withTemporaryDirectory { directory in
+            let (bulk, _) = try Self.pair(directory, deferIndexesFrom: 1)
+            _ = try bulk.add(WordContent(term: "uno", meaning: "one", tags: ["número"]))
+            let schema = try Self.schema(bulk), rows = try Self.rows(bulk)
+            struct Stop: Error {}
+            #expect(throws: Stop.self) {
+                try bulk.writingInBulk(expectedWords: 10) {
+                    // The indexes are gone inside the write...
+                    #expect(try Self.schema(bulk) != schema)
+                    _ = try bulk.add(WordContent(term: "dos", meaning: "two", tags: ["número"]))
+                    throw Stop()
+                }
+            }
+            // ...and back, with nothing of the write, once it failed.
+            #expect(try Self.schema(bulk) == schema)
+            #expect(try Self.rows(bulk) == rows)
+            #expect(try bulk.search("dos").isEmpty)
+            #expect(try bulk.list(ListQuery(sort: .term)).map(\.term) == ["uno"])
+            try Self.indexAgrees(bulk)
+        }
+    }
+
+    @Test("a bulk write into a library that holds more words than it expects keeps its indexes")
+    func smallBulkWriteKeepsIndexes() throws {
+        try withTemporaryDirectory { directory in
+            let (bulk, _) = try Self.pair(directory, deferIndexesFrom: 1)
+            for index in 0..<5 { _ = try bulk.add(WordContent(term: "w\(index)", meaning: "m")) }
+            let schema = try Self.schema(bulk)
+            try bulk.writingInBulk(expectedWords: 3) {
+                #expect(try Self.schema(bulk) == schema)
+                _ = try bulk.add(WordContent(term: "nuevo", meaning: "new"))
+            }
+            #expect(try bulk.counts().words == 6)
         }
     }
 }

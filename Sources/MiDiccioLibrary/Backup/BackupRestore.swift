@@ -55,7 +55,7 @@ extension WordLibrary {
         var report = RestoreReport()
         progress?(0, backup.count)
         do {
-            try writingInBulk {
+            try writingInBulk(expectedWords: backup.count) {
                 try database.run("DELETE FROM restore_undo")
                 var inBackup = Set<WordID>()
                 for (index, restored) in backup.enumerated() {

@@ -48,7 +48,7 @@ extension WordLibrary {
             }
         }
         progress?(0, contents.count)
-        return try writingInBulk {
+        return try writingInBulk(expectedWords: contents.count) {
             var report = ImportReport()
             // Every term already in the library, read once: a query per row cost more
             // than the rest of the duplicate handling.

@@ -20,7 +20,7 @@ extension SyncSession {
         // its old id) may be known nowhere else: this library passes it on itself, even
         // when it arrives after the full upload that followed the takeover.
         let relayed = Set(state.absorbed.filter { !$0.cleanedUp }.map(\.device)).union(descendants)
-        try commit(inBulk: true) { next in
+        try commit(bulkWords: total) { next in
             let live = try store.liveCount()
             // Whether each word touched was outside the Trash before this pull: only the
             // net effect counts (a word deleted and restored again within it is no loss).
