@@ -20,6 +20,8 @@ enum LibraryBenchmark {
     enum Target {
         /// Import of the whole TSV, in seconds.
         static let importSeconds = 1.0
+        /// Import of the whole TSV, as a multiple of the sqlite3 shell's floor (issue 12).
+        static let importOverFloor = 1.6
         /// Median as-you-type search, in milliseconds.
         static let searchP50 = 2.0
         /// 99th percentile as-you-type search, in milliseconds.
@@ -32,6 +34,8 @@ enum LibraryBenchmark {
 
     /// How often each first-page query runs; the median is reported.
     static let listRuns = 20
+    /// How often the sqlite3 shell's floor runs; the median is reported.
+    static let floorRuns = 3
 
     /// Runs the benchmark described by `arguments` and prints its table.
     static func run(_ arguments: [String]) throws {
@@ -61,6 +65,10 @@ enum LibraryBenchmark {
         guard report.added == wordCount, stored == wordCount else {
             throw BenchFailure("import added \(report.added) words and the library holds \(stored); expected \(wordCount)")
         }
+        Progress.note("importing with the sqlite3 shell (the floor)")
+        let floorSeconds = try (0..<floorRuns).map { run in
+            try measureFloor(sheetPath: sheetPath, database: workspace.path + "/floor-\(run).sqlite")
+        }
 
         Progress.note("searching")
         let queries = SearchQuerySet(vocabulary: vocabulary, wordCount: wordCount).queries
@@ -76,12 +84,29 @@ enum LibraryBenchmark {
         printReport(
             LibraryFigures(
                 wordCount: wordCount, seed: seed, sheetBytes: sheetBytes, importSeconds: importSeconds,
-                importCPUSeconds: importCPUSeconds,
+                importCPUSeconds: importCPUSeconds, floorSeconds: Statistics.median(floorSeconds) ?? 0,
                 duplicatesAdded: report.duplicatesAdded, search: search, firstPage: firstPage,
                 memoryBeforeLibrary: memoryBeforeLibrary, peakMemory: peakMemory))
     }
 
     // MARK: - Measurements
+
+    /// The least an import can cost (issue 12): the sqlite3 shell, as a whole process,
+    /// reads the same TSV into a plain table with `.import` and builds a full-text index
+    /// over it in one go, with the tokenizer MiDiccio's search uses. In seconds.
+    static func measureFloor(sheetPath: String, database: String) throws -> Double {
+        let shell = try StartupBenchmark.sqliteShell()
+        let milliseconds = try StartupBenchmark.timeProcess([
+            shell, database,
+            "CREATE TABLE words (term TEXT, meaning TEXT, reading TEXT, examples TEXT, notes TEXT, tags TEXT)",
+            "CREATE VIRTUAL TABLE words_fts USING fts5 (term, reading, meaning, examples, notes, tags, "
+                + "content = 'words', tokenize = 'unicode61 remove_diacritics 2')",
+            ".mode tabs", ".import --skip 1 '\(sheetPath)' words",
+            "INSERT INTO words_fts (words_fts) VALUES ('rebuild')",
+        ])
+        try? FileManager.default.removeItem(atPath: database)
+        return milliseconds / 1000
+    }
 
     /// Runs every query once to warm caches, then once more timed, one at a time.
     static func measureSearch(_ queries: [SearchQuery], in library: WordLibrary) throws -> [SearchSample] {
@@ -119,6 +144,8 @@ enum LibraryBenchmark {
         var importSeconds: Double
         /// CPU time of the process during `importSheet` (user and system).
         var importCPUSeconds: Double
+        /// The sqlite3 shell's import of the same TSV (median of `floorRuns`).
+        var floorSeconds: Double
         /// Rows whose term was already in the library (the generator repeats some terms).
         var duplicatesAdded: Int
         /// One sample per query.
@@ -153,6 +180,13 @@ enum LibraryBenchmark {
         add(
             "import \(Format.grouped(figures.wordCount)) words (TSV)", figures.importSeconds, "s", digits: 3,
             target: Target.importSeconds)
+        if figures.floorSeconds > 0 {
+            let ratio = figures.importSeconds / figures.floorSeconds
+            table.rows.append([
+                "import / sqlite3 shell floor (\(Format.decimal(figures.floorSeconds, 3)) s)", "\(Format.decimal(ratio, 2))×",
+                "≤ \(Format.decimal(Target.importOverFloor, 1))×", ratio <= Target.importOverFloor ? "pass" : "FAIL",
+            ])
+        }
         add("search p50 (\(latencies.count) as-you-type queries)", p50, "ms", digits: 3, target: Target.searchP50)
         add("search p99", p99, "ms", digits: 3, target: Target.searchP99)
         for (sort, milliseconds) in figures.firstPage {

@@ -39,10 +39,7 @@ enum StartupBenchmark {
         guard FileManager.default.isExecutableFile(atPath: tool) else {
             throw BenchFailure("\(tool) is missing; build it first: swift build -c release --product midiccio")
         }
-        let sqlite = ["/usr/bin/sqlite3", "/usr/local/bin/sqlite3", "/opt/homebrew/bin/sqlite3"].first {
-            FileManager.default.isExecutableFile(atPath: $0)
-        }
-        guard let sqlite else { throw BenchFailure("the sqlite3 shell is not installed (apt-get install sqlite3)") }
+        let sqlite = try sqliteShell()
 
         let workspace = try TemporaryDirectory(prefix: "midiccio-bench-startup")
         defer { workspace.remove() }
@@ -83,6 +80,16 @@ enum StartupBenchmark {
         }
         output += table.rendered()
         print(output, terminator: "")
+    }
+
+    /// The path of the sqlite3 shell, which the startup and library benchmarks measure
+    /// MiDiccio against.
+    static func sqliteShell() throws -> String {
+        let sqlite = ["/usr/bin/sqlite3", "/usr/local/bin/sqlite3", "/opt/homebrew/bin/sqlite3"].first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
+        guard let sqlite else { throw BenchFailure("the sqlite3 shell is not installed (apt-get install sqlite3)") }
+        return sqlite
     }
 
     /// Spawns `argv` with its output thrown away, waits for it, and returns the wall time
