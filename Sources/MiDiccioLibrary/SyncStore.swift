@@ -186,18 +186,38 @@ package final class SyncStore {
         }
     }
 
-    /// Every word, the Trash included, for a snapshot. `progress` is told how many have
-    /// been read every `WordLibrary.progressInterval` words.
-    package func allRecords(progress: ((_ read: Int) -> Void)? = nil) throws -> [SyncRecord] {
+    /// Every word, the Trash included.
+    package func allRecords() throws -> [SyncRecord] {
+        var records: [SyncRecord] = []
+        try forEachRecord { records.append($0) }
+        return records
+    }
+
+    /// Hands every word, the Trash included, to `body` in the order of their rows, one
+    /// at a time: a snapshot of a million words never holds them all. `progress` is told
+    /// how many have been read every `WordLibrary.progressInterval` words.
+    package func forEachRecord(progress: ((_ read: Int) -> Void)? = nil, _ body: (SyncRecord) throws -> Void) throws {
         var read = 0
-        return try library.guarded {
-            try database.cached("SELECT \(WordLibrary.columns) FROM words ORDER BY seq")
-                .rows([]) { row in
-                    read += 1
-                    if let progress, read % WordLibrary.progressInterval == 0 { progress(read) }
-                    return try WordLibrary.storedWord(row)
-                }
-                .map { try localRecord($0).record }
+        try library.guarded {
+            try database.cached("SELECT \(WordLibrary.columns) FROM words ORDER BY seq").forEachRow { row in
+                read += 1
+                if let progress, read % WordLibrary.progressInterval == 0 { progress(read) }
+                try body(try localRecord(try WordLibrary.storedWord(row)).record)
+            }
+        }
+    }
+
+    /// How many rows `forEachRecord` hands over, counted (not taken from the counts kept
+    /// with each change): a snapshot states it before its records.
+    package func recordCount() throws -> Int {
+        try library.guarded { Int(try database.integer("SELECT count(*) FROM words") ?? 0) }
+    }
+
+    /// Every device that can have written a field here, this one included: the writers a
+    /// snapshot's records may name.
+    package func writerIDs() throws -> [String] {
+        try library.guarded {
+            try database.cached("SELECT id FROM sync_devices ORDER BY num").rows([]) { $0.text(0) }
         }
     }
 

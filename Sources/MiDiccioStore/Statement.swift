@@ -78,6 +78,13 @@ package final class Statement {
         }
     }
 
+    /// Runs the statement with `values` and hands each row to `body`, keeping none.
+    package func forEachRow(_ values: [SQLValue] = [], _ body: (Statement) throws -> Void) throws {
+        try bind(values)
+        defer { reset() }
+        while try step() { try body(self) }
+    }
+
     /// Runs the statement with `values` and collects one value per row.
     package func rows<T>(_ values: [SQLValue] = [], _ makeRow: (Statement) throws -> T) throws -> [T] {
         try bind(values)

@@ -46,7 +46,12 @@ public struct SyncBatch: Sendable {
 
     /// The cloud format version a reader needs for this batch: 2 when it carries purge
     /// markers or settings, else 1 (so older devices can still read it).
-    public var formatVersion: Int { markers.isEmpty && settings.isEmpty ? 1 : 2 }
+    public var formatVersion: Int { Self.formatVersion(markers: markers, settings: settings) }
+
+    /// The cloud format version of a batch carrying `markers` and `settings`.
+    public static func formatVersion(markers: [PurgeMarker], settings: [SettingRecord]) -> Int {
+        markers.isEmpty && settings.isEmpty ? 1 : 2
+    }
 }
 
 /// Why a batch file could not be read.
@@ -71,60 +76,21 @@ public enum BatchCodec {
 
     /// The compressed file bytes of `batch`.
     public static func encode(_ batch: SyncBatch) -> Data {
-        var writer = ByteWriter()
-        writer.bytes(batch.formatVersion == 1 ? payloadMagic : payloadMagic2)
-        writer.u8(batch.kind.rawValue)
-        writer.string(batch.device)
-        writer.i64(batch.seq)
-        writer.u32(UInt32(batch.cursors.count))
-        for (device, seq) in batch.cursors.sorted(by: { $0.key < $1.key }) {
-            writer.string(device)
-            writer.i64(seq)
-        }
-        var writerIndex: [String: UInt32] = [:]
-        var writerTable: [String] = []
+        // Writers in the order records name them first, as the table has always been.
+        var writers: [String] = []
+        var seen = Set<String>()
         for record in batch.records {
-            for id in record.writers where writerIndex[id] == nil {
-                writerIndex[id] = UInt32(writerTable.count)
-                writerTable.append(id)
-            }
+            for id in record.writers where seen.insert(id).inserted { writers.append(id) }
         }
-        writer.u32(UInt32(writerTable.count))
-        writerTable.forEach { writer.string($0) }
-        writer.u32(UInt32(batch.records.count))
-        for record in batch.records {
-            let word = record.word
-            writer.string(word.id.rawValue)
-            writer.i64(word.createdAt.milliseconds)
-            for field in WordField.allCases {
-                writer.i64(record.times[field].milliseconds)
-                writer.u32(writerIndex[record.writers[field.index]]!)
-                switch field {
-                case .term: writer.string(word.term)
-                case .meaning: writer.string(word.meaning)
-                case .reading: writer.string(word.reading)
-                case .examples: writer.strings(word.examples)
-                case .notes: writer.string(word.notes)
-                case .tags: writer.strings(word.tags)
-                case .deleted: writer.i64(word.deletedAt?.milliseconds ?? -1)
-                }
-            }
+        var file = BatchFileWriter(
+            kind: batch.kind, device: batch.device, seq: batch.seq, cursors: batch.cursors, writers: writers,
+            records: batch.records.count, formatVersion: batch.formatVersion)
+        do {
+            for record in batch.records { try file.append(record) }
+            return try file.finish(markers: batch.markers, settings: batch.settings)
+        } catch {
+            preconditionFailure("a batch holds the writers and records it was started with: \(error)")
         }
-        if batch.formatVersion >= 2 {
-            writer.u32(UInt32(batch.markers.count))
-            for marker in batch.markers {
-                writer.string(marker.id.rawValue)
-                writer.i64(marker.purgedAt.milliseconds)
-            }
-            writer.u32(UInt32(batch.settings.count))
-            for setting in batch.settings {
-                writer.string(setting.key)
-                writer.string(setting.value)
-                writer.i64(setting.time.milliseconds)
-                writer.string(setting.writer)
-            }
-        }
-        return compress(writer.buffer)
     }
 
     /// Reads a batch file; throws `BatchDecodeError` for anything damaged or foreign.
@@ -202,20 +168,12 @@ public enum BatchCodec {
 
     // MARK: - zlib
 
+    /// The batch file holding `bytes` as its payload, as written: for tests that damage
+    /// a payload on purpose.
     package static func compress(_ bytes: [UInt8]) -> Data {
-        var bound = compressBound(uLong(bytes.count))
-        var output = [UInt8](repeating: 0, count: Int(bound) + 12)
-        for (index, byte) in fileMagic.enumerated() { output[index] = byte }
-        var length = UInt64(bytes.count).littleEndian
-        withUnsafeBytes(of: &length) { raw in for i in 0..<8 { output[4 + i] = raw[i] } }
-        let code = output.withUnsafeMutableBufferPointer { out in
-            bytes.withUnsafeBufferPointer { input in
-                // Level 1: these files are written on every sync; speed matters more than bytes.
-                compress2(out.baseAddress! + 12, &bound, input.baseAddress, uLong(input.count), 1)
-            }
-        }
-        precondition(code == Z_OK, "zlib compress2 failed with \(code)")
-        return Data(output[0..<(12 + Int(bound))])
+        let deflater = Deflater()
+        deflater.feed(bytes)
+        return deflater.finish()
     }
 
     package static func decompress(_ data: Data) throws -> [UInt8] {

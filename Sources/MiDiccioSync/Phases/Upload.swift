@@ -121,22 +121,22 @@ extension SyncSession {
     /// changed later stay pending). Announces how far it has read (`writingSnapshot`);
     /// `fullUpload` says it is this device's upload of every word once.
     func writeSnapshot(seq: Int64, fullUpload: Bool = false) throws -> WrittenSnapshot {
-        let (records, markers, settings, position, lastChange) = try store.read {
-            let total = try store.wordCount()
+        // Encoded and compressed word by word as they are read: only the compressed file
+        // is held whole.
+        let (data, position, lastChange) = try store.read {
+            let total = try store.recordCount()
             announce(.writingSnapshot(words: total, done: 0, fullUpload: fullUpload))
-            let records = try store.allRecords { read in
-                self.announce(.writingSnapshot(words: total, done: read, fullUpload: fullUpload))
-            }
-            announce(.writingSnapshot(words: records.count, done: records.count, fullUpload: fullUpload))
-            return (
-                records, try store.markers(pendingOnly: false), try store.settings(pendingOnly: false),
-                try store.markerPosition(), try store.lastPendingChange()
-            )
+            let markers = try store.markers(pendingOnly: false), settings = try store.settings(pendingOnly: false)
+            var file = BatchFileWriter(
+                kind: .snapshot, device: deviceID, seq: seq, cursors: state.cursors, writers: try store.writerIDs(),
+                records: total, formatVersion: SyncBatch.formatVersion(markers: markers, settings: settings))
+            try store.forEachRecord(
+                progress: { read in self.announce(.writingSnapshot(words: total, done: read, fullUpload: fullUpload)) },
+                { try file.append($0) })
+            announce(.writingSnapshot(words: total, done: total, fullUpload: fullUpload))
+            return (try file.finish(markers: markers, settings: settings), try store.markerPosition(), try store.lastPendingChange())
         }
-        let batch = SyncBatch(
-            kind: .snapshot, device: deviceID, seq: seq, cursors: state.cursors, records: records,
-            markers: markers, settings: settings)
-        let file = try writeOwnFile(.snapshot, seq: seq, data: BatchCodec.encode(batch))
+        let file = try writeOwnFile(.snapshot, seq: seq, data: data)
         report.snapshotWritten = true
         return (file, position, lastChange)
     }

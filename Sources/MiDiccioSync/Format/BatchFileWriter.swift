@@ -1,0 +1,173 @@
+import CZlib
+import Foundation
+import MiDiccioModel
+
+/// Writes a batch file record by record, compressing as it goes: a snapshot of a
+/// million words holds its compressed bytes and one block of records in memory, never
+/// the words themselves or their whole encoding (issue 12, item 4). `BatchCodec.encode`
+/// writes every batch through it, so there is one encoder.
+package struct BatchFileWriter {
+    /// Encoded bytes not yet compressed; handed to zlib once they pass `blockSize`.
+    private var block = ByteWriter()
+    private let deflater = Deflater()
+    private let writerIndex: [String: UInt32]
+    private let declaredRecords: Int
+    private var writtenRecords = 0
+    private let formatVersion: Int
+    static let blockSize = 1 << 18
+
+    /// Starts a batch that will hold exactly `records` records, all written by devices
+    /// among `writers`; `formatVersion` 2 carries purge markers and settings.
+    package init(
+        kind: SyncBatch.Kind, device: String, seq: Int64, cursors: [String: Int64], writers: [String], records: Int,
+        formatVersion: Int
+    ) {
+        self.formatVersion = formatVersion
+        declaredRecords = records
+        var index: [String: UInt32] = [:]
+        var table: [String] = []
+        for id in writers where index[id] == nil {
+            index[id] = UInt32(table.count)
+            table.append(id)
+        }
+        writerIndex = index
+        block.bytes(formatVersion == 1 ? BatchCodec.payloadMagic : BatchCodec.payloadMagic2)
+        block.u8(kind.rawValue)
+        block.string(device)
+        block.i64(seq)
+        block.u32(UInt32(cursors.count))
+        for (device, seq) in cursors.sorted(by: { $0.key < $1.key }) {
+            block.string(device)
+            block.i64(seq)
+        }
+        block.u32(UInt32(table.count))
+        table.forEach { block.string($0) }
+        block.u32(UInt32(records))
+    }
+
+    /// Adds one record. Its writers must be among those the batch was started with.
+    package mutating func append(_ record: SyncRecord) throws {
+        guard writtenRecords < declaredRecords else {
+            throw BatchDecodeError(message: "more records than the \(declaredRecords) the batch was started with")
+        }
+        let word = record.word
+        block.string(word.id.rawValue)
+        block.i64(word.createdAt.milliseconds)
+        for field in WordField.allCases {
+            block.i64(record.times[field].milliseconds)
+            guard let writer = writerIndex[record.writers[field.index]] else {
+                throw BatchDecodeError(message: "word \(word.id) names writer \(record.writers[field.index]), unknown to the batch")
+            }
+            block.u32(writer)
+            switch field {
+            case .term: block.string(word.term)
+            case .meaning: block.string(word.meaning)
+            case .reading: block.string(word.reading)
+            case .examples: block.strings(word.examples)
+            case .notes: block.string(word.notes)
+            case .tags: block.strings(word.tags)
+            case .deleted: block.i64(word.deletedAt?.milliseconds ?? -1)
+            }
+        }
+        writtenRecords += 1
+        if block.buffer.count >= Self.blockSize {
+            deflater.feed(block.buffer)
+            block.buffer.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Ends the batch with its purge markers and settings (format 2) and returns the
+    /// file's bytes. Throws when fewer records came than the batch was started with.
+    package mutating func finish(markers: [PurgeMarker] = [], settings: [SettingRecord] = []) throws -> Data {
+        guard writtenRecords == declaredRecords else {
+            throw BatchDecodeError(message: "\(writtenRecords) records written of the \(declaredRecords) the batch was started with")
+        }
+        if formatVersion >= 2 {
+            block.u32(UInt32(markers.count))
+            for marker in markers {
+                block.string(marker.id.rawValue)
+                block.i64(marker.purgedAt.milliseconds)
+            }
+            block.u32(UInt32(settings.count))
+            for setting in settings {
+                block.string(setting.key)
+                block.string(setting.value)
+                block.i64(setting.time.milliseconds)
+                block.string(setting.writer)
+            }
+        }
+        deflater.feed(block.buffer)
+        block.buffer = []
+        return deflater.finish()
+    }
+}
+
+/// A zlib stream writing "MDZ1" | uncompressed length (u64, little-endian) | deflate
+/// data, the batch file layout. Its output is kept in chunks and joined once at the end,
+/// so the file is never held twice while it grows.
+final class Deflater {
+    private let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+    /// Where zlib writes; copied into `chunks` after each call.
+    private let scratch = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 1 << 16)
+    private var chunks: [[UInt8]] = []
+    private var total: UInt64 = 0
+    private static let chunkSize = 1 << 20
+
+    init() {
+        stream.initialize(to: z_stream())
+        // Level 1: these files are written on every sync; speed matters more than bytes.
+        let code = deflateInit_(stream, 1, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
+        precondition(code == Z_OK, "zlib deflateInit failed with \(code)")
+    }
+
+    deinit {
+        deflateEnd(stream)
+        stream.deinitialize(count: 1)
+        stream.deallocate()
+        scratch.deallocate()
+    }
+
+    /// Compresses `bytes` (more may follow).
+    func feed(_ bytes: [UInt8]) {
+        total += UInt64(bytes.count)
+        run(bytes, flush: Z_NO_FLUSH)
+    }
+
+    /// Ends the stream and returns the whole file.
+    func finish() -> Data {
+        run([], flush: Z_FINISH)
+        var file = Data(capacity: 12 + chunks.reduce(0) { $0 + $1.count })
+        file.append(contentsOf: BatchCodec.fileMagic)
+        var length = total.littleEndian
+        withUnsafeBytes(of: &length) { file.append(contentsOf: $0) }
+        for index in chunks.indices {
+            file.append(contentsOf: chunks[index])
+            chunks[index] = []
+        }
+        return file
+    }
+
+    private func run(_ input: [UInt8], flush: Int32) {
+        input.withUnsafeBufferPointer { input in
+            stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
+            stream.pointee.avail_in = uInt(input.count)
+            while true {
+                stream.pointee.next_out = scratch.baseAddress
+                stream.pointee.avail_out = uInt(scratch.count)
+                let code = deflate(stream, flush)
+                precondition(code == Z_OK || code == Z_STREAM_END || code == Z_BUF_ERROR, "zlib deflate failed with \(code)")
+                keep(scratch.count - Int(stream.pointee.avail_out))
+                let done = flush == Z_FINISH ? code == Z_STREAM_END : stream.pointee.avail_in == 0 && stream.pointee.avail_out > 0
+                if done { break }
+            }
+            stream.pointee.next_in = nil
+        }
+    }
+
+    /// Moves the first `count` bytes of `scratch` to the output.
+    private func keep(_ count: Int) {
+        guard count > 0 else { return }
+        if chunks.isEmpty || chunks[chunks.count - 1].count >= Self.chunkSize { chunks.append([]) }
+        chunks[chunks.count - 1].append(contentsOf: UnsafeBufferPointer(rebasing: scratch[0..<count]))
+    }
+}
