@@ -125,7 +125,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "MiDiccioBench",
-            dependencies: ["MiDiccioKit", "MiDiccioCLI", "MiDiccioWeb", "MiDiccioTesting"],
+            dependencies: ["MiDiccioKit", "MiDiccioStore", "MiDiccioCLI", "MiDiccioWeb", "MiDiccioTesting"],
             path: "Benchmarks/MiDiccioBench",
             swiftSettings: strict
         ),
