@@ -79,39 +79,71 @@ struct BackupUndoCommand: ParsableCommand {
 /// `midiccio import`
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        path: ["import"], abstract: "Import words from CSV, TSV or an Anki plain-text export.",
+        path: ["import"], abstract: "Import words from CSV, TSV, an Anki plain-text export or an Anki package.",
         discussion: """
             CSV/TSV files start with a header naming columns: term,meaning,reading,examples,notes,tags
             (examples one per line in their cell, tags separated by spaces). Anki's "Notes in Plain Text"
             export is recognised by its #separator: / #html: / #tags column: lines.
+            Anki packages (.apkg, .colpkg) give one word a note: the first two fields of its note type
+            (or those --fields names; repeat it for several note types) are the term and the meaning,
+            other fields go to the notes, and decks become tags; sounds and images are left out and counted.
             All or nothing: a bad row is reported with its line number and nothing is imported.
             """,
-        examples: ["midiccio import words.csv", "midiccio import anki-deck.txt"])
+        examples: [
+            "midiccio import words.csv", "midiccio import anki-deck.txt",
+            "midiccio import Spanish.apkg --fields Front,Back --fields Word,Meaning",
+        ])
 
     @Argument(help: "The file to import.") var file: String
     @Option(help: "The file's format (default: detected from its content).") var format: SheetFormat?
+    @Option(valueName: "term,meaning", help: "Anki packages: the fields that hold the term and the meaning.") var fields: [String]
     @Flag(help: "Skip rows whose term is already in the library.") var noDuplicates = false
     @OptionGroup var output = OutputOptions.counts
+
+    /// The names each --fields gives, trimmed: one (the term's) or two.
+    private var fieldNames: [[String]] {
+        fields.map { $0.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) } }
+    }
+
+    func validate() throws(UsageError) {
+        if fieldNames.contains(where: { $0.count > 2 || $0.contains(where: \.isEmpty) }) {
+            throw UsageError("--fields takes one or two field names separated by a comma, as --fields Front,Back")
+        }
+    }
 
     func run(_ context: ToolContext) throws {
         let progress = context.progressLine(json: output.json)
         defer { progress.finish() }
         let name = ProgressLine.fileName(file)
-        let report = try context.library().importSheet(from: file, format: format, skipDuplicates: noDuplicates) { done, total in
-            progress.show("Importing \(name): \(ProgressLine.count(done, of: total))")
-        }
+        let show = { (done: Int, total: Int) in progress.show("Importing \(name): \(ProgressLine.count(done, of: total))") }
+        let isPackage = !fields.isEmpty || AnkiPackage.isPackage(at: file)
+        let report =
+            isPackage
+            ? try context.library().importAnkiPackage(from: file, fields: fieldNames, skipDuplicates: noDuplicates, progress: show)
+            : try context.library().importSheet(from: file, format: format, skipDuplicates: noDuplicates, progress: show)
         progress.finish()
         if output.json {
-            context.io.write(
-                JSONText.object(
-                    [
-                        ("added", String(report.added)), ("skippedDuplicates", String(report.skippedDuplicates)),
-                        ("duplicatesAdded", String(report.duplicatesAdded)),
-                    ], spaced: true) + "\n")
+            var fields = [
+                ("added", String(report.added)), ("skippedDuplicates", String(report.skippedDuplicates)),
+                ("duplicatesAdded", String(report.duplicatesAdded)),
+            ]
+            if isPackage {
+                fields += [
+                    ("droppedMediaReferences", String(report.droppedMediaReferences)),
+                    ("notesWithoutTerm", String(report.notesWithoutTerm)),
+                ]
+            }
+            context.io.write(JSONText.object(fields, spaced: true) + "\n")
         } else {
             var line = "Imported \(report.added) words"
             if report.skippedDuplicates > 0 { line += ", skipped \(report.skippedDuplicates) already in the library" }
             context.io.write(line + "\n")
+            if report.droppedMediaReferences > 0 {
+                context.io.write("Left out \(report.droppedMediaReferences) media references (sounds and images; MiDiccio keeps text)\n")
+            }
+            if report.notesWithoutTerm > 0 {
+                context.io.write("Left out \(report.notesWithoutTerm) notes whose term field has no text (an image only, say)\n")
+            }
             if report.duplicatesAdded > 0 {
                 context.note(
                     "warning: \(report.duplicatesAdded) imported terms were already in the library (use --no-duplicates to skip them)")

@@ -11,6 +11,10 @@ public struct ImportReport: Hashable, Sendable {
     public var skippedDuplicates = 0
     /// Rows added although their term was already in the library.
     public var duplicatesAdded = 0
+    /// Media references (sounds, images) left out of the words (Anki packages).
+    public var droppedMediaReferences = 0
+    /// Notes left out because their term field holds no text (Anki packages).
+    public var notesWithoutTerm = 0
 
     /// Makes an empty report.
     public init() {}
@@ -27,6 +31,9 @@ extension WordLibrary {
         from path: String, format: SheetFormat? = nil, skipDuplicates: Bool = false,
         progress: ((_ done: Int, _ total: Int) -> Void)? = nil
     ) throws -> ImportReport {
+        if AnkiPackage.isPackage(at: path) {
+            return try importAnkiPackage(from: path, skipDuplicates: skipDuplicates, progress: progress)
+        }
         let data = try readInputFile(path)
         guard let text = String(data: data, encoding: .utf8) else {
             throw LibraryError.invalidImport(file: path, line: nil, message: "the file is not UTF-8 text")
@@ -47,6 +54,13 @@ extension WordLibrary {
                 throw LibraryError.invalidImport(file: path, line: row.line, message: String(describing: error))
             }
         }
+        return try writeImported(contents, skipDuplicates: skipDuplicates, progress: progress)
+    }
+
+    /// Adds checked words as one transaction: the writing half of every import.
+    func writeImported(
+        _ contents: [WordContent], skipDuplicates: Bool, progress: ((_ done: Int, _ total: Int) -> Void)?
+    ) throws -> ImportReport {
         progress?(0, contents.count)
         return try writingInBulk {
             var report = ImportReport()
