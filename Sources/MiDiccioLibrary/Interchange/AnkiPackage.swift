@@ -97,7 +97,11 @@ extension AnkiPackage {
     /// field goes to the notes as `Name: value`. HTML becomes text as in the plain-text
     /// import; media references are dropped and counted. Each deck of a note's cards
     /// becomes a tag (`AnkiPackage.tag(deck:)`), after the note's own tags.
-    public static func read(from path: String, fields: [[String]] = [], limits: Limits = Limits()) throws(AnkiPackageError) -> AnkiPackage {
+    /// The collection is unpacked into a private folder in `temporaryFolder` (the system's
+    /// temporary folder by default), removed before this returns or throws.
+    public static func read(
+        from path: String, fields: [[String]] = [], limits: Limits = Limits(), temporaryFolder: String? = nil
+    ) throws(AnkiPackageError) -> AnkiPackage {
         let zip = try AnkiZip(path: path)
         try checkVersion(zip)
         guard let (name, index) = collectionNames.lazy.compactMap({ name in zip.entry(named: name).map { (name, $0) } }).first else {
@@ -105,7 +109,7 @@ extension AnkiPackage {
                 "the zip holds no Anki collection (collection.anki2, collection.anki21 or collection.anki21b), "
                     + "so it is not an Anki package")
         }
-        let collection = try withPrivateTemporaryFolder { (folder) throws(AnkiPackageError) in
+        let collection = try withPrivateTemporaryFolder(in: temporaryFolder) { (folder) throws(AnkiPackageError) in
             let copy = folder + "/collection.sqlite"
             try AnkiCollectionExtraction(zip: zip, index: index, name: name, zstdCompressed: name.hasSuffix("b"), limits: limits)
                 .write(to: copy)

@@ -197,10 +197,11 @@ struct AnkiCollectionExtraction {
 
 // MARK: - A private folder for the copy
 
-/// Runs `body` with a new folder only this user can read, removed afterwards whatever
-/// happens (SQLite may leave a journal beside the collection).
-func withPrivateTemporaryFolder<T>(_ body: (String) throws(AnkiPackageError) -> T) throws(AnkiPackageError) -> T {
-    let folder = FileManager.default.temporaryDirectory
+/// Runs `body` with a new folder only this user can read, inside `parent` (the system's
+/// temporary folder by default), removed afterwards whatever happens (SQLite may leave a
+/// journal beside the collection).
+func withPrivateTemporaryFolder<T>(in parent: String? = nil, _ body: (String) throws(AnkiPackageError) -> T) throws(AnkiPackageError) -> T {
+    let folder = (parent.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? FileManager.default.temporaryDirectory)
         .appendingPathComponent("midiccio-anki-\(String(UInt64.random(in: 0...UInt64.max), radix: 16))", isDirectory: true).path
     do {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
