@@ -23,6 +23,18 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // libzip and libzstd: reading Anki packages (a zip holding an SQLite collection,
+        // zstd-compressed in Anki's current layout; Interchange/AnkiPackage*.swift).
+        .systemLibrary(
+            name: "CZip",
+            pkgConfig: "libzip",
+            providers: [.apt(["libzip-dev"]), .brew(["libzip"])]
+        ),
+        .systemLibrary(
+            name: "CZstd",
+            pkgConfig: "libzstd",
+            providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]
+        ),
         .systemLibrary(
             name: "CMicroHTTPD",
             pkgConfig: "libmicrohttpd",
@@ -46,7 +58,7 @@ let package = Package(
         .target(name: "MiDiccioStore", dependencies: ["CSQLite"], swiftSettings: strict),
         .target(
             name: "MiDiccioLibrary",
-            dependencies: ["MiDiccioModel", "MiDiccioFiles", "MiDiccioStore", "CCollation"],
+            dependencies: ["MiDiccioModel", "MiDiccioFiles", "MiDiccioStore", "CCollation", "CZip", "CZstd"],
             swiftSettings: strict
         ),
         // Up to MiDiccioSync nothing goes online: the everyday commands link only these

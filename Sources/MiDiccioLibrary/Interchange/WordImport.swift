@@ -32,6 +32,10 @@ public struct ImportReport: Hashable, Sendable {
     public var duplicatesAdded = 0
     /// Kindle look-ups left out because an earlier import brought them.
     public var alreadyImported = 0
+    /// Media references (sounds, images) left out of the words (Anki packages).
+    public var droppedMediaReferences = 0
+    /// Notes left out because their term field holds no text (Anki packages).
+    public var notesWithoutTerm = 0
     /// The format the file was read as.
     public var format: ImportFormat?
     /// For a list without a header: the separator found or given, in words ("tabs").
