@@ -24,7 +24,7 @@ struct AnkiMediaReferenceTests {
     @Test("the import reports how many media references it left out")
     func reported() throws {
         try withTemporaryLibrary { temporary in
-            let report = try temporary.library.importAnkiPackage(from: ankiFixture("words.apkg"))
+            let report = try temporary.library.importWords(from: ankiFixture("words.apkg"))
             // [sound:hablar.mp3], <img src="casa.jpg">, <img src="inu.jpg"> and [sound:inu.mp3].
             #expect(report.droppedMediaReferences == 4)
         }

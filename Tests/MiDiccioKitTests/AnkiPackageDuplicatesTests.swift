@@ -9,13 +9,13 @@ struct AnkiPackageDuplicatesTests {
     func secondImport() throws {
         try withTemporaryLibrary { temporary in
             let library = temporary.library
-            #expect(try library.importAnkiPackage(from: ankiFixture("words.colpkg")).added == 3)
-            let skipped = try library.importAnkiPackage(from: ankiFixture("words.colpkg"), skipDuplicates: true)
+            #expect(try library.importWords(from: ankiFixture("words.colpkg")).added == 3)
+            let skipped = try library.importWords(from: ankiFixture("words.colpkg"), options: .anki(skipDuplicates: true))
             #expect(skipped.added == 0)
             #expect(skipped.skippedDuplicates == 3)
             #expect(try library.allStored().count == 3)
 
-            let again = try library.importAnkiPackage(from: ankiFixture("words.colpkg"))
+            let again = try library.importWords(from: ankiFixture("words.colpkg"))
             #expect(again.added == 3)
             #expect(again.duplicatesAdded == 3)
         }
@@ -25,7 +25,7 @@ struct AnkiPackageDuplicatesTests {
     func samePairTwoPackages() throws {
         try withTemporaryLibrary { temporary in
             _ = try temporary.library.add(WordContent(term: "Pain", meaning: "mine, typed by hand"))
-            let report = try temporary.library.importAnkiPackage(from: ankiFixture("words-latest.apkg"), skipDuplicates: true)
+            let report = try temporary.library.importWords(from: ankiFixture("words-latest.apkg"), options: .anki(skipDuplicates: true))
             // "pain" matches "Pain", ignoring case.
             #expect(report.added == 2)
             #expect(report.skippedDuplicates == 1)

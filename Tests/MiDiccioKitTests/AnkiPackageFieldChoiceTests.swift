@@ -36,7 +36,7 @@ struct AnkiPackageFieldChoiceTests {
         try withTemporaryLibrary { temporary in
             let before = try temporary.library.snapshot()
             #expect {
-                try temporary.library.importAnkiPackage(from: ankiFixture("words.apkg"), fields: [["Front", "Back"]])
+                try temporary.library.importWords(from: ankiFixture("words.apkg"), options: .anki(fields: [["Front", "Back"]]))
             } throws: { error in
                 let text = String(describing: error)
                 return text.contains("words.apkg") && text.contains("\"Vocabulary\"")

@@ -15,7 +15,8 @@ struct AnkiPackageWordsTests {
     @Test("a legacy .apkg (genanki) gives one word a note: term, meaning, other fields as notes, tags and decks as tags")
     func legacyDeckPackage() throws {
         try withTemporaryLibrary { temporary in
-            let report = try temporary.library.importAnkiPackage(from: ankiFixture("words.apkg"))
+            let report = try temporary.library.importWords(from: ankiFixture("words.apkg"))
+            #expect(report.format == .apkg)
             #expect(report.added == 5)
             #expect(report.droppedMediaReferences == 4)
             #expect(report.notesWithoutTerm == 1)
@@ -35,7 +36,7 @@ struct AnkiPackageWordsTests {
         arguments: ["words.colpkg", "words-latest.apkg"])
     func currentLayout(fixture: String) throws {
         try withTemporaryLibrary { temporary in
-            let report = try temporary.library.importAnkiPackage(from: ankiFixture(fixture))
+            let report = try temporary.library.importWords(from: ankiFixture(fixture))
             #expect(report.added == 3)
             #expect(report.droppedMediaReferences == 1)
             #expect(
@@ -58,13 +59,15 @@ struct AnkiPackageWordsTests {
         #expect(legacy.schema == 11)
     }
 
-    @Test("importSheet recognises a package by its content, whatever its name")
+    @Test("a package is recognised by its content, whatever its name; a .colpkg name says it holds a collection")
     func recognisedByContent() throws {
         try withTemporaryLibrary { temporary in
             let renamed = temporary.file("deck.bin")
             try fileBytes(ankiFixture("words.colpkg")).write(to: .init(fileURLWithPath: renamed))
-            #expect(AnkiPackage.isPackage(at: renamed))
-            #expect(try temporary.library.importSheet(from: renamed).added == 3)
+            let report = try temporary.library.importSheet(from: renamed)
+            #expect(report.format == .apkg)
+            #expect(report.added == 3)
+            #expect(try temporary.library.importWords(from: ankiFixture("words.colpkg")).format == .colpkg)
         }
     }
 

@@ -75,17 +75,11 @@ extension AnkiPackage {
     /// The collection names a package may hold, the one to read first.
     static let collectionNames = ["collection.anki21b", "collection.anki21", "collection.anki2"]
 
-    /// True when the file at `path` looks like a zip (its first bytes) or is named
-    /// `.apkg` or `.colpkg`: such a file is read as an Anki package, which explains
-    /// itself if it is not one.
-    public static func isPackage(at path: String) -> Bool {
-        let lowered = path.lowercased()
-        if lowered.hasSuffix(".apkg") || lowered.hasSuffix(".colpkg") { return true }
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? handle.close() }
-        guard let head = try? handle.read(upToCount: 4) else { return false }
-        // A local file header, or the end record of an empty zip.
-        return head.elementsEqual([0x50, 0x4B, 0x03, 0x04]) || head.elementsEqual([0x50, 0x4B, 0x05, 0x06])
+    /// True when the zip at `path` holds an Anki collection (how `ImportFormat.detect`
+    /// recognises a package by its content); a file libzip cannot open throws.
+    static func holdsCollection(at path: String) throws(AnkiPackageError) -> Bool {
+        let zip = try AnkiZip(path: path)
+        return collectionNames.contains { zip.entry(named: $0) != nil }
     }
 
     /// Reads the package at `path`.

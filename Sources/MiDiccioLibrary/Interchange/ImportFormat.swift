@@ -19,8 +19,12 @@ public enum ImportFormat: String, Sendable, CaseIterable {
     case kindle
     /// KOReader's vocabulary builder database, `vocabulary_builder.sqlite3`.
     case koreader
-    // Anki packages (.apkg, .colpkg) plug in here: `case apkg, colpkg`, recognised in
-    // `detect` where a zip archive is found, read by Interchange/AnkiPackage*.swift.
+    /// An Anki deck package, `.apkg`: a zip holding an SQLite collection
+    /// (Interchange/AnkiPackage*.swift).
+    case apkg
+    /// An Anki collection package, `.colpkg`: the same layout for a whole collection, read
+    /// the same way; only a `.colpkg` name tells it from an `.apkg`.
+    case colpkg
 
     /// The name said back to the user: "Imported 12 words from vocab.db (Kindle ...)".
     public var title: String {
@@ -31,6 +35,8 @@ public enum ImportFormat: String, Sendable, CaseIterable {
         case .list: "list without a header"
         case .kindle: "Kindle Vocabulary Builder"
         case .koreader: "KOReader vocabulary builder"
+        case .apkg: "Anki package (.apkg)"
+        case .colpkg: "Anki collection package (.colpkg)"
         }
     }
 
@@ -52,11 +58,16 @@ public enum ImportLimits {
 private let sqliteSignature = Array("SQLite format 3\0".utf8)
 /// A zip archive's local file header, as in Anki packages.
 private let zipSignature: [UInt8] = [0x50, 0x4B, 0x03, 0x04]
+/// The end record that starts an empty zip archive.
+private let emptyZipSignature: [UInt8] = [0x50, 0x4B, 0x05, 0x06]
 
 extension ImportFormat {
     /// What the bytes of `file` are, or an error naming the formats MiDiccio knows.
     ///
-    /// An SQLite file is opened (read-only) to look at its tables; text must be UTF-8.
+    /// An SQLite file is opened (read-only) to look at its tables; a zip archive is an Anki
+    /// package when it holds a collection; text must be UTF-8. A `.apkg` or `.colpkg` name
+    /// is a hint: such a file is read as a package, whose reader says what is wrong if it
+    /// is not one, and the name tells a collection package from a deck package.
     static func detect(_ data: Data, file: String) throws -> ImportFormat {
         if data.starts(with: sqliteSignature) {
             let tables = try SQLiteImportFile.open(file).tableNames()
@@ -67,17 +78,37 @@ extension ImportFormat {
                 message: "an SQLite database, but neither Kindle's vocab.db (tables WORDS, LOOKUPS, BOOK_INFO) nor "
                     + "KOReader's vocabulary builder (tables vocabulary, title)")
         }
-        if data.starts(with: zipSignature) {
-            throw LibraryError.invalidImport(
-                file: file, line: nil,
-                message: "a zip archive (an Anki .apkg or .colpkg package?), which this MiDiccio cannot read; "
-                    + "it reads \(known)")
+        let named = packageFormat(named: file)
+        if let named { return named }
+        if data.starts(with: zipSignature) || data.starts(with: emptyZipSignature) {
+            let holdsCollection: Bool
+            do {
+                holdsCollection = try AnkiPackage.holdsCollection(at: file)
+            } catch {
+                throw LibraryError.invalidImport(
+                    file: file, line: nil, message: "a zip archive that cannot be read (\(error.message)); MiDiccio reads \(known)")
+            }
+            guard holdsCollection else {
+                throw LibraryError.invalidImport(
+                    file: file, line: nil,
+                    message: "a zip archive that holds no Anki collection (collection.anki2, collection.anki21 or "
+                        + "collection.anki21b), so not an Anki package; MiDiccio reads \(known)")
+            }
+            return .apkg
         }
         let text = try utf8Text(data, file: file)
         if text.unicodeScalars.contains(where: { $0 == "\0" }) {
             throw LibraryError.invalidImport(file: file, line: nil, message: "a binary file; MiDiccio reads \(known)")
         }
         return WordSheet.announcedFormat(of: text) ?? .list
+    }
+
+    /// `.apkg` or `.colpkg` as the file's name says, or nil.
+    static func packageFormat(named file: String) -> ImportFormat? {
+        let name = file.lowercased()
+        if name.hasSuffix(".colpkg") { return .colpkg }
+        if name.hasSuffix(".apkg") { return .apkg }
+        return nil
     }
 
     /// The bytes as text, or an error naming the line and byte of the first broken

@@ -11,6 +11,9 @@ public struct ImportOptions: Sendable, Hashable {
     public var layout = ListLayout()
     /// Only Kindle look-ups and KOReader words from this time on.
     public var since: Timestamp?
+    /// Anki packages: choices of the term's and the meaning's fields, one or two names
+    /// each (`AnkiPackage.read`); empty takes the first two fields of each note type.
+    public var ankiFields: [[String]] = []
     /// Skip rows whose term is already in the library.
     public var skipDuplicates = false
     /// Read, check and count everything, then change nothing.
@@ -58,6 +61,9 @@ private struct ReadImport {
     var format: ImportFormat
     var rows: [SheetRow]
     var list: HeaderlessList?
+    /// Anki packages: media references and notes without a term left out while reading.
+    var droppedMediaReferences = 0
+    var notesWithoutTerm = 0
 }
 
 private struct ImportDryRun: Error {}
@@ -82,6 +88,8 @@ extension WordLibrary {
         report.format = read.format
         report.rowCount = read.rows.count
         report.sample = Array(read.rows.prefix(options.sampleSize))
+        report.droppedMediaReferences = read.droppedMediaReferences
+        report.notesWithoutTerm = read.notesWithoutTerm
         if let list = read.list {
             report.separator = HeaderlessList.describe(list.separator)
             report.columns = list.columns
@@ -170,6 +178,10 @@ extension WordLibrary {
             throw LibraryError.invalidImport(
                 file: path, line: nil, message: "--since is for Kindle and KOReader files, and this is a \(format.title)")
         }
+        if !options.ankiFields.isEmpty && format != .apkg && format != .colpkg {
+            throw LibraryError.invalidImport(
+                file: path, line: nil, message: "--fields is for Anki packages (.apkg, .colpkg), and this is a \(format.title)")
+        }
         let isSQLite = data.starts(with: Array("SQLite format 3\0".utf8))
         switch format {
         case .kindle, .koreader:
@@ -183,6 +195,17 @@ extension WordLibrary {
                 format == .kindle
                 ? try KindleVocabulary.read(source, since: since) : try KOReaderVocabulary.read(source, since: since)
             return ReadImport(format: format, rows: rows)
+        case .apkg, .colpkg:
+            let package: AnkiPackage
+            do {
+                package = try AnkiPackage.read(from: path, fields: options.ankiFields)
+            } catch {
+                throw LibraryError.invalidImport(file: path, line: nil, message: error.message)
+            }
+            try checkRowCount(package.notes.count, file: path)
+            return ReadImport(
+                format: format, rows: package.rows, droppedMediaReferences: package.droppedMediaReferences,
+                notesWithoutTerm: package.notesWithoutTerm)
         case .csv, .tsv, .ankiText, .list:
             let text = try ImportFormat.utf8Text(data, file: path)
             if isSQLite || text.unicodeScalars.contains("\0") {
