@@ -15,7 +15,7 @@ final class AnkiPackageImportCLITests {
         #expect(result.status == 0, "\(result.errorOutput)")
         #expect(
             result.output == """
-                Imported 5 words
+                Imported 5 words from words.apkg, read as Anki package (.apkg)
                 Left out 4 media references (sounds and images; MiDiccio keeps text)
                 Left out 1 notes whose term field has no text (an image only, say)
 
@@ -38,7 +38,9 @@ final class AnkiPackageImportCLITests {
 
         let second = sandbox.run("import", ankiFixture("words-latest.apkg"), "--no-duplicates")
         #expect(second.status == 0, "\(second.errorOutput)")
-        #expect(second.output.hasPrefix("Imported 0 words, skipped 3 already in the library\n"))
+        #expect(
+            second.output.hasPrefix(
+                "Imported 0 words from words-latest.apkg, read as Anki package (.apkg), skipped 3 already in the library\n"))
         #expect(try sandbox.listedTerms() == ["fromage", "pain", "pomme"])
     }
 
@@ -54,6 +56,48 @@ final class AnkiPackageImportCLITests {
         let result = sandbox.run("import", ankiFixture("words.apkg"), "--fields", value)
         #expect(result.status == 64)
         #expect(result.errorOutput.contains("--fields takes one or two field names"))
+    }
+
+    @Test("import undo after an .apkg leaves the library as it was: the package's words go to the Trash, the others stay")
+    func undo() throws {
+        try sandbox.add("hund", "--meaning", "dog")
+        let before = try sandbox.listedTerms()
+        #expect(sandbox.run("import", ankiFixture("words.apkg")).status == 0)
+        #expect(try sandbox.listedTerms().count == 6)
+        let undo = sandbox.run("import", "undo")
+        #expect(undo.status == 0, "\(undo.errorOutput)")
+        #expect(undo.output == "Undid the last import: 5 words moved to the Trash\n")
+        #expect(try sandbox.listedTerms() == before)
+        let hund = try #require(try sandbox.listedWords().first)
+        #expect(hund["meaning"] as? String == "dog")
+        #expect(sandbox.run("import", "undo").status == 1)
+    }
+
+    @Test("--format apkg reads a package whatever its name; --fields is refused for a file that is not a package")
+    func formatAndFieldsOnlyForPackages() throws {
+        let renamed = sandbox.path("deck.txt")
+        try Data(contentsOf: URL(fileURLWithPath: ankiFixture("words.colpkg"))).write(to: URL(fileURLWithPath: renamed))
+        let result = sandbox.run("import", renamed, "--format", "apkg", "--json")
+        #expect(result.status == 0, "\(result.errorOutput)")
+        let report = try result.jsonObject()
+        #expect(report["format"] as? String == "apkg")
+        #expect(report["added"] as? Int == 3)
+
+        let list = try sandbox.write("uno\tone\n", to: "words.txt")
+        let refused = sandbox.run("import", list, "--fields", "Front,Back")
+        #expect(refused.status == 1)
+        #expect(refused.errorOutput.contains("--fields is for Anki packages"), "\(refused.errorOutput)")
+        #expect(try sandbox.listedTerms() == ["fromage", "pain", "pomme"])
+    }
+
+    @Test("--dry-run of a package shows its first words and what it would leave out, and changes nothing")
+    func dryRun() throws {
+        let result = sandbox.run("import", ankiFixture("words.apkg"), "--dry-run")
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(result.output.hasPrefix("Read words.apkg as Anki package (.apkg)\n"), "\(result.output)")
+        #expect(result.output.contains("Would import 5 of 5 words. Nothing was changed.\n"), "\(result.output)")
+        #expect(result.output.contains("Left out 4 media references"))
+        #expect(try sandbox.listedTerms().isEmpty)
     }
 
     @Test(

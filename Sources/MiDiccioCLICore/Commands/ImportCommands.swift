@@ -12,9 +12,13 @@ struct ImportCommand: ParsableCommand {
               anki-text   Anki's "Notes in Plain Text" export (#separator: / #html: / #tags column: lines)
               kindle      Kindle's Vocabulary Builder, system/vocabulary/vocab.db on the Kindle
               koreader    KOReader's vocabulary builder, settings/vocabulary_builder.sqlite3
+              apkg        an Anki package (a deck), colpkg an Anki collection package
             A list's separator is found from its first lines (tab, ;, |, comma); --separator and
             --card-separator say otherwise, --columns says what each position holds (skip: leave it out).
             Importing the same Kindle file again adds only the look-ups it has not imported yet.
+            An Anki package gives one word a note: the first two fields of its note type (or those
+            --fields names; repeat it for several note types) are the term and the meaning, other
+            fields go to the notes, and decks become tags; sounds and images are left out and counted.
             All or nothing: a bad row is reported with its line and field, and nothing is imported.
             'midiccio import undo' moves the words of the last import to the Trash.
             """,
@@ -23,6 +27,7 @@ struct ImportCommand: ParsableCommand {
             "midiccio import quizlet.txt --separator ' - ' --card-separator ';;'",
             "midiccio import words.csv --columns term,skip,meaning,tags",
             "midiccio import /media/Kindle/system/vocabulary/vocab.db --since 2026-01-01",
+            "midiccio import Spanish.apkg --fields Front,Back --fields Word,Meaning",
         ])
 
     @Argument(help: "The file to import.") var file: String
@@ -32,13 +37,26 @@ struct ImportCommand: ParsableCommand {
     @Option(valueName: "text", help: "Between a list's cards, if not a line break (Quizlet's custom separator).")
     var cardSeparator: String?
     @Option(valueName: "date", help: "Only Kindle/KOReader words looked up since this date (YYYY-MM-DD).") var since: SinceDate?
+    @Option(valueName: "term,meaning", help: "Anki packages: the fields that hold the term and the meaning.") var fields: [String]
     @Flag(help: "Skip rows whose term is already in the library.") var noDuplicates = false
     @Flag(help: "Show the first rows as they would be read, and the counts; change nothing.") var dryRun = false
     @OptionGroup var output = OutputOptions.counts
 
+    /// The names each --fields gives, trimmed: one (the term's) or two.
+    private var fieldNames: [[String]] {
+        fields.map { $0.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) } }
+    }
+
+    func validate() throws(UsageError) {
+        if fieldNames.contains(where: { $0.count > 2 || $0.contains(where: \.isEmpty) }) {
+            throw UsageError("--fields takes one or two field names separated by a comma, as --fields Front,Back")
+        }
+    }
+
     func run(_ context: ToolContext) throws {
         var options = ImportOptions()
         options.format = format
+        options.ankiFields = fieldNames
         options.skipDuplicates = noDuplicates
         options.dryRun = dryRun
         options.since = since?.time
@@ -69,12 +87,14 @@ struct ImportCommand: ParsableCommand {
             if report.skippedDuplicates > 0 { line += ", skip \(report.skippedDuplicates) already in the library" }
             if report.alreadyImported > 0 { line += ", leave out \(report.alreadyImported) look-ups imported before" }
             context.io.write(line + ". Nothing was changed.\n")
+            context.io.write(Self.leftOut(report))
             return
         }
         var line = "Imported \(report.added) words from \(name), read as \(readAs)"
         if report.skippedDuplicates > 0 { line += ", skipped \(report.skippedDuplicates) already in the library" }
         if report.alreadyImported > 0 { line += ", left out \(report.alreadyImported) look-ups imported before" }
         context.io.write(line + "\n")
+        context.io.write(Self.leftOut(report))
         if report.duplicatesAdded > 0 {
             context.note(
                 "warning: \(report.duplicatesAdded) imported terms were already in the library (use --no-duplicates to skip them)")
@@ -87,6 +107,18 @@ struct ImportCommand: ParsableCommand {
         guard format == .list else { return format.title }
         let columns = report.columns.map(\.rawValue).joined(separator: ", ")
         return "a list without a header (\(report.separator ?? "?"): \(columns))"
+    }
+
+    /// What reading an Anki package left out, a line each; empty when nothing was.
+    static func leftOut(_ report: ImportReport) -> String {
+        var text = ""
+        if report.droppedMediaReferences > 0 {
+            text += "Left out \(report.droppedMediaReferences) media references (sounds and images; MiDiccio keeps text)\n"
+        }
+        if report.notesWithoutTerm > 0 {
+            text += "Left out \(report.notesWithoutTerm) notes whose term field has no text (an image only, say)\n"
+        }
+        return text
     }
 
     /// The sample rows as a table: line, then every field that any sample row fills.
@@ -128,6 +160,10 @@ struct ImportCommand: ParsableCommand {
         if report.format == .list {
             pairs.append(("separator", JSONText.optional(report.separator)))
             pairs.append(("columns", JSONText.array(report.columns.map(\.rawValue))))
+        }
+        if report.format == .apkg || report.format == .colpkg {
+            pairs.append(("droppedMediaReferences", String(report.droppedMediaReferences)))
+            pairs.append(("notesWithoutTerm", String(report.notesWithoutTerm)))
         }
         if dryRun {
             let sample = report.sample.map { row in
