@@ -496,6 +496,8 @@ public final class WebApp: HTTPHandler {
                     ("formatTitle", JSONText.optional(report.format?.title)),
                     ("separator", JSONText.optional(report.separator)),
                     ("columns", JSONText.array(report.columns.map(\.rawValue))),
+                    ("droppedMediaReferences", String(report.droppedMediaReferences)),
+                    ("notesWithoutTerm", String(report.notesWithoutTerm)),
                     ("sample", "[" + sample.joined(separator: ",") + "]"), ("dryRun", String(options.dryRun)),
                 ]))
         }

@@ -650,8 +650,16 @@
     let count = plural(report.added, "word", "words") + " of " + report.rows.toLocaleString() + " will be imported";
     if (report.skippedDuplicates) count += ", " + report.skippedDuplicates + " already in the library skipped";
     if (report.alreadyImported) count += ", " + report.alreadyImported + " look-ups imported before left out";
-    $("import-count").textContent = count + ".";
+    $("import-count").textContent = count + "." + describeLeftOut(report);
     $("import-preview").hidden = false;
+  }
+
+  // What reading an Anki package left out: sounds and images, notes without a term.
+  function describeLeftOut(report) {
+    let text = "";
+    if (report.droppedMediaReferences) text += " " + report.droppedMediaReferences + " media references (sounds and images) were left out.";
+    if (report.notesWithoutTerm) text += " " + plural(report.notesWithoutTerm, "note", "notes") + " without a term were left out.";
+    return text;
   }
 
   function changeImportMapping() {
@@ -669,7 +677,7 @@
       let text = "Imported " + plural(report.added, "word", "words") + " (" + (report.format === "list" ? "a list without a header" : report.formatTitle) + ").";
       if (report.skippedDuplicates) text += " " + report.skippedDuplicates + " already in the library were skipped.";
       if (report.alreadyImported) text += " " + report.alreadyImported + " look-ups imported before were left out.";
-      $("import-result").textContent = text;
+      $("import-result").textContent = text + describeLeftOut(report);
       $("import-preview").hidden = true;
       $("import-undo").hidden = report.added === 0;
       reload(); loadTags(); scheduleSync();
