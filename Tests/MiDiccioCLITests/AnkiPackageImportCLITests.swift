@@ -15,7 +15,7 @@ final class AnkiPackageImportCLITests {
         #expect(result.status == 0, "\(result.errorOutput)")
         #expect(
             result.output == """
-                Imported 5 words from words.apkg, read as Anki package (.apkg)
+                Imported 5 words from words.apkg, read as Anki deck package
                 Left out 4 media references (sounds and images; MiDiccio keeps text)
                 Left out 1 notes whose term field has no text (an image only, say)
 
@@ -40,7 +40,7 @@ final class AnkiPackageImportCLITests {
         #expect(second.status == 0, "\(second.errorOutput)")
         #expect(
             second.output.hasPrefix(
-                "Imported 0 words from words-latest.apkg, read as Anki package (.apkg), skipped 3 already in the library\n"))
+                "Imported 0 words from words-latest.apkg, read as Anki deck package, skipped 3 already in the library\n"))
         #expect(try sandbox.listedTerms() == ["fromage", "pain", "pomme"])
     }
 
@@ -94,7 +94,7 @@ final class AnkiPackageImportCLITests {
     func dryRun() throws {
         let result = sandbox.run("import", ankiFixture("words.apkg"), "--dry-run")
         #expect(result.status == 0, "\(result.errorOutput)")
-        #expect(result.output.hasPrefix("Read words.apkg as Anki package (.apkg)\n"), "\(result.output)")
+        #expect(result.output.hasPrefix("Read words.apkg as Anki deck package\n"), "\(result.output)")
         #expect(result.output.contains("Would import 5 of 5 words. Nothing was changed.\n"), "\(result.output)")
         #expect(result.output.contains("Left out 4 media references"))
         #expect(try sandbox.listedTerms().isEmpty)

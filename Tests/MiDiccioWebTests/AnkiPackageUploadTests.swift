@@ -30,7 +30,7 @@ final class AnkiPackageUploadTests {
         let preview = try web.send("POST", "/api/import?name=words.apkg&dryRun=1", body: package)
         #expect(preview.status == 200)
         #expect(preview.json["format"] as? String == "apkg")
-        #expect(preview.json["formatTitle"] as? String == "Anki package (.apkg)")
+        #expect(preview.json["formatTitle"] as? String == "Anki deck package")
         #expect(preview.json["rows"] as? Int == 5)
         #expect(preview.json["droppedMediaReferences"] as? Int == 4)
         #expect(preview.json["notesWithoutTerm"] as? Int == 1)

@@ -12,7 +12,8 @@ struct ImportCommand: ParsableCommand {
               anki-text   Anki's "Notes in Plain Text" export (#separator: / #html: / #tags column: lines)
               kindle      Kindle's Vocabulary Builder, system/vocabulary/vocab.db on the Kindle
               koreader    KOReader's vocabulary builder, settings/vocabulary_builder.sqlite3
-              apkg        an Anki package (a deck), colpkg an Anki collection package
+              apkg        an Anki deck package (File > Export > Anki Deck Package)
+              colpkg      an Anki collection package (a whole collection)
             A list's separator is found from its first lines (tab, ;, |, comma); --separator and
             --card-separator say otherwise, --columns says what each position holds (skip: leave it out).
             Importing the same Kindle file again adds only the look-ups it has not imported yet.

@@ -35,9 +35,15 @@ public enum ImportFormat: String, Sendable, CaseIterable {
         case .list: "list without a header"
         case .kindle: "Kindle Vocabulary Builder"
         case .koreader: "KOReader vocabulary builder"
-        case .apkg: "Anki package (.apkg)"
-        case .colpkg: "Anki collection package (.colpkg)"
+        case .apkg: "Anki deck package"
+        case .colpkg: "Anki collection package"
         }
+    }
+
+    /// The title after "a" or "an", for messages: "this is an Anki deck package".
+    public var titleWithArticle: String {
+        let startsWithVowel = title.first.map { "AEIOUaeiou".contains($0) } ?? false
+        return (startsWithVowel ? "an " : "a ") + title
     }
 
     /// Every format with its `--format` name, for messages: "csv (MiDiccio CSV), ...".

@@ -171,16 +171,16 @@ extension WordLibrary {
         if layoutGiven && format != .list {
             throw LibraryError.invalidImport(
                 file: path, line: nil,
-                message: "--columns and --separator are for lists without a header, and this is a \(format.title); "
+                message: "--columns and --separator are for lists without a header, and this is \(format.titleWithArticle); "
                     + "leave them out, or add --format list to read its first row as words")
         }
         if options.since != nil && format != .kindle && format != .koreader {
             throw LibraryError.invalidImport(
-                file: path, line: nil, message: "--since is for Kindle and KOReader files, and this is a \(format.title)")
+                file: path, line: nil, message: "--since is for Kindle and KOReader files, and this is \(format.titleWithArticle)")
         }
         if !options.ankiFields.isEmpty && format != .apkg && format != .colpkg {
             throw LibraryError.invalidImport(
-                file: path, line: nil, message: "--fields is for Anki packages (.apkg, .colpkg), and this is a \(format.title)")
+                file: path, line: nil, message: "--fields is for Anki packages (.apkg, .colpkg), and this is \(format.titleWithArticle)")
         }
         let isSQLite = data.starts(with: Array("SQLite format 3\0".utf8))
         switch format {
@@ -210,7 +210,7 @@ extension WordLibrary {
             let text = try ImportFormat.utf8Text(data, file: path)
             if isSQLite || text.unicodeScalars.contains("\0") {
                 throw LibraryError.invalidImport(
-                    file: path, line: nil, message: "a binary file, not a \(format.title); MiDiccio reads \(ImportFormat.known)")
+                    file: path, line: nil, message: "a binary file, not \(format.titleWithArticle); MiDiccio reads \(ImportFormat.known)")
             }
             do {
                 if format == .list {
