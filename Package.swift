@@ -23,12 +23,13 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
-        // libzip and libzstd: reading Anki packages (a zip holding an SQLite collection,
-        // zstd-compressed in Anki's current layout; Interchange/AnkiPackage*.swift).
+        // minizip and libzstd: reading Anki packages (a zip holding an SQLite collection,
+        // zstd-compressed in Anki's current layout; Interchange/AnkiPackage*.swift). minizip
+        // needs only zlib; libzip would bring OpenSSL into the everyday `midiccio`.
         .systemLibrary(
-            name: "CZip",
-            pkgConfig: "libzip",
-            providers: [.apt(["libzip-dev"]), .brew(["libzip"])]
+            name: "CMinizip",
+            pkgConfig: "minizip",
+            providers: [.apt(["libminizip-dev"]), .brew(["minizip"])]
         ),
         .systemLibrary(
             name: "CZstd",
@@ -58,7 +59,7 @@ let package = Package(
         .target(name: "MiDiccioStore", dependencies: ["CSQLite"], swiftSettings: strict),
         .target(
             name: "MiDiccioLibrary",
-            dependencies: ["MiDiccioModel", "MiDiccioFiles", "MiDiccioStore", "CCollation", "CZip", "CZstd"],
+            dependencies: ["MiDiccioModel", "MiDiccioFiles", "MiDiccioStore", "CCollation", "CMinizip", "CZstd"],
             swiftSettings: strict
         ),
         // Up to MiDiccioSync nothing goes online: the everyday commands link only these

@@ -76,7 +76,7 @@ extension AnkiPackage {
     static let collectionNames = ["collection.anki21b", "collection.anki21", "collection.anki2"]
 
     /// True when the zip at `path` holds an Anki collection (how `ImportFormat.detect`
-    /// recognises a package by its content); a file libzip cannot open throws.
+    /// recognises a package by its content); a file that is no readable zip throws.
     static func holdsCollection(at path: String) throws(AnkiPackageError) -> Bool {
         let zip = try AnkiZip(path: path)
         return collectionNames.contains { zip.entry(named: $0) != nil }
@@ -98,26 +98,26 @@ extension AnkiPackage {
     ) throws(AnkiPackageError) -> AnkiPackage {
         let zip = try AnkiZip(path: path)
         try checkVersion(zip)
-        guard let (name, index) = collectionNames.lazy.compactMap({ name in zip.entry(named: name).map { (name, $0) } }).first else {
+        guard let entry = collectionNames.lazy.compactMap({ zip.entry(named: $0) }).first else {
             throw AnkiPackageError(
                 "the zip holds no Anki collection (collection.anki2, collection.anki21 or collection.anki21b), "
                     + "so it is not an Anki package")
         }
         let collection = try withPrivateTemporaryFolder(in: temporaryFolder) { (folder) throws(AnkiPackageError) in
             let copy = folder + "/collection.sqlite"
-            try AnkiCollectionExtraction(zip: zip, index: index, name: name, zstdCompressed: name.hasSuffix("b"), limits: limits)
+            try AnkiCollectionExtraction(zip: zip, entry: entry, zstdCompressed: entry.name.hasSuffix("b"), limits: limits)
                 .write(to: copy)
-            return try AnkiCollection(path: copy, name: name)
+            return try AnkiCollection(path: copy, name: entry.name)
         }
-        return try words(of: collection, name: name, fields: fields)
+        return try words(of: collection, name: entry.name, fields: fields)
     }
 
     /// Refuses a package whose `meta` entry (current Anki) announces a layout newer than
     /// the three this reader knows. `meta` is a protocol buffer whose field 1 is the version.
     private static func checkVersion(_ zip: AnkiZip) throws(AnkiPackageError) {
-        guard let index = zip.entry(named: "meta") else { return }
+        guard let entry = zip.entry(named: "meta") else { return }
         var bytes: [UInt8] = []
-        try zip.read(index, name: "meta") { (chunk) throws(AnkiPackageError) in
+        try zip.read(entry) { (chunk) throws(AnkiPackageError) in
             guard bytes.count + chunk.count <= 1024 else { throw AnkiPackageError("the package's meta entry is too large to be Anki's") }
             bytes += chunk
         }

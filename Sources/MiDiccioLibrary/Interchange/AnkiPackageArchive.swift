@@ -1,4 +1,4 @@
-import CZip
+import CMinizip
 import CZstd
 import Foundation
 import MiDiccioFiles
@@ -11,76 +11,209 @@ import Darwin
 
 // MARK: - The zip
 
-/// An Anki package opened with libzip, read-only. The only owner of its `zip_t`.
+/// An Anki package opened with minizip, read-only. The only owner of its `unzFile`.
+///
+/// Entries are read raw (their bytes as packed) and inflated here with zlib, so what an
+/// entry unpacks to is counted on the bytes really produced: minizip's own inflate trusts
+/// the size the zip states.
 final class AnkiZip {
-    private let handle: OpaquePointer
+    /// An entry found by name: where it is in the zip's directory.
+    struct Entry {
+        /// Its name in the zip (`collection.anki21b` ...), for messages.
+        let name: String
+        fileprivate let position: unz64_file_pos
+    }
+
+    /// What the zip's directory states about an entry (which a hostile file may fake).
+    struct Statement {
+        var compressedBytes: UInt64
+        var uncompressedBytes: UInt64
+        var crc: UInt32
+        var deflated: Bool
+    }
+
+    /// Nil for a zip without entries, which minizip cannot open (it takes an end record
+    /// at the file's first byte for none at all).
+    private let handle: unzFile?
+    /// The zip file's size: no entry packs into more bytes than that, whatever it states.
+    let fileBytes: UInt64
 
     /// Opens the zip at `path`; a file that is no zip, or a truncated one (its central
     /// directory, at the end, is missing), is refused here.
     init(path: String) throws(AnkiPackageError) {
-        var code: Int32 = 0
-        guard let handle = zip_open(path, ZIP_RDONLY, &code) else {
-            throw AnkiPackageError(Self.describe(openError: code))
+        // minizip says only that opening failed; the system says why a file cannot be read.
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else {
+            throw AnkiPackageError(errno == ENOENT ? "no such file" : "cannot be read (\(FileSystem.errorText(errno)))")
         }
-        self.handle = handle
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw AnkiPackageError("cannot be read (\(FileSystem.errorText(errno)))") }
+        fileBytes = UInt64(max(status.st_size, 0))
+        if let handle = unzOpen64(path) {
+            self.handle = handle
+        } else if Self.isEmptyZip(descriptor, bytes: fileBytes) {
+            handle = nil
+        } else {
+            throw AnkiPackageError("not a zip file, or a truncated one (no central directory at its end); an Anki package is a zip file")
+        }
     }
 
-    deinit { zip_discard(handle) }
+    deinit { if let handle { unzClose(handle) } }
 
-    /// The index of the entry named exactly `name`, if there is one.
-    func entry(named name: String) -> UInt64? {
-        let index = zip_name_locate(handle, name, 0)
-        return index < 0 ? nil : UInt64(index)
+    /// True when the file is only an end of central directory record (and its comment):
+    /// a zip without entries.
+    private static func isEmptyZip(_ descriptor: Int32, bytes: UInt64) -> Bool {
+        var record = [UInt8](repeating: 0, count: 22)
+        guard pread(descriptor, &record, record.count, 0) == record.count else { return false }
+        let entries = record[8...11].allSatisfy { $0 == 0 }
+        let commentBytes = UInt64(record[20]) | UInt64(record[21]) << 8
+        return record.starts(with: [0x50, 0x4B, 0x05, 0x06]) && entries && bytes == 22 + commentBytes
     }
 
-    /// The sizes the zip's directory states for an entry (which a hostile file may fake:
-    /// `copy` counts the bytes it really gets).
-    func statedSizes(of index: UInt64, name: String) throws(AnkiPackageError) -> (compressed: UInt64, uncompressed: UInt64) {
-        var status = zip_stat_t()
-        zip_stat_init(&status)
-        guard zip_stat_index(handle, index, 0, &status) == 0 else {
-            throw AnkiPackageError("\(name) inside the package cannot be read (\(String(cString: zip_strerror(handle))))")
-        }
-        if status.valid & UInt64(ZIP_STAT_ENCRYPTION_METHOD) != 0, status.encryption_method != UInt16(ZIP_EM_NONE) {
-            throw AnkiPackageError("\(name) inside the package is encrypted; Anki never encrypts its packages")
-        }
-        let compressed = status.valid & UInt64(ZIP_STAT_COMP_SIZE) != 0 ? status.comp_size : 0
-        let uncompressed = status.valid & UInt64(ZIP_STAT_SIZE) != 0 ? status.size : 0
-        return (compressed, uncompressed)
+    /// The entry named exactly `name` (case counts), if there is one.
+    func entry(named name: String) -> Entry? {
+        guard let handle, unzLocateFile(handle, name, 1) == UNZ_OK else { return nil }
+        var position = unz64_file_pos()
+        guard unzGetFilePos64(handle, &position) == UNZ_OK else { return nil }
+        return Entry(name: name, position: position)
     }
 
-    /// Hands the entry's uncompressed bytes to `sink` a chunk at a time (after libzip's
-    /// own checks: a damaged deflate stream or a wrong CRC is an error).
-    func read(_ index: UInt64, name: String, into sink: (UnsafeRawBufferPointer) throws(AnkiPackageError) -> Void) throws(AnkiPackageError)
-    {
-        guard let file = zip_fopen_index(handle, index, 0) else {
-            throw AnkiPackageError("\(name) inside the package cannot be opened (\(String(cString: zip_strerror(handle))))")
+    /// What the directory states about `entry`; an entry MiDiccio cannot unpack (encrypted,
+    /// or packed other than stored or deflated, which is all Anki writes) is refused here.
+    func statement(of entry: Entry) throws(AnkiPackageError) -> Statement {
+        var position = entry.position
+        var info = unz_file_info64()
+        guard let handle, unzGoToFilePos64(handle, &position) == UNZ_OK,
+            unzGetCurrentFileInfo64(handle, &info, nil, 0, nil, 0, nil, 0) == UNZ_OK
+        else {
+            throw AnkiPackageError("\(entry.name) inside the package cannot be read (the zip's directory is damaged)")
         }
-        defer { zip_fclose(file) }
+        // Bit 0 of the general purpose flags: the entry is encrypted.
+        if info.flag & 1 != 0 {
+            throw AnkiPackageError("\(entry.name) inside the package is encrypted; Anki never encrypts its packages")
+        }
+        guard info.compression_method == 0 || info.compression_method == UInt(Z_DEFLATED) else {
+            throw AnkiPackageError(
+                "\(entry.name) inside the package is packed with zip method \(info.compression_method); "
+                    + "Anki only stores or deflates, and so does MiDiccio")
+        }
+        return Statement(
+            compressedBytes: info.compressed_size, uncompressedBytes: info.uncompressed_size, crc: UInt32(truncatingIfNeeded: info.crc),
+            deflated: info.compression_method == UInt(Z_DEFLATED))
+    }
+
+    /// Hands the entry's uncompressed bytes to `sink` a chunk at a time, as they are
+    /// produced; then checks that the data ended where the zip says, with its CRC and its
+    /// stated size (a damaged deflate stream or a wrong CRC is an error).
+    func read(_ entry: Entry, into sink: (UnsafeRawBufferPointer) throws(AnkiPackageError) -> Void) throws(AnkiPackageError) {
+        let stated = try statement(of: entry)
+        guard let handle else { return }
+        // Raw: minizip hands over the packed bytes, exactly the stated compressed size of
+        // them (a file too short for it is a read error), and inflate runs here.
+        let opened = unzOpenCurrentFile2(handle, nil, nil, 1)
+        guard opened == UNZ_OK else {
+            throw AnkiPackageError("\(entry.name) inside the package cannot be opened (\(Self.describe(opened)))")
+        }
+        defer { unzCloseCurrentFile(handle) }
+        let inflater = stated.deflated ? try RawInflater(name: entry.name) : nil
+        var crc = crc32(0, nil, 0)
+        var produced: UInt64 = 0
+        func counted(_ chunk: UnsafeRawBufferPointer) throws(AnkiPackageError) {
+            crc = crc32(crc, chunk.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt(chunk.count))
+            produced += UInt64(chunk.count)
+            try sink(chunk)
+        }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
         defer { buffer.deallocate() }
         while true {
-            let count = zip_fread(file, buffer.baseAddress, UInt64(buffer.count))
+            let count = unzReadCurrentFile(handle, buffer.baseAddress, UInt32(buffer.count))
             if count < 0 {
-                throw AnkiPackageError("\(name) inside the package is damaged (\(String(cString: zip_file_strerror(file))))")
+                throw AnkiPackageError("\(entry.name) inside the package cannot be read (\(Self.describe(count)))")
             }
-            if count == 0 { return }
-            try sink(UnsafeRawBufferPointer(rebasing: buffer[0..<Int(count)]))
+            if count == 0 { break }
+            let packed = UnsafeRawBufferPointer(rebasing: buffer[0..<Int(count)])
+            if let inflater { try inflater.inflate(packed, into: counted) } else { try counted(packed) }
+        }
+        if let inflater, !inflater.ended {
+            throw AnkiPackageError("\(entry.name) inside the package is damaged (its deflate data is cut short)")
+        }
+        guard UInt32(truncatingIfNeeded: crc) == stated.crc else {
+            throw AnkiPackageError("\(entry.name) inside the package is damaged (its CRC does not match)")
+        }
+        guard produced == stated.uncompressedBytes else {
+            throw AnkiPackageError(
+                "\(entry.name) inside the package is damaged (it unpacks to \(produced) bytes, "
+                    + "not the \(stated.uncompressedBytes) the zip states)")
         }
     }
 
-    private static func describe(openError code: Int32) -> String {
-        var error = zip_error_t()
-        zip_error_init_with_code(&error, code)
-        defer { zip_error_fini(&error) }
-        let detail = String(cString: zip_error_strerror(&error))
+    private static func describe(_ code: Int32) -> String {
         switch code {
-        case ZIP_ER_NOENT: return "no such file"
-        case ZIP_ER_NOZIP: return "not a zip file, or a truncated one (\(detail)); an Anki package is a zip file"
-        case ZIP_ER_INCONS: return "the zip file is inconsistent (\(detail))"
-        case ZIP_ER_OPEN, ZIP_ER_READ: return "cannot be read (\(detail))"
-        default: return "cannot be opened as a zip file (\(detail))"
+        case UNZ_BADZIPFILE: return "the zip file is inconsistent"
+        case UNZ_ERRNO: return "the zip file ends before its data does, or reading it failed"
+        default: return "minizip error \(code)"
         }
+    }
+}
+
+/// One raw deflate stream being inflated. The only owner of its `z_stream`, which stays
+/// at one address (zlib keeps a pointer back to it).
+private final class RawInflater {
+    private let name: String
+    private let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+    private let output = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+    /// True once the deflate data has ended.
+    private(set) var ended = false
+
+    init(name: String) throws(AnkiPackageError) {
+        self.name = name
+        stream.initialize(to: z_stream())
+        guard midiccio_inflate_init_raw(stream) == Z_OK else {
+            stream.deinitialize(count: 1)
+            stream.deallocate()
+            output.deallocate()
+            throw AnkiPackageError("cannot start inflating \(name) (out of memory)")
+        }
+    }
+
+    deinit {
+        inflateEnd(stream)
+        stream.deinitialize(count: 1)
+        stream.deallocate()
+        output.deallocate()
+    }
+
+    /// Inflates `input`, handing every piece of output to `sink` as it comes, so no more
+    /// than one buffer of it is ever held.
+    func inflate(
+        _ input: UnsafeRawBufferPointer, into sink: (UnsafeRawBufferPointer) throws(AnkiPackageError) -> Void
+    ) throws(AnkiPackageError) {
+        guard let base = input.baseAddress, input.count > 0 else { return }
+        if ended {
+            throw AnkiPackageError("\(name) inside the package is damaged (bytes after the end of its deflate data)")
+        }
+        stream.pointee.next_in = UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: Bytef.self))
+        stream.pointee.avail_in = uInt(input.count)
+        repeat {
+            stream.pointee.next_out = output.baseAddress?.assumingMemoryBound(to: Bytef.self)
+            stream.pointee.avail_out = uInt(output.count)
+            let code = CMinizip.inflate(stream, Z_NO_FLUSH)
+            guard code == Z_OK || code == Z_STREAM_END || code == Z_BUF_ERROR else {
+                let detail = stream.pointee.msg.map { String(cString: $0) } ?? "zlib error \(code)"
+                throw AnkiPackageError("\(name) inside the package is damaged (\(detail))")
+            }
+            let count = output.count - Int(stream.pointee.avail_out)
+            if count > 0 { try sink(UnsafeRawBufferPointer(rebasing: output[0..<count])) }
+            if code == Z_STREAM_END {
+                ended = true
+                if stream.pointee.avail_in > 0 {
+                    throw AnkiPackageError("\(name) inside the package is damaged (bytes after the end of its deflate data)")
+                }
+                return
+            }
+            // A full output buffer may hold back more output even when all input is taken.
+        } while stream.pointee.avail_out == 0
     }
 }
 
@@ -134,18 +267,17 @@ final class ZstdStream {
 /// sizes in a zip's directory may lie, so the limits are checked while reading.
 struct AnkiCollectionExtraction {
     let zip: AnkiZip
-    let index: UInt64
-    let name: String
+    let entry: AnkiZip.Entry
     let zstdCompressed: Bool
     let limits: AnkiPackage.Limits
 
     /// Writes the collection to a new file at `destination` (mode 0600).
     func write(to destination: String) throws(AnkiPackageError) {
-        let stated = try zip.statedSizes(of: index, name: name)
-        if !zstdCompressed { try check(produced: stated.uncompressed, packed: stated.compressed) }
+        let stated = try zip.statement(of: entry)
         // The ratio is measured against the entry's bytes in the package (never more
         // than the file's size); a zero makes any output a bomb past the free allowance.
-        let packed = stated.compressed
+        let packed = min(stated.compressedBytes, zip.fileBytes)
+        if !zstdCompressed { try check(produced: stated.uncompressedBytes, packed: packed) }
 
         let descriptor = open(destination, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         guard descriptor >= 0 else {
@@ -163,7 +295,7 @@ struct AnkiCollectionExtraction {
         if zstdCompressed {
             let stream = try ZstdStream()
             var first = true
-            try zip.read(index, name: name) { (chunk) throws(AnkiPackageError) in
+            try zip.read(entry) { (chunk) throws(AnkiPackageError) in
                 if first {
                     first = false
                     guard chunk.count >= 4, chunk.prefix(4).elementsEqual([0x28, 0xB5, 0x2F, 0xFD]) else {
@@ -176,9 +308,11 @@ struct AnkiCollectionExtraction {
                 throw AnkiPackageError("\(name) inside the package ends in the middle of its zstd data")
             }
         } else {
-            try zip.read(index, name: name, into: store)
+            try zip.read(entry, into: store)
         }
     }
+
+    private var name: String { entry.name }
 
     private func check(produced: UInt64, packed: UInt64) throws(AnkiPackageError) {
         if produced > UInt64(limits.collectionBytes) {
