@@ -70,4 +70,71 @@ struct HostileAnkiPackageTests {
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
         }
     }
+
+    @Test(
+        "a package whose collection fails its CRC, or ends before its deflate data does, is refused as damaged",
+        arguments: [
+            (ZipHeaderField.crc, "collection.anki2 inside the package is damaged (its CRC does not match)"),
+            (ZipHeaderField.compressedSize, "collection.anki2 inside the package is damaged (its deflate data is cut short)"),
+        ])
+    func damagedEntry(field: ZipHeaderField, problem: String) throws {
+        try withTemporaryDirectory { directory in
+            let package = try Data(contentsOf: URL(fileURLWithPath: ankiFixture("not-anki.apkg")))
+            let damaged = directory.appendingPathComponent("damaged.apkg")
+            try changing(field, of: "collection.anki2", in: package) { $0 -= 1 }.write(to: damaged)
+            #expect {
+                try AnkiPackage.read(from: damaged.path, temporaryFolder: directory.path)
+            } throws: { error in
+                String(describing: error) == problem
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["damaged.apkg"])
+        }
+    }
+
+    @Test("an empty zip is a zip without a collection, not a broken file")
+    func emptyZip() throws {
+        try withTemporaryDirectory { directory in
+            // An empty zip is only its end record: signature, zero counts and offsets.
+            let empty = directory.appendingPathComponent("empty.apkg")
+            try Data([0x50, 0x4B, 0x05, 0x06] + [UInt8](repeating: 0, count: 18)).write(to: empty)
+            #expect {
+                try AnkiPackage.read(from: empty.path)
+            } throws: { error in
+                String(describing: error).hasPrefix("the zip holds no Anki collection")
+            }
+        }
+    }
+}
+
+/// A four-byte field of a zip entry's headers.
+enum ZipHeaderField {
+    case crc, compressedSize
+
+    /// Where it is past the start of a local file header and of a central directory one.
+    var offsets: (local: Int, central: Int) {
+        switch self {
+        case .crc: (14, 16)
+        case .compressedSize: (18, 20)
+        }
+    }
+}
+
+/// `zip` with `field` of the entry `name` changed alike in its local and central headers,
+/// so that the zip stays consistent and only the entry's data disagrees with it.
+private func changing(_ field: ZipHeaderField, of name: String, in zip: Data, _ change: (inout UInt32) -> Void) -> Data {
+    var bytes = [UInt8](zip)
+    let headers: [(signature: [UInt8], nameLength: Int, name: Int, field: Int)] = [
+        ([0x50, 0x4B, 0x03, 0x04], 26, 30, field.offsets.local),
+        ([0x50, 0x4B, 0x01, 0x02], 28, 46, field.offsets.central),
+    ]
+    for header in headers {
+        for start in 0..<(bytes.count - header.name) where bytes[start..<start + 4].elementsEqual(header.signature) {
+            let length = Int(bytes[start + header.nameLength]) | Int(bytes[start + header.nameLength + 1]) << 8
+            guard bytes[(start + header.name)...].starts(with: Array(name.utf8)), length == name.utf8.count else { continue }
+            var value = (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[start + header.field + $1]) << (8 * $1) }
+            change(&value)
+            for index in 0..<4 { bytes[start + header.field + index] = UInt8(truncatingIfNeeded: value >> (8 * index)) }
+        }
+    }
+    return Data(bytes)
 }
