@@ -23,6 +23,19 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // minizip and libzstd: reading Anki packages (a zip holding an SQLite collection,
+        // zstd-compressed in Anki's current layout; Interchange/AnkiPackage*.swift). minizip
+        // needs only zlib; libzip would bring OpenSSL into the everyday `midiccio`.
+        .systemLibrary(
+            name: "CMinizip",
+            pkgConfig: "minizip",
+            providers: [.apt(["libminizip-dev"]), .brew(["minizip"])]
+        ),
+        .systemLibrary(
+            name: "CZstd",
+            pkgConfig: "libzstd",
+            providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]
+        ),
         .systemLibrary(
             name: "CMicroHTTPD",
             pkgConfig: "libmicrohttpd",
@@ -46,7 +59,7 @@ let package = Package(
         .target(name: "MiDiccioStore", dependencies: ["CSQLite"], swiftSettings: strict),
         .target(
             name: "MiDiccioLibrary",
-            dependencies: ["MiDiccioModel", "MiDiccioFiles", "MiDiccioStore", "CCollation"],
+            dependencies: ["MiDiccioModel", "MiDiccioFiles", "MiDiccioStore", "CCollation", "CMinizip", "CZstd"],
             swiftSettings: strict
         ),
         // Up to MiDiccioSync nothing goes online: the everyday commands link only these
@@ -125,7 +138,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "MiDiccioBench",
-            dependencies: ["MiDiccioKit", "MiDiccioCLI", "MiDiccioWeb", "MiDiccioTesting"],
+            dependencies: ["MiDiccioKit", "MiDiccioStore", "MiDiccioCLI", "MiDiccioWeb", "MiDiccioTesting"],
             path: "Benchmarks/MiDiccioBench",
             swiftSettings: strict
         ),

@@ -81,12 +81,19 @@ enum LibraryBenchmark {
         }
         let peakMemory = ProcessMemory.peakMegabytes()
 
+        // Issue 16's imports, at its sizes for the default run and scaled down with --words.
+        let scale = Double(wordCount) / 100_000
+        let formats = try ImportFormatsBenchmark.measure(
+            vocabulary: vocabulary,
+            listRows: max(1, Int(Double(ImportFormatsBenchmark.defaultListRows) * scale)),
+            lookups: max(3, Int(Double(ImportFormatsBenchmark.defaultKindleLookups) * scale)), in: workspace.path)
+
         printReport(
             LibraryFigures(
                 wordCount: wordCount, seed: seed, sheetBytes: sheetBytes, importSeconds: importSeconds,
                 importCPUSeconds: importCPUSeconds, floorSeconds: Statistics.median(floorSeconds) ?? 0,
                 duplicatesAdded: report.duplicatesAdded, search: search, firstPage: firstPage,
-                memoryBeforeLibrary: memoryBeforeLibrary, peakMemory: peakMemory))
+                memoryBeforeLibrary: memoryBeforeLibrary, peakMemory: peakMemory, formats: formats))
     }
 
     // MARK: - Measurements
@@ -154,8 +161,10 @@ enum LibraryBenchmark {
         var firstPage: [(ListSort, Double)]
         /// Peak memory after writing the TSV, before the library was opened.
         var memoryBeforeLibrary: Double?
-        /// Peak memory of the whole run.
+        /// Peak memory of the main import, search and list (before the other formats).
         var peakMemory: Double?
+        /// The imports of a list without a header and of a Kindle database.
+        var formats: [ImportFormatsBenchmark.Figure] = []
     }
 
     /// Prints the machine, the main table, then the search figures per kind of query.
@@ -200,6 +209,13 @@ enum LibraryBenchmark {
             table.rows.append(["peak memory (VmHWM)", "n/a", "< \(Format.decimal(Target.peakMemory, 0)) MB", "n/a"])
         }
         output += table.rendered()
+        if !figures.formats.isEmpty {
+            var imports = TextTable(header: ["other formats", "value", "words added"], rightAligned: [false, true, true])
+            for figure in figures.formats {
+                imports.rows.append([figure.name, "\(Format.decimal(figure.seconds, 3)) s", Format.grouped(figure.added)])
+            }
+            output += "\n" + imports.rendered()
+        }
 
         output +=
             "\nimport: \(Format.decimal(figures.importSeconds * 1e6 / Double(figures.wordCount), 1)) µs per word"

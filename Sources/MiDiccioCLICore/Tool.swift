@@ -15,7 +15,7 @@ public enum Tool {
         CommandEntry(ListCommand.self), CommandEntry(SearchCommand.self), CommandEntry(TagsCommand.self),
         CommandEntry(DeleteCommand.self), CommandEntry(TrashCommand.self), CommandEntry(RestoreCommand.self),
         CommandEntry(BackupExportCommand.self), CommandEntry(BackupRestoreCommand.self), CommandEntry(BackupUndoCommand.self),
-        CommandEntry(ImportCommand.self), CommandEntry(ExportCommand.self),
+        CommandEntry(ImportCommand.self), CommandEntry(ImportUndoCommand.self), CommandEntry(ExportCommand.self),
     ]
 
     /// The everyday commands on the Trash and settings, in the order help lists them.

@@ -32,6 +32,8 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
     case invalidImport(file: String, line: Int?, message: String)
     /// There is no restore to undo.
     case nothingToUndo
+    /// There is no import to undo.
+    case nothingImportedToUndo
     /// A file could not be read or written.
     case fileError(path: String, reason: String)
     /// SQLite failed underneath; the transaction was rolled back.
@@ -73,6 +75,8 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
             return "\(file)\(line.map { ", line \($0)" } ?? ""): \(message); nothing was imported"
         case .nothingToUndo:
             return "there is no restore to undo"
+        case .nothingImportedToUndo:
+            return "there is no import to undo"
         case .fileError(let path, let reason):
             return "\(path): \(reason)"
         case .damaged(let what):

@@ -66,6 +66,7 @@ extension WordLibrary {
         if !stored.word.isDeleted { try removeFromSearch(stored.word, seq: stored.seq) }
         try database.run("DELETE FROM words WHERE seq = ?", [.integer(stored.seq)])
         try database.run("DELETE FROM restore_undo WHERE word_id = ?", [.text(stored.word.id.rawValue)])
+        try database.run("DELETE FROM import_undo WHERE word_id = ?", [.text(stored.word.id.rawValue)])
     }
 
     /// Stores a marker; an existing one keeps the earlier purge time. A marker new to

@@ -213,6 +213,15 @@ enum Migrations {
                     value BLOB NOT NULL
                 );
                 """),
+        Migration(
+            name: "2026-12-import-undo",
+            sql: """
+                -- The words the last import added, so `import undo` can move them to the
+                -- Trash. One step only; never synced (the Trash moves are).
+                CREATE TABLE import_undo (
+                    word_id TEXT PRIMARY KEY
+                ) WITHOUT ROWID;
+                """),
     ]
 
     /// Marks a library that had words before a migration: its next sync uploads every

@@ -138,6 +138,7 @@ public final class WebApp: HTTPHandler {
         Route("POST", "api/backup/undo") { app, _, _ in try app.undoRestore() },
         Route("GET", "api/export") { app, request, _ in try app.exportSheet(request) },
         Route("POST", "api/import", bodyLimit: uploadLimit) { app, request, _ in try app.importSheet(request) },
+        Route("POST", "api/import/undo") { app, _, _ in try app.undoImport() },
     ]
 
     private static let routesByPattern = Dictionary(grouping: routes, by: \.pattern)
@@ -451,22 +452,60 @@ public final class WebApp: HTTPHandler {
         }
     }
 
+    /// `POST api/import?name=&format=&columns=&separator=&skipDuplicates=1&dryRun=1`: the
+    /// file is the body. With `dryRun` nothing changes and the answer holds the first rows
+    /// as they would be read (for a list without a header, with each row's own fields, so
+    /// the page can offer to map the columns otherwise).
     private func importSheet(_ request: HTTPRequest) throws -> HTTPResponse {
-        let format = try request.query["format"].flatMap { name throws(BadRequest) -> SheetFormat? in
-            if name.isEmpty { return nil }
-            guard let format = SheetFormat(rawValue: name) else { throw BadRequest(message: "format must be csv or tsv", field: "format") }
-            return format
+        var options = ImportOptions()
+        if let name = request.query["format"], !name.isEmpty {
+            guard let format = ImportFormat(rawValue: name) else {
+                throw BadRequest(message: "format must be one of \(ImportFormat.known)", field: "format")
+            }
+            options.format = format
+        }
+        do {
+            if let columns = request.query["columns"], !columns.isEmpty {
+                options.layout.columns = try ListColumn.list(columns)
+            }
+            if let separator = request.query["separator"], !separator.isEmpty {
+                options.layout.separator = try ListLayout.separator(named: separator)
+            }
+        } catch {
+            throw BadRequest(message: error.message, field: "columns")
         }
         guard !request.body.isEmpty else { throw BadRequest(message: "choose a file to import first", field: "file") }
-        let skip = request.query["skipDuplicates"] == "1"
-        return try TemporaryFile.with(name: Self.uploadName(request, default: "words.csv"), contents: request.body) { path in
-            let report = try pool.withLibrary { try $0.importSheet(from: path, format: format, skipDuplicates: skip) }
+        options.skipDuplicates = request.query["skipDuplicates"] == "1"
+        options.dryRun = request.query["dryRun"] == "1"
+        return try TemporaryFile.with(name: Self.uploadName(request, default: "words.txt"), contents: request.body) { path in
+            let report = try pool.withLibrary { try $0.importWords(from: path, options: options) }
+            let sample = report.sample.enumerated().map { index, row in
+                JSONText.object([
+                    ("line", String(row.line)),
+                    ("fields", JSONText.array(index < report.sampleFields.count ? report.sampleFields[index] : [])),
+                    ("term", JSONText.quote(row.term)), ("meaning", JSONText.quote(row.meaning)),
+                    ("reading", JSONText.quote(row.reading)), ("examples", JSONText.array(row.examples)),
+                    ("notes", JSONText.quote(row.notes)), ("tags", JSONText.array(row.tags)),
+                ])
+            }
             return .json(
                 JSONText.object([
                     ("added", String(report.added)), ("skippedDuplicates", String(report.skippedDuplicates)),
-                    ("duplicatesAdded", String(report.duplicatesAdded)),
+                    ("duplicatesAdded", String(report.duplicatesAdded)), ("alreadyImported", String(report.alreadyImported)),
+                    ("rows", String(report.rowCount)), ("format", JSONText.optional(report.format?.rawValue)),
+                    ("formatTitle", JSONText.optional(report.format?.title)),
+                    ("separator", JSONText.optional(report.separator)),
+                    ("columns", JSONText.array(report.columns.map(\.rawValue))),
+                    ("droppedMediaReferences", String(report.droppedMediaReferences)),
+                    ("notesWithoutTerm", String(report.notesWithoutTerm)),
+                    ("sample", "[" + sample.joined(separator: ",") + "]"), ("dryRun", String(options.dryRun)),
                 ]))
         }
+    }
+
+    private func undoImport() throws -> HTTPResponse {
+        let trashed = try pool.withLibrary { try $0.undoImport() }
+        return .json(JSONText.object([("trashed", String(trashed))]))
     }
 
     /// The uploaded file's own name (for messages), reduced to a safe single component.
@@ -511,7 +550,7 @@ public final class WebApp: HTTPHandler {
                 return .error(422, message, field: field)
             case .wordNotFound, .prefixTooShort, .ambiguousID:
                 return .error(404, error.description)
-            case .duplicateTerm, .wrongTrashState, .notInTrashForPurge, .alreadyInTrash, .nothingToUndo:
+            case .duplicateTerm, .wrongTrashState, .notInTrashForPurge, .alreadyInTrash, .nothingToUndo, .nothingImportedToUndo:
                 return .error(409, error.description)
             case .invalidBackup, .invalidImport:
                 return .error(422, error.description, field: "file")

@@ -5,7 +5,7 @@ from selenium.common.exceptions import StaleElementReferenceException, WebDriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from conftest import api
 
@@ -179,3 +179,35 @@ def test_a_word_that_is_html_shows_as_text(page):
     assert page.execute_script("return document.querySelectorAll('#words script, #words img').length") == 0
     page.refresh()
     wait(page, lambda d: xss in terms(d))
+
+
+def test_import_a_list_without_a_header_with_a_changed_column_mapping(page):
+    path = os.path.join(os.environ.get("MIDICCIO_WORK", "/tmp"), "cards.txt")
+    with open(path, "w", encoding="utf-8") as file:
+        file.write("hund\tdog\tanimals\nkatze\tcat\tanimals\n<b>maus</b>\tmouse\tsmall\n")
+
+    page.find_element(By.ID, "settings-button").click()
+    wait(page, EC.visibility_of_element_located((By.ID, "import-file"))).send_keys(path)
+    read_as = wait(page, EC.visibility_of_element_located((By.ID, "import-read-as")))
+    assert "list without a header" in read_as.text and "tabs" in read_as.text
+    selects = page.find_elements(By.CSS_SELECTOR, "#import-head select")
+    assert [Select(s).first_selected_option.text for s in selects] == ["term", "meaning", "notes"]
+    cells = [cell.text for cell in page.find_elements(By.CSS_SELECTOR, "#import-rows tr:last-child td")]
+    assert cells == ["<b>maus</b>", "mouse", "small"]  # a file's text shows as text
+    assert "3 words of 3 will be imported" in page.find_element(By.ID, "import-count").text
+
+    # The third column holds tags, not notes: the preview is read again with the new mapping.
+    Select(selects[2]).select_by_visible_text("tags")
+    wait(page, lambda d: [Select(s).first_selected_option.text
+                          for s in d.find_elements(By.CSS_SELECTOR, "#import-head select")] == ["term", "meaning", "tags"])
+    page.find_element(By.ID, "import-button").click()
+    wait(page, lambda d: "Imported 3 words" in d.find_element(By.ID, "import-result").text)
+
+    words = {word["term"]: word for word in api("/api/words?limit=50")["words"]}
+    assert words["katze"]["meaning"] == "cat" and words["katze"]["tags"] == ["animals"]
+    assert words["katze"]["notes"] == ""
+    assert words["<b>maus</b>"]["tags"] == ["small"]
+
+    wait(page, EC.element_to_be_clickable((By.ID, "import-undo"))).click()
+    wait(page, lambda d: "undone" in d.find_element(By.ID, "import-result").text)
+    assert not [w for w in api("/api/words?limit=50")["words"] if w["term"] in ("hund", "katze", "<b>maus</b>")]

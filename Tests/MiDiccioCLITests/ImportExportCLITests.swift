@@ -53,7 +53,7 @@ final class ImportExportCLITests {
 
         let imported = sandbox.run(["import", file] + other)
         #expect(imported.status == 0, "\(imported.errorOutput)")
-        #expect(imported.output == "Imported \(Self.awkwardWords.count) words\n")
+        #expect(imported.output.hasPrefix("Imported \(Self.awkwardWords.count) words from "), "\(imported.output)")
         #expect(imported.errorOutput.isEmpty)
         #expect(try contents(other) == contents([]))
         #expect(try contents(other).count == Self.awkwardWords.count)
@@ -112,12 +112,17 @@ final class ImportExportCLITests {
         #expect(sandbox.run("list", "--json").output == before)
     }
 
-    @Test("a file without a header row is refused with a message naming the expected columns")
+    @Test("a CSV without a header row is read as a list, and --format csv still asks for the header")
     func missingHeader() throws {
-        let result = sandbox.run("import", try sandbox.write("uno,one\n", to: "words.csv"))
-        #expect(result.status == 1)
-        #expect(result.errorOutput.contains("line 1"))
-        #expect(result.errorOutput.contains("header row"))
+        let file = try sandbox.write("uno,one\n", to: "words.csv")
+        let strict = sandbox.run("import", file, "--format", "csv")
+        #expect(strict.status == 1)
+        #expect(strict.errorOutput.contains("line 1"))
+        #expect(strict.errorOutput.contains("header row"))
+
+        let result = sandbox.run("import", file)
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(result.output.contains("read as a list without a header (commas: term, meaning)"), "\(result.output)")
     }
 
     @Test("an Anki plain-text export with #separator:tab, #html:true and #tags column:3 imports")
@@ -134,7 +139,7 @@ final class ImportExportCLITests {
         let file = try sandbox.write(text, to: "Spanish.txt")
         let result = sandbox.run("import", file)
         #expect(result.status == 0, "\(result.errorOutput)")
-        #expect(result.output == "Imported 3 words\n")
+        #expect(result.output == "Imported 3 words from Spanish.txt, read as Anki plain-text export\n")
 
         let words = try sandbox.listedWords("--sort", "term")
         #expect(words.compactMap { $0["term"] as? String } == ["café", "gato", "perro"])
@@ -158,7 +163,7 @@ final class ImportExportCLITests {
         #expect(quiet.errorOutput.isEmpty)
 
         let onATerminal = sandbox.run(["import", file, "--library", sandbox.path("terminal.sqlite")], errorTerminal: true)
-        #expect(onATerminal.output == "Imported 200 words\n")
+        #expect(onATerminal.output == "Imported 200 words from words.csv, read as MiDiccio CSV\n")
         #expect(onATerminal.errorOutput.isEmpty, "within a second no progress line shows")
 
         let shown = sandbox.run(["import", file, "--json"], errorTerminal: true)
@@ -177,7 +182,7 @@ final class ImportExportCLITests {
         let file = try sandbox.write(text, to: "words.txt")
         let result = sandbox.run(["import", file] + (format.map { ["--format", $0] } ?? []))
         #expect(result.status == 0, "\(result.errorOutput)")
-        #expect(result.output == "Imported 2 words\n")
+        #expect(result.output == "Imported 2 words from words.txt, read as MiDiccio \(format == "tsv" ? "TSV" : "CSV")\n")
         #expect(try sandbox.listedWords("--tag", "numbers").count == 2)
     }
 }

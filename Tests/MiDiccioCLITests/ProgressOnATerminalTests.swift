@@ -30,7 +30,7 @@ final class ProgressOnATerminalTests {
         let seconds = Date().timeIntervalSince(started)
         let shown = terminal.collected()
         #expect(run.succeeded, "\(run)")
-        #expect(run.output == "Imported 20000 words\n")
+        #expect(run.output == "Imported 20000 words from words.tsv, read as MiDiccio TSV\n")
         try #require(seconds > 1.3, "the import took \(seconds) s, too quick to need a progress line: give it more words")
         let redraws = shown.split(separator: "\r", omittingEmptySubsequences: true)
         #expect(redraws.count >= 2, "\(shown.debugDescription)")
@@ -48,7 +48,7 @@ final class ProgressOnATerminalTests {
     func piped() throws {
         let run = try children.run(["import", sheet], environment: ["NO_COLOR": "", "TERM": "xterm"], timeout: 60)
         #expect(run.succeeded, "\(run)")
-        #expect(run.output == "Imported 20000 words\n")
+        #expect(run.output == "Imported 20000 words from words.tsv, read as MiDiccio TSV\n")
         #expect(run.errorOutput.isEmpty, "\(run.errorOutput.debugDescription)")
     }
 }

@@ -76,50 +76,6 @@ struct BackupUndoCommand: ParsableCommand {
     }
 }
 
-/// `midiccio import`
-struct ImportCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        path: ["import"], abstract: "Import words from CSV, TSV or an Anki plain-text export.",
-        discussion: """
-            CSV/TSV files start with a header naming columns: term,meaning,reading,examples,notes,tags
-            (examples one per line in their cell, tags separated by spaces). Anki's "Notes in Plain Text"
-            export is recognised by its #separator: / #html: / #tags column: lines.
-            All or nothing: a bad row is reported with its line number and nothing is imported.
-            """,
-        examples: ["midiccio import words.csv", "midiccio import anki-deck.txt"])
-
-    @Argument(help: "The file to import.") var file: String
-    @Option(help: "The file's format (default: detected from its content).") var format: SheetFormat?
-    @Flag(help: "Skip rows whose term is already in the library.") var noDuplicates = false
-    @OptionGroup var output = OutputOptions.counts
-
-    func run(_ context: ToolContext) throws {
-        let progress = context.progressLine(json: output.json)
-        defer { progress.finish() }
-        let name = ProgressLine.fileName(file)
-        let report = try context.library().importSheet(from: file, format: format, skipDuplicates: noDuplicates) { done, total in
-            progress.show("Importing \(name): \(ProgressLine.count(done, of: total))")
-        }
-        progress.finish()
-        if output.json {
-            context.io.write(
-                JSONText.object(
-                    [
-                        ("added", String(report.added)), ("skippedDuplicates", String(report.skippedDuplicates)),
-                        ("duplicatesAdded", String(report.duplicatesAdded)),
-                    ], spaced: true) + "\n")
-        } else {
-            var line = "Imported \(report.added) words"
-            if report.skippedDuplicates > 0 { line += ", skipped \(report.skippedDuplicates) already in the library" }
-            context.io.write(line + "\n")
-            if report.duplicatesAdded > 0 {
-                context.note(
-                    "warning: \(report.duplicatesAdded) imported terms were already in the library (use --no-duplicates to skip them)")
-            }
-        }
-    }
-}
-
 /// `midiccio export`
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -17,7 +17,7 @@ public enum SheetFormat: String, Sendable, CaseIterable {
 ///
 /// Values are whatever the file said, trimmed; limits such as maximum lengths are left
 /// to the caller so that one place decides them for imports and manual entry alike.
-public struct SheetRow: Sendable, Equatable {
+public struct SheetRow: Sendable, Hashable {
     /// The 1-based physical line where the record starts, or 0 for rows made in memory.
     ///
     /// It is part of equality, so compare rows read from different texts with their
@@ -107,6 +107,28 @@ public enum WordSheet {
         }
         let chosen = format ?? (firstText.utf8.contains(UInt8(ascii: "\t")) ? .tsv : .csv)
         return try readMiDiccio(body, format: chosen)
+    }
+
+    /// What the text's first non-blank line says it is: an Anki export (`#key:value`), a
+    /// MiDiccio CSV or TSV (a header row naming `term`), or nil for neither, which is a
+    /// list without a header. Tab in the header line means TSV.
+    static func announcedFormat(of text: String) -> ImportFormat? {
+        var body = Substring(text)
+        if body.unicodeScalars.first == "\u{FEFF}" { body = Substring(body.unicodeScalars.dropFirst()) }
+        var cursor = body.utf8.startIndex
+        while let line = nextLine(in: body, from: cursor) {
+            cursor = line.next
+            guard !isBlank(body.utf8[line.content]) else { continue }
+            let first = String(decoding: body.utf8[line.content], as: UTF8.self)
+            if ankiHeader(in: first) != nil { return .ankiText }
+            let separator: UInt8 = first.utf8.contains(UInt8(ascii: "\t")) ? UInt8(ascii: "\t") : UInt8(ascii: ",")
+            let names = first.utf8.split(separator: separator, omittingEmptySubsequences: false).map {
+                trimmed(String(decoding: $0, as: UTF8.self)).trimmingQuotes.lowercased()
+            }
+            guard names.contains(Column.term.rawValue) else { return nil }
+            return separator == UInt8(ascii: ",") ? .csv : .tsv
+        }
+        return nil
     }
 
     /// Writes rows as MiDiccio CSV or TSV (with header), readable back by `read` without loss.
@@ -523,6 +545,14 @@ extension WordSheet {
 
 // MARK: - Text helpers
 
+extension String {
+    /// The text without one pair of surrounding double quotes, as a quoted header cell.
+    fileprivate var trimmingQuotes: String {
+        guard count >= 2, first == "\"", last == "\"" else { return self }
+        return String(dropFirst().dropLast())
+    }
+}
+
 extension WordSheet {
     private static func parse(
         _ text: Substring,
@@ -558,7 +588,7 @@ extension WordSheet {
         trimmed(String(decoding: bytes, as: UTF8.self)).isEmpty
     }
 
-    private static func isBlankRecord(_ record: DelimitedRecord) -> Bool {
+    static func isBlankRecord(_ record: DelimitedRecord) -> Bool {
         record.fields.allSatisfy { field in
             guard let first = field.utf8.first else { return true }
             return !isVisibleASCII(first) && trimmed(field).isEmpty
@@ -598,7 +628,7 @@ extension WordSheet {
     }
 
     /// One example per line; CR, LF and CRLF all end a line, and blank lines vanish.
-    private static func exampleLines(_ cell: String) -> [String] {
+    static func exampleLines(_ cell: String) -> [String] {
         if !cell.utf8.contains(where: { $0 == DelimitedText.cr || $0 == DelimitedText.lf }) {
             let example = trimmed(cell)
             return example.isEmpty ? [] : [example]
@@ -610,7 +640,7 @@ extension WordSheet {
     }
 
     /// Whitespace-separated tags, as Anki writes them.
-    private static func tagList(_ cell: String) -> [String] {
+    static func tagList(_ cell: String) -> [String] {
         if cell.utf8.allSatisfy({ $0 < 0x80 }) {
             // All-ASCII cells, the usual case, can be split on bytes.
             return cell.utf8

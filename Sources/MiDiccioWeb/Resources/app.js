@@ -581,18 +581,115 @@
     } catch (error) { $("backup-error").textContent = error.message; }
   }
 
+  // The column mapping the user chose in the preview of a list without a header; null
+  // lets the server read the columns by position (term, meaning, then notes).
+  let importColumns = null;
+  const importChoices = ["term", "meaning", "reading", "examples", "notes", "tags", "skip"];
+  const importFields = ["term", "meaning", "reading", "examples", "notes", "tags"];
+
+  function importURL(file, dryRun) {
+    return "/api/import?" + query({
+      name: file.name, columns: importColumns ? importColumns.join(",") : "",
+      skipDuplicates: $("import-skip").checked ? 1 : "", dryRun: dryRun ? 1 : "",
+    });
+  }
+
+  async function previewImport() {
+    $("import-error").textContent = "";
+    const file = $("import-file").files[0];
+    if (!file) { $("import-preview").hidden = true; return; }
+    try {
+      showImportPreview(await api("POST", importURL(file, true), file));
+    } catch (error) {
+      $("import-preview").hidden = true;
+      $("import-error").textContent = error.message;
+    }
+  }
+
+  function showImportPreview(report) {
+    const list = report.format === "list";
+    $("import-read-as").textContent = list
+      ? "Read as a list without a header, separated by " + report.separator + ". Choose what each column holds:"
+      : "Read as " + report.formatTitle + ".";
+    const head = $("import-head");
+    const body = $("import-rows");
+    head.replaceChildren();
+    body.replaceChildren();
+    if (list) {
+      report.columns.forEach((column, index) => {
+        const select = element("select");
+        select.setAttribute("aria-label", "Column " + (index + 1));
+        for (const choice of importChoices) {
+          const option = element("option", "", choice);
+          option.value = choice;
+          option.selected = choice === column;
+          select.append(option);
+        }
+        select.addEventListener("change", changeImportMapping);
+        const cell = element("th");
+        cell.append(select);
+        head.append(cell);
+      });
+      for (const row of report.sample) {
+        const line = element("tr");
+        report.columns.forEach((_, index) => line.append(element("td", "", row.fields[index] || "")));
+        body.append(line);
+      }
+    } else {
+      const shown = importFields.filter((field) => field === "term" || report.sample.some((row) => String(row[field]).length > 0));
+      for (const field of shown) head.append(element("th", "", field));
+      for (const row of report.sample) {
+        const line = element("tr");
+        for (const field of shown) {
+          const value = Array.isArray(row[field]) ? row[field].join(field === "tags" ? " " : " / ") : row[field];
+          line.append(element("td", "", value));
+        }
+        body.append(line);
+      }
+    }
+    let count = plural(report.added, "word", "words") + " of " + report.rows.toLocaleString() + " will be imported";
+    if (report.skippedDuplicates) count += ", " + report.skippedDuplicates + " already in the library skipped";
+    if (report.alreadyImported) count += ", " + report.alreadyImported + " look-ups imported before left out";
+    $("import-count").textContent = count + "." + describeLeftOut(report);
+    $("import-preview").hidden = false;
+  }
+
+  // What reading an Anki package left out: sounds and images, notes without a term.
+  function describeLeftOut(report) {
+    let text = "";
+    if (report.droppedMediaReferences) text += " " + report.droppedMediaReferences + " media references (sounds and images) were left out.";
+    if (report.notesWithoutTerm) text += " " + plural(report.notesWithoutTerm, "note", "notes") + " without a term were left out.";
+    return text;
+  }
+
+  function changeImportMapping() {
+    importColumns = Array.from(document.querySelectorAll("#import-head select"), (select) => select.value);
+    previewImport();
+  }
+
   async function importFile() {
     $("import-error").textContent = "";
     $("import-result").textContent = "";
     const file = $("import-file").files[0];
     if (!file) { $("import-error").textContent = "Choose a file first."; return; }
-    const format = /\.tsv$/i.test(file.name) ? "tsv" : (/\.csv$/i.test(file.name) ? "csv" : "");
     try {
-      const report = await api("POST", "/api/import?" + query({ name: file.name, format, skipDuplicates: $("import-skip").checked ? 1 : "" }), file);
-      let text = "Imported " + plural(report.added, "word", "words") + ".";
+      const report = await api("POST", importURL(file, false), file);
+      let text = "Imported " + plural(report.added, "word", "words") + " (" + (report.format === "list" ? "a list without a header" : report.formatTitle) + ").";
       if (report.skippedDuplicates) text += " " + report.skippedDuplicates + " already in the library were skipped.";
-      $("import-result").textContent = text;
+      if (report.alreadyImported) text += " " + report.alreadyImported + " look-ups imported before were left out.";
+      $("import-result").textContent = text + describeLeftOut(report);
+      $("import-preview").hidden = true;
+      $("import-undo").hidden = report.added === 0;
       reload(); loadTags(); scheduleSync();
+    } catch (error) { $("import-error").textContent = error.message; }
+  }
+
+  async function undoImport() {
+    try {
+      const report = await api("POST", "/api/import/undo");
+      $("import-result").textContent = "The last import was undone: " + plural(report.trashed, "word", "words") + " moved to the Trash.";
+      $("import-undo").hidden = true;
+      reload(); loadTags(); loadTrash(); scheduleSync();
     } catch (error) { $("import-error").textContent = error.message; }
   }
 
@@ -654,6 +751,9 @@
   $("backup-file").addEventListener("change", () => { $("restore-preview").hidden = true; $("backup-error").textContent = ""; });
   $("restore-undo").addEventListener("click", undoRestore);
   $("import-button").addEventListener("click", importFile);
+  $("import-undo").addEventListener("click", undoImport);
+  $("import-file").addEventListener("change", () => { importColumns = null; $("import-result").textContent = ""; previewImport(); });
+  $("import-skip").addEventListener("change", previewImport);
 
   document.addEventListener("keydown", (event) => {
     const typing = event.target.closest("input, textarea, select, dialog");

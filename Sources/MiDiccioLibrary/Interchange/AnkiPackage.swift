@@ -1,0 +1,239 @@
+import Foundation
+import MiDiccioModel
+
+// MARK: - Public types
+
+/// Why an Anki package could not be read, in words for the person who chose the file.
+public struct AnkiPackageError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What is wrong (the file's own name is added by the caller).
+    public var message: String
+
+    /// Makes an error saying `message`.
+    public init(_ message: String) { self.message = message }
+
+    public var description: String { message }
+}
+
+/// The words of an Anki package (`.apkg`, one or more decks, or `.colpkg`, a whole
+/// collection), read as the rows a spreadsheet import makes.
+///
+/// A package is a zip holding an SQLite collection: `collection.anki21b` (zstd-compressed,
+/// Anki 2.1.50 and later), else `collection.anki21`, else `collection.anki2`. Current Anki
+/// writes both the first and a dummy `collection.anki2` that asks to update Anki, so the
+/// newest one present is the one read. Media files are never read.
+public struct AnkiPackage: Sendable {
+    /// One note as a row, with its id in the collection for messages.
+    public struct Note: Sendable, Equatable {
+        /// The note's id in the collection.
+        public var id: Int64
+        /// The word it becomes (`line` stays 0).
+        public var row: SheetRow
+    }
+
+    /// How much a package may unpack to; checked while unpacking, because the sizes a zip
+    /// states may lie.
+    public struct Limits: Sendable {
+        /// The most bytes the collection may unpack to (512 MiB: a deck of a million
+        /// notes is a few hundred MiB).
+        public var collectionBytes = 512 * 1024 * 1024
+        /// The most bytes out for each byte in, once past `ratioFreeBytes`: SQLite files
+        /// of real decks pack 2 to 20 times; a bomb, a thousand times or more.
+        public var ratio = 200
+        /// Output up to this size is never a bomb, whatever its ratio (16 MiB: an almost
+        /// empty collection packs very small).
+        public var ratioFreeBytes = 16 * 1024 * 1024
+
+        /// The default limits.
+        public init() {}
+
+        /// `512 MiB`, `16 KiB`, `300 bytes`.
+        static func describe(bytes: Int) -> String {
+            if bytes >= 1024 * 1024 { return "\(bytes / (1024 * 1024)) MiB" }
+            if bytes >= 1024 { return "\(bytes / 1024) KiB" }
+            return "\(bytes) bytes"
+        }
+    }
+
+    /// The collection file read (`collection.anki21b` ...).
+    public var collectionName: String
+    /// Its schema version (11 for the legacy layout, 18 for current Anki).
+    public var schema: Int
+    /// The notes that have a term, oldest first.
+    public var notes: [Note]
+    /// `[sound:...]`, `<img>`, `<audio>` and `<video>` references left out of the words.
+    public var droppedMediaReferences: Int
+    /// Notes left out because their term field holds no text (an image only, say).
+    public var notesWithoutTerm: Int
+
+    /// The rows, in note order.
+    public var rows: [SheetRow] { notes.map(\.row) }
+}
+
+// MARK: - Reading
+
+extension AnkiPackage {
+    /// The collection names a package may hold, the one to read first.
+    static let collectionNames = ["collection.anki21b", "collection.anki21", "collection.anki2"]
+
+    /// True when the zip at `path` holds an Anki collection (how `ImportFormat.detect`
+    /// recognises a package by its content); a file that is no readable zip throws.
+    static func holdsCollection(at path: String) throws(AnkiPackageError) -> Bool {
+        let zip = try AnkiZip(path: path)
+        return collectionNames.contains { zip.entry(named: $0) != nil }
+    }
+
+    /// Reads the package at `path`.
+    ///
+    /// `fields` lists choices of the term's field and the meaning's (names compared
+    /// ignoring case, as Anki does): each note type takes the first choice whose fields it
+    /// has, and a note type with notes that fits none is an error. Empty takes the first
+    /// two fields of each note type. Every other non-empty
+    /// field goes to the notes as `Name: value`. HTML becomes text as in the plain-text
+    /// import; media references are dropped and counted. Each deck of a note's cards
+    /// becomes a tag (`AnkiPackage.tag(deck:)`), after the note's own tags.
+    /// The collection is unpacked into a private folder in `temporaryFolder` (the system's
+    /// temporary folder by default), removed before this returns or throws.
+    public static func read(
+        from path: String, fields: [[String]] = [], limits: Limits = Limits(), temporaryFolder: String? = nil
+    ) throws(AnkiPackageError) -> AnkiPackage {
+        let zip = try AnkiZip(path: path)
+        try checkVersion(zip)
+        guard let entry = collectionNames.lazy.compactMap({ zip.entry(named: $0) }).first else {
+            throw AnkiPackageError(
+                "the zip holds no Anki collection (collection.anki2, collection.anki21 or collection.anki21b), "
+                    + "so it is not an Anki package")
+        }
+        let collection = try withPrivateTemporaryFolder(in: temporaryFolder) { (folder) throws(AnkiPackageError) in
+            let copy = folder + "/collection.sqlite"
+            try AnkiCollectionExtraction(zip: zip, entry: entry, zstdCompressed: entry.name.hasSuffix("b"), limits: limits)
+                .write(to: copy)
+            return try AnkiCollection(path: copy, name: entry.name)
+        }
+        return try words(of: collection, name: entry.name, fields: fields)
+    }
+
+    /// Refuses a package whose `meta` entry (current Anki) announces a layout newer than
+    /// the three this reader knows. `meta` is a protocol buffer whose field 1 is the version.
+    private static func checkVersion(_ zip: AnkiZip) throws(AnkiPackageError) {
+        guard let entry = zip.entry(named: "meta") else { return }
+        var bytes: [UInt8] = []
+        try zip.read(entry) { (chunk) throws(AnkiPackageError) in
+            guard bytes.count + chunk.count <= 1024 else { throw AnkiPackageError("the package's meta entry is too large to be Anki's") }
+            bytes += chunk
+        }
+        // Field 1, varint: key byte 0x08, then the version (1 legacy, 2 legacy 2, 3 latest).
+        guard bytes.count >= 2, bytes[0] == 0x08 else { return }
+        let version = bytes[1]
+        guard version & 0x80 == 0, version <= 3 else {
+            throw AnkiPackageError("the package was written by a newer Anki, in a layout MiDiccio does not know yet")
+        }
+    }
+
+    // MARK: - Notes to words
+
+    private static func words(of collection: AnkiCollection, name: String, fields: [[String]]) throws(AnkiPackageError) -> AnkiPackage {
+        var package = AnkiPackage(
+            collectionName: name, schema: Int(collection.schema), notes: [], droppedMediaReferences: 0, notesWithoutTerm: 0)
+        var chosenFields: [Int64: (term: Int, meaning: Int?)] = [:]
+        for note in collection.notes {
+            guard let type = collection.noteTypes[note.typeID] else {
+                throw AnkiPackageError("\(name): note \(note.id) has a note type (\(note.typeID)) the collection does not define")
+            }
+            let chosen: (term: Int, meaning: Int?)
+            if let known = chosenFields[note.typeID] {
+                chosen = known
+            } else {
+                chosen = try choose(fields, in: type)
+                chosenFields[note.typeID] = chosen
+            }
+
+            var texts: [String] = []
+            for field in note.fields {
+                let (text, dropped) = plainText(ofField: field)
+                texts.append(text)
+                package.droppedMediaReferences += dropped
+            }
+            func value(_ ordinal: Int?) -> String { ordinal.map { $0 < texts.count ? texts[$0] : "" } ?? "" }
+
+            let term = value(chosen.term)
+            guard !term.isEmpty else {
+                package.notesWithoutTerm += 1
+                continue
+            }
+            var noteLines: [String] = []
+            for (ordinal, text) in texts.enumerated() where ordinal != chosen.term && ordinal != chosen.meaning && !text.isEmpty {
+                let label = ordinal < type.fields.count ? type.fields[ordinal] : "Field \(ordinal + 1)"
+                noteLines.append("\(label): \(text)")
+            }
+            var tags = note.tags.map(shortened)
+            for deckID in note.deckIDs {
+                if let deck = collection.decks[deckID], let tag = tag(deck: deck, id: deckID) { tags.append(tag) }
+            }
+            let row = SheetRow(term: term, meaning: value(chosen.meaning), notes: noteLines.joined(separator: "\n"), tags: tags)
+            package.notes.append(Note(id: note.id, row: row))
+        }
+        return package
+    }
+
+    /// The ordinals of the term's and the meaning's fields in `type`.
+    private static func choose(
+        _ choices: [[String]], in type: AnkiCollection.NoteType
+    ) throws(AnkiPackageError) -> (term: Int, meaning: Int?) {
+        guard !choices.isEmpty else { return (0, type.fields.count > 1 ? 1 : nil) }
+        for names in choices where !names.isEmpty {
+            let ordinals = names.compactMap { name in type.fields.firstIndex { $0.caseInsensitiveCompare(name) == .orderedSame } }
+            if ordinals.count == names.count { return (ordinals[0], ordinals.count > 1 ? ordinals[1] : nil) }
+        }
+        let asked = choices.map { $0.joined(separator: ",") }.joined(separator: " or ")
+        throw AnkiPackageError(
+            "note type \"\(type.name)\" has no fields \(asked) (its fields: \(type.fields.joined(separator: ", "))); "
+                + "add a --fields for it, or leave --fields out to take the first two fields of each note type")
+    }
+
+    /// A field's text: media references out (counted), then HTML to text as the
+    /// plain-text import does it.
+    static func plainText(ofField field: String) -> (text: String, droppedMedia: Int) {
+        var dropped = 0
+        var rest = Substring(field)
+        var kept = ""
+        while let start = rest.range(of: "[sound:") {
+            guard let end = rest[start.upperBound...].firstIndex(of: "]") else { break }
+            kept += rest[..<start.lowerBound]
+            rest = rest[rest.index(after: end)...]
+            dropped += 1
+        }
+        kept += rest
+        // The tags themselves vanish in the HTML conversion; here they are only counted.
+        let lowered = kept.lowercased()
+        for tag in ["<img", "<audio", "<video"] {
+            var search = lowered[...]
+            while let found = search.range(of: tag) {
+                let next = search[found.upperBound...].first
+                if next == nil || next == ">" || next == "/" || next!.isWhitespace { dropped += 1 }
+                search = search[found.upperBound...]
+            }
+        }
+        return (WordSheet.plainText(fromHTML: kept), dropped)
+    }
+
+    /// The tag a deck gives its words: its full name with `::` kept between the parts
+    /// (`Spanish::Verbs`, the form Anki uses for nested tags too), spaces made `_`. Anki's
+    /// own deck, Default (id 1), gives none: it says nothing about the words.
+    static func tag(deck parts: [String], id: Int64) -> String? {
+        if id == 1 && parts == ["Default"] { return nil }
+        let cleaned = parts.map { part in
+            String(part.split(whereSeparator: { $0.isWhitespace }).joined(separator: "_"))
+        }.filter { !$0.isEmpty }
+        guard !cleaned.isEmpty else { return nil }
+        return shortened(cleaned.joined(separator: "::"))
+    }
+
+    /// A tag longer than MiDiccio's limit keeps its last `::` parts that fit (the most
+    /// specific ones), or, for one long part, its first characters.
+    static func shortened(_ tag: String) -> String {
+        guard tag.count > WordLimits.tagLength else { return tag }
+        var parts = tag.components(separatedBy: "::")
+        while parts.count > 1, parts.joined(separator: "::").count > WordLimits.tagLength { parts.removeFirst() }
+        return String(parts.joined(separator: "::").prefix(WordLimits.tagLength))
+    }
+}

@@ -1,0 +1,209 @@
+import Foundation
+import MiDiccioStore
+
+/// Every kind of file `midiccio import` reads. `detect` tells them apart by content;
+/// `--format` names one to skip the guessing.
+///
+/// Adding a format: a case here, a line in `detect`, and a case in
+/// `WordLibrary.readImport` that turns the file into `SheetRow`s.
+public enum ImportFormat: String, Sendable, CaseIterable {
+    /// MiDiccio CSV: a header row naming the columns, then one word a row.
+    case csv
+    /// MiDiccio TSV, the same with tabs.
+    case tsv
+    /// Anki's "Notes in Plain Text" export, which starts with `#key:value` lines.
+    case ankiText = "anki-text"
+    /// A list without a header: term, meaning, then notes by position.
+    case list
+    /// Kindle's Vocabulary Builder database, `vocab.db`.
+    case kindle
+    /// KOReader's vocabulary builder database, `vocabulary_builder.sqlite3`.
+    case koreader
+    /// An Anki deck package, `.apkg`: a zip holding an SQLite collection
+    /// (Interchange/AnkiPackage*.swift).
+    case apkg
+    /// An Anki collection package, `.colpkg`: the same layout for a whole collection, read
+    /// the same way; only a `.colpkg` name tells it from an `.apkg`.
+    case colpkg
+
+    /// The name said back to the user: "Imported 12 words from vocab.db (Kindle ...)".
+    public var title: String {
+        switch self {
+        case .csv: "MiDiccio CSV"
+        case .tsv: "MiDiccio TSV"
+        case .ankiText: "Anki plain-text export"
+        case .list: "list without a header"
+        case .kindle: "Kindle Vocabulary Builder"
+        case .koreader: "KOReader vocabulary builder"
+        case .apkg: "Anki deck package"
+        case .colpkg: "Anki collection package"
+        }
+    }
+
+    /// The title after "a" or "an", for messages: "this is an Anki deck package".
+    public var titleWithArticle: String {
+        let startsWithVowel = title.first.map { "AEIOUaeiou".contains($0) } ?? false
+        return (startsWithVowel ? "an " : "a ") + title
+    }
+
+    /// Every format with its `--format` name, for messages: "csv (MiDiccio CSV), ...".
+    public static var known: String {
+        allCases.map { "\($0.rawValue) (\($0.title))" }.joined(separator: ", ")
+    }
+}
+
+/// The limits that keep a hostile or mistaken file from exhausting memory or time.
+public enum ImportLimits {
+    /// The largest file `import` reads: 100 MB, as the web app's upload limit.
+    public static let fileBytes = 100 * 1024 * 1024
+    /// The most words one import may bring.
+    public static let rows = 1_000_000
+}
+
+/// The first bytes of every SQLite 3 database file.
+private let sqliteSignature = Array("SQLite format 3\0".utf8)
+/// A zip archive's local file header, as in Anki packages.
+private let zipSignature: [UInt8] = [0x50, 0x4B, 0x03, 0x04]
+/// The end record that starts an empty zip archive.
+private let emptyZipSignature: [UInt8] = [0x50, 0x4B, 0x05, 0x06]
+
+extension ImportFormat {
+    /// What the bytes of `file` are, or an error naming the formats MiDiccio knows.
+    ///
+    /// An SQLite file is opened (read-only) to look at its tables; a zip archive is an Anki
+    /// package when it holds a collection; text must be UTF-8. A `.apkg` or `.colpkg` name
+    /// is a hint: such a file is read as a package, whose reader says what is wrong if it
+    /// is not one, and the name tells a collection package from a deck package.
+    static func detect(_ data: Data, file: String) throws -> ImportFormat {
+        if data.starts(with: sqliteSignature) {
+            let tables = try SQLiteImportFile.open(file).tableNames()
+            if Set(["WORDS", "LOOKUPS", "BOOK_INFO"]).isSubset(of: tables) { return .kindle }
+            if Set(["VOCABULARY", "TITLE"]).isSubset(of: tables) { return .koreader }
+            throw LibraryError.invalidImport(
+                file: file, line: nil,
+                message: "an SQLite database, but neither Kindle's vocab.db (tables WORDS, LOOKUPS, BOOK_INFO) nor "
+                    + "KOReader's vocabulary builder (tables vocabulary, title)")
+        }
+        let named = packageFormat(named: file)
+        if let named { return named }
+        if data.starts(with: zipSignature) || data.starts(with: emptyZipSignature) {
+            let holdsCollection: Bool
+            do {
+                holdsCollection = try AnkiPackage.holdsCollection(at: file)
+            } catch {
+                throw LibraryError.invalidImport(
+                    file: file, line: nil, message: "a zip archive that cannot be read (\(error.message)); MiDiccio reads \(known)")
+            }
+            guard holdsCollection else {
+                throw LibraryError.invalidImport(
+                    file: file, line: nil,
+                    message: "a zip archive that holds no Anki collection (collection.anki2, collection.anki21 or "
+                        + "collection.anki21b), so not an Anki package; MiDiccio reads \(known)")
+            }
+            return .apkg
+        }
+        let text = try utf8Text(data, file: file)
+        if text.unicodeScalars.contains(where: { $0 == "\0" }) {
+            throw LibraryError.invalidImport(file: file, line: nil, message: "a binary file; MiDiccio reads \(known)")
+        }
+        return WordSheet.announcedFormat(of: text) ?? .list
+    }
+
+    /// `.apkg` or `.colpkg` as the file's name says, or nil.
+    static func packageFormat(named file: String) -> ImportFormat? {
+        let name = file.lowercased()
+        if name.hasSuffix(".colpkg") { return .colpkg }
+        if name.hasSuffix(".apkg") { return .apkg }
+        return nil
+    }
+
+    /// The bytes as text, or an error naming the line and byte of the first broken
+    /// UTF-8 sequence.
+    static func utf8Text(_ data: Data, file: String) throws -> String {
+        if let text = String(data: data, encoding: .utf8) { return text }
+        var line = 1
+        var offset = 0
+        var iterator = data.makeIterator()
+        var parser = Unicode.UTF8.ForwardParser()
+        loop: while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let scalar):
+                if scalar.count == 1 && scalar.first == UInt8(ascii: "\n") { line += 1 }
+                offset += scalar.count
+            case .error:
+                break loop
+            case .emptyInput:
+                break loop
+            }
+        }
+        throw LibraryError.invalidImport(
+            file: file, line: line,
+            message: "broken UTF-8 at byte \(offset + 1); save the file as UTF-8 text (MiDiccio reads \(known))")
+    }
+}
+
+// MARK: - SQLite files
+
+/// An SQLite file brought in for import, opened read-only and checked, so that a
+/// damaged or disguised file is refused before a row is read.
+final class SQLiteImportFile {
+    let database: Database
+    let file: String
+
+    private init(database: Database, file: String) {
+        self.database = database
+        self.file = file
+    }
+
+    /// Opens `file` read-only; a file SQLite cannot read, or whose integrity check
+    /// fails, is an `invalidImport` error.
+    static func open(_ file: String) throws -> SQLiteImportFile {
+        do {
+            let database = try Database(path: file, create: false, readOnly: true)
+            // The file's own schema must not run anything of ours.
+            try database.execute("PRAGMA trusted_schema = OFF")
+            let check = try database.text("PRAGMA quick_check(1)")
+            guard check == "ok" else {
+                throw LibraryError.invalidImport(
+                    file: file, line: nil, message: "a damaged SQLite database (\(check ?? "no answer"))")
+            }
+            return SQLiteImportFile(database: database, file: file)
+        } catch let error as SQLiteError {
+            throw LibraryError.invalidImport(
+                file: file, line: nil, message: "starts like an SQLite database but SQLite cannot read it (\(error.message))")
+        }
+    }
+
+    /// The names of the file's tables, in upper case.
+    func tableNames() throws -> Set<String> {
+        try sqlite {
+            Set(try database.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").rows { $0.text(0).uppercased() })
+        }
+    }
+
+    /// The columns of `table`, in lower case.
+    func columns(of table: String) throws -> Set<String> {
+        try sqlite {
+            Set(try database.prepare("SELECT name FROM pragma_table_info(?)").rows([.text(table)]) { $0.text(0).lowercased() })
+        }
+    }
+
+    /// Refuses the file unless `table` has every one of `required`, naming what is missing.
+    func require(_ table: String, _ required: [String], format: ImportFormat) throws {
+        let found = try columns(of: table)
+        let missing = required.filter { !found.contains($0) }
+        guard missing.isEmpty else {
+            let what = found.isEmpty ? "no table \(table)" : "table \(table) lacks \(missing.joined(separator: ", "))"
+            throw LibraryError.invalidImport(file: file, line: nil, message: "not a \(format.title) database: \(what)")
+        }
+    }
+
+    /// Runs `body`, turning SQLite's errors into import errors about this file.
+    func sqlite<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as SQLiteError {
+            throw LibraryError.invalidImport(file: file, line: nil, message: "SQLite cannot read it (\(error.message))")
+        }
+    }
+}

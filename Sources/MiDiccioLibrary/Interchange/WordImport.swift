@@ -1,0 +1,333 @@
+import Foundation
+import MiDiccioFiles
+import MiDiccioModel
+import MiDiccioStore
+
+/// How to import a file; the defaults recognise everything.
+public struct ImportOptions: Sendable, Hashable {
+    /// The format; nil recognises it from the content.
+    public var format: ImportFormat?
+    /// Separators and columns of a list without a header.
+    public var layout = ListLayout()
+    /// Only Kindle look-ups and KOReader words from this time on.
+    public var since: Timestamp?
+    /// Anki packages: choices of the term's and the meaning's fields, one or two names
+    /// each (`AnkiPackage.read`); empty takes the first two fields of each note type.
+    public var ankiFields: [[String]] = []
+    /// Skip rows whose term is already in the library.
+    public var skipDuplicates = false
+    /// Read, check and count everything, then change nothing.
+    public var dryRun = false
+    /// How many rows `ImportReport.sample` holds.
+    public var sampleSize = 10
+
+    /// Options that recognise the format and import every row.
+    public init() {}
+}
+
+/// What an import did, or with `dryRun` would do.
+public struct ImportReport: Hashable, Sendable {
+    /// Words added.
+    public var added = 0
+    /// Rows skipped because their term was already in the library (with `skipDuplicates`).
+    public var skippedDuplicates = 0
+    /// Rows added although their term was already in the library.
+    public var duplicatesAdded = 0
+    /// Kindle look-ups left out because an earlier import brought them.
+    public var alreadyImported = 0
+    /// Media references (sounds, images) left out of the words (Anki packages).
+    public var droppedMediaReferences = 0
+    /// Notes left out because their term field holds no text (Anki packages).
+    public var notesWithoutTerm = 0
+    /// The format the file was read as.
+    public var format: ImportFormat?
+    /// For a list without a header: the separator found or given, in words ("tabs").
+    public var separator: String?
+    /// For a list without a header: what each position went to.
+    public var columns: [ListColumn] = []
+    /// Words in the file (before duplicates and earlier imports are left out).
+    public var rowCount = 0
+    /// The first rows, as they are read.
+    public var sample: [SheetRow] = []
+    /// For a list without a header: the fields of the sample rows as the file had them.
+    public var sampleFields: [[String]] = []
+
+    /// Makes an empty report.
+    public init() {}
+}
+
+/// The rows of a file and how they were read.
+private struct ReadImport {
+    var format: ImportFormat
+    var rows: [SheetRow]
+    var list: HeaderlessList?
+    /// Anki packages: media references and notes without a term left out while reading.
+    var droppedMediaReferences = 0
+    var notesWithoutTerm = 0
+}
+
+private struct ImportDryRun: Error {}
+
+extension WordLibrary {
+    /// Imports words from any format `ImportFormat` names.
+    ///
+    /// All or nothing: every row is read and checked first; a bad row throws
+    /// `invalidImport` with its line (or its term, in a database) and field, and nothing
+    /// is imported. The words added are remembered for `undoImport()` (one step).
+    /// A Kindle look-up whose sentence is already an example of a word with its term
+    /// (in the Trash too) counts as imported before and is left out, so importing the
+    /// same `vocab.db` again adds only new look-ups, on any device the words synced to.
+    /// `progress` is called with (rows done, rows to write) once the file is checked, then
+    /// every `progressInterval` rows while writing, and last when every row is done.
+    public func importWords(
+        from path: String, options: ImportOptions = ImportOptions(),
+        progress: ((_ done: Int, _ total: Int) -> Void)? = nil
+    ) throws -> ImportReport {
+        let read = try readImport(path, options: options)
+        var report = ImportReport()
+        report.format = read.format
+        report.rowCount = read.rows.count
+        report.sample = Array(read.rows.prefix(options.sampleSize))
+        report.droppedMediaReferences = read.droppedMediaReferences
+        report.notesWithoutTerm = read.notesWithoutTerm
+        if let list = read.list {
+            report.separator = HeaderlessList.describe(list.separator)
+            report.columns = list.columns
+            report.sampleFields = Array(list.fields.prefix(options.sampleSize))
+        }
+        // Kindle rows are checked once earlier imports are left out: a word's examples are
+        // cut into words of at most 50 then.
+        var contents = read.format == .kindle ? [] : try validated(read.rows, file: path)
+        do {
+            return try writingInBulk {
+                if read.format == .kindle {
+                    let (fresh, known) = try newLookups(read.rows)
+                    report.alreadyImported = known
+                    contents = try validated(fresh, file: path)
+                }
+                try database.run("DELETE FROM import_undo")
+                progress?(0, contents.count)
+                // Every term already in the library, read once: a query per row cost more
+                // than the rest of the duplicate handling.
+                var seenKeys = Set(try database.cached("SELECT term_key FROM words WHERE deleted_at IS NULL").rows([]) { $0.text(0) })
+                let now = clock.now()
+                for (index, content) in contents.enumerated() {
+                    if let progress, index > 0, index % Self.progressInterval == 0 { progress(index, contents.count) }
+                    let key = TermKey.fold(content.term)
+                    let isDuplicate = !seenKeys.insert(key).inserted
+                    if isDuplicate && options.skipDuplicates {
+                        report.skippedDuplicates += 1
+                        continue
+                    }
+                    if isDuplicate { report.duplicatesAdded += 1 }
+                    let word = Word(
+                        id: randomID(), term: content.term, meaning: content.meaning, reading: content.reading,
+                        examples: content.examples, notes: content.notes, tags: content.tags,
+                        createdAt: now, updatedAt: now)
+                    try save(word, times: FieldTimes(all: now), previous: nil, pending: true)
+                    try database.run("INSERT INTO import_undo (word_id) VALUES (?)", [.text(word.id.rawValue)])
+                    report.added += 1
+                }
+                progress?(contents.count, contents.count)
+                if options.dryRun { throw ImportDryRun() }
+                return report
+            }
+        } catch is ImportDryRun {
+            return report
+        }
+    }
+
+    /// Moves the words the last import added to the Trash, as edits that reach other
+    /// devices. Words already in the Trash, or purged, are left as they are. One step:
+    /// a second undo has nothing to undo. Returns how many words went to the Trash.
+    public func undoImport() throws -> Int {
+        try writing {
+            let ids = try database.cached("SELECT word_id FROM import_undo").rows { $0.text(0) }
+            guard !ids.isEmpty else { throw LibraryError.nothingImportedToUndo }
+            var trashed = 0
+            for id in ids {
+                guard let id = WordID(id), let current = try stored(id), !current.word.isDeleted else { continue }
+                _ = try update(current) { word, time in word.deletedAt = time }
+                trashed += 1
+            }
+            try database.run("DELETE FROM import_undo")
+            return trashed
+        }
+    }
+
+    /// True when `undoImport()` has something to put back.
+    public func canUndoImport() throws -> Bool {
+        try guarded { (try database.integer("SELECT count(*) FROM import_undo") ?? 0) > 0 }
+    }
+
+    // MARK: - Reading
+
+    private func readImport(_ path: String, options: ImportOptions) throws -> ReadImport {
+        try checkNotLibrary(path)
+        try checkSize(path)
+        let data = try files { try FileSystem.read(path) }
+        let format = try options.format ?? ImportFormat.detect(data, file: path)
+        let layoutGiven = options.layout != ListLayout()
+        if layoutGiven && format != .list {
+            throw LibraryError.invalidImport(
+                file: path, line: nil,
+                message: "--columns and --separator are for lists without a header, and this is \(format.titleWithArticle); "
+                    + "leave them out, or add --format list to read its first row as words")
+        }
+        if options.since != nil && format != .kindle && format != .koreader {
+            throw LibraryError.invalidImport(
+                file: path, line: nil, message: "--since is for Kindle and KOReader files, and this is \(format.titleWithArticle)")
+        }
+        if !options.ankiFields.isEmpty && format != .apkg && format != .colpkg {
+            throw LibraryError.invalidImport(
+                file: path, line: nil, message: "--fields is for Anki packages (.apkg, .colpkg), and this is \(format.titleWithArticle)")
+        }
+        let isSQLite = data.starts(with: Array("SQLite format 3\0".utf8))
+        switch format {
+        case .kindle, .koreader:
+            guard isSQLite else {
+                throw LibraryError.invalidImport(
+                    file: path, line: nil, message: "not an SQLite database, so not a \(format.title) file")
+            }
+            let source = try SQLiteImportFile.open(path)
+            let since = options.since?.milliseconds
+            let rows =
+                format == .kindle
+                ? try KindleVocabulary.read(source, since: since) : try KOReaderVocabulary.read(source, since: since)
+            return ReadImport(format: format, rows: rows)
+        case .apkg, .colpkg:
+            let package: AnkiPackage
+            do {
+                package = try AnkiPackage.read(from: path, fields: options.ankiFields)
+            } catch {
+                throw LibraryError.invalidImport(file: path, line: nil, message: error.message)
+            }
+            try checkRowCount(package.notes.count, file: path)
+            return ReadImport(
+                format: format, rows: package.rows, droppedMediaReferences: package.droppedMediaReferences,
+                notesWithoutTerm: package.notesWithoutTerm)
+        case .csv, .tsv, .ankiText, .list:
+            let text = try ImportFormat.utf8Text(data, file: path)
+            if isSQLite || text.unicodeScalars.contains("\0") {
+                throw LibraryError.invalidImport(
+                    file: path, line: nil, message: "a binary file, not \(format.titleWithArticle); MiDiccio reads \(ImportFormat.known)")
+            }
+            do {
+                if format == .list {
+                    let list = try HeaderlessList.read(text, layout: options.layout, preferComma: path.lowercased().hasSuffix(".csv"))
+                    try checkRowCount(list.rows.count, file: path)
+                    return ReadImport(format: format, rows: list.rows, list: list)
+                }
+                let sheetFormat: SheetFormat? = format == .csv ? .csv : format == .tsv ? .tsv : nil
+                let rows = try WordSheet.read(text, format: sheetFormat)
+                try checkRowCount(rows.count, file: path)
+                return ReadImport(format: format, rows: rows)
+            } catch let error as SheetError {
+                throw LibraryError.invalidImport(file: path, line: error.line > 0 ? error.line : nil, message: error.message)
+            }
+        }
+    }
+
+    private func checkSize(_ path: String) throws {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return }
+        if let type = attributes[.type] as? FileAttributeType, type != .typeRegular {
+            throw LibraryError.invalidImport(file: path, line: nil, message: "not a regular file")
+        }
+        if let size = attributes[.size] as? NSNumber, size.intValue > ImportLimits.fileBytes {
+            throw LibraryError.invalidImport(
+                file: path, line: nil,
+                message:
+                    "the file is \(size.intValue / 1_048_576) MB; MiDiccio imports files of up to \(ImportLimits.fileBytes / 1_048_576) MB")
+        }
+    }
+
+    private func checkRowCount(_ count: Int, file: String) throws {
+        guard count <= ImportLimits.rows else {
+            throw LibraryError.invalidImport(
+                file: file, line: nil, message: "\(count) rows; MiDiccio imports at most \(ImportLimits.rows) at once")
+        }
+    }
+
+    /// Every row checked against the word limits; the first bad one throws with its line
+    /// (or, from a database, its term) and field.
+    private func validated(_ rows: [SheetRow], file: String) throws -> [WordContent] {
+        try rows.map { row in
+            do {
+                return try WordContent(
+                    term: row.term, meaning: row.meaning, reading: row.reading,
+                    examples: row.examples, notes: row.notes, tags: row.tags
+                ).validated()
+            } catch {
+                let place = row.line > 0 ? "" : "the word \"\(row.term.prefix(80))\": "
+                throw LibraryError.invalidImport(
+                    file: file, line: row.line > 0 ? row.line : nil, message: place + String(describing: error))
+            }
+        }
+    }
+
+    // MARK: - Kindle look-ups imported before
+
+    /// The Kindle rows without the look-ups an earlier import brought, cut so that no
+    /// word has more than `WordLimits.exampleCount` examples, and how many were left out.
+    ///
+    /// A look-up is recognised by its sentence among the examples of a word with the same
+    /// term (Trash included): the words themselves are the record, so it syncs with them
+    /// and needs no key of its own. A look-up without a sentence counts as imported once
+    /// the library has a word with its term.
+    private func newLookups(_ rows: [SheetRow]) throws -> (rows: [SheetRow], known: Int) {
+        let keys = Set(rows.map { TermKey.fold($0.term) })
+        var known: [String: Set<String>] = [:]
+        let stored = try database.cached("SELECT term_key, examples FROM words").rows { row -> (String, String)? in
+            let key = row.text(0)
+            return keys.contains(key) ? (key, row.text(1)) : nil
+        }
+        for case (let key, let json)? in stored {
+            let examples = (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String] ?? []
+            known[key, default: []].formUnion(examples)
+        }
+        var fresh: [SheetRow] = []
+        var skipped = 0
+        for row in rows {
+            let key = TermKey.fold(row.term)
+            guard let examples = known[key] else {
+                fresh += chunked(row)
+                continue
+            }
+            if row.examples.isEmpty {
+                skipped += 1
+                continue
+            }
+            var rest = row
+            rest.examples = row.examples.filter { !examples.contains($0) }
+            skipped += row.examples.count - rest.examples.count
+            if !rest.examples.isEmpty { fresh += chunked(rest) }
+        }
+        return (fresh, skipped)
+    }
+
+    private func chunked(_ row: SheetRow) -> [SheetRow] {
+        guard row.examples.count > WordLimits.exampleCount else { return [row] }
+        return stride(from: 0, to: row.examples.count, by: WordLimits.exampleCount).map { start in
+            var part = row
+            part.examples = Array(row.examples[start..<min(start + WordLimits.exampleCount, row.examples.count)])
+            return part
+        }
+    }
+}
+
+extension ImportOptions {
+    /// The time a `--since` value names: `YYYY-MM-DD` (midnight in `timeZone`) or a full
+    /// `YYYY-MM-DDTHH:MM:SSZ`; nil for anything else.
+    public static func time(since text: String, timeZone: TimeZone = .current) -> Timestamp? {
+        if let time = Timestamp(iso8601: text) { return time }
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+            let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2])
+        else { return nil }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let components = DateComponents(year: year, month: month, day: day)
+        guard components.isValidDate(in: calendar), let date = calendar.date(from: components) else { return nil }
+        return Timestamp(milliseconds: Int64((date.timeIntervalSince1970 * 1000).rounded()))
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+
+@Suite("Importing KOReader's vocabulary builder")
+final class ImportFromKOReaderTests {
+    let sandbox: Sandbox
+
+    init() throws { sandbox = try Sandbox() }
+
+    @Test("each word gets its context as the example, and its book in the notes and the tags")
+    func fields() throws {
+        let file = try ImportFixtures.copy("vocabulary_builder.sqlite3", into: sandbox)
+        let result = sandbox.run("import", file)
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(result.output == "Imported 3 words from vocabulary_builder.sqlite3, read as KOReader vocabulary builder\n")
+        let words = Dictionary(uniqueKeysWithValues: try sandbox.listedWords().map { ($0["term"] as! String, $0) })
+        let melancholy = try #require(words["melancholy"])
+        #expect(melancholy["examples"] as? [String] == ["a sort of melancholy settled over him"])
+        #expect(melancholy["notes"] as? String == "Book: Moby Dick")
+        #expect(melancholy["tags"] as? [String] == ["Moby-Dick", "koreader"])
+        #expect(melancholy["meaning"] as? String == "")
+        let ephemeral = try #require(words["ephemeral"])
+        #expect(ephemeral["examples"] as? [String] == ["the Ephemeral beauty of it"])
+        #expect(ephemeral["tags"] as? [String] == ["Short-Stories", "koreader"])
+        let lone = try #require(words["lone"])
+        #expect(lone["examples"] as? [String] == [])
+        #expect(lone["notes"] as? String == "Book: Moby Dick")
+    }
+
+    @Test("--no-duplicates skips words already in the library, and undo takes the rest out")
+    func duplicatesAndUndo() throws {
+        try sandbox.add("Lone")
+        let file = try ImportFixtures.copy("vocabulary_builder.sqlite3", into: sandbox)
+        let result = sandbox.run("import", file, "--no-duplicates")
+        #expect(result.output.contains("skipped 1 already in the library"), "\(result.output)")
+        #expect(try sandbox.listedTerms() == ["ephemeral", "Lone", "melancholy"])
+        #expect(sandbox.run("import", "undo").status == 0)
+        #expect(try sandbox.listedTerms() == ["Lone"])
+    }
+
+    @Test("a truncated database changes nothing")
+    func truncated() throws {
+        let file = try ImportFixtures.copy("vocabulary_builder.sqlite3", into: sandbox)
+        let data = try Data(contentsOf: URL(fileURLWithPath: file))
+        try data.prefix(5000).write(to: URL(fileURLWithPath: file))
+        let result = sandbox.run("import", file)
+        #expect(result.status == 1)
+        #expect(result.errorOutput.contains("nothing was imported"), "\(result.errorOutput)")
+        #expect(try sandbox.listedTerms().isEmpty)
+    }
+}

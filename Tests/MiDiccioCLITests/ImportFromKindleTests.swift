@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+
+@Suite("Importing Kindle's Vocabulary Builder")
+final class ImportFromKindleTests {
+    let sandbox: Sandbox
+
+    init() throws { sandbox = try Sandbox() }
+
+    private func words() throws -> [String: [String: Any]] {
+        Dictionary(uniqueKeysWithValues: try sandbox.listedWords("--sort", "created").reversed().map { ($0["term"] as! String, $0) })
+    }
+
+    @Test("each stem becomes a word with its sentences, forms, books, language and the kindle tag")
+    func fields() throws {
+        let file = try ImportFixtures.copy("vocab.db", into: sandbox)
+        let result = sandbox.run("import", file)
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(result.output == "Imported 3 words from vocab.db, read as Kindle Vocabulary Builder\n")
+        let words = try words()
+        #expect(words.keys.sorted() == ["burrow", "hobbit", "verhaften"])
+        let burrow = try #require(words["burrow"])
+        #expect(
+            burrow["examples"] as? [String] == [
+                "In a hole in the ground there lived a hobbit, in a burrow.", "They were burrowing deep under the hill.",
+            ])
+        #expect(burrow["notes"] as? String == "Looked up as: burrowing\nBook: The Hobbit — J. R. R. Tolkien")
+        #expect(burrow["tags"] as? [String] == ["en", "kindle"])
+        #expect(burrow["meaning"] as? String == "")
+        #expect(burrow["reading"] as? String == "")
+        let hobbit = try #require(words["hobbit"])
+        #expect(hobbit["examples"] as? [String] == [])
+        #expect(hobbit["notes"] as? String == "Book: The Hobbit — J. R. R. Tolkien")
+        let verhaften = try #require(words["verhaften"])
+        #expect(verhaften["examples"] as? [String] == ["Er wurde eines Morgens verhaftet."])
+        #expect(verhaften["notes"] as? String == "Looked up as: verhaftet\nBook: Der Process — Franz Kafka")
+        #expect(verhaften["tags"] as? [String] == ["de", "kindle"])
+    }
+
+    @Test("--since imports only the look-ups from that day on")
+    func since() throws {
+        let file = try ImportFixtures.copy("vocab.db", into: sandbox)
+        let result = sandbox.run("import", file, "--since", "2024-03-15")
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(try sandbox.listedTerms() == ["verhaften"])
+    }
+
+    @Test("importing the same file again adds nothing, and a later copy adds only the new look-ups")
+    func reimport() throws {
+        let file = try ImportFixtures.copy("vocab.db", into: sandbox)
+        #expect(sandbox.run("import", file).status == 0)
+        let again = sandbox.run("import", file)
+        #expect(again.status == 0)
+        #expect(again.output.hasPrefix("Imported 0 words"), "\(again.output)")
+        #expect(again.output.hasSuffix("left out 4 look-ups imported before\n"), "\(again.output)")
+        #expect(try sandbox.listedWords().count == 3)
+
+        let later = try ImportFixtures.copy("vocab-later.db", into: sandbox)
+        let more = sandbox.run("import", later, "--json")
+        #expect(try more.jsonObject()["added"] as? Int == 2)
+        let added = try sandbox.listedWords("--sort", "created").prefix(2)
+        let examples = Set(added.compactMap { ($0["examples"] as? [String])?.first })
+        #expect(examples == ["The rabbit went back to its burrow.", "Gandalf was a wizard."])
+    }
+
+    @Test("a look-up already imported is recognised even when its word is in the Trash")
+    func recognisedInTrash() throws {
+        let file = try ImportFixtures.copy("vocab.db", into: sandbox)
+        #expect(sandbox.run("import", file).status == 0)
+        #expect(sandbox.run("import", "undo").status == 0)
+        #expect(try sandbox.run("import", file, "--json").jsonObject()["added"] as? Int == 0)
+    }
+
+    @Test("--no-duplicates skips stems already in the library")
+    func duplicates() throws {
+        try sandbox.add("Burrow", "--meaning", "a hole")
+        let file = try ImportFixtures.copy("vocab.db", into: sandbox)
+        let result = sandbox.run("import", file, "--no-duplicates")
+        #expect(result.status == 0)
+        #expect(result.output.contains("skipped 1 already in the library"), "\(result.output)")
+        #expect(try sandbox.listedTerms() == ["Burrow", "hobbit", "verhaften"])
+    }
+
+    @Test("import undo takes the Kindle words out again")
+    func undo() throws {
+        let file = try ImportFixtures.copy("vocab.db", into: sandbox)
+        #expect(sandbox.run("import", file).status == 0)
+        #expect(sandbox.run("import", "undo").output == "Undid the last import: 3 words moved to the Trash\n")
+        #expect(try sandbox.listedTerms().isEmpty)
+    }
+
+    @Test("a damaged vocab.db changes nothing and says why")
+    func damaged() throws {
+        try sandbox.add("existing")
+        let file = try ImportFixtures.copy("vocab.db", into: sandbox)
+        let data = try Data(contentsOf: URL(fileURLWithPath: file))
+        // Keep the header, scramble the pages: it still starts like SQLite.
+        var broken = data.prefix(100)
+        broken.append(Data(repeating: 0xA5, count: data.count - 100))
+        try broken.write(to: URL(fileURLWithPath: file))
+        let result = sandbox.run("import", file)
+        #expect(result.status == 1)
+        #expect(result.errorOutput.contains("vocab.db"), "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("nothing was imported"), "\(result.errorOutput)")
+        #expect(try sandbox.listedTerms() == ["existing"])
+    }
+
+    @Test("an SQLite file that is not a vocab.db is refused when called one")
+    func notAKindleFile() throws {
+        let file = try ImportFixtures.copy("vocabulary_builder.sqlite3", into: sandbox, as: "vocab.db")
+        let result = sandbox.run("import", file, "--format", "kindle")
+        #expect(result.status == 1)
+        #expect(result.errorOutput.contains("not a Kindle Vocabulary Builder database: no table WORDS"), "\(result.errorOutput)")
+        #expect(try sandbox.listedTerms().isEmpty)
+    }
+}

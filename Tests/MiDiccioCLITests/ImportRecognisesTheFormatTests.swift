@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+
+@Suite("Import recognises a file's format by its content")
+final class ImportRecognisesTheFormatTests {
+    let sandbox: Sandbox
+
+    init() throws { sandbox = try Sandbox() }
+
+    @Test(
+        "whatever its name, a file is read as what it contains, and the result says which",
+        arguments: [
+            ("term,meaning\nuno,one\n", "MiDiccio CSV"), ("term\tmeaning\nuno\tone\n", "MiDiccio TSV"),
+            ("#separator:tab\nuno\tone\n", "Anki plain-text export"),
+            ("uno\tone\n", "a list without a header (tabs: term, meaning)"),
+        ])
+    func textFormats(text: String, readAs: String) throws {
+        let result = sandbox.run("import", try sandbox.write(text, to: "vocab.db"))
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(result.output == "Imported 1 words from vocab.db, read as \(readAs)\n")
+    }
+
+    @Test("a Kindle database named like a text file is still read as one")
+    func kindleByContent() throws {
+        let file = try ImportFixtures.copy("vocab.db", into: sandbox, as: "words.txt")
+        #expect(sandbox.run("import", file).output.hasSuffix("read as Kindle Vocabulary Builder\n"))
+    }
+
+    @Test("--format overrides what the content suggests")
+    func formatOverrides() throws {
+        let file = try sandbox.write("term,meaning\nuno,one\n", to: "words.csv")
+        let result = sandbox.run("import", file, "--format", "list")
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(try sandbox.listedTerms() == ["term", "uno"])
+    }
+
+    @Test(
+        "a file it cannot read is refused, naming the formats it knows, and nothing changes",
+        arguments: [
+            (Data([0x50, 0x4B, 0x03, 0x04, 0x00, 0x00]), "zip archive"),
+            (Data("uno\tone\n".utf8) + Data([0xC3, 0x28]) + Data("\n".utf8), "line 2: broken UTF-8"),
+            (Data("uno\0one".utf8), "a binary file"),
+        ])
+    func unreadable(bytes: Data, says: String) throws {
+        let file = sandbox.path("strange.bin")
+        try bytes.write(to: URL(fileURLWithPath: file))
+        let result = sandbox.run("import", file)
+        #expect(result.status == 1)
+        #expect(result.errorOutput.contains(says), "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("kindle (Kindle Vocabulary Builder)"), "\(result.errorOutput)")
+        #expect(try sandbox.listedTerms().isEmpty)
+    }
+
+    @Test("an SQLite database of another kind is refused")
+    func otherSQLite() throws {
+        let file = sandbox.path("other.sqlite")
+        #expect(sandbox.run(["add", "x", "--library", file]).status == 0)
+        let result = sandbox.run("import", file)
+        #expect(result.status == 1)
+        #expect(result.errorOutput.contains("neither Kindle's vocab.db"), "\(result.errorOutput)")
+    }
+
+    @Test("options for another format are refused instead of ignored")
+    func mismatchedOptions() throws {
+        let csv = try sandbox.write("term,meaning\nuno,one\n", to: "words.csv")
+        #expect(sandbox.run("import", csv, "--since", "2024-01-01").errorOutput.contains("--since is for Kindle and KOReader"))
+        #expect(sandbox.run("import", csv, "--columns", "term,meaning").errorOutput.contains("add --format list"))
+        #expect(try sandbox.listedTerms().isEmpty)
+    }
+}
