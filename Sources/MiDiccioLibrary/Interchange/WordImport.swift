@@ -133,7 +133,8 @@ extension WordLibrary {
                     report.added += 1
                 }
                 // The rows after those the library had are the words just added.
-                try database.run("INSERT INTO import_undo (word_id) SELECT id FROM words WHERE seq > ? ORDER BY id", [.integer(lastRowBefore)])
+                try database.run(
+                    "INSERT INTO import_undo (word_id) SELECT id FROM words WHERE seq > ? ORDER BY id", [.integer(lastRowBefore)])
                 progress?(contents.count, contents.count)
                 if options.dryRun { throw ImportDryRun() }
                 return report
