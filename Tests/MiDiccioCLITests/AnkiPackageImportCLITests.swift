@@ -1,4 +1,5 @@
 import Foundation
+import MiDiccioTesting
 import Testing
 
 @Suite("Importing Anki packages with midiccio import")

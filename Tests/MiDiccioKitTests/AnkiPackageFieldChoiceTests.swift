@@ -1,3 +1,4 @@
+import MiDiccioTesting
 import Testing
 
 @testable import MiDiccioLibrary

@@ -1,4 +1,5 @@
 import Foundation
+import MiDiccioTesting
 import Testing
 
 @testable import MiDiccioLibrary

@@ -1,13 +1,8 @@
 import Foundation
 import MiDiccioKit
+import MiDiccioTesting
 import MiDiccioWeb
 import Testing
-
-/// The fixture made by Tests/Fixtures/make_anki_fixtures.py.
-private func ankiFixture(_ name: String) -> String {
-    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/Anki/\(name)").path
-}
 
 @Suite("Anki packages through the web app's import")
 final class AnkiPackageUploadTests {
