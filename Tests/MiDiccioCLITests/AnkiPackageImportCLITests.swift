@@ -18,7 +18,7 @@ final class AnkiPackageImportCLITests {
             result.output == """
                 Imported 5 words from words.apkg, read as Anki deck package
                 Left out 4 media references (sounds and images; MiDiccio keeps text)
-                Left out 1 notes whose term field has no text (an image only, say)
+                Left out 1 note whose term field has no text (an image only, say)
 
                 """)
         #expect(try sandbox.listedTerms() == ["comer", "hablar", "perro", "犬", "猫"])

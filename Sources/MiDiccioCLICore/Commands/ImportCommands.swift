@@ -114,10 +114,12 @@ struct ImportCommand: ParsableCommand {
     static func leftOut(_ report: ImportReport) -> String {
         var text = ""
         if report.droppedMediaReferences > 0 {
-            text += "Left out \(report.droppedMediaReferences) media references (sounds and images; MiDiccio keeps text)\n"
+            let count = report.droppedMediaReferences
+            text += "Left out \(count) media reference\(count == 1 ? "" : "s") (sounds and images; MiDiccio keeps text)\n"
         }
         if report.notesWithoutTerm > 0 {
-            text += "Left out \(report.notesWithoutTerm) notes whose term field has no text (an image only, say)\n"
+            let count = report.notesWithoutTerm
+            text += "Left out \(count) note\(count == 1 ? "" : "s") whose term field has no text (an image only, say)\n"
         }
         return text
     }

@@ -34,7 +34,7 @@ public enum ListColumn: String, Sendable, CaseIterable {
             columns.append(column)
         }
         guard columns.contains(.term) else {
-            throw SheetError(line: 0, message: "--columns must name the term column")
+            throw SheetError(line: 0, message: "one of the columns must be the term")
         }
         return columns
     }
