@@ -89,6 +89,15 @@ final class ImportFromKindleTests {
         #expect(try sandbox.listedTerms().isEmpty)
     }
 
+    @Test("importing the same file again adds nothing and keeps the first import's undo")
+    func secondImportKeepsUndo() throws {
+        let file = try ImportFixtures.copy("vocab.db", into: sandbox)
+        #expect(sandbox.run("import", file).status == 0)
+        #expect(try sandbox.run("import", file, "--json").jsonObject()["added"] as? Int == 0)
+        #expect(sandbox.run("import", "undo").output == "Undid the last import: 3 words moved to the Trash\n")
+        #expect(try sandbox.listedTerms().isEmpty)
+    }
+
     @Test("a damaged vocab.db changes nothing and says why")
     func damaged() throws {
         try sandbox.add("existing")

@@ -105,7 +105,6 @@ extension WordLibrary {
                     report.alreadyImported = known
                     contents = try validated(fresh, file: path)
                 }
-                try database.run("DELETE FROM import_undo")
                 progress?(0, contents.count)
                 // Every term already in the library, read once: a query per row cost more
                 // than the rest of the duplicate handling.
@@ -132,9 +131,13 @@ extension WordLibrary {
                     try save(word, times: FieldTimes(all: now), previous: nil, pending: true)
                     report.added += 1
                 }
-                // The rows after those the library had are the words just added.
-                try database.run(
-                    "INSERT INTO import_undo (word_id) SELECT id FROM words WHERE seq > ? ORDER BY id", [.integer(lastRowBefore)])
+                // The rows after those the library had are the words just added. An import
+                // that added none leaves the undo of the one before it.
+                if report.added > 0 {
+                    try database.run("DELETE FROM import_undo")
+                    try database.run(
+                        "INSERT INTO import_undo (word_id) SELECT id FROM words WHERE seq > ? ORDER BY id", [.integer(lastRowBefore)])
+                }
                 progress?(contents.count, contents.count)
                 if options.dryRun { throw ImportDryRun() }
                 return report
