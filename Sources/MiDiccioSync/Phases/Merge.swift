@@ -22,6 +22,9 @@ extension SyncSession {
         let relayed = Set(state.absorbed.filter { !$0.cleanedUp }.map(\.device)).union(descendants)
         try commit(bulkWords: total) { next in
             let live = try store.liveCount()
+            // The guard cannot stop a pull into fewer than 20 words (a new device's first
+            // sync): the account of which words leave is kept only when it can.
+            let guarded = !allowMassDelete && live >= 20
             // Whether each word touched was outside the Trash before this pull: only the
             // net effect counts (a word deleted and restored again within it is no loss).
             var wasLive: [WordID: Bool] = [:]
@@ -32,11 +35,11 @@ extension SyncSession {
                     switch try store.apply(marker) {
                     case .removedLive:
                         purgedHere += 1
-                        if wasLive[marker.id] == nil { wasLive[marker.id] = true }
-                        if wasLive[marker.id] == true { leaving.insert(marker.id) }
+                        if guarded && wasLive[marker.id] == nil { wasLive[marker.id] = true }
+                        if guarded && wasLive[marker.id] == true { leaving.insert(marker.id) }
                     case .removedFromTrash:
                         purgedHere += 1
-                        if wasLive[marker.id] == nil { wasLive[marker.id] = false }
+                        if guarded && wasLive[marker.id] == nil { wasLive[marker.id] = false }
                     case .nothing:
                         break
                     }
@@ -45,9 +48,11 @@ extension SyncSession {
                 for setting in batch.settings { try store.merge(setting) }
             }
             // A new device skips the lookup of words it cannot have yet (a first sync of
-            // 100,000 words), except those an earlier batch of this sync inserted.
+            // 100,000 words), except those an earlier batch of this sync may have inserted:
+            // their hashes are kept (a million ids as text took a hundred megabytes), and a
+            // hash seen before means a lookup, which has the last word.
             let empty = try store.wordCount() == 0
-            var inserted = Set<WordID>()
+            var inserted = Set<Int>()
             var done = 0
             for batch in batches {
                 for incoming in batch.records {
@@ -55,15 +60,17 @@ extension SyncSession {
                     done += 1
                     let id = incoming.word.id
                     guard !purged.contains(id) else { continue }
-                    let local = !empty || inserted.contains(id) ? try store.local(id) : nil
-                    if local == nil { inserted.insert(id) }
-                    if wasLive[id] == nil { wasLive[id] = local.map { !$0.record.word.isDeleted } ?? false }
+                    let local = !empty || inserted.contains(id.hashValue) ? try store.local(id) : nil
+                    if empty && local == nil { inserted.insert(id.hashValue) }
+                    if guarded && wasLive[id] == nil { wasLive[id] = local.map { !$0.record.word.isDeleted } ?? false }
                     let outcome = MergeRules.merge(local: local?.record, incoming: incoming)
                     guard outcome.changed else { continue }
-                    if outcome.record.word.isDeleted {
-                        if wasLive[id] == true { leaving.insert(id) }
-                    } else {
-                        leaving.remove(id)
+                    if guarded {
+                        if outcome.record.word.isDeleted {
+                            if wasLive[id] == true { leaving.insert(id) }
+                        } else {
+                            leaving.remove(id)
+                        }
                     }
                     if !outcome.changedFields.isEmpty {
                         if local?.pending == true { merged += 1 } else { pulled += 1 }
@@ -73,7 +80,7 @@ extension SyncSession {
             }
             // Joplin lost notes when a sync read absence as deletion; MiDiccio never does,
             // and still stops when other devices' changes would empty much of the library.
-            if !allowMassDelete, live >= 20, leaving.count * 2 > live {
+            if guarded, leaving.count * 2 > live {
                 throw SyncError.massDeletion(count: leaving.count, of: live)
             }
             next.cursors = cursors
