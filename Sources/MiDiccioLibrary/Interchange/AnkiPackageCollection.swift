@@ -42,7 +42,7 @@ struct AnkiCollection {
     /// the package, for messages.
     init(path: String, name: String) throws(AnkiPackageError) {
         do {
-            let database = try Database(path: path, create: false, readOnly: true)
+            let database = try SQLiteImportFile.openUntrusted(path)
             let tables = try Self.tables(database, name: name)
             for required in ["col", "notes", "cards"] where !tables.contains(required) {
                 throw AnkiPackageError(

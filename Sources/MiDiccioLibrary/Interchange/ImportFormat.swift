@@ -155,13 +155,21 @@ final class SQLiteImportFile {
         self.file = file
     }
 
+    /// Opens an SQLite file someone else wrote (an e-reader's database, an Anki
+    /// collection) read-only, with its schema trusted with nothing: no view or trigger
+    /// of the file may call a function of ours.
+    static func openUntrusted(_ path: String) throws -> Database {
+        let database = try Database(path: path, create: false, readOnly: true)
+        try database.execute("PRAGMA trusted_schema = OFF")
+        return database
+    }
+
     /// Opens `file` read-only; a file SQLite cannot read, or whose integrity check
-    /// fails, is an `invalidImport` error.
+    /// fails, is an `invalidImport` error. (Anki collections skip the check: their
+    /// indexes use Anki's own `unicase` collation, which SQLite needs to check them.)
     static func open(_ file: String) throws -> SQLiteImportFile {
         do {
-            let database = try Database(path: file, create: false, readOnly: true)
-            // The file's own schema must not run anything of ours.
-            try database.execute("PRAGMA trusted_schema = OFF")
+            let database = try openUntrusted(file)
             let check = try database.text("PRAGMA quick_check(1)")
             guard check == "ok" else {
                 throw LibraryError.invalidImport(
