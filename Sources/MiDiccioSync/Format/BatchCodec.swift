@@ -44,6 +44,24 @@ public struct SyncBatch: Sendable {
         self.settings = settings
     }
 
+    /// For a batch read with `BatchCodec.decodeStreaming`: its file, the format version it
+    /// was read with and how many records it holds; `records` is empty then.
+    package var recordFile: (data: Data, formatVersion: Int, count: Int)?
+
+    /// How many records the batch holds.
+    public var recordCount: Int { recordFile?.count ?? records.count }
+
+    /// Calls `body` with each record in order, decoding them one at a time from the file
+    /// when the batch was read as a stream.
+    public func forEachRecord(_ body: (SyncRecord) throws -> Void) throws {
+        guard let file = recordFile else {
+            try records.forEach(body)
+            return
+        }
+        var reader = try BatchFileReader(file.data, formatVersion: file.formatVersion)
+        while let record = try reader.next() { try body(record) }
+    }
+
     /// The cloud format version a reader needs for this batch: 2 when it carries purge
     /// markers or settings, else 1 (so older devices can still read it).
     public var formatVersion: Int { Self.formatVersion(markers: markers, settings: settings) }
@@ -93,77 +111,32 @@ public enum BatchCodec {
         }
     }
 
-    /// Reads a batch file; throws `BatchDecodeError` for anything damaged or foreign.
-    /// `formatVersion` is the newest format the reader understands: a device of format 1
-    /// refuses format 2 batches as written by a newer MiDiccio.
+    /// Reads a batch file whole; throws `BatchDecodeError` for anything damaged or
+    /// foreign. `formatVersion` is the newest format the reader understands: a device of
+    /// format 1 refuses format 2 batches as written by a newer MiDiccio.
     public static func decode(_ data: Data, formatVersion: Int = CloudManifest.currentVersion) throws -> SyncBatch {
-        let payload = try decompress(data)
-        var reader = ByteReader(payload)
-        let magic = try reader.bytes(4)
-        let version: Int
-        if magic == payloadMagic {
-            version = 1
-        } else if magic == payloadMagic2 {
-            guard formatVersion >= 2 else { throw BatchDecodeError(message: "written by a newer MiDiccio (format 2)") }
-            version = 2
-        } else {
-            throw BatchDecodeError(message: "not a MiDiccio batch")
-        }
-        guard let kind = SyncBatch.Kind(rawValue: try reader.u8()) else { throw BatchDecodeError(message: "unknown batch kind") }
-        let device = try reader.string()
-        let seq = try reader.i64()
-        var cursors: [String: Int64] = [:]
-        for _ in 0..<(try reader.count()) { cursors[try reader.string()] = try reader.i64() }
-        let writerTable = try (0..<(try reader.count())).map { _ in try reader.string() }
-        let count = try reader.count()
+        var reader = try BatchFileReader(data, formatVersion: formatVersion)
         var records: [SyncRecord] = []
-        records.reserveCapacity(count)
-        for _ in 0..<count {
-            let idText = try reader.string()
-            guard let id = WordID(idText) else { throw BatchDecodeError(message: "bad word id \(idText.prefix(40))") }
-            let created = Timestamp(milliseconds: try reader.i64())
-            var word = Word(id: id, term: "", createdAt: created, updatedAt: created)
-            var times = FieldTimes(all: created)
-            var writers: [String] = []
-            writers.reserveCapacity(WordField.allCases.count)
-            for field in WordField.allCases {
-                times[field] = Timestamp(milliseconds: try reader.i64())
-                let index = Int(try reader.u32())
-                guard index < writerTable.count else { throw BatchDecodeError(message: "bad writer index") }
-                writers.append(writerTable[index])
-                switch field {
-                case .term: word.term = try reader.string()
-                case .meaning: word.meaning = try reader.string()
-                case .reading: word.reading = try reader.string()
-                case .examples: word.examples = try reader.strings()
-                case .notes: word.notes = try reader.string()
-                case .tags: word.tags = try reader.strings()
-                case .deleted:
-                    let value = try reader.i64()
-                    word.deletedAt = value < 0 ? nil : Timestamp(milliseconds: value)
-                }
-            }
-            guard !word.term.isEmpty else { throw BatchDecodeError(message: "word \(id) has an empty term") }
-            word.updatedAt = times.newest
-            records.append(SyncRecord(word: word, times: times, writers: writers))
-        }
-        var markers: [PurgeMarker] = []
-        var settings: [SettingRecord] = []
-        if version >= 2 {
-            for _ in 0..<(try reader.count()) {
-                let idText = try reader.string()
-                guard let id = WordID(idText) else { throw BatchDecodeError(message: "bad purged id \(idText.prefix(40))") }
-                markers.append(PurgeMarker(id: id, purgedAt: Timestamp(milliseconds: try reader.i64())))
-            }
-            for _ in 0..<(try reader.count()) {
-                settings.append(
-                    SettingRecord(
-                        key: try reader.string(), value: try reader.string(),
-                        time: Timestamp(milliseconds: try reader.i64()), writer: try reader.string()))
-            }
-        }
-        guard reader.isAtEnd else { throw BatchDecodeError(message: "unexpected bytes after the last record") }
-        return SyncBatch(kind: kind, device: device, seq: seq, cursors: cursors, records: records, markers: markers, settings: settings)
+        records.reserveCapacity(reader.recordCount)
+        while let record = try reader.next() { records.append(record) }
+        let (markers, settings) = try reader.finish()
+        return SyncBatch(
+            kind: reader.kind, device: reader.device, seq: reader.seq, cursors: reader.cursors, records: records,
+            markers: markers, settings: settings)
+    }
+
+    /// Reads a batch file through once, checking all of it as `decode` does, and returns
+    /// the batch with its records left in the file: `SyncBatch.forEachRecord` decodes them
+    /// one at a time, so a new device's first sync of a million words never holds them all.
+    public static func decodeStreaming(_ data: Data, formatVersion: Int = CloudManifest.currentVersion) throws -> SyncBatch {
+        var reader = try BatchFileReader(data, formatVersion: formatVersion)
+        while try reader.skip() {}
+        let (markers, settings) = try reader.finish()
+        var batch = SyncBatch(
+            kind: reader.kind, device: reader.device, seq: reader.seq, cursors: reader.cursors, records: [],
+            markers: markers, settings: settings)
+        batch.recordFile = (data, formatVersion, reader.recordCount)
+        return batch
     }
 
     // MARK: - zlib
@@ -226,44 +199,5 @@ struct ByteWriter {
     mutating func strings(_ list: [String]) {
         u32(UInt32(list.count))
         list.forEach { string($0) }
-    }
-}
-
-struct ByteReader {
-    private let bytes: [UInt8]
-    private var offset = 0
-
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
-
-    var isAtEnd: Bool { offset == bytes.count }
-
-    private mutating func take(_ count: Int) throws -> ArraySlice<UInt8> {
-        guard count >= 0, bytes.count - offset >= count else { throw BatchDecodeError(message: "truncated batch") }
-        defer { offset += count }
-        return bytes[offset..<offset + count]
-    }
-
-    mutating func bytes(_ count: Int) throws -> [UInt8] { Array(try take(count)) }
-    mutating func u8() throws -> UInt8 { try take(1).first! }
-    mutating func u32() throws -> UInt32 {
-        let bytes = try take(4)
-        return bytes.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self)) }
-    }
-    mutating func i64() throws -> Int64 {
-        let bytes = try take(8)
-        return bytes.withUnsafeBytes { Int64(littleEndian: $0.loadUnaligned(as: Int64.self)) }
-    }
-    /// A count that must fit in what is left of the file (each item takes at least a byte).
-    mutating func count() throws -> Int {
-        let value = Int(try u32())
-        guard value <= bytes.count - offset else { throw BatchDecodeError(message: "count larger than the file") }
-        return value
-    }
-    mutating func string() throws -> String {
-        let length = Int(try u32())
-        return String(decoding: try take(length), as: UTF8.self)
-    }
-    mutating func strings() throws -> [String] {
-        try (0..<(try count())).map { _ in try string() }
     }
 }

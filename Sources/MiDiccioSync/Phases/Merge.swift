@@ -11,7 +11,7 @@ extension SyncSession {
     /// would take more than half of a library of 20 or more words out of it (to the
     /// Trash or purged), unless `allowMassDelete`.
     func merge(_ batches: [SyncBatch], cursors: [String: Int64], allowMassDelete: Bool) throws {
-        let total = batches.reduce(0) { $0 + $1.records.count }
+        let total = batches.reduce(0) { $0 + $1.recordCount }
         announce(.merging(words: total))
         var purgedHere = 0
         var pulled = 0
@@ -55,16 +55,16 @@ extension SyncSession {
             var inserted = Set<Int>()
             var done = 0
             for batch in batches {
-                for incoming in batch.records {
+                try batch.forEachRecord { incoming in
                     if done > 0, done % WordLibrary.progressInterval == 0 { announce(.merging(words: total, done: done)) }
                     done += 1
                     let id = incoming.word.id
-                    guard !purged.contains(id) else { continue }
+                    guard !purged.contains(id) else { return }
                     let local = !empty || inserted.contains(id.hashValue) ? try store.local(id) : nil
                     if empty && local == nil { inserted.insert(id.hashValue) }
                     if guarded && wasLive[id] == nil { wasLive[id] = local.map { !$0.record.word.isDeleted } ?? false }
                     let outcome = MergeRules.merge(local: local?.record, incoming: incoming)
-                    guard outcome.changed else { continue }
+                    guard outcome.changed else { return }
                     if guarded {
                         if outcome.record.word.isDeleted {
                             if wasLive[id] == true { leaving.insert(id) }

@@ -119,7 +119,7 @@ extension SyncSession {
         }
         guard let data else { return nil }
         do {
-            let batch = try BatchCodec.decode(data, formatVersion: engine.formatVersion)
+            let batch = try BatchCodec.decodeStreaming(data, formatVersion: engine.formatVersion)
             guard batch.device == device, batch.kind == (kind == .snapshot ? .snapshot : .changes) else {
                 throw BatchDecodeError(message: "belongs to another device or is another kind of file")
             }
