@@ -27,13 +27,19 @@ struct LongOperationsReportProgressTests {
         }
     }
 
-    @Test("a bad row stops an import before any progress is reported")
-    func badImportReportsNothing() throws {
+    @Test("a bad row found after progress was reported still imports nothing, and the last report is never 'done'")
+    func badImportAfterProgress() throws {
         try withTemporaryLibrary { fixture in
-            try writeText("term\tmeaning\nuno\tone\n\tno term\n", to: fixture.file("bad.tsv"))
-            var calls = 0
-            #expect(throws: LibraryError.self) { try fixture.library.importSheet(from: fixture.file("bad.tsv")) { _, _ in calls += 1 } }
-            #expect(calls == 0)
+            // A sheet is read while it is written: the bad row comes after 1,500 good ones.
+            try writeText(
+                "term\tmeaning\n" + (0..<1_500).map { "word\($0)\tmeaning\n" }.joined() + "\tno term\n", to: fixture.file("bad.tsv"))
+            var calls: [[Int]] = []
+            let error = #expect(throws: LibraryError.self) {
+                try fixture.library.importSheet(from: fixture.file("bad.tsv")) { calls.append([$0, $1]) }
+            }
+            #expect(error.map { "\($0)" }?.contains("line 1502") == true, "\(String(describing: error))")
+            #expect(calls == [[0, 1_501], [1_000, 1_501]])
+            #expect(try fixture.library.counts().words == 0)
         }
     }
 

@@ -61,44 +61,51 @@ enum DelimitedText {
         separator: UInt8,
         firstLine: Int = 1
     ) throws(DelimitedTextError) -> [DelimitedRecord] {
-        precondition(isValidSeparator(separator), "separator must be ASCII and not a quote or line break")
-        // The closure cannot throw a typed error through `withContiguousStorageIfAvailable`,
-        // so the outcome travels back as a `Result`.
-        let outcome =
-            text.utf8.withContiguousStorageIfAvailable { bytes in
-                parseResult(bytes, separator: separator, firstLine: firstLine)
-            }
-            ?? Array(text.utf8).withUnsafeBufferPointer { bytes in
-                parseResult(bytes, separator: separator, firstLine: firstLine)
-            }
-        return try outcome.get()
+        var records: [DelimitedRecord] = []
+        do {
+            try forEachRecord(text, separator: separator, firstLine: firstLine) { records.append($0) }
+        } catch let error as DelimitedTextError {
+            throw error
+        } catch {
+            preconditionFailure("only the reader throws while records are collected: \(error)")
+        }
+        return records
     }
 
-    private static func parseResult(
-        _ bytes: UnsafeBufferPointer<UInt8>,
+    /// Calls `body` with each record of `text` as it is read, so a large file is never
+    /// held as records; a structural problem throws `DelimitedTextError`, and whatever
+    /// `body` throws ends the reading.
+    static func forEachRecord<S: StringProtocol>(
+        _ text: S,
         separator: UInt8,
-        firstLine: Int
-    ) -> Result<[DelimitedRecord], DelimitedTextError> {
-        do {
-            return .success(try parseBytes(bytes, separator: separator, firstLine: firstLine))
-        } catch {
-            return .failure(error)
+        firstLine: Int = 1,
+        _ body: (DelimitedRecord) throws -> Void
+    ) throws {
+        precondition(isValidSeparator(separator), "separator must be ASCII and not a quote or line break")
+        let contiguous: Bool? = try text.utf8.withContiguousStorageIfAvailable { bytes in
+            try parseBytes(bytes, separator: separator, firstLine: firstLine, body)
+            return true
+        }
+        if contiguous == nil {
+            try Array(text.utf8).withUnsafeBufferPointer { bytes in
+                try parseBytes(bytes, separator: separator, firstLine: firstLine, body)
+            }
         }
     }
 
     private static func parseBytes(
         _ bytes: UnsafeBufferPointer<UInt8>,
         separator: UInt8,
-        firstLine: Int
-    ) throws(DelimitedTextError) -> [DelimitedRecord] {
+        firstLine: Int,
+        _ body: (DelimitedRecord) throws -> Void
+    ) throws {
         let count = bytes.count
         var index = 0
         if count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
             index = 3
         }
-        guard index < count else { return [] }
+        guard index < count else { return }
 
-        var records: [DelimitedRecord] = []
         var fields: [String] = []
         var line = firstLine
         var recordLine = firstLine
@@ -174,7 +181,7 @@ enum DelimitedText {
             }
 
             let width = fields.count
-            records.append(DelimitedRecord(line: recordLine, fields: fields))
+            try body(DelimitedRecord(line: recordLine, fields: fields))
             fields = []
             fields.reserveCapacity(width)
             guard index < count else { break }
@@ -187,7 +194,6 @@ enum DelimitedText {
             recordLine = line
             guard index < count else { break }
         }
-        return records
     }
 
     /// Renders records with `separator` between fields and LF after every record.

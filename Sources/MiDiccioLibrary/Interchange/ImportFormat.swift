@@ -102,11 +102,23 @@ extension ImportFormat {
             }
             return .apkg
         }
-        let text = try utf8Text(data, file: file)
+        // The first lines tell the format; a whole file of a million rows need not
+        // become text twice (the import reads it whole once it knows how).
+        let text = try utf8Text(leadingLines(of: data), file: file)
         if text.unicodeScalars.contains(where: { $0 == "\0" }) {
             throw LibraryError.invalidImport(file: file, line: nil, message: "a binary file; MiDiccio reads \(known)")
         }
         return WordSheet.announcedFormat(of: text) ?? .list
+    }
+
+    /// The first megabyte of `data`, cut after its last line break there (so no character
+    /// is cut in half), or all of it when it is no longer or holds no line break there.
+    static func leadingLines(of data: Data) -> Data {
+        let limit = 1 << 20
+        guard data.count > limit else { return data }
+        let head = data.prefix(limit)
+        guard let lastBreak = head.lastIndex(of: 0x0A) else { return data }
+        return data[data.startIndex...lastBreak]
     }
 
     /// `.apkg` or `.colpkg` as the file's name says, or nil.

@@ -60,6 +60,9 @@ public struct ImportReport: Hashable, Sendable {
 private struct ReadImport {
     var format: ImportFormat
     var rows: [SheetRow]
+    /// A MiDiccio CSV/TSV or an Anki text export, read row by row while the words are
+    /// written (`rows` is empty then): a million rows are never held at once.
+    var sheet: (text: String, format: SheetFormat?)?
     var list: HeaderlessList?
     /// Anki packages: media references and notes without a term left out while reading.
     var droppedMediaReferences = 0
@@ -95,41 +98,71 @@ extension WordLibrary {
             report.columns = list.columns
             report.sampleFields = Array(list.fields.prefix(options.sampleSize))
         }
+        // How many words: exact for rows read whole, estimated from a sheet's lines.
+        let most = read.sheet.map { Self.estimatedRows(in: $0.text) } ?? read.rows.count
         // Kindle rows are checked once earlier imports are left out: a word's examples are
-        // cut into words of at most 50 then.
-        var contents = read.format == .kindle ? [] : try validated(read.rows, file: path)
+        // cut into words of at most 50 then. A sheet's rows are checked as they are read.
+        var contents = read.format == .kindle || read.sheet != nil ? [] : try validated(read.rows, file: path)
         do {
-            return try writingInBulk(expectedWords: read.rows.count) {
+            return try writingInBulk(expectedWords: most) {
                 if read.format == .kindle {
                     let (fresh, known) = try newLookups(read.rows)
                     report.alreadyImported = known
                     contents = try validated(fresh, file: path)
                 }
-                progress?(0, contents.count)
+                let total = read.sheet == nil ? contents.count : most
+                progress?(0, total)
                 // Every term already in the library, read once: a query per row cost more
                 // than the rest of the duplicate handling.
                 var seenKeys = Set(try database.cached("SELECT term_key FROM words WHERE deleted_at IS NULL").rows([]) { $0.text(0) })
                 let now = clock.now()
-                // Random ids, handed out in sorted order: each new entry of the unique id
-                // index (and of the undo table's) then lands after the previous one instead
-                // of anywhere in it, which at a million words is most of an import's time.
-                let ids = (0..<contents.count).map { _ in randomID() }.sorted { $0.rawValue < $1.rawValue }
+                // Random ids, handed out in sorted order, a block at a time: each new entry
+                // of the unique id index (and of the undo table's) then lands after the
+                // previous one instead of anywhere in it, which at a million words is most of
+                // an import's time; a block of 65,536 keeps that and costs 6 MB, not 100.
+                var ids: [WordID] = []
+                var drawn = 0
                 let lastRowBefore = try database.integer("SELECT max(seq) FROM words") ?? 0
-                for (index, content) in contents.enumerated() {
-                    if let progress, index > 0, index % Self.progressInterval == 0 { progress(index, contents.count) }
+                var done = 0
+                func add(_ content: WordContent) throws {
+                    if let progress, done > 0, done % Self.progressInterval == 0 { progress(done, max(total, done)) }
+                    done += 1
                     let key = TermKey.fold(content.term)
                     let isDuplicate = !seenKeys.insert(key).inserted
                     if isDuplicate && options.skipDuplicates {
                         report.skippedDuplicates += 1
-                        continue
+                        return
                     }
                     if isDuplicate { report.duplicatesAdded += 1 }
+                    if ids.isEmpty {
+                        let block = min(Self.importIDBlock, most > drawn ? most - drawn : 1_024)
+                        ids = (0..<block).map { _ in randomID() }.sorted { $0.rawValue > $1.rawValue }
+                        drawn += block
+                    }
                     let word = Word(
-                        id: ids[report.added], term: content.term, meaning: content.meaning, reading: content.reading,
+                        id: ids.removeLast(), term: content.term, meaning: content.meaning, reading: content.reading,
                         examples: content.examples, notes: content.notes, tags: content.tags,
                         createdAt: now, updatedAt: now)
                     try save(word, times: FieldTimes(all: now), previous: nil, pending: true)
                     report.added += 1
+                }
+                if let sheet = read.sheet {
+                    do {
+                        try WordSheet.forEachRow(sheet.text, format: sheet.format) { row in
+                            report.rowCount += 1
+                            guard report.rowCount <= ImportLimits.rows else {
+                                throw LibraryError.invalidImport(
+                                    file: path, line: row.line,
+                                    message: "more than \(ImportLimits.rows) rows; MiDiccio imports at most that many at once")
+                            }
+                            if report.sample.count < options.sampleSize { report.sample.append(row) }
+                            try add(try validated(row, file: path))
+                        }
+                    } catch let error as SheetError {
+                        throw LibraryError.invalidImport(file: path, line: error.line > 0 ? error.line : nil, message: error.message)
+                    }
+                } else {
+                    for content in contents { try add(content) }
                 }
                 // The rows after those the library had are the words just added. An import
                 // that added none leaves the undo of the one before it.
@@ -138,13 +171,31 @@ extension WordLibrary {
                     try database.run(
                         "INSERT INTO import_undo (word_id) SELECT id FROM words WHERE seq > ? ORDER BY id", [.integer(lastRowBefore)])
                 }
-                progress?(contents.count, contents.count)
+                progress?(done, done)
                 if options.dryRun { throw ImportDryRun() }
                 return report
             }
         } catch is ImportDryRun {
             return report
         }
+    }
+
+    /// How many ids an import draws and sorts at a time.
+    static let importIDBlock = 65_536
+
+    /// About how many words a sheet holds, from its lines (a header line and a line
+    /// without a final line break taken into account): exact unless a field spans lines
+    /// or lines are blank. Sheets are read while they are written, so this is the total
+    /// their progress reports and the size of the write they announce.
+    private static func estimatedRows(in text: String) -> Int {
+        var lines = 0
+        var last: UInt8 = 0x0A
+        for byte in text.utf8 {
+            if byte == 0x0A { lines += 1 }
+            last = byte
+        }
+        if last != 0x0A { lines += 1 }
+        return max(lines - 1, 0)
     }
 
     /// Moves the words the last import added to the Trash, as edits that reach other
@@ -229,9 +280,7 @@ extension WordLibrary {
                     return ReadImport(format: format, rows: list.rows, list: list)
                 }
                 let sheetFormat: SheetFormat? = format == .csv ? .csv : format == .tsv ? .tsv : nil
-                let rows = try WordSheet.read(text, format: sheetFormat)
-                try checkRowCount(rows.count, file: path)
-                return ReadImport(format: format, rows: rows)
+                return ReadImport(format: format, rows: [], sheet: (text, sheetFormat))
             } catch let error as SheetError {
                 throw LibraryError.invalidImport(file: path, line: error.line > 0 ? error.line : nil, message: error.message)
             }
@@ -261,17 +310,20 @@ extension WordLibrary {
     /// Every row checked against the word limits; the first bad one throws with its line
     /// (or, from a database, its term) and field.
     private func validated(_ rows: [SheetRow], file: String) throws -> [WordContent] {
-        try rows.map { row in
-            do {
-                return try WordContent(
-                    term: row.term, meaning: row.meaning, reading: row.reading,
-                    examples: row.examples, notes: row.notes, tags: row.tags
-                ).validated()
-            } catch {
-                let place = row.line > 0 ? "" : "the word \"\(row.term.prefix(80))\": "
-                throw LibraryError.invalidImport(
-                    file: file, line: row.line > 0 ? row.line : nil, message: place + String(describing: error))
-            }
+        try rows.map { try validated($0, file: file) }
+    }
+
+    /// One row checked against the word limits.
+    private func validated(_ row: SheetRow, file: String) throws -> WordContent {
+        do {
+            return try WordContent(
+                term: row.term, meaning: row.meaning, reading: row.reading,
+                examples: row.examples, notes: row.notes, tags: row.tags
+            ).validated()
+        } catch {
+            let place = row.line > 0 ? "" : "the word \"\(row.term.prefix(80))\": "
+            throw LibraryError.invalidImport(
+                file: file, line: row.line > 0 ? row.line : nil, message: place + String(describing: error))
         }
     }
 

@@ -87,26 +87,43 @@ public enum WordSheet {
     /// In that case `format` only supplies the separator when the file has no
     /// `#separator:` line; otherwise Anki's default, tab, applies.
     public static func read(_ text: String, format: SheetFormat?) throws(SheetError) -> [SheetRow] {
-        var body = Substring(text)
-        if body.unicodeScalars.first == "\u{FEFF}" {
-            body = Substring(body.unicodeScalars.dropFirst())
+        var rows: [SheetRow] = []
+        do {
+            try forEachRow(text, format: format) { rows.append($0) }
+        } catch let error as SheetError {
+            throw error
+        } catch {
+            preconditionFailure("only the reader throws while rows are collected: \(error)")
+        }
+        return rows
+    }
+
+    /// Reads like `read`, handing each row to `body` as soon as it is read: a MiDiccio
+    /// CSV or TSV of a million rows is never held as rows (an Anki export, read whole, is
+    /// then handed out row by row). A problem in the text throws `SheetError`; whatever
+    /// `body` throws ends the reading.
+    public static func forEachRow(_ text: String, format: SheetFormat?, _ body: (SheetRow) throws -> Void) throws {
+        var sheet = Substring(text)
+        if sheet.unicodeScalars.first == "\u{FEFF}" {
+            sheet = Substring(sheet.unicodeScalars.dropFirst())
         }
 
-        var cursor = body.utf8.startIndex
+        var cursor = sheet.utf8.startIndex
         var lineNumber = 1
-        while let line = nextLine(in: body, from: cursor), isBlank(body.utf8[line.content]) {
+        while let line = nextLine(in: sheet, from: cursor), isBlank(sheet.utf8[line.content]) {
             cursor = line.next
             lineNumber += 1
         }
-        guard let firstLine = nextLine(in: body, from: cursor) else {
+        guard let firstLine = nextLine(in: sheet, from: cursor) else {
             throw SheetError(line: 1, message: "the text is empty; " + expectation)
         }
-        let firstText = String(decoding: body.utf8[firstLine.content], as: UTF8.self)
+        let firstText = String(decoding: sheet.utf8[firstLine.content], as: UTF8.self)
         if ankiHeader(in: firstText) != nil {
-            return try readAnki(body, from: cursor, lineNumber: lineNumber, format: format)
+            try readAnki(sheet, from: cursor, lineNumber: lineNumber, format: format).forEach(body)
+            return
         }
         let chosen = format ?? (firstText.utf8.contains(UInt8(ascii: "\t")) ? .tsv : .csv)
-        return try readMiDiccio(body, format: chosen)
+        try readMiDiccio(sheet, format: chosen, body)
     }
 
     /// What the text's first non-blank line says it is: an Anki export (`#key:value`), a
@@ -179,40 +196,43 @@ extension WordSheet {
         }
     }
 
-    private static func readMiDiccio(_ body: Substring, format: SheetFormat) throws(SheetError) -> [SheetRow] {
-        let records = try parse(body, separator: separatorByte(for: format), firstLine: 1)
-        guard let headerIndex = records.firstIndex(where: { !isBlankRecord($0) }) else {
+    private static func readMiDiccio(_ text: Substring, format: SheetFormat, _ body: (SheetRow) throws -> Void) throws {
+        var columns: [Column]?
+        do {
+            try DelimitedText.forEachRecord(text, separator: separatorByte(for: format), firstLine: 1) { record in
+                guard !isBlankRecord(record) else { return }
+                guard let columns else {
+                    columns = try headerColumns(record, format: format)
+                    return
+                }
+                guard record.fields.count == columns.count else {
+                    throw SheetError(
+                        line: record.line,
+                        message: "the row has \(record.fields.count) fields but the header has \(columns.count)"
+                    )
+                }
+                var row = SheetRow(line: record.line, term: "")
+                for (column, value) in zip(columns, record.fields) {
+                    switch column {
+                    case .term: row.term = trimmed(value)
+                    case .meaning: row.meaning = trimmed(value)
+                    case .reading: row.reading = trimmed(value)
+                    case .examples: row.examples = exampleLines(value)
+                    case .notes: row.notes = trimmed(value)
+                    case .tags: row.tags = tagList(value)
+                    }
+                }
+                guard !row.term.isEmpty else {
+                    throw SheetError(line: record.line, message: "term is empty")
+                }
+                try body(row)
+            }
+        } catch let error as DelimitedTextError {
+            throw SheetError(line: error.line, message: error.message)
+        }
+        guard columns != nil else {
             throw SheetError(line: 1, message: "the text is empty; " + expectation)
         }
-        let header = records[headerIndex]
-        let columns = try headerColumns(header, format: format)
-
-        var rows: [SheetRow] = []
-        rows.reserveCapacity(records.count - headerIndex - 1)
-        for record in records[(headerIndex + 1)...] where !isBlankRecord(record) {
-            guard record.fields.count == columns.count else {
-                throw SheetError(
-                    line: record.line,
-                    message: "the row has \(record.fields.count) fields but the header has \(columns.count)"
-                )
-            }
-            var row = SheetRow(line: record.line, term: "")
-            for (column, value) in zip(columns, record.fields) {
-                switch column {
-                case .term: row.term = trimmed(value)
-                case .meaning: row.meaning = trimmed(value)
-                case .reading: row.reading = trimmed(value)
-                case .examples: row.examples = exampleLines(value)
-                case .notes: row.notes = trimmed(value)
-                case .tags: row.tags = tagList(value)
-                }
-            }
-            guard !row.term.isEmpty else {
-                throw SheetError(line: record.line, message: "term is empty")
-            }
-            rows.append(row)
-        }
-        return rows
     }
 
     private static func headerColumns(_ header: DelimitedRecord, format: SheetFormat) throws(SheetError) -> [Column] {
