@@ -59,6 +59,11 @@ package enum RawHTTP {
             if count <= 0 { break }
             received.append(contentsOf: buffer[0..<count])
         }
+        return try parse(received)
+    }
+
+    /// The answer in `received`, the bytes a server sent.
+    package static func parse(_ received: Data) throws -> RawResponse {
         guard let split = received.range(of: Data("\r\n\r\n".utf8)) else {
             throw Failure(message: "no HTTP answer (got \(received.count) bytes)")
         }

@@ -69,6 +69,25 @@ public final class WebApp: HTTPHandler {
         return response
     }
 
+    /// The access rules, and a known route's write rules, asked when the headers are in:
+    /// a request without its token or CSRF token is refused before its body is read.
+    public func refusal(before request: HTTPRequest) -> HTTPResponse? {
+        var refusal = policy.accessRefusal(of: request)
+        if refusal == nil, Self.routes(for: request.path).routes.contains(where: { $0.method == request.method }) {
+            refusal = policy.writeRefusal(of: request)
+        }
+        guard var refusal else { return nil }
+        policy.harden(&refusal)
+        return refusal
+    }
+
+    public func serverError(_ status: Int, _ reason: String) -> HTTPResponse {
+        var response = HTTPResponse.error(status, reason)
+        response.setHeader("Connection", "close")
+        policy.harden(&response)
+        return response
+    }
+
     public func respond(to request: HTTPRequest) -> HTTPResponse {
         var response = policy.accessRefusal(of: request) ?? route(request)
         policy.harden(&response)
