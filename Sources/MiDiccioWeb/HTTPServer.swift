@@ -22,11 +22,13 @@ public struct HTTPRequest: Sendable {
     public var body: Data
     /// The port the server listens on, for the Host check.
     public var serverPort: UInt16
+    /// True when the request came over TLS (HTTPS).
+    public var isSecure: Bool
 
     /// Makes a request (tests build them without a socket).
     public init(
         method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
-        body: Data = Data(), serverPort: UInt16 = 0
+        body: Data = Data(), serverPort: UInt16 = 0, isSecure: Bool = false
     ) {
         self.method = method
         self.path = path
@@ -34,6 +36,7 @@ public struct HTTPRequest: Sendable {
         self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
         self.body = body
         self.serverPort = serverPort
+        self.isSecure = isSecure
     }
 
     /// The value of header `name` (any case).
@@ -199,7 +202,7 @@ public final class HTTPServer: @unchecked Sendable {
         let listener = try address.listening(backlog: 1024)
         let boundPort = port == 0 ? SocketAddress.port(of: listener) : port
         Self.raiseOpenFileLimit(to: limits.connections + 64)
-        let context = Unmanaged.passRetained(ServerContext(handler: handler, port: boundPort, limits: limits))
+        let context = Unmanaged.passRetained(ServerContext(handler: handler, port: boundPort, limits: limits, usesTLS: tls != nil))
         var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_AUTO.rawValue
         if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
         let cLimits = midiccio_mhd_limits(
@@ -256,11 +259,13 @@ private final class ServerContext: @unchecked Sendable {
     let handler: any HTTPHandler
     let port: UInt16
     let limits: HTTPServer.Limits
+    let usesTLS: Bool
 
-    init(handler: any HTTPHandler, port: UInt16, limits: HTTPServer.Limits) {
+    init(handler: any HTTPHandler, port: UInt16, limits: HTTPServer.Limits, usesTLS: Bool) {
         self.handler = handler
         self.port = port
         self.limits = limits
+        self.usesTLS = usesTLS
     }
 }
 
@@ -371,7 +376,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     }
     let request = HTTPRequest(
         method: method, path: path, query: values(connection, MHD_ValueKind.GET_ARGUMENT_KIND),
-        headers: values(connection, MHD_ValueKind.HEADER_KIND), body: pending.body, serverPort: context.port)
+        headers: values(connection, MHD_ValueKind.HEADER_KIND), body: pending.body, serverPort: context.port, isSecure: context.usesTLS)
     return queue(context.handler.respond(to: request), on: connection)
 }
 
@@ -387,7 +392,7 @@ private func firstCall(
     }
     let head = HTTPRequest(
         method: method, path: path, query: values(connection, MHD_ValueKind.GET_ARGUMENT_KIND), headers: headers,
-        serverPort: context.port)
+        serverPort: context.port, isSecure: context.usesTLS)
     if let refusal = context.handler.refusal(before: head) {
         var refusal = refusal
         refusal.setHeader("Connection", "close")

@@ -62,8 +62,7 @@ public struct SecurityPolicy: Sendable {
     public func accessRefusal(of request: HTTPRequest) -> HTTPResponse? {
         // DNS rebinding: a page from evil.example whose name now points to 127.0.0.1
         // still sends "Host: evil.example:8080".
-        guard let host = request.header("host")?.lowercased(),
-            hostNames.contains(where: { host == "\($0):\(request.serverPort)" })
+        guard let host = request.header("host")?.lowercased(), answersTo(host: host, port: request.serverPort, secure: request.isSecure)
         else {
             return .error(421, "this server answers only to its own address; open the address midiccio serve printed")
         }
@@ -71,6 +70,14 @@ public struct SecurityPolicy: Sendable {
             return .error(401, "this server needs its access token: open the address midiccio serve printed (it ends in ?token=...)")
         }
         return nil
+    }
+
+    /// True when `host`, a Host header, names this server: one of its names with its
+    /// port, or without one when the port is the scheme's own (80, or 443 with TLS),
+    /// which browsers leave out.
+    public func answersTo(host: String, port: UInt16, secure: Bool = false) -> Bool {
+        let defaultPort: UInt16 = secure ? 443 : 80
+        return hostNames.contains { host == "\($0):\(port)" || (port == defaultPort && host == $0) }
     }
 
     /// The response that refuses a request about to change something, or nil when it
@@ -82,7 +89,9 @@ public struct SecurityPolicy: Sendable {
         guard request.method != "GET", request.method != "HEAD" else { return nil }
         // Browsers send Origin on cross-site writes; a page elsewhere is refused even
         // before its (unknowable) CSRF token would be.
-        if let origin = request.header("origin"), origin.lowercased() != "http://\(request.header("host")?.lowercased() ?? "")" {
+        if let origin = request.header("origin"),
+            origin.lowercased() != "\(request.isSecure ? "https" : "http")://\(request.header("host")?.lowercased() ?? "")"
+        {
             return .error(403, "requests from other sites are refused")
         }
         guard let sent = request.header("x-csrf-token"), Self.constantTimeEqual(sent, csrfToken) else {

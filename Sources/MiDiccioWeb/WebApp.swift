@@ -206,7 +206,9 @@ public final class WebApp: HTTPHandler {
             // bar (and from history) with a redirect.
             var response = HTTPResponse(status: 303, contentType: nil, body: Data())
             response.setHeader("Location", "/")
-            response.setHeader("Set-Cookie", "\(SecurityPolicy.tokenCookie)=\(token); Path=/; HttpOnly; SameSite=Strict")
+            // Over HTTPS the cookie is Secure: a browser never sends it over plain HTTP.
+            let secure = request.isSecure ? "; Secure" : ""
+            response.setHeader("Set-Cookie", "\(SecurityPolicy.tokenCookie)=\(token); Path=/; HttpOnly; SameSite=Strict\(secure)")
             return response
         }
         // No ETag, and the policy's no-store: the page carries this session's CSRF token,

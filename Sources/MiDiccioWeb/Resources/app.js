@@ -524,8 +524,14 @@
       ? { webdav: $("remote-url").value, user: $("remote-user").value, password: $("remote-password").value }
       : { folder: $("remote-folder").value };
     try {
-      await api("PUT", "/api/remote", body);
+      const saved = await api("PUT", "/api/remote", body);
       $("remote-password").value = "";
+      // The server moved any "user:password@" of the address into the user field and
+      // the password store: show the address as kept, so no password stays on the page.
+      if (webdav) {
+        $("remote-url").value = saved.remoteWebDAV || "";
+        $("remote-user").value = saved.remoteUser || "";
+      }
       state.hasRemote = (webdav ? $("remote-url").value : $("remote-folder").value).trim() !== "";
       await loadStatus();
       if (state.hasRemote) syncNow(true);
