@@ -34,6 +34,20 @@ public struct SecurityPolicy: Sendable {
         hostNames = Self.loopbackHostNames.contains(name) ? Self.loopbackHostNames : [name]
     }
 
+    /// Makes the policy of a server that answers to exactly `hostNames` (Host header
+    /// names without port): `midiccio serve --lan` gives `MachineNames.all()`.
+    public init(hostNames: Set<String>, accessToken: String?, csrfToken: String = SecurityPolicy.randomToken()) {
+        self.csrfToken = csrfToken
+        self.accessToken = accessToken
+        self.hostNames = Set(hostNames.map { Self.hostHeaderName($0) })
+    }
+
+    /// True when `host` is a wildcard address (0.0.0.0 or ::): listening on every
+    /// interface, the same as `--lan`.
+    public static func isWildcard(_ host: String) -> Bool {
+        ["0.0.0.0", "::", "[::]"].contains(host)
+    }
+
     /// `host` as a Host header writes it: lower case, an IPv6 address in brackets
     /// ("[::1]:8080").
     public static func hostHeaderName(_ host: String) -> String {

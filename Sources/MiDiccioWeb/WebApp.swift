@@ -1,5 +1,6 @@
 import Foundation
 import MiDiccioKit
+import Synchronization
 
 /// The MiDiccio web app: the page, its script and style, and the JSON API under `/api/`.
 ///
@@ -26,6 +27,16 @@ public final class WebApp: HTTPHandler {
     let googleSignIns: GoogleSignInBook
     /// The iCloud sign-in started from the page and waiting for Apple's answer.
     let iCloudSignIns: ICloudSignInDesk
+
+    /// The address a phone opens to pair (with the token), shown as a QR code in
+    /// Settings; nil when the server is for this computer only.
+    private let pairing = Mutex<String?>(nil)
+
+    /// Sets the pairing address, once the server knows its port.
+    public func setPairingAddress(_ address: String?) { pairing.withLock { $0 = address } }
+
+    /// The pairing address, if any.
+    public var pairingAddress: String? { pairing.withLock { $0 } }
 
     /// The largest backup (or import file) the page may upload.
     public static let uploadLimit = 100 * 1_048_576
