@@ -16,6 +16,8 @@ public struct SecurityPolicy: Sendable {
     public let accessToken: String?
     /// The host names (without port) the server answers to.
     public let hostNames: Set<String>
+    /// The browsers that traded the access token for a cookie of their own.
+    public let browsers: PairedBrowsers
 
     /// The Content-Security-Policy of every response: only this server's own scripts
     /// and styles, no inline code, no plugins, no framing.
@@ -27,18 +29,26 @@ public struct SecurityPolicy: Sendable {
 
     /// Makes the policy for a server bound to `host`. Loopback servers answer to every
     /// loopback name; another host only to itself.
-    public init(host: String, accessToken: String?, csrfToken: String = SecurityPolicy.randomToken()) {
+    public init(
+        host: String, accessToken: String?, csrfToken: String = SecurityPolicy.randomToken(),
+        browsers: PairedBrowsers? = nil
+    ) {
         self.csrfToken = csrfToken
         self.accessToken = accessToken
+        self.browsers = browsers ?? PairedBrowsers()
         let name = Self.hostHeaderName(host)
         hostNames = Self.loopbackHostNames.contains(name) ? Self.loopbackHostNames : [name]
     }
 
     /// Makes the policy of a server that answers to exactly `hostNames` (Host header
     /// names without port): `midiccio serve --lan` gives `MachineNames.all()`.
-    public init(hostNames: Set<String>, accessToken: String?, csrfToken: String = SecurityPolicy.randomToken()) {
+    public init(
+        hostNames: Set<String>, accessToken: String?, csrfToken: String = SecurityPolicy.randomToken(),
+        browsers: PairedBrowsers? = nil
+    ) {
         self.csrfToken = csrfToken
         self.accessToken = accessToken
+        self.browsers = browsers ?? PairedBrowsers()
         self.hostNames = Set(hostNames.map { Self.hostHeaderName($0) })
     }
 
@@ -139,9 +149,8 @@ public struct SecurityPolicy: Sendable {
         }
         for part in (request.header("cookie") ?? "").split(separator: ";") {
             let pair = part.trimmingCharacters(in: .whitespaces)
-            if pair.hasPrefix(Self.tokenCookie + "="),
-                Self.constantTimeEqual(String(pair.dropFirst(Self.tokenCookie.count + 1)), token)
-            {
+            // The cookie holds the browser's own secret (PairedBrowsers), not the token.
+            if pair.hasPrefix(Self.tokenCookie + "="), browsers.recognize(String(pair.dropFirst(Self.tokenCookie.count + 1))) {
                 return true
             }
         }

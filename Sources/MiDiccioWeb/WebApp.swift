@@ -169,6 +169,9 @@ public final class WebApp: HTTPHandler {
         Route("GET", "api/export") { app, request, _ in try app.exportSheet(request) },
         Route("POST", "api/import", bodyLimit: uploadLimit) { app, request, _ in try app.importSheet(request) },
         Route("POST", "api/import/undo") { app, _, _ in try app.undoImport() },
+        Route("GET", "api/pairing") { app, _, _ in app.pairingStatus() },
+        Route("GET", "pairing.svg") { app, _, _ in app.pairingCode() },
+        Route("POST", "api/pairing/signout") { app, request, _ in try app.signOutBrowser(request) },
     ]
 
     private static let routesByPattern = Dictionary(grouping: routes, by: \.pattern)
@@ -219,7 +222,12 @@ public final class WebApp: HTTPHandler {
             response.setHeader("Location", "/")
             // Over HTTPS the cookie is Secure: a browser never sends it over plain HTTP.
             let secure = request.isSecure ? "; Secure" : ""
-            response.setHeader("Set-Cookie", "\(SecurityPolicy.tokenCookie)=\(token); Path=/; HttpOnly; SameSite=Strict\(secure)")
+            // Each browser gets a secret of its own, so Settings can sign one out.
+            let secret = policy.browsers.pair(userAgent: request.header("user-agent") ?? "")
+            // A year: a paired phone stays paired until signed out or the token renewed.
+            response.setHeader(
+                "Set-Cookie",
+                "\(SecurityPolicy.tokenCookie)=\(secret); Path=/; Max-Age=31536000; HttpOnly; SameSite=Strict\(secure)")
             return response
         }
         // No ETag, and the policy's no-store: the page carries this session's CSRF token,

@@ -57,17 +57,24 @@ struct ServeCommand: ParsableCommand {
         let wildcard = lan || SecurityPolicy.isWildcard(host)
         let bindHost = lan ? "0.0.0.0" : host
         var accessToken = token
+        var browsers = PairedBrowsers()
         if beyondLoopback && accessToken == nil {
-            let stored = try PairingToken(libraryPath: library.path).load(renew: newToken)
+            let tokenFile = PairingToken(libraryPath: library.path)
+            let stored = try tokenFile.load(renew: newToken)
             accessToken = stored.token
-            if stored.isNew { context.note("A new access token is kept in \(PairingToken(libraryPath: library.path).path).") }
+            // The paired browsers are kept beside the token; a new token signs them all out.
+            browsers = try PairedBrowsers(path: library.path + ".serve-browsers")
+            if stored.isNew {
+                browsers.signOutAll()
+                context.note("A new access token is kept in \(tokenFile.path).")
+            }
         }
         // On every interface, the server answers to every name of this computer; on one
         // address, to that address only.
         let policy =
             wildcard
-            ? SecurityPolicy(hostNames: MachineNames.all(), accessToken: accessToken)
-            : SecurityPolicy(host: host, accessToken: accessToken)
+            ? SecurityPolicy(hostNames: MachineNames.all(), accessToken: accessToken, browsers: browsers)
+            : SecurityPolicy(host: host, accessToken: accessToken, browsers: browsers)
         let app = WebApp(
             libraryPath: library.path, policy: policy, appVersion: "midiccio \(Tool.version)", environment: context.environment)
         // Signals arrive as dispatch events (handled on a queue, not in a signal handler),

@@ -699,6 +699,43 @@
     } catch (error) { $("import-error").textContent = error.message; }
   }
 
+  // ---- Phones and other browsers (serve --lan) -------------------------------------
+
+  async function loadPairing() {
+    $("pairing-error").textContent = "";
+    let pairing;
+    try { pairing = await api("GET", "/api/pairing"); } catch (error) { return; }
+    $("pairing-card").hidden = pairing.address === null;
+    if (pairing.address === null) return;
+    $("pairing-address").textContent = pairing.address;
+    // No-store on the server, and a fresh address each time: the code holds the token.
+    $("pairing-code").src = "/pairing.svg?at=" + Date.now();
+    const list = $("paired-browsers");
+    list.replaceChildren();
+    for (const browser of pairing.browsers) {
+      const item = document.createElement("li");
+      const name = document.createElement("span");
+      name.textContent = browser.userAgent || "A browser";
+      const seen = document.createElement("span");
+      seen.className = "muted";
+      seen.textContent = " last seen " + new Date(browser.lastSeen).toLocaleString();
+      const signOut = document.createElement("button");
+      signOut.type = "button";
+      signOut.textContent = "Sign out";
+      signOut.addEventListener("click", async () => {
+        try {
+          await api("POST", "/api/pairing/signout", { id: browser.id });
+          loadPairing();
+        } catch (error) { $("pairing-error").textContent = error.message; }
+      });
+      item.append(name, seen, " ", signOut);
+      list.append(item);
+    }
+  }
+
+  window.addEventListener("hashchange", () => { if (location.hash === "#settings") loadPairing(); });
+  if (location.hash === "#settings") loadPairing();
+
   // ---- Screens and keys ----------------------------------------------------------
 
   function showScreen() {
