@@ -34,6 +34,8 @@ struct ServeCommand: ParsableCommand {
     @Option(valueName: "secret", help: "The access token every request must carry (default beyond this computer: the stored one).")
     var token: String?
     @Flag(help: "Make a new stored access token: browsers paired before must pair again.") var newToken = false
+    @Option(valueName: "file", help: "Serve HTTPS with this certificate (PEM); goes with --tls-key.") var tlsCert: String?
+    @Option(valueName: "file", help: "The private key (PEM, unencrypted) of --tls-cert.") var tlsKey: String?
 
     /// True when other computers can reach the server.
     private var beyondLoopback: Bool { lan || !SecurityPolicy.isLoopback(host) }
@@ -45,10 +47,27 @@ struct ServeCommand: ParsableCommand {
         if lan && host != "127.0.0.1" {
             throw UsageError("--lan listens on every interface; leave out --host, or give --host without --lan")
         }
+        if (tlsCert == nil) != (tlsKey == nil) {
+            throw UsageError("--tls-cert and --tls-key go together: give both files, or neither")
+        }
         if newToken && (token != nil || !beyondLoopback) {
             throw UsageError(
                 "--new-token renews the stored token of --lan (or --host); it goes with neither --token nor a loopback address")
         }
+    }
+
+    /// The PEM text of --tls-cert and --tls-key, or nil without them.
+    private func tlsFiles() throws -> (certificate: String, key: String)? {
+        guard let tlsCert, let tlsKey else { return nil }
+        func read(_ path: String, _ what: String, _ marker: String) throws -> String {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw UsageError("cannot read the \(what) \(path)")
+            }
+            let text = String(decoding: data, as: UTF8.self)
+            guard text.contains(marker) else { throw UsageError("\(path) is not a PEM \(what) (no '\(marker)' line)") }
+            return text
+        }
+        return (try read(tlsCert, "certificate", "-----BEGIN CERTIFICATE-----"), try read(tlsKey, "private key", "PRIVATE KEY-----"))
     }
 
     func run(_ context: ToolContext) throws {
@@ -92,9 +111,10 @@ struct ServeCommand: ParsableCommand {
             signal(SIGINT, SIG_DFL)
             signal(SIGTERM, SIG_DFL)
         }
-        let server = try HTTPServer(host: bindHost, port: UInt16(port), handler: app)
+        let server = try HTTPServer(host: bindHost, port: UInt16(port), tls: try tlsFiles(), handler: app)
         let name = wildcard ? MachineNames.pairingHost() : SecurityPolicy.hostHeaderName(host)
-        let address = "http://\(name):\(server.port)/" + (accessToken.map { "?token=\($0)" } ?? "")
+        let scheme = server.usesTLS ? "https" : "http"
+        let address = "\(scheme)://\(name):\(server.port)/" + (accessToken.map { "?token=\($0)" } ?? "")
         app.setPairingAddress(beyondLoopback ? address : nil)
         context.io.write("MiDiccio is running at \(address)\n")
         if beyondLoopback, let code = PairingCode(address) {
