@@ -104,6 +104,10 @@ let package = Package(
                 .embedInCode("Resources/index.html"),
                 .embedInCode("Resources/app.css"),
                 .embedInCode("Resources/app.js"),
+                .embedInCode("Resources/sw.js"),
+                .embedInCode("Resources/manifest.webmanifest"),
+                .embedInCode("Resources/icon.svg"),
+                .embedInCode("Resources/offline.html"),
             ],
             swiftSettings: strict
         ),

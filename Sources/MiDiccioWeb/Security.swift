@@ -24,6 +24,10 @@ public struct SecurityPolicy: Sendable {
     public static let contentSecurityPolicy =
         "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
 
+    /// What a browser fetches without its cookie when installing the app (the manifest
+    /// and its icon are fetched without credentials): they hold nothing of the library.
+    public static let publicPaths: Set<String> = ["/manifest.webmanifest", "/icon.svg"]
+
     /// The name of the cookie that carries the access token after the first visit.
     public static let tokenCookie = "midiccio_token"
 
@@ -90,7 +94,7 @@ public struct SecurityPolicy: Sendable {
         else {
             return .error(421, "this server answers only to its own address; open the address midiccio serve printed")
         }
-        if let accessToken, !carries(accessToken, request) {
+        if let accessToken, !Self.publicPaths.contains(request.path), !carries(accessToken, request) {
             return .error(401, "this server needs its access token: open the address midiccio serve printed (it ends in ?token=...)")
         }
         return nil

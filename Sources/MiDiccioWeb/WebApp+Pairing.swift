@@ -25,6 +25,15 @@ extension WebApp {
         return HTTPResponse(status: 200, contentType: "image/svg+xml", body: Data(code.svg.utf8))
     }
 
+    /// The page the service worker keeps for when this computer cannot be reached.
+    static func offlinePage() -> HTTPResponse {
+        let name = MachineNames.hostName.split(separator: ".").first.map(String.init) ?? "this computer"
+        var response = HTTPResponse(
+            status: 200, contentType: "text/html; charset=utf-8", body: AppAssets.offlinePage(computerName: name))
+        response.setHeader("Cache-Control", "no-cache")
+        return response
+    }
+
     /// Signs out the browser named in the body's `id`.
     func signOutBrowser(_ request: HTTPRequest) throws -> HTTPResponse {
         let body = try JSONBody(request.body)

@@ -733,6 +733,12 @@
     }
   }
 
+  // Installable on a phone: the service worker keeps the app shell for a "not
+  // reachable" page. Browsers allow one only on HTTPS (or on this computer itself).
+  if ("serviceWorker" in navigator && window.isSecureContext) {
+    navigator.serviceWorker.register("/sw.js").catch(() => {});
+  }
+
   window.addEventListener("hashchange", () => { if (location.hash === "#settings") loadPairing(); });
   if (location.hash === "#settings") loadPairing();
 
