@@ -38,6 +38,11 @@ def test_pair_a_phone_through_the_printed_address():
                      "--window-size=390,844", "--lang=en-US", "--host-resolver-rules=MAP %s 127.0.0.1" % name):
         options.add_argument(argument)
     phone = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    # Headless Chromium keeps windows at least 500 pixels wide: the phone's screen is
+    # emulated instead (390x844 CSS pixels, touch, a phone's pixel ratio).
+    phone.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                          {"width": 390, "height": 844, "deviceScaleFactor": 3, "mobile": True})
+    phone.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True})
     try:
         phone.get(re.sub(r"^http://[^/]+", "http://%s:%d" % (name, port), printed))
         # The token was traded for a cookie and dropped from the address bar.
@@ -60,6 +65,7 @@ def test_pair_a_phone_through_the_printed_address():
         os.makedirs(SCREENSHOTS, exist_ok=True)
         phone.save_screenshot(os.path.join(SCREENSHOTS, "phone-pairing-qr-in-settings.png"))
         # Nothing is wider than the phone's screen.
+        assert phone.execute_script("return window.innerWidth") == 390
         assert phone.execute_script("return document.documentElement.scrollWidth") <= 390
         # Sign this browser out: its cookie no longer opens the library.
         browsers[0].find_element(By.TAG_NAME, "button").click()
