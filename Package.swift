@@ -97,7 +97,7 @@ let package = Package(
         ),
         .target(
             name: "MiDiccioWeb",
-            dependencies: ["MiDiccioKit", "CMicroHTTPD", "CQRencode"],
+            dependencies: ["MiDiccioKit", "MiDiccioFiles", "CMicroHTTPD", "CQRencode"],
             // Compiled into the binary as byte arrays: `midiccio` stays one file, and
             // nothing is read from disk at run time.
             resources: [

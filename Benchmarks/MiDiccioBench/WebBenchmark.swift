@@ -144,24 +144,7 @@ enum WebBenchmark {
 enum IdleConnection {
     /// Connects to 127.0.0.1:`port` from the loopback address `source`.
     static func open(port: UInt16, from source: String) throws -> Int32 {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw BenchFailure("socket: \(String(cString: strerror(errno)))") }
-        var local = sockaddr_in()
-        local.sin_family = sa_family_t(AF_INET)
-        local.sin_addr.s_addr = inet_addr(source)
-        var remote = sockaddr_in()
-        remote.sin_family = sa_family_t(AF_INET)
-        remote.sin_port = port.bigEndian
-        remote.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let size = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, size) } }
-        let connected = withUnsafePointer(to: &remote) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, size) }
-        }
-        guard bound == 0, connected == 0 else {
-            close(descriptor)
-            throw BenchFailure("cannot connect from \(source): \(String(cString: strerror(errno)))")
-        }
+        let descriptor = try RawHTTP.connect(port: port, from: source, timeout: 1)
         _ = send(descriptor, "GET /api/wo", 11, Int32(MSG_NOSIGNAL))
         return descriptor
     }

@@ -1,11 +1,6 @@
 import Foundation
+import MiDiccioFiles
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The browsers that traded the access token for a cookie: each has a secret of its own
 /// in its cookie, so Settings can list them (user agent, last seen) and sign one out
@@ -110,16 +105,10 @@ public final class PairedBrowsers: Sendable {
         save([])
     }
 
-    /// Writes the list to a new 0600 file and renames it over the old one. A failure
-    /// only costs the browsers their pairing at the next start, so it is not fatal.
+    /// Writes the list whole, readable by its owner only. A failure only costs the
+    /// browsers their pairing at the next start, so it is not fatal.
     private func save(_ browsers: [Browser]) {
         guard let path, let data = try? JSONEncoder().encode(browsers) else { return }
-        let temporary = path + ".new"
-        unlink(temporary)
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { return }
-        let written = data.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        close(descriptor)
-        if written != data.count || rename(temporary, path) != 0 { unlink(temporary) }
+        try? FileSystem.writeAtomically(data, to: path, ownerOnly: true)
     }
 }

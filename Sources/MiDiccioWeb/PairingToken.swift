@@ -1,10 +1,5 @@
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import MiDiccioFiles
 
 /// The access token of `midiccio serve --lan`, kept beside the library in a file only
 /// its owner can read (0600), so a paired phone stays paired across restarts.
@@ -35,23 +30,12 @@ public struct PairingToken: Sendable {
         return (token, true)
     }
 
-    /// Writes `token` to a new file created 0600, then renames it over the old one, so
-    /// the token is never readable by others, even for a moment, and never half written.
+    /// Writes `token` whole, to a file readable by its owner only from its creation on.
     private func store(_ token: String) throws {
-        let temporary = path + ".new"
-        unlink(temporary)
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw Failure(description: "cannot write \(temporary): \(String(cString: strerror(errno)))")
-        }
-        let bytes = Array((token + "\n").utf8)
-        let written = write(descriptor, bytes, bytes.count)
-        let synced = fsync(descriptor)
-        close(descriptor)
-        guard written == bytes.count, synced == 0, rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw Failure(description: "cannot write \(path): \(reason)")
+        do {
+            try FileSystem.writeAtomically(Data((token + "\n").utf8), to: path, ownerOnly: true)
+        } catch {
+            throw Failure(description: "\(error)")
         }
     }
 }

@@ -10,27 +10,7 @@ final class OpenSocket: @unchecked Sendable {
 
     /// Connects to 127.0.0.1:`port` from `source`; reads wait at most `timeout` seconds.
     init(port: UInt16, from source: String = "127.0.0.1", timeout: Int = 10) throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw SocketFailure(message: "socket failed: \(String(cString: strerror(errno)))") }
-        var wait = timeval(tv_sec: timeout, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
-        var local = sockaddr_in()
-        local.sin_family = sa_family_t(AF_INET)
-        local.sin_addr.s_addr = inet_addr(source)
-        let bound = withUnsafePointer(to: &local) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, connected == 0 else {
-            close(descriptor)
-            throw SocketFailure(message: "cannot connect to port \(port) from \(source)")
-        }
+        descriptor = try RawHTTP.connect(port: port, from: source, timeout: timeout)
     }
 
     deinit { close(descriptor) }
@@ -102,11 +82,6 @@ final class OpenSocket: @unchecked Sendable {
             if count < 0 { return errno != EAGAIN && errno != EWOULDBLOCK }
         }
     }
-}
-
-/// A connection could not be made.
-struct SocketFailure: Error {
-    var message: String
 }
 
 /// This process's resident memory, from /proc/self/status: now (`VmRSS`) and its peak
