@@ -41,6 +41,13 @@ let package = Package(
             pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
+        // libqrencode: the QR code of `midiccio serve --lan`'s pairing address. Only the
+        // web server links it, so the everyday `midiccio` never loads it.
+        .systemLibrary(
+            name: "CQRencode",
+            pkgConfig: "libqrencode",
+            providers: [.apt(["libqrencode-dev"]), .brew(["qrencode"])]
+        ),
         // libcrypto: random bytes and SHA-256 for the Google sign-in (PKCE). Linux only:
         // Apple platforms have both in the system (GoogleSignIn.swift).
         .systemLibrary(
@@ -90,13 +97,17 @@ let package = Package(
         ),
         .target(
             name: "MiDiccioWeb",
-            dependencies: ["MiDiccioKit", "CMicroHTTPD"],
+            dependencies: ["MiDiccioKit", "MiDiccioFiles", "CMicroHTTPD", "CQRencode"],
             // Compiled into the binary as byte arrays: `midiccio` stays one file, and
             // nothing is read from disk at run time.
             resources: [
                 .embedInCode("Resources/index.html"),
                 .embedInCode("Resources/app.css"),
                 .embedInCode("Resources/app.js"),
+                .embedInCode("Resources/sw.js"),
+                .embedInCode("Resources/manifest.webmanifest"),
+                .embedInCode("Resources/icon.svg"),
+                .embedInCode("Resources/offline.html"),
             ],
             swiftSettings: strict
         ),

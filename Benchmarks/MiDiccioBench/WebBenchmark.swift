@@ -1,6 +1,11 @@
 import Foundation
 import MiDiccioKit
+import MiDiccioTesting
 import MiDiccioWeb
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `midiccio-bench web`: how long the web app's server takes to answer the two requests a
 /// person waits for — the first page of the list when the app opens, and each search
@@ -14,11 +19,15 @@ enum WebBenchmark {
     static let subcommand = BenchSubcommand(
         name: "web",
         abstract: "Web app server time for the first page and for search requests on a large library.",
-        usage: "midiccio-bench web [--words <n>] [--seed <s>] [--requests <n>]",
+        usage: "midiccio-bench web [--words <n>] [--seed <s>] [--requests <n>] [--connections <n>]",
         options: [
             ("--words <n>", "How many words the library holds (default 100000)."),
             ("--seed <s>", "Seed of the generated words and queries (default 1)."),
             ("--requests <n>", "How many first-page requests to time (default 200)."),
+            (
+                "--connections <n>",
+                "Also time first-page requests over real sockets while <n> idle connections are open (default 0: not)."
+            ),
         ],
         run: { try run($0) })
 
@@ -32,10 +41,11 @@ enum WebBenchmark {
 
     /// Runs the benchmark described by `arguments` and prints its table.
     static func run(_ arguments: [String]) throws {
-        let options = try BenchOptions(arguments, accepting: ["words", "seed", "requests"], usage: subcommand.usage)
+        let options = try BenchOptions(arguments, accepting: ["words", "seed", "requests", "connections"], usage: subcommand.usage)
         let wordCount = try options.integer("words", default: 100_000, in: 1...5_000_000)
         let seed = try options.unsigned("seed", default: 1)
         let requests = try options.integer("requests", default: 200, in: 1...100_000)
+        let connections = try options.integer("connections", default: 0, in: 0...10_000)
 
         let workspace = try TemporaryDirectory(prefix: "midiccio-bench-web")
         defer { workspace.remove() }
@@ -86,6 +96,56 @@ enum WebBenchmark {
             ])
         }
         output += table.rendered()
+        if connections > 0 {
+            output += "\n" + (try underIdleConnections(app, idle: connections, requests: requests))
+        }
         print(output, terminator: "")
+    }
+
+    /// The first page over a real socket (connect, request, answer, close) while `idle`
+    /// connections are held open by other clients, each of which sent half a request
+    /// line and nothing more; spread over loopback addresses 127.0.0.10 and up, 50 each,
+    /// under the server's per-address limit, so all of them stay open.
+    static func underIdleConnections(_ app: WebApp, idle: Int, requests: Int) throws -> String {
+        let server = try HTTPServer(host: "127.0.0.1", port: 0, handler: app)
+        let request = Data("GET /api/words?limit=50 HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nConnection: close\r\n\r\n".utf8)
+        func timed() throws -> [Double] {
+            try (0..<requests).map { _ in
+                let (answer, seconds) = try Stopwatch.measure { try RawHTTP.exchange(port: server.port, request: request, timeout: 5) }
+                guard answer.status == 200 else { throw BenchFailure("the first page answered \(answer.status)") }
+                return seconds * 1000
+            }
+        }
+        _ = try timed()
+        let quiet = try timed()
+        Progress.note("opening \(idle) idle connections")
+        var held: [Int32] = []
+        defer { for descriptor in held { close(descriptor) } }
+        for index in 0..<idle {
+            let descriptor = try IdleConnection.open(port: server.port, from: "127.0.0.\(10 + index / 50)")
+            held.append(descriptor)
+        }
+        let busy = try timed()
+        var table = TextTable(
+            header: ["Over real sockets", "Requests", "p50 ms", "p99 ms", "Target (p99)", ""],
+            rightAligned: [false, true, true, true, true, false])
+        for (name, samples) in [("first page, no idle connection", quiet), ("first page, \(Format.grouped(idle)) idle connections", busy)] {
+            let p99 = Statistics.percentile(samples, 99) ?? 0
+            table.rows.append([
+                name, String(samples.count), Format.decimal(Statistics.percentile(samples, 50) ?? 0, 2), Format.decimal(p99, 2),
+                "< 1000 ms", p99 < 1000 ? "ok" : "OVER",
+            ])
+        }
+        return table.rendered()
+    }
+}
+
+/// A client connection that says half a request line and then nothing.
+enum IdleConnection {
+    /// Connects to 127.0.0.1:`port` from the loopback address `source`.
+    static func open(port: UInt16, from source: String) throws -> Int32 {
+        let descriptor = try RawHTTP.connect(port: port, from: source, timeout: 1)
+        _ = send(descriptor, "GET /api/wo", 11, Int32(MSG_NOSIGNAL))
+        return descriptor
     }
 }

@@ -12,35 +12,54 @@
 // Swift cannot call C variadic functions, so every variadic call MiDiccio makes is
 // spelled out here once, with a fixed argument list.
 
-/// Starts a daemon bound to exactly `address` (127.0.0.1, ::1 or the host given with
-/// --token), serving requests on a pool of `threads` internal threads.
+/// Limits on what one daemon accepts; every field is required (tests shrink them).
+struct midiccio_mhd_limits {
+    /// Bytes MHD may buffer per connection for the request line and headers.
+    size_t memory_limit;
+    /// Internal threads serving connections.
+    unsigned int threads;
+    /// Seconds a connection may stay silent before MHD closes it.
+    unsigned int timeout;
+    /// Connections open at once, over all clients.
+    unsigned int connections;
+    /// Connections open at once from one IP address.
+    unsigned int per_address;
+};
+
+/// Starts a daemon on `listen_fd`, a socket already bound and listening (so its port is
+/// known before any request arrives), serving requests on a pool of internal threads.
 ///
-/// `memory_limit` caps what MHD buffers per connection for headers (bodies are handed
-/// to the access handler in pieces and limited there); `timeout` closes idle
-/// connections after that many seconds. Returns NULL when the daemon cannot start
-/// (typically: the port is taken).
+/// `uri_logger` sees each request's URI before MHD decodes it; what it returns is the
+/// request's first `*con_cls`. `tls_cert` and `tls_key` (PEM text, both or neither)
+/// turn on HTTPS. Returns NULL when the daemon cannot start.
 static inline struct MHD_Daemon *midiccio_mhd_start(unsigned int flags,
-                                                    const struct sockaddr *address,
+                                                    int listen_fd,
                                                     MHD_AccessHandlerCallback handler,
                                                     void *handler_context,
                                                     MHD_RequestCompletedCallback completed,
                                                     void *completed_context,
-                                                    size_t memory_limit,
-                                                    unsigned int threads,
-                                                    unsigned int timeout) {
-    return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_context,
-                            MHD_OPTION_SOCK_ADDR, address,
+                                                    void *(*uri_logger)(void *, const char *, struct MHD_Connection *),
+                                                    struct midiccio_mhd_limits limits,
+                                                    const char *tls_cert,
+                                                    const char *tls_key) {
+    struct MHD_OptionItem tls[] = {
+        {MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)tls_cert},
+        {MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)tls_key},
+        {MHD_OPTION_END, 0, NULL},
+    };
+    struct MHD_OptionItem none[] = {{MHD_OPTION_END, 0, NULL}};
+    int with_tls = tls_cert != NULL && tls_key != NULL;
+    return MHD_start_daemon(flags | (with_tls ? MHD_USE_TLS : 0), 0, NULL, NULL, handler, handler_context,
+                            MHD_OPTION_LISTEN_SOCKET, listen_fd,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
-                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
-                            MHD_OPTION_THREAD_POOL_SIZE, threads,
-                            MHD_OPTION_CONNECTION_TIMEOUT, timeout,
+                            MHD_OPTION_URI_LOG_CALLBACK, uri_logger, handler_context,
+                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, limits.memory_limit,
+                            MHD_OPTION_THREAD_POOL_SIZE, limits.threads,
+                            MHD_OPTION_CONNECTION_TIMEOUT, limits.timeout,
+                            MHD_OPTION_CONNECTION_LIMIT, limits.connections,
+                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, limits.per_address,
+                            MHD_OPTION_ARRAY, with_tls ? tls : none,
                             MHD_OPTION_END);
-}
-
-/// The port the daemon listens on: the one the kernel chose when asked for port 0.
-static inline uint16_t midiccio_mhd_bound_port(struct MHD_Daemon *daemon) {
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
-    return info == NULL ? 0 : info->port;
 }
 
 /// Calls `iterator` for every value of `kind` (headers, query arguments) of a request.

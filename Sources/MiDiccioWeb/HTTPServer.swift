@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import Dispatch
 import Foundation
 
 #if canImport(Glibc)
@@ -21,11 +22,13 @@ public struct HTTPRequest: Sendable {
     public var body: Data
     /// The port the server listens on, for the Host check.
     public var serverPort: UInt16
+    /// True when the request came over TLS (HTTPS).
+    public var isSecure: Bool
 
     /// Makes a request (tests build them without a socket).
     public init(
         method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
-        body: Data = Data(), serverPort: UInt16 = 0
+        body: Data = Data(), serverPort: UInt16 = 0, isSecure: Bool = false
     ) {
         self.method = method
         self.path = path
@@ -33,6 +36,7 @@ public struct HTTPRequest: Sendable {
         self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
         self.body = body
         self.serverPort = serverPort
+        self.isSecure = isSecure
     }
 
     /// The value of header `name` (any case).
@@ -90,11 +94,28 @@ public protocol HTTPHandler: Sendable {
     func payloadTooLarge(limit: Int) -> HTTPResponse
     /// Called once a request has ended: its response sent, or its connection gone.
     func requestEnded()
+    /// The answer that refuses `request` from its headers alone (its body is empty
+    /// here and not yet read), or nil to read the body and call `respond`. The server
+    /// asks it as soon as the headers have arrived, so a request that would be refused
+    /// anyway costs no memory for its body.
+    func refusal(before request: HTTPRequest) -> HTTPResponse?
+    /// The answer the server itself sends (400 for a broken address, 414 for a long one,
+    /// 431 for too many header bytes): `status` and a sentence saying why. A handler
+    /// adds its usual headers.
+    func serverError(_ status: Int, _ reason: String) -> HTTPResponse
 }
 
 extension HTTPHandler {
     /// Most handlers have nothing to do once a response is out.
     public func requestEnded() {}
+    /// A handler without access rules reads every body (up to its limit).
+    public func refusal(before request: HTTPRequest) -> HTTPResponse? { nil }
+    /// A plain-text answer.
+    public func serverError(_ status: Int, _ reason: String) -> HTTPResponse {
+        var response = HTTPResponse(status: status, contentType: "text/plain; charset=utf-8", body: Data((reason + "\n").utf8))
+        response.setHeader("Connection", "close")
+        return response
+    }
 }
 
 /// Why the server could not start.
@@ -124,43 +145,98 @@ public enum HTTPServerError: Error, Sendable, CustomStringConvertible {
 
 /// An HTTP server on libmicrohttpd: it owns the daemon, which runs while this object lives.
 ///
-/// libmicrohttpd parses HTTP; this class only collects each request's body (up to the
-/// handler's limit) and hands complete requests to an `HTTPHandler` on the daemon's
-/// own thread pool. `deinit` stops the daemon, waiting for requests in progress.
+/// libmicrohttpd parses HTTP; this class checks each request as soon as its headers are
+/// in (the handler's `refusal(before:)`, the body limit), then collects its body (up to
+/// the handler's limit, at no less than a minimum rate) and hands complete requests to an
+/// `HTTPHandler` on the daemon's own thread pool. `deinit` stops the daemon, waiting for
+/// requests in progress.
 public final class HTTPServer: @unchecked Sendable {
-    /// The port it listens on (the one the kernel chose when asked for port 0).
+    /// What one server accepts; the defaults are those of `midiccio serve`.
+    public struct Limits: Sendable {
+        /// Connections open at once, over all clients. libmicrohttpd's own default is
+        /// about 1,000 (what `select` can watch); the server polls with epoll, so the
+        /// real bound is the number of open files, raised at start when it is lower.
+        public var connections = 4_000
+        /// Connections open at once from one address: a browser opens about six.
+        public var perAddress = 64
+        /// Seconds a connection may stay silent before it is closed.
+        public var idleTimeout = 20
+        /// The slowest a body may arrive, in bytes per second, averaged from its headers
+        /// on; a body slower than that is dropped once `rateGrace` seconds have passed.
+        public var minimumRate = 2_048
+        /// Seconds a body may take before its rate is judged.
+        public var rateGrace = 10.0
+        /// The bytes the request line and headers may take together; more gets 431.
+        public var headerBytes = 32 * 1024
+        /// The longest address (request target); longer gets 414.
+        public var targetBytes = 8 * 1024
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// The port it listens on (the one the kernel chose when asked for port 0), known
+    /// before the first connection is accepted.
     public let port: UInt16
     /// The address it listens on, as given.
     public let host: String
+    /// True when it speaks HTTPS.
+    public let usesTLS: Bool
     private var daemon: OpaquePointer?
     private let context: Unmanaged<ServerContext>
     private let lock = NSLock()
 
     /// Starts listening on `host` (numeric address or `localhost`) and `port` (0: any free port).
     ///
+    /// `tls` holds a certificate and its private key, both PEM text, for HTTPS.
     /// Throws `HTTPServerError.portInUse` when the port is taken, so the caller can
     /// name another one.
-    public init(host: String, port: UInt16, threads: Int = 4, handler: any HTTPHandler) throws {
+    public init(
+        host: String, port: UInt16, threads: Int = 4, limits: Limits = Limits(),
+        tls: (certificate: String, key: String)? = nil, handler: any HTTPHandler
+    ) throws {
         let address = try SocketAddress(host: host, port: port)
-        let context = Unmanaged.passRetained(ServerContext(handler: handler, port: port))
+        // The socket is bound here, not by libmicrohttpd: the port the kernel chose is
+        // then known before any connection can be accepted, and a taken port is told
+        // from other failures by errno.
+        let listener = try address.listening(backlog: 1024)
+        let boundPort = port == 0 ? SocketAddress.port(of: listener) : port
+        Self.raiseOpenFileLimit(to: limits.connections + 64)
+        let context = Unmanaged.passRetained(ServerContext(handler: handler, port: boundPort, limits: limits, usesTLS: tls != nil))
         var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_AUTO.rawValue
         if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
-        let daemon = address.withSockaddr { sockaddr in
-            midiccio_mhd_start(
-                flags, sockaddr, accessHandler, context.toOpaque(), requestCompleted, context.toOpaque(),
-                // Headers of a request must fit in 64 KB; bodies are streamed to us.
-                64 * 1024, UInt32(max(1, threads)), 30)
-        }
+        let cLimits = midiccio_mhd_limits(
+            // Room for the request line and headers, which the access handler then
+            // checks against its own, smaller limits (so its 414 and 431 carry the
+            // handler's headers), and for reading the body in pieces.
+            memory_limit: (limits.headerBytes + limits.targetBytes) * 2 + 64 * 1024,
+            threads: UInt32(max(1, threads)), timeout: UInt32(max(1, limits.idleTimeout)),
+            connections: UInt32(max(1, limits.connections)), per_address: UInt32(max(1, limits.perAddress)))
+        let daemon = midiccio_mhd_start(
+            flags, listener, accessHandler, context.toOpaque(), requestCompleted, context.toOpaque(), uriLogger, cLimits,
+            tls?.certificate, tls?.key)
         guard let daemon else {
+            close(listener)
             context.release()
-            if address.isInUse() { throw HTTPServerError.portInUse(host: host, port: port) }
-            throw HTTPServerError.cannotStart(host: host, port: port, reason: String(cString: strerror(errno)))
+            let reason = tls == nil ? String(cString: strerror(errno)) : "the TLS certificate or key was refused"
+            throw HTTPServerError.cannotStart(host: host, port: boundPort, reason: reason)
         }
         self.daemon = daemon
         self.context = context
         self.host = host
-        self.port = port == 0 ? midiccio_mhd_bound_port(daemon) : port
-        context.takeUnretainedValue().setPort(self.port)
+        self.port = boundPort
+        self.usesTLS = tls != nil
+    }
+
+    /// Raises this process's soft limit on open files to `wanted` (at most the hard
+    /// limit): each connection is one open file.
+    private static func raiseOpenFileLimit(to wanted: Int) {
+        #if canImport(Glibc)
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < rlim_t(wanted) else { return }
+        limit.rlim_cur = min(rlim_t(wanted), limit.rlim_max)
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        #endif
     }
 
     /// Stops accepting requests and waits for those in progress. Safe to call twice.
@@ -181,69 +257,153 @@ public final class HTTPServer: @unchecked Sendable {
 /// What the C callbacks reach through their context pointer.
 private final class ServerContext: @unchecked Sendable {
     let handler: any HTTPHandler
-    private let lock = NSLock()
-    private var boundPort: UInt16
+    let port: UInt16
+    let limits: HTTPServer.Limits
+    let usesTLS: Bool
 
-    init(handler: any HTTPHandler, port: UInt16) {
+    init(handler: any HTTPHandler, port: UInt16, limits: HTTPServer.Limits, usesTLS: Bool) {
         self.handler = handler
-        self.boundPort = port
+        self.port = port
+        self.limits = limits
+        self.usesTLS = usesTLS
     }
-
-    func setPort(_ port: UInt16) { lock.withLock { boundPort = port } }
-    var port: UInt16 { lock.withLock { boundPort } }
 }
 
 /// One request in progress: its headers and the body collected so far.
 private final class PendingRequest {
     let limit: Int
     var body = Data()
-    var tooLarge = false
+    /// Bytes of body received, and when its headers arrived (for the rate check).
+    var received = 0
+    let started = DispatchTime.now().uptimeNanoseconds
 
     init(limit: Int) { self.limit = limit }
 }
 
+/// What the URI logger leaves in a request's state for the access handler: a bad
+/// address (400) or an overlong one (414). Addresses of two statics, never released.
+nonisolated(unsafe) private var badTargetMark: UInt8 = 0
+nonisolated(unsafe) private var longTargetMark: UInt8 = 0
+
 // MARK: - C callbacks
+
+/// Sees each request's target before libmicrohttpd decodes it, which would cut it at an
+/// encoded NUL ("/app.js%00.html" would become "/app.js"): a target with a NUL or a
+/// broken %-escape is marked for a 400, an overlong one for a 414.
+private let uriLogger: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = {
+    cls, uri, _ in
+    guard let cls, let uri else { return nil }
+    let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+    let length = strlen(uri)
+    if length > context.limits.targetBytes { return withUnsafeMutablePointer(to: &longTargetMark) { UnsafeMutableRawPointer($0) } }
+    return uri.withMemoryRebound(to: UInt8.self, capacity: length) { isWellFormedTarget(UnsafeBufferPointer(start: $0, count: length)) }
+        ? nil : withUnsafeMutablePointer(to: &badTargetMark) { UnsafeMutableRawPointer($0) }
+}
+
+/// True when every %-escape of `target` is two hex digits that do not make a NUL, and
+/// no byte is a control character.
+func isWellFormedTarget(_ target: UnsafeBufferPointer<UInt8>) -> Bool {
+    func hex(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+    var index = 0
+    while index < target.count {
+        let byte = target[index]
+        if byte < 0x20 || byte == 0x7f { return false }
+        if byte == UInt8(ascii: "%") {
+            guard index + 2 < target.count, let high = hex(target[index + 1]), let low = hex(target[index + 2]),
+                high != 0 || low != 0
+            else { return false }
+            index += 3
+        } else {
+            index += 1
+        }
+    }
+    return true
+}
 
 /// Called by libmicrohttpd once with the headers, then once per piece of body, then once
 /// with no body left: the moment to answer.
+///
+/// Everything that can refuse a request is asked at the first call, before a byte of
+/// the body is read: a response queued then makes libmicrohttpd close the connection
+/// after it instead of receiving the body.
 private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadSize, state in
     guard let cls, let connection, let state, let uploadSize else { return MHD_Result.NO }
     let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
     let method = method.map { String(cString: $0) } ?? "GET"
     let path = url.map { String(cString: $0) } ?? "/"
 
-    guard let existing = state.pointee else {
-        let limit = context.handler.bodyLimit(method: method, path: path)
-        let pending = PendingRequest(limit: limit)
-        if let declared = lookup(connection, MHD_ValueKind.HEADER_KIND, "Content-Length").flatMap({ Int($0) }), declared > limit {
-            // Answer before reading the body: libmicrohttpd then closes the connection
-            // instead of receiving megabytes nobody will keep.
-            state.pointee = Unmanaged.passRetained(pending).toOpaque()
-            return queue(context.handler.payloadTooLarge(limit: limit), on: connection)
+    let existing = state.pointee
+    let badMark = withUnsafeMutablePointer(to: &badTargetMark) { UnsafeMutableRawPointer($0) }
+    let longMark = withUnsafeMutablePointer(to: &longTargetMark) { UnsafeMutableRawPointer($0) }
+    guard let existing, existing != badMark, existing != longMark else {
+        if existing == badMark {
+            state.pointee = nil
+            return queue(context.handler.serverError(400, "the address has a NUL or a broken %-escape in it"), on: connection)
         }
-        state.pointee = Unmanaged.passRetained(pending).toOpaque()
-        return MHD_Result.YES
+        if existing == longMark {
+            state.pointee = nil
+            return queue(context.handler.serverError(414, "the address is too long"), on: connection)
+        }
+        return firstCall(context, connection, method: method, path: path, state: state)
     }
     let pending = Unmanaged<PendingRequest>.fromOpaque(existing).takeUnretainedValue()
     if uploadSize.pointee > 0 {
-        if !pending.tooLarge, let uploadData {
-            if pending.body.count + uploadSize.pointee > pending.limit {
-                pending.tooLarge = true
-                pending.body = Data()
-            } else {
-                uploadData.withMemoryRebound(to: UInt8.self, capacity: uploadSize.pointee) {
-                    pending.body.append($0, count: uploadSize.pointee)
-                }
-            }
-        }
+        let size = uploadSize.pointee
         uploadSize.pointee = 0
+        pending.received += size
+        if pending.received > pending.limit {
+            // A chunked body says its size only as it comes: cut it at the limit. Past
+            // its headers libmicrohttpd takes no answer, so the connection is closed.
+            pending.body = Data()
+            return MHD_Result.NO
+        }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - pending.started) / 1e9
+        if seconds > context.limits.rateGrace, Double(pending.received) < Double(context.limits.minimumRate) * seconds {
+            pending.body = Data()
+            return MHD_Result.NO
+        }
+        if let uploadData {
+            uploadData.withMemoryRebound(to: UInt8.self, capacity: size) { pending.body.append($0, count: size) }
+        }
         return MHD_Result.YES
     }
-    if pending.tooLarge { return queue(context.handler.payloadTooLarge(limit: pending.limit), on: connection) }
     let request = HTTPRequest(
         method: method, path: path, query: values(connection, MHD_ValueKind.GET_ARGUMENT_KIND),
-        headers: values(connection, MHD_ValueKind.HEADER_KIND), body: pending.body, serverPort: context.port)
+        headers: values(connection, MHD_ValueKind.HEADER_KIND), body: pending.body, serverPort: context.port, isSecure: context.usesTLS)
     return queue(context.handler.respond(to: request), on: connection)
+}
+
+/// The access handler's first call: the headers are in, the body not yet read.
+private func firstCall(
+    _ context: ServerContext, _ connection: OpaquePointer, method: String, path: String,
+    state: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+) -> MHD_Result {
+    let headers = values(connection, MHD_ValueKind.HEADER_KIND)
+    let headerBytes = headers.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count + 4 }
+    if headerBytes > context.limits.headerBytes {
+        return queue(context.handler.serverError(431, "the request's headers are too large"), on: connection)
+    }
+    let head = HTTPRequest(
+        method: method, path: path, query: values(connection, MHD_ValueKind.GET_ARGUMENT_KIND), headers: headers,
+        serverPort: context.port, isSecure: context.usesTLS)
+    if let refusal = context.handler.refusal(before: head) {
+        var refusal = refusal
+        refusal.setHeader("Connection", "close")
+        return queue(refusal, on: connection)
+    }
+    let limit = context.handler.bodyLimit(method: method, path: path)
+    if let declared = headers["content-length"].flatMap({ Int($0) }), declared > limit {
+        return queue(context.handler.payloadTooLarge(limit: limit), on: connection)
+    }
+    state.pointee = Unmanaged.passRetained(PendingRequest(limit: limit)).toOpaque()
+    return MHD_Result.YES
 }
 
 /// Releases what the access handler kept for a request, however the request ended.
@@ -299,8 +459,13 @@ private final class ValueBox {
 private struct SocketAddress {
     private var storage = sockaddr_storage()
     let isIPv6: Bool
+    /// The address and port as given, for messages.
+    let host: String
+    let port: UInt16
 
     init(host: String, port: UInt16) throws {
+        self.host = host
+        self.port = port
         let name = host.lowercased() == "localhost" ? "127.0.0.1" : host
         var v4 = sockaddr_in()
         var v6 = sockaddr_in6()
@@ -331,19 +496,41 @@ private struct SocketAddress {
         withUnsafeBytes(of: storage) { body($0.baseAddress!.assumingMemoryBound(to: sockaddr.self)) }
     }
 
-    /// True when binding this address fails because something else holds it; asked
-    /// after libmicrohttpd failed, which does not say why.
-    func isInUse() -> Bool {
+    /// A socket bound to this address and listening, non-blocking, closed on exec.
+    /// Throws `portInUse` when another program holds the address.
+    func listening(backlog: Int32) throws -> Int32 {
         #if canImport(Glibc)
-        let descriptor = socket(isIPv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let descriptor = socket(
+            isIPv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
         #else
         let descriptor = socket(isIPv6 ? AF_INET6 : AF_INET, SOCK_STREAM, 0)
         #endif
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
+        guard descriptor >= 0 else { throw HTTPServerError.cannotStart(host: host, port: port, reason: String(cString: strerror(errno))) }
         var yes: Int32 = 1
         setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        let result = withSockaddr { bind(descriptor, $0, length) }
-        return result != 0 && errno == EADDRINUSE
+        #if !canImport(Glibc)
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        #endif
+        if withSockaddr({ bind(descriptor, $0, length) }) != 0 || listen(descriptor, backlog) != 0 {
+            let failure = errno
+            close(descriptor)
+            if failure == EADDRINUSE { throw HTTPServerError.portInUse(host: host, port: port) }
+            throw HTTPServerError.cannotStart(host: host, port: port, reason: String(cString: strerror(failure)))
+        }
+        return descriptor
+    }
+
+    /// The port a bound socket has (the kernel's choice when bound to port 0).
+    static func port(of descriptor: Int32) -> UInt16 {
+        var storage = sockaddr_storage()
+        var size = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let found = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &size) }
+        }
+        guard found == 0 else { return 0 }
+        return withUnsafeBytes(of: storage) { bytes in
+            // sin_port and sin6_port sit at the same offset, in network byte order.
+            UInt16(bigEndian: bytes.load(fromByteOffset: 2, as: UInt16.self))
+        }
     }
 }

@@ -16,22 +16,50 @@ public struct SecurityPolicy: Sendable {
     public let accessToken: String?
     /// The host names (without port) the server answers to.
     public let hostNames: Set<String>
+    /// The browsers that traded the access token for a cookie of their own.
+    public let browsers: PairedBrowsers
 
     /// The Content-Security-Policy of every response: only this server's own scripts
     /// and styles, no inline code, no plugins, no framing.
     public static let contentSecurityPolicy =
         "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
 
+    /// What a browser fetches without its cookie when installing the app (the manifest
+    /// and its icon are fetched without credentials): they hold nothing of the library.
+    public static let publicPaths: Set<String> = ["/manifest.webmanifest", "/icon.svg"]
+
     /// The name of the cookie that carries the access token after the first visit.
     public static let tokenCookie = "midiccio_token"
 
     /// Makes the policy for a server bound to `host`. Loopback servers answer to every
     /// loopback name; another host only to itself.
-    public init(host: String, accessToken: String?, csrfToken: String = SecurityPolicy.randomToken()) {
+    public init(
+        host: String, accessToken: String?, csrfToken: String = SecurityPolicy.randomToken(),
+        browsers: PairedBrowsers? = nil
+    ) {
         self.csrfToken = csrfToken
         self.accessToken = accessToken
+        self.browsers = browsers ?? PairedBrowsers()
         let name = Self.hostHeaderName(host)
         hostNames = Self.loopbackHostNames.contains(name) ? Self.loopbackHostNames : [name]
+    }
+
+    /// Makes the policy of a server that answers to exactly `hostNames` (Host header
+    /// names without port): `midiccio serve --lan` gives `MachineNames.all()`.
+    public init(
+        hostNames: Set<String>, accessToken: String?, csrfToken: String = SecurityPolicy.randomToken(),
+        browsers: PairedBrowsers? = nil
+    ) {
+        self.csrfToken = csrfToken
+        self.accessToken = accessToken
+        self.browsers = browsers ?? PairedBrowsers()
+        self.hostNames = Set(hostNames.map { Self.hostHeaderName($0) })
+    }
+
+    /// True when `host` is a wildcard address (0.0.0.0 or ::): listening on every
+    /// interface, the same as `--lan`.
+    public static func isWildcard(_ host: String) -> Bool {
+        ["0.0.0.0", "::", "[::]"].contains(host)
     }
 
     /// `host` as a Host header writes it: lower case, an IPv6 address in brackets
@@ -62,15 +90,22 @@ public struct SecurityPolicy: Sendable {
     public func accessRefusal(of request: HTTPRequest) -> HTTPResponse? {
         // DNS rebinding: a page from evil.example whose name now points to 127.0.0.1
         // still sends "Host: evil.example:8080".
-        guard let host = request.header("host")?.lowercased(),
-            hostNames.contains(where: { host == "\($0):\(request.serverPort)" })
+        guard let host = request.header("host")?.lowercased(), answersTo(host: host, port: request.serverPort, secure: request.isSecure)
         else {
             return .error(421, "this server answers only to its own address; open the address midiccio serve printed")
         }
-        if let accessToken, !carries(accessToken, request) {
+        if let accessToken, !Self.publicPaths.contains(request.path), !carries(accessToken, request) {
             return .error(401, "this server needs its access token: open the address midiccio serve printed (it ends in ?token=...)")
         }
         return nil
+    }
+
+    /// True when `host`, a Host header, names this server: one of its names with its
+    /// port, or without one when the port is the scheme's own (80, or 443 with TLS),
+    /// which browsers leave out.
+    public func answersTo(host: String, port: UInt16, secure: Bool = false) -> Bool {
+        let defaultPort: UInt16 = secure ? 443 : 80
+        return hostNames.contains { host == "\($0):\(port)" || (port == defaultPort && host == $0) }
     }
 
     /// The response that refuses a request about to change something, or nil when it
@@ -82,7 +117,9 @@ public struct SecurityPolicy: Sendable {
         guard request.method != "GET", request.method != "HEAD" else { return nil }
         // Browsers send Origin on cross-site writes; a page elsewhere is refused even
         // before its (unknowable) CSRF token would be.
-        if let origin = request.header("origin"), origin.lowercased() != "http://\(request.header("host")?.lowercased() ?? "")" {
+        if let origin = request.header("origin"),
+            origin.lowercased() != "\(request.isSecure ? "https" : "http")://\(request.header("host")?.lowercased() ?? "")"
+        {
             return .error(403, "requests from other sites are refused")
         }
         guard let sent = request.header("x-csrf-token"), Self.constantTimeEqual(sent, csrfToken) else {
@@ -116,9 +153,8 @@ public struct SecurityPolicy: Sendable {
         }
         for part in (request.header("cookie") ?? "").split(separator: ";") {
             let pair = part.trimmingCharacters(in: .whitespaces)
-            if pair.hasPrefix(Self.tokenCookie + "="),
-                Self.constantTimeEqual(String(pair.dropFirst(Self.tokenCookie.count + 1)), token)
-            {
+            // The cookie holds the browser's own secret (PairedBrowsers), not the token.
+            if pair.hasPrefix(Self.tokenCookie + "="), browsers.recognize(String(pair.dropFirst(Self.tokenCookie.count + 1))) {
                 return true
             }
         }

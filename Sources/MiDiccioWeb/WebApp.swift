@@ -1,5 +1,6 @@
 import Foundation
 import MiDiccioKit
+import Synchronization
 
 /// The MiDiccio web app: the page, its script and style, and the JSON API under `/api/`.
 ///
@@ -26,6 +27,16 @@ public final class WebApp: HTTPHandler {
     let googleSignIns: GoogleSignInBook
     /// The iCloud sign-in started from the page and waiting for Apple's answer.
     let iCloudSignIns: ICloudSignInDesk
+
+    /// The address a phone opens to pair (with the token), shown as a QR code in
+    /// Settings; nil when the server is for this computer only.
+    private let pairing = Mutex<String?>(nil)
+
+    /// Sets the pairing address, once the server knows its port.
+    public func setPairingAddress(_ address: String?) { pairing.withLock { $0 = address } }
+
+    /// The pairing address, if any.
+    public var pairingAddress: String? { pairing.withLock { $0 } }
 
     /// The largest backup (or import file) the page may upload.
     public static let uploadLimit = 100 * 1_048_576
@@ -64,6 +75,25 @@ public final class WebApp: HTTPHandler {
     public func payloadTooLarge(limit: Int) -> HTTPResponse {
         let size = limit >= 1_048_576 ? "\(limit / 1_048_576) MB" : "\(limit / 1024) KB"
         var response = HTTPResponse.error(413, "the request is too large (the limit is \(size))")
+        response.setHeader("Connection", "close")
+        policy.harden(&response)
+        return response
+    }
+
+    /// The access rules, and a known route's write rules, asked when the headers are in:
+    /// a request without its token or CSRF token is refused before its body is read.
+    public func refusal(before request: HTTPRequest) -> HTTPResponse? {
+        var refusal = policy.accessRefusal(of: request)
+        if refusal == nil, Self.routes(for: request.path).routes.contains(where: { $0.method == request.method }) {
+            refusal = policy.writeRefusal(of: request)
+        }
+        guard var refusal else { return nil }
+        policy.harden(&refusal)
+        return refusal
+    }
+
+    public func serverError(_ status: Int, _ reason: String) -> HTTPResponse {
+        var response = HTTPResponse.error(status, reason)
         response.setHeader("Connection", "close")
         policy.harden(&response)
         return response
@@ -139,6 +169,13 @@ public final class WebApp: HTTPHandler {
         Route("GET", "api/export") { app, request, _ in try app.exportSheet(request) },
         Route("POST", "api/import", bodyLimit: uploadLimit) { app, request, _ in try app.importSheet(request) },
         Route("POST", "api/import/undo") { app, _, _ in try app.undoImport() },
+        Route("GET", "sw.js") { _, request, _ in asset(AppAssets.serviceWorker, request) },
+        Route("GET", "manifest.webmanifest") { _, request, _ in asset(AppAssets.manifest, request) },
+        Route("GET", "icon.svg") { _, request, _ in asset(AppAssets.icon, request) },
+        Route("GET", "offline.html") { _, _, _ in offlinePage() },
+        Route("GET", "api/pairing") { app, _, _ in app.pairingStatus() },
+        Route("GET", "pairing.svg") { app, _, _ in app.pairingCode() },
+        Route("POST", "api/pairing/signout") { app, request, _ in try app.signOutBrowser(request) },
     ]
 
     private static let routesByPattern = Dictionary(grouping: routes, by: \.pattern)
@@ -187,7 +224,14 @@ public final class WebApp: HTTPHandler {
             // bar (and from history) with a redirect.
             var response = HTTPResponse(status: 303, contentType: nil, body: Data())
             response.setHeader("Location", "/")
-            response.setHeader("Set-Cookie", "\(SecurityPolicy.tokenCookie)=\(token); Path=/; HttpOnly; SameSite=Strict")
+            // Over HTTPS the cookie is Secure: a browser never sends it over plain HTTP.
+            let secure = request.isSecure ? "; Secure" : ""
+            // Each browser gets a secret of its own, so Settings can sign one out.
+            let secret = policy.browsers.pair(userAgent: request.header("user-agent") ?? "")
+            // A year: a paired phone stays paired until signed out or the token renewed.
+            response.setHeader(
+                "Set-Cookie",
+                "\(SecurityPolicy.tokenCookie)=\(secret); Path=/; Max-Age=31536000; HttpOnly; SameSite=Strict\(secure)")
             return response
         }
         // No ETag, and the policy's no-store: the page carries this session's CSRF token,

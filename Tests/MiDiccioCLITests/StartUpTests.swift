@@ -16,7 +16,9 @@ final class StartUpTests {
     }
 
     /// Libraries only the online commands need: the web server, HTTP, XML and their TLS.
-    static let onlineLibraries = ["libmicrohttpd", "libcurl", "libFoundationNetworking", "libFoundationXML", "libxml2", "libcrypto"]
+    static let onlineLibraries = [
+        "libmicrohttpd", "libcurl", "libFoundationNetworking", "libFoundationXML", "libxml2", "libcrypto", "libqrencode",
+    ]
 
     /// The file names of the shared libraries the loader reports for one run.
     static func loadedLibraries(_ run: ChildRun) -> Set<String> {

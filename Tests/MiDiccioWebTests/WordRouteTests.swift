@@ -89,7 +89,7 @@ final class WordRouteTests {
             ("PATCH", "/api/words", 405), ("DELETE", "/api/words", 405),
             ("GET", "/api/words?limit=-1", 400), ("GET", "/api/words?sort=random", 400),
             ("GET", "/api/words?offset=x", 400), ("GET", "/api/export?format=xls", 400),
-            ("GET", "/api/words/%ZZ", 404), ("GET", "/../etc/passwd", 404),
+            ("GET", "/api/words/%ZZ", 400), ("GET", "/../etc/passwd", 404),
         ])
     func malformedAddresses(method: String, path: String, status: Int) throws {
         #expect(try web.send(method, path).status == status)

@@ -15,6 +15,22 @@ enum AppAssets {
     /// one column that works from phone width up.
     static let style = WebAsset(PackageResources.app_css, contentType: "text/css; charset=utf-8")
 
+    /// The service worker: keeps the app shell for the "not reachable" page, never words.
+    static let serviceWorker = WebAsset(PackageResources.sw_js, contentType: "text/javascript; charset=utf-8")
+
+    /// The web app manifest that makes the app installable on a phone.
+    static let manifest = WebAsset(PackageResources.manifest_webmanifest, contentType: "application/manifest+json")
+
+    /// The app's icon, for the tab, the manifest and the home screen.
+    static let icon = WebAsset(PackageResources.icon_svg, contentType: "image/svg+xml")
+
+    /// The page a phone shows when the computer cannot be reached, naming the computer
+    /// (`computerName`, escaped).
+    static func offlinePage(computerName: String) -> Data {
+        let template = String(decoding: PackageResources.offline_html, as: UTF8.self)
+        return Data(template.replacingOccurrences(of: "{{computer-name}}", with: escapedAttribute(computerName)).utf8)
+    }
+
     /// Where `index.html` takes the session's CSRF token (once, in a meta tag).
     static let csrfPlaceholder = "{{csrf-token}}"
 

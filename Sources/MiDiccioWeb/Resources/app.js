@@ -524,8 +524,14 @@
       ? { webdav: $("remote-url").value, user: $("remote-user").value, password: $("remote-password").value }
       : { folder: $("remote-folder").value };
     try {
-      await api("PUT", "/api/remote", body);
+      const saved = await api("PUT", "/api/remote", body);
       $("remote-password").value = "";
+      // The server moved any "user:password@" of the address into the user field and
+      // the password store: show the address as kept, so no password stays on the page.
+      if (webdav) {
+        $("remote-url").value = saved.remoteWebDAV || "";
+        $("remote-user").value = saved.remoteUser || "";
+      }
       state.hasRemote = (webdav ? $("remote-url").value : $("remote-folder").value).trim() !== "";
       await loadStatus();
       if (state.hasRemote) syncNow(true);
@@ -692,6 +698,49 @@
       reload(); loadTags(); loadTrash(); scheduleSync();
     } catch (error) { $("import-error").textContent = error.message; }
   }
+
+  // ---- Phones and other browsers (serve --lan) -------------------------------------
+
+  async function loadPairing() {
+    $("pairing-error").textContent = "";
+    let pairing;
+    try { pairing = await api("GET", "/api/pairing"); } catch (error) { return; }
+    $("pairing-card").hidden = pairing.address === null;
+    if (pairing.address === null) return;
+    $("pairing-address").textContent = pairing.address;
+    // No-store on the server, and a fresh address each time: the code holds the token.
+    $("pairing-code").src = "/pairing.svg?at=" + Date.now();
+    const list = $("paired-browsers");
+    list.replaceChildren();
+    for (const browser of pairing.browsers) {
+      const item = document.createElement("li");
+      const name = document.createElement("span");
+      name.textContent = browser.userAgent || "A browser";
+      const seen = document.createElement("span");
+      seen.className = "muted";
+      seen.textContent = " last seen " + new Date(browser.lastSeen).toLocaleString();
+      const signOut = document.createElement("button");
+      signOut.type = "button";
+      signOut.textContent = "Sign out";
+      signOut.addEventListener("click", async () => {
+        try {
+          await api("POST", "/api/pairing/signout", { id: browser.id });
+          loadPairing();
+        } catch (error) { $("pairing-error").textContent = error.message; }
+      });
+      item.append(name, seen, " ", signOut);
+      list.append(item);
+    }
+  }
+
+  // Installable on a phone: the service worker keeps the app shell for a "not
+  // reachable" page. Browsers allow one only on HTTPS (or on this computer itself).
+  if ("serviceWorker" in navigator && window.isSecureContext) {
+    navigator.serviceWorker.register("/sw.js").catch(() => {});
+  }
+
+  window.addEventListener("hashchange", () => { if (location.hash === "#settings") loadPairing(); });
+  if (location.hash === "#settings") loadPairing();
 
   // ---- Screens and keys ----------------------------------------------------------
 
