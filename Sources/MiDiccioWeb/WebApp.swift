@@ -211,23 +211,41 @@ public final class WebApp: HTTPHandler {
 
     // MARK: - Words
 
+    /// `GET api/words?sort=&tag=&limit=&offset=&after=`: a page of the list. `after` (a
+    /// word id, the last of the page before) pages by key; `total` counts the list (with
+    /// a tag, the words carrying it).
     private func listWords(_ request: HTTPRequest) throws -> HTTPResponse {
         let limit = try Self.integer(request, "limit", default: 50, in: 1...500)
         let offset = try Self.integer(request, "offset", default: 0, in: 0...Int(Int32.max))
-        let sortName = request.query["sort"] ?? "updated"
-        guard let sort = ListSort(rawValue: sortName) else {
-            throw BadRequest(message: "sort must be one of: \(ListSort.allCases.map(\.rawValue).joined(separator: ", "))", field: "sort")
-        }
+        let sort = try Self.sort(request, default: .updated) ?? .updated
         let tag = request.query["tag"].flatMap { $0.isEmpty ? nil : $0 }
+        var after: WordID?
+        if let text = request.query["after"], !text.isEmpty {
+            guard let id = WordID(text) else { throw BadRequest(message: "after must be a word id", field: "after") }
+            after = id
+        }
         return try pool.withLibrary { library in
             // One extra row says whether another page exists without counting them all.
-            var words = try library.list(ListQuery(tag: tag, sort: sort, limit: limit + 1, offset: offset))
+            var words = try library.list(ListQuery(tag: tag, sort: sort, limit: limit + 1, offset: offset, after: after))
             let hasMore = words.count > limit
             if hasMore { words.removeLast() }
             var pairs = [("words", WordJSON.compactArray(words)), ("hasMore", String(hasMore))]
-            if offset == 0 && tag == nil { pairs.append(("total", String(try library.counts().words))) }
+            if offset == 0 && after == nil {
+                let total = try tag.map { try library.tagCount($0) } ?? library.counts().words
+                pairs.append(("total", String(total)))
+            }
             return .json(JSONText.object(pairs))
         }
+    }
+
+    /// The `sort` parameter: nil when absent or "relevance" (and `fallback` is nil).
+    private static func sort(_ request: HTTPRequest, default fallback: ListSort?) throws(BadRequest) -> ListSort? {
+        guard let name = request.query["sort"], !name.isEmpty, name != "relevance" else { return fallback }
+        guard let sort = ListSort(rawValue: name) else {
+            let names = ["relevance"] + ListSort.allCases.map(\.rawValue)
+            throw BadRequest(message: "sort must be one of: \(names.joined(separator: ", "))", field: "sort")
+        }
+        return sort
     }
 
     private func wordEnvelope(_ word: Word, duplicates: [Word] = []) -> String {
@@ -265,12 +283,20 @@ public final class WebApp: HTTPHandler {
         return tags.flatMap { $0.split(whereSeparator: { $0 == "," || $0.isWhitespace }).map(String.init) }
     }
 
+    /// `GET api/search?q=&tag=&sort=&limit=&offset=`: a page of every match (see
+    /// `SearchQuery` for the prefixes), with the number of matches in all.
     private func search(_ request: HTTPRequest) throws -> HTTPResponse {
         let limit = try Self.integer(request, "limit", default: 50, in: 1...500)
+        let offset = try Self.integer(request, "offset", default: 0, in: 0...Int(Int32.max))
         let query = request.query["q"] ?? ""
         guard query.count <= 500 else { throw BadRequest(message: "the search is too long", field: "q") }
-        let words = try pool.withLibrary { try $0.search(query, limit: limit) }
-        return .json(JSONText.object([("words", WordJSON.compactArray(words)), ("hasMore", "false")]))
+        let sort = try Self.sort(request, default: nil)
+        let tag = request.query["tag"].flatMap { $0.isEmpty ? nil : $0 }
+        let page = try pool.withLibrary { try $0.find(SearchRequest(query: query, tag: tag, sort: sort, limit: limit, offset: offset)) }
+        return .json(
+            JSONText.object([
+                ("words", WordJSON.compactArray(page.words)), ("total", String(page.total)), ("hasMore", String(page.hasMore)),
+            ]))
     }
 
     private func duplicates(_ request: HTTPRequest) throws -> HTTPResponse {
