@@ -5,7 +5,7 @@
   const PAGE_SIZE = 50;
   const SYNC_EVERY_MS = 5 * 60 * 1000;
   const state = {
-    query: "", tag: "", sort: "updated", offset: 0, hasMore: false, total: null,
+    query: "", tag: "", sort: "", offset: 0, lastId: "", hasMore: false, total: null,
     generation: 0, loadingGeneration: -1, editing: null, syncing: false, lastSync: 0, hasRemote: true,
     googleClient: null, googleSignInAvailable: true, googleSignedIn: false,
     iCloudApiToken: false, iCloudSignInAvailable: true, iCloudSignedIn: false,
@@ -105,8 +105,40 @@
   async function reload() {
     state.generation += 1;
     state.offset = 0;
+    state.lastId = "";
     state.hasMore = false;
+    state.total = null;
     await loadMore(true);
+  }
+
+  // The search, tag and order live in the page's address, so reload, back and a
+  // bookmark keep them. Typing replaces the entry; choosing a tag or an order adds one.
+  function writeAddress(push) {
+    const search = query({ q: state.query, tag: state.tag, sort: state.sort });
+    const address = location.pathname + (search ? "?" + search : "") + location.hash;
+    if (address === location.pathname + location.search + location.hash) return;
+    if (push) history.pushState(null, "", address); else history.replaceState(null, "", address);
+  }
+
+  function readAddress() {
+    const params = new URLSearchParams(location.search);
+    state.query = (params.get("q") || "").trim();
+    state.tag = params.get("tag") || "";
+    const sort = params.get("sort") || "";
+    state.sort = ["relevance", "updated", "created", "term"].includes(sort) ? sort : "";
+    $("search").value = state.query;
+    showSort();
+    if (state.tag && !Array.from($("tag-filter").options).some((option) => option.value === state.tag)) {
+      const option = element("option", "", state.tag);
+      option.value = state.tag;
+      $("tag-filter").append(option);
+    }
+    $("tag-filter").value = state.tag;
+  }
+
+  // Unless one was chosen, a search is ranked by best match and the list by last change.
+  function showSort() {
+    $("sort").value = state.sort || (state.query ? "relevance" : "updated");
   }
 
   async function loadMore(replace) {
@@ -115,20 +147,22 @@
     state.loadingGeneration = generation;
     try {
       let data;
+      // The server filters, orders, counts and pages: every match can be reached.
       if (state.query) {
-        data = await api("GET", "/api/search?" + query({ q: state.query, limit: 200 }));
-        if (state.tag) {
-          const wanted = state.tag.toLowerCase();
-          data.words = data.words.filter((word) => word.tags.some((tag) => tag.toLowerCase() === wanted));
-        }
+        data = await api("GET", "/api/search?" + query({
+          q: state.query, tag: state.tag, sort: state.sort, offset: state.offset, limit: PAGE_SIZE,
+        }));
       } else {
-        data = await api("GET", "/api/words?" + query({ offset: state.offset, limit: PAGE_SIZE, sort: state.sort, tag: state.tag }));
+        // The list pages by key: the next page starts after the last word shown.
+        const sort = state.sort === "relevance" ? "" : state.sort;
+        data = await api("GET", "/api/words?" + query({ after: state.lastId, limit: PAGE_SIZE, sort, tag: state.tag }));
       }
       if (generation !== state.generation) return;
       const fragment = document.createDocumentFragment();
       for (const word of data.words) fragment.append(wordItem(word));
       if (replace) $("words").replaceChildren(fragment); else $("words").append(fragment);
       state.offset += data.words.length;
+      if (data.words.length) state.lastId = data.words[data.words.length - 1].id;
       state.hasMore = data.hasMore;
       if (typeof data.total === "number") state.total = data.total;
       showCount(data.words.length);
@@ -147,8 +181,8 @@
   function showCount() {
     const shown = $("words").children.length;
     let text = "";
-    if (state.query) text = shown === 0 ? "" : plural(shown, "match", "matches");
-    else if (!state.tag && state.total !== null) text = plural(state.total, "word", "words");
+    if (state.query) text = shown === 0 || state.total === null ? "" : plural(state.total, "match", "matches");
+    else if (state.total !== null) text = plural(state.total, "word", "words");
     $("count").textContent = text;
     const empty = shown === 0;
     $("empty").hidden = !empty;
@@ -165,7 +199,7 @@
     try {
       const data = await api("GET", "/api/tags");
       const select = $("tag-filter");
-      const current = select.value;
+      const current = state.tag;
       const options = [element("option", "", "All words")];
       options[0].value = "";
       for (const entry of data.tags) {
@@ -173,9 +207,15 @@
         option.value = entry.tag;
         options.push(option);
       }
+      // A tag from the address keeps its place even when no word carries it any more.
+      const known = data.tags.find((entry) => entry.tag.toLowerCase() === current.toLowerCase());
+      if (current && !known) {
+        const option = element("option", "", current + " (0)");
+        option.value = current;
+        options.push(option);
+      }
       select.replaceChildren(...options);
-      select.value = data.tags.some((entry) => entry.tag === current) ? current : "";
-      if (select.value !== current) { state.tag = ""; reload(); }
+      select.value = known ? known.tag : current;
     } catch (error) { /* the list still works without the tag menu */ }
   }
 
@@ -712,7 +752,9 @@
       const value = $("search").value.trim();
       if (value === state.query) return;
       state.query = value;
+      showSort();
       if (location.hash === "#settings") location.hash = "";
+      writeAddress(false);
       reload();
     }, 120);
   });
@@ -720,8 +762,9 @@
     if (event.key === "Escape" && $("search").value) { $("search").value = ""; $("search").dispatchEvent(new Event("input")); }
     if (event.key === "Enter") { event.preventDefault(); const first = $("words").querySelector(".word-open"); if (first) first.focus(); }
   });
-  $("tag-filter").addEventListener("change", () => { state.tag = $("tag-filter").value; reload(); });
-  $("sort").addEventListener("change", () => { state.sort = $("sort").value; reload(); });
+  $("tag-filter").addEventListener("change", () => { state.tag = $("tag-filter").value; writeAddress(true); reload(); });
+  $("sort").addEventListener("change", () => { state.sort = $("sort").value; writeAddress(true); reload(); });
+  window.addEventListener("popstate", () => { readAddress(); reload(); });
   $("add-button").addEventListener("click", () => openEditor(null));
   $("settings-button").addEventListener("click", () => { location.hash = "#settings"; });
   $("back-button").addEventListener("click", () => { location.hash = ""; });
@@ -775,6 +818,7 @@
   });
   setInterval(() => { if (document.visibilityState === "visible") syncNow(false); }, SYNC_EVERY_MS);
 
+  readAddress();
   showScreen();
   reload();
   loadTags();
