@@ -228,6 +228,34 @@ public final class WordLibrary {
         }
     }
 
+    /// One page of the Trash, most recently deleted first, and how many entries match in
+    /// all: those whose term starts with `term` (ignoring case and accents; empty: all).
+    /// Entries `trash()` hides are left out here too. The page is chosen in the Trash's
+    /// index alone, so a page of a 100,000-word Trash reads only its own words.
+    public func trashPage(term: String = "", limit: Int, offset: Int = 0) throws -> (words: [Word], total: Int) {
+        let cutoff = try hiddenTrashCutoff() ?? Int64.min
+        let key = TermKey.fold(term.trimmed)
+        var filter = "deleted_at IS NOT NULL AND deleted_at >= ?"
+        var values: [SQLValue] = [.integer(cutoff)]
+        if !key.isEmpty {
+            filter += " AND term_key >= ? AND term_key < ?"
+            values += [.text(key), .text(key + "\u{10FFFF}")]
+        }
+        return try guarded {
+            try database.read {
+                let total = Int(try database.integer("SELECT count(*) FROM words WHERE \(filter)", values) ?? 0)
+                let words = try database.cached(
+                    """
+                    SELECT \(Self.columns("w")) FROM
+                        (SELECT seq FROM words WHERE \(filter) ORDER BY deleted_at DESC, seq DESC LIMIT ? OFFSET ?) AS page
+                    JOIN words w ON w.seq = page.seq ORDER BY w.deleted_at DESC, w.seq DESC
+                    """
+                ).rows(values + [.integer(Int64(max(0, limit))), .integer(Int64(max(0, offset)))], Self.storedWord).map(\.word)
+                return (words, total)
+            }
+        }
+    }
+
     /// How many Trash entries `trash()` hides because of `trash.hideAfterDays`.
     public func hiddenTrashCount() throws -> Int {
         guard let cutoff = try hiddenTrashCutoff() else { return 0 }

@@ -118,7 +118,9 @@ public final class WebApp: HTTPHandler {
         Route("GET", "api/search") { app, request, _ in try app.search(request) },
         Route("GET", "api/duplicates") { app, request, _ in try app.duplicates(request) },
         Route("GET", "api/tags") { app, _, _ in try app.tags() },
-        Route("GET", "api/trash") { app, _, _ in try app.trash() },
+        Route("GET", "api/trash") { app, request, _ in try app.trash(request) },
+        Route("POST", "api/trash/restore") { app, request, _ in try app.trashBulk(request, purge: false) },
+        Route("POST", "api/trash/purge") { app, request, _ in try app.trashBulk(request, purge: true) },
         Route("POST", "api/trash/:id/purge") { app, _, id in
             try app.withWord(id) { library, id in .json(app.wordEnvelope(try library.purge([id])[0])) }
         },
@@ -148,7 +150,9 @@ public final class WebApp: HTTPHandler {
         let parts = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         // Word ids are the only variable part of a path; the pattern is the path with the
         // id written as ":id".
-        let id = parts.count >= 3 && (parts[1] == "words" || parts[1] == "trash") && parts[2] != "empty" ? parts[2] : nil
+        let id =
+            parts.count >= 3 && (parts[1] == "words" || parts[1] == "trash") && !["empty", "restore", "purge"].contains(parts[2])
+            ? parts[2] : nil
         let pattern = parts.enumerated().map { $0.offset == 2 && id != nil ? ":id" : $0.element }.joined(separator: "/")
         return (routesByPattern[pattern] ?? [], id ?? "")
     }
@@ -315,9 +319,36 @@ public final class WebApp: HTTPHandler {
         return .json(JSONText.object([("tags", "[" + list.joined(separator: ",") + "]")]))
     }
 
-    private func trash() throws -> HTTPResponse {
-        let (words, hidden) = try pool.withLibrary { (try $0.trash(), try $0.hiddenTrashCount()) }
-        return .json(JSONText.object([("words", WordJSON.compactArray(words)), ("hidden", String(hidden))]))
+    /// `GET api/trash?q=&limit=&offset=`: a page of the Trash (terms starting with `q`),
+    /// with how many entries match, and how many older ones are hidden.
+    private func trash(_ request: HTTPRequest) throws -> HTTPResponse {
+        let limit = try Self.integer(request, "limit", default: 50, in: 1...500)
+        let offset = try Self.integer(request, "offset", default: 0, in: 0...Int(Int32.max))
+        let term = request.query["q"] ?? ""
+        guard term.count <= WordLimits.termLength else { throw BadRequest(message: "the search is too long", field: "q") }
+        let (page, hidden) = try pool.withLibrary {
+            (try $0.trashPage(term: term, limit: limit, offset: offset), try $0.hiddenTrashCount())
+        }
+        return .json(
+            JSONText.object([
+                ("words", WordJSON.compactArray(page.words)), ("total", String(page.total)),
+                ("hasMore", String(offset + page.words.count < page.total)), ("hidden", String(hidden)),
+            ]))
+    }
+
+    /// `POST api/trash/restore` or `api/trash/purge` with `{"ids": [...]}`: many Trash
+    /// entries at once, in one transaction (all or none).
+    private func trashBulk(_ request: HTTPRequest, purge: Bool) throws -> HTTPResponse {
+        let body = try JSONBody(request.body)
+        let texts = try body.strings("ids") ?? []
+        guard !texts.isEmpty else { throw BadRequest(message: "choose words in the Trash first", field: "ids") }
+        var ids: [WordID] = []
+        for text in texts {
+            guard let id = WordID(text) else { throw BadRequest(message: "no word with id \(text)", field: "ids") }
+            ids.append(id)
+        }
+        let words = try pool.withLibrary { purge ? try $0.purge(ids) : try $0.restore(ids) }
+        return .json(JSONText.object([(purge ? "purged" : "restored", String(words.count))]))
     }
 
     // MARK: - Sync

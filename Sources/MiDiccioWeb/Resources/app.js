@@ -57,6 +57,9 @@
 
   const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
   function formatTime(iso) { return iso ? dateFormat.format(new Date(iso)) : "never"; }
+  // User text inside the app's own sentences is isolated for direction (FSI ... PDI, the
+  // text form of <bdi>): an unclosed right-to-left override in a term ends at the PDI.
+  function quoted(text) { return "\u201c\u2068" + text + "\u2069\u201d"; }
   function plural(count, one, many) { return count.toLocaleString() + " " + (count === 1 ? one : many); }
 
   // ---- Toasts and quiet notices -------------------------------------------------
@@ -76,6 +79,14 @@
 
   // ---- The word list ----------------------------------------------------------
 
+  // A span of user text whose direction is its own (dir="auto"), so a right-to-left term
+  // or an override inside it never turns the app's text around.
+  function userText(tag, className, text) {
+    const node = element(tag, className, text);
+    node.dir = "auto";
+    return node;
+  }
+
   function wordItem(word) {
     const item = element("li", "word");
     item.dataset.id = word.id;
@@ -83,14 +94,14 @@
     open.type = "button";
     open.setAttribute("aria-label", "Edit " + word.term);
     const head = element("span", "word-head");
-    head.append(element("span", "term", word.term));
-    if (word.reading) head.append(element("span", "reading", word.reading));
+    head.append(userText("bdi", "term", word.term));
+    if (word.reading) head.append(userText("bdi", "reading", word.reading));
     open.append(head);
-    if (word.meaning) open.append(element("span", "meaning", word.meaning));
-    if (word.examples.length) open.append(element("span", "example", word.examples[0]));
+    if (word.meaning) open.append(userText("span", "meaning", word.meaning));
+    if (word.examples.length) open.append(userText("span", "example", word.examples[0]));
     if (word.tags.length) {
       const tags = element("span", "tags");
-      for (const tag of word.tags) tags.append(element("span", "tag", tag));
+      for (const tag of word.tags) tags.append(userText("bdi", "tag", tag));
       open.append(tags);
     }
     open.addEventListener("click", () => openEditor(word));
@@ -190,7 +201,7 @@
       const filtered = state.query || state.tag;
       $("empty-title").textContent = filtered ? "Nothing found" : "Your word list is empty";
       $("empty-text").textContent = state.query
-        ? "No word matches \u201c" + state.query + "\u201d. Add it as a new word?"
+        ? "No word matches " + quoted(state.query) + ". Add it as a new word?"
         : (state.tag ? "No word has this tag." : "Add the first word you want to remember.");
     }
   }
@@ -332,45 +343,88 @@
     }
   }
 
-  async function loadTrash() {
+  // The Trash is read a page at a time: a 100,000-word Trash shows its newest 50 at once.
+  const trash = { offset: 0, generation: 0 };
+
+  function trashItem(word) {
+    const item = element("li");
+    item.dataset.id = word.id;
+    const pick = element("input");
+    pick.type = "checkbox";
+    pick.className = "trash-pick";
+    pick.setAttribute("aria-label", "Select " + word.term);
+    pick.addEventListener("change", showTrashSelection);
+    const text = element("span", "trash-text");
+    text.append(userText("bdi", "term", word.term));
+    text.append(element("span", "muted", " \u00b7 deleted " + formatTime(word.deletedAt)));
+    const restore = element("button", "", "Restore");
+    restore.type = "button";
+    restore.setAttribute("aria-label", "Restore " + word.term);
+    restore.addEventListener("click", async () => {
+      try {
+        await api("POST", "/api/words/" + word.id + "/restore");
+        toast("Restored \u201c" + word.term + "\u201d");
+        loadTrash(); reload(); loadTags(); scheduleSync();
+      } catch (error) { toast(error.message); }
+    });
+    const purge = element("button", "danger quiet", "Delete permanently");
+    purge.type = "button";
+    purge.setAttribute("aria-label", "Delete " + word.term + " permanently");
+    purge.addEventListener("click", async () => {
+      if (!window.confirm("Delete \u201c" + word.term + "\u201d permanently, on every device? This cannot be undone.")) return;
+      try { await api("POST", "/api/trash/" + word.id + "/purge"); loadTrash(); scheduleSync(); }
+      catch (error) { toast(error.message); }
+    });
+    item.append(pick, text, restore, purge);
+    return item;
+  }
+
+  async function loadTrash(more) {
+    if (!more) { trash.offset = 0; trash.generation += 1; }
+    const generation = trash.generation;
     try {
-      const data = await api("GET", "/api/trash");
+      const data = await api("GET", "/api/trash?" + query({ q: $("trash-search").value.trim(), offset: trash.offset, limit: 50 }));
+      if (generation !== trash.generation) return;
       const list = $("trash-list");
-      list.replaceChildren();
-      for (const word of data.words) {
-        const item = element("li");
-        item.dataset.id = word.id;
-        const text = element("span", "trash-text");
-        text.append(element("span", "term", word.term));
-        text.append(element("span", "muted", " \u00b7 deleted " + formatTime(word.deletedAt)));
-        const restore = element("button", "", "Restore");
-        restore.type = "button";
-        restore.setAttribute("aria-label", "Restore " + word.term);
-        restore.addEventListener("click", async () => {
-          try {
-            await api("POST", "/api/words/" + word.id + "/restore");
-            toast("Restored \u201c" + word.term + "\u201d");
-            loadTrash(); reload(); loadTags(); scheduleSync();
-          } catch (error) { toast(error.message); }
-        });
-        const purge = element("button", "danger quiet", "Delete permanently");
-        purge.type = "button";
-        purge.setAttribute("aria-label", "Delete " + word.term + " permanently");
-        purge.addEventListener("click", async () => {
-          if (!window.confirm("Delete \u201c" + word.term + "\u201d permanently, on every device? This cannot be undone.")) return;
-          try { await api("POST", "/api/trash/" + word.id + "/purge"); loadTrash(); scheduleSync(); }
-          catch (error) { toast(error.message); }
-        });
-        item.append(text, restore, purge);
-        list.append(item);
-      }
-      const count = data.words.length;
-      $("trash-summary").textContent = count === 0
-        ? "The Trash is empty."
-        : plural(count, "word", "words") + " in the Trash. Restore them one at a time." + (data.hidden ? " (" + data.hidden + " older ones are hidden.)" : "");
-      $("empty-trash").hidden = count === 0 && !data.hidden;
+      const fragment = document.createDocumentFragment();
+      for (const word of data.words) fragment.append(trashItem(word));
+      if (more) list.append(fragment); else list.replaceChildren(fragment);
+      trash.offset += data.words.length;
+      $("trash-more").hidden = !data.hasMore;
+      const searching = $("trash-search").value.trim() !== "";
+      $("trash-summary").textContent = data.total === 0
+        ? (searching ? "No word in the Trash starts with that." : "The Trash is empty.")
+        : plural(data.total, "word", "words") + (searching ? " match" : " in the Trash") + ", " + list.children.length + " shown."
+          + (data.hidden ? " (" + data.hidden + " older ones are hidden.)" : "");
+      $("empty-trash").hidden = data.total === 0 && !data.hidden && !searching;
+      showTrashSelection();
     } catch (error) { $("trash-summary").textContent = error.message; }
   }
+
+  function selectedTrash() {
+    return Array.from(document.querySelectorAll("#trash-list .trash-pick:checked")).map((box) => box.closest("li").dataset.id);
+  }
+
+  function showTrashSelection() {
+    const count = selectedTrash().length;
+    $("trash-restore-selected").disabled = count === 0;
+    $("trash-purge-selected").disabled = count === 0;
+    $("trash-restore-selected").textContent = count ? "Restore " + plural(count, "word", "words") : "Restore selected";
+  }
+
+  async function trashBulk(purge) {
+    const ids = selectedTrash();
+    if (ids.length === 0) return;
+    if (purge && !window.confirm("Delete " + plural(ids.length, "word", "words") + " permanently, on every device? This cannot be undone.")) return;
+    for (const id of ["trash-restore-selected", "trash-purge-selected"]) $(id).disabled = true;
+    try {
+      const data = await api("POST", "/api/trash/" + (purge ? "purge" : "restore"), { ids });
+      toast(purge ? plural(data.purged, "word", "words") + " deleted permanently" : "Restored " + plural(data.restored, "word", "words"));
+      $("trash-all").checked = false;
+      loadTrash(); if (!purge) { reload(); loadTags(); } scheduleSync();
+    } catch (error) { toast(error.message); showTrashSelection(); }
+  }
+
 
   async function emptyTrash() {
     if (!window.confirm("Delete every word in the Trash permanently, on every device? This cannot be undone.")) return;
@@ -788,6 +842,15 @@
   $("gdrive-space").addEventListener("change", showRemoteKind);
   $("sync-now").addEventListener("click", () => syncNow(true));
   $("empty-trash").addEventListener("click", emptyTrash);
+  let trashTimer = null;
+  $("trash-search").addEventListener("input", () => { clearTimeout(trashTimer); trashTimer = setTimeout(() => loadTrash(), 150); });
+  $("trash-more").addEventListener("click", () => loadTrash(true));
+  $("trash-all").addEventListener("change", () => {
+    for (const box of document.querySelectorAll("#trash-list .trash-pick")) box.checked = $("trash-all").checked;
+    showTrashSelection();
+  });
+  $("trash-restore-selected").addEventListener("click", () => trashBulk(false));
+  $("trash-purge-selected").addEventListener("click", () => trashBulk(true));
   $("backup-check").addEventListener("click", checkBackup);
   $("restore-confirm").addEventListener("click", confirmRestore);
   $("restore-cancel").addEventListener("click", () => { $("restore-preview").hidden = true; });
