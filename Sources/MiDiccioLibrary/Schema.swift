@@ -223,7 +223,7 @@ enum Migrations {
                 ) WITHOUT ROWID;
                 """),
         Migration(
-            name: "2026-12-tag-counts",
+            name: "2026-12-tag-counts-and-trash-search",
             sql: """
                 -- How many words outside the Trash carry each tag, kept by triggers, so every
                 -- path that writes words or tags (a save, an import, sync, a restore, a purge)
@@ -270,6 +270,9 @@ enum Migrations {
                         SELECT tag_key, tag, 1 FROM word_tags WHERE word_seq = new.seq
                         ON CONFLICT (tag_key) DO UPDATE SET count = count + 1, tag = min(tag, excluded.tag);
                 END;
+
+                -- The Trash page finds terms by how they start (148 ms at 100,000 words without).
+                CREATE INDEX words_trash_term_key ON words (term_key) WHERE deleted_at IS NOT NULL;
                 """),
     ]
 

@@ -206,7 +206,9 @@ struct SearchPlan {
             // Parts of a full-text query are joined by an explicit AND: FTS5 reads two
             // column-filtered groups side by side as a syntax error.
             let all = ((free.isEmpty ? [] : ["(\(free))"]) + fieldClauses).joined(separator: " AND ")
-            let (ftsTags, ftsTagValues) = tagFilter("rowid")
+            // "+rowid": a rowid constraint handed to FTS5 runs the whole match once per
+            // tagged word (46 s for a tag on 4,600 words); filtered after the match, 5 ms.
+            let (ftsTags, ftsTagValues) = tagFilter("+rowid")
             // Matches in the term (few) are all ranked, and so are the newest others.
             var inTerm = "0"
             if !freeTokens.isEmpty {
