@@ -18,6 +18,8 @@ public final class WebApp: HTTPHandler {
     private let page: Data
     /// One sync at a time: two tabs pressing "Sync now" would otherwise both upload.
     private let syncLock = NSLock()
+    /// The idempotency keys of the imports and restores already submitted.
+    private let submitted = SubmittedUploads()
     /// The environment: where cloud passwords, Google's addresses and an OAuth client
     /// may be named.
     let environment: [String: String]
@@ -477,9 +479,11 @@ public final class WebApp: HTTPHandler {
         let replace = request.query["replace"] == "1"
         let dryRun = request.query["dryRun"] == "1"
         guard !request.body.isEmpty else { throw BadRequest(message: "choose a backup file first", field: "file") }
-        return try TemporaryFile.with(name: Self.uploadName(request, default: "backup.json"), contents: request.body) { path in
-            let report = try pool.withLibrary { try $0.restoreBackup(from: path, replace: replace, dryRun: dryRun) }
-            return .json(Self.encode(report, dryRun: dryRun))
+        return try submitted.once(dryRun ? nil : request.query["key"]) {
+            try TemporaryFile.with(name: Self.uploadName(request, default: "backup.json"), contents: request.body) { path in
+                let report = try pool.withLibrary { try $0.restoreBackup(from: path, replace: replace, dryRun: dryRun) }
+                return .json(Self.encode(report, dryRun: dryRun))
+            }
         }
     }
 
@@ -534,7 +538,13 @@ public final class WebApp: HTTPHandler {
         guard !request.body.isEmpty else { throw BadRequest(message: "choose a file to import first", field: "file") }
         options.skipDuplicates = request.query["skipDuplicates"] == "1"
         options.dryRun = request.query["dryRun"] == "1"
-        return try TemporaryFile.with(name: Self.uploadName(request, default: "words.txt"), contents: request.body) { path in
+        return try submitted.once(options.dryRun ? nil : request.query["key"]) {
+            try importAnswer(request, options)
+        }
+    }
+
+    private func importAnswer(_ request: HTTPRequest, _ options: ImportOptions) throws -> HTTPResponse {
+        try TemporaryFile.with(name: Self.uploadName(request, default: "words.txt"), contents: request.body) { path in
             let report = try pool.withLibrary { try $0.importWords(from: path, options: options) }
             let sample = report.sample.enumerated().map { index, row in
                 JSONText.object([
@@ -621,6 +631,44 @@ public final class WebApp: HTTPHandler {
             return .error(502, error.description)
         default:
             return .error(500, "\(error)")
+        }
+    }
+}
+
+/// The idempotency keys (`key=` of an import or a restore) already submitted: a second
+/// submit of the same upload (a double click, a resent request) is refused with 409
+/// instead of importing the file twice. A submit that fails gives its key back, so trying
+/// again works. Only the newest `capacity` keys are remembered.
+final class SubmittedUploads: @unchecked Sendable {
+    private let lock = NSLock()
+    private var keys: Set<String> = []
+    private var order: [String] = []
+    private let capacity = 1_000
+
+    /// Runs `body` unless `key` was submitted before (nil or empty: always runs).
+    func once(_ key: String?, _ body: () throws -> HTTPResponse) throws -> HTTPResponse {
+        guard let key, !key.isEmpty else { return try body() }
+        let fresh = lock.withLock {
+            guard keys.insert(key).inserted else { return false }
+            order.append(key)
+            if order.count > capacity { keys.remove(order.removeFirst()) }
+            return true
+        }
+        guard fresh else { return .error(409, "this upload was already submitted; choose the file again to send it again") }
+        do {
+            let answer = try body()
+            if answer.status >= 400 { forget(key) }
+            return answer
+        } catch {
+            forget(key)
+            throw error
+        }
+    }
+
+    private func forget(_ key: String) {
+        lock.withLock {
+            keys.remove(key)
+            order.removeAll { $0 == key }
         }
     }
 }

@@ -638,7 +638,9 @@
   }
 
   function restoreURL(file, dryRun) {
-    return "/api/backup/restore?" + query({ dryRun: dryRun ? 1 : "", replace: $("backup-replace").checked ? 1 : "", name: file.name });
+    return "/api/backup/restore?" + query({
+      dryRun: dryRun ? 1 : "", replace: $("backup-replace").checked ? 1 : "", name: file.name, key: dryRun ? "" : uploadKey("backup-file"),
+    });
   }
 
   async function checkBackup() {
@@ -658,7 +660,7 @@
     const file = $("backup-file").files[0];
     if (!file) return;
     try {
-      const report = await api("POST", restoreURL(file, false), file);
+      const report = await busy($("restore-confirm"), "Restoring\u2026", () => api("POST", restoreURL(file, false), file));
       $("restore-preview").hidden = true;
       $("restore-done").textContent = "Restored: " + describeRestore(report, false);
       $("restore-undo").hidden = false;
@@ -684,8 +686,29 @@
   function importURL(file, dryRun) {
     return "/api/import?" + query({
       name: file.name, columns: importColumns ? importColumns.join(",") : "",
-      skipDuplicates: $("import-skip").checked ? 1 : "", dryRun: dryRun ? 1 : "",
+      skipDuplicates: $("import-skip").checked ? 1 : "", dryRun: dryRun ? 1 : "", key: dryRun ? "" : uploadKey("import-file"),
     });
+  }
+
+  // One idempotency key per chosen file: the server refuses a second submit of the same
+  // upload (a double click imported 100,000 words twice). Choosing the file again makes a new one.
+  const uploadKeys = {};
+  function uploadKey(input) {
+    if (!uploadKeys[input]) uploadKeys[input] = Date.now().toString(36) + "-" + Math.random().toString(36).slice(2);
+    return uploadKeys[input];
+  }
+
+  // While a long action runs its button is disabled and says so.
+  async function busy(button, label, action) {
+    const before = button.textContent;
+    button.disabled = true;
+    button.textContent = label;
+    button.setAttribute("aria-busy", "true");
+    try { return await action(); } finally {
+      button.disabled = false;
+      button.textContent = before;
+      button.removeAttribute("aria-busy");
+    }
   }
 
   async function previewImport() {
@@ -767,9 +790,11 @@
     const file = $("import-file").files[0];
     if (!file) { $("import-error").textContent = "Choose a file first."; return; }
     try {
-      const report = await api("POST", importURL(file, false), file);
+      if ($("import-button").disabled) return;
+      const report = await busy($("import-button"), "Importing\u2026", () => api("POST", importURL(file, false), file));
       let text = "Imported " + plural(report.added, "word", "words") + " (" + (report.format === "list" ? "a list without a header" : report.formatTitle) + ").";
       if (report.skippedDuplicates) text += " " + report.skippedDuplicates + " already in the library were skipped.";
+      if (report.duplicatesAdded) text += " " + report.duplicatesAdded + " have the same term as a word already there (added anyway).";
       if (report.alreadyImported) text += " " + report.alreadyImported + " look-ups imported before were left out.";
       $("import-result").textContent = text + describeLeftOut(report);
       $("import-preview").hidden = true;
@@ -854,11 +879,11 @@
   $("backup-check").addEventListener("click", checkBackup);
   $("restore-confirm").addEventListener("click", confirmRestore);
   $("restore-cancel").addEventListener("click", () => { $("restore-preview").hidden = true; });
-  $("backup-file").addEventListener("change", () => { $("restore-preview").hidden = true; $("backup-error").textContent = ""; });
+  $("backup-file").addEventListener("change", () => { delete uploadKeys["backup-file"]; $("restore-preview").hidden = true; $("backup-error").textContent = ""; });
   $("restore-undo").addEventListener("click", undoRestore);
   $("import-button").addEventListener("click", importFile);
   $("import-undo").addEventListener("click", undoImport);
-  $("import-file").addEventListener("change", () => { importColumns = null; $("import-result").textContent = ""; previewImport(); });
+  $("import-file").addEventListener("change", () => { delete uploadKeys["import-file"]; importColumns = null; $("import-result").textContent = ""; previewImport(); });
   $("import-skip").addEventListener("change", previewImport);
 
   document.addEventListener("keydown", (event) => {
