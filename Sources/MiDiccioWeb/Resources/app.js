@@ -312,7 +312,7 @@
         const data = await api("GET", "/api/duplicates?" + query({ term, except }));
         if ($("f-term").value.trim() !== term) return;
         $("w-term").textContent = data.words.length
-          ? "Already in your library: \u201c" + data.words[0].term + "\u201d" + (data.words[0].meaning ? " \u2014 " + data.words[0].meaning : "") + ". You can still save it."
+          ? "Already in your library: " + quoted(data.words[0].term) + (data.words[0].meaning ? " \u2014 " + data.words[0].meaning : "") + ". You can still save it."
           : "";
       } catch (error) { $("w-term").textContent = ""; }
     }, 250);
@@ -324,18 +324,24 @@
     try {
       await api("DELETE", "/api/words/" + word.id);
       const item = $("words").querySelector('[data-id="' + word.id + '"]');
+      // Focus goes to the next word (or the one before), never to the page's body.
+      const neighbour = item && (item.nextElementSibling || item.previousElementSibling);
+      const hadFocus = item && item.contains(document.activeElement);
       if (item) item.remove();
+      if (hadFocus || $("editor").open === false) {
+        if (neighbour) neighbour.querySelector(".word-open").focus(); else $("words").focus();
+      }
       if (state.total !== null) state.total -= 1;
       showCount();
       loadTags();
       scheduleSync();
-      toast("Moved \u201c" + word.term + "\u201d to the Trash", "Undo", async () => {
+      toast("Moved " + quoted(word.term) + " to the Trash. Press U to undo.", "Undo", async () => {
         try {
           await api("POST", "/api/words/" + word.id + "/restore");
           if (state.total !== null) state.total += 1;
           await reload();
           loadTags();
-          toast("Restored \u201c" + word.term + "\u201d");
+          toast("Restored " + quoted(word.term));
         } catch (error) { toast(error.message); }
       });
     } catch (error) {
@@ -363,7 +369,7 @@
     restore.addEventListener("click", async () => {
       try {
         await api("POST", "/api/words/" + word.id + "/restore");
-        toast("Restored \u201c" + word.term + "\u201d");
+        toast("Restored " + quoted(word.term));
         loadTrash(); reload(); loadTags(); scheduleSync();
       } catch (error) { toast(error.message); }
     });
@@ -371,7 +377,7 @@
     purge.type = "button";
     purge.setAttribute("aria-label", "Delete " + word.term + " permanently");
     purge.addEventListener("click", async () => {
-      if (!window.confirm("Delete \u201c" + word.term + "\u201d permanently, on every device? This cannot be undone.")) return;
+      if (!window.confirm("Delete " + quoted(word.term) + " permanently, on every device? This cannot be undone.")) return;
       try { await api("POST", "/api/trash/" + word.id + "/purge"); loadTrash(); scheduleSync(); }
       catch (error) { toast(error.message); }
     });
@@ -891,6 +897,11 @@
     if (typing || event.ctrlKey || event.metaKey || event.altKey) return;
     if (event.key === "/") { event.preventDefault(); location.hash = ""; $("search").focus(); }
     if (event.key === "n" || event.key === "N") { event.preventDefault(); openEditor(null); }
+    // The toast's Undo from anywhere on the page: `u`.
+    if ((event.key === "u" || event.key === "U") && !$("toast").hidden && !$("toast-action").hidden) {
+      event.preventDefault();
+      $("toast-action").click();
+    }
   });
 
   new IntersectionObserver((entries) => {
