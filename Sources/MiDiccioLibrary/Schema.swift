@@ -222,6 +222,58 @@ enum Migrations {
                     word_id TEXT PRIMARY KEY
                 ) WITHOUT ROWID;
                 """),
+        Migration(
+            name: "2026-12-tag-counts-and-trash-search",
+            sql: """
+                -- How many words outside the Trash carry each tag, kept by triggers, so every
+                -- path that writes words or tags (a save, an import, sync, a restore, a purge)
+                -- keeps it true and the tag list never counts the library (440 ms at 100,000
+                -- words). `tag` is the first-sorting spelling seen since the tag appeared.
+                CREATE TABLE tag_counts (
+                    tag_key TEXT PRIMARY KEY,
+                    tag TEXT NOT NULL,
+                    count INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                INSERT INTO tag_counts (tag_key, tag, count)
+                    SELECT t.tag_key, min(t.tag), count(*) FROM word_tags t JOIN words w ON w.seq = t.word_seq
+                    WHERE w.deleted_at IS NULL GROUP BY t.tag_key;
+
+                CREATE TRIGGER tag_counts_tag_added AFTER INSERT ON word_tags
+                    WHEN (SELECT deleted_at FROM words WHERE seq = new.word_seq) IS NULL
+                BEGIN
+                    INSERT INTO tag_counts (tag_key, tag, count) VALUES (new.tag_key, new.tag, 1)
+                        ON CONFLICT (tag_key) DO UPDATE SET count = count + 1, tag = min(tag, excluded.tag);
+                END;
+                CREATE TRIGGER tag_counts_tag_removed AFTER DELETE ON word_tags
+                    WHEN EXISTS (SELECT 1 FROM words WHERE seq = old.word_seq AND deleted_at IS NULL)
+                BEGIN
+                    UPDATE tag_counts SET count = count - 1 WHERE tag_key = old.tag_key;
+                    DELETE FROM tag_counts WHERE tag_key = old.tag_key AND count <= 0;
+                END;
+                -- A purged word's tags go first, while the word still says whether it counted.
+                CREATE TRIGGER tag_counts_word_purged BEFORE DELETE ON words
+                BEGIN
+                    DELETE FROM word_tags WHERE word_seq = old.seq;
+                END;
+                CREATE TRIGGER tag_counts_word_trashed AFTER UPDATE OF deleted_at ON words
+                    WHEN old.deleted_at IS NULL AND new.deleted_at IS NOT NULL
+                BEGIN
+                    UPDATE tag_counts SET count = count - 1
+                        WHERE tag_key IN (SELECT tag_key FROM word_tags WHERE word_seq = new.seq);
+                    DELETE FROM tag_counts
+                        WHERE count <= 0 AND tag_key IN (SELECT tag_key FROM word_tags WHERE word_seq = new.seq);
+                END;
+                CREATE TRIGGER tag_counts_word_restored AFTER UPDATE OF deleted_at ON words
+                    WHEN old.deleted_at IS NOT NULL AND new.deleted_at IS NULL
+                BEGIN
+                    INSERT INTO tag_counts (tag_key, tag, count)
+                        SELECT tag_key, tag, 1 FROM word_tags WHERE word_seq = new.seq
+                        ON CONFLICT (tag_key) DO UPDATE SET count = count + 1, tag = min(tag, excluded.tag);
+                END;
+
+                -- The Trash page finds terms by how they start (148 ms at 100,000 words without).
+                CREATE INDEX words_trash_term_key ON words (term_key) WHERE deleted_at IS NOT NULL;
+                """),
     ]
 
     /// Marks a library that had words before a migration: its next sync uploads every

@@ -41,13 +41,18 @@ public struct ListQuery: Sendable {
     public var limit: Int?
     /// Skip this many words first.
     public var offset: Int
+    /// Start after this word (in this order), whatever its position: a deep page is found
+    /// through the index by key, not by counting the words before it. Skipping `offset`
+    /// words then counts from there. A word in the Trash or gone starts at the beginning.
+    public var after: WordID?
 
     /// Makes a query; defaults to everything, newest change first.
-    public init(tag: String? = nil, sort: ListSort = .updated, limit: Int? = nil, offset: Int = 0) {
+    public init(tag: String? = nil, sort: ListSort = .updated, limit: Int? = nil, offset: Int = 0, after: WordID? = nil) {
         self.tag = tag
         self.sort = sort
         self.limit = limit
         self.offset = offset
+        self.after = after
     }
 }
 

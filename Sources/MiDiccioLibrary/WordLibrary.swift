@@ -122,27 +122,45 @@ public final class WordLibrary {
     }
 
     /// Words not in the Trash, filtered, ordered and paged as `query` says.
+    ///
+    /// The page is chosen in the order's index alone (its rows hold the order and the row
+    /// number), and only the page's words are read: a page 50,000 words deep skips index
+    /// entries, not words; with `after` it skips nothing.
     public func list(_ query: ListQuery = ListQuery()) throws -> [Word] {
-        let order =
+        let (order, key) =
             switch query.sort {
-            case .updated: "w.updated_at DESC, w.seq DESC"
-            case .created: "w.created_at DESC, w.seq DESC"
-            case .term: "w.sort_key, w.term, w.seq"
+            case .updated: ("updated_at DESC, seq DESC", "(updated_at, seq) < (?, ?)")
+            case .created: ("created_at DESC, seq DESC", "(created_at, seq) < (?, ?)")
+            case .term: ("sort_key, term, seq", "(sort_key, term, seq) > (?, ?, ?)")
             }
-        let page: [SQLValue] = [.integer(Int64(query.limit ?? -1)), .integer(Int64(max(0, query.offset)))]
+        var values: [SQLValue] = []
+        var filter = ""
+        if let tag = query.tag {
+            filter += " AND seq IN (SELECT word_seq FROM word_tags WHERE tag_key = ?)"
+            values.append(.text(TagSet.key(tag)))
+        }
         return try guarded {
-            if let tag = query.tag {
+            try database.read {
+                if let after = query.after, let start = try stored(after), !start.word.isDeleted {
+                    filter += " AND \(key)"
+                    switch query.sort {
+                    case .updated: values += [.integer(start.word.updatedAt.milliseconds), .integer(start.seq)]
+                    case .created: values += [.integer(start.word.createdAt.milliseconds), .integer(start.seq)]
+                    case .term:
+                        let sortKey = try database.blob("SELECT sort_key FROM words WHERE seq = ?", [.integer(start.seq)]) ?? []
+                        values += [.blob(sortKey), .text(start.word.term), .integer(start.seq)]
+                    }
+                }
+                values += [.integer(Int64(query.limit ?? -1)), .integer(Int64(max(0, query.offset)))]
                 return try database.cached(
                     """
-                    SELECT \(Self.columns("w")) FROM word_tags t JOIN words w ON w.seq = t.word_seq
-                    WHERE t.tag_key = ? AND w.deleted_at IS NULL ORDER BY \(order) LIMIT ? OFFSET ?
+                    SELECT \(Self.columns("w")) FROM
+                        (SELECT seq FROM words WHERE deleted_at IS NULL\(filter) ORDER BY \(order) LIMIT ? OFFSET ?) AS page
+                    JOIN words w ON w.seq = page.seq ORDER BY \(order.split(separator: ",").map { "w." + String($0).trimmed }.joined(separator: ", "))
                     """
-                ).rows([.text(TagSet.key(tag))] + page, Self.storedWord).map(\.word)
+                )
+                .rows(values, Self.storedWord).map(\.word)
             }
-            return try database.cached(
-                "SELECT \(Self.columns("w")) FROM words w WHERE w.deleted_at IS NULL ORDER BY \(order) LIMIT ? OFFSET ?"
-            )
-            .rows(page, Self.storedWord).map(\.word)
         }
     }
 
@@ -183,14 +201,18 @@ public final class WordLibrary {
     }
 
     /// Every tag on a word not in the Trash, with how many words carry it; most used first.
+    /// (Read from the counts the library keeps, not by counting the words.)
     public func tags() throws -> [TagCount] {
         try guarded {
-            try database.cached(
-                """
-                SELECT min(t.tag), count(*) FROM word_tags t JOIN words w ON w.seq = t.word_seq
-                WHERE w.deleted_at IS NULL GROUP BY t.tag_key ORDER BY count(*) DESC, t.tag_key
-                """
-            ).rows { TagCount(tag: $0.text(0), count: Int($0.int64(1))) }
+            try database.cached("SELECT tag, count FROM tag_counts WHERE count > 0 ORDER BY count DESC, tag_key")
+                .rows { TagCount(tag: $0.text(0), count: Int($0.int64(1))) }
+        }
+    }
+
+    /// How many words outside the Trash carry `tag` (any case).
+    public func tagCount(_ tag: String) throws -> Int {
+        try guarded {
+            Int(try database.integer("SELECT count FROM tag_counts WHERE tag_key = ?", [.text(TagSet.key(tag))]) ?? 0)
         }
     }
 
@@ -203,6 +225,34 @@ public final class WordLibrary {
                 "SELECT \(Self.columns) FROM words WHERE deleted_at IS NOT NULL AND deleted_at >= ? ORDER BY deleted_at DESC, seq DESC"
             )
             .rows([.integer(cutoff ?? Int64.min)], Self.storedWord).map(\.word)
+        }
+    }
+
+    /// One page of the Trash, most recently deleted first, and how many entries match in
+    /// all: those whose term starts with `term` (ignoring case and accents; empty: all).
+    /// Entries `trash()` hides are left out here too. The page is chosen in the Trash's
+    /// index alone, so a page of a 100,000-word Trash reads only its own words.
+    public func trashPage(term: String = "", limit: Int, offset: Int = 0) throws -> (words: [Word], total: Int) {
+        let cutoff = try hiddenTrashCutoff() ?? Int64.min
+        let key = TermKey.fold(term.trimmed)
+        var filter = "deleted_at IS NOT NULL AND deleted_at >= ?"
+        var values: [SQLValue] = [.integer(cutoff)]
+        if !key.isEmpty {
+            filter += " AND term_key >= ? AND term_key < ?"
+            values += [.text(key), .text(key + "\u{10FFFF}")]
+        }
+        return try guarded {
+            try database.read {
+                let total = Int(try database.integer("SELECT count(*) FROM words WHERE \(filter)", values) ?? 0)
+                let words = try database.cached(
+                    """
+                    SELECT \(Self.columns("w")) FROM
+                        (SELECT seq FROM words WHERE \(filter) ORDER BY deleted_at DESC, seq DESC LIMIT ? OFFSET ?) AS page
+                    JOIN words w ON w.seq = page.seq ORDER BY w.deleted_at DESC, w.seq DESC
+                    """
+                ).rows(values + [.integer(Int64(max(0, limit))), .integer(Int64(max(0, offset)))], Self.storedWord).map(\.word)
+                return (words, total)
+            }
         }
     }
 

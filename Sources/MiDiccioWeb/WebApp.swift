@@ -19,6 +19,8 @@ public final class WebApp: HTTPHandler {
     private let page: Data
     /// One sync at a time: two tabs pressing "Sync now" would otherwise both upload.
     private let syncLock = NSLock()
+    /// The idempotency keys of the imports and restores already submitted.
+    private let submitted = SubmittedUploads()
     /// The environment: where cloud passwords, Google's addresses and an OAuth client
     /// may be named.
     let environment: [String: String]
@@ -148,7 +150,9 @@ public final class WebApp: HTTPHandler {
         Route("GET", "api/search") { app, request, _ in try app.search(request) },
         Route("GET", "api/duplicates") { app, request, _ in try app.duplicates(request) },
         Route("GET", "api/tags") { app, _, _ in try app.tags() },
-        Route("GET", "api/trash") { app, _, _ in try app.trash() },
+        Route("GET", "api/trash") { app, request, _ in try app.trash(request) },
+        Route("POST", "api/trash/restore") { app, request, _ in try app.trashBulk(request, purge: false) },
+        Route("POST", "api/trash/purge") { app, request, _ in try app.trashBulk(request, purge: true) },
         Route("POST", "api/trash/:id/purge") { app, _, id in
             try app.withWord(id) { library, id in .json(app.wordEnvelope(try library.purge([id])[0])) }
         },
@@ -185,7 +189,9 @@ public final class WebApp: HTTPHandler {
         let parts = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         // Word ids are the only variable part of a path; the pattern is the path with the
         // id written as ":id".
-        let id = parts.count >= 3 && (parts[1] == "words" || parts[1] == "trash") && parts[2] != "empty" ? parts[2] : nil
+        let id =
+            parts.count >= 3 && (parts[1] == "words" || parts[1] == "trash") && !["empty", "restore", "purge"].contains(parts[2])
+            ? parts[2] : nil
         let pattern = parts.enumerated().map { $0.offset == 2 && id != nil ? ":id" : $0.element }.joined(separator: "/")
         return (routesByPattern[pattern] ?? [], id ?? "")
     }
@@ -255,23 +261,41 @@ public final class WebApp: HTTPHandler {
 
     // MARK: - Words
 
+    /// `GET api/words?sort=&tag=&limit=&offset=&after=`: a page of the list. `after` (a
+    /// word id, the last of the page before) pages by key; `total` counts the list (with
+    /// a tag, the words carrying it).
     private func listWords(_ request: HTTPRequest) throws -> HTTPResponse {
         let limit = try Self.integer(request, "limit", default: 50, in: 1...500)
         let offset = try Self.integer(request, "offset", default: 0, in: 0...Int(Int32.max))
-        let sortName = request.query["sort"] ?? "updated"
-        guard let sort = ListSort(rawValue: sortName) else {
-            throw BadRequest(message: "sort must be one of: \(ListSort.allCases.map(\.rawValue).joined(separator: ", "))", field: "sort")
-        }
+        let sort = try Self.sort(request, default: .updated) ?? .updated
         let tag = request.query["tag"].flatMap { $0.isEmpty ? nil : $0 }
+        var after: WordID?
+        if let text = request.query["after"], !text.isEmpty {
+            guard let id = WordID(text) else { throw BadRequest(message: "after must be a word id", field: "after") }
+            after = id
+        }
         return try pool.withLibrary { library in
             // One extra row says whether another page exists without counting them all.
-            var words = try library.list(ListQuery(tag: tag, sort: sort, limit: limit + 1, offset: offset))
+            var words = try library.list(ListQuery(tag: tag, sort: sort, limit: limit + 1, offset: offset, after: after))
             let hasMore = words.count > limit
             if hasMore { words.removeLast() }
             var pairs = [("words", WordJSON.compactArray(words)), ("hasMore", String(hasMore))]
-            if offset == 0 && tag == nil { pairs.append(("total", String(try library.counts().words))) }
+            if offset == 0 && after == nil {
+                let total = try tag.map { try library.tagCount($0) } ?? library.counts().words
+                pairs.append(("total", String(total)))
+            }
             return .json(JSONText.object(pairs))
         }
+    }
+
+    /// The `sort` parameter: nil when absent or "relevance" (and `fallback` is nil).
+    private static func sort(_ request: HTTPRequest, default fallback: ListSort?) throws(BadRequest) -> ListSort? {
+        guard let name = request.query["sort"], !name.isEmpty, name != "relevance" else { return fallback }
+        guard let sort = ListSort(rawValue: name) else {
+            let names = ["relevance"] + ListSort.allCases.map(\.rawValue)
+            throw BadRequest(message: "sort must be one of: \(names.joined(separator: ", "))", field: "sort")
+        }
+        return sort
     }
 
     private func wordEnvelope(_ word: Word, duplicates: [Word] = []) -> String {
@@ -309,12 +333,20 @@ public final class WebApp: HTTPHandler {
         return tags.flatMap { $0.split(whereSeparator: { $0 == "," || $0.isWhitespace }).map(String.init) }
     }
 
+    /// `GET api/search?q=&tag=&sort=&limit=&offset=`: a page of every match (see
+    /// `SearchQuery` for the prefixes), with the number of matches in all.
     private func search(_ request: HTTPRequest) throws -> HTTPResponse {
         let limit = try Self.integer(request, "limit", default: 50, in: 1...500)
+        let offset = try Self.integer(request, "offset", default: 0, in: 0...Int(Int32.max))
         let query = request.query["q"] ?? ""
         guard query.count <= 500 else { throw BadRequest(message: "the search is too long", field: "q") }
-        let words = try pool.withLibrary { try $0.search(query, limit: limit) }
-        return .json(JSONText.object([("words", WordJSON.compactArray(words)), ("hasMore", "false")]))
+        let sort = try Self.sort(request, default: nil)
+        let tag = request.query["tag"].flatMap { $0.isEmpty ? nil : $0 }
+        let page = try pool.withLibrary { try $0.find(SearchRequest(query: query, tag: tag, sort: sort, limit: limit, offset: offset)) }
+        return .json(
+            JSONText.object([
+                ("words", WordJSON.compactArray(page.words)), ("total", String(page.total)), ("hasMore", String(page.hasMore)),
+            ]))
     }
 
     private func duplicates(_ request: HTTPRequest) throws -> HTTPResponse {
@@ -333,9 +365,36 @@ public final class WebApp: HTTPHandler {
         return .json(JSONText.object([("tags", "[" + list.joined(separator: ",") + "]")]))
     }
 
-    private func trash() throws -> HTTPResponse {
-        let (words, hidden) = try pool.withLibrary { (try $0.trash(), try $0.hiddenTrashCount()) }
-        return .json(JSONText.object([("words", WordJSON.compactArray(words)), ("hidden", String(hidden))]))
+    /// `GET api/trash?q=&limit=&offset=`: a page of the Trash (terms starting with `q`),
+    /// with how many entries match, and how many older ones are hidden.
+    private func trash(_ request: HTTPRequest) throws -> HTTPResponse {
+        let limit = try Self.integer(request, "limit", default: 50, in: 1...500)
+        let offset = try Self.integer(request, "offset", default: 0, in: 0...Int(Int32.max))
+        let term = request.query["q"] ?? ""
+        guard term.count <= WordLimits.termLength else { throw BadRequest(message: "the search is too long", field: "q") }
+        let (page, hidden) = try pool.withLibrary {
+            (try $0.trashPage(term: term, limit: limit, offset: offset), try $0.hiddenTrashCount())
+        }
+        return .json(
+            JSONText.object([
+                ("words", WordJSON.compactArray(page.words)), ("total", String(page.total)),
+                ("hasMore", String(offset + page.words.count < page.total)), ("hidden", String(hidden)),
+            ]))
+    }
+
+    /// `POST api/trash/restore` or `api/trash/purge` with `{"ids": [...]}`: many Trash
+    /// entries at once, in one transaction (all or none).
+    private func trashBulk(_ request: HTTPRequest, purge: Bool) throws -> HTTPResponse {
+        let body = try JSONBody(request.body)
+        let texts = try body.strings("ids") ?? []
+        guard !texts.isEmpty else { throw BadRequest(message: "choose words in the Trash first", field: "ids") }
+        var ids: [WordID] = []
+        for text in texts {
+            guard let id = WordID(text) else { throw BadRequest(message: "no word with id \(text)", field: "ids") }
+            ids.append(id)
+        }
+        let words = try pool.withLibrary { purge ? try $0.purge(ids) : try $0.restore(ids) }
+        return .json(JSONText.object([(purge ? "purged" : "restored", String(words.count))]))
     }
 
     // MARK: - Sync
@@ -464,9 +523,11 @@ public final class WebApp: HTTPHandler {
         let replace = request.query["replace"] == "1"
         let dryRun = request.query["dryRun"] == "1"
         guard !request.body.isEmpty else { throw BadRequest(message: "choose a backup file first", field: "file") }
-        return try TemporaryFile.with(name: Self.uploadName(request, default: "backup.json"), contents: request.body) { path in
-            let report = try pool.withLibrary { try $0.restoreBackup(from: path, replace: replace, dryRun: dryRun) }
-            return .json(Self.encode(report, dryRun: dryRun))
+        return try submitted.once(dryRun ? nil : request.query["key"]) {
+            try TemporaryFile.with(name: Self.uploadName(request, default: "backup.json"), contents: request.body) { path in
+                let report = try pool.withLibrary { try $0.restoreBackup(from: path, replace: replace, dryRun: dryRun) }
+                return .json(Self.encode(report, dryRun: dryRun))
+            }
         }
     }
 
@@ -521,7 +582,13 @@ public final class WebApp: HTTPHandler {
         guard !request.body.isEmpty else { throw BadRequest(message: "choose a file to import first", field: "file") }
         options.skipDuplicates = request.query["skipDuplicates"] == "1"
         options.dryRun = request.query["dryRun"] == "1"
-        return try TemporaryFile.with(name: Self.uploadName(request, default: "words.txt"), contents: request.body) { path in
+        return try submitted.once(options.dryRun ? nil : request.query["key"]) {
+            try importAnswer(request, options)
+        }
+    }
+
+    private func importAnswer(_ request: HTTPRequest, _ options: ImportOptions) throws -> HTTPResponse {
+        try TemporaryFile.with(name: Self.uploadName(request, default: "words.txt"), contents: request.body) { path in
             let report = try pool.withLibrary { try $0.importWords(from: path, options: options) }
             let sample = report.sample.enumerated().map { index, row in
                 JSONText.object([
@@ -608,6 +675,44 @@ public final class WebApp: HTTPHandler {
             return .error(502, error.description)
         default:
             return .error(500, "\(error)")
+        }
+    }
+}
+
+/// The idempotency keys (`key=` of an import or a restore) already submitted: a second
+/// submit of the same upload (a double click, a resent request) is refused with 409
+/// instead of importing the file twice. A submit that fails gives its key back, so trying
+/// again works. Only the newest `capacity` keys are remembered.
+final class SubmittedUploads: @unchecked Sendable {
+    private let lock = NSLock()
+    private var keys: Set<String> = []
+    private var order: [String] = []
+    private let capacity = 1_000
+
+    /// Runs `body` unless `key` was submitted before (nil or empty: always runs).
+    func once(_ key: String?, _ body: () throws -> HTTPResponse) throws -> HTTPResponse {
+        guard let key, !key.isEmpty else { return try body() }
+        let fresh = lock.withLock {
+            guard keys.insert(key).inserted else { return false }
+            order.append(key)
+            if order.count > capacity { keys.remove(order.removeFirst()) }
+            return true
+        }
+        guard fresh else { return .error(409, "this upload was already submitted; choose the file again to send it again") }
+        do {
+            let answer = try body()
+            if answer.status >= 400 { forget(key) }
+            return answer
+        } catch {
+            forget(key)
+            throw error
+        }
+    }
+
+    private func forget(_ key: String) {
+        lock.withLock {
+            keys.remove(key)
+            order.removeAll { $0 == key }
         }
     }
 }

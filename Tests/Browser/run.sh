@@ -6,6 +6,7 @@
 #
 #   Tests/Browser/run.sh            build, install what is missing (as root), run
 #   SWIFT=... SCRATCH=... run.sh    another toolchain or build folder
+#   run.sh -k search                 only some scenarios (arguments go to pytest)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -93,7 +94,7 @@ status=0
 MIDICCIO_URL="$url" MIDICCIO_BINARY="$binary" MIDICCIO_LIBRARY="$work/library.sqlite" \
 MIDICCIO_SCREENSHOTS="$root/.build/screenshots" MIDICCIO_WORK="$work" MIDICCIO_GDRIVE_FAKE="$drive" \
 MIDICCIO_ICLOUD_FAKE="$cloudkit" MIDICCIO_ICLOUD_CALLBACK="$callback" \
-    python3 -m pytest -q -p no:cacheprovider "$root/Tests/Browser" || status=$?
+    python3 -m pytest -q -p no:cacheprovider "$root/Tests/Browser" "$@" || status=$?
 # pytest's 5 means it collected no tests: a broken test folder, not a pass.
 if [ "$status" = "5" ]; then
     echo "pytest found no browser tests; treating that as a failure" >&2

@@ -123,7 +123,7 @@ def test_restore_from_the_trash(page):
     wait(page, lambda d: "ventana" not in terms(d))
     page.find_element(By.ID, "settings-button").click()
     entry = wait(page, EC.visibility_of_element_located(
-        (By.XPATH, "//ul[@id='trash-list']/li[.//span[@class='term' and text()='ventana']]")))
+        (By.XPATH, "//ul[@id='trash-list']/li[.//*[@class='term' and text()='ventana']]")))
     assert "deleted" in entry.text
     restore = entry.find_element(By.XPATH, ".//button[text()='Restore']")
     # The "Undo" toast sits over the bottom of the window for a few seconds; a person

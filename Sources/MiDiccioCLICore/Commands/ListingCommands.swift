@@ -34,19 +34,46 @@ extension ListSort: ExpressibleByArgument {}
 struct SearchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         path: ["search"], abstract: "Find words as you type: any field, ignoring case and accents.",
-        discussion:
-            "Each word of the query matches the start of a word (\"pal\" finds \"palabra\", \"cafe\" finds \"café\").\nAn exact term comes first, then terms starting with the query, then the rest by relevance.",
-        examples: ["midiccio search pal", "midiccio search \"buenos di\" --json"])
+        discussion: """
+            Each word of the query matches the start of a word ("pal" finds "palabra", "cafe" finds "café").
+            An exact term comes first, then terms starting with the query, then the rest by relevance.
+            Prefixes narrow the search: tag:verbs (only words with that tag), -tag:done (none with it),
+            term:, meaning:, reading:, examples: and notes: (in that field only); quote a value with spaces:
+            meaning:"big house". The number of matches in all goes to stderr when more follow the page.
+            """,
+        examples: [
+            "midiccio search pal", "midiccio search \"buenos di\" --json", "midiccio search mean --tag verbs --sort term",
+            "midiccio search \"meaning:house -tag:done\" --limit 50 --offset 50",
+        ])
 
-    @Argument(help: "What to look for.") var query: String
+    @Argument(help: "What to look for (prefixes: tag:, -tag:, term:, meaning:, reading:, examples:, notes:).") var query: String
+    @Option(short: "t", help: "Only words with this tag.") var tag: String?
+    @Option(help: "Order: relevance (default), or as list sorts: updated, created, term.") var sort = SearchSort.relevance
     @Option(help: "Show at most n words (default 20).", range: 1...10_000) var limit = 20
+    @Option(help: "Skip the first n matches.", range: 0...Int(Int32.max)) var offset = 0
     @OptionGroup var output = OutputOptions.words
     @OptionGroup var syncOnOpen: SyncOnOpen
 
     func run(_ context: ToolContext) throws {
         try syncOnOpen.run(context)
-        showWords(try context.library().search(query, limit: limit), output: output, context, whenNone: "Nothing matches \"\(query)\".")
+        let page = try context.library().find(
+            SearchRequest(query: query, tag: tag, sort: sort.listSort, limit: limit, offset: offset))
+        showWords(page.words, output: output, context, whenNone: offset > 0 ? nil : "Nothing matches \"\(query)\".")
+        if page.hasMore || offset > 0 {
+            let last = offset + page.words.count
+            context.note(
+                "\(page.words.isEmpty ? "None" : "Matches \(offset + 1) to \(last)") of \(page.total)"
+                    + (page.hasMore ? "; next page: --offset \(last)" : "") + ".")
+        }
     }
+}
+
+/// The orders `midiccio search` offers: relevance, or one of the list's.
+enum SearchSort: String, CaseIterable, ExpressibleByArgument {
+    case relevance, updated, created, term
+
+    /// The list order, or nil for relevance.
+    var listSort: ListSort? { ListSort(rawValue: rawValue) }
 }
 
 /// Prints `words` as a JSON array or as a table; with none, prints `whenNone` (if any)

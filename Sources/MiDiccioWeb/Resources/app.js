@@ -5,7 +5,7 @@
   const PAGE_SIZE = 50;
   const SYNC_EVERY_MS = 5 * 60 * 1000;
   const state = {
-    query: "", tag: "", sort: "updated", offset: 0, hasMore: false, total: null,
+    query: "", tag: "", sort: "", offset: 0, lastId: "", hasMore: false, total: null,
     generation: 0, loadingGeneration: -1, editing: null, syncing: false, lastSync: 0, hasRemote: true,
     googleClient: null, googleSignInAvailable: true, googleSignedIn: false,
     iCloudApiToken: false, iCloudSignInAvailable: true, iCloudSignedIn: false,
@@ -57,6 +57,9 @@
 
   const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
   function formatTime(iso) { return iso ? dateFormat.format(new Date(iso)) : "never"; }
+  // User text inside the app's own sentences is isolated for direction (FSI ... PDI, the
+  // text form of <bdi>): an unclosed right-to-left override in a term ends at the PDI.
+  function quoted(text) { return "\u201c\u2068" + text + "\u2069\u201d"; }
   function plural(count, one, many) { return count.toLocaleString() + " " + (count === 1 ? one : many); }
 
   // ---- Toasts and quiet notices -------------------------------------------------
@@ -76,6 +79,14 @@
 
   // ---- The word list ----------------------------------------------------------
 
+  // A span of user text whose direction is its own (dir="auto"), so a right-to-left term
+  // or an override inside it never turns the app's text around.
+  function userText(tag, className, text) {
+    const node = element(tag, className, text);
+    node.dir = "auto";
+    return node;
+  }
+
   function wordItem(word) {
     const item = element("li", "word");
     item.dataset.id = word.id;
@@ -83,14 +94,14 @@
     open.type = "button";
     open.setAttribute("aria-label", "Edit " + word.term);
     const head = element("span", "word-head");
-    head.append(element("span", "term", word.term));
-    if (word.reading) head.append(element("span", "reading", word.reading));
+    head.append(userText("bdi", "term", word.term));
+    if (word.reading) head.append(userText("bdi", "reading", word.reading));
     open.append(head);
-    if (word.meaning) open.append(element("span", "meaning", word.meaning));
-    if (word.examples.length) open.append(element("span", "example", word.examples[0]));
+    if (word.meaning) open.append(userText("span", "meaning", word.meaning));
+    if (word.examples.length) open.append(userText("span", "example", word.examples[0]));
     if (word.tags.length) {
       const tags = element("span", "tags");
-      for (const tag of word.tags) tags.append(element("span", "tag", tag));
+      for (const tag of word.tags) tags.append(userText("bdi", "tag", tag));
       open.append(tags);
     }
     open.addEventListener("click", () => openEditor(word));
@@ -105,8 +116,40 @@
   async function reload() {
     state.generation += 1;
     state.offset = 0;
+    state.lastId = "";
     state.hasMore = false;
+    state.total = null;
     await loadMore(true);
+  }
+
+  // The search, tag and order live in the page's address, so reload, back and a
+  // bookmark keep them. Typing replaces the entry; choosing a tag or an order adds one.
+  function writeAddress(push) {
+    const search = query({ q: state.query, tag: state.tag, sort: state.sort });
+    const address = location.pathname + (search ? "?" + search : "") + location.hash;
+    if (address === location.pathname + location.search + location.hash) return;
+    if (push) history.pushState(null, "", address); else history.replaceState(null, "", address);
+  }
+
+  function readAddress() {
+    const params = new URLSearchParams(location.search);
+    state.query = (params.get("q") || "").trim();
+    state.tag = params.get("tag") || "";
+    const sort = params.get("sort") || "";
+    state.sort = ["relevance", "updated", "created", "term"].includes(sort) ? sort : "";
+    $("search").value = state.query;
+    showSort();
+    if (state.tag && !Array.from($("tag-filter").options).some((option) => option.value === state.tag)) {
+      const option = element("option", "", state.tag);
+      option.value = state.tag;
+      $("tag-filter").append(option);
+    }
+    $("tag-filter").value = state.tag;
+  }
+
+  // Unless one was chosen, a search is ranked by best match and the list by last change.
+  function showSort() {
+    $("sort").value = state.sort || (state.query ? "relevance" : "updated");
   }
 
   async function loadMore(replace) {
@@ -115,20 +158,22 @@
     state.loadingGeneration = generation;
     try {
       let data;
+      // The server filters, orders, counts and pages: every match can be reached.
       if (state.query) {
-        data = await api("GET", "/api/search?" + query({ q: state.query, limit: 200 }));
-        if (state.tag) {
-          const wanted = state.tag.toLowerCase();
-          data.words = data.words.filter((word) => word.tags.some((tag) => tag.toLowerCase() === wanted));
-        }
+        data = await api("GET", "/api/search?" + query({
+          q: state.query, tag: state.tag, sort: state.sort, offset: state.offset, limit: PAGE_SIZE,
+        }));
       } else {
-        data = await api("GET", "/api/words?" + query({ offset: state.offset, limit: PAGE_SIZE, sort: state.sort, tag: state.tag }));
+        // The list pages by key: the next page starts after the last word shown.
+        const sort = state.sort === "relevance" ? "" : state.sort;
+        data = await api("GET", "/api/words?" + query({ after: state.lastId, limit: PAGE_SIZE, sort, tag: state.tag }));
       }
       if (generation !== state.generation) return;
       const fragment = document.createDocumentFragment();
       for (const word of data.words) fragment.append(wordItem(word));
       if (replace) $("words").replaceChildren(fragment); else $("words").append(fragment);
       state.offset += data.words.length;
+      if (data.words.length) state.lastId = data.words[data.words.length - 1].id;
       state.hasMore = data.hasMore;
       if (typeof data.total === "number") state.total = data.total;
       showCount(data.words.length);
@@ -147,8 +192,8 @@
   function showCount() {
     const shown = $("words").children.length;
     let text = "";
-    if (state.query) text = shown === 0 ? "" : plural(shown, "match", "matches");
-    else if (!state.tag && state.total !== null) text = plural(state.total, "word", "words");
+    if (state.query) text = shown === 0 || state.total === null ? "" : plural(state.total, "match", "matches");
+    else if (state.total !== null) text = plural(state.total, "word", "words");
     $("count").textContent = text;
     const empty = shown === 0;
     $("empty").hidden = !empty;
@@ -156,7 +201,7 @@
       const filtered = state.query || state.tag;
       $("empty-title").textContent = filtered ? "Nothing found" : "Your word list is empty";
       $("empty-text").textContent = state.query
-        ? "No word matches \u201c" + state.query + "\u201d. Add it as a new word?"
+        ? "No word matches " + quoted(state.query) + ". Add it as a new word?"
         : (state.tag ? "No word has this tag." : "Add the first word you want to remember.");
     }
   }
@@ -165,7 +210,7 @@
     try {
       const data = await api("GET", "/api/tags");
       const select = $("tag-filter");
-      const current = select.value;
+      const current = state.tag;
       const options = [element("option", "", "All words")];
       options[0].value = "";
       for (const entry of data.tags) {
@@ -173,9 +218,15 @@
         option.value = entry.tag;
         options.push(option);
       }
+      // A tag from the address keeps its place even when no word carries it any more.
+      const known = data.tags.find((entry) => entry.tag.toLowerCase() === current.toLowerCase());
+      if (current && !known) {
+        const option = element("option", "", current + " (0)");
+        option.value = current;
+        options.push(option);
+      }
       select.replaceChildren(...options);
-      select.value = data.tags.some((entry) => entry.tag === current) ? current : "";
-      if (select.value !== current) { state.tag = ""; reload(); }
+      select.value = known ? known.tag : current;
     } catch (error) { /* the list still works without the tag menu */ }
   }
 
@@ -261,7 +312,7 @@
         const data = await api("GET", "/api/duplicates?" + query({ term, except }));
         if ($("f-term").value.trim() !== term) return;
         $("w-term").textContent = data.words.length
-          ? "Already in your library: \u201c" + data.words[0].term + "\u201d" + (data.words[0].meaning ? " \u2014 " + data.words[0].meaning : "") + ". You can still save it."
+          ? "Already in your library: " + quoted(data.words[0].term) + (data.words[0].meaning ? " \u2014 " + data.words[0].meaning : "") + ". You can still save it."
           : "";
       } catch (error) { $("w-term").textContent = ""; }
     }, 250);
@@ -273,18 +324,24 @@
     try {
       await api("DELETE", "/api/words/" + word.id);
       const item = $("words").querySelector('[data-id="' + word.id + '"]');
+      // Focus goes to the next word (or the one before), never to the page's body.
+      const neighbour = item && (item.nextElementSibling || item.previousElementSibling);
+      const hadFocus = item && item.contains(document.activeElement);
       if (item) item.remove();
+      if (hadFocus || $("editor").open === false) {
+        if (neighbour) neighbour.querySelector(".word-open").focus(); else $("words").focus();
+      }
       if (state.total !== null) state.total -= 1;
       showCount();
       loadTags();
       scheduleSync();
-      toast("Moved \u201c" + word.term + "\u201d to the Trash", "Undo", async () => {
+      toast("Moved " + quoted(word.term) + " to the Trash. Press U to undo.", "Undo", async () => {
         try {
           await api("POST", "/api/words/" + word.id + "/restore");
           if (state.total !== null) state.total += 1;
           await reload();
           loadTags();
-          toast("Restored \u201c" + word.term + "\u201d");
+          toast("Restored " + quoted(word.term));
         } catch (error) { toast(error.message); }
       });
     } catch (error) {
@@ -292,45 +349,88 @@
     }
   }
 
-  async function loadTrash() {
+  // The Trash is read a page at a time: a 100,000-word Trash shows its newest 50 at once.
+  const trash = { offset: 0, generation: 0 };
+
+  function trashItem(word) {
+    const item = element("li");
+    item.dataset.id = word.id;
+    const pick = element("input");
+    pick.type = "checkbox";
+    pick.className = "trash-pick";
+    pick.setAttribute("aria-label", "Select " + word.term);
+    pick.addEventListener("change", showTrashSelection);
+    const text = element("span", "trash-text");
+    text.append(userText("bdi", "term", word.term));
+    text.append(element("span", "muted", " \u00b7 deleted " + formatTime(word.deletedAt)));
+    const restore = element("button", "", "Restore");
+    restore.type = "button";
+    restore.setAttribute("aria-label", "Restore " + word.term);
+    restore.addEventListener("click", async () => {
+      try {
+        await api("POST", "/api/words/" + word.id + "/restore");
+        toast("Restored " + quoted(word.term));
+        loadTrash(); reload(); loadTags(); scheduleSync();
+      } catch (error) { toast(error.message); }
+    });
+    const purge = element("button", "danger quiet", "Delete permanently");
+    purge.type = "button";
+    purge.setAttribute("aria-label", "Delete " + word.term + " permanently");
+    purge.addEventListener("click", async () => {
+      if (!window.confirm("Delete " + quoted(word.term) + " permanently, on every device? This cannot be undone.")) return;
+      try { await api("POST", "/api/trash/" + word.id + "/purge"); loadTrash(); scheduleSync(); }
+      catch (error) { toast(error.message); }
+    });
+    item.append(pick, text, restore, purge);
+    return item;
+  }
+
+  async function loadTrash(more) {
+    if (!more) { trash.offset = 0; trash.generation += 1; }
+    const generation = trash.generation;
     try {
-      const data = await api("GET", "/api/trash");
+      const data = await api("GET", "/api/trash?" + query({ q: $("trash-search").value.trim(), offset: trash.offset, limit: 50 }));
+      if (generation !== trash.generation) return;
       const list = $("trash-list");
-      list.replaceChildren();
-      for (const word of data.words) {
-        const item = element("li");
-        item.dataset.id = word.id;
-        const text = element("span", "trash-text");
-        text.append(element("span", "term", word.term));
-        text.append(element("span", "muted", " \u00b7 deleted " + formatTime(word.deletedAt)));
-        const restore = element("button", "", "Restore");
-        restore.type = "button";
-        restore.setAttribute("aria-label", "Restore " + word.term);
-        restore.addEventListener("click", async () => {
-          try {
-            await api("POST", "/api/words/" + word.id + "/restore");
-            toast("Restored \u201c" + word.term + "\u201d");
-            loadTrash(); reload(); loadTags(); scheduleSync();
-          } catch (error) { toast(error.message); }
-        });
-        const purge = element("button", "danger quiet", "Delete permanently");
-        purge.type = "button";
-        purge.setAttribute("aria-label", "Delete " + word.term + " permanently");
-        purge.addEventListener("click", async () => {
-          if (!window.confirm("Delete \u201c" + word.term + "\u201d permanently, on every device? This cannot be undone.")) return;
-          try { await api("POST", "/api/trash/" + word.id + "/purge"); loadTrash(); scheduleSync(); }
-          catch (error) { toast(error.message); }
-        });
-        item.append(text, restore, purge);
-        list.append(item);
-      }
-      const count = data.words.length;
-      $("trash-summary").textContent = count === 0
-        ? "The Trash is empty."
-        : plural(count, "word", "words") + " in the Trash. Restore them one at a time." + (data.hidden ? " (" + data.hidden + " older ones are hidden.)" : "");
-      $("empty-trash").hidden = count === 0 && !data.hidden;
+      const fragment = document.createDocumentFragment();
+      for (const word of data.words) fragment.append(trashItem(word));
+      if (more) list.append(fragment); else list.replaceChildren(fragment);
+      trash.offset += data.words.length;
+      $("trash-more").hidden = !data.hasMore;
+      const searching = $("trash-search").value.trim() !== "";
+      $("trash-summary").textContent = data.total === 0
+        ? (searching ? "No word in the Trash starts with that." : "The Trash is empty.")
+        : plural(data.total, "word", "words") + (searching ? " match" : " in the Trash") + ", " + list.children.length + " shown."
+          + (data.hidden ? " (" + data.hidden + " older ones are hidden.)" : "");
+      $("empty-trash").hidden = data.total === 0 && !data.hidden && !searching;
+      showTrashSelection();
     } catch (error) { $("trash-summary").textContent = error.message; }
   }
+
+  function selectedTrash() {
+    return Array.from(document.querySelectorAll("#trash-list .trash-pick:checked")).map((box) => box.closest("li").dataset.id);
+  }
+
+  function showTrashSelection() {
+    const count = selectedTrash().length;
+    $("trash-restore-selected").disabled = count === 0;
+    $("trash-purge-selected").disabled = count === 0;
+    $("trash-restore-selected").textContent = count ? "Restore " + plural(count, "word", "words") : "Restore selected";
+  }
+
+  async function trashBulk(purge) {
+    const ids = selectedTrash();
+    if (ids.length === 0) return;
+    if (purge && !window.confirm("Delete " + plural(ids.length, "word", "words") + " permanently, on every device? This cannot be undone.")) return;
+    for (const id of ["trash-restore-selected", "trash-purge-selected"]) $(id).disabled = true;
+    try {
+      const data = await api("POST", "/api/trash/" + (purge ? "purge" : "restore"), { ids });
+      toast(purge ? plural(data.purged, "word", "words") + " deleted permanently" : "Restored " + plural(data.restored, "word", "words"));
+      $("trash-all").checked = false;
+      loadTrash(); if (!purge) { reload(); loadTags(); } scheduleSync();
+    } catch (error) { toast(error.message); showTrashSelection(); }
+  }
+
 
   async function emptyTrash() {
     if (!window.confirm("Delete every word in the Trash permanently, on every device? This cannot be undone.")) return;
@@ -550,7 +650,9 @@
   }
 
   function restoreURL(file, dryRun) {
-    return "/api/backup/restore?" + query({ dryRun: dryRun ? 1 : "", replace: $("backup-replace").checked ? 1 : "", name: file.name });
+    return "/api/backup/restore?" + query({
+      dryRun: dryRun ? 1 : "", replace: $("backup-replace").checked ? 1 : "", name: file.name, key: dryRun ? "" : uploadKey("backup-file"),
+    });
   }
 
   async function checkBackup() {
@@ -570,7 +672,7 @@
     const file = $("backup-file").files[0];
     if (!file) return;
     try {
-      const report = await api("POST", restoreURL(file, false), file);
+      const report = await busy($("restore-confirm"), "Restoring\u2026", () => api("POST", restoreURL(file, false), file));
       $("restore-preview").hidden = true;
       $("restore-done").textContent = "Restored: " + describeRestore(report, false);
       $("restore-undo").hidden = false;
@@ -596,8 +698,29 @@
   function importURL(file, dryRun) {
     return "/api/import?" + query({
       name: file.name, columns: importColumns ? importColumns.join(",") : "",
-      skipDuplicates: $("import-skip").checked ? 1 : "", dryRun: dryRun ? 1 : "",
+      skipDuplicates: $("import-skip").checked ? 1 : "", dryRun: dryRun ? 1 : "", key: dryRun ? "" : uploadKey("import-file"),
     });
+  }
+
+  // One idempotency key per chosen file: the server refuses a second submit of the same
+  // upload (a double click imported 100,000 words twice). Choosing the file again makes a new one.
+  const uploadKeys = {};
+  function uploadKey(input) {
+    if (!uploadKeys[input]) uploadKeys[input] = Date.now().toString(36) + "-" + Math.random().toString(36).slice(2);
+    return uploadKeys[input];
+  }
+
+  // While a long action runs its button is disabled and says so.
+  async function busy(button, label, action) {
+    const before = button.textContent;
+    button.disabled = true;
+    button.textContent = label;
+    button.setAttribute("aria-busy", "true");
+    try { return await action(); } finally {
+      button.disabled = false;
+      button.textContent = before;
+      button.removeAttribute("aria-busy");
+    }
   }
 
   async function previewImport() {
@@ -679,9 +802,11 @@
     const file = $("import-file").files[0];
     if (!file) { $("import-error").textContent = "Choose a file first."; return; }
     try {
-      const report = await api("POST", importURL(file, false), file);
+      if ($("import-button").disabled) return;
+      const report = await busy($("import-button"), "Importing\u2026", () => api("POST", importURL(file, false), file));
       let text = "Imported " + plural(report.added, "word", "words") + " (" + (report.format === "list" ? "a list without a header" : report.formatTitle) + ").";
       if (report.skippedDuplicates) text += " " + report.skippedDuplicates + " already in the library were skipped.";
+      if (report.duplicatesAdded) text += " " + report.duplicatesAdded + " have the same term as a word already there (added anyway).";
       if (report.alreadyImported) text += " " + report.alreadyImported + " look-ups imported before were left out.";
       $("import-result").textContent = text + describeLeftOut(report);
       $("import-preview").hidden = true;
@@ -761,7 +886,9 @@
       const value = $("search").value.trim();
       if (value === state.query) return;
       state.query = value;
+      showSort();
       if (location.hash === "#settings") location.hash = "";
+      writeAddress(false);
       reload();
     }, 120);
   });
@@ -769,8 +896,9 @@
     if (event.key === "Escape" && $("search").value) { $("search").value = ""; $("search").dispatchEvent(new Event("input")); }
     if (event.key === "Enter") { event.preventDefault(); const first = $("words").querySelector(".word-open"); if (first) first.focus(); }
   });
-  $("tag-filter").addEventListener("change", () => { state.tag = $("tag-filter").value; reload(); });
-  $("sort").addEventListener("change", () => { state.sort = $("sort").value; reload(); });
+  $("tag-filter").addEventListener("change", () => { state.tag = $("tag-filter").value; writeAddress(true); reload(); });
+  $("sort").addEventListener("change", () => { state.sort = $("sort").value; writeAddress(true); reload(); });
+  window.addEventListener("popstate", () => { readAddress(); reload(); });
   $("add-button").addEventListener("click", () => openEditor(null));
   $("settings-button").addEventListener("click", () => { location.hash = "#settings"; });
   $("back-button").addEventListener("click", () => { location.hash = ""; });
@@ -794,14 +922,23 @@
   $("gdrive-space").addEventListener("change", showRemoteKind);
   $("sync-now").addEventListener("click", () => syncNow(true));
   $("empty-trash").addEventListener("click", emptyTrash);
+  let trashTimer = null;
+  $("trash-search").addEventListener("input", () => { clearTimeout(trashTimer); trashTimer = setTimeout(() => loadTrash(), 150); });
+  $("trash-more").addEventListener("click", () => loadTrash(true));
+  $("trash-all").addEventListener("change", () => {
+    for (const box of document.querySelectorAll("#trash-list .trash-pick")) box.checked = $("trash-all").checked;
+    showTrashSelection();
+  });
+  $("trash-restore-selected").addEventListener("click", () => trashBulk(false));
+  $("trash-purge-selected").addEventListener("click", () => trashBulk(true));
   $("backup-check").addEventListener("click", checkBackup);
   $("restore-confirm").addEventListener("click", confirmRestore);
   $("restore-cancel").addEventListener("click", () => { $("restore-preview").hidden = true; });
-  $("backup-file").addEventListener("change", () => { $("restore-preview").hidden = true; $("backup-error").textContent = ""; });
+  $("backup-file").addEventListener("change", () => { delete uploadKeys["backup-file"]; $("restore-preview").hidden = true; $("backup-error").textContent = ""; });
   $("restore-undo").addEventListener("click", undoRestore);
   $("import-button").addEventListener("click", importFile);
   $("import-undo").addEventListener("click", undoImport);
-  $("import-file").addEventListener("change", () => { importColumns = null; $("import-result").textContent = ""; previewImport(); });
+  $("import-file").addEventListener("change", () => { delete uploadKeys["import-file"]; importColumns = null; $("import-result").textContent = ""; previewImport(); });
   $("import-skip").addEventListener("change", previewImport);
 
   document.addEventListener("keydown", (event) => {
@@ -809,6 +946,11 @@
     if (typing || event.ctrlKey || event.metaKey || event.altKey) return;
     if (event.key === "/") { event.preventDefault(); location.hash = ""; $("search").focus(); }
     if (event.key === "n" || event.key === "N") { event.preventDefault(); openEditor(null); }
+    // The toast's Undo from anywhere on the page: `u`.
+    if ((event.key === "u" || event.key === "U") && !$("toast").hidden && !$("toast-action").hidden) {
+      event.preventDefault();
+      $("toast-action").click();
+    }
   });
 
   new IntersectionObserver((entries) => {
@@ -824,6 +966,7 @@
   });
   setInterval(() => { if (document.visibilityState === "visible") syncNow(false); }, SYNC_EVERY_MS);
 
+  readAddress();
   showScreen();
   reload();
   loadTags();
