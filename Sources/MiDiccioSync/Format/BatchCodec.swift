@@ -29,11 +29,13 @@ public struct SyncBatch: Sendable {
     public var markers: [PurgeMarker]
     /// Synced settings (format 2).
     public var settings: [SettingRecord]
+    /// Review events (format 4).
+    public var events: [ReviewEvent]
 
     /// Makes a batch.
     public init(
         kind: Kind, device: String, seq: Int64, cursors: [String: Int64] = [:], records: [SyncRecord],
-        markers: [PurgeMarker] = [], settings: [SettingRecord] = []
+        markers: [PurgeMarker] = [], settings: [SettingRecord] = [], events: [ReviewEvent] = []
     ) {
         self.kind = kind
         self.device = device
@@ -42,15 +44,18 @@ public struct SyncBatch: Sendable {
         self.records = records
         self.markers = markers
         self.settings = settings
+        self.events = events
     }
 
-    /// The cloud format version a reader needs for this batch: 2 when it carries purge
-    /// markers or settings, else 1 (so older devices can still read it).
-    public var formatVersion: Int { Self.formatVersion(markers: markers, settings: settings) }
+    /// The cloud format version a reader needs for this batch: 4 when it carries review
+    /// events, 2 when it carries purge markers or settings, else 1 (so older devices can
+    /// still read it).
+    public var formatVersion: Int { Self.formatVersion(markers: markers, settings: settings, events: events) }
 
-    /// The cloud format version of a batch carrying `markers` and `settings`.
-    public static func formatVersion(markers: [PurgeMarker], settings: [SettingRecord]) -> Int {
-        markers.isEmpty && settings.isEmpty ? 1 : 2
+    /// The cloud format version of a batch carrying `markers`, `settings` and `events`.
+    public static func formatVersion(markers: [PurgeMarker], settings: [SettingRecord], events: [ReviewEvent] = []) -> Int {
+        if !events.isEmpty { return 4 }
+        return markers.isEmpty && settings.isEmpty ? 1 : 2
     }
 }
 
@@ -71,6 +76,8 @@ public enum BatchCodec {
     static let payloadMagic = Array("MDB1".utf8)
     /// Format 2 payloads add purge markers and settings after the records.
     static let payloadMagic2 = Array("MDB2".utf8)
+    /// Format 4 payloads add review events after the settings.
+    static let payloadMagic4 = Array("MDB4".utf8)
     /// Largest payload a reader accepts (a hostile file must not exhaust memory).
     static let maximumPayload = 1 << 31
 
@@ -87,7 +94,7 @@ public enum BatchCodec {
             records: batch.records.count, formatVersion: batch.formatVersion)
         do {
             for record in batch.records { try file.append(record) }
-            return try file.finish(markers: batch.markers, settings: batch.settings)
+            return try file.finish(markers: batch.markers, settings: batch.settings, events: batch.events)
         } catch {
             preconditionFailure("a batch holds the writers and records it was started with: \(error)")
         }
@@ -106,6 +113,9 @@ public enum BatchCodec {
         } else if magic == payloadMagic2 {
             guard formatVersion >= 2 else { throw BatchDecodeError(message: "written by a newer MiDiccio (format 2)") }
             version = 2
+        } else if magic == payloadMagic4 {
+            guard formatVersion >= 4 else { throw BatchDecodeError(message: "written by a newer MiDiccio (format 4)") }
+            version = 4
         } else {
             throw BatchDecodeError(message: "not a MiDiccio batch")
         }
@@ -162,8 +172,25 @@ public enum BatchCodec {
                         time: Timestamp(milliseconds: try reader.i64()), writer: try reader.string()))
             }
         }
+        var events: [ReviewEvent] = []
+        if version >= 4 {
+            let devices = try (0..<(try reader.count())).map { _ in try reader.string() }
+            let count = try reader.count()
+            events.reserveCapacity(count)
+            for _ in 0..<count {
+                let idText = try reader.string()
+                guard let id = WordID(idText) else { throw BatchDecodeError(message: "bad reviewed id \(idText.prefix(40))") }
+                let time = Timestamp(milliseconds: try reader.i64())
+                guard let grade = ReviewGrade(rawValue: Int(try reader.u8())) else { throw BatchDecodeError(message: "bad grade") }
+                let index = Int(try reader.u32())
+                guard index < devices.count else { throw BatchDecodeError(message: "bad review device index") }
+                events.append(ReviewEvent(wordID: id, time: time, grade: grade, device: devices[index], seconds: Int(try reader.u32())))
+            }
+        }
         guard reader.isAtEnd else { throw BatchDecodeError(message: "unexpected bytes after the last record") }
-        return SyncBatch(kind: kind, device: device, seq: seq, cursors: cursors, records: records, markers: markers, settings: settings)
+        return SyncBatch(
+            kind: kind, device: device, seq: seq, cursors: cursors, records: records, markers: markers, settings: settings,
+            events: events)
     }
 
     // MARK: - zlib
