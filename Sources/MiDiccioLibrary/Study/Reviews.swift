@@ -114,6 +114,21 @@ extension WordLibrary {
         return changed
     }
 
+    /// Every review event, in the order of time (for a backup).
+    package func allReviewEvents() throws -> [ReviewEvent] {
+        try database.cached("SELECT word_id, time, device, grade, seconds FROM reviews ORDER BY time, device")
+            .rows([], Self.reviewEvent).compactMap(\.self)
+    }
+
+    /// Adds a backup's review events that are not here, leaving out purged words'. Call
+    /// inside `writing`.
+    package func restoreReviewEvents(_ events: [ReviewEvent]) throws {
+        guard !events.isEmpty else { return }
+        let purged = Set(try database.cached("SELECT id FROM purged").rows([]) { $0.text(0) }.compactMap(WordID.init))
+        let changed = try insertReviewEvents(events.filter { !purged.contains($0.wordID) }, pending: true)
+        if changed.count > 1_000 { try setInfo("study.cache", "") } else { try refreshStudyCache(of: changed) }
+    }
+
     /// Removes every event of a word (a purge). Call inside `writing`.
     package func removeReviewEvents(of id: WordID) throws {
         try database.run("DELETE FROM reviews WHERE word_id = ?", [.text(id.rawValue)])
