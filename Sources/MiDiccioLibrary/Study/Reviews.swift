@@ -45,7 +45,8 @@ extension WordLibrary {
                 throw LibraryError.wrongTrashState(id, term: stored.word.term, inTrash: true)
             }
             // Two answers of one device never share a millisecond: the event key stays unique.
-            let last = try database.integer("SELECT max(time) FROM reviews WHERE word_id = ? AND device = ?", [.text(id.rawValue), .text(deviceID)])
+            let last = try database.integer(
+                "SELECT max(time) FROM reviews WHERE word_id = ? AND device = ?", [.text(id.rawValue), .text(deviceID)])
             let time = Timestamp(milliseconds: max(clock.now().milliseconds, (last ?? Int64.min) &+ 1))
             let event = ReviewEvent(wordID: id, time: time, grade: grade, device: deviceID, seconds: max(0, seconds))
             try insertReviewEvents([event], pending: true)
@@ -90,7 +91,8 @@ extension WordLibrary {
 
     static func reviewEvent(_ row: Statement) -> ReviewEvent? {
         guard let id = WordID(row.text(0)), let grade = ReviewGrade(rawValue: Int(row.int64(3))) else { return nil }
-        return ReviewEvent(wordID: id, time: Timestamp(milliseconds: row.int64(1)), grade: grade, device: row.text(2), seconds: Int(row.int64(4)))
+        return ReviewEvent(
+            wordID: id, time: Timestamp(milliseconds: row.int64(1)), grade: grade, device: row.text(2), seconds: Int(row.int64(4)))
     }
 
     // MARK: - Events in and out
@@ -165,7 +167,7 @@ extension WordLibrary {
                 first_review = excluded.first_review, reviews = excluded.reviews
             """,
             [
-            .text(id.rawValue), .integer(Int64(StudyState.allCases.firstIndex(of: schedule.state) ?? 0)), .time(due),
+                .text(id.rawValue), .integer(Int64(StudyState.allCases.firstIndex(of: schedule.state) ?? 0)), .time(due),
                 .time(firstReview), .integer(Int64(schedule.reviews)),
             ])
     }
@@ -217,8 +219,9 @@ extension WordLibrary {
                 let dayStart = startOfDay(now)
                 let newToday = Int(
                     try database.integer("SELECT count(*) FROM study_cache WHERE first_review >= ?", [.time(dayStart)]) ?? 0)
-                let reviewsToday = Int(
-                    try database.integer("SELECT count(*) FROM reviews WHERE time >= ?", [.time(dayStart)]) ?? 0) - newToday
+                let reviewsToday =
+                    Int(
+                        try database.integer("SELECT count(*) FROM reviews WHERE time >= ?", [.time(dayStart)]) ?? 0) - newToday
                 let reviewLimit = max(0, (Int(try setting(.reviewsPerDay)) ?? 200) - max(0, reviewsToday))
                 let dailyNew = Int(try setting(.newPerDay)) ?? 20
                 let newLeft = newLimit ?? max(0, dailyNew - newToday)

@@ -581,7 +581,8 @@ struct Simulation {
             for (index, member) in members.enumerated().dropFirst() where states[index][id] != nil {
                 let library = member.device.library
                 #expect(try library.reviewEvents(of: id) == events, "seed \(seed): \(member.device.name) has other review events for \(id)")
-                #expect(try library.studySchedule(of: id) == schedule, "seed \(seed): \(member.device.name) derives another schedule for \(id)")
+                #expect(
+                    try library.studySchedule(of: id) == schedule, "seed \(seed): \(member.device.name) derives another schedule for \(id)")
             }
         }
         for id in purged.keys {

@@ -71,7 +71,8 @@ struct BackupKeepsReviewsTests {
             try fixture.library.review(word.id, grade: .good)
             try fixture.library.exportBackup(to: fixture.file("b.json"))
             let text = try String(contentsOfFile: fixture.file("b.json"), encoding: .utf8)
-            try writeText(text.replacingOccurrences(of: "\"grade\": \"good\"", with: "\"grade\": \"perfect\""), to: fixture.file("bad.json"))
+            try writeText(
+                text.replacingOccurrences(of: "\"grade\": \"good\"", with: "\"grade\": \"perfect\""), to: fixture.file("bad.json"))
             let other = try fixture.sibling("other.sqlite").0
             #expect {
                 try other.restoreBackup(from: fixture.file("bad.json"))

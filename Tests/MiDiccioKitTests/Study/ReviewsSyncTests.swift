@@ -83,7 +83,8 @@ struct ReviewsSyncTests {
             #expect(fixture.storage.files == before, "the older device wrote nothing")
             #expect(try older.pendingCount() == 1, "and kept its local work")
             // A format 4 batch is refused by a format 3 reader too.
-            let withEvents = try #require(before.first { $0.key.hasSuffix(".chg") && (try? BatchCodec.decode($0.value).events.isEmpty) == false })
+            let withEvents = try #require(
+                before.first { $0.key.hasSuffix(".chg") && (try? BatchCodec.decode($0.value).events.isEmpty) == false })
             #expect(throws: BatchDecodeError.self) { try BatchCodec.decode(withEvents.value, formatVersion: 3) }
         }
     }
