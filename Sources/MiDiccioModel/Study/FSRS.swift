@@ -140,48 +140,9 @@ public struct FSRSScheduler: Hashable, Sendable {
             interval = Int64(days) * Self.day
         }
 
-        switch current.state {
-        case .new, .learning:
-            let step = current.step ?? 0
-            if let stability = current.stability, let difficulty = current.difficulty {
-                if let elapsedDays, elapsedDays < 1 {
-                    next.stability = shortTermStability(stability, rating: rating)
-                } else {
-                    next.stability = nextStability(
-                        difficulty: difficulty, stability: stability,
-                        retrievability: retrievability(stability: stability, elapsedDays: elapsedDays ?? 0), grade: grade)
-                }
-                next.difficulty = nextDifficulty(difficulty, rating: rating)
-            } else {
-                next.stability = max(parameters[grade.rawValue - 1], Self.minimumStability)
-                next.difficulty = clampDifficulty(initialDifficulty(rating: rating))
-            }
-            next.state = .learning
-            next.step = step
-            interval = 0
-            if learningSteps.isEmpty || (step >= learningSteps.count && grade != .again) {
-                toReview()
-            } else {
-                switch grade {
-                case .again:
-                    next.step = 0
-                    interval = learningSteps[0]
-                case .hard:
-                    interval = hardStep(learningSteps, step: step)
-                case .good:
-                    if step + 1 == learningSteps.count {
-                        toReview()
-                    } else {
-                        next.step = step + 1
-                        interval = learningSteps[step + 1]
-                    }
-                case .easy:
-                    toReview()
-                }
-            }
-        case .review:
-            let stability = current.stability ?? Self.minimumStability
-            let difficulty = current.difficulty ?? 5
+        // Stability and difficulty: the first answer sets them; each later one updates
+        // them, with the short-term formula when the previous answer was less than a day ago.
+        if let stability = current.stability, let difficulty = current.difficulty {
             if let elapsedDays, elapsedDays < 1 {
                 next.stability = shortTermStability(stability, rating: rating)
             } else {
@@ -190,7 +151,39 @@ public struct FSRSScheduler: Hashable, Sendable {
                     retrievability: retrievability(stability: stability, elapsedDays: elapsedDays ?? 0), grade: grade)
             }
             next.difficulty = nextDifficulty(difficulty, rating: rating)
-            interval = 0
+        } else {
+            next.stability = max(parameters[grade.rawValue - 1], Self.minimumStability)
+            next.difficulty = clampDifficulty(initialDifficulty(rating: rating))
+        }
+        interval = 0
+        switch current.state {
+        case .new, .learning, .relearning:
+            // Learning and relearning walk their steps the same way.
+            let steps = current.state == .relearning ? relearningSteps : learningSteps
+            let step = current.step ?? 0
+            next.state = current.state == .relearning ? .relearning : .learning
+            next.step = step
+            if steps.isEmpty || (step >= steps.count && grade != .again) {
+                toReview()
+            } else {
+                switch grade {
+                case .again:
+                    next.step = 0
+                    interval = steps[0]
+                case .hard:
+                    interval = hardStep(steps, step: step)
+                case .good:
+                    if step + 1 == steps.count {
+                        toReview()
+                    } else {
+                        next.step = step + 1
+                        interval = steps[step + 1]
+                    }
+                case .easy:
+                    toReview()
+                }
+            }
+        case .review:
             if grade == .again {
                 next.lapses += 1
                 if relearningSteps.isEmpty {
@@ -202,39 +195,6 @@ public struct FSRSScheduler: Hashable, Sendable {
                 }
             } else {
                 toReview()
-            }
-        case .relearning:
-            let step = current.step ?? 0
-            let stability = current.stability ?? Self.minimumStability
-            let difficulty = current.difficulty ?? 5
-            if let elapsedDays, elapsedDays < 1 {
-                next.stability = shortTermStability(stability, rating: rating)
-            } else {
-                next.stability = nextStability(
-                    difficulty: difficulty, stability: stability,
-                    retrievability: retrievability(stability: stability, elapsedDays: elapsedDays ?? 0), grade: grade)
-            }
-            next.difficulty = nextDifficulty(difficulty, rating: rating)
-            interval = 0
-            if relearningSteps.isEmpty || (step >= relearningSteps.count && grade != .again) {
-                toReview()
-            } else {
-                switch grade {
-                case .again:
-                    next.step = 0
-                    interval = relearningSteps[0]
-                case .hard:
-                    interval = hardStep(relearningSteps, step: step)
-                case .good:
-                    if step + 1 == relearningSteps.count {
-                        toReview()
-                    } else {
-                        next.step = step + 1
-                        interval = relearningSteps[step + 1]
-                    }
-                case .easy:
-                    toReview()
-                }
             }
         }
         if fuzz, next.state == .review, let days = intervalDays {
