@@ -10,6 +10,7 @@ let subcommands: [String: BenchSubcommand] = [
     PurgeBenchmark.subcommand.name: PurgeBenchmark.subcommand,
     WebBenchmark.subcommand.name: WebBenchmark.subcommand,
     StartupBenchmark.subcommand.name: StartupBenchmark.subcommand,
+    StudyBenchmark.subcommand.name: StudyBenchmark.subcommand,
 ]
 
 /// The top-level help: OVERVIEW / USAGE / OPTIONS / SUBCOMMANDS.

@@ -6,7 +6,7 @@ extension Tool {
     /// Every command, in the order help lists them: the everyday ones and those that go
     /// online (`midiccio-online` runs them all).
     static let commands: [CommandEntry] =
-        wordCommands + [
+        wordCommands + studyCommands + [
             CommandEntry(RemoteSetCommand.self), CommandEntry(RemoteShowCommand.self), CommandEntry(RemoteRemoveCommand.self),
             CommandEntry(SyncCommand.self), CommandEntry(StatusCommand.self),
         ] + settingCommands + [CommandEntry(ServeCommand.self)]

@@ -24,6 +24,12 @@ public enum Tool {
         CommandEntry(ConfigGetCommand.self), CommandEntry(ConfigSetCommand.self), CommandEntry(ConfigListCommand.self),
     ]
 
+    /// The study commands (issue 15), in the order help lists them.
+    package static let studyCommands: [CommandEntry] = [
+        CommandEntry(StudyCommand.self), CommandEntry(ReviewCommand.self), CommandEntry(DueCommand.self),
+        CommandEntry(StatsCommand.self),
+    ]
+
     /// What help says about the tool itself.
     package static let configuration = CommandConfiguration(
         path: [], abstract: "Keep your own word list: words, meanings, readings, examples, notes and tags.",
@@ -47,7 +53,7 @@ public enum Tool {
         io: TerminalIO = StandardIO()
     ) -> Int32 {
         run(
-            arguments, commands: wordCommands + settingCommands, remotes: .folderOnly, environment: environment, io: io,
+            arguments, commands: wordCommands + studyCommands + settingCommands, remotes: .folderOnly, environment: environment, io: io,
             handOff: { OnlineSibling.run($0, io: io) })
     }
 

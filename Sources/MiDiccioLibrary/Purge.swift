@@ -67,11 +67,14 @@ extension WordLibrary {
         try database.run("DELETE FROM words WHERE seq = ?", [.integer(stored.seq)])
         try database.run("DELETE FROM restore_undo WHERE word_id = ?", [.text(stored.word.id.rawValue)])
         try database.run("DELETE FROM import_undo WHERE word_id = ?", [.text(stored.word.id.rawValue)])
+        try removeReviewEvents(of: stored.word.id)
     }
 
     /// Stores a marker; an existing one keeps the earlier purge time. A marker new to
     /// this library gets the next position in the order this device learnt them.
     package func recordMarker(_ marker: PurgeMarker, pending: Bool, byThisDevice: Bool) throws {
+        // A purge takes the word's review events too, even those that came before the word.
+        try removeReviewEvents(of: marker.id)
         try database.run(
             """
             INSERT INTO purged (id, purged_at, pending, by_this_device, seen)

@@ -274,6 +274,37 @@ enum Migrations {
                 -- The Trash page finds terms by how they start (148 ms at 100,000 words without).
                 CREATE INDEX words_trash_term_key ON words (term_key) WHERE deleted_at IS NOT NULL;
                 """),
+        Migration(
+            name: "2026-12-add-reviews",
+            sql: """
+                -- Review events: one row per answer, immutable, synced as they are (issue 15).
+                -- A word's schedule is derived from its events, never synced. Kept while the
+                -- word is in the Trash (they come back with it); removed with a purge.
+                CREATE TABLE reviews (
+                    word_id TEXT NOT NULL,
+                    time INTEGER NOT NULL,
+                    device TEXT NOT NULL,
+                    grade INTEGER NOT NULL,
+                    seconds INTEGER NOT NULL,
+                    pending INTEGER NOT NULL,
+                    PRIMARY KEY (word_id, time, device, grade)
+                ) WITHOUT ROWID;
+                CREATE INDEX reviews_time ON reviews (time);
+                CREATE INDEX reviews_pending ON reviews (time) WHERE pending = 1;
+
+                -- Only a cache of what the events give, for building the queue quickly:
+                -- never synced, never in a backup, rebuilt whenever events or the
+                -- scheduler's settings change.
+                CREATE TABLE study_cache (
+                    word_id TEXT PRIMARY KEY,
+                    state INTEGER NOT NULL,
+                    due INTEGER NOT NULL,
+                    first_review INTEGER NOT NULL,
+                    reviews INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                CREATE INDEX study_cache_due ON study_cache (due);
+                CREATE INDEX study_cache_first ON study_cache (first_review);
+                """),
     ]
 
     /// Marks a library that had words before a migration: its next sync uploads every

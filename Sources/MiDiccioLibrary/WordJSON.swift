@@ -23,6 +23,14 @@ public enum WordJSON {
         return "{" + fields.map { pad + JSONText.quote($0.0) + ":" + space + $0.1 }.joined(separator: ",") + close + "}"
     }
 
+    /// One word as a pretty JSON object with `extra` keys after its own (values already
+    /// JSON), as `show --json` adds `study`.
+    public static func object(_ word: Word, extra: [(String, String)]) -> String {
+        let base = object(word)
+        guard !extra.isEmpty else { return base }
+        return String(base.dropLast(2)) + "," + extra.map { "\n  " + JSONText.quote($0.0) + ": " + $0.1 }.joined(separator: ",") + "\n}"
+    }
+
     /// A list of words as a compact JSON array (one line).
     public static func compactArray(_ words: [Word]) -> String {
         "[" + words.map { object($0, pretty: false) }.joined(separator: ",") + "]"

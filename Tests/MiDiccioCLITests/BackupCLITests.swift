@@ -31,7 +31,7 @@ final class BackupCLITests {
         let data = try #require(sandbox.contents(of: file))
         let backup = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         #expect(backup["format"] as? String == "midiccio-backup")
-        #expect(backup["version"] as? Int == 1)
+        #expect(backup["version"] as? Int == 2)
         #expect(JSONOutputTests.isTime(backup["exportedAt"]))
         let words = try #require(backup["words"] as? [[String: Any]])
         #expect(words.count == 2)

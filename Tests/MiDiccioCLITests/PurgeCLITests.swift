@@ -137,17 +137,23 @@ final class PurgeCLITests {
 
     // MARK: - config
 
-    @Test("config list shows both Trash settings, off by default, also as JSON")
+    /// The study settings' defaults, which `config list` shows after the Trash's.
+    static let studyDefaults = ["study.desiredRetention": "0.9", "study.newPerDay": "20", "study.reviewsPerDay": "200"]
+
+    @Test("config list shows both Trash settings, off by default, and the study settings, also as JSON")
     func configList() throws {
         let result = run(["config", "list"])
         #expect(result.status == 0)
         let lines = result.output.split(separator: "\n").map(String.init)
-        #expect(lines.count == 2)
-        #expect(lines[0].hasPrefix("trash.autoPurgeDays  off"), "\(lines)")
-        #expect(lines[1].hasPrefix("trash.hideAfterDays  off"), "\(lines)")
+        #expect(lines.count == 5)
+        #expect(lines[0].hasPrefix("trash.autoPurgeDays     off"), "\(lines)")
+        #expect(lines[1].hasPrefix("trash.hideAfterDays     off"), "\(lines)")
+        #expect(lines[2].hasPrefix("study.desiredRetention  0.9"), "\(lines)")
         let json = run(["config", "list", "--json"])
         #expect(json.status == 0)
-        #expect(try json.jsonObject() as? [String: String] == ["trash.autoPurgeDays": "off", "trash.hideAfterDays": "off"])
+        #expect(
+            try json.jsonObject() as? [String: String]
+                == ["trash.autoPurgeDays": "off", "trash.hideAfterDays": "off"].merging(Self.studyDefaults) { $1 })
     }
 
     @Test("config set stores a value that config get and config list then show")
@@ -159,7 +165,7 @@ final class PurgeCLITests {
         #expect(run(["config", "get", "trash.autoPurgeDays"]).output == "off\n")
         #expect(
             try run(["config", "list", "--json"]).jsonObject() as? [String: String]
-                == ["trash.autoPurgeDays": "off", "trash.hideAfterDays": "30"])
+                == ["trash.autoPurgeDays": "off", "trash.hideAfterDays": "30"].merging(Self.studyDefaults) { $1 })
         #expect(run(["config", "set", "trash.hideAfterDays", "OFF"]).output == "trash.hideAfterDays = off\n")
     }
 

@@ -41,8 +41,8 @@ struct CorruptBackup: Sendable, CustomTestStringConvertible {
         CorruptBackup(
             name: "a newer format version",
             text: { words in
-                valid(words).replacingOccurrences(of: "\"version\": 1,", with: "\"version\": 2,")
-            }, location: nil, message: "version 2 is newer"),
+                valid(words).replacingOccurrences(of: "\"version\": 2,", with: "\"version\": 3,")
+            }, location: nil, message: "version 3 is newer"),
         CorruptBackup(name: "a list at the top level", text: { _ in "[]" }, location: nil, message: "JSON object"),
         CorruptBackup(
             name: "a word count that does not match",

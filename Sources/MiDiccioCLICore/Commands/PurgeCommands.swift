@@ -76,7 +76,7 @@ struct ConfigSetCommand: ParsableCommand {
         examples: ["midiccio config set trash.hideAfterDays 30", "midiccio config set trash.autoPurgeDays off"])
 
     @Argument(name: "key", help: LibrarySetting.expectation) var setting: LibrarySetting
-    @Argument(help: "off, or a number of days") var value: String
+    @Argument(help: "The value: off or a number of days for the Trash settings; see 'config list'.") var value: String
 
     func run(_ context: ToolContext) throws {
         let library = try context.library()

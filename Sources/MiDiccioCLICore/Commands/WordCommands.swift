@@ -97,8 +97,15 @@ struct ShowCommand: ParsableCommand {
 
     func run(_ context: ToolContext) throws {
         try syncOnOpen.run(context)
-        let word = try context.library().resolve(id)
-        context.io.write(output.json ? WordJSON.object(word) + "\n" : context.printer.detail(word))
+        let library = try context.library()
+        let word = try library.resolve(id)
+        let schedule = try library.studySchedule(of: word.id)
+        if output.json {
+            context.io.write(WordJSON.object(word, extra: [("study", studyJSON(schedule))]) + "\n")
+        } else {
+            let due = schedule.due.map { ", due \($0.iso8601)" } ?? ""
+            context.io.write(context.printer.detail(word) + "study     \(schedule.state.rawValue)\(due), \(schedule.reviews) reviews\n")
+        }
     }
 }
 

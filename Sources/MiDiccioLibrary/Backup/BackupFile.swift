@@ -4,20 +4,30 @@ import MiDiccioModel
 /// The backup file format: one JSON object holding every word, Trash included.
 ///
 /// ```json
-/// { "format": "midiccio-backup", "version": 1, "exportedAt": "2026-11-29T10:00:00.123Z",
+/// { "format": "midiccio-backup", "version": 2, "exportedAt": "2026-11-29T10:00:00.123Z",
+///   "reviews": [ { "word": "…", "time": "…", "grade": "good", "device": "…", "seconds": 4 } ],
 ///   "words": [ { "id": "…", "term": "…", … , "deletedAt": null } ] }
 /// ```
+/// Version 2 added the review history (`reviews`); version 1 files still restore.
 /// Readers ignore keys they do not know, so later versions can add fields.
 public enum BackupFile {
     /// The value of the `format` key.
     public static let formatName = "midiccio-backup"
     /// The newest format version this MiDiccio writes and reads.
-    public static let version = 1
+    public static let version = 2
 
-    /// The backup text for `words`, exported at `time`.
-    public static func encode(_ words: [Word], exportedAt time: Timestamp) -> String {
+    /// The backup text for `words` and their review history, exported at `time`.
+    public static func encode(_ words: [Word], reviews: [ReviewEvent] = [], exportedAt time: Timestamp) -> String {
         var text = "{\n  \"format\": \(JSONText.quote(formatName)),\n  \"version\": \(version),\n"
-        text += "  \"exportedAt\": \(JSONText.quote(time.iso8601)),\n  \"wordCount\": \(words.count),\n  \"words\": ["
+        text += "  \"exportedAt\": \(JSONText.quote(time.iso8601)),\n  \"wordCount\": \(words.count),\n"
+        // The history before the words, so the file still ends with the word list.
+        text += "  \"reviews\": ["
+        text += reviews.map { event in
+            "\n    {\"word\": \(JSONText.quote(event.wordID.rawValue)), \"time\": \(JSONText.quote(event.time.iso8601)), "
+                + "\"grade\": \(JSONText.quote(event.grade.name)), \"device\": \(JSONText.quote(event.device)), "
+                + "\"seconds\": \(event.seconds)}"
+        }.joined(separator: ",")
+        text += reviews.isEmpty ? "],\n  \"words\": [" : "\n  ],\n  \"words\": ["
         text +=
             words.isEmpty ? "]\n}\n" : "\n    " + words.map { WordJSON.object($0, indent: 6) }.joined(separator: ",\n    ") + "\n  ]\n}\n"
         return text
@@ -26,6 +36,11 @@ public enum BackupFile {
     /// Reads and checks a whole backup. Any problem throws `invalidBackup` naming the
     /// entry (or the JSON position) and the field; nothing is returned half-read.
     public static func decode(_ data: Data, file: String) throws -> [Word] {
+        try decodeWithReviews(data, file: file).words
+    }
+
+    /// Like `decode`, with the review history (empty in a version 1 file).
+    public static func decodeWithReviews(_ data: Data, file: String) throws -> (words: [Word], reviews: [ReviewEvent]) {
         func fail(_ location: String?, _ message: String) -> LibraryError {
             .invalidBackup(file: file, location: location, message: message)
         }
@@ -59,7 +74,30 @@ public enum BackupFile {
             seen[word.id] = index + 1
             words.append(word)
         }
-        return words
+        var reviews: [ReviewEvent] = []
+        if let list = object["reviews"] {
+            guard let entries = list as? [Any] else { throw fail(nil, "\"reviews\" is not a list") }
+            for (index, entry) in entries.enumerated() {
+                let location = "review \(index + 1)"
+                guard let review = entry as? [String: Any] else { throw fail(location, "expected an object") }
+                guard let idText = review["word"] as? String, let id = WordID(idText) else {
+                    throw fail(location, "\"word\" must be a word id")
+                }
+                guard let timeText = review["time"] as? String, let time = Timestamp(iso8601: timeText) else {
+                    throw fail(location, "\"time\" must be an ISO 8601 time")
+                }
+                guard let gradeText = review["grade"] as? String, let grade = ReviewGrade(name: gradeText), Int(gradeText) == nil else {
+                    throw fail(location, "\"grade\" must be again, hard, good or easy")
+                }
+                guard let device = review["device"] as? String, !device.isEmpty, device.utf8.count <= 100 else {
+                    throw fail(location, "\"device\" must be a device id")
+                }
+                let seconds = review["seconds"] as? Int ?? 0
+                guard seconds >= 0 else { throw fail(location, "\"seconds\" must not be negative") }
+                reviews.append(ReviewEvent(wordID: id, time: time, grade: grade, device: device, seconds: seconds))
+            }
+        }
+        return (words, reviews)
     }
 
     /// Reads one word object (as in backups and undo data).

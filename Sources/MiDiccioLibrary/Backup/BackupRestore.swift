@@ -27,12 +27,17 @@ extension WordLibrary {
     @discardableResult
     public func exportBackup(to path: String) throws -> Int {
         try checkNotLibrary(path)
-        let words = try guarded {
+        let (words, reviews) = try guarded {
             try database.read {
-                try database.cached("SELECT \(Self.columns) FROM words ORDER BY created_at, seq").rows([], Self.storedWord).map(\.word)
+                (
+                    try database.cached("SELECT \(Self.columns) FROM words ORDER BY created_at, seq").rows([], Self.storedWord).map(\.word),
+                    try allReviewEvents()
+                )
             }
         }
-        try files { try FileSystem.writeAtomically(Data(BackupFile.encode(words, exportedAt: clock.now()).utf8), to: path) }
+        try files {
+            try FileSystem.writeAtomically(Data(BackupFile.encode(words, reviews: reviews, exportedAt: clock.now()).utf8), to: path)
+        }
         return words.count
     }
 
@@ -51,7 +56,7 @@ extension WordLibrary {
         from path: String, replace: Bool = false, dryRun: Bool = false,
         progress: ((_ done: Int, _ total: Int) -> Void)? = nil
     ) throws -> RestoreReport {
-        let backup = try BackupFile.decode(readInputFile(path), file: path)
+        let (backup, reviews) = try BackupFile.decodeWithReviews(readInputFile(path), file: path)
         var report = RestoreReport()
         progress?(0, backup.count)
         do {
@@ -79,6 +84,9 @@ extension WordLibrary {
                         report.trashed += 1
                     }
                 }
+                // The review history: events are immutable, so a restore only adds those
+                // missing here (pending, so they reach other devices); a purged word's stay out.
+                try restoreReviewEvents(reviews)
                 progress?(backup.count, backup.count)
                 if dryRun { throw DryRunRollback() }
             }

@@ -29,11 +29,13 @@ public struct SyncBatch: Sendable {
     public var markers: [PurgeMarker]
     /// Synced settings (format 2).
     public var settings: [SettingRecord]
+    /// Review events (format 4).
+    public var events: [ReviewEvent]
 
     /// Makes a batch.
     public init(
         kind: Kind, device: String, seq: Int64, cursors: [String: Int64] = [:], records: [SyncRecord],
-        markers: [PurgeMarker] = [], settings: [SettingRecord] = []
+        markers: [PurgeMarker] = [], settings: [SettingRecord] = [], events: [ReviewEvent] = []
     ) {
         self.kind = kind
         self.device = device
@@ -42,6 +44,7 @@ public struct SyncBatch: Sendable {
         self.records = records
         self.markers = markers
         self.settings = settings
+        self.events = events
     }
 
     /// For a batch read with `BatchCodec.decodeStreaming`: its file, the format version it
@@ -62,13 +65,15 @@ public struct SyncBatch: Sendable {
         while let record = try reader.next() { try body(record) }
     }
 
-    /// The cloud format version a reader needs for this batch: 2 when it carries purge
-    /// markers or settings, else 1 (so older devices can still read it).
-    public var formatVersion: Int { Self.formatVersion(markers: markers, settings: settings) }
+    /// The cloud format version a reader needs for this batch: 4 when it carries review
+    /// events, 2 when it carries purge markers or settings, else 1 (so older devices can
+    /// still read it).
+    public var formatVersion: Int { Self.formatVersion(markers: markers, settings: settings, events: events) }
 
-    /// The cloud format version of a batch carrying `markers` and `settings`.
-    public static func formatVersion(markers: [PurgeMarker], settings: [SettingRecord]) -> Int {
-        markers.isEmpty && settings.isEmpty ? 1 : 2
+    /// The cloud format version of a batch carrying `markers`, `settings` and `events`.
+    public static func formatVersion(markers: [PurgeMarker], settings: [SettingRecord], events: [ReviewEvent] = []) -> Int {
+        if !events.isEmpty { return 4 }
+        return markers.isEmpty && settings.isEmpty ? 1 : 2
     }
 }
 
@@ -89,6 +94,8 @@ public enum BatchCodec {
     static let payloadMagic = Array("MDB1".utf8)
     /// Format 2 payloads add purge markers and settings after the records.
     static let payloadMagic2 = Array("MDB2".utf8)
+    /// Format 4 payloads add review events after the settings.
+    static let payloadMagic4 = Array("MDB4".utf8)
     /// Largest payload a reader accepts (a hostile file must not exhaust memory).
     static let maximumPayload = 1 << 31
 
@@ -105,7 +112,7 @@ public enum BatchCodec {
             records: batch.records.count, formatVersion: batch.formatVersion)
         do {
             for record in batch.records { try file.append(record) }
-            return try file.finish(markers: batch.markers, settings: batch.settings)
+            return try file.finish(markers: batch.markers, settings: batch.settings, events: batch.events)
         } catch {
             preconditionFailure("a batch holds the writers and records it was started with: \(error)")
         }
@@ -119,10 +126,10 @@ public enum BatchCodec {
         var records: [SyncRecord] = []
         records.reserveCapacity(reader.recordCount)
         while let record = try reader.next() { records.append(record) }
-        let (markers, settings) = try reader.finish()
+        let (markers, settings, events) = try reader.finish()
         return SyncBatch(
             kind: reader.kind, device: reader.device, seq: reader.seq, cursors: reader.cursors, records: records,
-            markers: markers, settings: settings)
+            markers: markers, settings: settings, events: events)
     }
 
     /// Reads a batch file through once, checking all of it as `decode` does, and returns
@@ -131,10 +138,10 @@ public enum BatchCodec {
     public static func decodeStreaming(_ data: Data, formatVersion: Int = CloudManifest.currentVersion) throws -> SyncBatch {
         var reader = try BatchFileReader(data, formatVersion: formatVersion)
         while try reader.skip() {}
-        let (markers, settings) = try reader.finish()
+        let (markers, settings, events) = try reader.finish()
         var batch = SyncBatch(
             kind: reader.kind, device: reader.device, seq: reader.seq, cursors: reader.cursors, records: [],
-            markers: markers, settings: settings)
+            markers: markers, settings: settings, events: events)
         batch.recordFile = (data, formatVersion, reader.recordCount)
         return batch
     }

@@ -17,7 +17,8 @@ package struct BatchFileReader {
     package let cursors: [String: Int64]
     /// How many records the batch holds.
     package let recordCount: Int
-    /// The payload format: 1, or 2 with purge markers and settings after the records.
+    /// The payload format: 1, 2 with purge markers and settings after the records, or 4
+    /// with review events after those.
     package let version: Int
     private let writerTable: [String]
     private var source: PayloadSource
@@ -34,6 +35,9 @@ package struct BatchFileReader {
         } else if magic == BatchCodec.payloadMagic2 {
             guard formatVersion >= 2 else { throw BatchDecodeError(message: "written by a newer MiDiccio (format 2)") }
             version = 2
+        } else if magic == BatchCodec.payloadMagic4 {
+            guard formatVersion >= 4 else { throw BatchDecodeError(message: "written by a newer MiDiccio (format 4)") }
+            version = 4
         } else {
             throw BatchDecodeError(message: "not a MiDiccio batch")
         }
@@ -106,9 +110,9 @@ package struct BatchFileReader {
         return true
     }
 
-    /// Reads what follows the records (purge markers and settings in format 2) and checks
-    /// that nothing else does; call after the last record.
-    package mutating func finish() throws -> (markers: [PurgeMarker], settings: [SettingRecord]) {
+    /// Reads what follows the records (purge markers and settings in format 2, review
+    /// events in format 4) and checks that nothing else does; call after the last record.
+    package mutating func finish() throws -> (markers: [PurgeMarker], settings: [SettingRecord], events: [ReviewEvent]) {
         guard recordsRead == recordCount else { throw BatchDecodeError(message: "records left unread") }
         var markers: [PurgeMarker] = []
         var settings: [SettingRecord] = []
@@ -125,8 +129,23 @@ package struct BatchFileReader {
                         time: Timestamp(milliseconds: try source.i64()), writer: try source.string()))
             }
         }
+        var events: [ReviewEvent] = []
+        if version >= 4 {
+            let devices = try (0..<(try source.count())).map { _ in try source.string() }
+            let count = try source.count()
+            events.reserveCapacity(count)
+            for _ in 0..<count {
+                let idText = try source.string()
+                guard let id = WordID(idText) else { throw BatchDecodeError(message: "bad reviewed id \(idText.prefix(40))") }
+                let time = Timestamp(milliseconds: try source.i64())
+                guard let grade = ReviewGrade(rawValue: Int(try source.u8())) else { throw BatchDecodeError(message: "bad grade") }
+                let index = Int(try source.u32())
+                guard index < devices.count else { throw BatchDecodeError(message: "bad review device index") }
+                events.append(ReviewEvent(wordID: id, time: time, grade: grade, device: devices[index], seconds: Int(try source.u32())))
+            }
+        }
         try source.checkEnd()
-        return (markers, settings)
+        return (markers, settings, events)
     }
 
     private mutating func writer() throws -> String {

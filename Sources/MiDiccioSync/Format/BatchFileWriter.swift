@@ -31,7 +31,8 @@ package struct BatchFileWriter {
             table.append(id)
         }
         writerIndex = index
-        block.bytes(formatVersion == 1 ? BatchCodec.payloadMagic : BatchCodec.payloadMagic2)
+        block.bytes(
+            formatVersion == 1 ? BatchCodec.payloadMagic : formatVersion >= 4 ? BatchCodec.payloadMagic4 : BatchCodec.payloadMagic2)
         block.u8(kind.rawValue)
         block.string(device)
         block.i64(seq)
@@ -76,9 +77,12 @@ package struct BatchFileWriter {
         }
     }
 
-    /// Ends the batch with its purge markers and settings (format 2) and returns the
-    /// file's bytes. Throws when fewer records came than the batch was started with.
-    package mutating func finish(markers: [PurgeMarker] = [], settings: [SettingRecord] = []) throws -> Data {
+    /// Ends the batch with its purge markers and settings (format 2) and review events
+    /// (format 4) and returns the file's bytes. Throws when fewer records came than the
+    /// batch was started with, or events that its format cannot carry.
+    package mutating func finish(
+        markers: [PurgeMarker] = [], settings: [SettingRecord] = [], events: [ReviewEvent] = []
+    ) throws -> Data {
         guard writtenRecords == declaredRecords else {
             throw BatchDecodeError(message: "\(writtenRecords) records written of the \(declaredRecords) the batch was started with")
         }
@@ -95,6 +99,31 @@ package struct BatchFileWriter {
                 block.i64(setting.time.milliseconds)
                 block.string(setting.writer)
             }
+        }
+        if formatVersion >= 4 {
+            // Device ids once, in a table; events name them by index (a million events
+            // from three devices).
+            var index: [String: UInt32] = [:]
+            var table: [String] = []
+            for event in events where index[event.device] == nil {
+                index[event.device] = UInt32(table.count)
+                table.append(event.device)
+            }
+            block.strings(table)
+            block.u32(UInt32(events.count))
+            for event in events {
+                block.string(event.wordID.rawValue)
+                block.i64(event.time.milliseconds)
+                block.u8(UInt8(event.grade.rawValue))
+                block.u32(index[event.device]!)
+                block.u32(UInt32(clamping: event.seconds))
+                if block.buffer.count >= Self.blockSize {
+                    deflater.feed(block.buffer)
+                    block.buffer.removeAll(keepingCapacity: true)
+                }
+            }
+        } else if !events.isEmpty {
+            throw BatchDecodeError(message: "review events need format 4, not \(formatVersion)")
         }
         deflater.feed(block.buffer)
         block.buffer = []

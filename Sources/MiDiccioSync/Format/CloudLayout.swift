@@ -120,8 +120,10 @@ public struct CloudManifest: Hashable, Sendable {
     /// 1: change files, snapshots, device records. 2: purge markers and synced settings.
     /// 3: file names with a random part, device records that name their files and say
     /// which copy of a library wrote them; older devices would not find the files, so
-    /// they must neither read nor write.
-    public static let currentVersion = 3
+    /// they must neither read nor write. 4: review events in change files and snapshots
+    /// (issue 15); an older device would drop them from its snapshots, so it must neither
+    /// read nor write.
+    public static let currentVersion = 4
 
     /// The folder's format version.
     public var version: Int
@@ -134,9 +136,11 @@ public struct CloudManifest: Hashable, Sendable {
     public static let base = CloudManifest(version: 1, minimumReadVersion: 1, minimumWriteVersion: 1)
     /// The manifest of a format-2 folder (purge markers or settings).
     public static let withPurgeMarkers = CloudManifest(version: 2, minimumReadVersion: 2, minimumWriteVersion: 2)
-    /// The manifest this MiDiccio writes: format 3, which only devices of format 3 and
+    /// The manifest of a format-3 folder (file names with a random part).
+    public static let withRandomNames = CloudManifest(version: 3, minimumReadVersion: 3, minimumWriteVersion: 3)
+    /// The manifest this MiDiccio writes: format 4, which only devices of format 4 and
     /// newer may read or write.
-    public static let current = CloudManifest(version: 3, minimumReadVersion: 3, minimumWriteVersion: 3)
+    public static let current = CloudManifest(version: 4, minimumReadVersion: 4, minimumWriteVersion: 4)
 
     /// Makes a manifest.
     public init(version: Int, minimumReadVersion: Int, minimumWriteVersion: Int) {

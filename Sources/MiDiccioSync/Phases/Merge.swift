@@ -78,6 +78,9 @@ extension SyncSession {
                     try store.saveMerged(outcome.record, replacing: local, pending: relayed.contains(batch.device))
                 }
             }
+            // Review events after the words: both the bulk path of a new device and the
+            // word-by-word path carry them, and a purged word's events stay out.
+            for batch in batches where !batch.events.isEmpty { try store.merge(batch.events, purged: purged) }
             // Joplin lost notes when a sync read absence as deletion; MiDiccio never does,
             // and still stops when other devices' changes would empty much of the library.
             if guarded, leaving.count * 2 > live {

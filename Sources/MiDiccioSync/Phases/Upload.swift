@@ -21,7 +21,8 @@ extension SyncSession {
         let pendingCount = try store.pendingCount()
         let markers = try store.markers(pendingOnly: true)
         let settings = try store.settings(pendingOnly: true)
-        guard state.fullUpload || pendingCount > 0 || !markers.isEmpty || !settings.isEmpty else { return false }
+        let events = try store.reviewEvents(pendingOnly: true)
+        guard state.fullUpload || pendingCount > 0 || !markers.isEmpty || !settings.isEmpty || !events.isEmpty else { return false }
         announce(.uploading(words: pendingCount))
         let seq = state.lastSeq + 1
         let asSnapshot = state.fullUpload || pendingCount > engine.largeUploadThreshold
@@ -40,7 +41,7 @@ extension SyncSession {
             let pending = try store.pending()
             let batch = SyncBatch(
                 kind: .changes, device: deviceID, seq: seq, records: pending.map(\.record),
-                markers: markers, settings: settings)
+                markers: markers, settings: settings, events: events)
             file = try writeOwnFile(.changes, seq: seq, data: BatchCodec.encode(batch))
             uploaded = .words(pending)
             report.pushed = pending.count
@@ -51,6 +52,8 @@ extension SyncSession {
             try store.markUploaded(uploaded)
             try store.markMarkersUploaded(markers)
             try store.markSettingsUploaded(settings)
+            // A snapshot holds every event, these included.
+            try store.markReviewEventsUploaded(events)
             next.lastSeq = seq
             next.files.append(file)
             next.inflight = nil
@@ -127,14 +130,18 @@ extension SyncSession {
             let total = try store.recordCount()
             announce(.writingSnapshot(words: total, done: 0, fullUpload: fullUpload))
             let markers = try store.markers(pendingOnly: false), settings = try store.settings(pendingOnly: false)
+            let events = try store.reviewEvents(pendingOnly: false)
             var file = BatchFileWriter(
                 kind: .snapshot, device: deviceID, seq: seq, cursors: state.cursors, writers: try store.writerIDs(),
-                records: total, formatVersion: SyncBatch.formatVersion(markers: markers, settings: settings))
+                records: total, formatVersion: SyncBatch.formatVersion(markers: markers, settings: settings, events: events))
             try store.forEachRecord(
                 progress: { read in self.announce(.writingSnapshot(words: total, done: read, fullUpload: fullUpload)) },
                 { try file.append($0) })
             announce(.writingSnapshot(words: total, done: total, fullUpload: fullUpload))
-            return (try file.finish(markers: markers, settings: settings), try store.markerPosition(), try store.lastPendingChange())
+            return (
+                try file.finish(markers: markers, settings: settings, events: events), try store.markerPosition(),
+                try store.lastPendingChange()
+            )
         }
         let file = try writeOwnFile(.snapshot, seq: seq, data: data)
         report.snapshotWritten = true

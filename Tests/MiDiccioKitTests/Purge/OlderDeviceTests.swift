@@ -91,7 +91,7 @@ struct OlderDeviceTests {
         }
     }
 
-    @Test("after a purge and a sync, the manifest says version 3 with minimum read and write version 3")
+    @Test("after a purge and a sync, the manifest says the current version with the current minimum read and write version")
     func purgeLeavesTheManifestAtTheCurrentFormat() throws {
         try withFormat1Cloud { fixture in
             let current = try fixture.device("current")
@@ -102,9 +102,10 @@ struct OlderDeviceTests {
             fixture.advanceClocks(by: 1_000)
             try current.sync()
             let manifest = try purgeManifest(fixture.storage)
-            #expect(manifest.version == 3)
-            #expect(manifest.minimumReadVersion == 3)
-            #expect(manifest.minimumWriteVersion == 3)
+            // The current format (4 since review events).
+            #expect(manifest.version == CloudManifest.currentVersion)
+            #expect(manifest.minimumReadVersion == CloudManifest.currentVersion)
+            #expect(manifest.minimumWriteVersion == CloudManifest.currentVersion)
         }
     }
 

@@ -64,6 +64,9 @@ struct Simulation {
 
     let seed: UInt64
     let random: SimulationRandomBox
+    /// Draws for review answers, apart from `random` so that adding reviews left every
+    /// other operation of a seed where it was.
+    let reviewRandom: SimulationRandomBox
     let folder: String
     let shared: (any SimulationCloud)?
     /// Makes each device's own connection to the shared cloud, if devices have their own.
@@ -83,6 +86,8 @@ struct Simulation {
     var backups: [String] = []
     var joined = false
     var tokenCount = 0
+    /// Review answers given so far.
+    var reviews = 0
     /// `MIDICCIO_SIM_TRACE=1` prints every step and sync, to follow a failing seed.
     let tracing = ProcessInfo.processInfo.environment["MIDICCIO_SIM_TRACE"] == "1"
 
@@ -103,6 +108,7 @@ struct Simulation {
         self.seed = seed
         self.eachDevice = eachDevice
         random = SimulationRandomBox(SeededGenerator(seed: seed))
+        reviewRandom = SimulationRandomBox(SeededGenerator(seed: seed &+ 0x15_0000))
         shared = fileSync ? nil : storage
         network = fileSync ? FileSyncNetwork() : nil
         folder = NSTemporaryDirectory() + "midiccio-sim-\(seed)-\(UUID().uuidString)"
@@ -193,7 +199,23 @@ struct Simulation {
                 }
             }
             network?.deliver(randomInt(0..<4), random: &random.generator)
+            try review()
         }
+    }
+
+    /// Now and then, an answer to a word outside the Trash on some device (issue 15).
+    private mutating func review() throws {
+        guard Int.random(in: 0..<100, using: &reviewRandom.generator) < 30 else { return }
+        let device = members[Int.random(in: 0..<members.count, using: &reviewRandom.generator)].device
+        guard let word = try device.library.list().randomElement(using: &reviewRandom.generator) else { return }
+        let grade = ReviewGrade.allCases.randomElement(using: &reviewRandom.generator)!
+        do {
+            try device.library.review(word.id, grade: grade, seconds: 3)
+        } catch LibraryError.storage(let error) where error.code & 0xFF == 13 {
+            // SQLITE_FULL (a full library disk): refused, rolled back.
+        }
+        reviews += 1
+        trace("\(device.name) answered \(grade.name) to \(word.id)")
     }
 
     private func setClocks() {
@@ -546,6 +568,26 @@ struct Simulation {
             }
         }
         try checkNoPurgedText(states)
+        try checkSameSchedules(states)
+    }
+
+    /// Every device holds the same review events for every word, and so derives the same
+    /// schedule; none of them is left unsent.
+    private func checkSameSchedules(_ states: [[WordID: StoredWord]]) throws {
+        let reference = members[0].device.library
+        for id in states[0].keys {
+            let events = try reference.reviewEvents(of: id)
+            let schedule = try reference.studySchedule(of: id)
+            for (index, member) in members.enumerated().dropFirst() where states[index][id] != nil {
+                let library = member.device.library
+                #expect(try library.reviewEvents(of: id) == events, "seed \(seed): \(member.device.name) has other review events for \(id)")
+                #expect(
+                    try library.studySchedule(of: id) == schedule, "seed \(seed): \(member.device.name) derives another schedule for \(id)")
+            }
+        }
+        for id in purged.keys {
+            #expect(try reference.reviewEvents(of: id).isEmpty, "seed \(seed): a purged word's events remain")
+        }
     }
 
     /// The oracle's order of two writes of one field: by time, then by writer id, then

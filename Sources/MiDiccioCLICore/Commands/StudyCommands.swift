@@ -1,0 +1,325 @@
+import Foundation
+import MiDiccioLibrary
+import MiDiccioModel
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The `study` object of `show --json`: the schedule derived from the word's events.
+func studyJSON(_ schedule: StudySchedule) -> String {
+    JSONText.object(
+        [
+            ("state", JSONText.quote(schedule.state.rawValue)),
+            ("due", schedule.due.map { JSONText.quote($0.iso8601) } ?? "null"),
+            ("stability", schedule.stability.map { String($0) } ?? "null"),
+            ("difficulty", schedule.difficulty.map { String($0) } ?? "null"),
+            ("reviews", String(schedule.reviews)),
+        ], spaced: true)
+}
+
+extension ReviewGrade: ExpressibleByArgument {
+    package init?(argument text: String) { self.init(name: text) }
+    package static var expectation: String { "again, hard, good or easy (or 1-4)" }
+    package static var valueName: String? { "grade" }
+}
+
+/// `midiccio review`
+struct ReviewCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        path: ["review"], abstract: "Answer a word: again, hard, good or easy (for scripts; 'study' is for people).",
+        discussion: "Records the answer as a review event, which syncs to your other devices, and prints when the word is due.",
+        examples: ["midiccio review 3f2a9c good", "midiccio review 3f2a9c again --json"])
+
+    @Argument(help: "The word's id or a unique prefix of at least 6 characters.") var id: String
+    @Argument(help: ReviewGrade.expectation) var grade: ReviewGrade
+    @Option(help: "How long the answer took, in seconds.", range: 0...86_400) var seconds = 0
+    @OptionGroup var output = OutputOptions(help: "Print the word's new schedule as JSON.")
+
+    func run(_ context: ToolContext) throws {
+        let library = try context.library()
+        let word = try library.resolve(id, inTrash: false)
+        let schedule = try library.review(word.id, grade: grade, seconds: seconds)
+        if output.json {
+            context.io.write(studyJSON(schedule) + "\n")
+        } else {
+            context.io.write("\"\(word.term)\": \(grade.name); due \(schedule.due?.iso8601 ?? "now") (\(schedule.state.rawValue))\n")
+        }
+    }
+}
+
+/// `midiccio due`
+struct DueCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        path: ["due"], abstract: "List the words to study now: those due, then new ones within today's limit.",
+        examples: ["midiccio due", "midiccio due --tag verbs --json"])
+
+    @Option(short: "t", help: "Only words with this tag.") var tag: String?
+    @Option(help: "New words to include, instead of what is left of study.newPerDay today.", range: 0...9_999) var new: Int?
+    @OptionGroup var output = OutputOptions(help: "Print the words with their schedules as JSON.")
+
+    func run(_ context: ToolContext) throws {
+        let queue = try context.library().studyQueue(tag: tag, newLimit: new)
+        if output.json {
+            let items = queue.cards.map { card in
+                JSONText.object(
+                    [
+                        ("id", JSONText.quote(card.word.id.rawValue)), ("term", JSONText.quote(card.word.term)),
+                        ("study", studyJSON(card.schedule)),
+                    ], spaced: true)
+            }
+            context.io.write("[" + items.joined(separator: ",\n ") + "]\n")
+            return
+        }
+        if queue.cards.isEmpty {
+            context.io.write("Nothing to study now" + (queue.nextDue.map { "; next at \($0.iso8601)" } ?? "") + ".\n")
+            return
+        }
+        for card in queue.cards {
+            let when = card.schedule.due?.iso8601 ?? "new"
+            context.io.write("\(card.word.id.rawValue.prefix(8))  \(when.padded(to: 24))  \((card.word.term).shownSafely)\n")
+        }
+    }
+}
+
+/// `midiccio stats`
+struct StatsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        path: ["stats"], abstract: "Show study progress: reviews a day, the due forecast, true retention, words by state.",
+        examples: ["midiccio stats", "midiccio stats --json"])
+
+    @OptionGroup var output = OutputOptions(help: "Print the figures as JSON.")
+
+    func run(_ context: ToolContext) throws {
+        let stats = try context.library().studyStats()
+        let counts = StudyState.allCases.map { ($0.rawValue, String(stats.counts[$0] ?? 0)) }
+        if output.json {
+            func days(_ list: [StudyStats.Day]) -> String {
+                "["
+                    + list.map { JSONText.object([("day", JSONText.quote($0.start.iso8601)), ("count", String($0.count))]) }
+                    .joined(separator: ",") + "]"
+            }
+            context.io.write(
+                JSONText.object(
+                    [
+                        ("reviewsPerDay", days(stats.reviewsPerDay)), ("forecast", days(stats.forecast)),
+                        ("trueRetention", stats.trueRetention.map { String($0) } ?? "null"),
+                        ("retentionAnswers", String(stats.retentionAnswers)), ("counts", JSONText.object(counts)),
+                    ], spaced: true) + "\n")
+            return
+        }
+        func bars(_ title: String, _ list: [StudyStats.Day], label: (Int) -> String) -> String {
+            let most = max(1, list.map(\.count).max() ?? 0)
+            var text = title + "\n"
+            for (index, day) in list.enumerated() {
+                let length = day.count == 0 ? 0 : max(1, day.count * 30 / most)
+                text +=
+                    "  " + label(index).padded(to: 10) + String(repeating: " ", count: max(0, 6 - String(day.count).count))
+                    + String(day.count) + "  " + String(repeating: "#", count: length) + "\n"
+            }
+            return text
+        }
+        var text = bars("Reviews a day (last 30 days)", stats.reviewsPerDay) { String(stats.reviewsPerDay[$0].start.iso8601.prefix(10)) }
+        text += bars("Due (next 14 days)", stats.forecast) { $0 == 0 ? "today" : "+\($0) d" }
+        let retention = stats.trueRetention.map { String(format: "%.1f %%", $0 * 100) } ?? "-"
+        text += "True retention (30 days): \(retention) of \(stats.retentionAnswers) answers\n"
+        text += "Words: " + counts.map { "\($0.1) \($0.0)" }.joined(separator: ", ") + "\n"
+        context.io.write(text)
+    }
+}
+
+/// `midiccio study`
+struct StudyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        path: ["study"], abstract: "Study the words due now, one at a time, in the terminal.",
+        discussion: """
+            Shows a term; Space (or Enter) reveals the meaning, reading, examples and notes; 1 again, 2 hard, 3 good,
+            4 easy; u undoes the last answer; q stops. New words come after due ones, within study.newPerDay a day.
+            """,
+        examples: ["midiccio study", "midiccio study --tag verbs --new 5", "midiccio study --reverse"])
+
+    @Option(short: "t", help: "Only words with this tag.") var tag: String?
+    @Flag(help: "Show the meaning and ask for the term.") var reverse = false
+    @Option(help: "New words this session, instead of what is left of study.newPerDay today.", range: 0...9_999) var new: Int?
+
+    func run(_ context: ToolContext) throws {
+        let library = try context.library()
+        let keys = KeyReader(context.io)
+        defer { keys.restore() }
+        var session = StudySessionState(library: library, tag: tag, newLimit: new)
+        let out = context.io
+        var answered = 0
+        while true {
+            guard let card = try session.next() else {
+                let next = try library.studyQueue(tag: tag, newLimit: 0).nextDue
+                out.write("\nDone: \(answered) answered." + (next.map { " Come back at \(Self.clock($0))." } ?? "") + "\n")
+                return
+            }
+            let word = card.word
+            out.write("\n" + (reverse ? (word.meaning.isEmpty ? "(no meaning)" : (word.meaning).shownSafely) : (word.term).shownSafely))
+            out.write("   [\(card.schedule.state.rawValue)]\n  Space: show   q: quit\n")
+            let shown = Date()
+            var undone = false
+            reveal: while true {
+                guard let key = keys.next() else { return }
+                switch key {
+                case " ", "\n", "\r": break reveal
+                case "q": return
+                case "u":
+                    if try library.undoLastReview() != nil {
+                        answered -= 1
+                        out.write("  Undone.\n")
+                        session.reload()
+                        undone = true
+                        break reveal
+                    }
+                default: continue
+                }
+            }
+            if undone { continue }
+            out.write(Self.back(word, reverse: reverse))
+            out.write("  1 again   2 hard   3 good   4 easy   u undo   q quit\n")
+            answer: while true {
+                guard let key = keys.next() else { return }
+                switch key {
+                case "1", "2", "3", "4":
+                    let grade = ReviewGrade(rawValue: Int(String(key))!)!
+                    let seconds = Int(Date().timeIntervalSince(shown).rounded())
+                    let schedule = try library.review(word.id, grade: grade, seconds: seconds)
+                    answered += 1
+                    out.write("  \(grade.name): due \(schedule.due.map(Self.clock) ?? "-")\n")
+                    session.reload()
+                    break answer
+                case "u":
+                    if try library.undoLastReview() != nil {
+                        answered -= 1
+                        out.write("  Undone.\n")
+                        session.reload()
+                        break answer
+                    }
+                case "q": return
+                default: continue
+                }
+            }
+        }
+    }
+
+    /// The rest of the card, escaped for the terminal.
+    static func back(_ word: Word, reverse: Bool) -> String {
+        var lines: [String] = []
+        lines.append("  " + (reverse ? (word.term).shownSafely : (word.meaning).shownSafely))
+        if !word.reading.isEmpty { lines.append("  reading: " + (word.reading).shownSafely) }
+        for example in word.examples { lines.append("  - " + (example).shownSafely) }
+        if !word.notes.isEmpty { lines.append("  notes: " + (word.notes).shownSafely) }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A time as the local HH:MM, with the date when it is not today.
+    static func clock(_ time: Timestamp) -> String {
+        let date = Date(timeIntervalSince1970: Double(time.milliseconds) / 1000)
+        let formatter = DateFormatter()
+        formatter.dateFormat = Calendar.current.isDateInToday(date) ? "HH:mm" : "yyyy-MM-dd HH:mm"
+        return formatter.string(from: date)
+    }
+}
+
+/// The queue a study session works through, built again after every answer (a word in
+/// learning comes back when due within the session).
+struct StudySessionState {
+    let library: WordLibrary
+    let tag: String?
+    var newLimit: Int?
+    var cards: [StudyCard] = []
+    var loaded = false
+
+    init(library: WordLibrary, tag: String?, newLimit: Int?) {
+        self.library = library
+        self.tag = tag
+        self.newLimit = newLimit
+    }
+
+    mutating func reload() {
+        loaded = false
+    }
+
+    /// The next card, or nil when nothing is due.
+    mutating func next() throws -> StudyCard? {
+        if !loaded {
+            // --new counts for the session: new words answered in it use it up.
+            let studiedNew = try library.studyQueue(tag: tag, newLimit: 0).studiedToday.new
+            let limit = newLimit.map { max(0, $0 - (studiedNew - baseline(studiedNew))) }
+            cards = try library.studyQueue(tag: tag, newLimit: limit).cards
+            loaded = true
+        }
+        return cards.first
+    }
+
+    private var startNew: Int? = nil
+    private mutating func baseline(_ current: Int) -> Int {
+        if startNew == nil { startNew = current }
+        return startNew!
+    }
+}
+
+/// Keys typed at the terminal, one at a time (raw mode), or the characters of standard
+/// input when it is not a terminal (scripts and tests).
+final class KeyReader {
+    private let io: TerminalIO
+    private var buffered: [Character] = []
+    private var piped = false
+    #if canImport(Glibc) || canImport(Darwin)
+    private var saved = termios()
+    private var raw = false
+    #endif
+
+    init(_ io: TerminalIO) {
+        self.io = io
+        #if canImport(Glibc) || canImport(Darwin)
+        if io.inputIsTerminal, tcgetattr(0, &saved) == 0 {
+            var settings = saved
+            settings.c_lflag &= ~tcflag_t(ICANON | ECHO)
+            raw = tcsetattr(0, TCSANOW, &settings) == 0
+        }
+        #endif
+        if !io.inputIsTerminal {
+            piped = true
+            buffered = Array(io.readInput()).reversed()
+        }
+    }
+
+    /// The next key; nil at the end of input.
+    func next() -> Character? {
+        if piped { return buffered.popLast() }
+        #if canImport(Glibc) || canImport(Darwin)
+        var byte: UInt8 = 0
+        guard read(0, &byte, 1) == 1 else { return nil }
+        if byte == 4 { return nil }  // Ctrl-D
+        return Character(Unicode.Scalar(byte))
+        #else
+        return io.readLine()?.first
+        #endif
+    }
+
+    /// Puts the terminal back as it was.
+    func restore() {
+        #if canImport(Glibc) || canImport(Darwin)
+        if raw { tcsetattr(0, TCSANOW, &saved) }
+        raw = false
+        #endif
+    }
+}
+
+extension String {
+    /// The text with control characters (an escape sequence hidden in a word) shown as
+    /// "?" , so user text never drives the terminal; line breaks are kept.
+    fileprivate var shownSafely: String {
+        String(
+            String.UnicodeScalarView(
+                unicodeScalars.map { scalar in
+                    scalar == "\n" || scalar.properties.generalCategory != .control
+                        ? scalar : "?"
+                }))
+    }
+}

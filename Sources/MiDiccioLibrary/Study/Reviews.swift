@@ -1,0 +1,265 @@
+import Foundation
+import MiDiccioModel
+import MiDiccioStore
+
+/// A word's place in today's study: the word and its derived schedule.
+public struct StudyCard: Hashable, Sendable {
+    /// The word.
+    public var word: Word
+    /// Its schedule, derived from its review events.
+    public var schedule: StudySchedule
+}
+
+/// What there is to study now.
+public struct StudyQueue: Sendable {
+    /// Words due now (learning, relearning and review), the earliest due first, within the
+    /// reviews left today.
+    public var due: [StudyCard]
+    /// New words, oldest first, within the new words left today.
+    public var new: [StudyCard]
+    /// When the next word falls due after now (nil: none scheduled), for "come back at".
+    public var nextDue: Timestamp?
+    /// New words studied today, and reviews answered today.
+    public var studiedToday: (new: Int, reviews: Int)
+
+    /// The cards in the order to show them: due words first, then new ones.
+    public var cards: [StudyCard] { due + new }
+}
+
+// MARK: - Reviewing
+
+extension WordLibrary {
+    /// The scheduler this library uses: FSRS-6 with its default parameters and the
+    /// synced desired retention.
+    public func scheduler() throws -> FSRSScheduler {
+        FSRSScheduler(desiredRetention: Double(try setting(.desiredRetention)) ?? 0.9)
+    }
+
+    /// Records an answer to word `id` now (as an immutable event by this device) and
+    /// returns its new schedule. A word in the Trash cannot be studied.
+    @discardableResult
+    public func review(_ id: WordID, grade: ReviewGrade, seconds: Int = 0) throws -> StudySchedule {
+        try writing {
+            guard let stored = try stored(id) else { throw LibraryError.wordNotFound(id.rawValue) }
+            guard !stored.word.isDeleted else {
+                throw LibraryError.wrongTrashState(id, term: stored.word.term, inTrash: true)
+            }
+            // Two answers of one device never share a millisecond: the event key stays unique.
+            let last = try database.integer(
+                "SELECT max(time) FROM reviews WHERE word_id = ? AND device = ?", [.text(id.rawValue), .text(deviceID)])
+            let time = Timestamp(milliseconds: max(clock.now().milliseconds, (last ?? Int64.min) &+ 1))
+            let event = ReviewEvent(wordID: id, time: time, grade: grade, device: deviceID, seconds: max(0, seconds))
+            try insertReviewEvents([event], pending: true)
+            return try refreshStudyCache(of: [id])[id] ?? .new
+        }
+    }
+
+    /// Takes back this device's latest answer that has not left the device yet and
+    /// returns it (nil: none). An answer already synced stays: other devices count it.
+    @discardableResult
+    public func undoLastReview() throws -> ReviewEvent? {
+        try writing {
+            let rows = try database.cached(
+                "SELECT word_id, time, device, grade, seconds FROM reviews WHERE pending = 1 AND device = ? ORDER BY time DESC LIMIT 1"
+            ).rows([.text(deviceID)], Self.reviewEvent)
+            guard let event = rows.first ?? nil else { return nil }
+            try database.run(
+                "DELETE FROM reviews WHERE word_id = ? AND time = ? AND device = ? AND grade = ?",
+                [.text(event.wordID.rawValue), .time(event.time), .text(event.device), .integer(Int64(event.grade.rawValue))])
+            try refreshStudyCache(of: [event.wordID])
+            return event
+        }
+    }
+
+    /// Every review event of word `id`, in replay order.
+    public func reviewEvents(of id: WordID) throws -> [ReviewEvent] {
+        try guarded {
+            try database.cached("SELECT word_id, time, device, grade, seconds FROM reviews WHERE word_id = ?")
+                .rows([.text(id.rawValue)], Self.reviewEvent).compactMap(\.self).sorted(by: ReviewEvent.replayOrder)
+        }
+    }
+
+    /// The schedule of word `id`, derived from its events now.
+    public func studySchedule(of id: WordID) throws -> StudySchedule {
+        try scheduler().schedule(of: id, events: try reviewEvents(of: id))
+    }
+
+    /// How many review events the library holds.
+    public func reviewEventCount() throws -> Int {
+        try guarded { Int(try database.integer("SELECT count(*) FROM reviews") ?? 0) }
+    }
+
+    static func reviewEvent(_ row: Statement) -> ReviewEvent? {
+        guard let id = WordID(row.text(0)), let grade = ReviewGrade(rawValue: Int(row.int64(3))) else { return nil }
+        return ReviewEvent(
+            wordID: id, time: Timestamp(milliseconds: row.int64(1)), grade: grade, device: row.text(2), seconds: Int(row.int64(4)))
+    }
+
+    // MARK: - Events in and out
+
+    /// Stores events (ignoring those already here) without touching the cache; returns the
+    /// words that got a new one. Call inside `writing`, then `refreshStudyCache`.
+    @discardableResult
+    package func insertReviewEvents(_ events: [ReviewEvent], pending: Bool) throws -> Set<WordID> {
+        var changed = Set<WordID>()
+        let statement = try database.cached(
+            "INSERT OR IGNORE INTO reviews (word_id, time, device, grade, seconds, pending) VALUES (?, ?, ?, ?, ?, ?)")
+        for event in events {
+            try database.run(
+                statement,
+                [
+                    .text(event.wordID.rawValue), .time(event.time), .text(event.device), .integer(Int64(event.grade.rawValue)),
+                    .integer(Int64(event.seconds)), .integer(pending ? 1 : 0),
+                ])
+            if database.changes > 0 { changed.insert(event.wordID) }
+        }
+        return changed
+    }
+
+    /// Every review event, in the order of time (for a backup).
+    package func allReviewEvents() throws -> [ReviewEvent] {
+        try database.cached("SELECT word_id, time, device, grade, seconds FROM reviews ORDER BY time, device")
+            .rows([], Self.reviewEvent).compactMap(\.self)
+    }
+
+    /// Adds a backup's review events that are not here, leaving out purged words'. Call
+    /// inside `writing`.
+    package func restoreReviewEvents(_ events: [ReviewEvent]) throws {
+        guard !events.isEmpty else { return }
+        let purged = Set(try database.cached("SELECT id FROM purged").rows([]) { $0.text(0) }.compactMap(WordID.init))
+        let changed = try insertReviewEvents(events.filter { !purged.contains($0.wordID) }, pending: true)
+        if changed.count > 1_000 { try setInfo("study.cache", "") } else { try refreshStudyCache(of: changed) }
+    }
+
+    /// Removes every event of a word (a purge). Call inside `writing`.
+    package func removeReviewEvents(of id: WordID) throws {
+        try database.run("DELETE FROM reviews WHERE word_id = ?", [.text(id.rawValue)])
+        try database.run("DELETE FROM study_cache WHERE word_id = ?", [.text(id.rawValue)])
+    }
+
+    // MARK: - The local cache
+
+    /// Derives the schedules of `ids` again from their events and stores them in the
+    /// cache the queue reads; returns them. Call inside `writing`.
+    @discardableResult
+    package func refreshStudyCache(of ids: some Sequence<WordID>) throws -> [WordID: StudySchedule] {
+        let scheduler = try scheduler()
+        try ensureStudyCache(for: scheduler)
+        var result: [WordID: StudySchedule] = [:]
+        for id in ids {
+            let events = try reviewEvents(of: id)
+            let schedule = scheduler.schedule(of: id, events: events)
+            result[id] = schedule
+            try storeInCache(id, schedule, firstReview: events.first?.time)
+        }
+        return result
+    }
+
+    private func storeInCache(_ id: WordID, _ schedule: StudySchedule, firstReview: Timestamp?) throws {
+        guard let due = schedule.due, let firstReview else {
+            try database.run("DELETE FROM study_cache WHERE word_id = ?", [.text(id.rawValue)])
+            return
+        }
+        try database.run(
+            """
+            INSERT INTO study_cache (word_id, state, due, first_review, reviews) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT (word_id) DO UPDATE SET state = excluded.state, due = excluded.due,
+                first_review = excluded.first_review, reviews = excluded.reviews
+            """,
+            [
+                .text(id.rawValue), .integer(Int64(StudyState.allCases.firstIndex(of: schedule.state) ?? 0)), .time(due),
+                .time(firstReview), .integer(Int64(schedule.reviews)),
+            ])
+    }
+
+    /// Rebuilds the whole cache when it was made with other scheduler settings (the
+    /// desired retention changed here or on another device). Call inside `writing`.
+    package func ensureStudyCache(for scheduler: FSRSScheduler) throws {
+        let key = "fsrs6 \(scheduler.desiredRetention)"
+        guard try info("study.cache") != key else { return }
+        try database.run("DELETE FROM study_cache")
+        var current: WordID?
+        var events: [ReviewEvent] = []
+        func flush() throws {
+            guard let id = current else { return }
+            events.sort(by: ReviewEvent.replayOrder)
+            try storeInCache(id, scheduler.schedule(of: id, events: events), firstReview: events.first?.time)
+            events.removeAll(keepingCapacity: true)
+        }
+        try database.cached("SELECT word_id, time, device, grade, seconds FROM reviews ORDER BY word_id").forEachRow { row in
+            guard let event = Self.reviewEvent(row) else { return }
+            if event.wordID != current {
+                try flush()
+                current = event.wordID
+            }
+            events.append(event)
+        }
+        try flush()
+        try setInfo("study.cache", key)
+    }
+
+    // MARK: - The queue
+
+    /// The start of the local day holding `time` (studied-today counts reset there).
+    public func startOfDay(_ time: Timestamp) -> Timestamp {
+        let date = Date(timeIntervalSince1970: Double(time.milliseconds) / 1000)
+        let start = Calendar.current.startOfDay(for: date)
+        return Timestamp(milliseconds: Int64((start.timeIntervalSince1970 * 1000).rounded()))
+    }
+
+    /// What to study now: due words (outside the Trash, with tag `tag` when given), then
+    /// new words, within what is left of the daily limits (`newLimit` overrides the
+    /// synced new-words limit for this session).
+    public func studyQueue(tag: String? = nil, newLimit: Int? = nil, at time: Timestamp? = nil) throws -> StudyQueue {
+        let now = time ?? clock.now()
+        let scheduler = try scheduler()
+        try writing { try ensureStudyCache(for: scheduler) }
+        return try guarded {
+            try database.read {
+                let dayStart = startOfDay(now)
+                let newToday = Int(
+                    try database.integer("SELECT count(*) FROM study_cache WHERE first_review >= ?", [.time(dayStart)]) ?? 0)
+                let reviewsToday =
+                    Int(
+                        try database.integer("SELECT count(*) FROM reviews WHERE time >= ?", [.time(dayStart)]) ?? 0) - newToday
+                let reviewLimit = max(0, (Int(try setting(.reviewsPerDay)) ?? 200) - max(0, reviewsToday))
+                let dailyNew = Int(try setting(.newPerDay)) ?? 20
+                let newLeft = newLimit ?? max(0, dailyNew - newToday)
+                let tagJoin = tag == nil ? "" : "JOIN word_tags t ON t.word_seq = w.seq AND t.tag_key = ?3"
+                var values: [SQLValue] = [.time(now), .integer(Int64(reviewLimit))]
+                if let tag { values.append(.text(TagSet.key(tag))) }
+                let dueIDs = try database.cached(
+                    """
+                    SELECT c.word_id FROM study_cache c JOIN words w ON w.id = c.word_id \(tagJoin)
+                    WHERE c.due <= ?1 AND w.deleted_at IS NULL ORDER BY c.due, c.word_id LIMIT ?2
+                    """
+                ).rows(values) { $0.text(0) }
+                var newValues: [SQLValue] = [.null, .integer(Int64(newLeft))]
+                if let tag { newValues.append(.text(TagSet.key(tag))) }
+                let newIDs = try database.cached(
+                    """
+                    SELECT w.id FROM words w \(tagJoin)
+                    WHERE w.deleted_at IS NULL AND NOT EXISTS (SELECT 1 FROM study_cache c WHERE c.word_id = w.id)
+                    ORDER BY w.created_at, w.seq LIMIT ?2
+                    """
+                ).rows(newValues) { $0.text(0) }
+                let nextDue = try database.integer(
+                    """
+                    SELECT c.due FROM study_cache c JOIN words w ON w.id = c.word_id
+                    WHERE c.due > ? AND w.deleted_at IS NULL ORDER BY c.due LIMIT 1
+                    """, [.time(now)]
+                ).map { Timestamp(milliseconds: $0) }
+                let due = try dueIDs.compactMap(WordID.init).compactMap { id -> StudyCard? in
+                    guard let word = try stored(id)?.word else { return nil }
+                    return StudyCard(word: word, schedule: scheduler.schedule(of: id, events: try reviewEvents(of: id)))
+                }
+                let new = try newIDs.compactMap(WordID.init).compactMap { id -> StudyCard? in
+                    guard let word = try stored(id)?.word else { return nil }
+                    return StudyCard(word: word, schedule: .new)
+                }
+                return StudyQueue(
+                    due: due, new: new, nextDue: nextDue, studiedToday: (newToday, max(0, reviewsToday)))
+            }
+        }
+    }
+}

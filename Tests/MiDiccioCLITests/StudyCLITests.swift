@@ -1,0 +1,117 @@
+import Foundation
+import MiDiccioTesting
+import Testing
+
+@testable import MiDiccioCLI
+
+@Suite("Studying from the command line: review, due, show, stats and study")
+final class StudyCLITests {
+    let sandbox: Sandbox
+
+    init() throws {
+        sandbox = try Sandbox()
+    }
+
+    /// Runs `midiccio study` in-process with `keys` as the keys typed.
+    private func study(_ keys: String, _ options: String...) -> (status: Int32, output: String) {
+        let io = CapturedIO()
+        io.input = keys
+        let status = Tool.run(["study"] + options, environment: sandbox.environment, io: io)
+        return (status, io.output + io.errorOutput)
+    }
+
+    @Test("a new word is new; review records an answer, and show --json gains a study object")
+    func reviewAndShow() throws {
+        let id = try sandbox.add("perro", "--meaning", "dog")
+        var study = try #require(try sandbox.run("show", id, "--json").jsonObject()["study"] as? [String: Any])
+        #expect(study["state"] as? String == "new")
+        #expect(study["reviews"] as? Int == 0)
+        #expect(study["due"] is NSNull)
+
+        #expect(sandbox.run("review", String(id.prefix(8)), "easy").status == 0)
+        study = try #require(try sandbox.run("show", id, "--json").jsonObject()["study"] as? [String: Any])
+        #expect(study["state"] as? String == "review")
+        #expect(study["reviews"] as? Int == 1)
+        let due = try #require(study["due"] as? String)
+        #expect(due.wholeMatch(of: /[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z/) != nil)
+        #expect((study["stability"] as? Double ?? 0) > 1)
+        #expect((study["difficulty"] as? Double ?? 0) >= 1)
+    }
+
+    @Test(
+        "review refuses a bad grade, an unknown word and a word in the Trash, changing nothing",
+        arguments: [
+            (["review", "ID", "perfect"], Int32(64), "grade"),
+            (["review", "ffffffff", "good"], 1, "no word"),
+            (["review", "TRASHED", "good"], 1, "Trash"),
+        ])
+    func badReview(arguments: [String], status: Int32, message: String) throws {
+        let id = try sandbox.add("casa")
+        let trashed = try sandbox.add("gato")
+        sandbox.run("delete", trashed)
+        let result = sandbox.run(arguments.map { $0 == "ID" ? id : $0 == "TRASHED" ? trashed : $0 })
+        #expect(result.status == status)
+        #expect(result.errorOutput.contains(message), "\(result.errorOutput)")
+        for word in [id, trashed] {
+            let study = try sandbox.run("show", word, "--json").jsonObject()["study"] as? [String: Any]
+            #expect(study?["reviews"] as? Int == 0)
+        }
+    }
+
+    @Test("due --json lists due words, then new ones within the daily limit; a tag filters them")
+    func due() throws {
+        let uno = try sandbox.add("uno", "--tag", "num")
+        try sandbox.add("dos", "--tag", "num")
+        try sandbox.add("casa")
+        sandbox.run("review", uno, "again")
+        #expect(sandbox.run("config", "set", "study.newPerDay", "2").status == 0)
+        // Answered "again" a moment ago: due in a minute, so not yet; two new words.
+        var listed = try sandbox.run("due", "--json").jsonArray()
+        #expect(listed.map { $0["term"] as? String } == ["dos"], "uno's answer used one of today's two new words")
+        listed = try sandbox.run("due", "--json", "--new", "5").jsonArray()
+        #expect(listed.compactMap { $0["term"] as? String } == ["dos", "casa"])
+        listed = try sandbox.run("due", "--json", "--new", "5", "--tag", "num").jsonArray()
+        #expect(listed.compactMap { $0["term"] as? String } == ["dos"])
+    }
+
+    @Test("study shows a term, Space reveals the rest, 1-4 grade, u undoes, q stops")
+    func studySession() throws {
+        let uno = try sandbox.add("uno", "--meaning", "one", "--notes", "a number", "--example", "Uno y dos.")
+        let dos = try sandbox.add("dos", "--meaning", "two")
+        let run = study(" 4 u 4 4q")
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains("uno"))
+        #expect(run.output.contains("one") && run.output.contains("a number") && run.output.contains("Uno y dos."))
+        #expect(run.output.contains("Undone."))
+        for id in [uno, dos] {
+            let study = try #require(try sandbox.run("show", id, "--json").jsonObject()["study"] as? [String: Any])
+            #expect(study["reviews"] as? Int == 1, "the undone answer is gone, the other two count")
+            #expect(study["state"] as? String == "review")
+        }
+    }
+
+    @Test("study --reverse shows the meaning first; a word's escape sequences are never sent to the terminal")
+    func reverse() throws {
+        try sandbox.add("perro", "--meaning", "dog \u{1B}[2J")
+        let run = study("q", "--reverse")
+        #expect(run.output.hasPrefix("\ndog"))
+        #expect(!run.output.contains("\u{1B}"))
+    }
+
+    @Test("stats prints reviews a day, the forecast, true retention and counts by state")
+    func stats() throws {
+        let id = try sandbox.add("uno")
+        try sandbox.add("dos")
+        sandbox.run("review", id, "good")
+        let json = try sandbox.run("stats", "--json").jsonObject()
+        let perDay = try #require(json["reviewsPerDay"] as? [[String: Any]])
+        #expect(perDay.count == 30)
+        #expect(perDay.last?["count"] as? Int == 1)
+        #expect((json["forecast"] as? [Any])?.count == 14)
+        let counts = try #require(json["counts"] as? [String: Any])
+        #expect(counts["new"] as? Int == 1)
+        #expect(counts["learning"] as? Int == 1)
+        let text = sandbox.run("stats").output
+        #expect(text.contains("Reviews a day") && text.contains("True retention") && text.contains("1 new, 1 learning"))
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import MiDiccioTesting
+import Testing
+
+@testable import MiDiccioCloud
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+@testable import MiDiccioOnline
+@testable import MiDiccioStore
+@testable import MiDiccioSync
+
+/// Rule: a backup holds the review history (backup format version 2); restoring it into
+/// another library gives the same schedules there, and the restored events reach other
+/// devices. Version 1 files, without a history, still restore.
+@Suite("A backup keeps the review history")
+struct BackupKeepsReviewsTests {
+    @Test("rule: a backup round trip keeps the history, and the restored events reach another device")
+    func roundTrip() throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a")
+            let perro = try a.add("perro", meaning: "dog")
+            let gato = try a.add("gato", meaning: "cat")
+            try a.library.review(perro, grade: .good)
+            a.clock.advance(by: 10 * 60_000)
+            try a.library.review(perro, grade: .good)
+            try a.library.review(gato, grade: .again)
+            let backup = fixture.file("backup.json")
+            try a.library.exportBackup(to: backup)
+            let text = try String(contentsOfFile: backup, encoding: .utf8)
+            #expect(text.contains("\"version\": 2"))
+            #expect(text.contains("\"grade\": \"again\""))
+
+            // A fresh library (a new phone) restores it, then syncs; b learns from the cloud.
+            let phone = try fixture.device("phone"), b = try fixture.device("b")
+            _ = try phone.library.restoreBackup(from: backup)
+            #expect(try phone.library.reviewEvents(of: perro) == a.library.reviewEvents(of: perro))
+            #expect(try phone.library.studySchedule(of: perro) == a.library.studySchedule(of: perro))
+            #expect(try phone.library.studySchedule(of: gato).state == .learning)
+            try fixture.syncRounds([phone, b])
+            #expect(try b.library.reviewEventCount() == 3)
+            #expect(try b.library.studySchedule(of: perro) == a.library.studySchedule(of: perro))
+
+            // Restoring the same file again adds nothing: an event is here or not.
+            _ = try phone.library.restoreBackup(from: backup)
+            #expect(try phone.library.reviewEventCount() == 3)
+        }
+    }
+
+    @Test("a version 1 backup, without a review history, still restores")
+    func versionOne() throws {
+        try withTemporaryLibrary { fixture in
+            let id = WordID("3f2a9c1e-8b4d-4e6f-9a1b-2c3d4e5f6a7b")!
+            let text = """
+                {"format": "midiccio-backup", "version": 1, "exportedAt": "2026-11-29T10:00:00.123Z", "wordCount": 1,
+                 "words": [{"id": "\(id)", "term": "casa", "meaning": "house", "reading": "", "examples": [], "notes": "",
+                            "tags": [], "createdAt": "2026-11-29T10:00:00.000Z", "updatedAt": "2026-11-29T10:00:00.000Z",
+                            "deletedAt": null}]}
+                """
+            try writeText(text, to: fixture.file("old.json"))
+            let report = try fixture.library.restoreBackup(from: fixture.file("old.json"))
+            #expect(report.added == 1)
+            #expect(try fixture.library.word(id)?.term == "casa")
+            #expect(try fixture.library.studySchedule(of: id) == .new)
+        }
+    }
+
+    @Test("a backup with a damaged review entry is refused, naming the entry, and changes nothing")
+    func damagedReview() throws {
+        try withTemporaryLibrary { fixture in
+            let word = try fixture.library.add(WordContent(term: "uno")).word
+            try fixture.library.review(word.id, grade: .good)
+            try fixture.library.exportBackup(to: fixture.file("b.json"))
+            let text = try String(contentsOfFile: fixture.file("b.json"), encoding: .utf8)
+            try writeText(
+                text.replacingOccurrences(of: "\"grade\": \"good\"", with: "\"grade\": \"perfect\""), to: fixture.file("bad.json"))
+            let other = try fixture.sibling("other.sqlite").0
+            #expect {
+                try other.restoreBackup(from: fixture.file("bad.json"))
+            } throws: { error in
+                "\(error)".contains("review 1") && "\(error)".contains("grade")
+            }
+            #expect(try other.counts().words == 0)
+            #expect(try other.reviewEventCount() == 0)
+        }
+    }
+}
