@@ -248,7 +248,9 @@
     $("v-tags").replaceChildren(...word.tags.map((tag) => userText("bdi", "tag", tag)));
     $("v-tags-row").hidden = !word.tags.length;
     $("viewer").showModal();
-    $("viewer-edit").focus();
+    // The view opens at the top; its buttons stay in sight at the bottom (sticky).
+    $("viewer-edit").focus({ preventScroll: true });
+    $("viewer").scrollTop = 0;
   }
 
   function editViewed() {
