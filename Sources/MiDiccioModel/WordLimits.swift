@@ -10,6 +10,9 @@ public enum WordLimits {
     public static let tagLength = 64
     /// Most examples on one word.
     public static let exampleCount = 50
+    /// Most characters one word can hold, every field at its limit: the term, meaning,
+    /// reading and notes, `exampleCount` examples and `tagCount` tags.
+    public static let wordCharacters = termLength + 3 * textLength + exampleCount * textLength + tagCount * tagLength
 }
 
 /// Why a word cannot be stored: the field at fault and what is wrong with it.

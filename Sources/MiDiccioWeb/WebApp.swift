@@ -42,8 +42,12 @@ public final class WebApp: HTTPHandler {
 
     /// The largest backup (or import file) the page may upload.
     public static let uploadLimit = 100 * 1_048_576
-    /// The largest body of any other request: a word, a setting.
+    /// The largest body of any other request: a setting, a list of ids.
     public static let requestLimit = 64 * 1024
+    /// The largest body of a word's add or edit: a word at `WordLimits` in JSON, each
+    /// character counted at 6 bytes (the longest a browser's JSON writes one, `\u001f`),
+    /// with `requestLimit` to spare for the keys and punctuation.
+    public static let wordRequestLimit = WordLimits.wordCharacters * 6 + requestLimit
 
     /// Serves the library at `libraryPath`.
     public convenience init(
@@ -137,9 +141,10 @@ public final class WebApp: HTTPHandler {
         Route("GET", "app.js") { _, request, _ in asset(AppAssets.script, request) },
         Route("GET", "app.css") { _, request, _ in asset(AppAssets.style, request) },
         Route("GET", "api/words") { app, request, _ in try app.listWords(request) },
-        Route("POST", "api/words") { app, request, _ in try app.addWord(request) },
+        Route("POST", "api/words", bodyLimit: wordRequestLimit) { app, request, _ in try app.addWord(request) },
         Route("GET", "api/words/:id") { app, _, id in try app.withWord(id) { library, id in try app.showWord(library, id) } },
-        Route("PUT", "api/words/:id") { app, request, id in try app.withWord(id) { library, id in try app.editWord(library, id, request) }
+        Route("PUT", "api/words/:id", bodyLimit: wordRequestLimit) { app, request, id in
+            try app.withWord(id) { library, id in try app.editWord(library, id, request) }
         },
         Route("DELETE", "api/words/:id") { app, _, id in
             try app.withWord(id) { library, id in .json(app.wordEnvelope(try library.delete([id])[0])) }

@@ -91,6 +91,7 @@ def test_search_filters_as_you_type(page):
 def test_edit_saves_with_enter_and_escape_cancels(page):
     add_through_page(page, "libro", "book")
     word_item(page, "libro").find_element(By.CSS_SELECTOR, ".word-open").click()
+    wait(page, EC.element_to_be_clickable((By.ID, "viewer-edit"))).click()
     meaning = wait(page, EC.visibility_of_element_located((By.ID, "f-meaning")))
     meaning.clear()
     meaning.send_keys("a book")
@@ -98,9 +99,11 @@ def test_edit_saves_with_enter_and_escape_cancels(page):
     wait(page, lambda d: "a book" in word_item(d, "libro").text)
 
     word_item(page, "libro").find_element(By.CSS_SELECTOR, ".word-open").click()
+    wait(page, EC.element_to_be_clickable((By.ID, "viewer-edit"))).click()
     meaning = wait(page, EC.visibility_of_element_located((By.ID, "f-meaning")))
     meaning.send_keys(" that was never saved")
     meaning.send_keys(Keys.ESCAPE)
+    wait(page, EC.alert_is_present()).accept()  # "Discard your changes?"
     wait(page, lambda d: not d.find_element(By.ID, "editor").is_displayed())
     page.refresh()
     wait(page, lambda d: "libro" in terms(d))

@@ -95,9 +95,9 @@ final class WordRouteTests {
         #expect(try web.send(method, path).status == status)
     }
 
-    @Test("a body over 64 KB is refused with 413 without adding anything")
+    @Test("a word's body over its limit is refused with 413 without adding anything")
     func bodyLimit() throws {
-        let huge = "{\"term\": \"x\", \"notes\": \"" + String(repeating: "n", count: 70_000) + "\"}"
+        let huge = "{\"term\": \"x\", \"notes\": \"" + String(repeating: "n", count: WebApp.wordRequestLimit + 1) + "\"}"
         let answer = try web.send("POST", "/api/words", json: huge)
         #expect(answer.status == 413)
         #expect(answer.headers["content-security-policy"] == SecurityPolicy.contentSecurityPolicy)

@@ -92,7 +92,7 @@
     item.dataset.id = word.id;
     const open = element("button", "word-open");
     open.type = "button";
-    open.setAttribute("aria-label", "Edit " + word.term);
+    open.setAttribute("aria-label", "Open " + word.term);
     const head = element("span", "word-head");
     head.append(userText("bdi", "term", word.term));
     if (word.reading) head.append(userText("bdi", "reading", word.reading));
@@ -104,7 +104,8 @@
       for (const tag of word.tags) tags.append(userText("bdi", "tag", tag));
       open.append(tags);
     }
-    open.addEventListener("click", () => openEditor(word));
+    open.addEventListener("click", () => openViewer(word));
+    item.word = word;
     const remove = element("button", "delete", "Delete");
     remove.type = "button";
     remove.setAttribute("aria-label", "Move " + word.term + " to the Trash");
@@ -230,6 +231,40 @@
     } catch (error) { /* the list still works without the tag menu */ }
   }
 
+  // ---- Viewing a word -----------------------------------------------------------
+
+  // The list cuts long fields to a few lines; the view shows every field whole.
+  function openViewer(word) {
+    state.viewing = word;
+    $("v-term").textContent = word.term;
+    $("v-reading").textContent = word.reading;
+    $("v-meaning").textContent = word.meaning;
+    $("v-meaning-row").hidden = !word.meaning;
+    const examples = $("v-examples");
+    examples.replaceChildren(...word.examples.map((example) => userText("li", "", example)));
+    $("v-examples-row").hidden = !word.examples.length;
+    $("v-notes").textContent = word.notes;
+    $("v-notes-row").hidden = !word.notes;
+    $("v-tags").replaceChildren(...word.tags.map((tag) => userText("bdi", "tag", tag)));
+    $("v-tags-row").hidden = !word.tags.length;
+    $("viewer").showModal();
+    // The view opens at the top; its buttons stay in sight at the bottom (sticky).
+    $("viewer-edit").focus({ preventScroll: true });
+    $("viewer").scrollTop = 0;
+  }
+
+  function editViewed() {
+    const word = state.viewing;
+    $("viewer").close();
+    if (word) openEditor(word);
+  }
+
+  // Back to the word in the list (the dialog would give focus to a button now hidden).
+  function focusWord(word) {
+    const item = word && $("words").querySelector('[data-id="' + word.id + '"]');
+    if (item) item.querySelector(".word-open").focus();
+  }
+
   // ---- Adding and editing -------------------------------------------------------
 
   const fields = ["term", "reading", "meaning", "examples", "notes", "tags"];
@@ -247,8 +282,22 @@
     clearErrors();
     $("w-term").textContent = "";
     $("editor").showModal();
+    editorSnapshot = editorValues();
     $("f-term").focus();
     if (!word && $("f-term").value) checkDuplicates();
+  }
+
+  // What the form held when it opened: leaving with other values asks first.
+  let editorSnapshot = "";
+  function editorValues() { return JSON.stringify(fields.map((name) => $("f-" + name).value)); }
+  function editorChanged() { return $("editor").open && editorValues() !== editorSnapshot; }
+
+  // Esc, Cancel: closes the editor, after asking when something typed would be lost.
+  function leaveEditor() {
+    if (editorChanged() && !window.confirm("Discard your changes to this word?")) return;
+    const word = state.editing;
+    $("editor").close();
+    focusWord(word);
   }
 
   function clearErrors() {
@@ -289,6 +338,7 @@
       if (editing) {
         const item = $("words").querySelector('[data-id="' + editing.id + '"]');
         if (item && state.sort !== "updated") item.replaceWith(wordItem(data.word)); else await reload();
+        focusWord(data.word);
       } else {
         await reload();
       }
@@ -909,7 +959,24 @@
   $("word-form").addEventListener("keydown", (event) => {
     if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) { event.preventDefault(); saveWord(); }
   });
-  $("editor-cancel").addEventListener("click", () => $("editor").close());
+  $("editor-cancel").addEventListener("click", leaveEditor);
+  $("editor").addEventListener("cancel", (event) => { event.preventDefault(); leaveEditor(); });
+  window.addEventListener("beforeunload", (event) => {
+    if (editorChanged()) { event.preventDefault(); event.returnValue = ""; }
+  });
+  $("viewer-edit").addEventListener("click", editViewed);
+  $("keys-close").addEventListener("click", () => $("keys-help").close());
+  $("viewer-close").addEventListener("click", () => $("viewer").close());
+  $("viewer").addEventListener("close", () => { if (!$("editor").open) focusWord(state.viewing); });
+  $("viewer-delete").addEventListener("click", () => {
+    const word = state.viewing;
+    $("viewer").close();
+    if (word) deleteWord(word);
+  });
+  $("viewer").addEventListener("keydown", (event) => {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.key === "e" || event.key === "E") { event.preventDefault(); editViewed(); }
+  });
   $("editor-delete").addEventListener("click", () => {
     const word = state.editing;
     $("editor").close();
@@ -946,6 +1013,20 @@
     if (typing || event.ctrlKey || event.metaKey || event.altKey) return;
     if (event.key === "/") { event.preventDefault(); location.hash = ""; $("search").focus(); }
     if (event.key === "n" || event.key === "N") { event.preventDefault(); openEditor(null); }
+    if (event.key === "?") { event.preventDefault(); $("keys-help").showModal(); $("keys-close").focus(); }
+    // The list: j and k move through the words, e and d edit or delete the focused one
+    // (Enter opens it: it is a button).
+    const words = [...$("words").querySelectorAll(".word-open")];
+    if (location.hash !== "#settings" && (event.key === "j" || event.key === "k") && words.length) {
+      event.preventDefault();
+      const at = words.indexOf(document.activeElement);
+      const next = at === -1 ? 0 : Math.min(words.length - 1, Math.max(0, at + (event.key === "j" ? 1 : -1)));
+      words[next].focus();
+      words[next].scrollIntoView({ block: "nearest" });
+    }
+    const focused = document.activeElement && document.activeElement.closest("#words .word");
+    if (focused && focused.word && (event.key === "e" || event.key === "E")) { event.preventDefault(); openEditor(focused.word); }
+    if (focused && focused.word && (event.key === "d" || event.key === "D")) { event.preventDefault(); deleteWord(focused.word); }
     // The toast's Undo from anywhere on the page: `u`.
     if ((event.key === "u" || event.key === "U") && !$("toast").hidden && !$("toast-action").hidden) {
       event.preventDefault();
