@@ -16,6 +16,14 @@ def fill(page, **values):
             "f.dispatchEvent(new Event('input'));", "f-" + name, value)
 
 
+def shown(page, term):
+    """The list item of `term`, or None while the list is still being drawn."""
+    try:
+        return word_item(page, term)
+    except Exception:
+        return None
+
+
 def stored(term):
     return [word for word in api("/api/search?q=" + term + "&limit=5")["words"] if word["term"] == term][0]
 
@@ -33,7 +41,8 @@ def test_a_word_at_every_limit_saves(page):
     assert word["examples"] == examples
 
     # Edited through the view: notes at their limit too.
-    word_item(page, "limite").find_element(By.CSS_SELECTOR, ".word-open").click()
+    # The list draws the new word again after the save; find it once it is there.
+    wait(page, lambda d: shown(d, "limite")).find_element(By.CSS_SELECTOR, ".word-open").click()
     wait(page, EC.element_to_be_clickable((By.ID, "viewer-edit"))).click()
     wait(page, EC.visibility_of_element_located((By.ID, "f-notes")))
     fill(page, notes="n" * 20_000)
