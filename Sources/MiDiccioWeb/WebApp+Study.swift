@@ -27,7 +27,8 @@ extension WebApp {
         guard let text = try body.string("id"), let id = WordID(text) else {
             throw BadRequest(message: "id must be a word id", field: "id")
         }
-        let gradeText = try body.string("grade") ?? (try body.integer("grade")).map(String.init) ?? ""
+        // The grade as a number (1-4) or as a name ("good").
+        let gradeText = (try? body.integer("grade")).map(String.init) ?? (try? body.string("grade")) ?? ""
         guard let grade = ReviewGrade(name: gradeText) else {
             throw BadRequest(message: "grade must be again, hard, good or easy (or 1-4)", field: "grade")
         }
