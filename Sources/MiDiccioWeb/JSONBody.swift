@@ -52,7 +52,7 @@ struct JSONBody {
     /// A whole number field; nil when absent or null.
     func integer(_ name: String) throws(BadRequest) -> Int? {
         guard let value = object[name], !(value is NSNull) else { return nil }
-        guard let number = value as? NSNumber, !(value is Bool), let whole = Int(exactly: number.doubleValue) else {
+        guard let number = value as? NSNumber, let whole = Int(exactly: number.doubleValue) else {
             throw BadRequest(message: "\(name) must be a whole number", field: name)
         }
         return whole

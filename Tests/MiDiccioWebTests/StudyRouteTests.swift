@@ -70,7 +70,9 @@ final class StudyRouteTests {
     @Test("the charts are SVG drawn by the server under the strict CSP, one bar a day")
     func charts() throws {
         let id = try add("rojo")
-        _ = try web.send("POST", "/api/study/answer", json: "{\"id\": \"\(id)\", \"grade\": \"good\"}")
+        // The page sends the seconds as a number; 0 and 1 are numbers too, not booleans.
+        let answered = try web.send("POST", "/api/study/answer", json: "{\"id\": \"\(id)\", \"grade\": \"good\", \"seconds\": 1}")
+        #expect(answered.status == 200)
         let reviews = try web.send("GET", "/study/reviews.svg")
         #expect(reviews.status == 200)
         #expect(reviews.headers["content-type"] == "image/svg+xml")
