@@ -555,7 +555,9 @@ public final class WebApp: HTTPHandler {
             throw BadRequest(message: "format must be csv or tsv", field: "format")
         }
         return try TemporaryFile.with(name: "words.\(format.rawValue)") { path in
-            _ = try pool.withLibrary { try $0.exportSheet(to: path, format: format) }
+            // `study=1` adds the columns due and state.
+            let study = request.query["study"] == "1"
+            _ = try pool.withLibrary { try $0.exportSheet(to: path, format: format, studyColumns: study) }
             let type = format == .csv ? "text/csv; charset=utf-8" : "text/tab-separated-values; charset=utf-8"
             return .download(
                 try Data(contentsOf: URL(fileURLWithPath: path)), contentType: type,
