@@ -65,6 +65,8 @@ final class StudyRouteTests {
         let home = try web.send("GET", "/api/study?tag=home")
         #expect(home.json["card"] is NSNull)
         #expect((home.json["nextDue"] as? String)?.hasSuffix("Z") == true)
+        // The next word due is of the tag asked for: "numbers" has none scheduled.
+        #expect(try web.send("GET", "/api/study?tag=numbers").json["nextDue"] is NSNull)
     }
 
     @Test("the charts are SVG drawn by the server under the strict CSP, one bar a day")
