@@ -49,6 +49,15 @@ struct JSONBody {
         return text
     }
 
+    /// A whole number field; nil when absent or null.
+    func integer(_ name: String) throws(BadRequest) -> Int? {
+        guard let value = object[name], !(value is NSNull) else { return nil }
+        guard let number = value as? NSNumber, let whole = Int(exactly: number.doubleValue) else {
+            throw BadRequest(message: "\(name) must be a whole number", field: name)
+        }
+        return whole
+    }
+
     /// A list of strings; a single string is split into lines (examples typed one per line).
     func strings(_ name: String) throws(BadRequest) -> [String]? {
         guard let value = object[name], !(value is NSNull) else { return nil }

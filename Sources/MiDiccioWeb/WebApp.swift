@@ -178,6 +178,12 @@ public final class WebApp: HTTPHandler {
         Route("GET", "api/export") { app, request, _ in try app.exportSheet(request) },
         Route("POST", "api/import", bodyLimit: uploadLimit) { app, request, _ in try app.importSheet(request) },
         Route("POST", "api/import/undo") { app, _, _ in try app.undoImport() },
+        Route("GET", "api/study") { app, request, _ in try app.studyNext(request) },
+        Route("POST", "api/study/answer") { app, request, _ in try app.studyAnswer(request) },
+        Route("POST", "api/study/undo") { app, _, _ in try app.studyUndo() },
+        Route("GET", "api/stats") { app, _, _ in try app.studyStatsAnswer() },
+        Route("GET", "study/reviews.svg") { app, _, _ in try app.studyChart(forecast: false) },
+        Route("GET", "study/forecast.svg") { app, _, _ in try app.studyChart(forecast: true) },
         Route("GET", "sw.js") { _, request, _ in asset(AppAssets.serviceWorker, request) },
         Route("GET", "manifest.webmanifest") { _, request, _ in asset(AppAssets.manifest, request) },
         Route("GET", "icon.svg") { _, request, _ in asset(AppAssets.icon, request) },
@@ -554,7 +560,9 @@ public final class WebApp: HTTPHandler {
             throw BadRequest(message: "format must be csv or tsv", field: "format")
         }
         return try TemporaryFile.with(name: "words.\(format.rawValue)") { path in
-            _ = try pool.withLibrary { try $0.exportSheet(to: path, format: format) }
+            // `study=1` adds the columns due and state.
+            let study = request.query["study"] == "1"
+            _ = try pool.withLibrary { try $0.exportSheet(to: path, format: format, studyColumns: study) }
             let type = format == .csv ? "text/csv; charset=utf-8" : "text/tab-separated-values; charset=utf-8"
             return .download(
                 try Data(contentsOf: URL(fileURLWithPath: path)), contentType: type,

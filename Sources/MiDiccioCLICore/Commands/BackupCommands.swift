@@ -80,13 +80,16 @@ struct BackupUndoCommand: ParsableCommand {
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         path: ["export"], abstract: "Export words (not the Trash) as CSV or TSV.",
-        examples: ["midiccio export words.csv", "midiccio export words.tsv"])
+        examples: ["midiccio export words.csv", "midiccio export words.tsv", "midiccio export words.csv --study-columns"])
 
     @Argument(help: "Where to write.") var file: String
     @Option(help: "The format (default: from the file name, else csv).") var format: SheetFormat?
+    @Flag(help: "Add each word's due time and study state as the columns due and state (import skips them).")
+    var studyColumns = false
 
     func run(_ context: ToolContext) throws {
-        let count = try context.library().exportSheet(to: file, format: format ?? (file.lowercased().hasSuffix(".tsv") ? .tsv : .csv))
+        let count = try context.library().exportSheet(
+            to: file, format: format ?? (file.lowercased().hasSuffix(".tsv") ? .tsv : .csv), studyColumns: studyColumns)
         context.io.write("Exported \(count) words to \(file)\n")
     }
 }

@@ -10,14 +10,7 @@ import Darwin
 
 /// The `study` object of `show --json`: the schedule derived from the word's events.
 func studyJSON(_ schedule: StudySchedule) -> String {
-    JSONText.object(
-        [
-            ("state", JSONText.quote(schedule.state.rawValue)),
-            ("due", schedule.due.map { JSONText.quote($0.iso8601) } ?? "null"),
-            ("stability", schedule.stability.map { String($0) } ?? "null"),
-            ("difficulty", schedule.difficulty.map { String($0) } ?? "null"),
-            ("reviews", String(schedule.reviews)),
-        ], spaced: true)
+    JSONText.schedule(schedule, spaced: true)
 }
 
 extension ReviewGrade: ExpressibleByArgument {

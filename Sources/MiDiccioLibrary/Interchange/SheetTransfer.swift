@@ -16,11 +16,20 @@ extension WordLibrary {
         return try importWords(from: path, options: options, progress: progress)
     }
 
-    /// Exports the words not in the Trash as MiDiccio CSV or TSV (oldest first), which
-    /// `importSheet` reads back without loss.
+    /// Exports the words not in the Trash as MiDiccio CSV or TSV, without the study
+    /// columns; see `exportSheet(to:format:studyColumns:)`.
     @discardableResult
     public func exportSheet(to path: String, format: SheetFormat) throws -> Int {
+        try exportSheet(to: path, format: format, studyColumns: false)
+    }
+
+    /// Exports the words not in the Trash as MiDiccio CSV or TSV (oldest first), which
+    /// `importSheet` reads back without loss. With `studyColumns`, each word's `due` time
+    /// (ISO 8601, empty while new) and study `state` follow the other columns.
+    @discardableResult
+    public func exportSheet(to path: String, format: SheetFormat, studyColumns: Bool) throws -> Int {
         try checkNotLibrary(path)
+        let study = try studyColumns ? studyStates() : nil
         let words = try guarded {
             try database.cached("SELECT \(Self.columns) FROM words WHERE deleted_at IS NULL ORDER BY created_at, seq")
                 .rows([], Self.storedWord).map(\.word)
@@ -30,7 +39,26 @@ extension WordLibrary {
                 term: $0.term, meaning: $0.meaning, reading: $0.reading,
                 examples: $0.examples, notes: $0.notes, tags: $0.tags)
         }
-        try files { try FileSystem.writeAtomically(Data(WordSheet.write(rows, format: format).utf8), to: path) }
+        let columns = study.map { study in
+            words.map { word in study[word.id.rawValue].map { (due: $0.due.iso8601, state: $0.state.rawValue) } ?? (due: "", state: "new") }
+        }
+        try files { try FileSystem.writeAtomically(Data(WordSheet.write(rows, format: format, study: columns).utf8), to: path) }
         return words.count
+    }
+
+    /// Every studied word's state and due time, from the schedule cache (brought up to
+    /// date first), by word id.
+    private func studyStates() throws -> [String: (state: StudyState, due: Timestamp)] {
+        let scheduler = try scheduler()
+        try writing { try ensureStudyCache(for: scheduler) }
+        return try guarded {
+            var states: [String: (state: StudyState, due: Timestamp)] = [:]
+            try database.cached("SELECT word_id, state, due FROM study_cache").forEachRow { row in
+                let index = Int(row.int64(1))
+                let state = StudyState.allCases.indices.contains(index) ? StudyState.allCases[index] : .new
+                states[row.text(0)] = (state, Timestamp(milliseconds: row.int64(2)))
+            }
+            return states
+        }
     }
 }

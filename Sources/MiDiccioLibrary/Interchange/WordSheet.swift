@@ -148,6 +148,12 @@ public enum WordSheet {
         return nil
     }
 
+    /// Writes rows as MiDiccio CSV or TSV (with header) without the study columns; see
+    /// `write(_:format:study:)`.
+    public static func write(_ rows: [SheetRow], format: SheetFormat) -> String {
+        write(rows, format: format, study: nil)
+    }
+
     /// Writes rows as MiDiccio CSV or TSV (with header), readable back by `read` without loss.
     ///
     /// "Without loss" holds for rows in the shape `read` produces: fields already trimmed,
@@ -155,12 +161,17 @@ public enum WordSheet {
     /// Anything else is written faithfully but normalised on the way back in. Cells
     /// starting with `=` are not escaped against spreadsheet formulas, since any escape
     /// would come back as part of the text.
-    public static func write(_ rows: [SheetRow], format: SheetFormat) -> String {
+    ///
+    /// `study` (one entry a row) adds the `due` (ISO 8601, empty for a new word) and
+    /// `state` columns after `tags`; `read` accepts and skips them, since a schedule is
+    /// derived from review events, never imported.
+    public static func write(_ rows: [SheetRow], format: SheetFormat, study: [(due: String, state: String)]?) -> String {
         let separator = separatorByte(for: format)
         var output: [UInt8] = []
-        DelimitedText.appendRecord(Column.allCases.map(\.rawValue), separator: separator, to: &output)
-        for row in rows {
-            let fields = [
+        let header = Column.written.map(\.rawValue) + (study == nil ? [] : [Column.due.rawValue, Column.state.rawValue])
+        DelimitedText.appendRecord(header, separator: separator, to: &output)
+        for (index, row) in rows.enumerated() {
+            var fields = [
                 row.term,
                 row.meaning,
                 row.reading,
@@ -168,6 +179,7 @@ public enum WordSheet {
                 row.notes,
                 row.tags.joined(separator: " "),
             ]
+            if let study, index < study.count { fields += [study[index].due, study[index].state] }
             DelimitedText.appendRecord(fields, separator: separator, to: &output)
         }
         return String(decoding: output, as: UTF8.self)
@@ -180,9 +192,14 @@ extension WordSheet {
     /// Columns in the order `write` emits them; `read` accepts any order.
     private enum Column: String, CaseIterable {
         case term, meaning, reading, examples, notes, tags
+        /// Written on request only (`write`'s `study`), skipped when read.
+        case due, state
+
+        /// The columns every export has.
+        static let written: [Column] = [.term, .meaning, .reading, .examples, .notes, .tags]
     }
 
-    private static let validColumnList = Column.allCases.map(\.rawValue).joined(separator: ", ")
+    private static let validColumnList = Column.written.map(\.rawValue).joined(separator: ", ")
 
     private static let expectation =
         "expected a header row naming the columns (term, and optionally meaning, reading, "
@@ -220,6 +237,7 @@ extension WordSheet {
                     case .examples: row.examples = exampleLines(value)
                     case .notes: row.notes = trimmed(value)
                     case .tags: row.tags = tagList(value)
+                    case .due, .state: break  // derived from review events, never imported
                     }
                 }
                 guard !row.term.isEmpty else {

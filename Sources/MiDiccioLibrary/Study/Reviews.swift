@@ -243,11 +243,14 @@ extension WordLibrary {
                     ORDER BY w.created_at, w.seq LIMIT ?2
                     """
                 ).rows(newValues) { $0.text(0) }
+                // With a tag, the next word due of that tag ("come back at" for it).
+                var nextValues: [SQLValue] = [.time(now)]
+                if let tag { nextValues += [.null, .text(TagSet.key(tag))] }
                 let nextDue = try database.integer(
                     """
-                    SELECT c.due FROM study_cache c JOIN words w ON w.id = c.word_id
-                    WHERE c.due > ? AND w.deleted_at IS NULL ORDER BY c.due LIMIT 1
-                    """, [.time(now)]
+                    SELECT c.due FROM study_cache c JOIN words w ON w.id = c.word_id \(tagJoin)
+                    WHERE c.due > ?1 AND w.deleted_at IS NULL ORDER BY c.due LIMIT 1
+                    """, nextValues
                 ).map { Timestamp(milliseconds: $0) }
                 let due = try dueIDs.compactMap(WordID.init).compactMap { id -> StudyCard? in
                     guard let word = try stored(id)?.word else { return nil }

@@ -917,16 +917,161 @@
   window.addEventListener("hashchange", () => { if (location.hash === "#settings") loadPairing(); });
   if (location.hash === "#settings") loadPairing();
 
+  // ---- Study (spaced repetition) ---------------------------------------------------
+
+  const study = { card: null, revealed: false, shownAt: 0, busy: false, tag: "", reverse: false };
+  const clockFormat = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+  const dayFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
+
+  function studyVisible() { return !$("study-view").hidden; }
+
+  async function loadStudyTags() {
+    try {
+      const data = await api("GET", "/api/tags");
+      const select = $("study-tag"), chosen = study.tag;
+      select.replaceChildren(element("option", "", "All words"));
+      select.firstChild.value = "";
+      for (const entry of data.tags) {
+        const option = element("option", "", entry.tag + " (" + entry.count.toLocaleString() + ")");
+        option.value = entry.tag;
+        option.dir = "auto";
+        select.append(option);
+      }
+      select.value = chosen;
+    } catch (error) { /* the tag list stays as it was */ }
+  }
+
+  async function loadStudyCard() {
+    try {
+      const data = await api("GET", "/api/study?" + query({ tag: study.tag }));
+      showStudyCard(data);
+    } catch (error) { toast(error.message); }
+    loadProgress();
+  }
+
+  function showStudyCard(data) {
+    study.card = data.card;
+    study.revealed = false;
+    $("study-counts").textContent = plural(data.due, "due", "due") + " \u00b7 " + plural(data.new, "new", "new")
+      + " \u00b7 " + plural(data.studiedReviews + data.studiedNew, "answer today", "answers today");
+    $("study-card").hidden = !data.card;
+    $("study-done").hidden = !!data.card;
+    if (!data.card) {
+      const next = data.nextDue ? new Date(data.nextDue) : null;
+      const today = next && next.toDateString() === new Date().toDateString();
+      $("study-done-text").textContent = next
+        ? "Come back at " + clockFormat.format(next) + (today ? "." : " on " + dayFormat.format(next) + ".")
+        : "Nothing is scheduled. New words (within today's limit) and words you add show up here.";
+      return;
+    }
+    const word = data.card.word;
+    $("study-state").textContent = data.card.study.state;
+    $("study-front").textContent = study.reverse ? (word.meaning || "(no meaning)") : word.term;
+    $("study-answer").textContent = study.reverse ? word.term : word.meaning;
+    $("study-reading").textContent = word.reading;
+    $("study-examples").replaceChildren(...word.examples.map((example) => userText("li", "", example)));
+    $("study-notes").textContent = word.notes;
+    $("study-back-side").hidden = true;
+    $("study-grades").hidden = true;
+    $("study-reveal").hidden = false;
+    study.shownAt = Date.now();
+  }
+
+  function revealStudyCard() {
+    if (!study.card || study.revealed) return;
+    study.revealed = true;
+    $("study-back-side").hidden = false;
+    $("study-reveal").hidden = true;
+    $("study-grades").hidden = false;
+  }
+
+  async function answerStudyCard(grade) {
+    if (!study.card || !study.revealed || study.busy) return;
+    study.busy = true;
+    try {
+      const seconds = Math.min(86400, Math.round((Date.now() - study.shownAt) / 1000));
+      await api("POST", "/api/study/answer", { id: study.card.word.id, grade: String(grade), seconds });
+      await loadStudyCard();
+    } catch (error) { toast(error.message); } finally { study.busy = false; }
+  }
+
+  async function undoStudyAnswer() {
+    if (study.busy) return;
+    study.busy = true;
+    try {
+      const data = await api("POST", "/api/study/undo");
+      toast("Undone: " + quoted(data.term || "a word") + " (" + data.grade + ")");
+      await loadStudyCard();
+    } catch (error) { toast(error.message); } finally { study.busy = false; }
+  }
+
+  async function loadProgress() {
+    try {
+      const stats = await api("GET", "/api/stats");
+      const counts = Object.entries(stats.counts).map(([name, count]) => count.toLocaleString() + " " + name).join(", ");
+      const retention = stats.trueRetention === null ? "\u2013" : (stats.trueRetention * 100).toFixed(1) + " %";
+      $("study-stats").textContent = "True retention (30 days): " + retention + " of "
+        + plural(stats.retentionAnswers, "answer", "answers") + ". Words: " + counts + ".";
+    } catch (error) { $("study-stats").textContent = error.message; }
+    // The charts are drawn by the server; a new address each time skips any cached copy.
+    const stamp = Date.now();
+    $("chart-reviews").src = "/study/reviews.svg?t=" + stamp;
+    $("chart-forecast").src = "/study/forecast.svg?t=" + stamp;
+  }
+
+  function openStudy() {
+    study.tag = $("study-tag").value;
+    study.reverse = $("study-reverse").checked;
+    loadStudyTags();
+    loadStudyCard();
+    $("study-title").focus();
+  }
+
+  $("study-button").addEventListener("click", () => { location.hash = "#study"; });
+  $("study-back").addEventListener("click", () => { location.hash = ""; });
+  $("study-tag").addEventListener("change", () => { study.tag = $("study-tag").value; loadStudyCard(); });
+  $("study-reverse").addEventListener("change", () => {
+    study.reverse = $("study-reverse").checked;
+    loadStudyCard();
+  });
+  $("study-reveal").addEventListener("click", revealStudyCard);
+  for (const button of $("study-grades").querySelectorAll("button")) {
+    button.addEventListener("click", () => answerStudyCard(Number(button.dataset.grade)));
+  }
+  $("study-undo").addEventListener("click", undoStudyAnswer);
+  // The Study page's keys come first (capture), so `u` and the digits never reach the
+  // list's own shortcuts while studying.
+  window.addEventListener("keydown", (event) => {
+    if (!studyVisible() || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.target.closest("input, textarea, select, dialog")) return;
+    const key = event.key;
+    if (key === " " || key === "Enter") {
+      if (event.target.closest("button") && key === "Enter") return;
+      event.preventDefault(); event.stopPropagation();
+      revealStudyCard();
+    } else if (["1", "2", "3", "4"].includes(key)) {
+      event.preventDefault(); event.stopPropagation();
+      answerStudyCard(Number(key));
+    } else if (key === "u" || key === "U") {
+      event.preventDefault(); event.stopPropagation();
+      undoStudyAnswer();
+    }
+  }, true);
+
   // ---- Screens and keys ----------------------------------------------------------
 
   function showScreen() {
     const settings = location.hash === "#settings";
+    const studying = location.hash === "#study";
     const wasSettings = !$("settings-view").hidden;
+    const wasStudying = !$("study-view").hidden;
     $("settings-view").hidden = !settings;
-    $("list-view").hidden = settings;
+    $("study-view").hidden = !studying;
+    $("list-view").hidden = settings || studying;
+    if (studying && !wasStudying) openStudy();
     if (settings) { loadStatus(); loadTrash(); $("settings-title").focus(); }
     // Back from Settings: a restore, an import or the CLI may have changed the words.
-    if (!settings && wasSettings) { reload(); loadTags(); }
+    if (!settings && !studying && (wasSettings || wasStudying)) { reload(); loadTags(); }
   }
 
   let searchTimer = null;

@@ -1,0 +1,140 @@
+import Foundation
+import MiDiccioKit
+
+/// The Study page: the next card to study, answers and their undo, and the progress
+/// charts (SVG made here, so the page needs no script or style of its own to draw them).
+extension WebApp {
+    /// `GET api/study?tag=`: the first card of today's queue (null when nothing is due),
+    /// how many are due and new now, and when the next word falls due.
+    func studyNext(_ request: HTTPRequest) throws -> HTTPResponse {
+        let tag = request.query["tag"].flatMap { $0.isEmpty ? nil : $0 }
+        let queue = try pool.withLibrary { try $0.studyQueue(tag: tag) }
+        let card = queue.cards.first.map { card in
+            JSONText.object([("word", WordJSON.object(card.word, pretty: false)), ("study", JSONText.schedule(card.schedule))])
+        }
+        return .json(
+            JSONText.object([
+                ("card", card ?? "null"), ("due", String(queue.due.count)), ("new", String(queue.new.count)),
+                ("studiedNew", String(queue.studiedToday.new)), ("studiedReviews", String(queue.studiedToday.reviews)),
+                ("nextDue", JSONText.time(queue.nextDue)),
+            ]))
+    }
+
+    /// `POST api/study/answer` with `{"id": ID, "grade": "good" or 1-4, "seconds": N}`:
+    /// records the answer as this device's review event; answers the new schedule.
+    func studyAnswer(_ request: HTTPRequest) throws -> HTTPResponse {
+        let body = try JSONBody(request.body)
+        guard let text = try body.string("id"), let id = WordID(text) else {
+            throw BadRequest(message: "id must be a word id", field: "id")
+        }
+        // The grade as a number (1-4) or as a name ("good").
+        let gradeText = (try? body.integer("grade")).map(String.init) ?? (try? body.string("grade")) ?? ""
+        guard let grade = ReviewGrade(name: gradeText) else {
+            throw BadRequest(message: "grade must be again, hard, good or easy (or 1-4)", field: "grade")
+        }
+        let seconds = try body.integer("seconds") ?? 0
+        guard (0...86_400).contains(seconds) else {
+            throw BadRequest(message: "seconds must be a whole number from 0 to 86400", field: "seconds")
+        }
+        let schedule = try pool.withLibrary { try $0.review(id, grade: grade, seconds: seconds) }
+        return .json(JSONText.object([("id", JSONText.quote(id.rawValue)), ("study", JSONText.schedule(schedule))]))
+    }
+
+    /// `POST api/study/undo`: takes back this device's last answer not synced yet (409
+    /// when there is none), and names its word.
+    func studyUndo() throws -> HTTPResponse {
+        guard let event = try pool.withLibrary({ try $0.undoLastReview() }) else {
+            return .error(409, "nothing to undo: answers already synced stay, since other devices count them")
+        }
+        let term = try pool.withLibrary { try $0.word(event.wordID)?.term }
+        return .json(
+            JSONText.object([
+                ("id", JSONText.quote(event.wordID.rawValue)), ("term", JSONText.optional(term)),
+                ("grade", JSONText.quote(event.grade.name)),
+            ]))
+    }
+
+    /// `GET api/stats`: the figures `midiccio stats --json` prints.
+    func studyStatsAnswer() throws -> HTTPResponse {
+        let stats = try pool.withLibrary { try $0.studyStats() }
+        let counts = StudyState.allCases.map { ($0.rawValue, String(stats.counts[$0] ?? 0)) }
+        return .json(
+            JSONText.object([
+                ("reviewsPerDay", "[" + stats.reviewsPerDay.map(dayJSON).joined(separator: ",") + "]"),
+                ("forecast", "[" + stats.forecast.map(dayJSON).joined(separator: ",") + "]"),
+                ("trueRetention", stats.trueRetention.map { String($0) } ?? "null"),
+                ("retentionAnswers", String(stats.retentionAnswers)), ("counts", JSONText.object(counts)),
+            ]))
+    }
+
+    private func dayJSON(_ day: StudyStats.Day) -> String {
+        JSONText.object([("day", JSONText.quote(day.start.iso8601)), ("count", String(day.count))])
+    }
+
+    /// `GET study/reviews.svg` (answers a day, the last 30 days) or `study/forecast.svg`
+    /// (words falling due, the next 14 days): a bar chart drawn here. Never cached: the
+    /// figures change with every answer.
+    func studyChart(forecast: Bool) throws -> HTTPResponse {
+        let stats = try pool.withLibrary { try $0.studyStats() }
+        let days = forecast ? stats.forecast : stats.reviewsPerDay
+        let title = forecast ? "Words due, next 14 days" : "Answers a day, last 30 days"
+        let labels = days.enumerated().map { index, day in
+            forecast ? (index == 0 ? "today" : "+\(index)") : String(day.start.iso8601.dropFirst(8).prefix(2))
+        }
+        var response = HTTPResponse(
+            status: 200, contentType: "image/svg+xml",
+            body: Data(BarChart(title: title, values: days.map(\.count), labels: labels).svg.utf8))
+        response.setHeader("Cache-Control", "no-store")
+        return response
+    }
+}
+
+/// A bar chart as an SVG document: numbers and dates only (no user text), colours as
+/// attributes (no style element, so the strict CSP holds), readable on light and dark pages.
+struct BarChart {
+    var title: String
+    var values: [Int]
+    var labels: [String]
+
+    var svg: String {
+        let width = 640.0, height = 240.0, left = 40.0, bottom = 28.0, top = 30.0
+        let plotHeight = height - bottom - top
+        let most = max(1, values.max() ?? 0)
+        let slot = (width - left - 8) / Double(max(1, values.count))
+        var parts = [
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" role=\"img\""
+                + " font-family=\"sans-serif\" font-size=\"12\">",
+            "<title>\(Self.escaped(title))</title>",
+            "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\" rx=\"8\"/>",
+            "<text x=\"\(Int(left))\" y=\"18\" fill=\"#222222\" font-weight=\"bold\">\(Self.escaped(title))</text>",
+            "<text x=\"\(Int(left) - 6)\" y=\"\(Int(top) + 4)\" fill=\"#555555\" text-anchor=\"end\">\(most)</text>",
+            "<text x=\"\(Int(left) - 6)\" y=\"\(Int(height - bottom))\" fill=\"#555555\" text-anchor=\"end\">0</text>",
+            "<line x1=\"\(Int(left))\" y1=\"\(Int(height - bottom))\" x2=\"\(Int(width) - 8)\" y2=\"\(Int(height - bottom))\""
+                + " stroke=\"#888888\"/>",
+        ]
+        let labelEvery = values.count > 16 ? 5 : 1
+        for (index, value) in values.enumerated() {
+            let barHeight = Double(value) / Double(most) * plotHeight
+            let x = left + Double(index) * slot + slot * 0.15
+            let y = height - bottom - barHeight
+            parts.append(
+                "<rect class=\"bar\" x=\"\(Self.number(x))\" y=\"\(Self.number(y))\" width=\"\(Self.number(slot * 0.7))\""
+                    + " height=\"\(Self.number(barHeight))\" fill=\"#1f5fa8\"><title>\(Self.escaped(labels[index])): \(value)</title></rect>"
+            )
+            if index % labelEvery == 0 || index == values.count - 1, index < labels.count {
+                parts.append(
+                    "<text x=\"\(Self.number(x + slot * 0.35))\" y=\"\(Int(height) - 10)\" fill=\"#555555\""
+                        + " text-anchor=\"middle\">\(Self.escaped(labels[index]))</text>")
+            }
+        }
+        parts.append("</svg>")
+        return parts.joined(separator: "\n")
+    }
+
+    private static func number(_ value: Double) -> String { String(format: "%.1f", value) }
+
+    private static func escaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;")
+    }
+}

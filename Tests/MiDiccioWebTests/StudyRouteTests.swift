@@ -1,0 +1,91 @@
+import Foundation
+import MiDiccioKit
+import MiDiccioWeb
+import Testing
+
+/// The Study page's routes: the next card, answers and their undo, the progress charts.
+@Suite("Study routes of the web app")
+final class StudyRouteTests {
+    let web: WebFixture
+
+    init() throws { web = try WebFixture() }
+
+    private func add(_ term: String, tags: String = "") throws -> String {
+        let added = try web.send("POST", "/api/words", json: "{\"term\": \"\(term)\", \"meaning\": \"m\", \"tags\": \"\(tags)\"}")
+        let word = try #require(added.json["word"] as? [String: Any])
+        return try #require(word["id"] as? String)
+    }
+
+    @Test("an answer given on the page is a review event in the library, and u takes it back")
+    func answerAndUndo() throws {
+        let id = try add("perro")
+        let next = try web.send("GET", "/api/study")
+        let card = try #require(next.json["card"] as? [String: Any])
+        #expect((card["word"] as? [String: Any])?["id"] as? String == id)
+        #expect((card["study"] as? [String: Any])?["state"] as? String == "new")
+
+        let answered = try web.send("POST", "/api/study/answer", json: "{\"id\": \"\(id)\", \"grade\": \"3\", \"seconds\": 4}")
+        #expect(answered.status == 200)
+        #expect((answered.json["study"] as? [String: Any])?["reviews"] as? Int == 1)
+        let events = try web.library().reviewEvents(of: WordID(id)!)
+        #expect(events.map(\.grade) == [.good])
+        #expect(events.first?.seconds == 4)
+
+        let undone = try web.send("POST", "/api/study/undo")
+        #expect(undone.status == 200)
+        #expect(undone.json["term"] as? String == "perro")
+        #expect(try web.library().reviewEvents(of: WordID(id)!).isEmpty)
+        #expect(try web.send("POST", "/api/study/undo").status == 409)
+    }
+
+    @Test("answers need the CSRF token, and a bad grade or id is refused naming the field, nothing recorded")
+    func refusals() throws {
+        let id = try add("gato")
+        let forged = try web.send("POST", "/api/study/answer", json: "{\"id\": \"\(id)\", \"grade\": \"good\"}", csrf: .some(nil))
+        #expect(forged.status == 403)
+        let badGrade = try web.send("POST", "/api/study/answer", json: "{\"id\": \"\(id)\", \"grade\": \"perfect\"}")
+        #expect(badGrade.status == 400)
+        #expect(badGrade.json["field"] as? String == "grade")
+        let badSeconds = try web.send("POST", "/api/study/answer", json: "{\"id\": \"\(id)\", \"grade\": 2, \"seconds\": -1}")
+        #expect(badSeconds.json["field"] as? String == "seconds")
+        let badID = try web.send("POST", "/api/study/answer", json: #"{"id": "nope", "grade": "good"}"#)
+        #expect(badID.json["field"] as? String == "id")
+        #expect(try web.send("POST", "/api/study/undo", csrf: .some(nil)).status == 403)
+        #expect(try web.library().reviewEventCount() == 0)
+    }
+
+    @Test("the tag filter keeps other words out, and nothing due says when to come back")
+    func tagFilterAndComeBack() throws {
+        _ = try add("uno", tags: "numbers")
+        let other = try add("casa", tags: "home")
+        let numbers = try web.send("GET", "/api/study?tag=numbers")
+        #expect(((numbers.json["card"] as? [String: Any])?["word"] as? [String: Any])?["term"] as? String == "uno")
+        #expect(numbers.json["new"] as? Int == 1)
+        #expect(try web.send("POST", "/api/study/answer", json: "{\"id\": \"\(other)\", \"grade\": \"easy\"}").status == 200)
+        let home = try web.send("GET", "/api/study?tag=home")
+        #expect(home.json["card"] is NSNull)
+        #expect((home.json["nextDue"] as? String)?.hasSuffix("Z") == true)
+        // The next word due is of the tag asked for: "numbers" has none scheduled.
+        #expect(try web.send("GET", "/api/study?tag=numbers").json["nextDue"] is NSNull)
+    }
+
+    @Test("the charts are SVG drawn by the server under the strict CSP, one bar a day")
+    func charts() throws {
+        let id = try add("rojo")
+        // The page sends the seconds as a number; 0 and 1 are numbers too, not booleans.
+        let answered = try web.send("POST", "/api/study/answer", json: "{\"id\": \"\(id)\", \"grade\": \"good\", \"seconds\": 1}")
+        #expect(answered.status == 200)
+        let reviews = try web.send("GET", "/study/reviews.svg")
+        #expect(reviews.status == 200)
+        #expect(reviews.headers["content-type"] == "image/svg+xml")
+        #expect(reviews.headers["content-security-policy"]?.contains("script-src 'self'") == true)
+        #expect(reviews.text.components(separatedBy: "class=\"bar\"").count - 1 == 30)
+        #expect(!reviews.text.contains("<script") && !reviews.text.contains("style="))
+        #expect(reviews.text.contains("<title>Answers a day"))
+        let forecast = try web.send("GET", "/study/forecast.svg")
+        #expect(forecast.text.components(separatedBy: "class=\"bar\"").count - 1 == 14)
+        let stats = try web.send("GET", "/api/stats")
+        #expect((stats.json["counts"] as? [String: Any])?["learning"] as? Int == 1)
+        #expect((stats.json["reviewsPerDay"] as? [Any])?.count == 30)
+    }
+}
