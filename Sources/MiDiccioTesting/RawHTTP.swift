@@ -41,6 +41,12 @@ package enum RawHTTP {
         // The server may answer (413) and close before the whole body is sent; a failed
         // send is then expected, and the answer is still there to read.
         _ = request.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        return try readAnswer(descriptor)
+    }
+
+    /// Reads from `descriptor` until the server closes the connection (or a read times
+    /// out) and parses what came as an HTTP answer.
+    package static func readAnswer(_ descriptor: Int32) throws -> RawResponse {
         var received = Data()
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {

@@ -53,14 +53,7 @@ final class OpenSocket: @unchecked Sendable {
     /// Reads until the server closes the connection (or the read times out) and parses
     /// what came as an HTTP answer.
     func answer() throws -> RawResponse {
-        var received = Data()
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = recv(descriptor, &buffer, buffer.count, 0)
-            if count <= 0 { break }
-            received.append(contentsOf: buffer[0..<count])
-        }
-        return try RawHTTP.parse(received)
+        try RawHTTP.readAnswer(descriptor)
     }
 
     /// True when the server has already closed the connection (checked without waiting).
