@@ -270,8 +270,14 @@ struct TemporaryDirectory {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
 
-    /// Deletes the directory and everything in it; failures are ignored.
+    /// Deletes the directory and everything in it; failures are ignored. With
+    /// `MIDICCIO_BENCH_KEEP=1` in the environment it is kept, and its path printed, so the
+    /// generated libraries can be looked at afterwards.
     func remove() {
+        if ProcessInfo.processInfo.environment["MIDICCIO_BENCH_KEEP"] == "1" {
+            FileHandle.standardError.write(Data("kept \(path)\n".utf8))
+            return
+        }
         try? FileManager.default.removeItem(atPath: path)
     }
 }

@@ -97,6 +97,7 @@ enum WebBenchmark {
         let tagged = try (0..<requests).map { _ in try time(request("/api/words", ["limit": "50", "tag": tag])) }
         let searchTagged = try typed.map { try time(request("/api/search", ["q": $0, "tag": tag, "limit": "50"])) }
         let searchPage5 = try typed.map { try time(request("/api/search", ["q": $0, "limit": "50", "offset": "200"])) }
+        let searchSorted = try typed.map { try time(request("/api/search", ["q": $0, "limit": "50", "sort": "updated"])) }
 
         Progress.note("moving every word to the Trash")
         try library.delete(try library.list().map(\.id))
@@ -119,6 +120,7 @@ enum WebBenchmark {
             ("list with the most used tag", tagged, Target.everyCallP99, true),
             ("search with that tag", searchTagged, Target.everyCallP99, true),
             ("search, page 5 (offset 200)", searchPage5, Target.everyCallP99, true),
+            ("search sorted by last change", searchSorted, Target.everyCallP99, true),
             ("Trash page, every word in the Trash", trashPage, Target.everyCallP99, true),
             ("Trash search, every word in it", trashSearch, Target.everyCallP99, true),
             ("tags, every word in the Trash", tagsAllTrashed, Target.everyCallP99, true),

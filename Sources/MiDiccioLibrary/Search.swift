@@ -105,7 +105,9 @@ extension WordLibrary {
 /// ask for. Every match is found and counted, whatever the page.
 extension WordLibrary {
     /// One page of the words outside the Trash that match `request`, with how many match
-    /// in all. One SQL statement finds, filters, orders, counts and pages them.
+    /// in all. Ranked by relevance, the page is read tier by tier and the matches are
+    /// counted apart (`findRanked`); in a chosen order, one statement gathers the matches
+    /// once, counts them and walks the order's index for the page.
     ///
     /// Ranked by relevance, the tiers are those of `search(_:limit:)`: an exact term,
     /// terms starting with the free words, terms holding them, then other fields. Within
@@ -116,6 +118,9 @@ extension WordLibrary {
         let limit = max(0, request.limit)
         let offset = max(0, request.offset)
         let plan = SearchPlan(query: query, tag: request.tag)
+        if request.sort == nil && plan.isRanked {
+            return try guarded { try database.read { try findRanked(plan, limit: limit, offset: offset) } }
+        }
         let (sql, values) = plan.statement(sort: request.sort)
         let pageValues = values + [.integer(Int64(limit)), .integer(Int64(offset))]
         let totalColumn = Int32(Self.columns.split(separator: ",").count)
@@ -158,12 +163,12 @@ struct SearchPlan {
         excludedTagKeys = query.excludedTags.map(TagSet.key)
     }
 
-    private static func prefixes(_ tokens: [String]) -> String {
+    static func prefixes(_ tokens: [String]) -> String {
         tokens.map { "\"\($0)\"*" }.joined(separator: " ")
     }
 
     /// The tag filters on the row number `column`.
-    private func tagFilter(_ column: String) -> (String, [SQLValue]) {
+    func tagFilter(_ column: String) -> (String, [SQLValue]) {
         var sql = ""
         var values: [SQLValue] = []
         for key in tagKeys {
@@ -177,84 +182,39 @@ struct SearchPlan {
         return (sql, values)
     }
 
-    /// The statement and its values, without the page's LIMIT and OFFSET (its last two).
-    /// Its rows: the word's columns, then the number of matches in all.
+    /// The statement of a search in a chosen order (or of a search with nothing to rank
+    /// by) and its values, without the page's LIMIT and OFFSET (its last two). Its rows:
+    /// the word's columns, then the number of matches in all.
+    ///
+    /// The matches are gathered once; the page then walks the order's own index and keeps
+    /// the matches, so a common query does not sort tens of thousands of words.
     func statement(sort: ListSort?) -> (String, [SQLValue]) {
-        var parts: [String] = []
-        var values: [SQLValue] = []
-        let (tags, tagValues) = tagFilter("seq")
-        let fieldMatch = fieldClauses.joined(separator: " AND ")
-        let ranked = !freeTokens.isEmpty || !fieldClauses.isEmpty
-        if !freeTokens.isEmpty {
-            // The two term tiers come from the term index (cheap even for one letter).
-            var fields = ""
-            var fieldValues: [SQLValue] = []
-            if !fieldClauses.isEmpty {
-                fields = " AND seq IN (SELECT rowid FROM words_fts WHERE words_fts MATCH ?)"
-                fieldValues = [.text(fieldMatch)]
-            }
-            parts.append(
-                "SELECT seq, 0 AS tier, NULL AS k, NULL AS score FROM words WHERE term_key = ? AND deleted_at IS NULL\(tags)\(fields)")
-            values += [.text(key)] + tagValues + fieldValues
-            parts.append(
-                "SELECT seq, 1, term_key, NULL FROM words WHERE term_key > ? AND term_key < ? AND deleted_at IS NULL\(tags)\(fields)")
-            values += [.text(key), .text(key + "\u{10FFFF}")] + tagValues + fieldValues
+        let (index, order): (String, String)
+        switch sort ?? .updated {
+        case .updated: (index, order) = ("words_live_updated", "w.updated_at DESC, w.seq DESC")
+        case .created: (index, order) = ("words_live_created", "w.created_at DESC, w.seq DESC")
+        case .term: (index, order) = ("words_live_sort", "w.sort_key, w.term, w.seq")
         }
-        // A one-letter query is answered from terms only (see `search(_:limit:)`).
-        if !fieldClauses.isEmpty || (!freeTokens.isEmpty && key.count > 1) {
-            let free = Self.prefixes(freeTokens)
-            // Parts of a full-text query are joined by an explicit AND: FTS5 reads two
-            // column-filtered groups side by side as a syntax error.
-            let all = ((free.isEmpty ? [] : ["(\(free))"]) + fieldClauses).joined(separator: " AND ")
-            // "+rowid": a rowid constraint handed to FTS5 runs the whole match once per
-            // tagged word (46 s for a tag on 4,600 words); filtered after the match, 5 ms.
-            let (ftsTags, ftsTagValues) = tagFilter("+rowid")
-            // Matches in the term (few) are all ranked, and so are the newest others.
-            var inTerm = "0"
-            if !freeTokens.isEmpty {
-                inTerm = "rowid IN (SELECT rowid FROM words_fts WHERE words_fts MATCH ?)"
-                values.append(.text((["{term} : (\(free))"] + fieldClauses).joined(separator: " AND ")))
-            }
-            parts.append(
+        let columns = WordLibrary.columns("w")
+        guard isRanked else {
+            let (tags, tagValues) = tagFilter("w.seq")
+            let (countTags, _) = tagFilter("seq")
+            return (
                 """
-                SELECT rowid, CASE WHEN \(inTerm) THEN 2 ELSE 3 END, NULL,
-                    CASE WHEN \(inTerm) OR rowid >= coalesce((SELECT rowid FROM words_fts WHERE words_fts MATCH ?\(ftsTags)
-                                                 ORDER BY rowid DESC LIMIT 1 OFFSET \(WordLibrary.rankedMatches - 1)), 0)
-                         THEN bm25(words_fts, \(SearchRanking.bm25Weights)) END
-                FROM words_fts WHERE words_fts MATCH ?\(ftsTags)
-                """)
-            if !freeTokens.isEmpty { values.append(values[values.count - 1]) }
-            values += [.text(all)] + ftsTagValues + [.text(all)] + ftsTagValues
+                SELECT \(columns), (SELECT count(*) FROM words WHERE deleted_at IS NULL\(countTags))
+                FROM words w INDEXED BY \(index) WHERE w.deleted_at IS NULL\(tags) ORDER BY \(order) LIMIT ? OFFSET ?
+                """,
+                tagValues + tagValues
+            )
         }
-        if parts.isEmpty {
-            parts.append("SELECT seq, 3 AS tier, NULL AS k, NULL AS score FROM words WHERE deleted_at IS NULL\(tags)")
-            values += tagValues
-        }
-        let best =
-            parts.count == 1
-            ? "hits"
-            : "(SELECT seq, min(tier) AS tier, k, score FROM hits GROUP BY seq)"
-        let order: String
-        var join = ""
-        switch ranked ? sort : sort ?? .updated {
-        case nil:
-            order = "b.tier, CASE b.tier WHEN 1 THEN b.k END, b.score IS NULL, b.score, CASE WHEN b.tier < 2 THEN b.seq ELSE -b.seq END"
-        case .updated?:
-            join = " JOIN words o ON o.seq = b.seq"
-            order = "o.updated_at DESC, o.seq DESC"
-        case .created?:
-            join = " JOIN words o ON o.seq = b.seq"
-            order = "o.created_at DESC, o.seq DESC"
-        case .term?:
-            join = " JOIN words o ON o.seq = b.seq"
-            order = "o.sort_key, o.term, o.seq"
-        }
-        let sql = """
-            WITH hits(seq, tier, k, score) AS (\(parts.joined(separator: " UNION ALL "))),
-            page AS (SELECT b.seq, row_number() OVER (ORDER BY \(order)) AS position, count(*) OVER () AS total
-                     FROM \(best) AS b\(join) ORDER BY \(order) LIMIT ? OFFSET ?)
-            SELECT \(WordLibrary.columns("w")), page.total FROM page JOIN words w ON w.seq = page.seq ORDER BY page.position
+        let (matches, values) = matchSet()
+        return (
             """
-        return (sql, values)
+            WITH matches(seq) AS MATERIALIZED (\(matches))
+            SELECT \(columns), (SELECT count(*) FROM matches) FROM words w INDEXED BY \(index)
+            WHERE w.deleted_at IS NULL AND w.seq IN (SELECT seq FROM matches) ORDER BY \(order) LIMIT ? OFFSET ?
+            """,
+            values
+        )
     }
 }

@@ -1,0 +1,188 @@
+import MiDiccioModel
+import MiDiccioStore
+
+// MARK: - Pages ranked by relevance, one tier at a time
+
+/// A search ranked by relevance reads its page tier by tier, each tier from its own index
+/// in its own order, and stops as soon as the page is full. The first page of a two-letter
+/// query then comes from the term index alone; only the total reads every full-text match.
+extension WordLibrary {
+    /// The page and total of a ranked search (`find` with no sort and words to rank by).
+    func findRanked(_ plan: SearchPlan, limit: Int, offset: Int) throws -> SearchPage {
+        var skip = offset
+        var wanted = limit
+        var seqs: [Int64] = []
+        var threshold: Int64?
+        for index in plan.tierCount where wanted > 0 {
+            let tier = try plan.tier(index) {
+                if let threshold { return threshold }
+                let found = try rankedThreshold(plan)
+                threshold = found
+                return found
+            }
+            let rows = try database.cached("SELECT \(tier.column) FROM \(tier.source) ORDER BY \(tier.order) LIMIT ? OFFSET ?")
+                .rows(tier.values + [.integer(Int64(wanted)), .integer(Int64(skip))]) { $0.int64(0) }
+            if rows.isEmpty {
+                if skip > 0 {
+                    // The whole tier comes before the page.
+                    let size = try database.cached("SELECT count(*) FROM \(tier.source)").rows(tier.values) { $0.int64(0) }
+                    skip -= Int(size.first ?? 0)
+                }
+            } else {
+                skip = 0
+                seqs += rows
+                wanted -= rows.count
+            }
+        }
+        let (countSQL, countValues) = plan.countStatement()
+        let total = Int(try database.cached(countSQL).rows(countValues) { $0.int64(0) }.first ?? 0)
+        let words = try wordsInOrder(seqs)
+        return SearchPage(words: words, total: total, hasMore: offset + words.count < total)
+    }
+
+    /// The row number of the `rankedMatches`-th newest full-text match (0 when there are
+    /// fewer): matches from it on are ranked by BM25, older ones follow newest first.
+    private func rankedThreshold(_ plan: SearchPlan) throws -> Int64 {
+        let (filter, values) = plan.fullTextFilter
+        return try database.cached(
+            """
+            SELECT rowid FROM words_fts WHERE \(filter)
+            ORDER BY rowid DESC LIMIT 1 OFFSET \(WordLibrary.rankedMatches - 1)
+            """
+        ).rows(values) { $0.int64(0) }.first ?? 0
+    }
+
+    /// The words with row numbers `seqs`, in that order.
+    private func wordsInOrder(_ seqs: [Int64]) throws -> [Word] {
+        guard !seqs.isEmpty else { return [] }
+        let list = "[" + seqs.map(String.init).joined(separator: ",") + "]"
+        var bySeq: [Int64: Word] = [:]
+        _ = try database.cached("SELECT \(Self.columns) FROM words WHERE seq IN (SELECT value FROM json_each(?))")
+            .rows([.text(list)]) { row in bySeq[row.int64(0)] = try Self.storedWord(row).word }
+        return seqs.compactMap { bySeq[$0] }
+    }
+}
+
+/// One tier of a ranked search: where its rows come from, their order and the values.
+struct SearchTier {
+    /// The row number column (`seq` or the search index's `rowid`).
+    let column: String
+    /// `table WHERE ...`, without an order.
+    let source: String
+    /// The tier's order, with a last key that breaks every tie.
+    let order: String
+    /// The values of `source`'s placeholders.
+    let values: [SQLValue]
+}
+
+extension SearchPlan {
+    /// True when the query has words or field prefixes to rank by.
+    var isRanked: Bool { !freeTokens.isEmpty || !fieldClauses.isEmpty }
+
+    /// True when the search index is read: a one-letter query is answered from terms
+    /// only (see `search(_:limit:)`).
+    var usesFullText: Bool { !fieldClauses.isEmpty || (!freeTokens.isEmpty && key.count > 1) }
+
+    /// The upper end of the term index range of terms starting with the query.
+    private var keyEnd: String { key + "\u{10FFFF}" }
+
+    /// The tiers in their order, as indexes for `tier(_:threshold:)`: the exact term, terms
+    /// starting with the query, terms holding its words, the newest other matches ranked,
+    /// then the older ones newest first.
+    var tierCount: Range<Int> {
+        let termTiers = freeTokens.isEmpty ? 2..<2 : 0..<2
+        guard usesFullText else { return termTiers }
+        return (freeTokens.isEmpty ? 3 : termTiers.lowerBound)..<5
+    }
+
+    /// Words the term tiers hold, by the filters every tier shares (tags, field prefixes).
+    private var termFilters: (String, [SQLValue]) {
+        var (sql, values) = tagFilter("seq")
+        if !fieldClauses.isEmpty {
+            sql += " AND seq IN (SELECT rowid FROM words_fts WHERE words_fts MATCH ?)"
+            values.append(.text(fieldClauses.joined(separator: " AND ")))
+        }
+        return (sql, values)
+    }
+
+    /// The full-text match of every free word and field prefix, with the tag filters.
+    var fullTextFilter: (String, [SQLValue]) {
+        let free = freeTokens.isEmpty ? [] : ["(\(Self.prefixes(freeTokens)))"]
+        let all = (free + fieldClauses).joined(separator: " AND ")
+        // "+rowid": a rowid constraint handed to FTS5 runs the whole match once per
+        // tagged word; filtered after the match it is cheap.
+        let (tags, tagValues) = tagFilter("+rowid")
+        return ("words_fts MATCH ?\(tags)", [.text(all)] + tagValues)
+    }
+
+    /// The full-text match in the term only (tier 2), with the field prefixes.
+    private var termMatch: String {
+        (["{term} : (\(Self.prefixes(freeTokens)))"] + fieldClauses).joined(separator: " AND ")
+    }
+
+    /// Leaves out full-text matches a term tier already holds.
+    private var notInTermTiers: (String, [SQLValue]) {
+        guard !freeTokens.isEmpty else { return ("", []) }
+        return (
+            " AND NOT EXISTS (SELECT 1 FROM words r WHERE r.seq = words_fts.rowid AND r.term_key >= ? AND r.term_key < ?)",
+            [.text(key), .text(keyEnd)]
+        )
+    }
+
+    /// Tier `index` (see `tierCount`); `threshold` gives the row number from which
+    /// full-text matches are ranked, read only when a late tier is reached.
+    func tier(_ index: Int, threshold: () throws -> Int64) throws -> SearchTier {
+        let bm25 = "bm25(words_fts, \(SearchRanking.bm25Weights))"
+        switch index {
+        case 0:
+            let (filters, values) = termFilters
+            return SearchTier(
+                column: "seq", source: "words WHERE term_key = ? AND deleted_at IS NULL\(filters)", order: "seq",
+                values: [.text(key)] + values)
+        case 1:
+            let (filters, values) = termFilters
+            return SearchTier(
+                column: "seq", source: "words WHERE term_key > ? AND term_key < ? AND deleted_at IS NULL\(filters)",
+                order: "term_key, seq", values: [.text(key), .text(keyEnd)] + values)
+        case 2:
+            let (tags, tagValues) = tagFilter("+rowid")
+            let (outside, outsideValues) = notInTermTiers
+            return SearchTier(
+                column: "rowid", source: "words_fts WHERE words_fts MATCH ?\(tags)\(outside)", order: "\(bm25), rowid DESC",
+                values: [.text(termMatch)] + tagValues + outsideValues)
+        default:
+            let (match, matchValues) = fullTextFilter
+            let (outside, outsideValues) = notInTermTiers
+            var notInTerm = ""
+            var notInTermValues: [SQLValue] = []
+            if !freeTokens.isEmpty {
+                notInTerm = " AND +rowid NOT IN (SELECT rowid FROM words_fts WHERE words_fts MATCH ?)"
+                notInTermValues = [.text(termMatch)]
+            }
+            let ranked = index == 3
+            return SearchTier(
+                column: "rowid",
+                source: "words_fts WHERE \(match) AND rowid \(ranked ? ">=" : "<") ?\(notInTerm)\(outside)",
+                order: ranked ? "\(bm25), rowid DESC" : "rowid DESC",
+                values: matchValues + [.integer(try threshold())] + notInTermValues + outsideValues)
+        }
+    }
+
+    /// A statement whose rows are the row numbers of every match, once each: the term
+    /// tiers' words and the full-text matches.
+    func matchSet() -> (String, [SQLValue]) {
+        let (filters, values) = termFilters
+        let terms = "SELECT seq FROM words WHERE term_key >= ? AND term_key < ? AND deleted_at IS NULL\(filters)"
+        let termValues: [SQLValue] = [.text(key), .text(keyEnd)] + values
+        guard usesFullText else { return (terms, termValues) }
+        let (match, matchValues) = fullTextFilter
+        guard !freeTokens.isEmpty else { return ("SELECT rowid FROM words_fts WHERE \(match)", matchValues) }
+        return ("SELECT rowid FROM words_fts WHERE \(match) UNION \(terms)", matchValues + termValues)
+    }
+
+    /// The statement that counts every match of a ranked search, whatever the tier.
+    func countStatement() -> (String, [SQLValue]) {
+        let (matches, values) = matchSet()
+        return ("SELECT count(*) FROM (\(matches))", values)
+    }
+}
