@@ -116,13 +116,18 @@ enum LibraryBenchmark {
     }
 
     /// Runs every query once to warm caches, then once more timed, one at a time. Times
-    /// `find`, the search `midiccio search` and the web app run (first page of 20, with the
-    /// true count), not the plain ranked `search`.
+    /// `find` as the web app runs it while someone types (the first page of 20, the total
+    /// left out), then the count it asks for after (`countMatches`), apart.
     static func measureSearch(_ queries: [SearchQuery], in library: WordLibrary) throws -> [SearchSample] {
-        for query in queries { _ = try library.find(SearchRequest(query: query.text, limit: 20)) }
+        func page(_ query: SearchQuery) throws -> [Word] {
+            try library.find(SearchRequest(query: query.text, limit: 20, counted: false)).words
+        }
+        for query in queries { _ = try page(query) }
         return try queries.map { query in
-            let (results, seconds) = try Stopwatch.measure { try library.find(SearchRequest(query: query.text, limit: 20)).words }
-            return SearchSample(query: query, milliseconds: seconds * 1000, resultCount: results.count)
+            let (results, seconds) = try Stopwatch.measure { try page(query) }
+            let (_, countSeconds) = try Stopwatch.measure { try library.countMatches(query: query.text) }
+            return SearchSample(
+                query: query, milliseconds: seconds * 1000, countMilliseconds: countSeconds * 1000, resultCount: results.count)
         }
     }
 
@@ -200,6 +205,11 @@ enum LibraryBenchmark {
         }
         add("search p50 (\(latencies.count) as-you-type queries)", p50, "ms", digits: 3, target: Target.searchP50)
         add("search p99", p99, "ms", digits: 3, target: Target.searchP99)
+        let counts = figures.search.map(\.countMilliseconds)
+        for (name, percentile) in [("count of every match, p50", 50.0), ("count of every match, p99", 99.0)] {
+            let value = Statistics.percentile(counts, percentile) ?? 0
+            table.rows.append([name, "\(Format.decimal(value, 3)) ms", "—", ""])
+        }
         for (sort, milliseconds) in figures.firstPage {
             add(
                 "first page of list, sort \(sort.rawValue) (median of \(listRuns))", milliseconds, "ms", digits: 3,
@@ -293,8 +303,10 @@ struct SearchQuery {
 struct SearchSample {
     /// The query.
     var query: SearchQuery
-    /// Wall time of `search(_:limit:)`.
+    /// Wall time of the first page (`find`, not counted).
     var milliseconds: Double
+    /// Wall time of counting every match (`countMatches`).
+    var countMilliseconds: Double
     /// How many words it returned (at most 20).
     var resultCount: Int
 }

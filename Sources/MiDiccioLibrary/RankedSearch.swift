@@ -8,9 +8,10 @@ import MiDiccioStore
 /// query then comes from the term index alone; only the total reads every full-text match.
 extension WordLibrary {
     /// The page and total of a ranked search (`find` with no sort and words to rank by).
-    func findRanked(_ plan: SearchPlan, limit: Int, offset: Int) throws -> SearchPage {
+    func findRanked(_ plan: SearchPlan, limit: Int, offset: Int, counted: Bool) throws -> SearchPage {
         var skip = offset
-        var wanted = limit
+        // Uncounted, one row past the page says whether more follow.
+        var wanted = counted ? limit : limit + 1
         var seqs: [Int64] = []
         var threshold: Int64?
         for index in plan.tierCount where wanted > 0 {
@@ -33,6 +34,9 @@ extension WordLibrary {
                 seqs += rows
                 wanted -= rows.count
             }
+        }
+        guard counted else {
+            return SearchPage(words: try wordsInOrder(Array(seqs.prefix(limit))), total: nil, hasMore: seqs.count > limit)
         }
         let (countSQL, countValues) = plan.countStatement()
         let total = Int(try database.cached(countSQL).rows(countValues) { $0.int64(0) }.first ?? 0)

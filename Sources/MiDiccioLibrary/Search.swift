@@ -119,17 +119,26 @@ extension WordLibrary {
         let offset = max(0, request.offset)
         let plan = SearchPlan(query: query, tag: request.tag)
         if request.sort == nil && plan.isRanked {
-            return try guarded { try database.read { try findRanked(plan, limit: limit, offset: offset) } }
+            return try guarded {
+                try database.read { try findRanked(plan, limit: limit, offset: offset, counted: request.counted) }
+            }
         }
-        let (sql, values) = plan.statement(sort: request.sort)
-        let pageValues = values + [.integer(Int64(limit)), .integer(Int64(offset))]
+        let (sql, values) = plan.statement(sort: request.sort, counted: request.counted)
+        // One row past the page says whether more follow when nothing is counted.
+        let rowsRead = request.counted ? limit : limit + 1
+        let pageValues = values + [.integer(Int64(rowsRead)), .integer(Int64(offset))]
         let totalColumn = Int32(Self.columns.split(separator: ",").count)
         return try guarded {
             try database.read {
                 var total = 0
-                let words = try database.cached(sql).rows(pageValues) { row in
+                var words = try database.cached(sql).rows(pageValues) { row in
                     total = Int(row.int64(totalColumn))
                     return try Self.storedWord(row).word
+                }
+                guard request.counted else {
+                    let hasMore = words.count > limit
+                    words = Array(words.prefix(limit))
+                    return SearchPage(words: words, total: nil, hasMore: hasMore)
                 }
                 if words.isEmpty && offset > 0 {
                     // Past the end: the page has no row to carry the total.
@@ -140,6 +149,14 @@ extension WordLibrary {
                 return SearchPage(words: words, total: total, hasMore: offset + words.count < total)
             }
         }
+    }
+
+    /// How many words outside the Trash match `query` and `tag`: the total `find` gives,
+    /// on its own.
+    public func countMatches(query: String, tag: String? = nil) throws -> Int {
+        let plan = SearchPlan(query: SearchQuery(parsing: query), tag: tag)
+        let (sql, values) = plan.countStatement()
+        return try guarded { try database.read { Int(try database.cached(sql).rows(values) { $0.int64(0) }.first ?? 0) } }
     }
 }
 
@@ -188,7 +205,7 @@ struct SearchPlan {
     ///
     /// The matches are gathered once; the page then walks the order's own index and keeps
     /// the matches, so a common query does not sort tens of thousands of words.
-    func statement(sort: ListSort?) -> (String, [SQLValue]) {
+    func statement(sort: ListSort?, counted: Bool = true) -> (String, [SQLValue]) {
         let (index, order): (String, String)
         switch sort ?? .updated {
         case .updated: (index, order) = ("words_live_updated", "w.updated_at DESC, w.seq DESC")
@@ -201,17 +218,17 @@ struct SearchPlan {
             let (countTags, _) = tagFilter("seq")
             return (
                 """
-                SELECT \(columns), (SELECT count(*) FROM words WHERE deleted_at IS NULL\(countTags))
+                SELECT \(columns), \(counted ? "(SELECT count(*) FROM words WHERE deleted_at IS NULL\(countTags))" : "NULL")
                 FROM words w INDEXED BY \(index) WHERE w.deleted_at IS NULL\(tags) ORDER BY \(order) LIMIT ? OFFSET ?
                 """,
-                tagValues + tagValues
+                (counted ? tagValues : []) + tagValues
             )
         }
         let (matches, values) = matchSet()
         return (
             """
             WITH matches(seq) AS MATERIALIZED (\(matches))
-            SELECT \(columns), (SELECT count(*) FROM matches) FROM words w INDEXED BY \(index)
+            SELECT \(columns), \(counted ? "(SELECT count(*) FROM matches)" : "NULL") FROM words w INDEXED BY \(index)
             WHERE w.deleted_at IS NULL AND w.seq IN (SELECT seq FROM matches) ORDER BY \(order) LIMIT ? OFFSET ?
             """,
             values

@@ -104,14 +104,21 @@ public struct SearchRequest: Sendable {
     public var limit: Int
     /// How many matches come before the page.
     public var offset: Int
+    /// False to leave the total out: counting reads every match, which is most of the cost
+    /// of a common query in a large library, so a page shown as someone types can come
+    /// first and its count after (`countMatches`).
+    public var counted: Bool
 
-    /// Makes a request; defaults to the first 50 matches by relevance.
-    public init(query: String, tag: String? = nil, sort: ListSort? = nil, limit: Int = 50, offset: Int = 0) {
+    /// Makes a request; defaults to the first 50 matches by relevance, counted.
+    public init(
+        query: String, tag: String? = nil, sort: ListSort? = nil, limit: Int = 50, offset: Int = 0, counted: Bool = true
+    ) {
         self.query = query
         self.tag = tag
         self.sort = sort
         self.limit = limit
         self.offset = offset
+        self.counted = counted
     }
 }
 
@@ -119,8 +126,8 @@ public struct SearchRequest: Sendable {
 public struct SearchPage: Sendable {
     /// The words on this page, in order.
     public var words: [Word]
-    /// How many words match in all (every page).
-    public var total: Int
+    /// How many words match in all (every page); nil when the request was not `counted`.
+    public var total: Int?
     /// True when matches follow this page.
     public var hasMore: Bool
 }

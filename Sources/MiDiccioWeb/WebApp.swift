@@ -153,6 +153,7 @@ public final class WebApp: HTTPHandler {
             try app.withWord(id) { library, id in .json(app.wordEnvelope(try library.restore([id])[0])) }
         },
         Route("GET", "api/search") { app, request, _ in try app.search(request) },
+        Route("GET", "api/search/count") { app, request, _ in try app.searchCount(request) },
         Route("GET", "api/duplicates") { app, request, _ in try app.duplicates(request) },
         Route("GET", "api/tags") { app, _, _ in try app.tags() },
         Route("GET", "api/trash") { app, request, _ in try app.trash(request) },
@@ -344,20 +345,38 @@ public final class WebApp: HTTPHandler {
         return tags.flatMap { $0.split(whereSeparator: { $0 == "," || $0.isWhitespace }).map(String.init) }
     }
 
-    /// `GET api/search?q=&tag=&sort=&limit=&offset=`: a page of every match (see
-    /// `SearchQuery` for the prefixes), with the number of matches in all.
+    /// `GET api/search?q=&tag=&sort=&limit=&offset=&count=`: a page of every match (see
+    /// `SearchQuery` for the prefixes), with the number of matches in all; `count=0`
+    /// leaves the total out (null), for the page to come first as someone types, and
+    /// `api/search/count` gives it after.
     private func search(_ request: HTTPRequest) throws -> HTTPResponse {
         let limit = try Self.integer(request, "limit", default: 50, in: 1...500)
         let offset = try Self.integer(request, "offset", default: 0, in: 0...Int(Int32.max))
-        let query = request.query["q"] ?? ""
-        guard query.count <= 500 else { throw BadRequest(message: "the search is too long", field: "q") }
+        let counted = try Self.integer(request, "count", default: 1, in: 0...1) == 1
+        let (query, tag) = try Self.searchTerms(request)
         let sort = try Self.sort(request, default: nil)
-        let tag = request.query["tag"].flatMap { $0.isEmpty ? nil : $0 }
-        let page = try pool.withLibrary { try $0.find(SearchRequest(query: query, tag: tag, sort: sort, limit: limit, offset: offset)) }
+        let page = try pool.withLibrary {
+            try $0.find(SearchRequest(query: query, tag: tag, sort: sort, limit: limit, offset: offset, counted: counted))
+        }
         return .json(
             JSONText.object([
-                ("words", WordJSON.compactArray(page.words)), ("total", String(page.total)), ("hasMore", String(page.hasMore)),
+                ("words", WordJSON.compactArray(page.words)), ("total", page.total.map(String.init) ?? "null"),
+                ("hasMore", String(page.hasMore)),
             ]))
+    }
+
+    /// `GET api/search/count?q=&tag=`: how many words match, as `api/search` counts them.
+    private func searchCount(_ request: HTTPRequest) throws -> HTTPResponse {
+        let (query, tag) = try Self.searchTerms(request)
+        let total = try pool.withLibrary { try $0.countMatches(query: query, tag: tag) }
+        return .json(JSONText.object([("total", String(total))]))
+    }
+
+    /// The query (at most 500 characters) and the tag of a search request.
+    private static func searchTerms(_ request: HTTPRequest) throws -> (String, String?) {
+        let query = request.query["q"] ?? ""
+        guard query.count <= 500 else { throw BadRequest(message: "the search is too long", field: "q") }
+        return (query, request.query["tag"].flatMap { $0.isEmpty ? nil : $0 })
     }
 
     private func duplicates(_ request: HTTPRequest) throws -> HTTPResponse {

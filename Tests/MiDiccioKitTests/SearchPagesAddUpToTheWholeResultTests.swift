@@ -34,23 +34,31 @@ struct SearchPagesAddUpToTheWholeResultTests {
         "meaning:sa tag:t2", "ca term:ca", "re", "nothing here", "ejemplo", "ejemplo -tag:t0",
     ]
 
-    @Test("pages of 7 and of 50 are the one long page cut up, each with the same total")
+    @Test("pages of 7 and of 50 are the one long page cut up, each with the same total, counted or not")
     func pagesAddUp() throws {
         try withTemporaryLibrary { temporary in
             try Self.fill(temporary)
             for query in Self.queries {
                 let whole = try temporary.library.find(SearchRequest(query: query, limit: 100_000))
-                #expect(whole.total == whole.words.count, "\(query)")
+                let total = try #require(whole.total)
+                #expect(total == whole.words.count, "\(query)")
+                #expect(try temporary.library.countMatches(query: query) == total, "\(query)")
                 #expect(Set(whole.words.map(\.id)).count == whole.words.count, "\(query): a word is listed twice")
                 for size in [7, 50] {
                     var paged: [Word] = []
                     var offset = 0
                     while true {
                         let page = try temporary.library.find(SearchRequest(query: query, limit: size, offset: offset))
-                        #expect(page.total == whole.total, "\(query) at \(offset)")
+                        #expect(page.total == total, "\(query) at \(offset)")
+                        // Uncounted, as the web app asks while someone types: the same page.
+                        let uncounted = try temporary.library.find(
+                            SearchRequest(query: query, limit: size, offset: offset, counted: false))
+                        #expect(uncounted.total == nil)
+                        #expect(uncounted.words.map(\.id) == page.words.map(\.id), "\(query) at \(offset), uncounted")
+                        #expect(uncounted.hasMore == page.hasMore, "\(query) at \(offset), uncounted")
                         paged += page.words
                         offset += size
-                        #expect(page.hasMore == (offset < whole.total), "\(query) at \(offset)")
+                        #expect(page.hasMore == (offset < total), "\(query) at \(offset)")
                         if !page.hasMore || page.words.isEmpty { break }
                     }
                     #expect(paged.map(\.id) == whole.words.map(\.id), "\(query), pages of \(size)")
@@ -68,6 +76,8 @@ struct SearchPagesAddUpToTheWholeResultTests {
                 let sorted = try temporary.library.find(SearchRequest(query: query, sort: .updated, limit: 100_000))
                 #expect(Set(ranked.words.map(\.id)) == Set(sorted.words.map(\.id)), "\(query)")
                 #expect(ranked.total == sorted.total, "\(query)")
+                let byTerm = try temporary.library.find(SearchRequest(query: query, sort: .term, limit: 100_000, counted: false))
+                #expect(byTerm.words.map(\.id).sorted() == sorted.words.map(\.id).sorted(), "\(query), by term")
                 let free = SearchQuery(parsing: query).text
                 guard !free.isEmpty else { continue }
                 let key = TermKey.fold(free)

@@ -37,6 +37,25 @@ final class SearchAndTrashPagesTests {
         #expect(bad.json["field"] as? String == "sort")
     }
 
+    @Test("while someone types the page comes without its total, and the count comes on its own")
+    func pageThenCount() throws {
+        try fill(293)
+        let page = try web.send("GET", "/api/search?q=mean&limit=50&count=0")
+        #expect(page.status == 200)
+        #expect(page.words.count == 50)
+        #expect(page.json["total"] is NSNull)
+        #expect(page.json["hasMore"] as? Bool == true)
+        let last = try web.send("GET", "/api/search?q=mean&limit=50&offset=250&count=0")
+        #expect(last.words.count == 43)
+        #expect(last.json["hasMore"] as? Bool == false)
+        #expect(try web.send("GET", "/api/search/count?q=mean").json["total"] as? Int == 293)
+        #expect(try web.send("GET", "/api/search/count?q=mean&tag=verbs").json["total"] as? Int == 30)
+        #expect(try web.send("GET", "/api/search/count?q=zzz").json["total"] as? Int == 0)
+        let bad = try web.send("GET", "/api/search?q=mean&count=maybe")
+        #expect(bad.status == 400)
+        #expect(bad.json["field"] as? String == "count")
+    }
+
     @Test("the list with a tag has a total, and a page by key follows the last word shown")
     func listByKey() throws {
         try fill(120)

@@ -62,7 +62,7 @@ struct SearchCommand: ParsableCommand {
         if page.hasMore || offset > 0 {
             let last = offset + page.words.count
             context.note(
-                "\(page.words.isEmpty ? "None" : "Matches \(offset + 1) to \(last)") of \(page.total)"
+                "\(page.words.isEmpty ? "None" : "Matches \(offset + 1) to \(last)") of \(page.total.map(String.init) ?? "?")"
                     + (page.hasMore ? "; next page: --offset \(last)" : "") + ".")
         }
     }

@@ -161,9 +161,12 @@
       let data;
       // The server filters, orders, counts and pages: every match can be reached.
       if (state.query) {
+        // The page comes first; counting every match of a common query in a large
+        // library takes longer, so the count follows in its own request.
         data = await api("GET", "/api/search?" + query({
-          q: state.query, tag: state.tag, sort: state.sort, offset: state.offset, limit: PAGE_SIZE,
+          q: state.query, tag: state.tag, sort: state.sort, offset: state.offset, limit: PAGE_SIZE, count: 0,
         }));
+        if (state.offset === 0) countMatches(generation);
       } else {
         // The list pages by key: the next page starts after the last word shown.
         const sort = state.sort === "relevance" ? "" : state.sort;
@@ -184,6 +187,18 @@
       if (state.loadingGeneration === generation) state.loadingGeneration = -1;
     }
     if (generation === state.generation && state.hasMore && nearBottom()) loadMore(false);
+  }
+
+  // Shows how many words match the search of `generation`, unless another has begun.
+  async function countMatches(generation) {
+    try {
+      const data = await api("GET", "/api/search/count?" + query({ q: state.query, tag: state.tag }));
+      if (generation !== state.generation) return;
+      state.total = data.total;
+      showCount();
+    } catch (error) {
+      if (generation === state.generation) toast(error.message);
+    }
   }
 
   function nearBottom() {
