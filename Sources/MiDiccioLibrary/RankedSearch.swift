@@ -13,14 +13,23 @@ extension WordLibrary {
         // Uncounted, one row past the page says whether more follow.
         var wanted = counted ? limit : limit + 1
         var seqs: [Int64] = []
-        var threshold: Int64?
+        var threshold: Int64 = 0
         for index in plan.tierCount where wanted > 0 {
-            let tier = try plan.tier(index) {
-                if let threshold { return threshold }
-                let found = try rankedThreshold(plan)
-                threshold = found
-                return found
+            if index == SearchPlan.newestRankedTier {
+                // Read whole (at most `rankedMatches` rows) and ordered here.
+                let (ranked, oldestRanked) = try newestRanked(plan)
+                threshold = oldestRanked
+                if skip >= ranked.count {
+                    skip -= ranked.count
+                } else {
+                    let taken = ranked[skip..<min(ranked.count, skip + wanted)]
+                    seqs += taken
+                    wanted -= taken.count
+                    skip = 0
+                }
+                continue
             }
+            let tier = plan.tier(index, threshold: threshold)
             let rows = try database.cached("SELECT \(tier.column) FROM \(tier.source) ORDER BY \(tier.order) LIMIT ? OFFSET ?")
                 .rows(tier.values + [.integer(Int64(wanted)), .integer(Int64(skip))]) { $0.int64(0) }
             if rows.isEmpty {
@@ -44,16 +53,21 @@ extension WordLibrary {
         return SearchPage(words: words, total: total, hasMore: offset + words.count < total)
     }
 
-    /// The row number of the `rankedMatches`-th newest full-text match (0 when there are
-    /// fewer): matches from it on are ranked by BM25, older ones follow newest first.
-    private func rankedThreshold(_ plan: SearchPlan) throws -> Int64 {
-        let (filter, values) = plan.fullTextFilter
-        return try database.cached(
-            """
-            SELECT rowid FROM words_fts WHERE \(filter)
-            ORDER BY rowid DESC LIMIT 1 OFFSET \(WordLibrary.rankedMatches - 1)
-            """
-        ).rows(values) { $0.int64(0) }.first ?? 0
+    /// The newest `rankedMatches` full-text matches that no earlier tier holds, best first
+    /// (BM25, then newest), read in one pass over the search index; and the row number
+    /// from which matches are ranked (the oldest of those read, or 0 when every match was).
+    private func newestRanked(_ plan: SearchPlan) throws -> ([Int64], Int64) {
+        let (sql, values) = plan.newestMatchesStatement()
+        var oldest: Int64 = 0
+        var read = 0
+        var ranked: [(seq: Int64, score: Double)] = []
+        try database.cached(sql).forEachRow(values) { row in
+            read += 1
+            oldest = row.int64(0)
+            if row.int64(2) == 0 { ranked.append((oldest, row.double(1))) }
+        }
+        ranked.sort { $0.score != $1.score ? $0.score < $1.score : $0.seq > $1.seq }
+        return (ranked.map(\.seq), read == WordLibrary.rankedMatches ? oldest : 0)
     }
 
     /// The words with row numbers `seqs`, in that order.
@@ -133,9 +147,12 @@ extension SearchPlan {
         )
     }
 
-    /// Tier `index` (see `tierCount`); `threshold` gives the row number from which
-    /// full-text matches are ranked, read only when a late tier is reached.
-    func tier(_ index: Int, threshold: () throws -> Int64) throws -> SearchTier {
+    /// The tier read whole by `newestRanked`: the newest full-text matches, ranked.
+    static let newestRankedTier = 3
+
+    /// Tier `index` (see `tierCount`) other than `newestRankedTier`; `threshold` is the row
+    /// number from which full-text matches are ranked.
+    func tier(_ index: Int, threshold: Int64) -> SearchTier {
         let bm25 = "bm25(words_fts, \(SearchRanking.bm25Weights))"
         switch index {
         case 0:
@@ -155,21 +172,43 @@ extension SearchPlan {
                 column: "rowid", source: "words_fts WHERE words_fts MATCH ?\(tags)\(outside)", order: "\(bm25), rowid DESC",
                 values: [.text(termMatch)] + tagValues + outsideValues)
         default:
+            // The matches older than the ranked ones, newest first.
             let (match, matchValues) = fullTextFilter
             let (outside, outsideValues) = notInTermTiers
-            var notInTerm = ""
-            var notInTermValues: [SQLValue] = []
-            if !freeTokens.isEmpty {
-                notInTerm = " AND +rowid NOT IN (SELECT rowid FROM words_fts WHERE words_fts MATCH ?)"
-                notInTermValues = [.text(termMatch)]
-            }
-            let ranked = index == 3
+            let (notInTerm, notInTermValues) = notInTermMatch
             return SearchTier(
-                column: "rowid",
-                source: "words_fts WHERE \(match) AND rowid \(ranked ? ">=" : "<") ?\(notInTerm)\(outside)",
-                order: ranked ? "\(bm25), rowid DESC" : "rowid DESC",
-                values: matchValues + [.integer(try threshold())] + notInTermValues + outsideValues)
+                column: "rowid", source: "words_fts WHERE \(match) AND rowid < ?\(notInTerm)\(outside)", order: "rowid DESC",
+                values: matchValues + [.integer(threshold)] + notInTermValues + outsideValues)
         }
+    }
+
+    /// Leaves out matches in the term (tier 2).
+    private var notInTermMatch: (String, [SQLValue]) {
+        guard !freeTokens.isEmpty else { return ("", []) }
+        return (" AND +rowid NOT IN (SELECT rowid FROM words_fts WHERE words_fts MATCH ?)", [.text(termMatch)])
+    }
+
+    /// The newest `rankedMatches` full-text matches, newest first. Its rows: the row
+    /// number, the BM25 score, and 1 when an earlier tier holds the word (its term holds
+    /// the query), else 0.
+    func newestMatchesStatement() -> (String, [SQLValue]) {
+        let (match, matchValues) = fullTextFilter
+        var earlier = "0"
+        var earlierValues: [SQLValue] = []
+        if !freeTokens.isEmpty {
+            earlier = """
+                (+rowid IN (SELECT rowid FROM words_fts WHERE words_fts MATCH ?)
+                 OR EXISTS (SELECT 1 FROM words r WHERE r.seq = words_fts.rowid AND r.term_key >= ? AND r.term_key < ?))
+                """
+            earlierValues = [.text(termMatch), .text(key), .text(keyEnd)]
+        }
+        return (
+            """
+            SELECT rowid, bm25(words_fts, \(SearchRanking.bm25Weights)), \(earlier) FROM words_fts WHERE \(match)
+            ORDER BY rowid DESC LIMIT \(WordLibrary.rankedMatches)
+            """,
+            earlierValues + matchValues
+        )
     }
 
     /// A statement whose rows are the row numbers of every match, once each: the term

@@ -99,6 +99,9 @@ package final class Statement {
     /// Column `index` as an integer (0 for NULL).
     package func int64(_ index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
 
+    /// Column `index` as a floating-point number (0 for NULL).
+    package func double(_ index: Int32) -> Double { sqlite3_column_double(handle, index) }
+
     /// True when column `index` is NULL.
     package func isNull(_ index: Int32) -> Bool { sqlite3_column_type(handle, index) == SQLITE_NULL }
 
