@@ -44,6 +44,62 @@ package enum FileSystem {
         }
     }
 
+    /// The first `count` bytes of the file at `path` (fewer when it is shorter).
+    package static func readPrefix(_ path: String, count: Int) throws -> Data {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw FileError(path: path, reason: "cannot be read (check its permissions)")
+        }
+        defer { try? handle.close() }
+        do {
+            return try handle.read(upToCount: count) ?? Data()
+        } catch {
+            throw FileError(path: path, reason: "cannot be read: \(error.localizedDescription)")
+        }
+    }
+
+    /// The file at `path` as text, or nil when it is not valid UTF-8. It is read a
+    /// megabyte at a time into one string, so a large file is held once, never both as
+    /// bytes and as text.
+    package static func readUTF8Text(_ path: String) throws -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw FileError(path: path, reason: "cannot be read (check its permissions)")
+        }
+        defer { try? handle.close() }
+        var text = ""
+        if let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber {
+            text.reserveCapacity(size.intValue)
+        }
+        // A character cut by the end of a chunk waits for the next one.
+        var pending: [UInt8] = []
+        while true {
+            let chunk: Data
+            do {
+                chunk = try handle.read(upToCount: 1 << 20) ?? Data()
+            } catch {
+                throw FileError(path: path, reason: "cannot be read: \(error.localizedDescription)")
+            }
+            if chunk.isEmpty { break }
+            pending.append(contentsOf: chunk)
+            let cut = completeUTF8Prefix(pending)
+            guard let part = String(validating: pending[..<cut], as: UTF8.self) else { return nil }
+            text += part
+            pending.removeFirst(cut)
+        }
+        return pending.isEmpty ? text : nil
+    }
+
+    /// How many of `bytes` come before a character the end of `bytes` cuts short.
+    package static func completeUTF8Prefix(_ bytes: [UInt8]) -> Int {
+        var start = bytes.count
+        // Step back over at most three continuation bytes (10xxxxxx) to the lead byte.
+        while start > 0 && bytes.count - start < 4 && bytes[start - 1] & 0xC0 == 0x80 { start -= 1 }
+        guard start > 0 else { return bytes.count }
+        let lead = bytes[start - 1]
+        let length = lead < 0x80 ? 1 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1
+        // Complete, or not a character at all (validation says so): keep everything.
+        return bytes.count - (start - 1) < length ? start - 1 : bytes.count
+    }
+
     /// Writes `data` to a hidden temporary file beside `path` (flushed to disk), then
     /// renames it over `path`, so nobody ever sees half a file. With `exclusive`, the
     /// file is published only if nothing is at `path` yet (a hard link, which fails when

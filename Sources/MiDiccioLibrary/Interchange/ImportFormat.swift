@@ -1,4 +1,5 @@
 import Foundation
+import MiDiccioFiles
 import MiDiccioStore
 
 /// Every kind of file `midiccio import` reads. `detect` tells them apart by content;
@@ -111,13 +112,20 @@ extension ImportFormat {
         return WordSheet.announcedFormat(of: text) ?? .list
     }
 
-    /// The first megabyte of `data`, cut after its last line break there (so no character
-    /// is cut in half), or all of it when it is no longer or holds no line break there.
+    /// How many bytes of a file's start are read to tell its format: a megabyte, and one
+    /// byte more to know whether the file goes on.
+    static let detectionBytes = (1 << 20) + 1
+
+    /// The first megabyte of `data` (a file's first `detectionBytes`), cut after its last
+    /// line break there, or all of it when it is no longer. A first line longer than that
+    /// is cut at the last whole character, so no character is cut in half.
     static func leadingLines(of data: Data) -> Data {
         let limit = 1 << 20
         guard data.count > limit else { return data }
         let head = data.prefix(limit)
-        guard let lastBreak = head.lastIndex(of: 0x0A) else { return data }
+        guard let lastBreak = head.lastIndex(of: 0x0A) else {
+            return Data(head.prefix(FileSystem.completeUTF8Prefix(Array(head))))
+        }
         return data[data.startIndex...lastBreak]
     }
 

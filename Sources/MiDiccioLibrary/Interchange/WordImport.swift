@@ -226,7 +226,8 @@ extension WordLibrary {
     private func readImport(_ path: String, options: ImportOptions) throws -> ReadImport {
         try checkNotLibrary(path)
         try checkSize(path)
-        let data = try files { try FileSystem.read(path) }
+        // The format is told from the file's start; a text file is read whole once, below.
+        let data = try files { try FileSystem.readPrefix(path, count: ImportFormat.detectionBytes) }
         let format = try options.format ?? ImportFormat.detect(data, file: path)
         let layoutGiven = options.layout != ListLayout()
         if layoutGiven && format != .list {
@@ -268,7 +269,11 @@ extension WordLibrary {
                 format: format, rows: package.rows, droppedMediaReferences: package.droppedMediaReferences,
                 notesWithoutTerm: package.notesWithoutTerm)
         case .csv, .tsv, .ankiText, .list:
-            let text = try ImportFormat.utf8Text(data, file: path)
+            guard let text = try files({ try FileSystem.readUTF8Text(path) }) else {
+                // Read again as bytes, only to say where the UTF-8 breaks.
+                _ = try ImportFormat.utf8Text(try files { try FileSystem.read(path) }, file: path)
+                throw LibraryError.invalidImport(file: path, line: nil, message: "not UTF-8 text")
+            }
             if isSQLite || text.unicodeScalars.contains("\0") {
                 throw LibraryError.invalidImport(
                     file: path, line: nil, message: "a binary file, not \(format.titleWithArticle); MiDiccio reads \(ImportFormat.known)")
