@@ -156,6 +156,8 @@ public final class HTTPServer: @unchecked Sendable {
         /// Connections open at once, over all clients. libmicrohttpd's own default is
         /// about 1,000 (what `select` can watch); the server polls with epoll, so the
         /// real bound is the number of open files, raised at start when it is lower.
+        /// Near it, the connections idle longest are dropped to make room
+        /// (`IdleConnections`).
         public var connections = 4_000
         /// Connections open at once from one address: a browser opens about six.
         public var perAddress = 64
@@ -185,6 +187,7 @@ public final class HTTPServer: @unchecked Sendable {
     private var daemon: OpaquePointer?
     private let context: Unmanaged<ServerContext>
     private let lock = NSLock()
+    private let idleConnections: IdleConnections
 
     /// Starts listening on `host` (numeric address or `localhost`) and `port` (0: any free port).
     ///
@@ -202,7 +205,9 @@ public final class HTTPServer: @unchecked Sendable {
         let listener = try address.listening(backlog: 1024)
         let boundPort = port == 0 ? SocketAddress.port(of: listener) : port
         Self.raiseOpenFileLimit(to: limits.connections + 64)
-        let context = Unmanaged.passRetained(ServerContext(handler: handler, port: boundPort, limits: limits, usesTLS: tls != nil))
+        let idle = IdleConnections(limit: max(1, limits.connections), workers: max(1, threads))
+        let context = Unmanaged.passRetained(
+            ServerContext(handler: handler, port: boundPort, limits: limits, usesTLS: tls != nil, idle: idle))
         var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_AUTO.rawValue
         if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
         let cLimits = midiccio_mhd_limits(
@@ -213,7 +218,7 @@ public final class HTTPServer: @unchecked Sendable {
             threads: UInt32(max(1, threads)), timeout: UInt32(max(1, limits.idleTimeout)),
             connections: UInt32(max(1, limits.connections)), per_address: UInt32(max(1, limits.perAddress)))
         let daemon = midiccio_mhd_start(
-            flags, listener, accessHandler, context.toOpaque(), requestCompleted, context.toOpaque(), uriLogger, cLimits,
+            flags, listener, accessHandler, context.toOpaque(), requestCompleted, context.toOpaque(), uriLogger, connectionNotice, cLimits,
             tls?.certificate, tls?.key)
         guard let daemon else {
             close(listener)
@@ -226,7 +231,12 @@ public final class HTTPServer: @unchecked Sendable {
         self.host = host
         self.port = boundPort
         self.usesTLS = tls != nil
+        self.idleConnections = idle
     }
+
+    /// How many connections this server has dropped for being idle while it was near its
+    /// connection limit.
+    public var droppedIdleConnections: Int { idleConnections.droppedCount }
 
     /// Raises this process's soft limit on open files to `wanted` (at most the hard
     /// limit): each connection is one open file.
@@ -260,12 +270,14 @@ private final class ServerContext: @unchecked Sendable {
     let port: UInt16
     let limits: HTTPServer.Limits
     let usesTLS: Bool
+    let idle: IdleConnections
 
-    init(handler: any HTTPHandler, port: UInt16, limits: HTTPServer.Limits, usesTLS: Bool) {
+    init(handler: any HTTPHandler, port: UInt16, limits: HTTPServer.Limits, usesTLS: Bool, idle: IdleConnections) {
         self.handler = handler
         self.port = port
         self.limits = limits
         self.usesTLS = usesTLS
+        self.idle = idle
     }
 }
 
@@ -286,6 +298,20 @@ nonisolated(unsafe) private var badTargetMark: UInt8 = 0
 nonisolated(unsafe) private var longTargetMark: UInt8 = 0
 
 // MARK: - C callbacks
+
+/// Hears of each connection opened and closed, for `IdleConnections`.
+private let connectionNotice: MHD_NotifyConnectionCallback = { cls, connection, _, code in
+    guard let cls, let connection else { return }
+    let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+    let key = UInt(bitPattern: connection)
+    if code == MHD_ConnectionNotificationCode.CONNECTION_NOTIFY_STARTED {
+        context.idle.opened(
+            key, socket: midiccio_mhd_connection_fd(connection), worker: UInt(bitPattern: midiccio_mhd_connection_worker(connection)),
+            now: DispatchTime.now().uptimeNanoseconds)
+    } else {
+        context.idle.closed(key)
+    }
+}
 
 /// Sees each request's target before libmicrohttpd decodes it, which would cut it at an
 /// encoded NUL ("/app.js%00.html" would become "/app.js"): a target with a NUL or a
@@ -336,6 +362,7 @@ func isWellFormedTarget(_ target: UnsafeBufferPointer<UInt8>) -> Bool {
 private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadSize, state in
     guard let cls, let connection, let state, let uploadSize else { return MHD_Result.NO }
     let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+    context.idle.busy(UInt(bitPattern: connection))
     let method = method.map { String(cString: $0) } ?? "GET"
     let path = url.map { String(cString: $0) } ?? "/"
 
@@ -407,8 +434,12 @@ private func firstCall(
 }
 
 /// Releases what the access handler kept for a request, however the request ended.
-private let requestCompleted: MHD_RequestCompletedCallback = { cls, _, state, _ in
-    if let cls { Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue().handler.requestEnded() }
+private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, state, _ in
+    if let cls {
+        let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+        if let connection { context.idle.idle(UInt(bitPattern: connection), now: DispatchTime.now().uptimeNanoseconds) }
+        context.handler.requestEnded()
+    }
     guard let state, let pending = state.pointee else { return }
     Unmanaged<PendingRequest>.fromOpaque(pending).release()
     state.pointee = nil
