@@ -27,7 +27,7 @@ enum WebBenchmark {
             ("--requests <n>", "How many first-page requests to time (default 200)."),
             (
                 "--connections <n>",
-                "Also time first-page requests over real sockets while <n> idle connections are open (default 0: not)."
+                "Also time first-page requests over real sockets while <n> idle connections are open, then 500 past the connection limit (default 0: not)."
             ),
         ],
         run: { try run($0) })
@@ -141,7 +141,8 @@ enum WebBenchmark {
     /// The first page over a real socket (connect, request, answer, close) while `idle`
     /// connections are held open by other clients, each of which sent half a request
     /// line and nothing more; spread over loopback addresses 127.0.0.10 and up, 50 each,
-    /// under the server's per-address limit, so all of them stay open.
+    /// under the server's per-address limit, so all of them stay open. Then again with
+    /// idle connections 500 past the connection limit, the oldest of which the server drops.
     static func underIdleConnections(_ app: WebApp, idle: Int, requests: Int) throws -> String {
         let server = try HTTPServer(host: "127.0.0.1", port: 0, handler: app)
         let request = Data("GET /api/words?limit=50 HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nConnection: close\r\n\r\n".utf8)
@@ -162,10 +163,22 @@ enum WebBenchmark {
             held.append(descriptor)
         }
         let busy = try timed()
+        // Then past the connection limit: the server drops the connections idle longest.
+        let limit = HTTPServer.Limits().connections
+        Progress.note("opening idle connections up to \(limit + 500)")
+        for index in held.count..<max(held.count, limit + 500) {
+            let descriptor = try IdleConnection.open(port: server.port, from: "127.0.0.\(10 + index / 50)")
+            held.append(descriptor)
+        }
+        let full = try timed()
         var table = TextTable(
             header: ["Over real sockets", "Requests", "p50 ms", "p99 ms", "Target (p99)", ""],
             rightAligned: [false, true, true, true, true, false])
-        for (name, samples) in [("first page, no idle connection", quiet), ("first page, \(Format.grouped(idle)) idle connections", busy)] {
+        let rows = [
+            ("first page, no idle connection", quiet), ("first page, \(Format.grouped(idle)) idle connections", busy),
+            ("first page, \(Format.grouped(limit + 500)) idle (limit \(Format.grouped(limit)))", full),
+        ]
+        for (name, samples) in rows {
             let p99 = Statistics.percentile(samples, 99) ?? 0
             table.rows.append([
                 name, String(samples.count), Format.decimal(Statistics.percentile(samples, 50) ?? 0, 2), Format.decimal(p99, 2),
