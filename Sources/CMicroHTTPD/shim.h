@@ -87,6 +87,12 @@ static inline const void *midiccio_mhd_connection_worker(struct MHD_Connection *
     return info == NULL ? NULL : (const void *)info->daemon;
 }
 
+/// What `*socket_context` was set to when `connection` opened (NULL when never set).
+static inline void *midiccio_mhd_connection_context(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info == NULL ? NULL : info->socket_context;
+}
+
 /// A response holding its own copy of `length` bytes at `data`.
 static inline struct MHD_Response *midiccio_mhd_response_copying(const void *data, size_t length) {
     // The buffer API is the one every libmicrohttpd version has; MUST_COPY means the

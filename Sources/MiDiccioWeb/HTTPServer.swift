@@ -1,3 +1,4 @@
+import CErrorPages
 import CMicroHTTPD
 import Dispatch
 import Foundation
@@ -205,6 +206,7 @@ public final class HTTPServer: @unchecked Sendable {
         let listener = try address.listening(backlog: 1024)
         let boundPort = port == 0 ? SocketAddress.port(of: listener) : port
         Self.raiseOpenFileLimit(to: limits.connections + 64)
+        midiccio_mhd_set_error_page_maker(errorPageMaker)
         let idle = IdleConnections(limit: max(1, limits.connections), workers: max(1, threads))
         let context = Unmanaged.passRetained(
             ServerContext(handler: handler, port: boundPort, limits: limits, usesTLS: tls != nil, idle: idle))
@@ -300,11 +302,13 @@ nonisolated(unsafe) private var longTargetMark: UInt8 = 0
 // MARK: - C callbacks
 
 /// Hears of each connection opened and closed, for `IdleConnections`.
-private let connectionNotice: MHD_NotifyConnectionCallback = { cls, connection, _, code in
+private let connectionNotice: MHD_NotifyConnectionCallback = { cls, connection, socketContext, code in
     guard let cls, let connection else { return }
     let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
     let key = UInt(bitPattern: connection)
     if code == MHD_ConnectionNotificationCode.CONNECTION_NOTIFY_STARTED {
+        // For libmicrohttpd's own error pages, which know only the connection.
+        socketContext?.pointee = cls
         context.idle.opened(
             key, socket: midiccio_mhd_connection_fd(connection), worker: UInt(bitPattern: midiccio_mhd_connection_worker(connection)),
             now: DispatchTime.now().uptimeNanoseconds)
@@ -446,13 +450,38 @@ private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, 
 }
 
 private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
-    let created = response.body.withUnsafeBytes { midiccio_mhd_response_copying($0.baseAddress, $0.count) }
-    guard let created else { return MHD_Result.NO }
+    guard let created = libraryResponse(response) else { return MHD_Result.NO }
     defer { MHD_destroy_response(created) }
+    return midiccio_mhd_queue(connection, UInt32(response.status), created)
+}
+
+/// `response` as libmicrohttpd's response object, which the caller destroys.
+private func libraryResponse(_ response: HTTPResponse) -> OpaquePointer? {
+    let created = response.body.withUnsafeBytes { midiccio_mhd_response_copying($0.baseAddress, $0.count) }
+    guard let created else { return nil }
     for header in response.headers {
         _ = MHD_add_response_header(created, header.name, header.value)
     }
-    return MHD_queue_response(connection, UInt32(response.status), created)
+    return created
+}
+
+/// Answers in place of libmicrohttpd's own error pages (CErrorPages), with the handler's
+/// `serverError`: the request never reached the access handler, so this is the only way
+/// such an answer gets the handler's headers.
+private let errorPageMaker: midiccio_mhd_error_page_maker = { connection, status in
+    guard let connection, let cls = midiccio_mhd_connection_context(connection) else { return nil }
+    let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+    let reason =
+        switch status {
+        case 431: "the request's headers are too large"
+        case 414: "the address is too long"
+        case 413: "the request is too large"
+        case 400..<500: "the request is malformed"
+        default: "the server could not answer this request"
+        }
+    var page = context.handler.serverError(Int(status), reason)
+    page.setHeader("Connection", "close")
+    return libraryResponse(page)
 }
 
 private func lookup(_ connection: OpaquePointer, _ kind: MHD_ValueKind, _ name: String) -> String? {
