@@ -98,6 +98,22 @@ enum WebBenchmark {
         let searchTagged = try typed.map { try time(request("/api/search", ["q": $0, "tag": tag, "limit": "50"])) }
         let searchPage5 = try typed.map { try time(request("/api/search", ["q": $0, "limit": "50", "offset": "200"])) }
 
+        // The word routes, on words spread over the library: open, edit, move to the Trash
+        // and restore (the last three write, each in its own transaction).
+        func write(_ method: String, _ path: String, _ body: String = "") -> HTTPRequest {
+            HTTPRequest(
+                method: method, path: path, headers: ["Host": "127.0.0.1:8080", "X-CSRF-Token": policy.csrfToken],
+                body: Data(body.utf8), serverPort: 8080)
+        }
+        let step = max(1, wordCount / requests)
+        let wordIDs = try (0..<requests).compactMap {
+            try library.list(ListQuery(limit: 1, offset: ($0 * step) % wordCount)).first?.id.rawValue
+        }
+        let openWord = try wordIDs.map { try time(request("/api/words/\($0)", [:])) }
+        let editWord = try wordIDs.map { try time(write("PUT", "/api/words/\($0)", #"{"notes": "edited by the benchmark"}"#)) }
+        let deleteWord = try wordIDs.map { try time(write("DELETE", "/api/words/\($0)")) }
+        let restoreWord = try wordIDs.map { try time(write("POST", "/api/words/\($0)/restore")) }
+
         Progress.note("moving every word to the Trash")
         try library.delete(try library.list().map(\.id))
         let trashPage = try (0..<requests).map { _ in try time(request("/api/trash", ["limit": "50"])) }
@@ -119,6 +135,10 @@ enum WebBenchmark {
             ("list with the most used tag", tagged, Target.everyCallP99, true),
             ("search with that tag", searchTagged, Target.everyCallP99, true),
             ("search, page 5 (offset 200)", searchPage5, Target.everyCallP99, true),
+            ("open a word (GET api/words/ID)", openWord, Target.everyCallP99, true),
+            ("edit a word (PUT)", editWord, Target.everyCallP99, true),
+            ("move a word to the Trash (DELETE)", deleteWord, Target.everyCallP99, true),
+            ("restore it (POST .../restore)", restoreWord, Target.everyCallP99, true),
             ("Trash page, every word in the Trash", trashPage, Target.everyCallP99, true),
             ("Trash search, every word in it", trashSearch, Target.everyCallP99, true),
             ("tags, every word in the Trash", tagsAllTrashed, Target.everyCallP99, true),
