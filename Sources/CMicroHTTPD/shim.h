@@ -31,8 +31,8 @@ struct midiccio_mhd_limits {
 ///
 /// `uri_logger` sees each request's URI before MHD decodes it; what it returns is the
 /// request's first `*con_cls`. `notify_connection` hears of each connection opened and
-/// closed (on the worker thread that owns it, before its socket is closed). `tls_cert` and `tls_key` (PEM text, both or neither)
-/// turn on HTTPS. Returns NULL when the daemon cannot start.
+/// closed (on the worker thread that owns it, before its socket is closed). `tls_cert`
+/// and `tls_key` (PEM text, both or neither) turn on HTTPS. Returns NULL when the daemon cannot start.
 static inline struct MHD_Daemon *midiccio_mhd_start(unsigned int flags,
                                                     int listen_fd,
                                                     MHD_AccessHandlerCallback handler,
@@ -78,13 +78,6 @@ static inline int midiccio_mhd_each_value(struct MHD_Connection *connection,
 static inline int midiccio_mhd_connection_fd(struct MHD_Connection *connection) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
     return info == NULL ? -1 : (int)info->connect_fd;
-}
-
-/// The daemon that owns `connection`: with a thread pool, the worker thread's own daemon,
-/// which has its own share of the connection limit.
-static inline const void *midiccio_mhd_connection_worker(struct MHD_Connection *connection) {
-    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_DAEMON);
-    return info == NULL ? NULL : (const void *)info->daemon;
 }
 
 /// What `*socket_context` was set to when `connection` opened (NULL when never set).

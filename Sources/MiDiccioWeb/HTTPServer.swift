@@ -207,7 +207,7 @@ public final class HTTPServer: @unchecked Sendable {
         let boundPort = port == 0 ? SocketAddress.port(of: listener) : port
         Self.raiseOpenFileLimit(to: limits.connections + 64)
         midiccio_mhd_set_error_page_maker(errorPageMaker)
-        let idle = IdleConnections(limit: max(1, limits.connections), workers: max(1, threads))
+        let idle = IdleConnections(limit: max(1, limits.connections))
         let context = Unmanaged.passRetained(
             ServerContext(handler: handler, port: boundPort, limits: limits, usesTLS: tls != nil, idle: idle))
         var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_AUTO.rawValue
@@ -309,9 +309,7 @@ private let connectionNotice: MHD_NotifyConnectionCallback = { cls, connection, 
     if code == MHD_ConnectionNotificationCode.CONNECTION_NOTIFY_STARTED {
         // For libmicrohttpd's own error pages, which know only the connection.
         socketContext?.pointee = cls
-        context.idle.opened(
-            key, socket: midiccio_mhd_connection_fd(connection), worker: UInt(bitPattern: midiccio_mhd_connection_worker(connection)),
-            now: DispatchTime.now().uptimeNanoseconds)
+        context.idle.opened(key, socket: midiccio_mhd_connection_fd(connection), now: DispatchTime.now().uptimeNanoseconds)
     } else {
         context.idle.closed(key)
     }

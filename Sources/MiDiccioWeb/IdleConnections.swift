@@ -14,12 +14,12 @@ import Glibc
 /// closed here. The table is told of a connection's end (under its lock) before
 /// libmicrohttpd closes the socket, so a socket number is never shut down once reused.
 ///
-/// With a thread pool each worker thread has its own share of the connection limit and
-/// accepts on its own, so the count and the choice are per worker.
+/// With a thread pool each worker thread has its own share of the connection limit. The
+/// count and the choice are over all of them: while the server as a whole stays a tenth
+/// below its limit, at least one worker is below its share and accepts.
 final class IdleConnections: Sendable {
     private struct Connection {
         let socket: Int32
-        let worker: UInt
         /// When the last request ended (or the connection opened); nil while a request is in progress.
         var idleSince: UInt64?
         /// True once its socket was shut down here, waiting for libmicrohttpd to clean it up.
@@ -28,43 +28,42 @@ final class IdleConnections: Sendable {
 
     private struct State {
         var connections: [UInt: Connection] = [:]
-        /// Connections not dropped, per worker.
-        var alive: [UInt: Int] = [:]
+        /// Connections not dropped.
+        var alive = 0
         var droppedCount = 0
     }
 
-    /// A worker drops idle connections once it holds this many.
+    /// Idle connections are dropped once this many are open.
     let threshold: Int
     private let state = Mutex(State())
 
-    /// `limit` connections shared by `workers` worker threads; each worker keeps a tenth of
-    /// its share free (at least one) for clients that come next.
-    init(limit: Int, workers: Int) {
-        let share = max(1, limit / max(1, workers))
-        threshold = max(1, share - max(1, share / 10))
+    /// For a server of at most `limit` connections: a tenth of them (at least one) is kept
+    /// free for clients that come next.
+    init(limit: Int) {
+        threshold = max(1, limit - max(1, limit / 10))
     }
 
     /// How many connections were dropped for being idle, since the server started.
     var droppedCount: Int { state.withLock { $0.droppedCount } }
 
-    /// A connection opened on `worker`; drops the longest-idle ones of that worker when
-    /// it now holds `threshold` or more.
-    func opened(_ connection: UInt, socket: Int32, worker: UInt, now: UInt64) {
+    /// A connection opened; when `threshold` or more are now open, drops the ones idle
+    /// longest (never this one, nor one with a request in progress).
+    func opened(_ connection: UInt, socket: Int32, now: UInt64) {
         state.withLock { state in
-            state.connections[connection] = Connection(socket: socket, worker: worker, idleSince: now)
-            state.alive[worker, default: 0] += 1
-            var excess = state.alive[worker, default: 0] - threshold
-            guard excess > 0 else { return }
-            let idle = state.connections.filter { $0.value.worker == worker && !$0.value.dropped && $0.value.idleSince != nil }
-                .sorted { ($0.value.idleSince ?? 0, $0.key) < ($1.value.idleSince ?? 0, $1.key) }
-            for (key, entry) in idle where excess > 0 && key != connection {
+            state.connections[connection] = Connection(socket: socket, idleSince: now)
+            state.alive += 1
+            while state.alive > threshold {
+                var oldest: (key: UInt, since: UInt64)?
+                for (key, entry) in state.connections where key != connection && !entry.dropped {
+                    if let since = entry.idleSince, since < oldest?.since ?? .max { oldest = (key, since) }
+                }
+                guard let oldest, let entry = state.connections[oldest.key] else { return }
                 #if canImport(Glibc)
                 _ = shutdown(entry.socket, Int32(SHUT_RDWR))
                 #endif
-                state.connections[key]?.dropped = true
-                state.alive[worker, default: 0] -= 1
+                state.connections[oldest.key]?.dropped = true
+                state.alive -= 1
                 state.droppedCount += 1
-                excess -= 1
             }
         }
     }
@@ -83,7 +82,7 @@ final class IdleConnections: Sendable {
     func closed(_ connection: UInt) {
         state.withLock { state in
             guard let entry = state.connections.removeValue(forKey: connection) else { return }
-            if !entry.dropped { state.alive[entry.worker, default: 0] -= 1 }
+            if !entry.dropped { state.alive -= 1 }
         }
     }
 }

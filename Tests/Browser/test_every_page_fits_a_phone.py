@@ -5,11 +5,9 @@ import os
 import time
 
 import pytest
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
-from conftest import SCREENSHOTS, URL, api
+from conftest import SCREENSHOTS, URL, api, chromium
 from test_web_app import csrf, terms, wait, word_item
 
 # Elements wider than the screen, and controls smaller than a finger (44 CSS px), among
@@ -43,12 +41,7 @@ return {scrollWidth: document.documentElement.scrollWidth, wide: wide, small: sm
 
 @pytest.fixture
 def phone(request):
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                     "--window-size=390,844", "--lang=en-US"):
-        options.add_argument(argument)
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver = chromium("390,844")
     # Headless Chromium keeps windows at least 500 px wide: the phone is emulated.
     driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                            {"width": 390, "height": 844, "deviceScaleFactor": 3, "mobile": True})

@@ -67,6 +67,16 @@ final class WebFixture {
         return try RawHTTP.exchange(port: server.port, request: request)
     }
 
+    /// A GET of the word list from another client (`source`, a loopback address), over a
+    /// connection of its own: its status (0 for none) and how long it took.
+    func timedGet(from source: String = "127.0.0.2") throws -> (status: Int, seconds: Double) {
+        let started = Date()
+        let socket = try OpenSocket(port: server.port, from: source, timeout: 5)
+        socket.send("GET /api/words HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n")
+        let status = (try? socket.answer().status) ?? 0
+        return (status, Date().timeIntervalSince(started))
+    }
+
     /// `send` with a JSON text body.
     func send(_ method: String, _ target: String, json: String, csrf: String?? = .none) throws -> RawResponse {
         try send(method, target, body: Data(json.utf8), csrf: csrf)
