@@ -55,6 +55,9 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        // libmicrohttpd's own error pages (431, 414, 400), answered with the web app's
+        // security headers (Sources/CErrorPages/include/cerrorpages.h says how).
+        .target(name: "CErrorPages", dependencies: ["CMicroHTTPD"]),
         .target(
             name: "CCollation",
             linkerSettings: [.linkedLibrary("icui18n"), .linkedLibrary("icuuc")]
@@ -97,7 +100,7 @@ let package = Package(
         ),
         .target(
             name: "MiDiccioWeb",
-            dependencies: ["MiDiccioKit", "MiDiccioFiles", "CMicroHTTPD", "CQRencode"],
+            dependencies: ["MiDiccioKit", "MiDiccioFiles", "CMicroHTTPD", "CQRencode", "CErrorPages"],
             // Compiled into the binary as byte arrays: `midiccio` stays one file, and
             // nothing is read from disk at run time.
             resources: [

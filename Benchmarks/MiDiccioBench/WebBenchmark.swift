@@ -27,7 +27,7 @@ enum WebBenchmark {
             ("--requests <n>", "How many first-page requests to time (default 200)."),
             (
                 "--connections <n>",
-                "Also time first-page requests over real sockets while <n> idle connections are open (default 0: not)."
+                "Also time first-page requests over real sockets while <n> idle connections are open, then 500 past the connection limit (default 0: not)."
             ),
         ],
         run: { try run($0) })
@@ -101,6 +101,22 @@ enum WebBenchmark {
         let searchPage5 = try typed.map { try time(request("/api/search", ["q": $0, "limit": "50", "offset": "200"])) }
         let searchSorted = try typed.map { try time(request("/api/search", ["q": $0, "limit": "50", "sort": "updated"])) }
 
+        // The word routes, on words spread over the library: open, edit, move to the Trash
+        // and restore (the last three write, each in its own transaction).
+        func write(_ method: String, _ path: String, _ body: String = "") -> HTTPRequest {
+            HTTPRequest(
+                method: method, path: path, headers: ["Host": "127.0.0.1:8080", "X-CSRF-Token": policy.csrfToken],
+                body: Data(body.utf8), serverPort: 8080)
+        }
+        let step = max(1, wordCount / requests)
+        let wordIDs = try (0..<requests).compactMap {
+            try library.list(ListQuery(limit: 1, offset: ($0 * step) % wordCount)).first?.id.rawValue
+        }
+        let openWord = try wordIDs.map { try time(request("/api/words/\($0)", [:])) }
+        let editWord = try wordIDs.map { try time(write("PUT", "/api/words/\($0)", #"{"notes": "edited by the benchmark"}"#)) }
+        let deleteWord = try wordIDs.map { try time(write("DELETE", "/api/words/\($0)")) }
+        let restoreWord = try wordIDs.map { try time(write("POST", "/api/words/\($0)/restore")) }
+
         Progress.note("moving every word to the Trash")
         try library.delete(try library.list().map(\.id))
         let trashPage = try (0..<requests).map { _ in try time(request("/api/trash", ["limit": "50"])) }
@@ -124,6 +140,10 @@ enum WebBenchmark {
             ("search with that tag", searchTagged, Target.everyCallP99, true),
             ("search, page 5 (offset 200)", searchPage5, Target.everyCallP99, true),
             ("search sorted by last change", searchSorted, Target.everyCallP99, true),
+            ("open a word (GET api/words/ID)", openWord, Target.everyCallP99, true),
+            ("edit a word (PUT)", editWord, Target.everyCallP99, true),
+            ("move a word to the Trash (DELETE)", deleteWord, Target.everyCallP99, true),
+            ("restore it (POST .../restore)", restoreWord, Target.everyCallP99, true),
             ("Trash page, every word in the Trash", trashPage, Target.everyCallP99, true),
             ("Trash search, every word in it", trashSearch, Target.everyCallP99, true),
             ("tags, every word in the Trash", tagsAllTrashed, Target.everyCallP99, true),
@@ -146,7 +166,8 @@ enum WebBenchmark {
     /// The first page over a real socket (connect, request, answer, close) while `idle`
     /// connections are held open by other clients, each of which sent half a request
     /// line and nothing more; spread over loopback addresses 127.0.0.10 and up, 50 each,
-    /// under the server's per-address limit, so all of them stay open.
+    /// under the server's per-address limit, so all of them stay open. Then again with
+    /// idle connections 500 past the connection limit, the oldest of which the server drops.
     static func underIdleConnections(_ app: WebApp, idle: Int, requests: Int) throws -> String {
         let server = try HTTPServer(host: "127.0.0.1", port: 0, handler: app)
         let request = Data("GET /api/words?limit=50 HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nConnection: close\r\n\r\n".utf8)
@@ -167,10 +188,22 @@ enum WebBenchmark {
             held.append(descriptor)
         }
         let busy = try timed()
+        // Then past the connection limit: the server drops the connections idle longest.
+        let limit = HTTPServer.Limits().connections
+        Progress.note("opening idle connections up to \(limit + 500)")
+        for index in held.count..<max(held.count, limit + 500) {
+            let descriptor = try IdleConnection.open(port: server.port, from: "127.0.0.\(10 + index / 50)")
+            held.append(descriptor)
+        }
+        let full = try timed()
         var table = TextTable(
             header: ["Over real sockets", "Requests", "p50 ms", "p99 ms", "Target (p99)", ""],
             rightAligned: [false, true, true, true, true, false])
-        for (name, samples) in [("first page, no idle connection", quiet), ("first page, \(Format.grouped(idle)) idle connections", busy)] {
+        let rows = [
+            ("first page, no idle connection", quiet), ("first page, \(Format.grouped(idle)) idle connections", busy),
+            ("first page, \(Format.grouped(limit + 500)) idle (limit \(Format.grouped(limit)))", full),
+        ]
+        for (name, samples) in rows {
             let p99 = Statistics.percentile(samples, 99) ?? 0
             table.rows.append([
                 name, String(samples.count), Format.decimal(Statistics.percentile(samples, 50) ?? 0, 2), Format.decimal(p99, 2),

@@ -30,8 +30,9 @@ struct midiccio_mhd_limits {
 /// known before any request arrives), serving requests on a pool of internal threads.
 ///
 /// `uri_logger` sees each request's URI before MHD decodes it; what it returns is the
-/// request's first `*con_cls`. `tls_cert` and `tls_key` (PEM text, both or neither)
-/// turn on HTTPS. Returns NULL when the daemon cannot start.
+/// request's first `*con_cls`. `notify_connection` hears of each connection opened and
+/// closed (on the worker thread that owns it, before its socket is closed). `tls_cert`
+/// and `tls_key` (PEM text, both or neither) turn on HTTPS. Returns NULL when the daemon cannot start.
 static inline struct MHD_Daemon *midiccio_mhd_start(unsigned int flags,
                                                     int listen_fd,
                                                     MHD_AccessHandlerCallback handler,
@@ -39,6 +40,7 @@ static inline struct MHD_Daemon *midiccio_mhd_start(unsigned int flags,
                                                     MHD_RequestCompletedCallback completed,
                                                     void *completed_context,
                                                     void *(*uri_logger)(void *, const char *, struct MHD_Connection *),
+                                                    MHD_NotifyConnectionCallback notify_connection,
                                                     struct midiccio_mhd_limits limits,
                                                     const char *tls_cert,
                                                     const char *tls_key) {
@@ -53,6 +55,7 @@ static inline struct MHD_Daemon *midiccio_mhd_start(unsigned int flags,
                             MHD_OPTION_LISTEN_SOCKET, listen_fd,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
                             MHD_OPTION_URI_LOG_CALLBACK, uri_logger, handler_context,
+                            MHD_OPTION_NOTIFY_CONNECTION, notify_connection, handler_context,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, limits.memory_limit,
                             MHD_OPTION_THREAD_POOL_SIZE, limits.threads,
                             MHD_OPTION_CONNECTION_TIMEOUT, limits.timeout,
@@ -69,6 +72,18 @@ static inline int midiccio_mhd_each_value(struct MHD_Connection *connection,
                                           MHD_KeyValueIterator iterator,
                                           void *context) {
     return MHD_get_connection_values(connection, kind, iterator, context);
+}
+
+/// The socket of `connection`, or -1.
+static inline int midiccio_mhd_connection_fd(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : (int)info->connect_fd;
+}
+
+/// What `*socket_context` was set to when `connection` opened (NULL when never set).
+static inline void *midiccio_mhd_connection_context(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info == NULL ? NULL : info->socket_context;
 }
 
 /// A response holding its own copy of `length` bytes at `data`.

@@ -1,3 +1,4 @@
+import CErrorPages
 import CMicroHTTPD
 import Dispatch
 import Foundation
@@ -156,6 +157,8 @@ public final class HTTPServer: @unchecked Sendable {
         /// Connections open at once, over all clients. libmicrohttpd's own default is
         /// about 1,000 (what `select` can watch); the server polls with epoll, so the
         /// real bound is the number of open files, raised at start when it is lower.
+        /// Near it, the connections idle longest are dropped to make room
+        /// (`IdleConnections`).
         public var connections = 4_000
         /// Connections open at once from one address: a browser opens about six.
         public var perAddress = 64
@@ -185,6 +188,7 @@ public final class HTTPServer: @unchecked Sendable {
     private var daemon: OpaquePointer?
     private let context: Unmanaged<ServerContext>
     private let lock = NSLock()
+    private let idleConnections: IdleConnections
 
     /// Starts listening on `host` (numeric address or `localhost`) and `port` (0: any free port).
     ///
@@ -202,7 +206,10 @@ public final class HTTPServer: @unchecked Sendable {
         let listener = try address.listening(backlog: 1024)
         let boundPort = port == 0 ? SocketAddress.port(of: listener) : port
         Self.raiseOpenFileLimit(to: limits.connections + 64)
-        let context = Unmanaged.passRetained(ServerContext(handler: handler, port: boundPort, limits: limits, usesTLS: tls != nil))
+        midiccio_mhd_set_error_page_maker(errorPageMaker)
+        let idle = IdleConnections(limit: max(1, limits.connections))
+        let context = Unmanaged.passRetained(
+            ServerContext(handler: handler, port: boundPort, limits: limits, usesTLS: tls != nil, idle: idle))
         var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_AUTO.rawValue
         if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
         let cLimits = midiccio_mhd_limits(
@@ -213,7 +220,7 @@ public final class HTTPServer: @unchecked Sendable {
             threads: UInt32(max(1, threads)), timeout: UInt32(max(1, limits.idleTimeout)),
             connections: UInt32(max(1, limits.connections)), per_address: UInt32(max(1, limits.perAddress)))
         let daemon = midiccio_mhd_start(
-            flags, listener, accessHandler, context.toOpaque(), requestCompleted, context.toOpaque(), uriLogger, cLimits,
+            flags, listener, accessHandler, context.toOpaque(), requestCompleted, context.toOpaque(), uriLogger, connectionNotice, cLimits,
             tls?.certificate, tls?.key)
         guard let daemon else {
             close(listener)
@@ -226,7 +233,12 @@ public final class HTTPServer: @unchecked Sendable {
         self.host = host
         self.port = boundPort
         self.usesTLS = tls != nil
+        self.idleConnections = idle
     }
+
+    /// How many connections this server has dropped for being idle while it was near its
+    /// connection limit.
+    public var droppedIdleConnections: Int { idleConnections.droppedCount }
 
     /// Raises this process's soft limit on open files to `wanted` (at most the hard
     /// limit): each connection is one open file.
@@ -260,12 +272,14 @@ private final class ServerContext: @unchecked Sendable {
     let port: UInt16
     let limits: HTTPServer.Limits
     let usesTLS: Bool
+    let idle: IdleConnections
 
-    init(handler: any HTTPHandler, port: UInt16, limits: HTTPServer.Limits, usesTLS: Bool) {
+    init(handler: any HTTPHandler, port: UInt16, limits: HTTPServer.Limits, usesTLS: Bool, idle: IdleConnections) {
         self.handler = handler
         self.port = port
         self.limits = limits
         self.usesTLS = usesTLS
+        self.idle = idle
     }
 }
 
@@ -286,6 +300,20 @@ nonisolated(unsafe) private var badTargetMark: UInt8 = 0
 nonisolated(unsafe) private var longTargetMark: UInt8 = 0
 
 // MARK: - C callbacks
+
+/// Hears of each connection opened and closed, for `IdleConnections`.
+private let connectionNotice: MHD_NotifyConnectionCallback = { cls, connection, socketContext, code in
+    guard let cls, let connection else { return }
+    let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+    let key = UInt(bitPattern: connection)
+    if code == MHD_ConnectionNotificationCode.CONNECTION_NOTIFY_STARTED {
+        // For libmicrohttpd's own error pages, which know only the connection.
+        socketContext?.pointee = cls
+        context.idle.opened(key, socket: midiccio_mhd_connection_fd(connection), now: DispatchTime.now().uptimeNanoseconds)
+    } else {
+        context.idle.closed(key)
+    }
+}
 
 /// Sees each request's target before libmicrohttpd decodes it, which would cut it at an
 /// encoded NUL ("/app.js%00.html" would become "/app.js"): a target with a NUL or a
@@ -336,6 +364,7 @@ func isWellFormedTarget(_ target: UnsafeBufferPointer<UInt8>) -> Bool {
 private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadSize, state in
     guard let cls, let connection, let state, let uploadSize else { return MHD_Result.NO }
     let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+    context.idle.busy(UInt(bitPattern: connection))
     let method = method.map { String(cString: $0) } ?? "GET"
     let path = url.map { String(cString: $0) } ?? "/"
 
@@ -407,21 +436,50 @@ private func firstCall(
 }
 
 /// Releases what the access handler kept for a request, however the request ended.
-private let requestCompleted: MHD_RequestCompletedCallback = { cls, _, state, _ in
-    if let cls { Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue().handler.requestEnded() }
+private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, state, _ in
+    if let cls {
+        let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+        if let connection { context.idle.idle(UInt(bitPattern: connection), now: DispatchTime.now().uptimeNanoseconds) }
+        context.handler.requestEnded()
+    }
     guard let state, let pending = state.pointee else { return }
     Unmanaged<PendingRequest>.fromOpaque(pending).release()
     state.pointee = nil
 }
 
 private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
-    let created = response.body.withUnsafeBytes { midiccio_mhd_response_copying($0.baseAddress, $0.count) }
-    guard let created else { return MHD_Result.NO }
+    guard let created = libraryResponse(response) else { return MHD_Result.NO }
     defer { MHD_destroy_response(created) }
+    return midiccio_mhd_queue(connection, UInt32(response.status), created)
+}
+
+/// `response` as libmicrohttpd's response object, which the caller destroys.
+private func libraryResponse(_ response: HTTPResponse) -> OpaquePointer? {
+    let created = response.body.withUnsafeBytes { midiccio_mhd_response_copying($0.baseAddress, $0.count) }
+    guard let created else { return nil }
     for header in response.headers {
         _ = MHD_add_response_header(created, header.name, header.value)
     }
-    return MHD_queue_response(connection, UInt32(response.status), created)
+    return created
+}
+
+/// Answers in place of libmicrohttpd's own error pages (CErrorPages), with the handler's
+/// `serverError`: the request never reached the access handler, so this is the only way
+/// such an answer gets the handler's headers.
+private let errorPageMaker: midiccio_mhd_error_page_maker = { connection, status in
+    guard let connection, let cls = midiccio_mhd_connection_context(connection) else { return nil }
+    let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+    let reason =
+        switch status {
+        case 431: "the request's headers are too large"
+        case 414: "the address is too long"
+        case 413: "the request is too large"
+        case 400..<500: "the request is malformed"
+        default: "the server could not answer this request"
+        }
+    var page = context.handler.serverError(Int(status), reason)
+    page.setHeader("Connection", "close")
+    return libraryResponse(page)
 }
 
 private func lookup(_ connection: OpaquePointer, _ kind: MHD_ValueKind, _ name: String) -> String? {

@@ -12,15 +12,20 @@ URL = os.environ.get("MIDICCIO_URL", "http://127.0.0.1:8080/")
 SCREENSHOTS = os.environ.get("MIDICCIO_SCREENSHOTS", ".build/screenshots")
 
 
-@pytest.fixture(scope="session")
-def browser():
+def chromium(window_size, *arguments):
+    """A headless Debian Chromium with a window of `window_size` ("W,H") and `arguments`."""
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
     # Root in a container: Chromium's sandbox needs user namespaces it does not get.
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                     "--window-size=1000,900", "--lang=en-US"):
+                     "--window-size=" + window_size, "--lang=en-US") + arguments:
         options.add_argument(argument)
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    driver = chromium("1000,900")
     driver.implicitly_wait(0)
     yield driver
     driver.quit()

@@ -22,18 +22,10 @@ final class IdleConnectionTests {
         }
     }
 
-    func timedGet() throws -> (status: Int, seconds: Double) {
-        let started = Date()
-        let socket = try OpenSocket(port: web.server.port, from: "127.0.0.2", timeout: 5)
-        socket.send("GET /api/words HTTP/1.1\r\nHost: \(web.host)\r\nConnection: close\r\n\r\n")
-        let status = (try? socket.answer().status) ?? 0
-        return (status, Date().timeIntervalSince(started))
-    }
-
     @Test("2,000 idle connections from one address, then another client's GET is answered within 1 s")
     func oneAddressCannotLockOthersOut() throws {
         let idle = holdIdle(2_000, over: 1)
-        let answer = try timedGet()
+        let answer = try web.timedGet()
         #expect(answer.status == 200)
         #expect(answer.seconds < 1, "answered after \(answer.seconds) s")
         #expect(idle.count > 0)
@@ -42,7 +34,7 @@ final class IdleConnectionTests {
     @Test("2,000 idle connections from 40 addresses, then another client's GET is answered within 1 s")
     func manyAddressesCannotLockOthersOut() throws {
         let idle = holdIdle(2_000, over: 40)
-        let answer = try timedGet()
+        let answer = try web.timedGet()
         #expect(answer.status == 200)
         #expect(answer.seconds < 1, "answered after \(answer.seconds) s")
         #expect(idle.count == 2_000)

@@ -17,10 +17,11 @@ final class WebFixture {
 
     /// `environment` is added to the app's; `now` is the clock that expires Google
     /// sign-ins (milliseconds since 1970); `port` 0 picks a free one.
-    /// `hostNames` (with `bindHost`, say 0.0.0.0) serves as `--lan` does.
+    /// `hostNames` (with `bindHost`, say 0.0.0.0) serves as `--lan` does; `limits` are the
+    /// server's (a test may shrink the connection limit).
     init(
         accessToken: String? = nil, environment: [String: String] = [:], port: UInt16 = 0,
-        hostNames: Set<String>? = nil, bindHost: String = "127.0.0.1",
+        hostNames: Set<String>? = nil, bindHost: String = "127.0.0.1", limits: HTTPServer.Limits = HTTPServer.Limits(),
         now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
     ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("midiccio-web-tests-\(UUID().uuidString)").path
@@ -32,7 +33,7 @@ final class WebFixture {
             policy: hostNames.map { SecurityPolicy(hostNames: $0, accessToken: accessToken) }
                 ?? SecurityPolicy(host: "127.0.0.1", accessToken: accessToken),
             appVersion: "midiccio test", environment: ["LANG": "en_US.UTF-8"].merging(environment) { $1 }, now: now)
-        server = try HTTPServer(host: bindHost, port: port, handler: app)
+        server = try HTTPServer(host: bindHost, port: port, limits: limits, handler: app)
     }
 
     deinit {
@@ -64,6 +65,16 @@ final class WebFixture {
         var request = Data((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8)
         request.append(body)
         return try RawHTTP.exchange(port: server.port, request: request)
+    }
+
+    /// A GET of the word list from another client (`source`, a loopback address), over a
+    /// connection of its own: its status (0 for none) and how long it took.
+    func timedGet(from source: String = "127.0.0.2") throws -> (status: Int, seconds: Double) {
+        let started = Date()
+        let socket = try OpenSocket(port: server.port, from: source, timeout: 5)
+        socket.send("GET /api/words HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n")
+        let status = (try? socket.answer().status) ?? 0
+        return (status, Date().timeIntervalSince(started))
     }
 
     /// `send` with a JSON text body.
