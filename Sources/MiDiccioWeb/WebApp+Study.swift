@@ -47,10 +47,11 @@ extension WebApp {
         for setting in [LibrarySetting.newPerDay, .reviewsPerDay] {
             let name = setting == .newPerDay ? "newPerDay" : "reviewsPerDay"
             guard let value = try body.integer(name) else { continue }
-            guard let checked = try? setting.validated(String(value)) else {
-                throw BadRequest(message: "\(name) must be a whole number from 0 to 9999", field: name)
+            do {
+                changes.append((setting, try setting.validated(String(value))))
+            } catch LibraryError.invalidWord(let problem) {
+                throw BadRequest(message: "\(name) \(problem.message)", field: name)
             }
-            changes.append((setting, checked))
         }
         guard !changes.isEmpty else { throw BadRequest(message: "send newPerDay or reviewsPerDay", field: "newPerDay") }
         try pool.withLibrary { library in
