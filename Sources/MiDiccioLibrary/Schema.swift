@@ -305,6 +305,18 @@ enum Migrations {
                 CREATE INDEX study_cache_due ON study_cache (due);
                 CREATE INDEX study_cache_first ON study_cache (first_review);
                 """),
+        Migration(
+            name: "2026-12-add-words-studied",
+            sql: """
+                -- Local only (never synced, never in a backup): 1 when the word has a row in
+                -- study_cache. The partial index lists the never-studied words in creation
+                -- order, so the study queue finds its new words without scanning the
+                -- studied ones. A 0 with a cache row only costs a check (the queue still
+                -- tests study_cache); code setting or clearing a cache row keeps it true.
+                ALTER TABLE words ADD COLUMN studied INTEGER NOT NULL DEFAULT 0;
+                UPDATE words SET studied = 1 WHERE id IN (SELECT word_id FROM study_cache);
+                CREATE INDEX words_new ON words (created_at, seq) WHERE deleted_at IS NULL AND studied = 0;
+                """),
     ]
 
     /// Marks a library that had words before a migration: its next sync uploads every

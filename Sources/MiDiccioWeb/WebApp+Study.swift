@@ -4,11 +4,29 @@ import MiDiccioKit
 /// The Study page: the next card to study, answers and their undo, and the progress
 /// charts (SVG made here, so the page needs no script or style of its own to draw them).
 extension WebApp {
-    /// `GET api/study?tag=`: the first card of today's queue (null when nothing is due),
-    /// how many are due and new now, and when the next word falls due.
+    /// `GET api/study?tag=&extraNew=N`: the first card of today's queue (null when nothing
+    /// is due), how many are due and new now, when the next word falls due, and the daily
+    /// limits. `extraNew` lets N new words in beyond what is left of today's limit (the
+    /// page's "more new words", as `midiccio study --new`).
     func studyNext(_ request: HTTPRequest) throws -> HTTPResponse {
         let tag = request.query["tag"].flatMap { $0.isEmpty ? nil : $0 }
-        let queue = try pool.withLibrary { try $0.studyQueue(tag: tag) }
+        var extraNew = 0
+        if let text = request.query["extraNew"], !text.isEmpty {
+            guard let value = Int(text), (0...9_999).contains(value) else {
+                throw BadRequest(message: "extraNew must be a whole number from 0 to 9999", field: "extraNew")
+            }
+            extraNew = value
+        }
+        let (queue, newPerDay, reviewsPerDay) = try pool.withLibrary { library in
+            let newPerDay = Int(try library.setting(.newPerDay)) ?? 20
+            let reviewsPerDay = Int(try library.setting(.reviewsPerDay)) ?? 200
+            var queue = try library.studyQueue(tag: tag)
+            if extraNew > 0 {
+                let left = max(0, newPerDay - queue.studiedToday.new)
+                queue = try library.studyQueue(tag: tag, newLimit: left + extraNew)
+            }
+            return (queue, newPerDay, reviewsPerDay)
+        }
         let card = queue.cards.first.map { card in
             JSONText.object([("word", WordJSON.object(card.word, pretty: false)), ("study", JSONText.schedule(card.schedule))])
         }
@@ -16,8 +34,35 @@ extension WebApp {
             JSONText.object([
                 ("card", card ?? "null"), ("due", String(queue.due.count)), ("new", String(queue.new.count)),
                 ("studiedNew", String(queue.studiedToday.new)), ("studiedReviews", String(queue.studiedToday.reviews)),
-                ("nextDue", JSONText.time(queue.nextDue)),
+                ("nextDue", JSONText.time(queue.nextDue)), ("newPerDay", String(newPerDay)),
+                ("reviewsPerDay", String(reviewsPerDay)),
             ]))
+    }
+
+    /// `POST api/study/limits` with `{"newPerDay": N, "reviewsPerDay": N}` (either or
+    /// both): sets the synced daily limits; both are checked before either is stored.
+    func studyLimits(_ request: HTTPRequest) throws -> HTTPResponse {
+        let body = try JSONBody(request.body)
+        var changes: [(LibrarySetting, String)] = []
+        for setting in [LibrarySetting.newPerDay, .reviewsPerDay] {
+            let name = setting == .newPerDay ? "newPerDay" : "reviewsPerDay"
+            guard let value = try body.integer(name) else { continue }
+            do {
+                changes.append((setting, try setting.validated(String(value))))
+            } catch LibraryError.invalidWord(let problem) {
+                throw BadRequest(message: "\(name) \(problem.message)", field: name)
+            }
+        }
+        guard !changes.isEmpty else { throw BadRequest(message: "send newPerDay or reviewsPerDay", field: "newPerDay") }
+        try pool.withLibrary { library in
+            for (setting, value) in changes { try library.setSetting(setting, to: value) }
+        }
+        return try pool.withLibrary { library in
+            .json(
+                JSONText.object([
+                    ("newPerDay", try library.setting(.newPerDay)), ("reviewsPerDay", try library.setting(.reviewsPerDay)),
+                ]))
+        }
     }
 
     /// `POST api/study/answer` with `{"id": ID, "grade": "good" or 1-4, "seconds": N}`:
@@ -90,7 +135,9 @@ extension WebApp {
 }
 
 /// A bar chart as an SVG document: numbers and dates only (no user text), colours as
-/// attributes (no style element, so the strict CSP holds), readable on light and dark pages.
+/// attributes (no style element, so the strict CSP holds). Each part also has a class
+/// (`chart-bg`, `chart-title`, `chart-label`, `chart-axis`, `bar`) that app.css colours
+/// for light and dark pages once the page puts the chart inline.
 struct BarChart {
     var title: String
     var values: [Int]
@@ -105,12 +152,12 @@ struct BarChart {
             "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" role=\"img\""
                 + " font-family=\"sans-serif\" font-size=\"12\">",
             "<title>\(Self.escaped(title))</title>",
-            "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\" rx=\"8\"/>",
-            "<text x=\"\(Int(left))\" y=\"18\" fill=\"#222222\" font-weight=\"bold\">\(Self.escaped(title))</text>",
-            "<text x=\"\(Int(left) - 6)\" y=\"\(Int(top) + 4)\" fill=\"#555555\" text-anchor=\"end\">\(most)</text>",
-            "<text x=\"\(Int(left) - 6)\" y=\"\(Int(height - bottom))\" fill=\"#555555\" text-anchor=\"end\">0</text>",
+            "<rect width=\"100%\" height=\"100%\" class=\"chart-bg\" fill=\"#ffffff\" rx=\"8\"/>",
+            "<text x=\"\(Int(left))\" y=\"18\" class=\"chart-title\" fill=\"#222222\" font-weight=\"bold\">\(Self.escaped(title))</text>",
+            "<text x=\"\(Int(left) - 6)\" y=\"\(Int(top) + 4)\" class=\"chart-label\" fill=\"#555555\" text-anchor=\"end\">\(most)</text>",
+            "<text x=\"\(Int(left) - 6)\" y=\"\(Int(height - bottom))\" class=\"chart-label\" fill=\"#555555\" text-anchor=\"end\">0</text>",
             "<line x1=\"\(Int(left))\" y1=\"\(Int(height - bottom))\" x2=\"\(Int(width) - 8)\" y2=\"\(Int(height - bottom))\""
-                + " stroke=\"#888888\"/>",
+                + " class=\"chart-axis\" stroke=\"#888888\"/>",
         ]
         let labelEvery = values.count > 16 ? 5 : 1
         for (index, value) in values.enumerated() {
@@ -123,7 +170,7 @@ struct BarChart {
             )
             if index % labelEvery == 0 || index == values.count - 1, index < labels.count {
                 parts.append(
-                    "<text x=\"\(Self.number(x + slot * 0.35))\" y=\"\(Int(height) - 10)\" fill=\"#555555\""
+                    "<text x=\"\(Self.number(x + slot * 0.35))\" y=\"\(Int(height) - 10)\" class=\"chart-label\" fill=\"#555555\""
                         + " text-anchor=\"middle\">\(Self.escaped(labels[index]))</text>")
             }
         }

@@ -82,8 +82,9 @@ def test_study_ten_words_with_the_keyboard(page):
         assert study["state"] == ("review" if grade == 4 else "learning"), (term, study)
 
     # The charts: today's bar counts the ten answers (the undone one is gone).
+    # Put inline, so the page's colours (light or dark) reach its parts.
     wait(page, lambda d: d.execute_script(
-        "const i = document.getElementById('chart-reviews'); return i.complete && i.naturalWidth > 0"))
+        "return document.querySelectorAll('#chart-reviews svg rect.bar').length === 30"))
     svg = api("/study/reviews.svg", raw=True).decode()
     assert svg.count('class="bar"') == 30
     stats = api("/api/stats")

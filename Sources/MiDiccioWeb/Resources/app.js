@@ -934,7 +934,7 @@
 
   // ---- Study (spaced repetition) ---------------------------------------------------
 
-  const study = { card: null, revealed: false, shownAt: 0, busy: false, tag: "", reverse: false };
+  const study = { card: null, revealed: false, shownAt: 0, busy: false, tag: "", reverse: false, extraNew: 0 };
   const clockFormat = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
   const dayFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
 
@@ -958,10 +958,18 @@
 
   async function loadStudyCard() {
     try {
-      const data = await api("GET", "/api/study?" + query({ tag: study.tag }));
+      const data = await api("GET", "/api/study?" + query({ tag: study.tag, extraNew: study.extraNew || "" }));
       showStudyCard(data);
+      showStudyLimits(data);
     } catch (error) { toast(error.message); }
     loadProgress();
+  }
+
+  // The synced daily limits, unless the user is typing in them.
+  function showStudyLimits(data) {
+    for (const [id, value] of [["study-new-per-day", data.newPerDay], ["study-reviews-per-day", data.reviewsPerDay]]) {
+      if (document.activeElement !== $(id)) $(id).value = String(value);
+    }
   }
 
   function showStudyCard(data) {
@@ -1028,10 +1036,24 @@
       $("study-stats").textContent = "True retention (30 days): " + retention + " of "
         + plural(stats.retentionAnswers, "answer", "answers") + ". Words: " + counts + ".";
     } catch (error) { $("study-stats").textContent = error.message; }
-    // The charts are drawn by the server; a new address each time skips any cached copy.
+    // The charts are drawn by the server and put inline (parsed as SVG, never as HTML), so
+    // app.css colours them for light and dark pages through their classes.
     const stamp = Date.now();
-    $("chart-reviews").src = "/study/reviews.svg?t=" + stamp;
-    $("chart-forecast").src = "/study/forecast.svg?t=" + stamp;
+    showChart("chart-reviews", "/study/reviews.svg?t=" + stamp);
+    showChart("chart-forecast", "/study/forecast.svg?t=" + stamp);
+  }
+
+  async function showChart(id, address) {
+    const box = $(id);
+    try {
+      const response = await fetch(address, { credentials: "same-origin" });
+      if (!response.ok) throw new Error("The chart could not be loaded (" + response.status + ").");
+      const parsed = new DOMParser().parseFromString(await response.text(), "image/svg+xml");
+      const svg = parsed.documentElement;
+      if (svg.namespaceURI !== "http://www.w3.org/2000/svg") throw new Error("The chart could not be read.");
+      svg.setAttribute("aria-hidden", "true");
+      box.replaceChildren(document.importNode(svg, true));
+    } catch (error) { box.textContent = error.message; }
   }
 
   function openStudy() {
@@ -1045,6 +1067,25 @@
   $("study-button").addEventListener("click", () => { location.hash = "#study"; });
   $("study-back").addEventListener("click", () => { location.hash = ""; });
   $("study-tag").addEventListener("change", () => { study.tag = $("study-tag").value; loadStudyCard(); });
+  // "More new words today": N new words beyond today's limit, for this visit (as `study --new`).
+  $("study-more-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const extra = Number($("study-extra").value);
+    if (!Number.isInteger(extra) || extra < 1 || extra > 9999) { toast("Enter a whole number from 1 to 9999."); return; }
+    study.extraNew += extra;
+    toast(plural(extra, "more new word", "more new words") + " today.");
+    loadStudyCard();
+  });
+  $("study-limits-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    try {
+      const data = await api("POST", "/api/study/limits", {
+        newPerDay: Number($("study-new-per-day").value), reviewsPerDay: Number($("study-reviews-per-day").value),
+      });
+      toast("Daily limits: " + data.newPerDay + " new words, " + data.reviewsPerDay + " reviews.");
+      loadStudyCard();
+    } catch (error) { toast(error.message); }
+  });
   $("study-reverse").addEventListener("change", () => {
     study.reverse = $("study-reverse").checked;
     loadStudyCard();

@@ -1,0 +1,41 @@
+import Foundation
+import MiDiccioKit
+import MiDiccioWeb
+import Testing
+
+/// The Study page's daily limits (synced settings) and its "more new words today".
+@Suite("Study limits set from the web page")
+final class StudyLimitsFromThePageTests {
+    let web: WebFixture
+
+    init() throws { web = try WebFixture() }
+
+    @Test("the limits are stored as the synced settings, and extra new words go past the limit")
+    func limitsAndExtra() throws {
+        for number in 0..<4 {
+            _ = try web.send("POST", "/api/words", json: "{\"term\": \"nuevo\(number)\", \"meaning\": \"m\"}")
+        }
+        let saved = try web.send("POST", "/api/study/limits", json: "{\"newPerDay\": 1, \"reviewsPerDay\": 50}")
+        #expect(saved.status == 200)
+        #expect(try web.library().setting(.newPerDay) == "1")
+        #expect(try web.library().setting(.reviewsPerDay) == "50")
+        let limited = try web.send("GET", "/api/study")
+        #expect(limited.json["new"] as? Int == 1)
+        #expect(limited.json["newPerDay"] as? Int == 1)
+        #expect(limited.json["reviewsPerDay"] as? Int == 50)
+        #expect(try web.send("GET", "/api/study?extraNew=2").json["new"] as? Int == 3)
+    }
+
+    @Test("a bad limit is refused naming the field, and neither limit changes")
+    func badLimits() throws {
+        let refused = try web.send("POST", "/api/study/limits", json: "{\"newPerDay\": 5, \"reviewsPerDay\": 100000}")
+        #expect(refused.status == 400)
+        #expect(refused.json["field"] as? String == "reviewsPerDay")
+        #expect((refused.json["error"] as? String)?.contains("0 to 99999") == true)
+        #expect(try web.library().setting(.newPerDay) == "20")
+        #expect(try web.library().setting(.reviewsPerDay) == "200")
+        let extra = try web.send("GET", "/api/study?extraNew=-1")
+        #expect(extra.status == 400)
+        #expect(extra.json["field"] as? String == "extraNew")
+    }
+}
