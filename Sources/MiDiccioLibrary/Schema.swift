@@ -305,6 +305,22 @@ enum Migrations {
                 CREATE INDEX study_cache_due ON study_cache (due);
                 CREATE INDEX study_cache_first ON study_cache (first_review);
                 """),
+        Migration(
+            name: "2026-12-term-key-ignores-invisible-characters",
+            sql: "",
+            afterwards: { database in
+                // Term keys now leave out invisible format characters (zero-width spaces,
+                // direction controls), so duplicates that only differ by them are found.
+                // Only terms with non-ASCII text can change; the key is local (never synced),
+                // so no upload follows.
+                let rows = try database.prepare("SELECT seq, term, term_key FROM words WHERE term GLOB '*[^ -~]*'").rows {
+                    ($0.int64(0), $0.text(1), $0.text(2))
+                }
+                let update = try database.prepare("UPDATE words SET term_key = ? WHERE seq = ?")
+                for (seq, term, key) in rows where TermKey.fold(term) != key {
+                    try database.run(update, [.text(TermKey.fold(term)), .integer(seq)])
+                }
+            }),
     ]
 
     /// Marks a library that had words before a migration: its next sync uploads every

@@ -628,8 +628,12 @@ public final class WebApp: HTTPHandler {
     }
 
     private func undoImport() throws -> HTTPResponse {
-        let trashed = try pool.withLibrary { try $0.undoImport() }
-        return .json(JSONText.object([("trashed", String(trashed))]))
+        let report = try pool.withLibrary { try $0.undoImport() }
+        return .json(
+            JSONText.object([
+                ("trashed", String(report.trashed)), ("keptEdited", String(report.keptEdited)),
+                ("alreadyGone", String(report.alreadyGone)),
+            ]))
     }
 
     /// The uploaded file's own name (for messages), reduced to a safe single component.
