@@ -87,3 +87,23 @@ extension ImportUndoReport {
         self.alreadyGone = alreadyGone
     }
 }
+
+@Suite("A restore report names the words")
+struct RestoreReportNamesTheWordsTests {
+    @Test("a dry run lists the terms it would add, update and move to the Trash, at most 50 of each")
+    func listsTerms() throws {
+        try withTemporaryLibrary { fixture in
+            let library = fixture.library
+            let changed = try library.add(WordContent(term: "cambia", meaning: "before")).word
+            try library.exportBackup(to: fixture.file("backup.json"))
+            for index in 0..<55 { try library.add(WordContent(term: "sobra\(index)")) }
+            let report = try library.restoreBackup(from: fixture.file("backup.json"), replace: true, dryRun: true)
+            #expect(report.trashed == 55)
+            #expect(report.trashedTerms.count == RestoreReport.listedTerms)
+            #expect(report.trashedTerms.allSatisfy { $0.hasPrefix("sobra") })
+            #expect(report.addedTerms.isEmpty)
+            #expect(try library.word(changed.id)?.isDeleted == false)
+            #expect(try library.counts().words == 56)
+        }
+    }
+}
