@@ -201,7 +201,7 @@ struct ImportUndoCommand: ParsableCommand {
                     ], spaced: true) + "\n")
             return
         }
-        context.io.write("Undid the last import: \(report.trashed) words moved to the Trash\n")
+        context.io.write("Undid the last import: \(report.trashed) \(report.trashed == 1 ? "word" : "words") moved to the Trash\n")
         if report.keptEdited > 0 {
             context.note(
                 "\(report.keptEdited) \(report.keptEdited == 1 ? "word was" : "words were") edited since the import and kept; "
