@@ -19,6 +19,9 @@ final class JobBoard: Sendable {
         var unit: String
         /// True once the action has answered.
         var finished: Bool
+        /// Run in the background (`async=1`): its answer, once there is one.
+        var background = false
+        var answer: HTTPResponse?
     }
 
     private let jobs = Mutex<(byKey: [String: Progress], order: [String])>(([:], []))
@@ -32,13 +35,42 @@ final class JobBoard: Sendable {
                 jobs.order.append(key)
                 if jobs.order.count > capacity { jobs.byKey[jobs.order.removeFirst()] = nil }
             }
-            jobs.byKey[key] = Progress(phase: phase, done: done, total: total, unit: unit, finished: false)
+            let before = jobs.byKey[key]
+            jobs.byKey[key] = Progress(
+                phase: phase, done: done, total: total, unit: unit, finished: false,
+                background: before?.background ?? false, answer: nil)
         }
     }
 
     /// Marks `key`'s job as answered.
     func finish(_ key: String) {
         jobs.withLock { $0.byKey[key]?.finished = true }
+    }
+
+    /// Starts `work` on a thread of its own and answers 202 at once, so the request does
+    /// not hold one of the server's threads (and the polls that share it) for the whole
+    /// action; the answer is kept for `GET api/jobs/KEY`. A key already running is 409.
+    func startInBackground(_ key: String, _ work: @escaping @Sendable () -> HTTPResponse) -> HTTPResponse {
+        let fresh = jobs.withLock { jobs -> Bool in
+            if let running = jobs.byKey[key], running.answer == nil, running.background { return false }
+            if jobs.byKey[key] == nil {
+                jobs.order.append(key)
+                if jobs.order.count > capacity { jobs.byKey[jobs.order.removeFirst()] = nil }
+            }
+            jobs.byKey[key] = Progress(phase: "Starting", done: 0, total: 0, unit: "", finished: false, background: true)
+            return true
+        }
+        guard fresh else { return .error(409, "this action is already running") }
+        Thread.detachNewThread {
+            let answer = work()
+            self.jobs.withLock { jobs in
+                jobs.byKey[key]?.answer = answer
+                jobs.byKey[key]?.finished = true
+            }
+        }
+        var accepted = HTTPResponse.json(JSONText.object([("job", JSONText.quote(key))]))
+        accepted.status = 202
+        return accepted
     }
 
     /// `key`'s progress, if the job is known.
@@ -65,12 +97,29 @@ extension WebApp {
     /// reaches the server).
     func jobProgress(_ key: String) -> HTTPResponse {
         guard let progress = jobs.progress(key) else { return .error(404, "no action with this key is running") }
-        return .json(
-            JSONText.object([
-                ("phase", JSONText.quote(progress.phase)), ("done", String(progress.done)),
-                ("total", String(progress.total)), ("unit", JSONText.quote(progress.unit)),
-                ("finished", String(progress.finished)),
-            ]))
+        // In the background, an action is finished once its answer is kept.
+        let finished = progress.background ? progress.answer != nil : progress.finished
+        var pairs = [
+            ("phase", JSONText.quote(progress.phase)), ("done", String(progress.done)),
+            ("total", String(progress.total)), ("unit", JSONText.quote(progress.unit)),
+            ("finished", String(finished)),
+        ]
+        if let answer = progress.answer {
+            pairs.append(("status", String(answer.status)))
+            pairs.append(("answer", answer.body.isEmpty ? "null" : String(decoding: answer.body, as: UTF8.self)))
+        }
+        return .json(JSONText.object(pairs))
+    }
+
+    /// Answers `request` with `answer`, or, with `async=1` and a key, starts it in the
+    /// background and answers 202 (`JobBoard.startInBackground`).
+    func answerMaybeInBackground(
+        _ request: HTTPRequest, key: String?, _ answer: @escaping @Sendable () throws -> HTTPResponse
+    ) rethrows -> HTTPResponse {
+        guard request.query["async"] == "1", let key, !key.isEmpty, request.query["dryRun"] != "1" else { return try answer() }
+        return jobs.startInBackground(key) {
+            do { return try answer() } catch { return Self.failure(error) }
+        }
     }
 
     /// A sync's activity as a job's phase and counts.

@@ -173,13 +173,19 @@ public final class WebApp: HTTPHandler {
         Route("GET", "api/signin") { app, request, _ in app.googleSignInOutcome(request) },
         Route("POST", "api/remote/icloud") { app, request, _ in try app.startICloudSignIn(request) },
         Route("GET", "icloud-callback") { _, _, _ in unknownICloudSignIn() },
-        Route("POST", "api/sync") { app, request, _ in try app.sync(job: request.query["job"]) },
+        Route("POST", "api/sync") { app, request, _ in
+            try app.answerMaybeInBackground(request, key: request.query["job"]) { try app.sync(job: request.query["job"]) }
+        },
         Route("GET", "api/jobs/:id") { app, _, key in app.jobProgress(key) },
         Route("GET", "api/backup") { app, _, _ in try app.exportBackup() },
-        Route("POST", "api/backup/restore", bodyLimit: uploadLimit) { app, request, _ in try app.restoreBackup(request) },
+        Route("POST", "api/backup/restore", bodyLimit: uploadLimit) { app, request, _ in
+            try app.answerMaybeInBackground(request, key: request.query["key"]) { try app.restoreBackup(request) }
+        },
         Route("POST", "api/backup/undo") { app, _, _ in try app.undoRestore() },
         Route("GET", "api/export") { app, request, _ in try app.exportSheet(request) },
-        Route("POST", "api/import", bodyLimit: uploadLimit) { app, request, _ in try app.importSheet(request) },
+        Route("POST", "api/import", bodyLimit: uploadLimit) { app, request, _ in
+            try app.answerMaybeInBackground(request, key: request.query["key"]) { try app.importSheet(request) }
+        },
         Route("POST", "api/import/undo") { app, _, _ in try app.undoImport() },
         Route("GET", "api/study") { app, request, _ in try app.studyNext(request) },
         Route("POST", "api/study/answer") { app, request, _ in try app.studyAnswer(request) },

@@ -1,5 +1,6 @@
 import Foundation
 import MiDiccioKit
+import MiDiccioTesting
 import MiDiccioWeb
 import Testing
 
@@ -11,6 +12,16 @@ final class LongActionsReportProgressTests {
     let web: WebFixture
 
     init() throws { web = try WebFixture() }
+
+    /// Polls `api/jobs/KEY` until the job is finished (at most 30 s).
+    private func finishedJob(_ key: String) throws -> RawResponse {
+        let deadline = Date().addingTimeInterval(30)
+        while true {
+            let job = try web.send("GET", "/api/jobs/\(key)")
+            if job.json["finished"] as? Bool == true || Date() > deadline { return job }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+    }
 
     @Test("an import's job says what it did in rows, and ends finished; an unknown key is 404")
     func importJob() throws {
@@ -28,6 +39,23 @@ final class LongActionsReportProgressTests {
         // A preview is no job.
         _ = try web.send("POST", "/api/import?name=w.tsv&key=job2&dryRun=1", body: sheet)
         #expect(try web.send("GET", "/api/jobs/job2").status == 404)
+    }
+
+    @Test("with async=1 an import answers 202 at once, and its job holds the answer when finished; the same key again is 409")
+    func importInTheBackground() throws {
+        let sheet = Data("term\tmeaning\nuno\tone\ndos\ttwo\n".utf8)
+        let started = try web.send("POST", "/api/import?name=w.tsv&key=bg1&async=1", body: sheet)
+        #expect(started.status == 202)
+        #expect(started.json["job"] as? String == "bg1")
+        let job = try finishedJob("bg1")
+        #expect(job.json["status"] as? Int == 200)
+        #expect((job.json["answer"] as? [String: Any])?["added"] as? Int == 2)
+        #expect(try web.library().counts().words == 2)
+        #expect(try web.send("POST", "/api/import?name=w.tsv&key=bg1&async=1", body: sheet).status == 202)
+        // The upload was already submitted: the second job's answer is the refusal.
+        let second = try finishedJob("bg1")
+        #expect(second.json["status"] as? Int == 409)
+        #expect(try web.library().counts().words == 2)
     }
 
     @Test("a restore's job counts words, and a sync without a remote still ends its job")

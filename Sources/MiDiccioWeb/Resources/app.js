@@ -509,8 +509,8 @@
     button.setAttribute("aria-busy", "true");
     try {
       const key = newJobKey();
-      const report = await withProgress(key, $("sync-progress"), $("sync-progress"), manual ? $("sync-result") : null,
-        () => api("POST", "/api/sync?" + query({ job: key })));
+      const report = await runJob(key, "/api/sync?" + query({ job: key }), undefined, $("sync-progress"), $("sync-progress"),
+        manual ? $("sync-result") : null);
       state.lastSync = Date.now();
       if (!report.synced) {
         state.hasRemote = false;
@@ -740,8 +740,8 @@
     if (!file) return;
     try {
       const url = restoreURL(file, false);
-      const report = await busy($("restore-confirm"), "Restoring\u2026", () => withProgress(uploadKey("backup-file"),
-        $("restore-progress-box"), $("restore-progress"), $("restore-progress-text"), () => api("POST", url, file)));
+      const report = await busy($("restore-confirm"), "Restoring\u2026", () => runJob(uploadKey("backup-file"), url, file,
+        $("restore-progress-box"), $("restore-progress"), $("restore-progress-text")));
       $("restore-preview").hidden = true;
       $("restore-done").textContent = "Restored: " + describeRestore(report, false);
       loadStatus();
@@ -875,8 +875,8 @@
     try {
       if ($("import-button").disabled) return;
       const url = importURL(file, false);
-      const report = await busy($("import-button"), "Importing\u2026", () => withProgress(uploadKey("import-file"),
-        $("import-progress-box"), $("import-progress"), $("import-progress-text"), () => api("POST", url, file)));
+      const report = await busy($("import-button"), "Importing\u2026", () => runJob(uploadKey("import-file"), url, file,
+        $("import-progress-box"), $("import-progress"), $("import-progress-text")));
       let text = "Imported " + plural(report.added, "word", "words") + " (" + (report.format === "list" ? "a list without a header" : report.formatTitle) + "): "
         + report.added.toLocaleString() + " added, 0 updated, " + report.skippedDuplicates.toLocaleString()
         + " skipped as duplicates, 0 moved to the Trash.";
@@ -907,18 +907,30 @@
 
   function newJobKey() { return Date.now().toString(36) + "-" + Math.random().toString(36).slice(2); }
 
-  async function withProgress(key, box, bar, label, action) {
+  // The action runs on the server in the background (async=1): its request answers 202
+  // at once, and the page polls the job until it is finished, showing how far it has come.
+  async function runJob(key, url, body, box, bar, label) {
     box.hidden = false;
     bar.removeAttribute("value");
     if (label) label.textContent = "Sending\u2026";
-    let running = true;
-    const poll = async () => {
-      while (running) {
+    try {
+      await api("POST", url + (url.includes("?") ? "&" : "?") + "async=1", body);
+      for (;;) {
         await new Promise((resolve) => setTimeout(resolve, 200));
-        if (!running) break;
         let job;
-        try { job = await api("GET", "/api/jobs/" + encodeURIComponent(key)); } catch (error) { continue; }
-        if (!running || job.finished) continue;
+        try { job = await api("GET", "/api/jobs/" + encodeURIComponent(key)); } catch (error) {
+          if (error.status === 404) throw new Error("The server no longer knows this action (was it restarted?).");
+          throw error;
+        }
+        if (job.finished) {
+          if (job.status >= 400) {
+            const failure = new Error((job.answer && job.answer.error) || "Something went wrong (" + job.status + ")");
+            failure.field = job.answer && job.answer.field;
+            failure.status = job.status;
+            throw failure;
+          }
+          return job.answer;
+        }
         if (job.total > 0) {
           bar.max = job.total;
           bar.value = Math.min(job.done, job.total);
@@ -928,11 +940,7 @@
           if (label) label.textContent = job.phase + "\u2026";
         }
       }
-    };
-    const polling = poll();
-    try { return await action(); } finally {
-      running = false;
-      await polling;
+    } finally {
       box.hidden = true;
       if (label && label !== $("sync-result")) label.textContent = "";
     }
