@@ -131,3 +131,20 @@ def test_ticking_replace_changes_the_restore_preview(page):
     replace.click()
     wait(page, lambda d: "(replace)" not in report.text and "0 would move to the Trash" in report.text, seconds=120)
     assert api("/api/search?q=reemplazo-despues&limit=1")["total"] == 1
+
+
+def test_an_export_waits_with_its_button_disabled_and_counts_bytes(page):
+    open_settings(page)
+    button = page.find_element(By.ID, "export-csv")
+    page.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+    page.execute_script("""
+        window.exportSeen = [];
+        const button = document.getElementById('export-csv');
+        new MutationObserver(() => window.exportSeen.push(button.disabled)).observe(
+            button, {attributes: true, childList: true, subtree: true});""")
+    button.click()
+    label = wait(page, lambda d: "Downloaded midiccio-words-" in d.find_element(By.ID, "download-progress").text
+                 and d.find_element(By.ID, "download-progress").text, seconds=60)
+    assert label.endswith(" KB).")
+    assert True in page.execute_script("return window.exportSeen")
+    assert page.find_element(By.ID, "export-csv").is_enabled()
