@@ -33,13 +33,16 @@ int32_t midiccio_fold(const uint16_t *text, int32_t length, uint16_t *out, int32
     if (decomposed == NULL) return -1;
     int32_t decomposedLength = unorm2_normalize(nfd, (const UChar *)text, length, decomposed, decomposedCapacity, &status);
     if (U_FAILURE(status)) { free(decomposed); return -1; }
-    // Drop combining marks, then fold case on what is left.
+    // Drop combining marks and invisible format characters (zero-width spaces and
+    // joiners, the byte order mark, direction controls: category Cf), then fold case on
+    // what is left.
     int32_t kept = 0;
     for (int32_t i = 0; i < decomposedLength;) {
         UChar32 c;
         int32_t start = i;
         U16_NEXT(decomposed, i, decomposedLength, c);
-        if (u_charType(c) == U_NON_SPACING_MARK) continue;
+        int8_t type = u_charType(c);
+        if (type == U_NON_SPACING_MARK || type == U_FORMAT_CHAR) continue;
         for (int32_t j = start; j < i; j++) decomposed[kept++] = decomposed[j];
     }
     int32_t folded = u_strFoldCase((UChar *)out, capacity, decomposed, kept, U_FOLD_CASE_DEFAULT, &status);

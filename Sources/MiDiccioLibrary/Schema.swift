@@ -317,6 +317,21 @@ enum Migrations {
                 UPDATE words SET studied = 1 WHERE id IN (SELECT word_id FROM study_cache);
                 CREATE INDEX words_new ON words (created_at, seq) WHERE deleted_at IS NULL AND studied = 0;
                 """),
+            name: "2026-12-term-key-ignores-invisible-characters",
+            sql: "",
+            afterwards: { database in
+                // Term keys now leave out invisible format characters (zero-width spaces,
+                // direction controls), so duplicates that only differ by them are found.
+                // Only terms with non-ASCII text can change; the key is local (never synced),
+                // so no upload follows.
+                let rows = try database.prepare("SELECT seq, term, term_key FROM words WHERE term GLOB '*[^ -~]*'").rows {
+                    ($0.int64(0), $0.text(1), $0.text(2))
+                }
+                let update = try database.prepare("UPDATE words SET term_key = ? WHERE seq = ?")
+                for (seq, term, key) in rows where TermKey.fold(term) != key {
+                    try database.run(update, [.text(TermKey.fold(term)), .integer(seq)])
+                }
+            }),
     ]
 
     /// Marks a library that had words before a migration: its next sync uploads every

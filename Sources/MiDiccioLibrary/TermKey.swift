@@ -2,7 +2,10 @@ import CCollation
 
 /// The folded form of a term used to find duplicates and to rank search results:
 /// case-folded, without accents or other combining marks ("Café" and "cafe" share a
-/// key, and so do "Straße" and "strasse").
+/// key, and so do "Straße" and "strasse"), and without invisible format characters
+/// (Unicode category Cf: "pal\u{200B}abra" and "palabra" share a key). Composed and
+/// decomposed spellings share a key too. The key is local: it is never synced, and each
+/// device computes it from the term, which keeps what was typed.
 public enum TermKey {
     /// Folds `text` case- and accent-insensitively.
     public static func fold(_ text: String) -> String {
@@ -17,8 +20,11 @@ public enum TermKey {
                 midiccio_fold(input.baseAddress, Int32(input.count), output.baseAddress, Int32(output.count))
             }
         }
-        // ICU unavailable: case folding alone is still better than nothing.
-        guard length >= 0 else { return text.lowercased() }
+        // ICU unavailable: case folding and Cf removal alone are still better than nothing.
+        guard length >= 0 else {
+            return String(String.UnicodeScalarView(text.unicodeScalars.filter { $0.properties.generalCategory != .format }))
+                .lowercased()
+        }
         return String(decoding: out[0..<Int(length)], as: UTF16.self)
     }
 }

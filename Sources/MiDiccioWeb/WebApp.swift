@@ -21,6 +21,8 @@ public final class WebApp: HTTPHandler {
     private let syncLock = NSLock()
     /// The idempotency keys of the imports and restores already submitted.
     private let submitted = SubmittedUploads()
+    /// How far the long actions under way have come (`WebApp+LongActions.swift`).
+    let jobs = JobBoard()
     /// The environment: where cloud passwords, Google's addresses and an OAuth client
     /// may be named.
     let environment: [String: String]
@@ -172,12 +174,19 @@ public final class WebApp: HTTPHandler {
         Route("GET", "api/signin") { app, request, _ in app.googleSignInOutcome(request) },
         Route("POST", "api/remote/icloud") { app, request, _ in try app.startICloudSignIn(request) },
         Route("GET", "icloud-callback") { _, _, _ in unknownICloudSignIn() },
-        Route("POST", "api/sync") { app, _, _ in try app.sync() },
+        Route("POST", "api/sync") { app, request, _ in
+            try app.answerMaybeInBackground(request, key: request.query["job"]) { try app.sync(job: request.query["job"]) }
+        },
+        Route("GET", "api/jobs/:id") { app, _, key in app.jobProgress(key) },
         Route("GET", "api/backup") { app, _, _ in try app.exportBackup() },
-        Route("POST", "api/backup/restore", bodyLimit: uploadLimit) { app, request, _ in try app.restoreBackup(request) },
+        Route("POST", "api/backup/restore", bodyLimit: uploadLimit) { app, request, _ in
+            try app.answerMaybeInBackground(request, key: request.query["key"]) { try app.restoreBackup(request) }
+        },
         Route("POST", "api/backup/undo") { app, _, _ in try app.undoRestore() },
         Route("GET", "api/export") { app, request, _ in try app.exportSheet(request) },
-        Route("POST", "api/import", bodyLimit: uploadLimit) { app, request, _ in try app.importSheet(request) },
+        Route("POST", "api/import", bodyLimit: uploadLimit) { app, request, _ in
+            try app.answerMaybeInBackground(request, key: request.query["key"]) { try app.importSheet(request) }
+        },
         Route("POST", "api/import/undo") { app, _, _ in try app.undoImport() },
         Route("GET", "api/study") { app, request, _ in try app.studyNext(request) },
         Route("POST", "api/study/answer") { app, request, _ in try app.studyAnswer(request) },
@@ -203,7 +212,8 @@ public final class WebApp: HTTPHandler {
         // Word ids are the only variable part of a path; the pattern is the path with the
         // id written as ":id".
         let id =
-            parts.count >= 3 && (parts[1] == "words" || parts[1] == "trash") && !["empty", "restore", "purge"].contains(parts[2])
+            parts.count >= 3 && (parts[1] == "words" || parts[1] == "trash" || parts[1] == "jobs")
+                && !["empty", "restore", "purge"].contains(parts[2])
             ? parts[2] : nil
         let pattern = parts.enumerated().map { $0.offset == 2 && id != nil ? ":id" : $0.element }.joined(separator: "/")
         return (routesByPattern[pattern] ?? [], id ?? "")
@@ -436,6 +446,7 @@ public final class WebApp: HTTPHandler {
             var pairs = [
                 ("words", String(counts.words)), ("trash", String(counts.trash)),
                 ("canUndoRestore", String(try library.canUndoRestore())),
+                ("canUndoImport", String(try library.canUndoImport())),
                 ("device", JSONText.quote(try library.deviceName())),
             ]
             let remote = try library.remote()
@@ -519,16 +530,25 @@ public final class WebApp: HTTPHandler {
         return try status()
     }
 
-    private func sync() throws -> HTTPResponse {
-        try syncLock.withLock {
+    private func sync(job: String?) throws -> HTTPResponse {
+        if let job, !job.isEmpty { jobs.update(job, phase: "Waiting for another sync", done: 0, total: 0, unit: "words") }
+        defer { if let job, !job.isEmpty { jobs.finish(job) } }
+        return try syncLock.withLock {
             try pool.withLibrary { library in
                 guard let remote = try library.remote() else {
                     return .json(JSONText.object([("synced", "false"), ("reason", JSONText.quote("no remote is set"))]))
                 }
-                let report = try SyncEngine(
+                let engine = SyncEngine(
                     library: library, storage: remote.makeStorage(libraryPath: library.path, environment: environment),
-                    appVersion: appVersion
-                ).sync()
+                    appVersion: appVersion)
+                if let job, !job.isEmpty {
+                    let board = jobs
+                    engine.onActivity = { activity in
+                        let (phase, done, total) = Self.jobUpdate(activity)
+                        board.update(job, phase: phase, done: done, total: total, unit: "words")
+                    }
+                }
+                let report = try engine.sync()
                 return .json(
                     JSONText.object([
                         ("synced", "true"), ("pulled", String(report.pulled)),
@@ -556,7 +576,9 @@ public final class WebApp: HTTPHandler {
         guard !request.body.isEmpty else { throw BadRequest(message: "choose a backup file first", field: "file") }
         return try submitted.once(dryRun ? nil : request.query["key"]) {
             try TemporaryFile.with(name: Self.uploadName(request, default: "backup.json"), contents: request.body) { path in
-                let report = try pool.withLibrary { try $0.restoreBackup(from: path, replace: replace, dryRun: dryRun) }
+                let report = try jobs.run(dryRun ? nil : request.query["key"], phase: "Restoring", unit: "words") { progress in
+                    try pool.withLibrary { try $0.restoreBackup(from: path, replace: replace, dryRun: dryRun, progress: progress) }
+                }
                 return .json(Self.encode(report, dryRun: dryRun))
             }
         }
@@ -568,11 +590,12 @@ public final class WebApp: HTTPHandler {
     }
 
     private static func encode(_ report: RestoreReport, dryRun: Bool) -> String {
-        JSONText.object([
-            ("added", String(report.added)), ("updated", String(report.updated)),
-            ("unchanged", String(report.unchanged)), ("trashed", String(report.trashed)),
-            ("skippedPurged", String(report.skippedPurged)), ("dryRun", String(dryRun)),
-        ])
+        JSONText.object(
+            [
+                ("added", String(report.added)), ("updated", String(report.updated)),
+                ("unchanged", String(report.unchanged)), ("trashed", String(report.trashed)),
+                ("skippedPurged", String(report.skippedPurged)), ("dryRun", String(dryRun)),
+            ] + restoreTermLists(report))
     }
 
     private func exportSheet(_ request: HTTPRequest) throws -> HTTPResponse {
@@ -622,7 +645,10 @@ public final class WebApp: HTTPHandler {
 
     private func importAnswer(_ request: HTTPRequest, _ options: ImportOptions) throws -> HTTPResponse {
         try TemporaryFile.with(name: Self.uploadName(request, default: "words.txt"), contents: request.body) { path in
-            let report = try pool.withLibrary { try $0.importWords(from: path, options: options) }
+            let key = options.dryRun ? nil : request.query["key"]
+            let report = try jobs.run(key, phase: "Importing", unit: "rows") { progress in
+                try pool.withLibrary { try $0.importWords(from: path, options: options, progress: progress) }
+            }
             let sample = report.sample.enumerated().map { index, row in
                 JSONText.object([
                     ("line", String(row.line)),
@@ -648,8 +674,12 @@ public final class WebApp: HTTPHandler {
     }
 
     private func undoImport() throws -> HTTPResponse {
-        let trashed = try pool.withLibrary { try $0.undoImport() }
-        return .json(JSONText.object([("trashed", String(trashed))]))
+        let report = try pool.withLibrary { try $0.undoImport() }
+        return .json(
+            JSONText.object([
+                ("trashed", String(report.trashed)), ("keptEdited", String(report.keptEdited)),
+                ("alreadyGone", String(report.alreadyGone)),
+            ]))
     }
 
     /// The uploaded file's own name (for messages), reduced to a safe single component.

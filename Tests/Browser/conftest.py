@@ -39,13 +39,13 @@ def page(browser, request):
     browser.save_screenshot(os.path.join(SCREENSHOTS, request.node.name + ".png"))
 
 
-def api(path, method="GET", body=None, token=None, raw=False):
+def api(path, method="GET", body=None, token=None, raw=False, timeout=10):
     """Calls the JSON API directly (set-up only; the scenarios themselves use the page)."""
     headers = {"Content-Type": "application/json"}
     if token:
         headers["X-CSRF-Token"] = token
     data = None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
     request = urllib.request.Request(URL.rstrip("/") + path, data=data, method=method, headers=headers)
-    with urllib.request.urlopen(request, timeout=10) as response:
+    with urllib.request.urlopen(request, timeout=timeout) as response:
         content = response.read()
         return content if raw else json.loads(content)

@@ -2,11 +2,12 @@
 import os
 import time
 
+from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 
 from conftest import api
-from test_web_app import wait
+from test_web_app import csrf, wait
 
 WORK = os.environ.get("MIDICCIO_WORK", "/tmp")
 
@@ -30,3 +31,120 @@ def test_a_double_clicked_import_imports_once(page):
     assert api("/api/search?q=dobleclic&limit=1")["total"] == 3000
     # The button is back for the next file.
     assert page.find_element(By.ID, "import-button").is_enabled()
+
+
+def open_settings(page):
+    page.find_element(By.ID, "settings-button").click()
+    return wait(page, EC.presence_of_element_located((By.ID, "import-file")))
+
+
+def test_an_import_shows_progress_then_a_result_with_counts(page):
+    path = os.path.join(WORK, "progreso.tsv")
+    rows = ["term\tmeaning"] + [f"progreso{index}\tprogress row" for index in range(60000)]
+    with open(path, "w") as file:
+        file.write("\n".join(rows) + "\n")
+    chooser = open_settings(page)
+    chooser.send_keys(path)
+    wait(page, EC.visibility_of_element_located((By.ID, "import-count")), seconds=60)
+    button = page.find_element(By.ID, "import-button")
+    page.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+    # Every progress line the page shows, with whether the button was disabled then.
+    page.execute_script("""
+        window.seenProgress = [];
+        const text = document.getElementById('import-progress-text');
+        new MutationObserver(() => window.seenProgress.push(
+            [text.textContent, document.getElementById('import-button').disabled])).observe(
+            text, {childList: true, characterData: true, subtree: true});""")
+    button.click()
+    try:
+        wait(page, lambda d: " of 60,000 rows" in d.find_element(By.ID, "import-progress-text").text, seconds=60)
+        os.makedirs(".build/screenshots", exist_ok=True)
+        page.save_screenshot(".build/screenshots/import-progress.png")
+    except TimeoutException:
+        pass  # too quick for Selenium to look; what the page showed is checked below
+    result = wait(page, lambda d: "Imported" in d.find_element(By.ID, "import-result").text
+                  and d.find_element(By.ID, "import-result").text, seconds=180)
+    assert "60,000 added, 0 updated, 0 skipped as duplicates, 0 moved to the Trash" in result
+    seen = page.execute_script("return window.seenProgress")
+    counted = [line for line, disabled in seen if line.startswith("Importing: ") and line.endswith(" of 60,000 rows")]
+    assert counted, seen
+    assert all(disabled for line, disabled in seen if line)
+    assert page.find_element(By.ID, "import-button").is_enabled()
+    assert not page.find_element(By.ID, "import-progress-box").is_displayed()
+    # The library is shared by the scenarios that follow: take the words out again.
+    token = csrf(page)
+    assert api("/api/import/undo", "POST", {}, token, timeout=120)["trashed"] == 60000
+    api("/api/trash/empty", "POST", {}, token, timeout=120)
+
+
+def test_undo_import_from_the_top_of_settings(page):
+    path = os.path.join(WORK, "deshacer.csv")
+    with open(path, "w") as file:
+        file.write("term,meaning\ndeshacer1,undo one\ndeshacer2,undo two\n")
+    chooser = open_settings(page)
+    chooser.send_keys(path)
+    wait(page, EC.visibility_of_element_located((By.ID, "import-count")))
+    page.find_element(By.ID, "import-button").click()
+    wait(page, lambda d: "Imported 2 words" in d.find_element(By.ID, "import-result").text)
+    undo = wait(page, EC.visibility_of_element_located((By.ID, "import-undo")))
+    # At the top of Settings: above the Sync card.
+    assert undo.location["y"] < page.find_element(By.ID, "sync-title").location["y"]
+    page.execute_script("window.scrollTo(0, 0)")
+    undo.click()
+    wait(page, lambda d: "The last import was undone: 2 words moved to the Trash" in d.find_element(By.ID, "undo-result").text)
+    assert not page.find_element(By.ID, "import-undo").is_displayed()
+    assert api("/api/search?q=deshacer&limit=5")["total"] == 0
+    # Opened again, Settings offers no import to undo.
+    page.refresh()
+    open_settings(page)
+    time.sleep(1)
+    assert not page.find_element(By.ID, "import-undo").is_displayed()
+
+
+def test_ticking_replace_changes_the_restore_preview(page):
+    token = csrf(page)
+    api("/api/words", "POST", {"term": "reemplazo-antes", "meaning": "before"}, token)
+    backup = api("/api/backup", raw=True)
+    path = os.path.join(WORK, "reemplazo.json")
+    with open(path, "wb") as file:
+        file.write(backup)
+    api("/api/words", "POST", {"term": "reemplazo-despues", "meaning": "after"}, token)
+
+    open_settings(page)
+    wait(page, EC.presence_of_element_located((By.ID, "backup-file"))).send_keys(path)
+    page.find_element(By.ID, "backup-check").click()
+    report = wait(page, EC.visibility_of_element_located((By.ID, "restore-report")), seconds=120)
+    wait(page, lambda d: "0 would move to the Trash" in report.text, seconds=120)
+    assert page.find_elements(By.CSS_SELECTOR, "#restore-lists ul[data-kind=trashedTerms] li") == []
+
+    replace = page.find_element(By.ID, "backup-replace")
+    page.execute_script("arguments[0].scrollIntoView({block: 'center'})", replace)
+    replace.click()
+    wait(page, lambda d: "(replace)" in report.text and "0 would move to the Trash" not in report.text, seconds=120)
+    assert "1 would move to the Trash" in report.text
+    summary = page.find_element(By.CSS_SELECTOR, "#restore-lists details summary")
+    summary.click()
+    trashed = [item.text for item in page.find_elements(By.CSS_SELECTOR, "#restore-lists ul[data-kind=trashedTerms] li")]
+    assert "reemplazo-despues" in trashed
+    assert "reemplazo-antes" not in trashed
+    # Unticking goes back; nothing was restored meanwhile.
+    replace.click()
+    wait(page, lambda d: "(replace)" not in report.text and "0 would move to the Trash" in report.text, seconds=120)
+    assert api("/api/search?q=reemplazo-despues&limit=1")["total"] == 1
+
+
+def test_an_export_waits_with_its_button_disabled_and_counts_bytes(page):
+    open_settings(page)
+    button = page.find_element(By.ID, "export-csv")
+    page.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+    page.execute_script("""
+        window.exportSeen = [];
+        const button = document.getElementById('export-csv');
+        new MutationObserver(() => window.exportSeen.push(button.disabled)).observe(
+            button, {attributes: true, childList: true, subtree: true});""")
+    button.click()
+    label = wait(page, lambda d: "Downloaded midiccio-words-" in d.find_element(By.ID, "download-progress").text
+                 and d.find_element(By.ID, "download-progress").text, seconds=60)
+    assert label.endswith(" KB).")
+    assert True in page.execute_script("return window.exportSeen")
+    assert page.find_element(By.ID, "export-csv").is_enabled()

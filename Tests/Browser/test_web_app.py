@@ -165,8 +165,9 @@ def test_backup_restore_shows_a_preview_and_can_be_undone(page):
 
     page.find_element(By.ID, "settings-button").click()
     undo = wait(page, EC.element_to_be_clickable((By.ID, "restore-undo")))
+    page.execute_script("arguments[0].scrollIntoView({block: 'center'})", undo)
     undo.click()
-    wait(page, lambda d: "undone" in d.find_element(By.ID, "restore-done").text)
+    wait(page, lambda d: "undone" in d.find_element(By.ID, "undo-result").text)
     go_back_to_words(page)
     wait(page, lambda d: "despues" in terms(d))
 
@@ -211,6 +212,8 @@ def test_import_a_list_without_a_header_with_a_changed_column_mapping(page):
     assert words["katze"]["notes"] == ""
     assert words["<b>maus</b>"]["tags"] == ["small"]
 
-    wait(page, EC.element_to_be_clickable((By.ID, "import-undo"))).click()
-    wait(page, lambda d: "undone" in d.find_element(By.ID, "import-result").text)
+    undo_import = wait(page, EC.element_to_be_clickable((By.ID, "import-undo")))
+    page.execute_script("arguments[0].scrollIntoView({block: 'center'})", undo_import)
+    undo_import.click()
+    wait(page, lambda d: "undone" in d.find_element(By.ID, "undo-result").text)
     assert not [w for w in api("/api/words?limit=50")["words"] if w["term"] in ("hund", "katze", "<b>maus</b>")]

@@ -19,6 +19,9 @@ struct DuplicateTermTests {
             ("  naïve ", "NAIVE"),
             ("Ñandú", "nandu"),
             ("über", "Uber"),
+            // Invisible format characters (Unicode Cf) and the Unicode spelling (issue 13).
+            ("palabra", "pal\u{200B}abra"), ("palabra", "\u{FEFF}palabra"), ("palabra", "pala\u{200D}bra\u{2060}"),
+            ("palabra", "\u{202E}palabra\u{202C}"), ("pal\u{00AD}abra", "palabra"), ("caf\u{E9}", "cafe\u{301}"),
         ])
     func duplicateIsReported(existing: String, added: String) throws {
         try withTemporaryLibrary { fixture in

@@ -27,7 +27,7 @@ struct ImportedWordsGetSortedIDsTests {
             #expect(imported.map(\.id) == imported.map(\.id).sorted())
             #expect(Set(imported.map(\.id)).count == 500)
             #expect(imported.allSatisfy { WordID($0.id) != nil })
-            #expect(try library.undoImport() == 500)
+            #expect(try library.undoImport().trashed == 500)
             #expect(try library.list().map(\.term) == ["antes"])
         }
     }

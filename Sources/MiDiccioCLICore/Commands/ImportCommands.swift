@@ -185,16 +185,28 @@ struct ImportCommand: ParsableCommand {
 /// `midiccio import undo`
 struct ImportUndoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        path: ["import", "undo"], abstract: "Move the words of the last import to the Trash (one step).")
+        path: ["import", "undo"],
+        abstract: "Move the words of the last import to the Trash (one step); words edited since are kept.")
 
     @OptionGroup var output = OutputOptions.counts
 
     func run(_ context: ToolContext) throws {
-        let trashed = try context.library().undoImport()
-        context.io.write(
-            output.json
-                ? JSONText.object([("trashed", String(trashed))], spaced: true) + "\n"
-                : "Undid the last import: \(trashed) words moved to the Trash\n")
+        let report = try context.library().undoImport()
+        if output.json {
+            context.io.write(
+                JSONText.object(
+                    [
+                        ("trashed", String(report.trashed)), ("keptEdited", String(report.keptEdited)),
+                        ("alreadyGone", String(report.alreadyGone)),
+                    ], spaced: true) + "\n")
+            return
+        }
+        context.io.write("Undid the last import: \(report.trashed) \(report.trashed == 1 ? "word" : "words") moved to the Trash\n")
+        if report.keptEdited > 0 {
+            context.note(
+                "\(report.keptEdited) \(report.keptEdited == 1 ? "word was" : "words were") edited since the import and kept; "
+                    + "delete \(report.keptEdited == 1 ? "it" : "them") yourself if you want.")
+        }
     }
 }
 

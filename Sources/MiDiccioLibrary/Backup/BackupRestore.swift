@@ -15,6 +15,33 @@ public struct RestoreReport: Hashable, Sendable {
     public var trashed = 0
     /// Backup words left out because they were purged (a merge never brings them back).
     public var skippedPurged = 0
+    /// The terms of the first `listedTerms` words added, in the backup's order.
+    public var addedTerms: [String] = []
+    /// The terms of the first `listedTerms` words updated.
+    public var updatedTerms: [String] = []
+    /// The terms of the first `listedTerms` words moved to the Trash.
+    public var trashedTerms: [String] = []
+
+    /// How many terms each list of a report holds at most (a preview shows them).
+    public static let listedTerms = 50
+
+    /// Counts a word added, and lists its term while the list has room.
+    mutating func countAdded(_ term: String) {
+        added += 1
+        if addedTerms.count < Self.listedTerms { addedTerms.append(term) }
+    }
+
+    /// Counts a word updated, and lists its term while the list has room.
+    mutating func countUpdated(_ term: String) {
+        updated += 1
+        if updatedTerms.count < Self.listedTerms { updatedTerms.append(term) }
+    }
+
+    /// Counts a word moved to the Trash, and lists its term while the list has room.
+    mutating func countTrashed(_ term: String) {
+        trashed += 1
+        if trashedTerms.count < Self.listedTerms { trashedTerms.append(term) }
+    }
 
     /// Makes an empty report.
     public init() {}
@@ -81,7 +108,7 @@ extension WordLibrary {
                     for local in live where !inBackup.contains(local.word.id) {
                         try keepUndo(local)
                         _ = try update(local) { word, time in word.deletedAt = time }
-                        report.trashed += 1
+                        report.countTrashed(local.word.term)
                     }
                 }
                 // The review history: events are immutable, so a restore only adds those
@@ -111,7 +138,7 @@ extension WordLibrary {
                         continue
                     }
                     _ = try update(current) { word, time in word.deletedAt = time }
-                    report.trashed += 1
+                    report.countTrashed(current.word.term)
                     continue
                 }
                 let prior = try BackupFile.decodeWord(
@@ -129,9 +156,9 @@ extension WordLibrary {
                 if result == current.word {
                     report.unchanged += 1
                 } else if result.isDeleted && !current.word.isDeleted {
-                    report.trashed += 1
+                    report.countTrashed(result.term)
                 } else {
-                    report.updated += 1
+                    report.countUpdated(result.term)
                 }
             }
             try database.run("DELETE FROM restore_undo")
@@ -163,7 +190,7 @@ extension WordLibrary {
         guard let local else {
             try keepUndo(nil, id: restored.id)
             try save(restored, times: FieldTimes(all: restored.updatedAt), previous: nil, pending: true)
-            report.added += 1
+            report.countAdded(restored.term)
             return
         }
         guard restored.updatedAt > local.word.updatedAt, !restored.hasSameContent(as: local.word) else {
@@ -181,7 +208,7 @@ extension WordLibrary {
         }
         word.updatedAt = times.newest
         try save(word, times: times, writers: writers, previous: local, pending: true)
-        if word.isDeleted && !local.word.isDeleted { report.trashed += 1 } else { report.updated += 1 }
+        if word.isDeleted && !local.word.isDeleted { report.countTrashed(word.term) } else { report.countUpdated(word.term) }
     }
 
     /// Replace: the backup's content with a fresh time on every field, so it wins everywhere.
@@ -203,12 +230,12 @@ extension WordLibrary {
             if local.word.hasSameContent(as: restored) {
                 report.unchanged += 1
             } else if restored.isDeleted && !local.word.isDeleted {
-                report.trashed += 1
+                report.countTrashed(restored.term)
             } else {
-                report.updated += 1
+                report.countUpdated(restored.term)
             }
         } else {
-            report.added += 1
+            report.countAdded(restored.term)
         }
         return restored.id
     }

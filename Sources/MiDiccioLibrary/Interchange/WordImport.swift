@@ -69,6 +69,19 @@ private struct ReadImport {
     var notesWithoutTerm = 0
 }
 
+/// What undoing an import did.
+public struct ImportUndoReport: Hashable, Sendable {
+    /// Words the import added that went to the Trash.
+    public var trashed = 0
+    /// Words edited since the import, kept as they are.
+    public var keptEdited = 0
+    /// Words already in the Trash, or deleted permanently, left as they are.
+    public var alreadyGone = 0
+
+    /// Makes an empty report.
+    public init() {}
+}
+
 private struct ImportDryRun: Error {}
 
 extension WordLibrary {
@@ -199,20 +212,40 @@ extension WordLibrary {
     }
 
     /// Moves the words the last import added to the Trash, as edits that reach other
-    /// devices. Words already in the Trash, or purged, are left as they are. One step:
-    /// a second undo has nothing to undo. Returns how many words went to the Trash.
-    public func undoImport() throws -> Int {
+    /// devices (never a hard delete, which sync would undo by bringing the word back:
+    /// the same rule as `undoRestore()`). An import only adds words, so no earlier
+    /// version has to come back.
+    ///
+    /// A word edited since the import (here or on another device, its Trash state
+    /// included) is kept as it is and counted in `keptEdited`: the edit is the user's
+    /// newer intent, and undoing would throw it away unasked. Words already in the
+    /// Trash, or purged, are left as they are. One step: a second undo has nothing to
+    /// undo.
+    public func undoImport() throws -> ImportUndoReport {
         try writing {
             let ids = try database.cached("SELECT word_id FROM import_undo").rows { $0.text(0) }
             guard !ids.isEmpty else { throw LibraryError.nothingImportedToUndo }
-            var trashed = 0
+            var report = ImportUndoReport()
             for id in ids {
-                guard let id = WordID(id), let current = try stored(id), !current.word.isDeleted else { continue }
+                guard let id = WordID(id), let current = try stored(id) else {
+                    report.alreadyGone += 1
+                    continue
+                }
+                // An import writes a word with one time for its creation and its update;
+                // every later edit (a hybrid clock's, so always later) moves `updatedAt`.
+                if current.word.updatedAt > current.word.createdAt {
+                    report.keptEdited += 1
+                    continue
+                }
+                guard !current.word.isDeleted else {
+                    report.alreadyGone += 1
+                    continue
+                }
                 _ = try update(current) { word, time in word.deletedAt = time }
-                trashed += 1
+                report.trashed += 1
             }
             try database.run("DELETE FROM import_undo")
-            return trashed
+            return report
         }
     }
 

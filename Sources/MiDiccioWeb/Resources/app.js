@@ -519,8 +519,13 @@
     if (state.syncing) return;
     state.syncing = true;
     if (manual) $("sync-result").textContent = "Syncing\u2026";
+    const button = $("sync-now");
+    button.disabled = true;
+    button.setAttribute("aria-busy", "true");
     try {
-      const report = await api("POST", "/api/sync");
+      const key = newJobKey();
+      const report = await runJob(key, "/api/sync?" + query({ job: key }), undefined, $("sync-progress"), $("sync-progress"),
+        manual ? $("sync-result") : null);
       state.lastSync = Date.now();
       if (!report.synced) {
         state.hasRemote = false;
@@ -541,6 +546,8 @@
       if (manual) $("sync-result").textContent = error.message;
     } finally {
       state.syncing = false;
+      button.disabled = false;
+      button.removeAttribute("aria-busy");
       if (!$("settings-view").hidden) loadStatus();
     }
   }
@@ -556,7 +563,7 @@
     try {
       const status = await api("GET", "/api/status");
       state.hasRemote = status.remote !== null;
-      $("restore-undo").hidden = !status.canUndoRestore;
+      showUndo(status.canUndoRestore, status.canUndoImport);
       const details = $("sync-details");
       details.replaceChildren();
       const add = (label, value) => { details.append(element("dt", "", label), element("dd", "", value)); };
@@ -709,7 +716,7 @@
     const parts = [plural(report.added, "word", "words") + (dryRun ? " would be added" : " added"),
       report.updated + (dryRun ? " would be updated" : " updated"),
       report.unchanged + " left as they are"];
-    if (report.trashed) parts.push(report.trashed + (dryRun ? " would move" : " moved") + " to the Trash");
+    parts.push(report.trashed.toLocaleString() + (dryRun ? " would move" : " moved") + " to the Trash");
     if (report.skippedPurged) parts.push(report.skippedPurged + " skipped (deleted permanently)");
     return parts.join(", ") + ".";
   }
@@ -725,33 +732,47 @@
     $("restore-done").textContent = "";
     const file = $("backup-file").files[0];
     if (!file) { $("backup-error").textContent = "Choose a backup file first."; return; }
+    // The preview is for one choice of Replace: while it is made again, Restore waits.
+    const confirm = $("restore-confirm");
+    confirm.disabled = true;
     try {
       const report = await api("POST", restoreURL(file, true), file);
-      $("restore-report").textContent = "This restore: " + describeRestore(report, true) + " Nothing has changed yet.";
+      $("restore-report").textContent = "This restore" + ($("backup-replace").checked ? " (replace)" : "") + ": "
+        + describeRestore(report, true) + " Nothing has changed yet.";
+      showRestoreLists(report);
+      const wasShown = !$("restore-preview").hidden;
       $("restore-preview").hidden = false;
-      $("restore-confirm").focus();
-    } catch (error) { $("backup-error").textContent = error.message; }
+      confirm.disabled = false;
+      if (!wasShown) confirm.focus();
+    } catch (error) {
+      $("restore-preview").hidden = true;
+      $("backup-error").textContent = error.message;
+    }
   }
 
   async function confirmRestore() {
     const file = $("backup-file").files[0];
     if (!file) return;
     try {
-      const report = await busy($("restore-confirm"), "Restoring\u2026", () => api("POST", restoreURL(file, false), file));
+      const url = restoreURL(file, false);
+      const report = await busy($("restore-confirm"), "Restoring\u2026", () => runJob(uploadKey("backup-file"), url, file,
+        $("restore-progress-box"), $("restore-progress"), $("restore-progress-text")));
       $("restore-preview").hidden = true;
       $("restore-done").textContent = "Restored: " + describeRestore(report, false);
-      $("restore-undo").hidden = false;
+      loadStatus();
       reload(); loadTags(); loadTrash(); scheduleSync();
     } catch (error) { $("backup-error").textContent = error.message; }
   }
 
   async function undoRestore() {
     try {
-      const report = await api("POST", "/api/backup/undo");
-      $("restore-done").textContent = "The last restore was undone: " + report.updated + " words put back, " + report.trashed + " moved to the Trash.";
-      $("restore-undo").hidden = true;
+      const report = await busy($("restore-undo"), "Undoing\u2026", () => api("POST", "/api/backup/undo"));
+      $("undo-result").textContent = "The last restore was undone: " + plural(report.updated, "word", "words") + " put back, "
+        + report.trashed.toLocaleString() + " moved to the Trash.";
+      $("restore-done").textContent = "";
+      loadStatus();
       reload(); loadTags(); loadTrash(); scheduleSync();
-    } catch (error) { $("backup-error").textContent = error.message; }
+    } catch (error) { $("undo-result").textContent = error.message; }
   }
 
   // The column mapping the user chose in the preview of a list without a header; null
@@ -868,26 +889,160 @@
     if (!file) { $("import-error").textContent = "Choose a file first."; return; }
     try {
       if ($("import-button").disabled) return;
-      const report = await busy($("import-button"), "Importing\u2026", () => api("POST", importURL(file, false), file));
-      let text = "Imported " + plural(report.added, "word", "words") + " (" + (report.format === "list" ? "a list without a header" : report.formatTitle) + ").";
-      if (report.skippedDuplicates) text += " " + report.skippedDuplicates + " already in the library were skipped.";
+      const url = importURL(file, false);
+      const report = await busy($("import-button"), "Importing\u2026", () => runJob(uploadKey("import-file"), url, file,
+        $("import-progress-box"), $("import-progress"), $("import-progress-text")));
+      let text = "Imported " + plural(report.added, "word", "words") + " (" + (report.format === "list" ? "a list without a header" : report.formatTitle) + "): "
+        + report.added.toLocaleString() + " added, 0 updated, " + report.skippedDuplicates.toLocaleString()
+        + " skipped as duplicates, 0 moved to the Trash.";
       if (report.duplicatesAdded) text += " " + report.duplicatesAdded + " have the same term as a word already there (added anyway).";
       if (report.alreadyImported) text += " " + report.alreadyImported + " look-ups imported before were left out.";
       $("import-result").textContent = text + describeLeftOut(report);
       $("import-preview").hidden = true;
-      $("import-undo").hidden = report.added === 0;
+      loadStatus();
       reload(); loadTags(); scheduleSync();
     } catch (error) { $("import-error").textContent = error.message; }
   }
 
   async function undoImport() {
     try {
-      const report = await api("POST", "/api/import/undo");
-      $("import-result").textContent = "The last import was undone: " + plural(report.trashed, "word", "words") + " moved to the Trash.";
-      $("import-undo").hidden = true;
+      const report = await busy($("import-undo"), "Undoing\u2026", () => api("POST", "/api/import/undo"));
+      let text = "The last import was undone: " + plural(report.trashed, "word", "words") + " moved to the Trash.";
+      if (report.keptEdited) text += " " + plural(report.keptEdited, "word was", "words were") + " edited since the import and kept.";
+      $("undo-result").textContent = text;
+      $("import-result").textContent = "";
+      loadStatus();
       reload(); loadTags(); loadTrash(); scheduleSync();
-    } catch (error) { $("import-error").textContent = error.message; }
+    } catch (error) { $("undo-result").textContent = error.message; }
   }
+
+  // ---- Long actions: disabled buttons, progress and results ------------------------
+  // An import, restore or sync carries a key; while its request runs the page asks the
+  // server how far it has come (GET /api/jobs/KEY) and shows it under the button.
+
+  function newJobKey() { return Date.now().toString(36) + "-" + Math.random().toString(36).slice(2); }
+
+  // The action runs on the server in the background (async=1): its request answers 202
+  // at once, and the page polls the job until it is finished, showing how far it has come.
+  async function runJob(key, url, body, box, bar, label) {
+    box.hidden = false;
+    bar.removeAttribute("value");
+    if (label) label.textContent = "Sending\u2026";
+    try {
+      await api("POST", url + (url.includes("?") ? "&" : "?") + "async=1", body);
+      for (;;) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        let job;
+        try { job = await api("GET", "/api/jobs/" + encodeURIComponent(key)); } catch (error) {
+          if (error.status === 404) throw new Error("The server no longer knows this action (was it restarted?).");
+          throw error;
+        }
+        if (job.finished) {
+          if (job.status >= 400) {
+            const failure = new Error((job.answer && job.answer.error) || "Something went wrong (" + job.status + ")");
+            failure.field = job.answer && job.answer.field;
+            failure.status = job.status;
+            throw failure;
+          }
+          return job.answer;
+        }
+        if (job.total > 0) {
+          bar.max = job.total;
+          bar.value = Math.min(job.done, job.total);
+          if (label) label.textContent = job.phase + ": " + job.done.toLocaleString() + " of " + job.total.toLocaleString() + " " + job.unit;
+        } else {
+          bar.removeAttribute("value");
+          if (label) label.textContent = job.phase + "\u2026";
+        }
+      }
+    } finally {
+      box.hidden = true;
+      if (label && label !== $("sync-result")) label.textContent = "";
+    }
+  }
+
+  // "Undo restore" and "Undo import" sit at the top of Settings whenever there is
+  // something to undo.
+  function showUndo(canUndoRestore, canUndoImport) {
+    $("restore-undo").hidden = !canUndoRestore;
+    $("import-undo").hidden = !canUndoImport;
+    $("undo-card").hidden = !canUndoRestore && !canUndoImport && !$("undo-result").textContent;
+  }
+
+  // The preview names the words: the first 50 of each kind, with the counts.
+  function showRestoreLists(report) {
+    const box = $("restore-lists");
+    box.replaceChildren();
+    const kinds = [["addedTerms", report.added, "would be added"], ["updatedTerms", report.updated, "would change"],
+      ["trashedTerms", report.trashed, "would move to the Trash"]];
+    for (const [key, count, what] of kinds) {
+      if (!count) continue;
+      const details = element("details", "restore-list");
+      const shown = report[key].length;
+      details.append(element("summary", "", plural(count, "word", "words") + " " + what
+        + (shown < count ? " (the first " + shown + " shown)" : "")));
+      const list = element("ul");
+      list.setAttribute("data-kind", key);
+      for (const term of report[key]) {
+        const item = element("li");
+        const text = element("bdi", "", term);
+        text.dir = "auto";
+        item.append(text);
+        list.append(item);
+      }
+      details.append(list);
+      box.append(details);
+    }
+  }
+
+  // Downloads (backup, CSV, TSV) run through fetch, so the button can wait and count bytes.
+  async function download(button) {
+    if (button.disabled) return;
+    const label = $("download-progress");
+    const before = button.textContent;
+    button.disabled = true;
+    button.setAttribute("aria-busy", "true");
+    button.textContent = "Preparing\u2026";
+    label.textContent = "";
+    try {
+      const response = await fetch(button.dataset.href, { credentials: "same-origin" });
+      if (!response.ok) {
+        let message = "The download failed (" + response.status + ")";
+        try { message = (await response.json()).error || message; } catch (error) { /* keep the status */ }
+        throw new Error(message);
+      }
+      const size = Number(response.headers.get("Content-Length")) || 0;
+      const reader = response.body.getReader();
+      const parts = [];
+      let received = 0;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        parts.push(value);
+        received += value.length;
+        label.textContent = "Downloading: " + kilobytes(received) + (size ? " of " + kilobytes(size) : "");
+      }
+      const disposition = response.headers.get("Content-Disposition") || "";
+      const name = (disposition.match(/filename="([^"]+)"/) || [])[1] || "midiccio-download";
+      const url = URL.createObjectURL(new Blob(parts, { type: response.headers.get("Content-Type") || "" }));
+      const link = element("a");
+      link.href = url;
+      link.download = name;
+      document.body.append(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 60000);
+      label.textContent = "Downloaded " + name + " (" + kilobytes(received) + ").";
+    } catch (error) {
+      label.textContent = error.message;
+    } finally {
+      button.disabled = false;
+      button.removeAttribute("aria-busy");
+      button.textContent = before;
+    }
+  }
+
+  function kilobytes(bytes) { return Math.max(1, Math.round(bytes / 1024)).toLocaleString() + " KB"; }
 
   // ---- Phones and other browsers (serve --lan) -------------------------------------
 
@@ -1202,6 +1357,8 @@
   $("backup-check").addEventListener("click", checkBackup);
   $("restore-confirm").addEventListener("click", confirmRestore);
   $("restore-cancel").addEventListener("click", () => { $("restore-preview").hidden = true; });
+  $("backup-replace").addEventListener("change", () => { if (!$("restore-preview").hidden) checkBackup(); });
+  for (const button of document.querySelectorAll("button.download")) button.addEventListener("click", () => download(button));
   $("backup-file").addEventListener("change", () => { delete uploadKeys["backup-file"]; $("restore-preview").hidden = true; $("backup-error").textContent = ""; });
   $("restore-undo").addEventListener("click", undoRestore);
   $("import-button").addEventListener("click", importFile);

@@ -1,0 +1,144 @@
+import Foundation
+import MiDiccioKit
+import Synchronization
+
+/// How far a long action (import, restore, sync) has come, for the page to poll while
+/// its request runs: `GET api/jobs/KEY`, where KEY is the action's idempotency key.
+///
+/// The action itself stays one request that answers with its result; the board only
+/// mirrors its progress, in memory, so a page reloaded half way simply sees no job.
+final class JobBoard: Sendable {
+    /// One action's progress.
+    struct Progress: Sendable {
+        /// What it is doing, in words ("Importing", "Merging").
+        var phase: String
+        /// Units done, of `total`; `total` 0 while it is unknown.
+        var done: Int
+        var total: Int
+        /// "rows" or "words".
+        var unit: String
+        /// True once the action has answered.
+        var finished: Bool
+        /// Run in the background (`async=1`): its answer, once there is one.
+        var background = false
+        var answer: HTTPResponse?
+    }
+
+    private let jobs = Mutex<(byKey: [String: Progress], order: [String])>(([:], []))
+    /// Finished jobs kept for a late poll; older ones are forgotten.
+    private let capacity = 100
+
+    /// Records `key`'s progress (a key not seen before starts a job).
+    func update(_ key: String, phase: String, done: Int, total: Int, unit: String) {
+        jobs.withLock { jobs in
+            if jobs.byKey[key] == nil {
+                jobs.order.append(key)
+                if jobs.order.count > capacity { jobs.byKey[jobs.order.removeFirst()] = nil }
+            }
+            let before = jobs.byKey[key]
+            jobs.byKey[key] = Progress(
+                phase: phase, done: done, total: total, unit: unit, finished: false,
+                background: before?.background ?? false, answer: nil)
+        }
+    }
+
+    /// Marks `key`'s job as answered.
+    func finish(_ key: String) {
+        jobs.withLock { $0.byKey[key]?.finished = true }
+    }
+
+    /// Starts `work` on a thread of its own and answers 202 at once, so the request does
+    /// not hold one of the server's threads (and the polls that share it) for the whole
+    /// action; the answer is kept for `GET api/jobs/KEY`. A key already running is 409.
+    func startInBackground(_ key: String, _ work: @escaping @Sendable () -> HTTPResponse) -> HTTPResponse {
+        let fresh = jobs.withLock { jobs -> Bool in
+            if let running = jobs.byKey[key], running.answer == nil, running.background { return false }
+            if jobs.byKey[key] == nil {
+                jobs.order.append(key)
+                if jobs.order.count > capacity { jobs.byKey[jobs.order.removeFirst()] = nil }
+            }
+            jobs.byKey[key] = Progress(phase: "Starting", done: 0, total: 0, unit: "", finished: false, background: true)
+            return true
+        }
+        guard fresh else { return .error(409, "this action is already running") }
+        Thread.detachNewThread {
+            let answer = work()
+            self.jobs.withLock { jobs in
+                jobs.byKey[key]?.answer = answer
+                jobs.byKey[key]?.finished = true
+            }
+        }
+        var accepted = HTTPResponse.json(JSONText.object([("job", JSONText.quote(key))]))
+        accepted.status = 202
+        return accepted
+    }
+
+    /// `key`'s progress, if the job is known.
+    func progress(_ key: String) -> Progress? {
+        jobs.withLock { $0.byKey[key] }
+    }
+
+    /// Runs `body` with a progress callback for `key` (none without a key), then marks
+    /// the job finished whatever happened.
+    func run<T>(
+        _ key: String?, phase: String, unit: String,
+        _ body: (((_ done: Int, _ total: Int) -> Void)?) throws -> T
+    ) rethrows -> T {
+        guard let key, !key.isEmpty else { return try body(nil) }
+        update(key, phase: phase, done: 0, total: 0, unit: unit)
+        defer { finish(key) }
+        return try body { done, total in self.update(key, phase: phase, done: done, total: total, unit: unit) }
+    }
+}
+
+extension WebApp {
+    /// `GET api/jobs/KEY`: how far the import, restore or sync sent with that key has come
+    /// (404 when no such job is known, which is also what a page sees before its request
+    /// reaches the server).
+    func jobProgress(_ key: String) -> HTTPResponse {
+        guard let progress = jobs.progress(key) else { return .error(404, "no action with this key is running") }
+        // In the background, an action is finished once its answer is kept.
+        let finished = progress.background ? progress.answer != nil : progress.finished
+        var pairs = [
+            ("phase", JSONText.quote(progress.phase)), ("done", String(progress.done)),
+            ("total", String(progress.total)), ("unit", JSONText.quote(progress.unit)),
+            ("finished", String(finished)),
+        ]
+        if let answer = progress.answer {
+            pairs.append(("status", String(answer.status)))
+            pairs.append(("answer", answer.body.isEmpty ? "null" : String(decoding: answer.body, as: UTF8.self)))
+        }
+        return .json(JSONText.object(pairs))
+    }
+
+    /// Answers `request` with `answer`, or, with `async=1` and a key, starts it in the
+    /// background and answers 202 (`JobBoard.startInBackground`).
+    func answerMaybeInBackground(
+        _ request: HTTPRequest, key: String?, _ answer: @escaping @Sendable () throws -> HTTPResponse
+    ) rethrows -> HTTPResponse {
+        guard request.query["async"] == "1", let key, !key.isEmpty, request.query["dryRun"] != "1" else { return try answer() }
+        return jobs.startInBackground(key) {
+            do { return try answer() } catch { return Self.failure(error) }
+        }
+    }
+
+    /// A sync's activity as a job's phase and counts.
+    static func jobUpdate(_ activity: SyncActivity) -> (phase: String, done: Int, total: Int) {
+        switch activity {
+        case .reachingCloud: ("Reaching the cloud", 0, 0)
+        case .downloading: ("Receiving", 0, 0)
+        case .merging(let words, let done): ("Merging", done, words)
+        case .uploading(let words): ("Sending", 0, words)
+        case .writingSnapshot(let words, let done, _): ("Writing a snapshot", done, words)
+        case .tidying: ("Tidying", 0, 0)
+        }
+    }
+
+    /// The restore report's lists of terms, for the preview and the result.
+    static func restoreTermLists(_ report: RestoreReport) -> [(String, String)] {
+        [
+            ("addedTerms", JSONText.array(report.addedTerms)), ("updatedTerms", JSONText.array(report.updatedTerms)),
+            ("trashedTerms", JSONText.array(report.trashedTerms)), ("listedTerms", String(RestoreReport.listedTerms)),
+        ]
+    }
+}

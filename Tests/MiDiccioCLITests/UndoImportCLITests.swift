@@ -1,0 +1,35 @@
+import Foundation
+import Testing
+
+@Suite("Undoing an import from the command line")
+final class UndoImportCLITests {
+    let sandbox: Sandbox
+
+    init() throws { sandbox = try Sandbox() }
+
+    @Test("import undo keeps a word edited since the import, says so, and moves the others to the Trash")
+    func editedWordKept() throws {
+        let file = try sandbox.write("term,meaning\nhund,dog\nkatze,cat\n", to: "words.csv")
+        #expect(sandbox.run("import", file).status == 0)
+        let katze = try #require(try sandbox.listedWords().first { $0["term"] as? String == "katze" }?["id"] as? String)
+        #expect(sandbox.run("edit", katze, "--meaning", "cat, the animal").status == 0)
+
+        let undo = sandbox.run("import", "undo")
+        #expect(undo.status == 0, "\(undo.errorOutput)")
+        #expect(undo.output == "Undid the last import: 1 word moved to the Trash\n")
+        #expect(undo.errorOutput.contains("1 word was edited since the import and kept"), "\(undo.errorOutput)")
+        #expect(try sandbox.listedTerms() == ["katze"])
+    }
+
+    @Test("import undo --json counts the words moved, kept and already gone")
+    func json() throws {
+        let file = try sandbox.write("term,meaning\nhund,dog\nkatze,cat\n", to: "words.csv")
+        #expect(sandbox.run("import", file).status == 0)
+        let undo = sandbox.run("import", "undo", "--json")
+        #expect(undo.status == 0)
+        let object = try undo.jsonObject()
+        #expect(object["trashed"] as? Int == 2)
+        #expect(object["keptEdited"] as? Int == 0)
+        #expect(object["alreadyGone"] as? Int == 0)
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import MiDiccioTesting
+import Testing
+
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+@testable import MiDiccioStore
+
+/// Issue 13, part 5: an import is undone in one step, like a restore, following the
+/// sync rules (the words go to the Trash, as edits that reach other devices), and an
+/// edit made since the import is never thrown away unasked.
+@Suite("Undoing an import")
+struct UndoImportTests {
+    private func importThree(_ fixture: TemporaryLibrary) throws -> [Word] {
+        let path = fixture.file("words.csv")
+        try Data("term,meaning\nuno,one\ndos,two\ntres,three\n".utf8).write(to: URL(fileURLWithPath: path))
+        #expect(try fixture.library.importWords(from: path).added == 3)
+        return try fixture.library.list().filter { ["uno", "dos", "tres"].contains($0.term) }
+    }
+
+    @Test("undo moves the imported words to the Trash as pending edits, and leaves the words that were there")
+    func undoTrashesImported() throws {
+        try withTemporaryLibrary { fixture in
+            let library = fixture.library
+            let kept = try library.add(WordContent(term: "casa", meaning: "house")).word
+            let imported = try importThree(fixture)
+            try library.markAllUploaded()
+            fixture.clock.advance(by: 1_000)
+
+            let report = try library.undoImport()
+            #expect(report == ImportUndoReport(trashed: 3, keptEdited: 0, alreadyGone: 0))
+            #expect(try library.list().map(\.id) == [kept.id])
+            for word in imported {
+                let stored = try #require(try library.stored(word.id))
+                #expect(stored.word.isDeleted)
+                #expect(stored.pending, "a word moved to the Trash must reach other devices")
+            }
+            #expect(try !library.canUndoImport())
+            #expect(throws: LibraryError.self) { try library.undoImport() }
+        }
+    }
+
+    @Test("a word edited since the import is kept as edited and counted, and the others go to the Trash")
+    func editedWordIsKept() throws {
+        try withTemporaryLibrary { fixture in
+            let library = fixture.library
+            let imported = try importThree(fixture)
+            fixture.clock.advance(by: 1_000)
+            let edited = try #require(imported.first { $0.term == "dos" })
+            var change = WordEdit()
+            change.meaning = "two, the number"
+            _ = try library.edit(edited.id, change)
+            let trashedByHand = try #require(imported.first { $0.term == "tres" })
+            _ = try library.delete([trashedByHand.id])
+            _ = try library.restore([trashedByHand.id])
+            fixture.clock.advance(by: 1_000)
+
+            let report = try library.undoImport()
+            #expect(report == ImportUndoReport(trashed: 1, keptEdited: 2, alreadyGone: 0))
+            #expect(try library.word(edited.id)?.meaning == "two, the number")
+            #expect(try library.word(edited.id)?.isDeleted == false)
+            #expect(try library.word(trashedByHand.id)?.isDeleted == false)
+            #expect(try library.list().map(\.term).sorted() == ["dos", "tres"])
+        }
+    }
+
+    @Test("a word already in the Trash is left there and counted as gone")
+    func alreadyTrashed() throws {
+        try withTemporaryLibrary { fixture in
+            let library = fixture.library
+            let imported = try importThree(fixture)
+            let uno = try #require(imported.first { $0.term == "uno" })
+            // Moved to the Trash in the same millisecond as the import: not an edit to keep.
+            try library.database.run(
+                "UPDATE words SET deleted_at = updated_at WHERE id = ?", [.text(uno.id.rawValue)])
+            let report = try library.undoImport()
+            #expect(report == ImportUndoReport(trashed: 2, keptEdited: 0, alreadyGone: 1))
+        }
+    }
+}
+
+extension ImportUndoReport {
+    init(trashed: Int, keptEdited: Int, alreadyGone: Int) {
+        self.init()
+        self.trashed = trashed
+        self.keptEdited = keptEdited
+        self.alreadyGone = alreadyGone
+    }
+}
+
+@Suite("A restore report names the words")
+struct RestoreReportNamesTheWordsTests {
+    @Test("a dry run lists the terms it would add, update and move to the Trash, at most 50 of each")
+    func listsTerms() throws {
+        try withTemporaryLibrary { fixture in
+            let library = fixture.library
+            let changed = try library.add(WordContent(term: "cambia", meaning: "before")).word
+            try library.exportBackup(to: fixture.file("backup.json"))
+            for index in 0..<55 { try library.add(WordContent(term: "sobra\(index)")) }
+            let report = try library.restoreBackup(from: fixture.file("backup.json"), replace: true, dryRun: true)
+            #expect(report.trashed == 55)
+            #expect(report.trashedTerms.count == RestoreReport.listedTerms)
+            #expect(report.trashedTerms.allSatisfy { $0.hasPrefix("sobra") })
+            #expect(report.addedTerms.isEmpty)
+            #expect(try library.word(changed.id)?.isDeleted == false)
+            #expect(try library.counts().words == 56)
+        }
+    }
+}
