@@ -305,6 +305,25 @@ enum Migrations {
                 CREATE INDEX study_cache_due ON study_cache (due);
                 CREATE INDEX study_cache_first ON study_cache (first_review);
                 """),
+        Migration(
+            name: "2026-12-bulk-undo",
+            sql: """
+                -- The last bulk action (a tag added to or removed from many words, many words
+                -- moved to or out of the Trash) and what each word it changed held before,
+                -- so it can be undone in one step. Never synced: the undo's edits are.
+                CREATE TABLE bulk_undo_action (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    step INTEGER NOT NULL,
+                    action TEXT NOT NULL,
+                    tag TEXT,
+                    changed INTEGER NOT NULL,
+                    undone INTEGER NOT NULL
+                );
+                CREATE TABLE bulk_undo (
+                    word_id TEXT PRIMARY KEY,
+                    prior_tags TEXT
+                ) WITHOUT ROWID;
+                """),
     ]
 
     /// Marks a library that had words before a migration: its next sync uploads every

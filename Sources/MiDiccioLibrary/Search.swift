@@ -180,6 +180,45 @@ struct SearchPlan {
     /// The statement and its values, without the page's LIMIT and OFFSET (its last two).
     /// Its rows: the word's columns, then the number of matches in all.
     func statement(sort: ListSort?) -> (String, [SQLValue]) {
+        let (parts, values, ranked) = hits()
+        let best =
+            parts.count == 1
+            ? "hits"
+            : "(SELECT seq, min(tier) AS tier, k, score FROM hits GROUP BY seq)"
+        let order: String
+        var join = ""
+        switch ranked ? sort : sort ?? .updated {
+        case nil:
+            order = "b.tier, CASE b.tier WHEN 1 THEN b.k END, b.score IS NULL, b.score, CASE WHEN b.tier < 2 THEN b.seq ELSE -b.seq END"
+        case .updated?:
+            join = " JOIN words o ON o.seq = b.seq"
+            order = "o.updated_at DESC, o.seq DESC"
+        case .created?:
+            join = " JOIN words o ON o.seq = b.seq"
+            order = "o.created_at DESC, o.seq DESC"
+        case .term?:
+            join = " JOIN words o ON o.seq = b.seq"
+            order = "o.sort_key, o.term, o.seq"
+        }
+        let sql = """
+            WITH hits(seq, tier, k, score) AS (\(parts.joined(separator: " UNION ALL "))),
+            page AS (SELECT b.seq, row_number() OVER (ORDER BY \(order)) AS position, count(*) OVER () AS total
+                     FROM \(best) AS b\(join) ORDER BY \(order) LIMIT ? OFFSET ?)
+            SELECT \(WordLibrary.columns("w")), page.total FROM page JOIN words w ON w.seq = page.seq ORDER BY page.position
+            """
+        return (sql, values)
+    }
+
+    /// Every match's row number (`seq`), each once, in no order: the words a bulk action on
+    /// "all matches" changes. The same match set as `statement(sort:)`, without ranking.
+    func members() -> (String, [SQLValue]) {
+        let (parts, values, _) = hits()
+        return ("WITH hits(seq, tier, k, score) AS (\(parts.joined(separator: " UNION ALL "))) SELECT DISTINCT seq FROM hits", values)
+    }
+
+    /// The parts of the match set (each a SELECT of seq, tier, k, score), their values,
+    /// and whether there are words to rank by.
+    private func hits() -> (parts: [String], values: [SQLValue], ranked: Bool) {
         var parts: [String] = []
         var values: [SQLValue] = []
         let (tags, tagValues) = tagFilter("seq")
@@ -230,31 +269,6 @@ struct SearchPlan {
             parts.append("SELECT seq, 3 AS tier, NULL AS k, NULL AS score FROM words WHERE deleted_at IS NULL\(tags)")
             values += tagValues
         }
-        let best =
-            parts.count == 1
-            ? "hits"
-            : "(SELECT seq, min(tier) AS tier, k, score FROM hits GROUP BY seq)"
-        let order: String
-        var join = ""
-        switch ranked ? sort : sort ?? .updated {
-        case nil:
-            order = "b.tier, CASE b.tier WHEN 1 THEN b.k END, b.score IS NULL, b.score, CASE WHEN b.tier < 2 THEN b.seq ELSE -b.seq END"
-        case .updated?:
-            join = " JOIN words o ON o.seq = b.seq"
-            order = "o.updated_at DESC, o.seq DESC"
-        case .created?:
-            join = " JOIN words o ON o.seq = b.seq"
-            order = "o.created_at DESC, o.seq DESC"
-        case .term?:
-            join = " JOIN words o ON o.seq = b.seq"
-            order = "o.sort_key, o.term, o.seq"
-        }
-        let sql = """
-            WITH hits(seq, tier, k, score) AS (\(parts.joined(separator: " UNION ALL "))),
-            page AS (SELECT b.seq, row_number() OVER (ORDER BY \(order)) AS position, count(*) OVER () AS total
-                     FROM \(best) AS b\(join) ORDER BY \(order) LIMIT ? OFFSET ?)
-            SELECT \(WordLibrary.columns("w")), page.total FROM page JOIN words w ON w.seq = page.seq ORDER BY page.position
-            """
-        return (sql, values)
+        return (parts, values, ranked)
     }
 }

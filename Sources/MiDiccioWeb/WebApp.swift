@@ -674,7 +674,8 @@ public final class WebApp: HTTPHandler {
                 return .error(422, message, field: field)
             case .wordNotFound, .prefixTooShort, .ambiguousID:
                 return .error(404, error.description)
-            case .duplicateTerm, .wrongTrashState, .notInTrashForPurge, .alreadyInTrash, .nothingToUndo, .nothingImportedToUndo:
+            case .duplicateTerm, .wrongTrashState, .notInTrashForPurge, .alreadyInTrash, .nothingToUndo, .nothingImportedToUndo,
+                .nothingBulkToUndo:
                 return .error(409, error.description)
             case .invalidBackup, .invalidImport:
                 return .error(422, error.description, field: "file")
