@@ -12,7 +12,8 @@ extension WebApp {
     static let bulkRequestLimit = bulkIDLimit * 40 + requestLimit
 
     /// The words a bulk request names: `{"ids": [...]}`, or every match of a search,
-    /// `{"select": "matches", "q": QUERY, "tag": TAG}`, or every Trash entry whose term
+    /// `{"select": "matches", "q": QUERY, "filterTag": TAG}` (`filterTag`, since `tag` names the tag
+    /// a tag action adds or removes), or every Trash entry whose term
     /// starts with `q`, `{"select": "trash", "q": TERM}`.
     static func bulkTarget(_ body: JSONBody) throws -> BulkTarget {
         switch try body.string("select") {
@@ -30,7 +31,7 @@ extension WebApp {
         case "matches":
             let query = try body.string("q") ?? ""
             guard query.count <= 500 else { throw BadRequest(message: "the search is too long", field: "q") }
-            return .matches(query: query, tag: try body.string("tag").flatMap { $0.isEmpty ? nil : $0 })
+            return .matches(query: query, tag: try body.string("filterTag").flatMap { $0.isEmpty ? nil : $0 })
         case "trash":
             let term = try body.string("q") ?? ""
             guard term.count <= WordLimits.termLength else { throw BadRequest(message: "the search is too long", field: "q") }

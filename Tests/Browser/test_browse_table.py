@@ -3,6 +3,7 @@ reloads, checkboxes with Shift-click ranges and the x key, "select all N matches
 added to many words at once and undone with u, and tags that filter when clicked."""
 import os
 
+import pytest
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -11,6 +12,13 @@ from conftest import api
 from test_web_app import csrf, terms, wait
 
 SCREENSHOTS = os.environ.get("MIDICCIO_SCREENSHOTS", ".build/screenshots")
+
+
+@pytest.fixture(autouse=True)
+def cards_afterwards(browser):
+    # The view is kept in this browser: leave the other scenarios the cards they expect.
+    yield
+    browser.execute_script("localStorage.clear()")
 
 
 def add_words(driver, prefix, count, meaning=None, tags=None):
@@ -65,7 +73,6 @@ def test_bulk_tag_of_selected_words_then_undo_with_u(page):
     assert all(tagged(page, term) == ["seed", "revisar"] for term in selected)
     assert tagged(page, "tablaword01") == ["seed"]
     page.save_screenshot(os.path.join(SCREENSHOTS, "browse-table.png"))
-    page.find_element(By.ID, "words").click()
     ActionChains(page).send_keys("u").perform()
     wait(page, lambda d: all(tagged(d, term) == ["seed"] for term in selected))
     page.find_element(By.ID, "view-cards").click()
@@ -93,7 +100,7 @@ def test_x_selects_the_focused_word(page):
     page.refresh()
     search(page, "equisword")
     wait(page, lambda d: len(terms(d)) == 3)
-    page.find_element(By.ID, "words").click()
+    page.execute_script("document.getElementById('words').focus()")
     ActionChains(page).send_keys("j").send_keys("x").perform()
     wait(page, lambda d: d.find_element(By.ID, "bulk-count").text == "1 word selected")
     ActionChains(page).send_keys("j").send_keys("x").perform()
@@ -121,7 +128,7 @@ def test_select_all_matches_reaches_words_not_loaded_yet(page):
     wait(page, lambda d: d.find_element(By.ID, "bulk-count").text == "All 70 matches selected")
     page.find_element(By.ID, "bulk-tag").send_keys("todas")
     page.find_element(By.ID, "bulk-add-tag").click()
-    wait(page, lambda d: "to 70 words" in d.find_element(By.ID, "toast-text").text)
+    wait(page, lambda d: "to 70 words" in d.find_element(By.ID, "toast-text").text, seconds=15)
     counts = {entry["tag"]: entry["count"] for entry in api("/api/tags")["tags"]}
     assert counts["todas"] == 70
     page.find_element(By.ID, "toast-action").click()

@@ -36,7 +36,8 @@ final class BulkActionRouteTests {
         for index in 0..<40 {
             try library.add(WordContent(term: "w\(index)", meaning: index < 20 ? "house" : "dog", tags: index % 2 == 0 ? ["even"] : []))
         }
-        let removed = try web.send("POST", "/api/bulk/tag", json: #"{"select": "matches", "q": "house", "tag": "EVEN", "remove": true}"#)
+        let removed = try web.send(
+            "POST", "/api/bulk/tag", json: #"{"select": "matches", "q": "house", "filterTag": "EVEN", "tag": "even", "remove": true}"#)
         #expect(removed.status == 200)
         #expect(removed.json["changed"] as? Int == 10)
         #expect(try library.tagCount("even") == 10)

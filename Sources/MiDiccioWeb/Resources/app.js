@@ -1211,7 +1211,7 @@
   }
 
   function bulkTarget() {
-    return selection.all ? { select: "matches", q: state.query, tag: state.tag } : { ids: [...selection.ids] };
+    return selection.all ? { select: "matches", q: state.query, filterTag: state.tag } : { ids: [...selection.ids] };
   }
 
   async function bulkTag(remove) {
