@@ -58,20 +58,9 @@ extension WordLibrary {
     /// refuses the whole action.
     @discardableResult
     public func addTag(_ tag: String, to target: BulkTarget) throws -> BulkResult {
-        let tag = try Self.checkedTag(tag)
-        return try bulkAction(.addTag, tag: tag, target) { stored in
-            guard !stored.word.isDeleted else {
-                throw LibraryError.wrongTrashState(stored.word.id, term: stored.word.term, inTrash: true)
-            }
+        try tagAction(.addTag, tag, target) { tags in
             let key = TagSet.key(tag)
-            guard !stored.word.tags.contains(where: { TagSet.key($0) == key }) else { return false }
-            guard stored.word.tags.count < WordLimits.tagCount else {
-                throw LibraryError.invalidWord(
-                    WordValidationError(
-                        field: "tags", message: "\u{201C}\(stored.word.term.prefix(40))\u{201D} already has \(WordLimits.tagCount) tags"))
-            }
-            _ = try update(stored) { word, _ in word.tags.append(tag) }
-            return true
+            return tags.contains { TagSet.key($0) == key } ? tags : tags + [tag.trimmed]
         }
     }
 
@@ -79,14 +68,27 @@ extension WordLibrary {
     /// the Trash are refused, as for `addTag`.
     @discardableResult
     public func removeTag(_ tag: String, from target: BulkTarget) throws -> BulkResult {
+        try tagAction(.removeTag, tag, target) { TagSet.applying(adding: [], removing: [tag], to: $0) }
+    }
+
+    /// A tag action: `newTags` gives a word's tags after it; words in the Trash and words
+    /// that would get more than `WordLimits.tagCount` tags refuse the whole action.
+    private func tagAction(
+        _ action: BulkActionKind, _ tag: String, _ target: BulkTarget, _ newTags: @escaping ([String]) -> [String]
+    ) throws -> BulkResult {
         let tag = try Self.checkedTag(tag)
-        return try bulkAction(.removeTag, tag: tag, target) { stored in
+        return try bulkAction(action, tag: tag, target) { stored in
             guard !stored.word.isDeleted else {
                 throw LibraryError.wrongTrashState(stored.word.id, term: stored.word.term, inTrash: true)
             }
-            let kept = TagSet.applying(adding: [], removing: [tag], to: stored.word.tags)
-            guard kept.count != stored.word.tags.count else { return false }
-            _ = try update(stored) { word, _ in word.tags = kept }
+            let tags = newTags(stored.word.tags)
+            guard tags != stored.word.tags else { return false }
+            guard tags.count <= WordLimits.tagCount else {
+                throw LibraryError.invalidWord(
+                    WordValidationError(
+                        field: "tags", message: "\u{201C}\(stored.word.term.prefix(40))\u{201D} already has \(WordLimits.tagCount) tags"))
+            }
+            _ = try update(stored) { word, _ in word.tags = tags }
             return true
         }
     }
