@@ -34,6 +34,8 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
     case nothingToUndo
     /// There is no import to undo.
     case nothingImportedToUndo
+    /// There is no bulk action to undo (or a later one replaced the one named).
+    case nothingBulkToUndo
     /// A file could not be read or written.
     case fileError(path: String, reason: String)
     /// SQLite failed underneath; the transaction was rolled back.
@@ -77,6 +79,8 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
             return "there is no restore to undo"
         case .nothingImportedToUndo:
             return "there is no import to undo"
+        case .nothingBulkToUndo:
+            return "there is nothing to undo: that change was undone already, or a later one replaced it"
         case .fileError(let path, let reason):
             return "\(path): \(reason)"
         case .damaged(let what):

@@ -67,6 +67,7 @@ extension WordLibrary {
         try database.run("DELETE FROM words WHERE seq = ?", [.integer(stored.seq)])
         try database.run("DELETE FROM restore_undo WHERE word_id = ?", [.text(stored.word.id.rawValue)])
         try database.run("DELETE FROM import_undo WHERE word_id = ?", [.text(stored.word.id.rawValue)])
+        try database.run("DELETE FROM bulk_undo WHERE word_id = ?", [.text(stored.word.id.rawValue)])
         try removeReviewEvents(of: stored.word.id)
     }
 

@@ -317,6 +317,7 @@ enum Migrations {
                 UPDATE words SET studied = 1 WHERE id IN (SELECT word_id FROM study_cache);
                 CREATE INDEX words_new ON words (created_at, seq) WHERE deleted_at IS NULL AND studied = 0;
                 """),
+        Migration(
             name: "2026-12-term-key-ignores-invisible-characters",
             sql: "",
             afterwards: { database in
@@ -332,6 +333,25 @@ enum Migrations {
                     try database.run(update, [.text(TermKey.fold(term)), .integer(seq)])
                 }
             }),
+        Migration(
+            name: "2026-12-bulk-undo",
+            sql: """
+                -- The last bulk action (a tag added to or removed from many words, many words
+                -- moved to or out of the Trash) and what each word it changed held before,
+                -- so it can be undone in one step. Never synced: the undo's edits are.
+                CREATE TABLE bulk_undo_action (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    step INTEGER NOT NULL,
+                    action TEXT NOT NULL,
+                    tag TEXT,
+                    changed INTEGER NOT NULL,
+                    undone INTEGER NOT NULL
+                );
+                CREATE TABLE bulk_undo (
+                    word_id TEXT PRIMARY KEY,
+                    prior_tags TEXT
+                ) WITHOUT ROWID;
+                """),
     ]
 
     /// Marks a library that had words before a migration: its next sync uploads every

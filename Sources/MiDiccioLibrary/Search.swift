@@ -234,4 +234,14 @@ struct SearchPlan {
             values
         )
     }
+
+    /// Every match's row number, each once, in no order: the words a bulk action on "all
+    /// matches" changes. The same match set as `find`, without ranking.
+    func members() -> (String, [SQLValue]) {
+        guard isRanked else {
+            let (tags, tagValues) = tagFilter("seq")
+            return ("SELECT seq FROM words WHERE deleted_at IS NULL\(tags)", tagValues)
+        }
+        return matchSet()
+    }
 }

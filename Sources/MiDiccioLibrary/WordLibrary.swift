@@ -231,19 +231,18 @@ public final class WordLibrary {
     /// One page of the Trash, most recently deleted first, and how many entries match in
     /// all: those whose term starts with `term` (ignoring case and accents; empty: all).
     /// Entries `trash()` hides are left out here too. The page is chosen in the Trash's
-    /// index alone, so a page of a 100,000-word Trash reads only its own words.
-    public func trashPage(term: String = "", limit: Int, offset: Int = 0) throws -> (words: [Word], total: Int) {
-        let cutoff = try hiddenTrashCutoff() ?? Int64.min
-        let key = TermKey.fold(term.trimmed)
-        var filter = "deleted_at IS NOT NULL AND deleted_at >= ?"
-        var values: [SQLValue] = [.integer(cutoff)]
-        if !key.isEmpty {
-            filter += " AND term_key >= ? AND term_key < ?"
-            values += [.text(key), .text(key + "\u{10FFFF}")]
-        }
+    /// index alone, so a page of a 100,000-word Trash reads only its own words. With
+    /// `after` (the last entry of the page before) the page starts after that entry, by
+    /// key: an entry restored or purged meanwhile shifts nothing.
+    public func trashPage(term: String = "", limit: Int, offset: Int = 0, after: WordID? = nil) throws -> (words: [Word], total: Int) {
+        var (filter, values) = try trashFilter(term: term)
         return try guarded {
             try database.read {
                 let total = Int(try database.integer("SELECT count(*) FROM words WHERE \(filter)", values) ?? 0)
+                if let after, let start = try stored(after), let deletedAt = start.word.deletedAt {
+                    filter += " AND (deleted_at, seq) < (?, ?)"
+                    values += [.time(deletedAt), .integer(start.seq)]
+                }
                 let words = try database.cached(
                     """
                     SELECT \(Self.columns("w")) FROM
@@ -254,6 +253,19 @@ public final class WordLibrary {
                 return (words, total)
             }
         }
+    }
+
+    /// The condition on `words` that keeps the Trash entries `trashPage(term:...)` shows.
+    func trashFilter(term: String) throws -> (String, [SQLValue]) {
+        let cutoff = try hiddenTrashCutoff() ?? Int64.min
+        let key = TermKey.fold(term.trimmed)
+        var filter = "deleted_at IS NOT NULL AND deleted_at >= ?"
+        var values: [SQLValue] = [.integer(cutoff)]
+        if !key.isEmpty {
+            filter += " AND term_key >= ? AND term_key < ?"
+            values += [.text(key), .text(key + "\u{10FFFF}")]
+        }
+        return (filter, values)
     }
 
     /// How many Trash entries `trash()` hides because of `trash.hideAfterDays`.

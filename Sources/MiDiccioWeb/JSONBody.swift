@@ -58,6 +58,13 @@ struct JSONBody {
         return whole
     }
 
+    /// A true or false field; nil when absent or null.
+    func bool(_ name: String) throws(BadRequest) -> Bool? {
+        guard let value = object[name], !(value is NSNull) else { return nil }
+        guard let flag = value as? Bool else { throw BadRequest(message: "\(name) must be true or false", field: name) }
+        return flag
+    }
+
     /// A list of strings; a single string is split into lines (examples typed one per line).
     func strings(_ name: String) throws(BadRequest) -> [String]? {
         guard let value = object[name], !(value is NSNull) else { return nil }

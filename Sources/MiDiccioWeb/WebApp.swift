@@ -164,6 +164,11 @@ public final class WebApp: HTTPHandler {
         Route("POST", "api/trash/:id/purge") { app, _, id in
             try app.withWord(id) { library, id in .json(app.wordEnvelope(try library.purge([id])[0])) }
         },
+        Route("POST", "api/bulk/tag", bodyLimit: bulkRequestLimit) { app, request, _ in try app.bulkTag(request) },
+        Route("POST", "api/bulk/trash", bodyLimit: bulkRequestLimit) { app, request, _ in try app.bulkTrash(request, restore: false) },
+        Route("POST", "api/bulk/restore", bodyLimit: bulkRequestLimit) { app, request, _ in try app.bulkTrash(request, restore: true) },
+        Route("POST", "api/bulk/purge", bodyLimit: bulkRequestLimit) { app, request, _ in try app.bulkPurge(request) },
+        Route("POST", "api/bulk/undo") { app, request, _ in try app.bulkUndo(request) },
         Route("POST", "api/trash/empty") { app, _, _ in
             .json(JSONText.object([("purged", String(try app.pool.withLibrary { try $0.emptyTrash() }))]))
         },
@@ -406,20 +411,27 @@ public final class WebApp: HTTPHandler {
         return .json(JSONText.object([("tags", "[" + list.joined(separator: ",") + "]")]))
     }
 
-    /// `GET api/trash?q=&limit=&offset=`: a page of the Trash (terms starting with `q`),
-    /// with how many entries match, and how many older ones are hidden.
+    /// `GET api/trash?q=&limit=&offset=&after=`: a page of the Trash (terms starting with
+    /// `q`), with how many entries match, and how many older ones are hidden. `after` (the
+    /// last entry of the page before) pages by key.
     private func trash(_ request: HTTPRequest) throws -> HTTPResponse {
         let limit = try Self.integer(request, "limit", default: 50, in: 1...500)
         let offset = try Self.integer(request, "offset", default: 0, in: 0...Int(Int32.max))
         let term = request.query["q"] ?? ""
         guard term.count <= WordLimits.termLength else { throw BadRequest(message: "the search is too long", field: "q") }
+        var after: WordID?
+        if let text = request.query["after"], !text.isEmpty {
+            guard let id = WordID(text) else { throw BadRequest(message: "after must be a word id", field: "after") }
+            after = id
+        }
         let (page, hidden) = try pool.withLibrary {
-            (try $0.trashPage(term: term, limit: limit, offset: offset), try $0.hiddenTrashCount())
+            (try $0.trashPage(term: term, limit: limit, offset: offset, after: after), try $0.hiddenTrashCount())
         }
         return .json(
             JSONText.object([
                 ("words", WordJSON.compactArray(page.words)), ("total", String(page.total)),
-                ("hasMore", String(offset + page.words.count < page.total)), ("hidden", String(hidden)),
+                ("hasMore", String(page.words.count == limit && (after != nil || offset + page.words.count < page.total))),
+                ("hidden", String(hidden)),
             ]))
     }
 
@@ -724,7 +736,8 @@ public final class WebApp: HTTPHandler {
                 return .error(422, message, field: field)
             case .wordNotFound, .prefixTooShort, .ambiguousID:
                 return .error(404, error.description)
-            case .duplicateTerm, .wrongTrashState, .notInTrashForPurge, .alreadyInTrash, .nothingToUndo, .nothingImportedToUndo:
+            case .duplicateTerm, .wrongTrashState, .notInTrashForPurge, .alreadyInTrash, .nothingToUndo, .nothingImportedToUndo,
+                .nothingBulkToUndo:
                 return .error(409, error.description)
             case .invalidBackup, .invalidImport:
                 return .error(422, error.description, field: "file")

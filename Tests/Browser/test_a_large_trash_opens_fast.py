@@ -51,16 +51,38 @@ def test_a_100000_word_trash_opens_fast(browser, request):
         assert url, "the second midiccio serve did not start"
         browser.get(url)
         wait(browser, lambda d: d.find_element(By.ID, "settings-button").is_displayed())
+        # The Trash page, from the bar: its newest 50 entries and a count.
         started = time.monotonic()
-        browser.find_element(By.ID, "settings-button").click()
+        browser.find_element(By.ID, "trash-link").click()
         wait(browser, lambda d: "100,000 words in the Trash, 50 shown" in d.find_element(By.ID, "trash-summary").text,
              seconds=60)
         opened = time.monotonic() - started
-        print(f"Settings with a 100,000-word Trash drew in {opened * 1000:.0f} ms")
+        print(f"The Trash page with a 100,000-word Trash drew in {opened * 1000:.0f} ms")
         assert len(browser.find_elements(By.CSS_SELECTOR, "#trash-list li")) == 50
         assert browser.execute_script("return document.body.scrollHeight") < 20_000
-        # A generous bound for a debug build on a shared machine: it took 32-51 s before.
+        # A generous bound for a debug build on a shared machine: Settings took 32-51 s
+        # before; the 300 ms target is measured by midiccio-bench web.
         assert opened < 3.0
+        # Settings shows a count and a link to the Trash, not the Trash itself.
+        browser.find_element(By.ID, "trash-back").click()
+        wait(browser, lambda d: d.find_element(By.ID, "settings-button").is_displayed())
+        started = time.monotonic()
+        browser.find_element(By.ID, "settings-button").click()
+        wait(browser, lambda d: "100,000 words in the Trash" in d.find_element(By.ID, "settings-trash-count").text,
+             seconds=60)
+        opened = time.monotonic() - started
+        print(f"Settings with a 100,000-word Trash drew in {opened * 1000:.0f} ms")
+        assert opened < 3.0
+        assert browser.execute_script("return document.body.scrollHeight") < 20_000
+        # Every entry can be reached: a page by key follows the last one shown.
+        browser.find_element(By.ID, "settings-trash-link").click()
+        wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#trash-list li")) == 50)
+        more = browser.find_element(By.ID, "trash-more")
+        browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", more)
+        more.click()
+        wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#trash-list li")) == 100)
+        shown = [item.get_attribute("data-id") for item in browser.find_elements(By.CSS_SELECTOR, "#trash-list li")]
+        assert len(set(shown)) == 100
         browser.find_element(By.ID, "trash-search").send_keys("papelera9999")
         wait(browser, lambda d: "11 words match" in d.find_element(By.ID, "trash-summary").text)
         browser.save_screenshot(os.path.join(os.environ.get("MIDICCIO_SCREENSHOTS", ".build/screenshots"),

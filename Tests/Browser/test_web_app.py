@@ -124,7 +124,7 @@ def test_restore_from_the_trash(page):
     add_through_page(page, "ventana", "window")
     word_item(page, "ventana").find_element(By.CSS_SELECTOR, ".delete").click()
     wait(page, lambda d: "ventana" not in terms(d))
-    page.find_element(By.ID, "settings-button").click()
+    page.find_element(By.ID, "trash-link").click()
     entry = wait(page, EC.visibility_of_element_located(
         (By.XPATH, "//ul[@id='trash-list']/li[.//*[@class='term' and text()='ventana']]")))
     assert "deleted" in entry.text
@@ -134,7 +134,8 @@ def test_restore_from_the_trash(page):
     page.execute_script("arguments[0].scrollIntoView({block: 'center'})", restore)
     restore.click()
     wait(page, lambda d: "ventana" not in d.find_element(By.ID, "trash-list").text)
-    go_back_to_words(page)
+    page.execute_script("window.scrollTo(0, 0)")
+    page.find_element(By.ID, "trash-back").click()
     wait(page, lambda d: "ventana" in terms(d))
 
 

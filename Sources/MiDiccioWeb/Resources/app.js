@@ -99,22 +99,20 @@
     open.append(head);
     if (word.meaning) open.append(userText("span", "meaning", word.meaning));
     if (word.examples.length) open.append(userText("span", "example", word.examples[0]));
-    if (word.tags.length) {
-      const tags = element("span", "tags");
-      for (const tag of word.tags) tags.append(userText("bdi", "tag", tag));
-      open.append(tags);
-    }
     open.addEventListener("click", () => openViewer(word));
     item.word = word;
     const remove = element("button", "delete", "Delete");
     remove.type = "button";
     remove.setAttribute("aria-label", "Move " + word.term + " to the Trash");
     remove.addEventListener("click", () => deleteWord(word));
-    item.append(open, remove);
+    const body = element("div", "word-body");
+    body.append(open, tagButtons(word.tags));
+    item.append(pickBox(word), body, element("span", "updated", shortTime(word.updatedAt)), remove);
     return item;
   }
 
   async function reload() {
+    keepSelectionFor(state.query + "\u0000" + state.tag);
     state.generation += 1;
     state.offset = 0;
     state.lastId = "";
@@ -211,6 +209,7 @@
     if (state.query) text = shown === 0 || state.total === null ? "" : plural(state.total, "match", "matches");
     else if (state.total !== null) text = plural(state.total, "word", "words");
     $("count").textContent = text;
+    showSelection();
     const empty = shown === 0;
     $("empty").hidden = !empty;
     if (empty) {
@@ -414,8 +413,12 @@
     }
   }
 
-  // The Trash is read a page at a time: a 100,000-word Trash shows its newest 50 at once.
-  const trash = { offset: 0, generation: 0 };
+  // ---- The Trash page ----------------------------------------------------------------
+
+  // The Trash is read a page at a time, by key (after the last entry shown): a
+  // 100,000-word Trash shows its newest 50 at once. The selection is either the ticked
+  // entries or every entry matching the search ("all": the server picks them).
+  const trash = { lastId: "", generation: 0, total: 0, all: false, anchor: null };
 
   function trashItem(word) {
     const item = element("li");
@@ -423,46 +426,45 @@
     const pick = element("input");
     pick.type = "checkbox";
     pick.className = "trash-pick";
+    pick.checked = trash.all;
     pick.setAttribute("aria-label", "Select " + word.term);
-    pick.addEventListener("change", showTrashSelection);
+    pick.addEventListener("click", (event) => {
+      const boxes = [...document.querySelectorAll("#trash-list .trash-pick")];
+      rangeClick(boxes, pick, event, trash);
+      if (!pick.checked) trash.all = false;
+      showTrashSelection();
+    });
     const text = element("span", "trash-text");
     text.append(userText("bdi", "term", word.term));
+    if (word.meaning) text.append(" ", userText("span", "muted trash-meaning", word.meaning));
     text.append(element("span", "muted", " \u00b7 deleted " + formatTime(word.deletedAt)));
     const restore = element("button", "", "Restore");
     restore.type = "button";
     restore.setAttribute("aria-label", "Restore " + word.term);
-    restore.addEventListener("click", async () => {
-      try {
-        await api("POST", "/api/words/" + word.id + "/restore");
-        toast("Restored " + quoted(word.term));
-        loadTrash(); reload(); loadTags(); scheduleSync();
-      } catch (error) { toast(error.message); }
-    });
+    restore.addEventListener("click", () => trashBulk(false, { ids: [word.id] }, quoted(word.term)));
     const purge = element("button", "danger quiet", "Delete permanently");
     purge.type = "button";
     purge.setAttribute("aria-label", "Delete " + word.term + " permanently");
-    purge.addEventListener("click", async () => {
-      if (!window.confirm("Delete " + quoted(word.term) + " permanently, on every device? This cannot be undone.")) return;
-      try { await api("POST", "/api/trash/" + word.id + "/purge"); loadTrash(); scheduleSync(); }
-      catch (error) { toast(error.message); }
-    });
+    purge.addEventListener("click", () => trashBulk(true, { ids: [word.id] }, quoted(word.term)));
     item.append(pick, text, restore, purge);
     return item;
   }
 
   async function loadTrash(more) {
-    if (!more) { trash.offset = 0; trash.generation += 1; }
+    if (!more) { trash.lastId = ""; trash.generation += 1; trash.all = false; trash.anchor = null; $("trash-all").checked = false; }
     const generation = trash.generation;
+    const term = $("trash-search").value.trim();
     try {
-      const data = await api("GET", "/api/trash?" + query({ q: $("trash-search").value.trim(), offset: trash.offset, limit: 50 }));
+      const data = await api("GET", "/api/trash?" + query({ q: term, after: trash.lastId, limit: 50 }));
       if (generation !== trash.generation) return;
       const list = $("trash-list");
       const fragment = document.createDocumentFragment();
       for (const word of data.words) fragment.append(trashItem(word));
       if (more) list.append(fragment); else list.replaceChildren(fragment);
-      trash.offset += data.words.length;
+      if (data.words.length) trash.lastId = data.words[data.words.length - 1].id;
+      trash.total = data.total;
       $("trash-more").hidden = !data.hasMore;
-      const searching = $("trash-search").value.trim() !== "";
+      const searching = term !== "";
       $("trash-summary").textContent = data.total === 0
         ? (searching ? "No word in the Trash starts with that." : "The Trash is empty.")
         : plural(data.total, "word", "words") + (searching ? " match" : " in the Trash") + ", " + list.children.length + " shown."
@@ -477,25 +479,45 @@
   }
 
   function showTrashSelection() {
-    const count = selectedTrash().length;
+    const count = trash.all ? trash.total : selectedTrash().length;
     $("trash-restore-selected").disabled = count === 0;
     $("trash-purge-selected").disabled = count === 0;
+    $("trash-selection").textContent = count ? plural(count, "word", "words") + " selected" : "";
     $("trash-restore-selected").textContent = count ? "Restore " + plural(count, "word", "words") : "Restore selected";
+    $("trash-purge-selected").textContent = count ? "Delete " + plural(count, "word", "words") + " permanently" : "Delete selected permanently";
+    const shown = $("trash-list").children.length;
+    const button = $("trash-select-matches");
+    button.hidden = trash.all || count === 0 || trash.total <= shown;
+    button.textContent = "Select all " + trash.total.toLocaleString() + ($("trash-search").value.trim() ? " matches" : " words in the Trash");
   }
 
-  async function trashBulk(purge) {
-    const ids = selectedTrash();
-    if (ids.length === 0) return;
-    if (purge && !window.confirm("Delete " + plural(ids.length, "word", "words") + " permanently, on every device? This cannot be undone.")) return;
+  // The selection as the server reads it: the ticked ids, or every entry matching the search.
+  function trashTarget() {
+    return trash.all ? { select: "trash", q: $("trash-search").value.trim() } : { ids: selectedTrash() };
+  }
+
+  async function trashBulk(purge, target, name) {
+    target = target || trashTarget();
+    const count = target.ids ? target.ids.length : trash.total;
+    if (count === 0) return;
+    const what = name || plural(count, "word", "words");
+    if (purge && !window.confirm("Delete " + what + " permanently, on every device? This cannot be undone.")) return;
     for (const id of ["trash-restore-selected", "trash-purge-selected"]) $(id).disabled = true;
     try {
-      const data = await api("POST", "/api/trash/" + (purge ? "purge" : "restore"), { ids });
-      toast(purge ? plural(data.purged, "word", "words") + " deleted permanently" : "Restored " + plural(data.restored, "word", "words"));
+      const data = await api("POST", "/api/bulk/" + (purge ? "purge" : "restore"), target);
       $("trash-all").checked = false;
-      loadTrash(); if (!purge) { reload(); loadTags(); } scheduleSync();
+      await loadTrash();
+      reload(); loadTags(); scheduleSync();
+      if (purge) { toast(plural(data.purged, "word", "words") + " deleted permanently"); return; }
+      toast("Restored " + (name || plural(data.changed, "word", "words")) + ". Press U to undo.", "Undo", async () => {
+        try {
+          const undone = await api("POST", "/api/bulk/undo", { step: data.step });
+          await loadTrash(); reload(); loadTags(); scheduleSync();
+          toast("Moved " + plural(undone.changed, "word", "words") + " back to the Trash");
+        } catch (error) { toast(error.message); }
+      });
     } catch (error) { toast(error.message); showTrashSelection(); }
   }
-
 
   async function emptyTrash() {
     if (!window.confirm("Delete every word in the Trash permanently, on every device? This cannot be undone.")) return;
@@ -504,6 +526,12 @@
       toast("Deleted " + plural(data.purged, "word", "words") + " permanently");
       loadTrash(); scheduleSync();
     } catch (error) { toast(error.message); }
+  }
+
+  function openTrash() {
+    $("trash-search").value = "";
+    loadTrash();
+    $("trash-page-title").focus();
   }
 
   // ---- Sync -------------------------------------------------------------------
@@ -564,6 +592,7 @@
       const status = await api("GET", "/api/status");
       state.hasRemote = status.remote !== null;
       showUndo(status.canUndoRestore, status.canUndoImport);
+      $("settings-trash-count").textContent = status.trash ? plural(status.trash, "word", "words") + " in the Trash." : "The Trash is empty.";
       const details = $("sync-details");
       details.replaceChildren();
       const add = (label, value) => { details.append(element("dt", "", label), element("dd", "", value)); };
@@ -1269,20 +1298,237 @@
     }
   }, true);
 
+  // ---- Browse table, selection and bulk actions --------------------------------------
+
+  // Cards, or a compact table of one row a word; the choice is kept in this browser.
+  const VIEW_KEY = "midiccio.view";
+  function storedView() {
+    try { return localStorage.getItem(VIEW_KEY) === "table" ? "table" : "cards"; } catch (error) { return "cards"; }
+  }
+  function showView(view, remember) {
+    const table = view === "table";
+    $("words").classList.toggle("table", table);
+    $("list-view").classList.toggle("wide", table);
+    $("table-head").hidden = !table;
+    $("view-table").setAttribute("aria-pressed", String(table));
+    $("view-cards").setAttribute("aria-pressed", String(!table));
+    if (remember) { try { localStorage.setItem(VIEW_KEY, view); } catch (error) { /* private mode: not kept */ } }
+  }
+
+  const updatedFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
+  function shortTime(iso) { return iso ? updatedFormat.format(new Date(iso)) : ""; }
+
+  // A word's tags as buttons: clicking one shows the words with that tag.
+  function tagButtons(tags) {
+    const box = element("span", "tags");
+    for (const tag of tags) {
+      const button = element("button", "tag");
+      button.type = "button";
+      button.append(userText("bdi", "", tag));
+      button.setAttribute("aria-label", "Show words tagged " + tag);
+      button.addEventListener("click", () => filterByTag(tag));
+      box.append(button);
+    }
+    return box;
+  }
+
+  function filterByTag(tag) {
+    const select = $("tag-filter");
+    let option = Array.from(select.options).find((entry) => entry.value.toLowerCase() === tag.toLowerCase());
+    if (!option) {
+      option = element("option", "", tag);
+      option.value = tag;
+      select.append(option);
+    }
+    state.tag = option.value;
+    select.value = option.value;
+    writeAddress(true);
+    reload();
+    $("words").focus();
+  }
+
+  // The selection: ticked words by id, or every match of the current search and tag
+  // ("all": the server picks them when the action runs).
+  const selection = { ids: new Set(), all: false, anchor: null, key: "" };
+
+  function pickBox(word) {
+    const box = element("input", "word-pick");
+    box.type = "checkbox";
+    box.checked = selection.all || selection.ids.has(word.id);
+    box.setAttribute("aria-label", "Select " + word.term);
+    box.addEventListener("click", (event) => {
+      rangeClick([...$("words").querySelectorAll(".word-pick")], box, event, selection);
+      readSelection(box.checked);
+    });
+    return box;
+  }
+
+  // A click on a checkbox; with Shift, every box from the last one clicked to this one
+  // takes this one's state.
+  function rangeClick(boxes, box, event, holder) {
+    const at = boxes.indexOf(box);
+    const from = holder.anchor ? boxes.indexOf(holder.anchor) : -1;
+    if (event.shiftKey && from !== -1 && at !== -1) {
+      const [low, high] = from < at ? [from, at] : [at, from];
+      for (let index = low; index <= high; index += 1) boxes[index].checked = box.checked;
+    }
+    holder.anchor = box;
+  }
+
+  // The ticked boxes into the selection; unticking one ends "all matches".
+  function readSelection(ticked) {
+    if (!ticked) selection.all = false;
+    for (const box of $("words").querySelectorAll(".word-pick")) {
+      const id = box.closest("li").dataset.id;
+      if (box.checked) selection.ids.add(id); else selection.ids.delete(id);
+    }
+    showSelection();
+  }
+
+  function selectedCount() { return selection.all ? (state.total || 0) : selection.ids.size; }
+
+  function showSelection() {
+    const count = selectedCount();
+    $("bulk-bar").hidden = count === 0;
+    const filtered = state.query || state.tag;
+    $("bulk-count").textContent = selection.all
+      ? "All " + plural(count, filtered ? "match" : "word", filtered ? "matches" : "words") + " selected"
+      : plural(count, "word", "words") + " selected";
+    const all = $("bulk-all");
+    all.hidden = selection.all || count === 0 || state.total === null || state.total <= count;
+    if (state.total !== null) all.textContent = "Select all " + state.total.toLocaleString() + (filtered ? " matches" : " words");
+  }
+
+  function clearSelection() {
+    selection.ids.clear();
+    selection.all = false;
+    selection.anchor = null;
+    for (const box of $("words").querySelectorAll(".word-pick")) box.checked = false;
+    showSelection();
+  }
+
+  function selectAllMatches() {
+    selection.all = true;
+    for (const box of $("words").querySelectorAll(".word-pick")) {
+      box.checked = true;
+      selection.ids.add(box.closest("li").dataset.id);
+    }
+    showSelection();
+  }
+
+  // A new search or tag starts a new selection; a reload after an edit keeps it.
+  function keepSelectionFor(key) {
+    if (selection.key !== key) { selection.key = key; clearSelection(); }
+  }
+
+  function bulkTarget() {
+    return selection.all ? { select: "matches", q: state.query, filterTag: state.tag } : { ids: [...selection.ids] };
+  }
+
+  async function bulkTag(remove) {
+    const tag = $("bulk-tag").value.trim();
+    if (!tag) { toast("Type the tag to " + (remove ? "remove" : "add") + " first."); $("bulk-tag").focus(); return; }
+    await bulkRun("tag", Object.assign(bulkTarget(), { tag, remove }), false, (data) =>
+      (remove ? "Removed the tag " : "Added the tag ") + quoted(tag) + (remove ? " from " : " to ") + plural(data.changed, "word", "words"));
+  }
+
+  async function bulkDelete() {
+    await bulkRun("trash", bulkTarget(), true, (data) => "Moved " + plural(data.changed, "word", "words") + " to the Trash");
+  }
+
+  // One bulk action: one request, one transaction; the toast's Undo (or `u`) takes the
+  // whole action back.
+  async function bulkRun(path, body, clears, describe) {
+    if (selectedCount() === 0) return;
+    const buttons = [...$("bulk-bar").querySelectorAll("button")];
+    for (const button of buttons) button.disabled = true;
+    try {
+      const data = await api("POST", "/api/bulk/" + path, body);
+      if (clears) { clearSelection(); $("words").focus(); }
+      await reload();
+      loadTags();
+      scheduleSync();
+      const undo = data.changed > 0 ? async () => {
+        try {
+          const undone = await api("POST", "/api/bulk/undo", { step: data.step });
+          await reload();
+          loadTags();
+          scheduleSync();
+          toast("Undone: " + plural(undone.changed, "word", "words") + " as before");
+        } catch (error) { toast(error.message); }
+      } : null;
+      toast(describe(data) + (undo ? ". Press U to undo." : "."), undo ? "Undo" : "", undo);
+    } catch (error) {
+      toast(error.message);
+    } finally {
+      for (const button of buttons) button.disabled = false;
+      showSelection();
+    }
+  }
+
+  async function loadBulkTags() {
+    try {
+      const data = await api("GET", "/api/tags");
+      $("bulk-tags").replaceChildren(...data.tags.slice(0, 200).map((entry) => { const option = element("option"); option.value = entry.tag; return option; }));
+    } catch (error) { /* suggestions only */ }
+  }
+
+  $("view-cards").addEventListener("click", () => showView("cards", true));
+  $("view-table").addEventListener("click", () => showView("table", true));
+  $("bulk-all").addEventListener("click", selectAllMatches);
+  $("bulk-clear").addEventListener("click", () => { clearSelection(); $("words").focus(); });
+  $("bulk-add-tag").addEventListener("click", () => bulkTag(false));
+  $("bulk-remove-tag").addEventListener("click", () => bulkTag(true));
+  $("bulk-delete").addEventListener("click", bulkDelete);
+  $("bulk-tag").addEventListener("focus", loadBulkTags, { once: true });
+  $("bulk-tag").addEventListener("keydown", (event) => { if (event.key === "Enter") { event.preventDefault(); bulkTag(false); } });
+  // x ticks the focused word; j and k still move from a ticked box; Esc clears the selection.
+  document.addEventListener("keydown", (event) => {
+    if (event.ctrlKey || event.metaKey || event.altKey || $("list-view").hidden) return;
+    const target = event.target;
+    const onPick = target.matches && target.matches(".word-pick");
+    if (!onPick && target.closest("input, textarea, select, dialog")) return;
+    const row = document.activeElement && document.activeElement.closest("#words .word");
+    if (row && (event.key === "x" || event.key === "X")) {
+      event.preventDefault();
+      const box = row.querySelector(".word-pick");
+      box.checked = !box.checked;
+      selection.anchor = box;
+      readSelection(box.checked);
+    } else if (onPick && row && (event.key === "j" || event.key === "k")) {
+      event.preventDefault();
+      const next = event.key === "j" ? row.nextElementSibling : row.previousElementSibling;
+      (next || row).querySelector(".word-open").focus();
+    } else if (event.key === "Escape" && selectedCount() > 0) {
+      clearSelection();
+    }
+  });
+  $("trash-back").addEventListener("click", () => { location.hash = ""; });
+  $("trash-select-matches").addEventListener("click", () => {
+    trash.all = true;
+    for (const box of document.querySelectorAll("#trash-list .trash-pick")) box.checked = true;
+    showTrashSelection();
+  });
+  showView(storedView(), false);
+
   // ---- Screens and keys ----------------------------------------------------------
 
   function showScreen() {
     const settings = location.hash === "#settings";
     const studying = location.hash === "#study";
+    const trashing = location.hash === "#/trash" || location.hash === "#trash";
     const wasSettings = !$("settings-view").hidden;
     const wasStudying = !$("study-view").hidden;
+    const wasTrash = !$("trash-view").hidden;
     $("settings-view").hidden = !settings;
     $("study-view").hidden = !studying;
-    $("list-view").hidden = settings || studying;
+    $("trash-view").hidden = !trashing;
+    $("list-view").hidden = settings || studying || trashing;
     if (studying && !wasStudying) openStudy();
-    if (settings) { loadStatus(); loadTrash(); $("settings-title").focus(); }
+    if (trashing && !wasTrash) openTrash();
+    if (settings) { loadStatus(); $("settings-title").focus(); }
     // Back from Settings: a restore, an import or the CLI may have changed the words.
-    if (!settings && !studying && (wasSettings || wasStudying)) { reload(); loadTags(); }
+    if (!settings && !studying && !trashing && (wasSettings || wasStudying || wasTrash)) { reload(); loadTags(); }
   }
 
   let searchTimer = null;
@@ -1350,6 +1596,7 @@
   $("trash-more").addEventListener("click", () => loadTrash(true));
   $("trash-all").addEventListener("change", () => {
     for (const box of document.querySelectorAll("#trash-list .trash-pick")) box.checked = $("trash-all").checked;
+    if (!$("trash-all").checked) trash.all = false;
     showTrashSelection();
   });
   $("trash-restore-selected").addEventListener("click", () => trashBulk(false));

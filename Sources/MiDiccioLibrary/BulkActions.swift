@@ -1,0 +1,245 @@
+import Foundation
+import MiDiccioModel
+import MiDiccioStore
+
+/// The words a bulk action works on.
+public enum BulkTarget: Sendable, Equatable {
+    /// These words (each must exist).
+    case words([WordID])
+    /// Every word outside the Trash that matches a search: the same words, query and
+    /// tag meaning the same, as `find(_:)` counts.
+    case matches(query: String, tag: String?)
+    /// Every Trash entry whose term starts with `term`, as `trashPage(term:...)` counts
+    /// them (empty: the whole Trash, except entries hidden by `trash.hideAfterDays`).
+    case trash(term: String)
+}
+
+/// What a bulk action does to each word.
+public enum BulkActionKind: String, Sendable, CaseIterable {
+    /// Adds a tag to words that lack it.
+    case addTag
+    /// Removes a tag (any case) from words that carry it.
+    case removeTag
+    /// Moves words to the Trash.
+    case moveToTrash
+    /// Takes words out of the Trash.
+    case restore
+}
+
+/// What a bulk action (or its undo) changed.
+public struct BulkResult: Sendable, Equatable {
+    /// The action.
+    public var action: BulkActionKind
+    /// The tag added or removed (nil for Trash moves).
+    public var tag: String?
+    /// Words the action changed.
+    public var changed: Int
+    /// Words it left as they were (they already had, or lacked, what it sets).
+    public var unchanged: Int
+    /// The action's number: `undoBulkAction(step:)` undoes this action only, not a later one.
+    public var step: Int64
+}
+
+/// Bulk actions: one tag on many words, many words to or from the Trash, each in one
+/// transaction and undoable in one step; and permanent deletion of many Trash entries.
+///
+/// Every word changed is changed as a local edit (a new time, pending), exactly as the
+/// single-word edit, delete and restore do, so sync carries each one. An undo is new
+/// edits too (never a rewind of times), so other devices follow it.
+extension WordLibrary {
+    /// The ids of the words `target` names, without repeats; throws when a named word
+    /// does not exist.
+    public func bulkIDs(_ target: BulkTarget) throws -> [WordID] {
+        try guarded { try database.read { try bulkWords(target).map(\.word.id) } }
+    }
+
+    /// Adds `tag` to every word of `target` that lacks it (in any case). All or nothing:
+    /// a word in the Trash, or one that would get more than `WordLimits.tagCount` tags,
+    /// refuses the whole action.
+    @discardableResult
+    public func addTag(_ tag: String, to target: BulkTarget) throws -> BulkResult {
+        try tagAction(.addTag, tag, target) { tags in
+            let key = TagSet.key(tag)
+            return tags.contains { TagSet.key($0) == key } ? tags : tags + [tag.trimmed]
+        }
+    }
+
+    /// Removes `tag` (in any case) from every word of `target` that carries it. Words in
+    /// the Trash are refused, as for `addTag`.
+    @discardableResult
+    public func removeTag(_ tag: String, from target: BulkTarget) throws -> BulkResult {
+        try tagAction(.removeTag, tag, target) { TagSet.applying(adding: [], removing: [tag], to: $0) }
+    }
+
+    /// A tag action: `newTags` gives a word's tags after it; words in the Trash and words
+    /// that would get more than `WordLimits.tagCount` tags refuse the whole action.
+    private func tagAction(
+        _ action: BulkActionKind, _ tag: String, _ target: BulkTarget, _ newTags: @escaping ([String]) -> [String]
+    ) throws -> BulkResult {
+        let tag = try Self.checkedTag(tag)
+        return try bulkAction(action, tag: tag, target) { stored in
+            guard !stored.word.isDeleted else {
+                throw LibraryError.wrongTrashState(stored.word.id, term: stored.word.term, inTrash: true)
+            }
+            let tags = newTags(stored.word.tags)
+            guard tags != stored.word.tags else { return false }
+            guard tags.count <= WordLimits.tagCount else {
+                throw LibraryError.invalidWord(
+                    WordValidationError(
+                        field: "tags", message: "\u{201C}\(stored.word.term.prefix(40))\u{201D} already has \(WordLimits.tagCount) tags"))
+            }
+            _ = try update(stored) { word, _ in word.tags = tags }
+            return true
+        }
+    }
+
+    /// Moves every word of `target` to the Trash; words already there stay as they are.
+    @discardableResult
+    public func moveToTrash(_ target: BulkTarget) throws -> BulkResult {
+        try bulkAction(.moveToTrash, tag: nil, target) { stored in
+            guard !stored.word.isDeleted else { return false }
+            _ = try update(stored) { word, time in word.deletedAt = time }
+            return true
+        }
+    }
+
+    /// Takes every word of `target` out of the Trash (bumping its time, as `restore`
+    /// does); words outside the Trash stay as they are.
+    @discardableResult
+    public func restoreFromTrash(_ target: BulkTarget) throws -> BulkResult {
+        try bulkAction(.restore, tag: nil, target) { stored in
+            guard stored.word.isDeleted else { return false }
+            _ = try update(stored) { word, _ in word.deletedAt = nil }
+            return true
+        }
+    }
+
+    /// Deletes every word of `target` permanently, as `purge(_:)` does (each leaves a
+    /// marker sync carries everywhere). Cannot be undone: ask first. All or nothing: a
+    /// word outside the Trash refuses the whole action. Returns how many were purged.
+    @discardableResult
+    public func purge(_ target: BulkTarget) throws -> Int {
+        try purge(try bulkIDs(target)).count
+    }
+
+    /// The last bulk action, while it can still be undone; nil when there is none.
+    public func lastBulkAction() throws -> BulkResult? {
+        try guarded {
+            try database.cached("SELECT step, action, tag, changed FROM bulk_undo_action WHERE id = 1 AND undone = 0").rows { row in
+                BulkResult(
+                    action: BulkActionKind(rawValue: row.text(1)) ?? .addTag, tag: row.optionalText(2),
+                    changed: Int(row.int64(3)), unchanged: 0, step: row.int64(0))
+            }.first
+        }
+    }
+
+    /// Puts the words the last bulk action changed back as they were, as new edits
+    /// (pending): a tag added is removed, a tag removed comes back (in its place, when the
+    /// tags did not change since), words trashed are restored and restored words go back
+    /// to the Trash. With `step`, only that action is undone: a later one refuses with
+    /// `nothingBulkToUndo`. One step: a second undo has nothing to undo.
+    @discardableResult
+    public func undoBulkAction(step: Int64? = nil) throws -> BulkResult {
+        try writing {
+            guard var last = try lastBulkAction(), step == nil || step == last.step else {
+                throw LibraryError.nothingBulkToUndo
+            }
+            let rows = try database.cached("SELECT word_id, prior_tags FROM bulk_undo").rows { ($0.text(0), $0.optionalText(1)) }
+            var changed = 0
+            for (idText, priorText) in rows {
+                guard let id = WordID(idText), let current = try stored(id) else { continue }
+                let before = current.word
+                let after = try update(current) { word, time in
+                    switch last.action {
+                    case .addTag:
+                        word.tags = TagSet.applying(adding: [], removing: [last.tag ?? ""], to: word.tags)
+                    case .removeTag:
+                        let prior = priorText.map(JSONText.stringArray) ?? []
+                        let key = TagSet.key(last.tag ?? "")
+                        guard !word.tags.contains(where: { TagSet.key($0) == key }) else { return }
+                        let removed = TagSet.applying(adding: [], removing: [last.tag ?? ""], to: prior)
+                        if word.tags == removed {
+                            word.tags = prior
+                        } else {
+                            word.tags.append(prior.first { TagSet.key($0) == key } ?? last.tag ?? "")
+                        }
+                    case .moveToTrash:
+                        word.deletedAt = nil
+                    case .restore:
+                        if word.deletedAt == nil { word.deletedAt = time }
+                    }
+                }
+                if after != before { changed += 1 }
+            }
+            try database.run("DELETE FROM bulk_undo")
+            try database.run("UPDATE bulk_undo_action SET undone = 1 WHERE id = 1")
+            last.unchanged = rows.count - changed
+            last.changed = changed
+            return last
+        }
+    }
+
+    // MARK: - Steps
+
+    /// The tag as a word would store it (trimmed), or the reason it cannot be one.
+    private static func checkedTag(_ tag: String) throws -> String {
+        let trimmed = tag.trimmed
+        guard !trimmed.isEmpty else {
+            throw LibraryError.invalidWord(WordValidationError(field: "tag", message: "type a tag first"))
+        }
+        do {
+            _ = try WordContent(term: "x", tags: [trimmed]).validated()
+        } catch {
+            throw LibraryError.invalidWord(WordValidationError(field: "tag", message: error.message))
+        }
+        return trimmed
+    }
+
+    /// Runs `change` on every word of `target` in one transaction, keeping what each
+    /// changed word held before for the undo, and records the action as the one to undo.
+    /// `change` answers whether it changed the word.
+    private func bulkAction(
+        _ action: BulkActionKind, tag: String?, _ target: BulkTarget, _ change: (StoredWord) throws -> Bool
+    ) throws -> BulkResult {
+        try writing {
+            let words = try bulkWords(target)
+            try database.run("DELETE FROM bulk_undo")
+            var changed = 0
+            for stored in words where try change(stored) {
+                changed += 1
+                let prior: SQLValue = action == .removeTag ? .text(JSONText.array(stored.word.tags)) : .null
+                try database.run(
+                    try database.cached("INSERT OR REPLACE INTO bulk_undo (word_id, prior_tags) VALUES (?, ?)"),
+                    [.text(stored.word.id.rawValue), prior])
+            }
+            let step = (try database.integer("SELECT step FROM bulk_undo_action WHERE id = 1") ?? 0) + 1
+            try database.run(
+                """
+                INSERT OR REPLACE INTO bulk_undo_action (id, step, action, tag, changed, undone) VALUES (1, ?, ?, ?, ?, ?)
+                """,
+                [
+                    .integer(step), .text(action.rawValue), tag.map { .text($0) } ?? .null,
+                    .integer(Int64(changed)), .integer(changed == 0 ? 1 : 0),
+                ])
+            return BulkResult(action: action, tag: tag, changed: changed, unchanged: words.count - changed, step: step)
+        }
+    }
+
+    /// The stored words `target` names, each once. Must run inside a read or a write.
+    private func bulkWords(_ target: BulkTarget) throws -> [StoredWord] {
+        switch target {
+        case .words(let ids):
+            return try Self.unique(ids).map { id in
+                guard let stored = try stored(id) else { throw LibraryError.wordNotFound(id.rawValue) }
+                return stored
+            }
+        case .matches(let query, let tag):
+            let (members, values) = SearchPlan(query: SearchQuery(parsing: query), tag: tag).members()
+            return try database.prepare("SELECT \(Self.columns) FROM words WHERE seq IN (\(members)) ORDER BY seq")
+                .rows(values, Self.storedWord)
+        case .trash(let term):
+            let (filter, values) = try trashFilter(term: term)
+            return try database.prepare("SELECT \(Self.columns) FROM words WHERE \(filter) ORDER BY seq").rows(values, Self.storedWord)
+        }
+    }
+}

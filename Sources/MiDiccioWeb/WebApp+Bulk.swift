@@ -1,0 +1,83 @@
+import Foundation
+import MiDiccioKit
+
+/// Bulk actions on many words at once (the browse table and the Trash page): a tag
+/// added or removed, words moved to or out of the Trash, Trash entries deleted
+/// permanently, and the undo of the last one. Each is one library transaction.
+extension WebApp {
+    /// The most ids one bulk request may name.
+    static let bulkIDLimit = 100_000
+    /// The largest body of a bulk request: `bulkIDLimit` ids (36 characters, quotes and
+    /// a comma each), with `requestLimit` to spare.
+    static let bulkRequestLimit = bulkIDLimit * 40 + requestLimit
+
+    /// The words a bulk request names: `{"ids": [...]}`, or every match of a search,
+    /// `{"select": "matches", "q": QUERY, "filterTag": TAG}` (`filterTag`, since `tag` names the tag
+    /// a tag action adds or removes), or every Trash entry whose term
+    /// starts with `q`, `{"select": "trash", "q": TERM}`.
+    static func bulkTarget(_ body: JSONBody) throws -> BulkTarget {
+        switch try body.string("select") {
+        case nil:
+            let texts = try body.strings("ids") ?? []
+            guard !texts.isEmpty else { throw BadRequest(message: "choose words first", field: "ids") }
+            guard texts.count <= bulkIDLimit else {
+                throw BadRequest(message: "at most \(bulkIDLimit) words at once; choose \"all matches\" instead", field: "ids")
+            }
+            return .words(
+                try texts.map { text throws(BadRequest) in
+                    guard let id = WordID(text) else { throw BadRequest(message: "no word with id \(text.prefix(40))", field: "ids") }
+                    return id
+                })
+        case "matches":
+            let query = try body.string("q") ?? ""
+            guard query.count <= 500 else { throw BadRequest(message: "the search is too long", field: "q") }
+            return .matches(query: query, tag: try body.string("filterTag").flatMap { $0.isEmpty ? nil : $0 })
+        case "trash":
+            let term = try body.string("q") ?? ""
+            guard term.count <= WordLimits.termLength else { throw BadRequest(message: "the search is too long", field: "q") }
+            return .trash(term: term)
+        case let other?:
+            throw BadRequest(message: "select must be matches or trash, not \(other.prefix(20))", field: "select")
+        }
+    }
+
+    /// `POST api/bulk/tag` with a target and `{"tag": TAG, "remove": true|false}`.
+    func bulkTag(_ request: HTTPRequest) throws -> HTTPResponse {
+        let body = try JSONBody(request.body)
+        let target = try Self.bulkTarget(body)
+        let tag = try body.string("tag") ?? ""
+        let remove = try body.bool("remove") ?? false
+        let result = try pool.withLibrary { remove ? try $0.removeTag(tag, from: target) : try $0.addTag(tag, to: target) }
+        return .json(Self.encode(result))
+    }
+
+    /// `POST api/bulk/trash` (move to the Trash) or `api/bulk/restore` with a target.
+    func bulkTrash(_ request: HTTPRequest, restore: Bool) throws -> HTTPResponse {
+        let target = try Self.bulkTarget(try JSONBody(request.body))
+        let result = try pool.withLibrary { restore ? try $0.restoreFromTrash(target) : try $0.moveToTrash(target) }
+        return .json(Self.encode(result))
+    }
+
+    /// `POST api/bulk/purge` with a target: deleted permanently, no undo (the page asks first).
+    func bulkPurge(_ request: HTTPRequest) throws -> HTTPResponse {
+        let target = try Self.bulkTarget(try JSONBody(request.body))
+        let purged = try pool.withLibrary { try $0.purge(target) }
+        return .json(JSONText.object([("purged", String(purged))]))
+    }
+
+    /// `POST api/bulk/undo` with `{"step": N}`: undoes that bulk action, if it is still the
+    /// last one (409 otherwise).
+    func bulkUndo(_ request: HTTPRequest) throws -> HTTPResponse {
+        let body = try JSONBody(request.body)
+        let step = try body.integer("step")
+        let result = try pool.withLibrary { try $0.undoBulkAction(step: step.map(Int64.init)) }
+        return .json(Self.encode(result))
+    }
+
+    private static func encode(_ result: BulkResult) -> String {
+        JSONText.object([
+            ("action", JSONText.quote(result.action.rawValue)), ("tag", JSONText.optional(result.tag)),
+            ("changed", String(result.changed)), ("unchanged", String(result.unchanged)), ("step", String(result.step)),
+        ])
+    }
+}

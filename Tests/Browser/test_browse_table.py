@@ -1,0 +1,151 @@
+"""The browse table and bulk actions (issue 13, part 2): a compact view kept across
+reloads, checkboxes with Shift-click ranges and the x key, "select all N matches", a tag
+added to many words at once and undone with u, and tags that filter when clicked."""
+import os
+
+import pytest
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+from conftest import api
+from test_web_app import csrf, terms, wait
+
+SCREENSHOTS = os.environ.get("MIDICCIO_SCREENSHOTS", ".build/screenshots")
+
+
+@pytest.fixture(autouse=True)
+def cards_afterwards(browser):
+    # The view is kept in this browser: leave the other scenarios the cards they expect.
+    yield
+    browser.execute_script("localStorage.clear()")
+
+
+def add_words(driver, prefix, count, meaning=None, tags=None):
+    token = csrf(driver)
+    for index in range(count):
+        api("/api/words", "POST", {"term": f"{prefix}{index:02d}", "meaning": meaning or f"{prefix} meaning {index}",
+                                   "tags": tags or []}, token)
+
+
+def search(driver, text):
+    box = driver.find_element(By.ID, "search")
+    box.clear()
+    box.send_keys(text)
+
+
+def boxes(driver):
+    return driver.find_elements(By.CSS_SELECTOR, "#words .word-pick")
+
+
+def checked_terms(driver):
+    return sorted(item.find_element(By.CSS_SELECTOR, ".term").text
+                  for item in driver.find_elements(By.CSS_SELECTOR, "#words .word")
+                  if item.find_element(By.CSS_SELECTOR, ".word-pick").is_selected())
+
+
+def tagged(driver, term):
+    words = api("/api/search?q=" + term)["words"]
+    return [word["tags"] for word in words if word["term"] == term][0]
+
+
+def test_bulk_tag_of_selected_words_then_undo_with_u(page):
+    add_words(page, "tablaword", 5, tags=["seed"])
+    page.refresh()
+    search(page, "tablaword")
+    wait(page, lambda d: len(terms(d)) == 5)
+    page.find_element(By.ID, "view-table").click()
+    # The choice is remembered in this browser.
+    page.refresh()
+    wait(page, lambda d: "table" in d.find_element(By.ID, "words").get_attribute("class") and len(terms(d)) == 5)
+    rows = page.find_elements(By.CSS_SELECTOR, "#words .word")
+    # One line a word: a row is short, far shorter than a card.
+    assert max(row.size["height"] for row in rows) < 60
+    boxes(page)[0].click()
+    boxes(page)[2].click()
+    wait(page, lambda d: d.find_element(By.ID, "bulk-count").text == "2 words selected")
+    page.find_element(By.ID, "bulk-tag").send_keys("revisar")
+    page.find_element(By.ID, "bulk-add-tag").click()
+    wait(page, lambda d: "Press U to undo" in d.find_element(By.ID, "toast-text").text)
+    assert "2 words" in page.find_element(By.ID, "toast-text").text
+    assert page.find_element(By.ID, "toast").get_attribute("aria-live") == "polite"
+    selected = checked_terms(page)
+    assert all(tagged(page, term) == ["seed", "revisar"] for term in selected)
+    assert tagged(page, "tablaword01") == ["seed"]
+    page.save_screenshot(os.path.join(SCREENSHOTS, "browse-table.png"))
+    ActionChains(page).send_keys("u").perform()
+    wait(page, lambda d: all(tagged(d, term) == ["seed"] for term in selected))
+    page.find_element(By.ID, "view-cards").click()
+
+
+def test_shift_click_selects_a_range(page):
+    add_words(page, "rangoword", 6)
+    page.refresh()
+    search(page, "rangoword")
+    wait(page, lambda d: len(terms(d)) == 6)
+    boxes(page)[1].click()
+    ActionChains(page).key_down(Keys.SHIFT).click(boxes(page)[4]).key_up(Keys.SHIFT).perform()
+    wait(page, lambda d: d.find_element(By.ID, "bulk-count").text == "4 words selected")
+    listed = terms(page)
+    assert checked_terms(page) == sorted(listed[1:5])
+    # Shift-click back to the first: the range from the last click takes its state.
+    boxes(page)[4].click()
+    wait(page, lambda d: d.find_element(By.ID, "bulk-count").text == "3 words selected")
+    page.find_element(By.ID, "bulk-clear").click()
+    wait(page, lambda d: not d.find_element(By.ID, "bulk-bar").is_displayed())
+
+
+def test_x_selects_the_focused_word(page):
+    add_words(page, "equisword", 3)
+    page.refresh()
+    search(page, "equisword")
+    wait(page, lambda d: len(terms(d)) == 3)
+    page.execute_script("document.getElementById('words').focus()")
+    ActionChains(page).send_keys("j").send_keys("x").perform()
+    wait(page, lambda d: d.find_element(By.ID, "bulk-count").text == "1 word selected")
+    ActionChains(page).send_keys("j").send_keys("x").perform()
+    wait(page, lambda d: d.find_element(By.ID, "bulk-count").text == "2 words selected")
+    listed = terms(page)
+    assert checked_terms(page) == sorted(listed[:2])
+    ActionChains(page).send_keys("x").perform()
+    wait(page, lambda d: d.find_element(By.ID, "bulk-count").text == "1 word selected")
+    # Focus stayed on the word, so j and k go on working.
+    assert "word-open" in (page.switch_to.active_element.get_attribute("class") or "")
+    ActionChains(page).send_keys(Keys.ESCAPE).perform()
+    wait(page, lambda d: not d.find_element(By.ID, "bulk-bar").is_displayed())
+
+
+def test_select_all_matches_reaches_words_not_loaded_yet(page):
+    add_words(page, "todasword", 70, meaning="todasmatch")
+    page.refresh()
+    search(page, "todasmatch")
+    wait(page, lambda d: d.find_element(By.ID, "count").text == "70 matches")
+    assert len(terms(page)) < 70  # a page of 50; the rest load on scrolling
+    boxes(page)[0].click()
+    select_all = wait(page, lambda d: d.find_element(By.ID, "bulk-all"))
+    assert select_all.text == "Select all 70 matches"
+    select_all.click()
+    wait(page, lambda d: d.find_element(By.ID, "bulk-count").text == "All 70 matches selected")
+    page.find_element(By.ID, "bulk-tag").send_keys("todas")
+    page.find_element(By.ID, "bulk-add-tag").click()
+    wait(page, lambda d: "to 70 words" in d.find_element(By.ID, "toast-text").text, seconds=15)
+    counts = {entry["tag"]: entry["count"] for entry in api("/api/tags")["tags"]}
+    assert counts["todas"] == 70
+    page.find_element(By.ID, "toast-action").click()
+    wait(page, lambda d: "todas" not in {entry["tag"] for entry in api("/api/tags")["tags"]})
+
+
+def test_clicking_a_tag_filters_by_it(page):
+    token = csrf(page)
+    api("/api/words", "POST", {"term": "etiquetado", "meaning": "tagged", "tags": ["Pinchar"]}, token)
+    api("/api/words", "POST", {"term": "sinetiqueta", "meaning": "untagged"}, token)
+    page.refresh()
+    wait(page, lambda d: "etiquetado" in terms(d) and "sinetiqueta" in terms(d))
+    item = [row for row in page.find_elements(By.CSS_SELECTOR, "#words .word")
+            if row.find_element(By.CSS_SELECTOR, ".term").text == "etiquetado"][0]
+    item.find_element(By.CSS_SELECTOR, "button.tag").click()
+    wait(page, lambda d: terms(d) == ["etiquetado"])
+    assert "tag=" in page.current_url
+    assert page.find_element(By.ID, "tag-filter").get_attribute("value").lower() == "pinchar"
+    page.back()
+    wait(page, lambda d: "sinetiqueta" in terms(d))

@@ -1,0 +1,69 @@
+"""The Trash as its own page (issue 13, part 4): reached from the bar, searchable, paged by
+key, with bulk restore (undoable) and bulk permanent delete (after a confirm)."""
+import os
+
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+
+from conftest import api
+from test_web_app import csrf, terms, wait
+
+SCREENSHOTS = os.environ.get("MIDICCIO_SCREENSHOTS", ".build/screenshots")
+
+
+def trash_terms(driver):
+    return [item.text for item in driver.find_elements(By.CSS_SELECTOR, "#trash-list .term")]
+
+
+def live_terms(prefix):
+    return sorted(word["term"] for word in api("/api/search?q=" + prefix + "&limit=100")["words"])
+
+
+def test_trash_page_bulk_restore_and_delete_permanently(page):
+    token = csrf(page)
+    ids = [api("/api/words", "POST", {"term": f"papelpage{index}", "meaning": "in the Trash"}, token)["word"]["id"]
+           for index in range(4)]
+    api("/api/bulk/trash", "POST", {"ids": ids}, token)
+    page.refresh()
+    page.find_element(By.ID, "trash-link").click()
+    wait(page, lambda d: d.find_element(By.ID, "trash-view").is_displayed())
+    assert "#/trash" in page.current_url
+    page.find_element(By.ID, "trash-search").send_keys("PAPELPAGE")
+    wait(page, lambda d: "4 words match" in d.find_element(By.ID, "trash-summary").text)
+    assert sorted(trash_terms(page)) == [f"papelpage{index}" for index in range(4)]
+    page.find_element(By.ID, "trash-all").click()
+    restore = page.find_element(By.ID, "trash-restore-selected")
+    assert restore.text == "Restore 4 words"
+    page.save_screenshot(os.path.join(SCREENSHOTS, "trash-page.png"))
+    restore.click()
+    wait(page, lambda d: trash_terms(d) == [])
+    assert live_terms("papelpage") == [f"papelpage{index}" for index in range(4)]
+    # One undo puts all four back in the Trash.
+    wait(page, lambda d: "Press U to undo" in d.find_element(By.ID, "toast-text").text)
+    ActionChains(page).send_keys("u").perform()
+    wait(page, lambda d: live_terms("papelpage") == [])
+    wait(page, lambda d: len(trash_terms(d)) == 4)
+
+    # Two picked, then delete permanently: a confirm first; dismissing it changes nothing.
+    picks = page.find_elements(By.CSS_SELECTOR, "#trash-list .trash-pick")
+    picks[0].click()
+    picks[1].click()
+    purge = page.find_element(By.ID, "trash-purge-selected")
+    assert purge.text == "Delete 2 words permanently"
+    purge.click()
+    wait(page, EC.alert_is_present()).dismiss()
+    assert len(trash_terms(page)) == 4
+    purge.click()
+    wait(page, EC.alert_is_present()).accept()
+    wait(page, lambda d: len(trash_terms(d)) == 2)
+    assert api("/api/trash?q=papelpage")["total"] == 2
+
+    # Settings shows a count and a link, not the Trash itself.
+    page.get(page.current_url.split("#")[0] + "#settings")
+    wait(page, lambda d: "in the Trash" in d.find_element(By.ID, "settings-trash-count").text)
+    assert not page.find_elements(By.CSS_SELECTOR, "#settings-view #trash-list")
+    page.find_element(By.ID, "settings-trash-link").click()
+    wait(page, lambda d: d.find_element(By.ID, "trash-view").is_displayed())
+    page.find_element(By.ID, "trash-back").click()
+    wait(page, lambda d: d.find_element(By.ID, "list-view").is_displayed() and terms(d) is not None)

@@ -1,0 +1,94 @@
+import Foundation
+import MiDiccioKit
+import MiDiccioWeb
+import Testing
+
+/// The browse table's bulk actions through the API: a tag on many words, many words to
+/// or out of the Trash, purge, and one undo (issue 13, part 2).
+@Suite("Bulk action routes of the web app")
+final class BulkActionRouteTests {
+    let web: WebFixture
+
+    init() throws { web = try WebFixture() }
+
+    func ids(_ words: [Word]) -> String {
+        "[" + words.map { "\"\($0.id.rawValue)\"" }.joined(separator: ",") + "]"
+    }
+
+    @Test("a tag on chosen words, then undo by its step, each one request")
+    func tagChosenAndUndo() throws {
+        let library = try web.library()
+        let words = try (0..<5).map { try library.add(WordContent(term: "w\($0)", meaning: "m")).word }
+        let tagged = try web.send("POST", "/api/bulk/tag", json: #"{"ids": \#(ids(Array(words.prefix(3)))), "tag": "review"}"#)
+        #expect(tagged.status == 200)
+        #expect(tagged.json["changed"] as? Int == 3)
+        #expect(try library.tagCount("review") == 3)
+        let step = try #require(tagged.json["step"] as? Int)
+        let undone = try web.send("POST", "/api/bulk/undo", json: #"{"step": \#(step)}"#)
+        #expect(undone.json["changed"] as? Int == 3)
+        #expect(try library.tagCount("review") == 0)
+        #expect(try web.send("POST", "/api/bulk/undo", json: #"{"step": \#(step)}"#).status == 409)
+    }
+
+    @Test("all matches of a search with a tag: removed tag, Trash and restore, purge")
+    func allMatches() throws {
+        let library = try web.library()
+        for index in 0..<40 {
+            try library.add(WordContent(term: "w\(index)", meaning: index < 20 ? "house" : "dog", tags: index % 2 == 0 ? ["even"] : []))
+        }
+        let removed = try web.send(
+            "POST", "/api/bulk/tag", json: #"{"select": "matches", "q": "house", "filterTag": "EVEN", "tag": "even", "remove": true}"#)
+        #expect(removed.status == 200)
+        #expect(removed.json["changed"] as? Int == 10)
+        #expect(try library.tagCount("even") == 10)
+        let trashed = try web.send("POST", "/api/bulk/trash", json: #"{"select": "matches", "q": "dog"}"#)
+        #expect(trashed.json["changed"] as? Int == 20)
+        #expect(try library.counts() == (words: 20, trash: 20))
+        let restored = try web.send("POST", "/api/bulk/restore", json: #"{"select": "trash", "q": "w2"}"#)
+        #expect(restored.json["changed"] as? Int == 10)  // w20 to w29
+        let purged = try web.send("POST", "/api/bulk/purge", json: #"{"select": "trash", "q": ""}"#)
+        #expect(purged.json["purged"] as? Int == 10)
+        #expect(try library.counts() == (words: 30, trash: 0))
+    }
+
+    @Test("bad requests say which field, change nothing, and need the CSRF token")
+    func badRequests() throws {
+        let library = try web.library()
+        let word = try library.add(WordContent(term: "casa")).word
+        #expect(try web.send("POST", "/api/bulk/tag", json: #"{"ids": [], "tag": "x"}"#).json["field"] as? String == "ids")
+        #expect(try web.send("POST", "/api/bulk/tag", json: #"{"ids": ["nope"], "tag": "x"}"#).status == 400)
+        let spaced = try web.send("POST", "/api/bulk/tag", json: #"{"ids": ["\#(word.id)"], "tag": "two words"}"#)
+        #expect(spaced.status == 422)
+        #expect(spaced.json["field"] as? String == "tag")
+        #expect(try web.send("POST", "/api/bulk/tag", json: #"{"select": "everything", "tag": "x"}"#).json["field"] as? String == "select")
+        #expect(try web.send("POST", "/api/bulk/tag", json: #"{"ids": ["\#(word.id)"], "tag": "x", "remove": "yes"}"#).status == 400)
+        #expect(try web.send("POST", "/api/bulk/trash", json: #"{"ids": ["\#(word.id)"]}"#, csrf: .some(nil)).status == 403)
+        #expect(try web.send("POST", "/api/bulk/purge", json: #"{"ids": ["\#(word.id)"]}"#).status == 409)
+        #expect(try library.word(word.id)?.tags == [])
+        #expect(try library.counts() == (words: 1, trash: 0))
+    }
+
+    @Test("more chosen ids than fit in 64 KB go in one request")
+    func manyIDs() throws {
+        let library = try web.library()
+        let words = try (0..<2_000).map { try library.add(WordContent(term: "w\($0)")).word }
+        let body = #"{"ids": \#(ids(words)), "tag": "many"}"#
+        #expect(body.utf8.count > 64 * 1024)
+        let tagged = try web.send("POST", "/api/bulk/tag", json: body)
+        #expect(tagged.status == 200)
+        #expect(try library.tagCount("many") == 2_000)
+    }
+
+    @Test("the Trash pages by key with after=")
+    func trashByKey() throws {
+        let library = try web.library()
+        let words = try (0..<12).map { try library.add(WordContent(term: "w\($0)")).word }
+        try library.delete(words.map(\.id))
+        let first = try web.send("GET", "/api/trash?limit=5")
+        let last = try #require(first.words.last?["id"] as? String)
+        let next = try web.send("GET", "/api/trash?limit=5&after=\(last)")
+        let byOffset = try web.send("GET", "/api/trash?limit=5&offset=5")
+        #expect(next.words.map { $0["id"] as? String } == byOffset.words.map { $0["id"] as? String })
+        #expect(try web.send("GET", "/api/trash?after=zzz").status == 400)
+    }
+}
