@@ -78,10 +78,22 @@ def test_every_page_fits_a_phone(phone):
     check(phone, "#editor", "editor")
     phone.execute_script("document.getElementById('editor').close()")
 
+    phone.find_element(By.ID, "view-table").click()
+    wait(phone, lambda d: d.find_element(By.ID, "view-table").get_attribute("aria-pressed") == "true")
+    check(phone, "body > header, #list-view", "table")
+    phone.find_element(By.ID, "view-cards").click()
+
+    api("/api/words", "POST", dict(term="polilla", meaning="moth, " * 30), csrf(phone))
+    moth = [w for w in api("/api/search?q=polilla", "GET", None, csrf(phone))["words"] if w["term"] == "polilla"][0]
+    api("/api/words/" + moth["id"], "DELETE", None, csrf(phone))
+    phone.get(URL.rstrip("/") + "/#/trash")
+    wait(phone, lambda d: d.find_element(By.ID, "trash-view").is_displayed() and "polilla" in d.find_element(By.ID, "trash-view").text)
+    check(phone, "#trash-view", "trash")
+
     phone.get(URL.rstrip("/") + "/#study")
     wait(phone, lambda d: d.find_element(By.ID, "study-view").is_displayed())
     wait(phone, lambda d: d.execute_script(
-        "const i = document.getElementById('chart-forecast'); return i.complete && i.naturalWidth > 0;"))
+        "return document.querySelector('#chart-forecast svg') !== null;"))
     check(phone, "#study-view", "study")
     phone.execute_script("document.getElementById('chart-reviews').scrollIntoView()")
     check(phone, "#study-view", "study-charts")
