@@ -1118,7 +1118,7 @@
 
   // ---- Study (spaced repetition) ---------------------------------------------------
 
-  const study = { card: null, revealed: false, shownAt: 0, busy: false, tag: "", reverse: false, extraNew: 0 };
+  const study = { card: null, revealed: false, shownAt: 0, busy: false, tag: "", reverse: false, extraNew: 0, request: 0 };
   const clockFormat = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
   const dayFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
 
@@ -1140,12 +1140,18 @@
     } catch (error) { /* the tag list stays as it was */ }
   }
 
+  // Only the newest request's answer is shown: choosing a tag while the first (untagged)
+  // queue is still being read must not be overwritten when that older answer arrives.
   async function loadStudyCard() {
+    const request = ++study.request;
     try {
       const data = await api("GET", "/api/study?" + query({ tag: study.tag, extraNew: study.extraNew || "" }));
+      if (request !== study.request) return;
       showStudyCard(data);
       showStudyLimits(data);
-    } catch (error) { toast(error.message); }
+    } catch (error) {
+      if (request === study.request) toast(error.message);
+    }
     loadProgress();
   }
 
