@@ -352,6 +352,13 @@ enum Migrations {
                     prior_tags TEXT
                 ) WITHOUT ROWID;
                 """),
+        Migration(
+            name: "2026-12-restore-undo-keeps-later-edits",
+            sql: """
+                -- Each word's time as the last restore left it: undoing the restore keeps a
+                -- word whose time has moved since (an edit made after the restore).
+                ALTER TABLE restore_undo ADD COLUMN restored_updated_at INTEGER;
+                """),
     ]
 
     /// Marks a library that had words before a migration: its next sync uploads every

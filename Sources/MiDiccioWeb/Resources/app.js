@@ -797,7 +797,8 @@
     try {
       const report = await busy($("restore-undo"), "Undoing\u2026", () => api("POST", "/api/backup/undo"));
       $("undo-result").textContent = "The last restore was undone: " + plural(report.updated, "word", "words") + " put back, "
-        + report.trashed.toLocaleString() + " moved to the Trash.";
+        + report.trashed.toLocaleString() + " moved to the Trash."
+        + (report.keptEdited ? " " + plural(report.keptEdited, "word was", "words were") + " edited since the restore and kept." : "");
       $("restore-done").textContent = "";
       loadStatus();
       reload(); loadTags(); loadTrash(); scheduleSync();
