@@ -98,3 +98,23 @@ struct ImportReadsAndWritesAtOnceTests {
         }
     }
 }
+
+/// An empty file is bad input, said as such, rather than "Imported 0 words" read as a list.
+@Suite("Importing an empty file")
+struct ImportingAnEmptyFileTests {
+    @Test("an empty file is refused, named, and changes nothing")
+    func emptyFileRefused() throws {
+        try withTemporaryDirectory { directory in
+            let library = try WordLibrary(path: directory.appendingPathComponent("library.sqlite").path, environment: [:])
+            let path = directory.appendingPathComponent("empty.tsv").path
+            try Data().write(to: URL(fileURLWithPath: path))
+            #expect {
+                try library.importWords(from: path)
+            } throws: { error in
+                guard case LibraryError.invalidImport(let file, _, let message) = error else { return false }
+                return file == path && message.contains("empty")
+            }
+            #expect(try library.list().isEmpty)
+        }
+    }
+}

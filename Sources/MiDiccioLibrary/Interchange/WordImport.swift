@@ -324,6 +324,9 @@ extension WordLibrary {
         try checkSize(path)
         // The format is told from the file's start; a text file is read whole once, below.
         let data = try files { try FileSystem.readPrefix(path, count: ImportFormat.detectionBytes) }
+        guard !data.isEmpty else {
+            throw LibraryError.invalidImport(file: path, line: nil, message: "the file is empty (0 bytes); there is nothing to import")
+        }
         let format = try options.format ?? ImportFormat.detect(data, file: path)
         let layoutGiven = options.layout != ListLayout()
         if layoutGiven && format != .list {
