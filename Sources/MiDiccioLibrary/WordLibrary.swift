@@ -670,6 +670,12 @@ public final class WordLibrary {
             changeCounter = nil
             digest = nil
             tally = nil
+            if error.isCorrupt {
+                throw LibraryError.damaged(
+                    "SQLite finds the file's pages inconsistent (\(error.message)); a library file copied while MiDiccio "
+                        + "was writing it can be torn like this, so copy one only with MiDiccio closed, or move words with "
+                        + "'midiccio backup export'")
+            }
             throw LibraryError.storage(error)
         } catch {
             changeCounter = nil

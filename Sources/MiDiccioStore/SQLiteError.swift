@@ -19,6 +19,10 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
     /// True when another connection held the lock past the busy timeout.
     public var isBusy: Bool { code & 0xFF == SQLITE_BUSY || code & 0xFF == SQLITE_LOCKED }
 
+    /// True when SQLite found the file's pages inconsistent (SQLITE_CORRUPT): the file was
+    /// damaged on disk, or copied while it was being written.
+    public var isCorrupt: Bool { code & 0xFF == SQLITE_CORRUPT }
+
     public var description: String {
         var text = "SQLite error \(code): \(message)"
         if let sql { text += " (in: \(sql.prefix(200)))" }
