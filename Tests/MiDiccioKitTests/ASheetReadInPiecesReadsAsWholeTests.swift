@@ -17,10 +17,11 @@ struct ASheetReadInPiecesReadsAsWholeTests {
         ("term,meaning\n5\" screen,size\n\"ab\"cd,tail after the quote\n", .csv),
     ]
 
-    static func rowsWhole(_ text: String, _ format: SheetFormat) -> Result<[SheetRow], SheetError> {
+    /// The rows `read` hands out, or the sheet error that ended it.
+    static func collect(_ read: (_ body: (SheetRow) throws -> Void) throws -> Void) -> Result<[SheetRow], SheetError> {
         var rows: [SheetRow] = []
         do {
-            try WordSheet.forEachRow(text, format: format) { rows.append($0) }
+            try read { rows.append($0) }
             return .success(rows)
         } catch let error as SheetError {
             return .failure(error)
@@ -30,23 +31,19 @@ struct ASheetReadInPiecesReadsAsWholeTests {
         }
     }
 
+    static func rowsWhole(_ text: String, _ format: SheetFormat) -> Result<[SheetRow], SheetError> {
+        collect { body in try WordSheet.forEachRow(text, format: format, body) }
+    }
+
     static func rowsInPieces(_ text: String, _ format: SheetFormat, cut size: Int) -> Result<[SheetRow], SheetError> {
         var bytes = Array(text.utf8)[...]
-        var rows: [SheetRow] = []
-        do {
+        return collect { body in
             try WordSheet.forEachRow(
                 pieces: {
                     guard !bytes.isEmpty else { return nil }
                     defer { bytes = bytes.dropFirst(size) }
                     return Array(bytes.prefix(size))
-                }, format: format
-            ) { rows.append($0) }
-            return .success(rows)
-        } catch let error as SheetError {
-            return .failure(error)
-        } catch {
-            Issue.record("unexpected \(error)")
-            return .success([])
+                }, format: format, body)
         }
     }
 
