@@ -18,6 +18,12 @@ public struct WordID: Hashable, Comparable, Sendable, CustomStringConvertible {
         rawValue = lower
     }
 
+    /// Wraps text already checked to be a lowercase UUID (a decoder that checked the
+    /// bytes itself), without checking it again.
+    package init(uncheckedRawValue text: String) {
+        rawValue = text
+    }
+
     /// Makes a fresh random id from `generator`.
     public static func random<G: RandomNumberGenerator>(using generator: inout G) -> WordID {
         // Two 64-bit draws: sixteen one-byte draws cost as much as the rest of an import row.

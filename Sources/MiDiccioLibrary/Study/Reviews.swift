@@ -97,37 +97,11 @@ extension WordLibrary {
 
     // MARK: - Events in and out
 
-    /// Stores events (ignoring those already here) without touching the cache; returns the
-    /// words that got a new one. Call inside `writing`, then `refreshStudyCache`.
+    /// Stores events (ignoring those already here) without touching the cache; returns
+    /// which words got a new one. Call inside `writing`, then `refreshStudyCache(after:)`.
     @discardableResult
-    package func insertReviewEvents(_ events: [ReviewEvent], pending: Bool) throws -> Set<WordID> {
-        var changed = Set<WordID>()
-        let statement = try database.cached(
-            "INSERT OR IGNORE INTO reviews (word_id, time, device, grade, seconds, pending) VALUES (?, ?, ?, ?, ?, ?)")
-        // In key order, each insert lands next to the previous one in the table's B-tree
-        // (a first sync brings a million events in time order, scattered over the words).
-        let ordered =
-            events.count < 2
-            ? events
-            : events.sorted {
-                ($0.wordID.rawValue, $0.time.milliseconds, $0.device, $0.grade.rawValue)
-                    < ($1.wordID.rawValue, $1.time.milliseconds, $1.device, $1.grade.rawValue)
-            }
-        // Many events at once (a new device's first sync): the time index is made again
-        // in one sorted pass afterwards instead of taking each event at a random place.
-        let rebuildTimeIndex = events.count >= 50_000
-        if rebuildTimeIndex { try database.execute("DROP INDEX IF EXISTS reviews_time") }
-        for event in ordered {
-            try database.run(
-                statement,
-                [
-                    .text(event.wordID.rawValue), .time(event.time), .text(event.device), .integer(Int64(event.grade.rawValue)),
-                    .integer(Int64(event.seconds)), .integer(pending ? 1 : 0),
-                ])
-            if database.changes > 0 { changed.insert(event.wordID) }
-        }
-        if rebuildTimeIndex { try database.execute("CREATE INDEX reviews_time ON reviews (time)") }
-        return changed
+    package func insertReviewEvents(_ events: [ReviewEvent], pending: Bool) throws -> ReviewEventImport.Changed {
+        try importingReviewEvents(expected: events.count, pending: pending) { try $0.insert(events) }
     }
 
     /// Every review event, in the order of time (for a backup).
@@ -141,8 +115,7 @@ extension WordLibrary {
     package func restoreReviewEvents(_ events: [ReviewEvent]) throws {
         guard !events.isEmpty else { return }
         let purged = Set(try database.cached("SELECT id FROM purged").rows([]) { $0.text(0) }.compactMap(WordID.init))
-        let changed = try insertReviewEvents(events.filter { !purged.contains($0.wordID) }, pending: true)
-        if changed.count > 1_000 { try setInfo("study.cache", "") } else { try refreshStudyCache(of: changed) }
+        try refreshStudyCache(after: try insertReviewEvents(events.filter { !purged.contains($0.wordID) }, pending: true))
     }
 
     /// Removes every event of a word (a purge). Call inside `writing`.

@@ -48,11 +48,15 @@ public struct SyncBatch: Sendable {
     }
 
     /// For a batch read with `BatchCodec.decodeStreaming`: its file, the format version it
-    /// was read with and how many records it holds; `records` is empty then.
-    package var recordFile: (data: Data, formatVersion: Int, count: Int)?
+    /// was read with, how many records it holds, and how many review events and whether
+    /// they lie in key order; `records` and `events` are empty then.
+    package var recordFile: (data: Data, formatVersion: Int, count: Int, events: Int, eventsInKeyOrder: Bool)?
 
     /// How many records the batch holds.
     public var recordCount: Int { recordFile?.count ?? records.count }
+
+    /// How many review events the batch holds.
+    public var eventCount: Int { recordFile?.events ?? events.count }
 
     /// Calls `body` with each record in order, decoding them one at a time from the file
     /// when the batch was read as a stream.
@@ -63,6 +67,31 @@ public struct SyncBatch: Sendable {
         }
         var reader = try BatchFileReader(file.data, formatVersion: file.formatVersion)
         while let record = try reader.next() { try body(record) }
+    }
+
+    /// Calls `body` with each record in order, then hands the batch's review events to
+    /// `events`. A batch read as a stream is read through once more: its records one at a
+    /// time, then its events straight from the file when they lie in key order (the bulk
+    /// path: no event is made whole), else made whole and sorted (`ReviewEventImport`).
+    package func forEachRecord(_ body: (SyncRecord) throws -> Void, thenEventsInto events: ReviewEventImport) throws {
+        guard let file = recordFile else {
+            try records.forEach(body)
+            if !self.events.isEmpty { try events.insert(self.events) }
+            return
+        }
+        var reader = try BatchFileReader(file.data, formatVersion: file.formatVersion)
+        while let record = try reader.next() { try body(record) }
+        guard file.events > 0 else { return }
+        _ = try reader.readTrailer()
+        if file.eventsInKeyOrder {
+            let devices = reader.eventDevices
+            while try reader.nextEvent({ try events.insert($0, devices: devices) }) {}
+        } else {
+            var whole: [ReviewEvent] = []
+            whole.reserveCapacity(file.events)
+            while let event = try reader.nextEvent() { whole.append(event) }
+            try events.insert(whole)
+        }
     }
 
     /// The cloud format version a reader needs for this batch: 4 when it carries review
@@ -133,16 +162,20 @@ public enum BatchCodec {
     }
 
     /// Reads a batch file through once, checking all of it as `decode` does, and returns
-    /// the batch with its records left in the file: `SyncBatch.forEachRecord` decodes them
-    /// one at a time, so a new device's first sync of a million words never holds them all.
+    /// the batch with its records and review events left in the file:
+    /// `SyncBatch.forEachRecord` decodes them one at a time, so a new device's first sync
+    /// of a million words or events never holds them all.
     public static func decodeStreaming(_ data: Data, formatVersion: Int = CloudManifest.currentVersion) throws -> SyncBatch {
         var reader = try BatchFileReader(data, formatVersion: formatVersion)
         while try reader.skip() {}
-        let (markers, settings, events) = try reader.finish()
+        let (markers, settings) = try reader.readTrailer()
+        var order = EventKeyOrder(devices: reader.eventDevices)
+        while try reader.nextEvent({ order.see($0) }) {}
+        try reader.end()
         var batch = SyncBatch(
             kind: reader.kind, device: reader.device, seq: reader.seq, cursors: reader.cursors, records: [],
-            markers: markers, settings: settings, events: events)
-        batch.recordFile = (data, formatVersion, reader.recordCount)
+            markers: markers, settings: settings)
+        batch.recordFile = (data, formatVersion, reader.recordCount, reader.eventCount, order.inOrder)
         return batch
     }
 
@@ -178,6 +211,37 @@ public enum BatchCodec {
             throw BatchDecodeError(message: "damaged or truncated (zlib error \(code))")
         }
         return output
+    }
+}
+
+/// Follows review events as a file holds them and tells whether they come in the
+/// reviews table's key order (word id, time, device, grade; text compared byte by byte,
+/// as SQLite does), so they can be stored without sorting.
+struct EventKeyOrder {
+    /// False once an event came before the one preceding it.
+    private(set) var inOrder = true
+    /// Each device's place among the batch's devices in byte order.
+    private let deviceRank: [Int]
+    private var previousID: [UInt8] = []
+    private var previous: (time: Int64, device: Int, grade: Int) = (0, 0, 0)
+
+    init(devices: [String]) {
+        let sorted = devices.indices.sorted { devices[$0].utf8.lexicographicallyPrecedes(devices[$1].utf8) }
+        var rank = [Int](repeating: 0, count: devices.count)
+        for (place, index) in sorted.enumerated() { rank[index] = place }
+        deviceRank = rank
+    }
+
+    mutating func see(_ event: ReviewEventBytes) {
+        guard inOrder else { return }
+        let key = (time: event.time, device: deviceRank[event.device], grade: event.grade.rawValue)
+        defer { previous = key }
+        if previousID.isEmpty || !event.wordID.elementsEqual(previousID) {
+            if !previousID.isEmpty && event.wordID.lexicographicallyPrecedes(previousID) { inOrder = false }
+            previousID = Array(event.wordID)
+            return
+        }
+        if (key.time, key.device, key.grade) < (previous.time, previous.device, previous.grade) { inOrder = false }
     }
 }
 
