@@ -77,6 +77,11 @@ package final class Statement {
                 handle, index, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count), midiccio_sqlite_transient()))
     }
 
+    /// Binds `bytes` as a blob (SQLite copies them) to the 1-based parameter `index`.
+    package func bind(blob bytes: UnsafeRawBufferPointer, at index: Int32) throws {
+        try check(sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), midiccio_sqlite_transient()))
+    }
+
     /// Binds an integer to the 1-based parameter `index` (no `SQLValue` is made).
     package func bind(_ value: Int64, at index: Int32) throws {
         try check(sqlite3_bind_int64(handle, index, value))
@@ -138,6 +143,13 @@ package final class Statement {
         let count = Int(sqlite3_column_bytes(handle, index))
         guard count > 0, let pointer = sqlite3_column_blob(handle, index) else { return [] }
         return Array(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+
+    /// Hands the bytes of column `index` to `body` where SQLite holds them (empty for
+    /// NULL), valid only during the call: for rows read by the million.
+    package func withBytes<T>(_ index: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        let count = Int(sqlite3_column_bytes(handle, index))
+        return try body(UnsafeRawBufferPointer(start: count > 0 ? sqlite3_column_blob(handle, index) : nil, count: count))
     }
 
     /// Column `index` as text, or nil for NULL.

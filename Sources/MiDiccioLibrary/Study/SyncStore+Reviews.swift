@@ -11,14 +11,15 @@ extension SyncStore {
         try library.guarded {
             // The pending ones through their partial index, sorted after: the planner would
             // otherwise walk the whole table in key order to skip the sort.
+            var reader = try ReviewRows(library.database)
             let sql =
                 pendingOnly
                 ? """
-                SELECT word_id, time, device, grade, seconds FROM reviews INDEXED BY reviews_pending
-                WHERE pending = 1 ORDER BY word_id, time, device, grade
+                SELECT \(ReviewRows.columns) FROM reviews INDEXED BY reviews_pending
+                WHERE pending = 1 ORDER BY word, time, device, grade
                 """
-                : "SELECT word_id, time, device, grade, seconds FROM reviews ORDER BY word_id, time, device, grade"
-            return try library.database.cached(sql).rows([], WordLibrary.reviewEvent).compactMap(\.self)
+                : "SELECT \(ReviewRows.columns) FROM reviews ORDER BY word, time, device, grade"
+            return try library.database.cached(sql).rows([]) { reader.event($0) }.compactMap(\.self)
         }
     }
 
@@ -49,8 +50,11 @@ extension SyncStore {
         try library.guarded {
             for event in events {
                 try library.database.run(
-                    "UPDATE reviews SET pending = 0 WHERE word_id = ? AND time = ? AND device = ? AND grade = ?",
-                    [.text(event.wordID.rawValue), .time(event.time), .text(event.device), .integer(Int64(event.grade.rawValue))])
+                    """
+                    UPDATE reviews SET pending = 0
+                    WHERE word = ? AND time = ? AND device = (SELECT num FROM review_devices WHERE id = ?) AND grade = ?
+                    """,
+                    [.blob(event.wordID.bytes), .time(event.time), .text(event.device), .integer(Int64(event.grade.rawValue))])
             }
         }
     }

@@ -84,7 +84,7 @@ public struct SyncBatch: Sendable {
         guard file.events > 0 else { return }
         _ = try reader.readTrailer()
         if file.eventsInKeyOrder {
-            let devices = reader.eventDevices
+            let devices = try events.deviceNumbers(for: reader.eventDevices)
             while try reader.nextEvent({ try events.insert($0, devices: devices) }) {}
         } else {
             var whole: [ReviewEvent] = []
@@ -169,7 +169,7 @@ public enum BatchCodec {
         var reader = try BatchFileReader(data, formatVersion: formatVersion)
         while try reader.skip() {}
         let (markers, settings) = try reader.readTrailer()
-        var order = EventKeyOrder(devices: reader.eventDevices)
+        var order = EventKeyOrder()
         while try reader.nextEvent({ order.see($0) }) {}
         try reader.end()
         var batch = SyncBatch(
@@ -215,33 +215,24 @@ public enum BatchCodec {
 }
 
 /// Follows review events as a file holds them and tells whether they come in the
-/// reviews table's key order (word id, time, device, grade; text compared byte by byte,
-/// as SQLite does), so they can be stored without sorting.
+/// reviews table's key order as far as it matters for storing them: word id (compared
+/// byte by byte, as the table's 16-byte key sorts), then time. Events of one word at one
+/// millisecond from two devices may come in either order.
 struct EventKeyOrder {
     /// False once an event came before the one preceding it.
     private(set) var inOrder = true
-    /// Each device's place among the batch's devices in byte order.
-    private let deviceRank: [Int]
     private var previousID: [UInt8] = []
-    private var previous: (time: Int64, device: Int, grade: Int) = (0, 0, 0)
-
-    init(devices: [String]) {
-        let sorted = devices.indices.sorted { devices[$0].utf8.lexicographicallyPrecedes(devices[$1].utf8) }
-        var rank = [Int](repeating: 0, count: devices.count)
-        for (place, index) in sorted.enumerated() { rank[index] = place }
-        deviceRank = rank
-    }
+    private var previousTime: Int64 = 0
 
     mutating func see(_ event: ReviewEventBytes) {
         guard inOrder else { return }
-        let key = (time: event.time, device: deviceRank[event.device], grade: event.grade.rawValue)
-        defer { previous = key }
+        defer { previousTime = event.time }
         if previousID.isEmpty || !event.wordID.elementsEqual(previousID) {
             if !previousID.isEmpty && event.wordID.lexicographicallyPrecedes(previousID) { inOrder = false }
             previousID = Array(event.wordID)
             return
         }
-        if (key.time, key.device, key.grade) < (previous.time, previous.device, previous.grade) { inOrder = false }
+        if event.time < previousTime { inOrder = false }
     }
 }
 

@@ -44,7 +44,10 @@ struct StudiedLibraryFirstSyncTests {
     private func studyRows(_ library: WordLibrary) throws -> [String] {
         _ = try library.studyQueue()
         let reviews = try library.database.prepare(
-            "SELECT word_id, time, device, grade, seconds, pending FROM reviews ORDER BY word_id, time, device, grade"
+            """
+            SELECT lower(hex(r.word)), r.time, d.id, r.grade, r.seconds, r.pending
+            FROM reviews r JOIN review_devices d ON d.num = r.device ORDER BY r.word, r.time, d.id, r.grade
+            """
         ).rows { "review \($0.text(0)) \($0.int64(1)) \($0.text(2)) \($0.int64(3)) \($0.int64(4)) \($0.int64(5))" }
         let cache = try library.database.prepare(
             "SELECT word_id, state, due, first_review, reviews FROM study_cache ORDER BY word_id"
