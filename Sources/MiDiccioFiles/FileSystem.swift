@@ -61,31 +61,84 @@ package enum FileSystem {
     /// megabyte at a time into one string, so a large file is held once, never both as
     /// bytes and as text.
     package static func readUTF8Text(_ path: String) throws -> String? {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw FileError(path: path, reason: "cannot be read (check its permissions)")
-        }
-        defer { try? handle.close() }
+        let reader = try ChunkReader(path)
         var text = ""
         if let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber {
             text.reserveCapacity(size.intValue)
         }
         // A character cut by the end of a chunk waits for the next one.
         var pending: [UInt8] = []
-        while true {
-            let chunk: Data
-            do {
-                chunk = try handle.read(upToCount: 1 << 20) ?? Data()
-            } catch {
-                throw FileError(path: path, reason: "cannot be read: \(error.localizedDescription)")
-            }
-            if chunk.isEmpty { break }
-            pending.append(contentsOf: chunk)
+        while let chunk = try reader.next() {
+            pending += chunk
             let cut = completeUTF8Prefix(pending)
             guard let part = String(validating: pending[..<cut], as: UTF8.self) else { return nil }
             text += part
             pending.removeFirst(cut)
         }
         return pending.isEmpty ? text : nil
+    }
+
+    /// What one pass over a text file found (`scanUTF8Text`).
+    package struct TextScan: Sendable, Equatable {
+        /// Line feeds in the file.
+        package var lineFeeds = 0
+        /// Its last byte; nil for an empty file.
+        package var lastByte: UInt8?
+        /// Whether a NUL byte is anywhere in it (a binary file).
+        package var hasNUL = false
+
+        /// A scan of nothing yet.
+        package init() {}
+    }
+
+    /// Reads the file at `path` a megabyte at a time, checking that it is UTF-8 and
+    /// counting its line feeds; nil when it is not UTF-8. Holds a megabyte at a time,
+    /// whatever the file's size.
+    package static func scanUTF8Text(_ path: String) throws -> TextScan? {
+        let reader = try ChunkReader(path)
+        var scan = TextScan()
+        var pending: [UInt8] = []
+        while let chunk = try reader.next() {
+            for byte in chunk {
+                if byte == 0x0A { scan.lineFeeds += 1 } else if byte == 0 { scan.hasNUL = true }
+            }
+            scan.lastByte = chunk.last ?? scan.lastByte
+            pending += chunk
+            let cut = completeUTF8Prefix(pending)
+            guard String(validating: pending[..<cut], as: UTF8.self) != nil else { return nil }
+            pending.removeFirst(cut)
+        }
+        return pending.isEmpty ? scan : nil
+    }
+
+    /// Reads a file a piece at a time: `next()` gives its next bytes, nil at its end.
+    package final class ChunkReader {
+        private let handle: FileHandle
+        private let path: String
+        private let size: Int
+
+        /// Opens the file at `path` for reading `size` bytes at a time.
+        package init(_ path: String, size: Int = 1 << 20) throws {
+            guard let handle = FileHandle(forReadingAtPath: path) else {
+                throw FileError(path: path, reason: "cannot be read (check its permissions)")
+            }
+            self.handle = handle
+            self.path = path
+            self.size = size
+        }
+
+        deinit { try? handle.close() }
+
+        /// The next bytes of the file, or nil at its end.
+        package func next() throws -> [UInt8]? {
+            let chunk: Data
+            do {
+                chunk = try handle.read(upToCount: size) ?? Data()
+            } catch {
+                throw FileError(path: path, reason: "cannot be read: \(error.localizedDescription)")
+            }
+            return chunk.isEmpty ? nil : [UInt8](chunk)
+        }
     }
 
     /// How many of `bytes` come before a character the end of `bytes` cuts short.

@@ -353,6 +353,13 @@ enum Migrations {
                 ) WITHOUT ROWID;
                 """),
         Migration(
+            name: "2026-12-restore-undo-keeps-later-edits",
+            sql: """
+                -- Each word's time as the last restore left it: undoing the restore keeps a
+                -- word whose time has moved since (an edit made after the restore).
+                ALTER TABLE restore_undo ADD COLUMN restored_updated_at INTEGER;
+                """),
+        Migration(
             name: "2026-12-compact-reviews",
             sql: """
                 -- Review events keyed compactly: the word id as its 16 bytes (which sort as

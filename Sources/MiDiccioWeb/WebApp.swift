@@ -606,7 +606,8 @@ public final class WebApp: HTTPHandler {
             [
                 ("added", String(report.added)), ("updated", String(report.updated)),
                 ("unchanged", String(report.unchanged)), ("trashed", String(report.trashed)),
-                ("skippedPurged", String(report.skippedPurged)), ("dryRun", String(dryRun)),
+                ("skippedPurged", String(report.skippedPurged)), ("keptEdited", String(report.keptEdited)),
+                ("dryRun", String(dryRun)),
             ] + restoreTermLists(report))
     }
 

@@ -4,6 +4,7 @@ import os
 
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 
 from conftest import api
@@ -67,3 +68,32 @@ def test_trash_page_bulk_restore_and_delete_permanently(page):
     wait(page, lambda d: d.find_element(By.ID, "trash-view").is_displayed())
     page.find_element(By.ID, "trash-back").click()
     wait(page, lambda d: d.find_element(By.ID, "list-view").is_displayed() and terms(d) is not None)
+
+
+def test_trash_keys_move_and_select(page):
+    token = csrf(page)
+    ids = [api("/api/words", "POST", {"term": f"teclatrash{index}", "meaning": "keys"}, token)["word"]["id"]
+           for index in range(4)]
+    api("/api/bulk/trash", "POST", {"ids": ids}, token)
+    page.get(page.current_url.split("#")[0] + "#/trash")
+    wait(page, lambda d: d.find_element(By.ID, "trash-view").is_displayed())
+    page.find_element(By.ID, "trash-search").send_keys("teclatrash")
+    wait(page, lambda d: "4 words match" in d.find_element(By.ID, "trash-summary").text)
+    page.find_element(By.ID, "trash-page-title").click()
+    # j onto the first entry, x ticks it; j, j and Shift+x tick the range to the third.
+    ActionChains(page).send_keys("j").send_keys("x").perform()
+    wait(page, lambda d: d.find_element(By.ID, "trash-selection").text == "1 word selected")
+    ActionChains(page).send_keys("j").send_keys("j").key_down(Keys.SHIFT).send_keys("x").key_up(Keys.SHIFT).perform()
+    wait(page, lambda d: d.find_element(By.ID, "trash-selection").text == "3 words selected")
+    picks = page.find_elements(By.CSS_SELECTOR, "#trash-list .trash-pick")
+    assert [pick.is_selected() for pick in picks] == [True, True, True, False]
+    assert "trash-pick" in (page.switch_to.active_element.get_attribute("class") or "")
+    # k back to the second, x unticks it; Esc clears the rest.
+    ActionChains(page).send_keys("k").send_keys("x").perform()
+    wait(page, lambda d: d.find_element(By.ID, "trash-selection").text == "2 words selected")
+    assert [pick.is_selected() for pick in picks] == [True, False, True, False]
+    ActionChains(page).send_keys(Keys.ESCAPE).perform()
+    wait(page, lambda d: d.find_element(By.ID, "trash-selection").text == "")
+    # The list's own keys did nothing meanwhile: nothing was selected there.
+    assert not page.find_element(By.ID, "bulk-bar").is_displayed()
+    api("/api/bulk/purge", "POST", {"ids": ids}, token)

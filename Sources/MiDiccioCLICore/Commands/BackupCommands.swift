@@ -12,7 +12,7 @@ private func json(_ report: RestoreReport, dryRun: Bool = false) -> String {
         [
             ("added", String(report.added)), ("updated", String(report.updated)),
             ("unchanged", String(report.unchanged)), ("trashed", String(report.trashed)),
-            ("dryRun", String(dryRun)),
+            ("keptEdited", String(report.keptEdited)), ("dryRun", String(dryRun)),
         ], spaced: true) + "\n"
 }
 
@@ -72,7 +72,10 @@ struct BackupUndoCommand: ParsableCommand {
 
     func run(_ context: ToolContext) throws {
         let report = try context.library().undoRestore()
-        context.io.write(output.json ? json(report) : "Undid the last restore: " + describe(report) + "\n")
+        let kept =
+            report.keptEdited == 0
+            ? "" : "; \(report.keptEdited) edited since the restore, kept as they are"
+        context.io.write(output.json ? json(report) : "Undid the last restore: " + describe(report) + kept + "\n")
     }
 }
 

@@ -15,6 +15,9 @@ public struct RestoreReport: Hashable, Sendable {
     public var trashed = 0
     /// Backup words left out because they were purged (a merge never brings them back).
     public var skippedPurged = 0
+    /// Undo only: words changed since the restore (here or on another device), kept as
+    /// they are rather than put back, so undoing a restore never loses a later edit.
+    public var keptEdited = 0
     /// The terms of the first `listedTerms` words added, in the backup's order.
     public var addedTerms: [String] = []
     /// The terms of the first `listedTerms` words updated.
@@ -114,6 +117,10 @@ extension WordLibrary {
                 // The review history: events are immutable, so a restore only adds those
                 // missing here (pending, so they reach other devices); a purged word's stay out.
                 try restoreReviewEvents(reviews)
+                // Each touched word's time as the restore leaves it: a word whose time has
+                // moved by the undo was edited since, and the undo keeps that edit.
+                try database.run(
+                    "UPDATE restore_undo SET restored_updated_at = (SELECT updated_at FROM words WHERE words.id = restore_undo.word_id)")
                 progress?(backup.count, backup.count)
                 if dryRun { throw DryRunRollback() }
             }
@@ -122,14 +129,25 @@ extension WordLibrary {
     }
 
     /// Puts every word the last restore touched back as it was before it, as new edits
-    /// (pending, so other devices follow). One step: a second undo has nothing to undo.
+    /// (pending, so other devices follow). A word edited since the restore, here or on a
+    /// device it synced from, keeps that edit and counts in `keptEdited`. One step: a
+    /// second undo has nothing to undo.
     public func undoRestore() throws -> RestoreReport {
         try writing {
-            let rows = try database.cached("SELECT word_id, prior FROM restore_undo").rows { ($0.text(0), $0.optionalText(1)) }
+            let rows = try database.cached("SELECT word_id, prior, restored_updated_at FROM restore_undo").rows {
+                ($0.text(0), $0.optionalText(1), $0.isNull(2) ? nil : $0.int64(2))
+            }
             guard !rows.isEmpty else { throw LibraryError.nothingToUndo }
             var report = RestoreReport()
-            for (idText, priorText) in rows {
+            for (idText, priorText, restoredAt) in rows {
                 guard let id = WordID(idText), let current = try stored(id) else { continue }
+                // Every later edit moves the word's time (a hybrid clock's, so always later;
+                // a pulled edit wins only with a later time). Undo data from before this
+                // was kept has no time, and is put back as before.
+                if let restoredAt, current.word.updatedAt.milliseconds != restoredAt {
+                    report.keptEdited += 1
+                    continue
+                }
                 guard let priorText else {
                     // The restore added this word: undoing it moves it to the Trash (never
                     // a hard delete, which sync would undo by bringing the word back).

@@ -83,32 +83,67 @@ enum DelimitedText {
     ) throws {
         precondition(isValidSeparator(separator), "separator must be ASCII and not a quote or line break")
         let contiguous: Bool? = try text.utf8.withContiguousStorageIfAvailable { bytes in
-            try parseBytes(bytes, separator: separator, firstLine: firstLine, body)
+            _ = try parseBytes(bytes, separator: separator, firstLine: firstLine, atStart: true, final: true, body)
             return true
         }
         if contiguous == nil {
-            try Array(text.utf8).withUnsafeBufferPointer { bytes in
-                try parseBytes(bytes, separator: separator, firstLine: firstLine, body)
+            _ = try Array(text.utf8).withUnsafeBufferPointer { bytes in
+                try parseBytes(bytes, separator: separator, firstLine: firstLine, atStart: true, final: true, body)
             }
         }
     }
 
+    /// Like `forEachRecord`, over text that arrives in pieces: `next` gives the next bytes
+    /// of the text, nil at its end. Only the piece being read and a record it cuts short
+    /// are held, so a file of any size is read in little memory. The records, their lines
+    /// and the errors are those of the whole text read at once.
+    static func forEachRecord(
+        pieces next: () throws -> [UInt8]?,
+        separator: UInt8,
+        firstLine: Int = 1,
+        _ body: (DelimitedRecord) throws -> Void
+    ) throws {
+        precondition(isValidSeparator(separator), "separator must be ASCII and not a quote or line break")
+        var buffer: [UInt8] = []
+        var line = firstLine
+        var atStart = true
+        var ended = false
+        while !ended {
+            if let piece = try next() { buffer += piece } else { ended = true }
+            // A byte order mark is only looked for once three bytes (or all) are here.
+            if atStart && buffer.count < 3 && !ended { continue }
+            let (used, lineAfter) = try buffer.withUnsafeBufferPointer { bytes in
+                try parseBytes(bytes, separator: separator, firstLine: line, atStart: atStart, final: ended, body)
+            }
+            atStart = false
+            line = lineAfter
+            buffer.removeFirst(used)
+        }
+    }
+
+    /// Reads the records of `bytes` and returns how many bytes they took and the line the
+    /// next record starts on. `atStart` skips a byte order mark. Unless `final`, more text
+    /// follows: a record that `bytes` may cut short (one not yet ended by a line break)
+    /// is left unread for the next call, with its bytes.
     private static func parseBytes(
         _ bytes: UnsafeBufferPointer<UInt8>,
         separator: UInt8,
         firstLine: Int,
+        atStart: Bool,
+        final: Bool,
         _ body: (DelimitedRecord) throws -> Void
-    ) throws {
+    ) throws -> (used: Int, line: Int) {
         let count = bytes.count
         var index = 0
-        if count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
+        if atStart, count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
             index = 3
         }
-        guard index < count else { return }
+        guard index < count else { return (count, firstLine) }
 
         var fields: [String] = []
         var line = firstLine
         var recordLine = firstLine
+        var recordStart = index
         // Reused across fields so that only fields needing unescaping pay for a copy.
         var scratch: [UInt8] = []
 
@@ -146,6 +181,7 @@ enum DelimitedText {
                     index += 1
                 }
                 guard closed else {
+                    if !final { return (recordStart, recordLine) }
                     throw DelimitedTextError(line: fieldLine, message: "unterminated quoted field")
                 }
                 let segmentEnd = index
@@ -173,6 +209,10 @@ enum DelimitedText {
                 }
                 fields.append(decode(start, index))
             }
+            // The piece ends inside the record, or between its CR and a possible LF.
+            if !final && (index >= count || (bytes[index] == cr && index + 1 == count)) {
+                return (recordStart, recordLine)
+            }
 
             if index < count, bytes[index] == separator {
                 // A separator at the very end still announces one more (empty) field.
@@ -192,8 +232,10 @@ enum DelimitedText {
             }
             line += 1
             recordLine = line
+            recordStart = index
             guard index < count else { break }
         }
+        return (count, line)
     }
 
     /// Renders records with `separator` between fields and LF after every record.

@@ -62,7 +62,7 @@ private struct ReadImport {
     var rows: [SheetRow]
     /// A MiDiccio CSV/TSV or an Anki text export, read row by row while the words are
     /// written (`rows` is empty then): a million rows are never held at once.
-    var sheet: (text: String, format: SheetFormat?)?
+    var sheet: SheetSource?
     var list: HeaderlessList?
     /// Anki packages: media references and notes without a term left out while reading.
     var droppedMediaReferences = 0
@@ -83,6 +83,45 @@ public struct ImportUndoReport: Hashable, Sendable {
 }
 
 private struct ImportDryRun: Error {}
+
+/// Where an import reads a sheet's rows from, while it writes them.
+private enum SheetSource: Sendable {
+    /// A MiDiccio CSV or TSV read from its file a megabyte at a time (checked as UTF-8
+    /// first), with the rows its lines make, as far as they tell.
+    case file(path: String, format: SheetFormat, rows: Int)
+    /// Text read whole: an Anki text export (read whole by `WordSheet`), or a sheet in a
+    /// format given by name.
+    case text(String, format: SheetFormat?)
+
+    /// About how many words the sheet holds, from its lines (a header line and a line
+    /// without a final line break taken into account): exact unless a field spans lines
+    /// or lines are blank. Sheets are read while they are written, so this is the total
+    /// their progress reports and the size of the write they announce.
+    var estimatedRows: Int {
+        switch self {
+        case .file(_, _, let rows): return rows
+        case .text(let text, _):
+            var scan = FileSystem.TextScan()
+            for byte in text.utf8 where byte == 0x0A { scan.lineFeeds += 1 }
+            scan.lastByte = text.utf8.last
+            return Self.rows(scan)
+        }
+    }
+
+    /// The rows after the header that the lines `scan` counted make.
+    static func rows(_ scan: FileSystem.TextScan) -> Int {
+        guard let last = scan.lastByte else { return 0 }
+        return max(scan.lineFeeds + (last == 0x0A ? 0 : 1) - 1, 0)
+    }
+}
+
+/// Rows of a sheet, checked, on their way from the reading thread to the writer.
+private struct SheetBatch: Sendable {
+    /// Each row's word and its term key (`TermKey.fold`), in file order.
+    var words: [(content: WordContent, key: String)] = []
+    /// The first rows of the file, for `ImportReport.sample`.
+    var sample: [SheetRow] = []
+}
 
 extension WordLibrary {
     /// Imports words from any format `ImportFormat` names.
@@ -112,7 +151,7 @@ extension WordLibrary {
             report.sampleFields = Array(list.fields.prefix(options.sampleSize))
         }
         // How many words: exact for rows read whole, estimated from a sheet's lines.
-        let most = read.sheet.map { Self.estimatedRows(in: $0.text) } ?? read.rows.count
+        let most = read.sheet?.estimatedRows ?? read.rows.count
         // Kindle rows are checked once earlier imports are left out: a word's examples are
         // cut into words of at most 50 then. A sheet's rows are checked as they are read.
         var contents = read.format == .kindle || read.sheet != nil ? [] : try validated(read.rows, file: path)
@@ -137,10 +176,9 @@ extension WordLibrary {
                 var drawn = 0
                 let lastRowBefore = try database.integer("SELECT max(seq) FROM words") ?? 0
                 var done = 0
-                func add(_ content: WordContent) throws {
+                func add(_ content: WordContent, key: String) throws {
                     if let progress, done > 0, done % Self.progressInterval == 0 { progress(done, max(total, done)) }
                     done += 1
-                    let key = TermKey.fold(content.term)
                     let isDuplicate = !seenKeys.insert(key).inserted
                     if isDuplicate && options.skipDuplicates {
                         report.skippedDuplicates += 1
@@ -160,22 +198,18 @@ extension WordLibrary {
                     report.added += 1
                 }
                 if let sheet = read.sheet {
-                    do {
-                        try WordSheet.forEachRow(sheet.text, format: sheet.format) { row in
-                            report.rowCount += 1
-                            guard report.rowCount <= ImportLimits.rows else {
-                                throw LibraryError.invalidImport(
-                                    file: path, line: row.line,
-                                    message: "more than \(ImportLimits.rows) rows; MiDiccio imports at most that many at once")
-                            }
-                            if report.sample.count < options.sampleSize { report.sample.append(row) }
-                            try add(try validated(row, file: path))
-                        }
-                    } catch let error as SheetError {
-                        throw LibraryError.invalidImport(file: path, line: error.line > 0 ? error.line : nil, message: error.message)
+                    // The rows are read and checked on another thread while this one
+                    // writes them (`Handoff`); the first bad row still ends the import
+                    // with nothing written, as the transaction is rolled back.
+                    try Handoff.run(capacity: Self.importBatchesAhead) { emit in
+                        try Self.readSheet(sheet, file: path, sampleSize: options.sampleSize, emit)
+                    } consume: { (batch: SheetBatch) in
+                        report.rowCount += batch.words.count
+                        report.sample += batch.sample
+                        for word in batch.words { try add(word.content, key: word.key) }
                     }
                 } else {
-                    for content in contents { try add(content) }
+                    for content in contents { try add(content, key: TermKey.fold(content.term)) }
                 }
                 // The rows after those the library had are the words just added. An import
                 // that added none leaves the undo of the one before it.
@@ -196,19 +230,48 @@ extension WordLibrary {
     /// How many ids an import draws and sorts at a time.
     static let importIDBlock = 65_536
 
-    /// About how many words a sheet holds, from its lines (a header line and a line
-    /// without a final line break taken into account): exact unless a field spans lines
-    /// or lines are blank. Sheets are read while they are written, so this is the total
-    /// their progress reports and the size of the write they announce.
-    private static func estimatedRows(in text: String) -> Int {
-        var lines = 0
-        var last: UInt8 = 0x0A
-        for byte in text.utf8 {
-            if byte == 0x0A { lines += 1 }
-            last = byte
+    /// Rows a sheet's reader hands to the writer at a time, and how many such batches
+    /// it may be ahead of it.
+    static let importBatchRows = 256
+    static let importBatchesAhead = 16
+
+    /// Reads a MiDiccio CSV/TSV or an Anki text export row by row, checks each row, and
+    /// hands them to `emit` in batches with their term keys and the first `sampleSize`
+    /// rows. Runs on the reading thread of an import: it touches no library state.
+    private static func readSheet(
+        _ source: SheetSource, file: String, sampleSize: Int, _ emit: (SheetBatch) throws -> Void
+    ) throws {
+        var batch = SheetBatch()
+        var rows = 0
+        func eachRow(_ body: (SheetRow) throws -> Void) throws {
+            switch source {
+            case .file(let path, let format, _):
+                let reader = try files { try FileSystem.ChunkReader(path) }
+                try WordSheet.forEachRow(pieces: { try files { try reader.next() } }, format: format, body)
+            case .text(let text, let format):
+                try WordSheet.forEachRow(text, format: format, body)
+            }
         }
-        if last != 0x0A { lines += 1 }
-        return max(lines - 1, 0)
+        do {
+            try eachRow { row in
+                rows += 1
+                guard rows <= ImportLimits.rows else {
+                    throw LibraryError.invalidImport(
+                        file: file, line: row.line,
+                        message: "more than \(ImportLimits.rows) rows; MiDiccio imports at most that many at once")
+                }
+                if rows <= sampleSize { batch.sample.append(row) }
+                let content = try validated(row, file: file)
+                batch.words.append((content, TermKey.fold(content.term)))
+                if batch.words.count == importBatchRows {
+                    try emit(batch)
+                    batch = SheetBatch()
+                }
+            }
+        } catch let error as SheetError {
+            throw LibraryError.invalidImport(file: file, line: error.line > 0 ? error.line : nil, message: error.message)
+        }
+        if !batch.words.isEmpty || !batch.sample.isEmpty { try emit(batch) }
     }
 
     /// Moves the words the last import added to the Trash, as edits that reach other
@@ -261,6 +324,9 @@ extension WordLibrary {
         try checkSize(path)
         // The format is told from the file's start; a text file is read whole once, below.
         let data = try files { try FileSystem.readPrefix(path, count: ImportFormat.detectionBytes) }
+        guard !data.isEmpty else {
+            throw LibraryError.invalidImport(file: path, line: nil, message: "the file is empty (0 bytes); there is nothing to import")
+        }
         let format = try options.format ?? ImportFormat.detect(data, file: path)
         let layoutGiven = options.layout != ListLayout()
         if layoutGiven && format != .list {
@@ -302,15 +368,18 @@ extension WordLibrary {
                 format: format, rows: package.rows, droppedMediaReferences: package.droppedMediaReferences,
                 notesWithoutTerm: package.notesWithoutTerm)
         case .csv, .tsv, .ankiText, .list:
-            guard let text = try files({ try FileSystem.readUTF8Text(path) }) else {
-                // Read again as bytes, only to say where the UTF-8 breaks.
-                _ = try ImportFormat.utf8Text(try files { try FileSystem.read(path) }, file: path)
-                throw LibraryError.invalidImport(file: path, line: nil, message: "not UTF-8 text")
+            // A MiDiccio CSV or TSV is checked in one pass and then read a megabyte at a
+            // time while it is written: a file of a million words is never held whole.
+            if format == .csv || format == .tsv, !isSQLite, let sheetFormat = SheetFormat(rawValue: format.rawValue),
+                WordSheet.announcedFormat(of: String(decoding: data[..<FileSystem.completeUTF8Prefix(Array(data))], as: UTF8.self))
+                    != .ankiText
+            {
+                guard let scan = try files({ try FileSystem.scanUTF8Text(path) }) else { try refuseBrokenUTF8(path) }
+                if scan.hasNUL { throw binaryFile(path, format: format) }
+                return ReadImport(format: format, rows: [], sheet: .file(path: path, format: sheetFormat, rows: SheetSource.rows(scan)))
             }
-            if isSQLite || text.unicodeScalars.contains("\0") {
-                throw LibraryError.invalidImport(
-                    file: path, line: nil, message: "a binary file, not \(format.titleWithArticle); MiDiccio reads \(ImportFormat.known)")
-            }
+            guard let text = try files({ try FileSystem.readUTF8Text(path) }) else { try refuseBrokenUTF8(path) }
+            if isSQLite || text.unicodeScalars.contains("\0") { throw binaryFile(path, format: format) }
             do {
                 if format == .list {
                     let list = try HeaderlessList.read(text, layout: options.layout, preferComma: path.lowercased().hasSuffix(".csv"))
@@ -318,11 +387,23 @@ extension WordLibrary {
                     return ReadImport(format: format, rows: list.rows, list: list)
                 }
                 let sheetFormat: SheetFormat? = format == .csv ? .csv : format == .tsv ? .tsv : nil
-                return ReadImport(format: format, rows: [], sheet: (text, sheetFormat))
+                return ReadImport(format: format, rows: [], sheet: .text(text, format: sheetFormat))
             } catch let error as SheetError {
                 throw LibraryError.invalidImport(file: path, line: error.line > 0 ? error.line : nil, message: error.message)
             }
         }
+    }
+
+    /// Throws the error that says where the file at `path` stops being UTF-8 (it is read
+    /// again as bytes, only to say so).
+    private func refuseBrokenUTF8(_ path: String) throws -> Never {
+        _ = try ImportFormat.utf8Text(try files { try FileSystem.read(path) }, file: path)
+        throw LibraryError.invalidImport(file: path, line: nil, message: "not UTF-8 text")
+    }
+
+    private func binaryFile(_ path: String, format: ImportFormat) -> LibraryError {
+        .invalidImport(
+            file: path, line: nil, message: "a binary file, not \(format.titleWithArticle); MiDiccio reads \(ImportFormat.known)")
     }
 
     private func checkSize(_ path: String) throws {
@@ -348,11 +429,11 @@ extension WordLibrary {
     /// Every row checked against the word limits; the first bad one throws with its line
     /// (or, from a database, its term) and field.
     private func validated(_ rows: [SheetRow], file: String) throws -> [WordContent] {
-        try rows.map { try validated($0, file: file) }
+        try rows.map { try Self.validated($0, file: file) }
     }
 
     /// One row checked against the word limits.
-    private func validated(_ row: SheetRow, file: String) throws -> WordContent {
+    private static func validated(_ row: SheetRow, file: String) throws -> WordContent {
         do {
             return try WordContent(
                 term: row.term, meaning: row.meaning, reading: row.reading,

@@ -213,43 +213,81 @@ extension WordSheet {
         }
     }
 
-    private static func readMiDiccio(_ text: Substring, format: SheetFormat, _ body: (SheetRow) throws -> Void) throws {
-        var columns: [Column]?
+    /// Reads a MiDiccio CSV or TSV (`format`) that arrives in pieces, as `forEachRow` reads
+    /// it whole: `next` gives the next bytes of the file, nil at its end. Only a piece at a
+    /// time is held, whatever the file's size. The bytes must be UTF-8 (checked before).
+    public static func forEachRow(
+        pieces next: () throws -> [UInt8]?, format: SheetFormat, _ body: (SheetRow) throws -> Void
+    ) throws {
+        var rows = MiDiccioRows(format: format)
         do {
-            try DelimitedText.forEachRecord(text, separator: separatorByte(for: format), firstLine: 1) { record in
-                guard !isBlankRecord(record) else { return }
-                guard let columns else {
-                    columns = try headerColumns(record, format: format)
-                    return
-                }
-                guard record.fields.count == columns.count else {
-                    throw SheetError(
-                        line: record.line,
-                        message: "the row has \(record.fields.count) fields but the header has \(columns.count)"
-                    )
-                }
-                var row = SheetRow(line: record.line, term: "")
-                for (column, value) in zip(columns, record.fields) {
-                    switch column {
-                    case .term: row.term = trimmed(value)
-                    case .meaning: row.meaning = trimmed(value)
-                    case .reading: row.reading = trimmed(value)
-                    case .examples: row.examples = exampleLines(value)
-                    case .notes: row.notes = trimmed(value)
-                    case .tags: row.tags = tagList(value)
-                    case .due, .state: break  // derived from review events, never imported
-                    }
-                }
-                guard !row.term.isEmpty else {
-                    throw SheetError(line: record.line, message: "term is empty")
-                }
-                try body(row)
+            try DelimitedText.forEachRecord(pieces: next, separator: separatorByte(for: format), firstLine: 1) { record in
+                if let row = try rows.take(record) { try body(row) }
             }
         } catch let error as DelimitedTextError {
             throw SheetError(line: error.line, message: error.message)
         }
-        guard columns != nil else {
-            throw SheetError(line: 1, message: "the text is empty; " + expectation)
+        try rows.finish()
+    }
+
+    private static func readMiDiccio(_ text: Substring, format: SheetFormat, _ body: (SheetRow) throws -> Void) throws {
+        var rows = MiDiccioRows(format: format)
+        do {
+            try DelimitedText.forEachRecord(text, separator: separatorByte(for: format), firstLine: 1) { record in
+                if let row = try rows.take(record) { try body(row) }
+            }
+        } catch let error as DelimitedTextError {
+            throw SheetError(line: error.line, message: error.message)
+        }
+        try rows.finish()
+    }
+
+    /// The rows of a MiDiccio CSV or TSV, record by record: the first non-blank record is
+    /// the header, blank ones are skipped.
+    private struct MiDiccioRows {
+        let format: SheetFormat
+        var columns: [Column]?
+
+        init(format: SheetFormat) {
+            self.format = format
+        }
+
+        /// The row `record` makes; nil for the header and blank records.
+        mutating func take(_ record: DelimitedRecord) throws(SheetError) -> SheetRow? {
+            guard !isBlankRecord(record) else { return nil }
+            guard let columns else {
+                columns = try headerColumns(record, format: format)
+                return nil
+            }
+            guard record.fields.count == columns.count else {
+                throw SheetError(
+                    line: record.line,
+                    message: "the row has \(record.fields.count) fields but the header has \(columns.count)"
+                )
+            }
+            var row = SheetRow(line: record.line, term: "")
+            for (column, value) in zip(columns, record.fields) {
+                switch column {
+                case .term: row.term = trimmed(value)
+                case .meaning: row.meaning = trimmed(value)
+                case .reading: row.reading = trimmed(value)
+                case .examples: row.examples = exampleLines(value)
+                case .notes: row.notes = trimmed(value)
+                case .tags: row.tags = tagList(value)
+                case .due, .state: break  // derived from review events, never imported
+                }
+            }
+            guard !row.term.isEmpty else {
+                throw SheetError(line: record.line, message: "term is empty")
+            }
+            return row
+        }
+
+        /// Throws when no header came at all.
+        func finish() throws(SheetError) {
+            guard columns != nil else {
+                throw SheetError(line: 1, message: "the text is empty; " + expectation)
+            }
         }
     }
 

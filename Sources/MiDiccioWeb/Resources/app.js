@@ -797,7 +797,8 @@
     try {
       const report = await busy($("restore-undo"), "Undoing\u2026", () => api("POST", "/api/backup/undo"));
       $("undo-result").textContent = "The last restore was undone: " + plural(report.updated, "word", "words") + " put back, "
-        + report.trashed.toLocaleString() + " moved to the Trash.";
+        + report.trashed.toLocaleString() + " moved to the Trash."
+        + (report.keptEdited ? " " + plural(report.keptEdited, "word was", "words were") + " edited since the restore and kept." : "");
       $("restore-done").textContent = "";
       loadStatus();
       reload(); loadTags(); loadTrash(); scheduleSync();
@@ -1118,7 +1119,7 @@
 
   // ---- Study (spaced repetition) ---------------------------------------------------
 
-  const study = { card: null, revealed: false, shownAt: 0, busy: false, tag: "", reverse: false, extraNew: 0 };
+  const study = { card: null, revealed: false, shownAt: 0, busy: false, tag: "", reverse: false, extraNew: 0, request: 0 };
   const clockFormat = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
   const dayFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
 
@@ -1140,12 +1141,18 @@
     } catch (error) { /* the tag list stays as it was */ }
   }
 
+  // Only the newest request's answer is shown: choosing a tag while the first (untagged)
+  // queue is still being read must not be overwritten when that older answer arrives.
   async function loadStudyCard() {
+    const request = ++study.request;
     try {
       const data = await api("GET", "/api/study?" + query({ tag: study.tag, extraNew: study.extraNew || "" }));
+      if (request !== study.request) return;
       showStudyCard(data);
       showStudyLimits(data);
-    } catch (error) { toast(error.message); }
+    } catch (error) {
+      if (request === study.request) toast(error.message);
+    }
     loadProgress();
   }
 
@@ -1312,8 +1319,95 @@
     $("table-head").hidden = !table;
     $("view-table").setAttribute("aria-pressed", String(table));
     $("view-cards").setAttribute("aria-pressed", String(!table));
+    showColumns();
     if (remember) { try { localStorage.setItem(VIEW_KEY, view); } catch (error) { /* private mode: not kept */ } }
   }
+
+  // The table's Word, Meaning and Tags columns: drag a column's right edge (or focus it
+  // and press the arrow keys) to widen or narrow it; a double click or Home gives it back
+  // its automatic width. The widths are kept in this browser.
+  const COLUMNS_KEY = "midiccio.columns", COLUMN_NAMES = ["term", "meaning", "tags"], MIN_COLUMN = 80;
+  const columnWidths = (() => {
+    try {
+      const stored = JSON.parse(localStorage.getItem(COLUMNS_KEY) || "{}");
+      return Object.fromEntries(COLUMN_NAMES.filter((name) => Number(stored[name]) >= MIN_COLUMN).map((name) => [name, Number(stored[name])]));
+    } catch (error) { return {}; }
+  })();
+
+  function columnCell(name) { return $("table-head").querySelector('[data-column="' + name + '"]'); }
+
+  // The widest `name` may be with the other columns at their set widths (or their least).
+  function columnLimit(name) {
+    const head = $("table-head"), style = getComputedStyle(head);
+    const cells = [...head.children];
+    let room = head.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight)
+      - parseFloat(style.columnGap || "0") * (cells.length - 1);
+    for (const cell of cells) {
+      const other = cell.dataset.column;
+      if (other === name) continue;
+      room -= other && !columnWidths[other] ? MIN_COLUMN : cell.getBoundingClientRect().width;
+    }
+    return Math.max(MIN_COLUMN, Math.floor(room));
+  }
+
+  function showColumns() {
+    for (const name of COLUMN_NAMES) {
+      if (columnWidths[name]) $("list-view").style.setProperty("--col-" + name, columnWidths[name] + "px");
+      else $("list-view").style.removeProperty("--col-" + name);
+    }
+    if ($("table-head").hidden) return;
+    for (const name of COLUMN_NAMES) {
+      const edge = columnCell(name).querySelector(".column-edge");
+      const width = Math.round(columnCell(name).getBoundingClientRect().width);
+      edge.setAttribute("aria-valuemin", String(MIN_COLUMN));
+      edge.setAttribute("aria-valuemax", String(Math.max(width, columnLimit(name))));
+      edge.setAttribute("aria-valuenow", String(width));
+      edge.setAttribute("aria-valuetext", width + " pixels" + (columnWidths[name] ? "" : ", automatic"));
+    }
+  }
+
+  function setColumn(name, width, keep) {
+    if (width === null) delete columnWidths[name];
+    else columnWidths[name] = Math.round(Math.min(columnLimit(name), Math.max(MIN_COLUMN, width)));
+    showColumns();
+    if (keep) { try { localStorage.setItem(COLUMNS_KEY, JSON.stringify(columnWidths)); } catch (error) { /* private mode: not kept */ } }
+  }
+
+  for (const name of COLUMN_NAMES) {
+    const edge = columnCell(name).querySelector(".column-edge");
+    let dragFrom = null;
+    edge.addEventListener("pointerdown", (event) => {
+      if (event.button !== 0) return;
+      event.preventDefault();
+      dragFrom = { x: event.clientX, width: columnCell(name).getBoundingClientRect().width };
+      edge.setPointerCapture(event.pointerId);
+      edge.classList.add("dragging");
+    });
+    edge.addEventListener("pointermove", (event) => {
+      if (dragFrom) setColumn(name, dragFrom.width + event.clientX - dragFrom.x, false);
+    });
+    const endDrag = () => {
+      if (!dragFrom) return;
+      dragFrom = null;
+      edge.classList.remove("dragging");
+      setColumn(name, columnWidths[name] ?? null, true);
+    };
+    edge.addEventListener("pointerup", endDrag);
+    edge.addEventListener("pointercancel", endDrag);
+    edge.addEventListener("dblclick", () => setColumn(name, null, true));
+    edge.addEventListener("keydown", (event) => {
+      const step = event.shiftKey ? 64 : 16;
+      const now = columnCell(name).getBoundingClientRect().width;
+      if (event.key === "ArrowRight" || event.key === "ArrowLeft") {
+        event.preventDefault();
+        setColumn(name, now + (event.key === "ArrowRight" ? step : -step), true);
+      } else if (event.key === "Home") {
+        event.preventDefault();
+        setColumn(name, null, true);
+      }
+    });
+  }
+  window.addEventListener("resize", () => { if (!$("table-head").hidden) showColumns(); });
 
   const updatedFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
   function shortTime(iso) { return iso ? updatedFormat.format(new Date(iso)) : ""; }
@@ -1493,7 +1587,7 @@
       event.preventDefault();
       const box = row.querySelector(".word-pick");
       box.checked = !box.checked;
-      selection.anchor = box;
+      rangeClick([...$("words").querySelectorAll(".word-pick")], box, event, selection);
       readSelection(box.checked);
     } else if (onPick && row && (event.key === "j" || event.key === "k")) {
       event.preventDefault();
@@ -1501,6 +1595,37 @@
       (next || row).querySelector(".word-open").focus();
     } else if (event.key === "Escape" && selectedCount() > 0) {
       clearSelection();
+    }
+  });
+  // The Trash page's keys, as in the list: j and k move from entry to entry (onto its
+  // checkbox), x ticks the focused entry (Shift+x ticks the range from the last one
+  // ticked), Esc clears the selection.
+  document.addEventListener("keydown", (event) => {
+    if (event.ctrlKey || event.metaKey || event.altKey || $("trash-view").hidden) return;
+    const target = event.target;
+    const onPick = target.matches && target.matches(".trash-pick");
+    if (!onPick && target.closest("input, textarea, select, dialog")) return;
+    const boxes = [...document.querySelectorAll("#trash-list .trash-pick")];
+    const entry = document.activeElement && document.activeElement.closest("#trash-list li");
+    const key = event.key.toLowerCase();
+    if ((key === "j" || key === "k") && boxes.length) {
+      event.preventDefault();
+      const at = entry ? boxes.indexOf(entry.querySelector(".trash-pick")) : -1;
+      const next = at === -1 ? 0 : Math.min(boxes.length - 1, Math.max(0, at + (key === "j" ? 1 : -1)));
+      boxes[next].focus();
+      boxes[next].scrollIntoView({ block: "nearest" });
+    } else if (key === "x" && entry) {
+      event.preventDefault();
+      const box = entry.querySelector(".trash-pick");
+      box.checked = !box.checked;
+      rangeClick(boxes, box, event, trash);
+      if (!box.checked) trash.all = false;
+      showTrashSelection();
+    } else if (event.key === "Escape" && (trash.all || selectedTrash().length)) {
+      trash.all = false;
+      $("trash-all").checked = false;
+      for (const box of boxes) box.checked = false;
+      showTrashSelection();
     }
   });
   $("trash-back").addEventListener("click", () => { location.hash = ""; });
@@ -1622,7 +1747,7 @@
     // The list: j and k move through the words, e and d edit or delete the focused one
     // (Enter opens it: it is a button).
     const words = [...$("words").querySelectorAll(".word-open")];
-    if (location.hash !== "#settings" && (event.key === "j" || event.key === "k") && words.length) {
+    if (!$("list-view").hidden && (event.key === "j" || event.key === "k") && words.length) {
       event.preventDefault();
       const at = words.indexOf(document.activeElement);
       const next = at === -1 ? 0 : Math.min(words.length - 1, Math.max(0, at + (event.key === "j" ? 1 : -1)));

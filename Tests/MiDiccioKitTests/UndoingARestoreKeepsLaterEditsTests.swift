@@ -1,0 +1,62 @@
+import MiDiccioTesting
+import Testing
+
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+@testable import MiDiccioStore
+
+/// Undoing a restore puts back the words it changed, but not over what someone did
+/// since: a word edited (or moved to the Trash) after the restore keeps that change,
+/// as undoing an import does. Before, `backup undo` wrote the pre-restore copy over it.
+@Suite("Undoing a restore keeps the edits made after it")
+struct UndoingARestoreKeepsLaterEditsTests {
+    @Test("words edited or deleted after the restore stay as they are; the others go back")
+    func laterEditsStay() throws {
+        try withTemporaryLibrary { fixture in
+            let library = fixture.library
+            let edited = try library.add(WordContent(term: "editada", meaning: "before")).word
+            let deleted = try library.add(WordContent(term: "borrada", meaning: "before")).word
+            let untouched = try library.add(WordContent(term: "intacta", meaning: "before")).word
+            fixture.clock.advance(by: 1_000)
+            let later = fixture.clock.now().adding(500)
+            let added = Word(id: WordID.random(), term: "nueva", meaning: "from the backup", createdAt: later, updatedAt: later)
+            try writeBackup(
+                [edited, deleted, untouched].map { word in word.edited(at: later) { $0.meaning = "restored" } } + [added],
+                to: fixture.file("backup.json"))
+            let restore = try library.restoreBackup(from: fixture.file("backup.json"))
+            #expect(restore.updated == 3 && restore.added == 1)
+
+            fixture.clock.advance(by: 2_000)
+            _ = try library.edit(edited.id, WordEdit(meaning: "typed after the restore"))
+            try library.delete([deleted.id])
+            _ = try library.edit(added.id, WordEdit(notes: "a note on the restored word"))
+
+            let undo = try library.undoRestore()
+            #expect(undo.keptEdited == 3)
+            #expect(undo.updated == 1)
+            #expect(try library.word(edited.id)?.meaning == "typed after the restore")
+            #expect(try library.word(deleted.id)?.isDeleted == true)
+            #expect(try library.word(added.id).map { !$0.isDeleted && $0.notes == "a note on the restored word" } == true)
+            #expect(try library.word(untouched.id)?.meaning == "before")
+            #expect(!(try library.canUndoRestore()))
+        }
+    }
+
+    @Test("undo data kept before this change (no time) is put back as before")
+    func undoDataWithoutATime() throws {
+        try withTemporaryLibrary { fixture in
+            let library = fixture.library
+            let word = try library.add(WordContent(term: "antigua", meaning: "before")).word
+            fixture.clock.advance(by: 1_000)
+            try writeBackup(
+                [word.edited(at: fixture.clock.now().adding(500)) { $0.meaning = "restored" }], to: fixture.file("backup.json"))
+            _ = try library.restoreBackup(from: fixture.file("backup.json"))
+            try library.database.run("UPDATE restore_undo SET restored_updated_at = NULL")
+            fixture.clock.advance(by: 2_000)
+            _ = try library.edit(word.id, WordEdit(meaning: "typed after"))
+            let undo = try library.undoRestore()
+            #expect(undo.keptEdited == 0 && undo.updated == 1)
+            #expect(try library.word(word.id)?.meaning == "before")
+        }
+    }
+}
