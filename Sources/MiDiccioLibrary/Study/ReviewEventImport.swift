@@ -53,7 +53,10 @@ package final class ReviewEventImport {
     private let library: WordLibrary
     private let statement: Statement
     private let pending: Int64
-    private let purged: Set<String>
+    private let purged: Set<WordID>
+    /// `purged` packed as the bulk path packs ids, made at its first event (a sync with
+    /// no events never pays for a library's purged ids).
+    private lazy var purgedKeys = Set(purged.map { id in id.bytes.withUnsafeBytes { PackedWordID($0) } })
     private let rebuildsTimeIndex: Bool
     private var changedWords = Set<WordID>()
     private var changedMany = false
@@ -77,7 +80,7 @@ package final class ReviewEventImport {
                 + Array(repeating: "(?, ?, ?, ?, ?, ?)", count: Self.chunkRows).joined(separator: ", "))
         rows.reserveCapacity(Self.chunkRows)
         self.pending = pending ? 1 : 0
-        self.purged = Set(purged.map(\.rawValue))
+        self.purged = purged
         // Many events at once (a new device's first sync): the time index is made again in
         // one sorted pass afterwards instead of taking each event at a random place.
         rebuildsTimeIndex = expected >= library.reviewTimeIndexRebuildFrom
@@ -93,11 +96,11 @@ package final class ReviewEventImport {
     /// into (`deviceNumbers(for:)`). Fastest when events come in key order (word id, then
     /// time).
     package func insert(_ event: ReviewEventBytes, devices: [Int64]) throws {
-        if !purged.isEmpty, purged.contains(String(decoding: event.wordID, as: UTF8.self)) { return }
         var row = Row(
-            word: (0, 0), time: event.time, device: devices[event.device], grade: Int64(event.grade.rawValue),
+            word: PackedWordID(), time: event.time, device: devices[event.device], grade: Int64(event.grade.rawValue),
             seconds: Int64(event.seconds))
         withUnsafeMutableBytes(of: &row.word) { WordID.pack(event.wordID, into: $0) }
+        if !purged.isEmpty, purgedKeys.contains(row.word) { return }
         rows.append(row)
         if rows.count == Self.chunkRows { try storeRows() }
     }
@@ -120,8 +123,8 @@ package final class ReviewEventImport {
             }
         }
         if added > 0 && !changedMany {
-            var last: (UInt64, UInt64)?
-            for row in rows where last.map({ $0 != row.word }) ?? true {
+            var last: PackedWordID?
+            for row in rows where last != row.word {
                 last = row.word
                 if let id = withUnsafeBytes(of: row.word, { WordID(bytes: $0) }) { noteChanged(id) }
             }
@@ -150,7 +153,7 @@ package final class ReviewEventImport {
                 ($0.wordID.rawValue, $0.time.milliseconds, $0.device, $0.grade.rawValue)
                     < ($1.wordID.rawValue, $1.time.milliseconds, $1.device, $1.grade.rawValue)
             }
-        for event in ordered where purged.isEmpty || !purged.contains(event.wordID.rawValue) {
+        for event in ordered where purged.isEmpty || !purged.contains(event.wordID) {
             try statement.bind(.blob(event.wordID.bytes), at: 1)
             try statement.bind(event.time.milliseconds, at: 2)
             try statement.bind(try number(of: event.device), at: 3)
@@ -188,7 +191,7 @@ package final class ReviewEventImport {
 
     /// One event of the bulk path, its word id packed into 16 bytes.
     private struct Row {
-        var word: (UInt64, UInt64)
+        var word: PackedWordID
         var time: Int64
         var device: Int64
         var grade: Int64
@@ -201,6 +204,20 @@ package final class ReviewEventImport {
             changedMany = true
             changedWords = []
         }
+    }
+}
+
+/// A word id's 16 bytes as two words, laid out as the bytes (`WordID.pack`).
+private struct PackedWordID: Hashable {
+    var high: UInt64 = 0
+    var low: UInt64 = 0
+
+    init() {}
+
+    /// The first 16 bytes of `bytes`.
+    init(_ bytes: UnsafeRawBufferPointer) {
+        high = bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self)
+        low = bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
     }
 }
 

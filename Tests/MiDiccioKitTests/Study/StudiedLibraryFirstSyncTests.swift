@@ -17,7 +17,7 @@ struct StudiedLibraryFirstSyncTests {
     /// A studied library on device `a`, with answers from `a` and `b` (two device ids in
     /// the events), a purged word whose events must stay out, and a snapshot holding
     /// events as well as change files after it.
-    private func studiedCloud(_ fixture: SyncFixture) throws -> TestDevice {
+    private func studiedCloud(_ fixture: SyncFixture) throws -> (device: TestDevice, purged: WordID) {
         let a = try fixture.device("a"), b = try fixture.device("b")
         a.tune = { $0.snapshotInterval = 3 }
         var ids: [WordID] = []
@@ -32,12 +32,17 @@ struct StudiedLibraryFirstSyncTests {
             }
             try fixture.syncRounds([a, b])
         }
-        // A word reviewed on both devices, then purged: its events leave with it.
+        // b answers a word that a purges before b hears of it: b's change file still
+        // carries the event, which a new device must leave out (a purge beats it).
+        try b.library.review(ids[1], grade: .good)
+        try b.library.review(ids[2], grade: .again)
+        fixture.advanceClocks(by: 1_000)
+        try b.sync()
         try a.library.delete([ids[1]])
         try a.library.purge([ids[1]])
-        try b.library.review(ids[2], grade: .again)
-        try fixture.syncRounds([a, b])
-        return a
+        fixture.advanceClocks(by: 1_000)
+        try a.sync()
+        return (a, ids[1])
     }
 
     /// Every row of `library`'s review events and schedule cache, and the words' study marks.
@@ -62,10 +67,13 @@ struct StudiedLibraryFirstSyncTests {
     @Test("the bulk path and the event-by-event path give the same events, schedules and indexes")
     func bulkMatchesEventByEvent() throws {
         try withSyncFixture { fixture in
-            let a = try studiedCloud(fixture)
+            let (a, purged) = try studiedCloud(fixture)
             let files = fixture.storage.files.filter { $0.key.hasSuffix(".chg") || $0.key.hasSuffix(".snap") }
             let withEvents = try files.filter { try BatchCodec.decode($0.value).events.count > 1 }
             #expect(withEvents.contains { $0.key.hasSuffix(".snap") }, "a snapshot carries events")
+            #expect(
+                try files.values.contains { try BatchCodec.decode($0).events.contains { $0.wordID == purged } },
+                "files still carry events of the purged word")
             for (path, data) in withEvents {
                 let streamed = try BatchCodec.decodeStreaming(data)
                 let whole = try BatchCodec.decode(data)
@@ -102,6 +110,7 @@ struct StudiedLibraryFirstSyncTests {
                 let rowsOneByOne = try studyRows(oneByOne.library)
                 #expect(rows == rowsOneByOne)
                 #expect(try bulk.library.reviewEventCount() == a.library.reviewEventCount())
+                #expect(try bulk.library.reviewEvents(of: purged).isEmpty)
                 let now = a.clock.now()
                 #expect(
                     try bulk.library.studyQueue(at: now).cards.map(\.word.id) == a.library.studyQueue(at: now).cards.map(\.word.id))
