@@ -87,6 +87,10 @@ package final class ReviewEventImport {
         if rebuildsTimeIndex { try library.database.execute("DROP INDEX IF EXISTS reviews_time") }
     }
 
+    /// The fewest events in key order worth reading on a second thread
+    /// (`WordLibrary.reviewEventsReadAsideFrom`).
+    package var readsAsideFrom: Int { library.reviewEventsReadAsideFrom }
+
     /// The numbers the reviews table knows `devices` by, in order (numbering the new ones).
     package func deviceNumbers(for devices: [String]) throws -> [Int64] {
         try devices.map { try number(of: $0) }
@@ -103,6 +107,16 @@ package final class ReviewEventImport {
         if !purged.isEmpty, purgedKeys.contains(row.word) { return }
         rows.append(row)
         if rows.count == Self.chunkRows { try storeRows() }
+    }
+
+    /// Stores events read on another thread (`ReviewEventRow`, in key order); `devices` as
+    /// for `insert(_:devices:)`.
+    package func insert(_ events: [ReviewEventRow], devices: [Int64]) throws {
+        for event in events {
+            if !purged.isEmpty, purgedKeys.contains(event.word) { continue }
+            rows.append(Row(word: event.word, time: event.time, device: devices[event.device], grade: event.grade, seconds: event.seconds))
+            if rows.count == Self.chunkRows { try storeRows() }
+        }
     }
 
     /// Stores the rows read so far: a whole chunk in one statement, fewer one by one.
@@ -208,7 +222,33 @@ package final class ReviewEventImport {
 }
 
 /// A word id's 16 bytes as two words, laid out as the bytes (`WordID.pack`).
-private struct PackedWordID: Hashable {
+/// One review event as a batch file holds it, made on the thread that reads the file
+/// (`ReviewEventBytes` copied out of the buffer, its id packed), for the thread that
+/// stores it.
+package struct ReviewEventRow: Sendable {
+    /// The word id's 16 bytes.
+    fileprivate var word: PackedWordID
+    /// When the answer was given, in milliseconds.
+    fileprivate var time: Int64
+    /// The index of its device in the table the events were read with.
+    fileprivate var device: Int
+    /// The grade's number.
+    fileprivate var grade: Int64
+    /// How long the answer took, in whole seconds.
+    fileprivate var seconds: Int64
+
+    /// The row of the event `bytes` shows.
+    package init(_ bytes: ReviewEventBytes) {
+        word = PackedWordID()
+        withUnsafeMutableBytes(of: &word) { WordID.pack(bytes.wordID, into: $0) }
+        time = bytes.time
+        device = bytes.device
+        grade = Int64(bytes.grade.rawValue)
+        seconds = Int64(bytes.seconds)
+    }
+}
+
+private struct PackedWordID: Hashable, Sendable {
     var high: UInt64 = 0
     var low: UInt64 = 0
 

@@ -72,12 +72,16 @@ public struct SyncBatch: Sendable {
     /// Calls `body` with each record in order, then hands the batch's review events to
     /// `events`. A batch read as a stream is read through once more: its records one at a
     /// time, then its events straight from the file when they lie in key order (the bulk
-    /// path: no event is made whole), else made whole and sorted (`ReviewEventImport`).
+    /// path: no event is made whole; with many of them, a second thread reads them while
+    /// this one stores the words), else made whole and sorted (`ReviewEventImport`).
     package func forEachRecord(_ body: (SyncRecord) throws -> Void, thenEventsInto events: ReviewEventImport) throws {
         guard let file = recordFile else {
             try records.forEach(body)
             if !self.events.isEmpty { try events.insert(self.events) }
             return
+        }
+        if file.eventsInKeyOrder && file.events >= events.readsAsideFrom {
+            return try forEachRecord(body, readingEventsAsideInto: events)
         }
         var reader = try BatchFileReader(file.data, formatVersion: file.formatVersion)
         while let record = try reader.next() { try body(record) }
@@ -92,6 +96,50 @@ public struct SyncBatch: Sendable {
             while let event = try reader.nextEvent() { whole.append(event) }
             try events.insert(whole)
         }
+    }
+
+    /// What the thread reading a batch's events hands over: first that it has started
+    /// (this thread then merges the words, while that one reads on), then the events'
+    /// device table, then events a few thousand at a time.
+    private enum AsideRead: Sendable {
+        case started
+        case devices([String])
+        case events([ReviewEventRow])
+    }
+
+    /// `forEachRecord(_:thenEventsInto:)` with the events read on a second thread, its own
+    /// reader passing over the records while this thread merges them. At most a few
+    /// blocks of events wait between the two (`Handoff`'s bounded queue).
+    private func forEachRecord(_ body: (SyncRecord) throws -> Void, readingEventsAsideInto events: ReviewEventImport) throws {
+        guard let file = recordFile else { return }
+        let data = file.data, version = file.formatVersion
+        var devices: [Int64] = []
+        try Handoff.run(
+            capacity: 4,
+            produce: { emit in
+                try emit(AsideRead.started)
+                var reader = try BatchFileReader(data, formatVersion: version)
+                while try reader.skip() {}
+                _ = try reader.readTrailer()
+                try emit(.devices(reader.eventDevices))
+                var block: [ReviewEventRow] = []
+                block.reserveCapacity(4_096)
+                while try reader.nextEvent({ block.append(ReviewEventRow($0)) }) {
+                    guard block.count == 4_096 else { continue }
+                    try emit(.events(block))
+                    block.removeAll(keepingCapacity: true)
+                }
+                if !block.isEmpty { try emit(.events(block)) }
+            },
+            consume: { item in
+                switch item {
+                case .started:
+                    var reader = try BatchFileReader(data, formatVersion: version)
+                    while let record = try reader.next() { try body(record) }
+                case .devices(let table): devices = try events.deviceNumbers(for: table)
+                case .events(let block): try events.insert(block, devices: devices)
+                }
+            })
     }
 
     /// The cloud format version a reader needs for this batch: 4 when it carries review

@@ -102,6 +102,8 @@ struct StudiedLibraryFirstSyncTests {
                 let oneByOne = try TestDevice(
                     name: "one\(rebuildFrom)", path: fixture.file("one\(rebuildFrom).sqlite"), storage: older, clock: bulk.clock)
                 bulk.library.reviewTimeIndexRebuildFrom = rebuildFrom
+                // With the index rebuilt at any size, the events are read on a second thread too.
+                if rebuildFrom == 1 { bulk.library.reviewEventsReadAsideFrom = 1 }
                 oneByOne.library.reviewTimeIndexRebuildFrom = rebuildFrom
                 try bulk.sync()
                 try oneByOne.sync()
