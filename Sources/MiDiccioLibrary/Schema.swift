@@ -359,6 +359,55 @@ enum Migrations {
                 -- word whose time has moved since (an edit made after the restore).
                 ALTER TABLE restore_undo ADD COLUMN restored_updated_at INTEGER;
                 """),
+        Migration(
+            name: "2026-12-compact-reviews",
+            sql: """
+                -- Review events keyed compactly: the word id as its 16 bytes (which sort as
+                -- its text does) and the device as a number of review_devices. As text, a new
+                -- device's first sync of a million events wrote 250 MB, the time index alone
+                -- 85 bytes an event (issue 15). Numbers here are never changed: an event's
+                -- device stays the same when this library takes a new device id.
+                CREATE TABLE review_devices (
+                    num INTEGER PRIMARY KEY,
+                    id TEXT NOT NULL UNIQUE
+                );
+                CREATE TABLE reviews_compact (
+                    word BLOB NOT NULL,
+                    time INTEGER NOT NULL,
+                    device INTEGER NOT NULL,
+                    grade INTEGER NOT NULL,
+                    seconds INTEGER NOT NULL,
+                    pending INTEGER NOT NULL,
+                    PRIMARY KEY (word, time, device, grade)
+                ) WITHOUT ROWID;
+                INSERT INTO review_devices (id) SELECT DISTINCT device FROM reviews ORDER BY device;
+                """,
+            afterwards: { database in
+                // Copied in Swift: the SQLite of Debian 12 has no unhex().
+                let insert = try database.prepare(
+                    "INSERT OR IGNORE INTO reviews_compact (word, time, device, grade, seconds, pending) VALUES (?, ?, ?, ?, ?, ?)")
+                try database.prepare(
+                    """
+                    SELECT r.word_id, r.time, d.num, r.grade, r.seconds, r.pending
+                    FROM reviews r JOIN review_devices d ON d.id = r.device ORDER BY r.word_id
+                    """
+                ).forEachRow { row in
+                    guard let id = WordID(row.text(0)) else { return }
+                    try database.run(
+                        insert,
+                        [
+                            .blob(id.bytes), .integer(row.int64(1)), .integer(row.int64(2)), .integer(row.int64(3)),
+                            .integer(row.int64(4)), .integer(row.int64(5)),
+                        ])
+                }
+                try database.execute(
+                    """
+                    DROP TABLE reviews;
+                    ALTER TABLE reviews_compact RENAME TO reviews;
+                    CREATE INDEX reviews_time ON reviews (time);
+                    CREATE INDEX reviews_pending ON reviews (time) WHERE pending = 1;
+                    """)
+            }),
     ]
 
     /// Marks a library that had words before a migration: its next sync uploads every

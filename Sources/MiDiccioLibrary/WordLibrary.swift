@@ -38,6 +38,14 @@ public final class WordLibrary {
     /// rows into the indexes one by one costs less than sorting the whole table). Tests
     /// lower it to check small writes the same way.
     package var deferredIndexesFrom = 2_000
+    /// The fewest review events an import drops the time index for and makes it again
+    /// afterwards in one sorted pass (`ReviewEventImport`). Tests lower it to check small
+    /// imports the same way.
+    package var reviewTimeIndexRebuildFrom = 50_000
+    /// The fewest review events in key order a sync reads on a second thread while this
+    /// one stores the batch's words (`SyncBatch.forEachRecord(_:thenEventsInto:)`). Tests
+    /// lower it to check small batches the same way.
+    package var reviewEventsReadAsideFrom = 20_000
     /// While `writingInBulk` runs: the first row it inserted (nil until one is), whose
     /// search entries are made in one statement at its end.
     private var bulkFrom: Int64??

@@ -18,6 +18,12 @@ public struct WordID: Hashable, Comparable, Sendable, CustomStringConvertible {
         rawValue = lower
     }
 
+    /// Wraps text already checked to be a lowercase UUID (a decoder that checked the
+    /// bytes itself), without checking it again.
+    package init(uncheckedRawValue text: String) {
+        rawValue = text
+    }
+
     /// Makes a fresh random id from `generator`.
     public static func random<G: RandomNumberGenerator>(using generator: inout G) -> WordID {
         // Two 64-bit draws: sixteen one-byte draws cost as much as the rest of an import row.
@@ -36,6 +42,52 @@ public struct WordID: Hashable, Comparable, Sendable, CustomStringConvertible {
             text.append(hex[Int(byte & 0x0F)])
         }
         return WordID(String(decoding: text, as: UTF8.self))!
+    }
+
+    /// The id's 16 bytes, as its hex digits spell them: the compact key of the reviews
+    /// table, which sorts the same way as the text.
+    package var bytes: [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        var text = rawValue
+        text.withUTF8 { utf8 in bytes.withUnsafeMutableBytes { Self.pack(UnsafeRawBufferPointer(utf8), into: $0) } }
+        return bytes
+    }
+
+    /// The id whose 16 bytes are `bytes` (`bytes` read back); nil unless there are 16.
+    package init?(bytes: some Collection<UInt8>) {
+        guard bytes.count == 16 else { return nil }
+        rawValue = String(unsafeUninitializedCapacity: 36) { text in
+            var at = 0
+            for (index, byte) in bytes.enumerated() {
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    text[at] = 0x2D
+                    at += 1
+                }
+                text[at] = Self.hexDigits[Int(byte >> 4)]
+                text[at + 1] = Self.hexDigits[Int(byte & 0x0F)]
+                at += 2
+            }
+            return at
+        }
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// Packs the 32 hex digits of a checked, lowercase id's text into the first 16 bytes of
+    /// `bytes`.
+    package static func pack(_ text: UnsafeRawBufferPointer, into bytes: UnsafeMutableRawBufferPointer) {
+        var index = 0
+        var high: UInt8?
+        for character in text where character != 0x2D {
+            let value = character <= 0x39 ? character &- 0x30 : character &- 0x57
+            if let first = high {
+                bytes[index] = first << 4 | value
+                index += 1
+                high = nil
+            } else {
+                high = value
+            }
+        }
     }
 
     /// Makes a fresh random id from the system's secure generator.

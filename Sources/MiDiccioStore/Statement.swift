@@ -64,6 +64,36 @@ package final class Statement {
         try check(code)
     }
 
+    /// Binds UTF-8 text straight from `bytes` (SQLite copies them) to the 1-based
+    /// parameter `index`: for hot loops that read their text from a buffer and should not
+    /// make a `String` per row.
+    package func bind(utf8 bytes: UnsafeRawBufferPointer, at index: Int32) throws {
+        guard let base = bytes.baseAddress else {
+            try check(sqlite3_bind_text(handle, index, "", 0, nil))
+            return
+        }
+        try check(
+            sqlite3_bind_text(
+                handle, index, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count), midiccio_sqlite_transient()))
+    }
+
+    /// Binds `bytes` as a blob (SQLite copies them) to the 1-based parameter `index`.
+    package func bind(blob bytes: UnsafeRawBufferPointer, at index: Int32) throws {
+        try check(sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), midiccio_sqlite_transient()))
+    }
+
+    /// Binds an integer to the 1-based parameter `index` (no `SQLValue` is made).
+    package func bind(_ value: Int64, at index: Int32) throws {
+        try check(sqlite3_bind_int64(handle, index, value))
+    }
+
+    /// Runs a statement that returns no rows with the values bound so far, then rewinds
+    /// it, keeping the bindings (a hot loop rebinds each parameter before the next run).
+    package func runBound() throws {
+        defer { sqlite3_reset(handle) }
+        while try step() {}
+    }
+
     /// Advances to the next row; false when the statement is done.
     @discardableResult
     package func step() throws -> Bool {
@@ -113,6 +143,13 @@ package final class Statement {
         let count = Int(sqlite3_column_bytes(handle, index))
         guard count > 0, let pointer = sqlite3_column_blob(handle, index) else { return [] }
         return Array(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+
+    /// Hands the bytes of column `index` to `body` where SQLite holds them (empty for
+    /// NULL), valid only during the call: for rows read by the million.
+    package func withBytes<T>(_ index: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        let count = Int(sqlite3_column_bytes(handle, index))
+        return try body(UnsafeRawBufferPointer(start: count > 0 ? sqlite3_column_blob(handle, index) : nil, count: count))
     }
 
     /// Column `index` as text, or nil for NULL.

@@ -3,20 +3,21 @@ import Synchronization
 
 /// Runs a producer on a thread of its own and hands what it makes, batch by batch, to
 /// the caller's thread through a bounded queue: an import reads and checks rows on the
-/// second core while the first writes them into the library.
+/// second core while the first writes them into the library, and a first sync reads a
+/// file's review events there while this thread stores its words, then the events.
 ///
 /// The queue holds at most `capacity` batches, so a producer faster than the writer
 /// waits instead of filling memory. Whatever either side throws ends both: an error of
 /// the producer reaches the caller after the batches made before it, and an error of
 /// `consume` stops the producer at its next batch. `run` returns only once the producer
 /// has stopped, so nothing it captured is used after.
-enum Handoff {
+package enum Handoff {
     /// Thrown inside the producer when the consumer has stopped; `run` never throws it.
-    struct Stopped: Error {}
+    package struct Stopped: Error {}
 
     /// Runs `produce` on another thread, calling `consume` here with each batch it emits,
     /// in order. Rethrows the first error of either side.
-    static func run<Batch: Sendable>(
+    package static func run<Batch: Sendable>(
         capacity: Int,
         produce: @escaping @Sendable (_ emit: (Batch) throws -> Void) throws -> Void,
         consume: (Batch) throws -> Void

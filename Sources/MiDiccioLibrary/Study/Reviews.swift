@@ -46,7 +46,8 @@ extension WordLibrary {
             }
             // Two answers of one device never share a millisecond: the event key stays unique.
             let last = try database.integer(
-                "SELECT max(time) FROM reviews WHERE word_id = ? AND device = ?", [.text(id.rawValue), .text(deviceID)])
+                "SELECT max(time) FROM reviews WHERE word = ? AND device = (SELECT num FROM review_devices WHERE id = ?)",
+                [.blob(id.bytes), .text(deviceID)])
             let time = Timestamp(milliseconds: max(clock.now().milliseconds, (last ?? Int64.min) &+ 1))
             let event = ReviewEvent(wordID: id, time: time, grade: grade, device: deviceID, seconds: max(0, seconds))
             try insertReviewEvents([event], pending: true)
@@ -59,13 +60,20 @@ extension WordLibrary {
     @discardableResult
     public func undoLastReview() throws -> ReviewEvent? {
         try writing {
+            var reader = try ReviewRows(database)
             let rows = try database.cached(
-                "SELECT word_id, time, device, grade, seconds FROM reviews WHERE pending = 1 AND device = ? ORDER BY time DESC LIMIT 1"
-            ).rows([.text(deviceID)], Self.reviewEvent)
+                """
+                SELECT \(ReviewRows.columns) FROM reviews
+                WHERE pending = 1 AND device = (SELECT num FROM review_devices WHERE id = ?) ORDER BY time DESC LIMIT 1
+                """
+            ).rows([.text(deviceID)]) { reader.event($0) }
             guard let event = rows.first ?? nil else { return nil }
             try database.run(
-                "DELETE FROM reviews WHERE word_id = ? AND time = ? AND device = ? AND grade = ?",
-                [.text(event.wordID.rawValue), .time(event.time), .text(event.device), .integer(Int64(event.grade.rawValue))])
+                """
+                DELETE FROM reviews
+                WHERE word = ? AND time = ? AND device = (SELECT num FROM review_devices WHERE id = ?) AND grade = ?
+                """,
+                [.blob(event.wordID.bytes), .time(event.time), .text(event.device), .integer(Int64(event.grade.rawValue))])
             try refreshStudyCache(of: [event.wordID])
             return event
         }
@@ -74,8 +82,9 @@ extension WordLibrary {
     /// Every review event of word `id`, in replay order.
     public func reviewEvents(of id: WordID) throws -> [ReviewEvent] {
         try guarded {
-            try database.cached("SELECT word_id, time, device, grade, seconds FROM reviews WHERE word_id = ?")
-                .rows([.text(id.rawValue)], Self.reviewEvent).compactMap(\.self).sorted(by: ReviewEvent.replayOrder)
+            var reader = try ReviewRows(database, word: id)
+            return try database.cached("SELECT \(ReviewRows.columns) FROM reviews WHERE word = ?")
+                .rows([.blob(id.bytes)]) { reader.event($0) }.compactMap(\.self).sorted(by: ReviewEvent.replayOrder)
         }
     }
 
@@ -89,51 +98,20 @@ extension WordLibrary {
         try guarded { Int(try database.integer("SELECT count(*) FROM reviews") ?? 0) }
     }
 
-    static func reviewEvent(_ row: Statement) -> ReviewEvent? {
-        guard let id = WordID(row.text(0)), let grade = ReviewGrade(rawValue: Int(row.int64(3))) else { return nil }
-        return ReviewEvent(
-            wordID: id, time: Timestamp(milliseconds: row.int64(1)), grade: grade, device: row.text(2), seconds: Int(row.int64(4)))
-    }
-
     // MARK: - Events in and out
 
-    /// Stores events (ignoring those already here) without touching the cache; returns the
-    /// words that got a new one. Call inside `writing`, then `refreshStudyCache`.
+    /// Stores events (ignoring those already here) without touching the cache; returns
+    /// which words got a new one. Call inside `writing`, then `refreshStudyCache(after:)`.
     @discardableResult
-    package func insertReviewEvents(_ events: [ReviewEvent], pending: Bool) throws -> Set<WordID> {
-        var changed = Set<WordID>()
-        let statement = try database.cached(
-            "INSERT OR IGNORE INTO reviews (word_id, time, device, grade, seconds, pending) VALUES (?, ?, ?, ?, ?, ?)")
-        // In key order, each insert lands next to the previous one in the table's B-tree
-        // (a first sync brings a million events in time order, scattered over the words).
-        let ordered =
-            events.count < 2
-            ? events
-            : events.sorted {
-                ($0.wordID.rawValue, $0.time.milliseconds, $0.device, $0.grade.rawValue)
-                    < ($1.wordID.rawValue, $1.time.milliseconds, $1.device, $1.grade.rawValue)
-            }
-        // Many events at once (a new device's first sync): the time index is made again
-        // in one sorted pass afterwards instead of taking each event at a random place.
-        let rebuildTimeIndex = events.count >= 50_000
-        if rebuildTimeIndex { try database.execute("DROP INDEX IF EXISTS reviews_time") }
-        for event in ordered {
-            try database.run(
-                statement,
-                [
-                    .text(event.wordID.rawValue), .time(event.time), .text(event.device), .integer(Int64(event.grade.rawValue)),
-                    .integer(Int64(event.seconds)), .integer(pending ? 1 : 0),
-                ])
-            if database.changes > 0 { changed.insert(event.wordID) }
-        }
-        if rebuildTimeIndex { try database.execute("CREATE INDEX reviews_time ON reviews (time)") }
-        return changed
+    package func insertReviewEvents(_ events: [ReviewEvent], pending: Bool) throws -> ReviewEventImport.Changed {
+        try importingReviewEvents(expected: events.count, pending: pending) { try $0.insert(events) }
     }
 
     /// Every review event, in the order of time (for a backup).
     package func allReviewEvents() throws -> [ReviewEvent] {
-        try database.cached("SELECT word_id, time, device, grade, seconds FROM reviews ORDER BY time, device")
-            .rows([], Self.reviewEvent).compactMap(\.self)
+        var reader = try ReviewRows(database)
+        return try database.cached("SELECT \(ReviewRows.columns) FROM reviews ORDER BY time")
+            .rows([]) { reader.event($0) }.compactMap(\.self).sorted { ($0.time, $0.device) < ($1.time, $1.device) }
     }
 
     /// Adds a backup's review events that are not here, leaving out purged words'. Call
@@ -141,13 +119,12 @@ extension WordLibrary {
     package func restoreReviewEvents(_ events: [ReviewEvent]) throws {
         guard !events.isEmpty else { return }
         let purged = Set(try database.cached("SELECT id FROM purged").rows([]) { $0.text(0) }.compactMap(WordID.init))
-        let changed = try insertReviewEvents(events.filter { !purged.contains($0.wordID) }, pending: true)
-        if changed.count > 1_000 { try setInfo("study.cache", "") } else { try refreshStudyCache(of: changed) }
+        try refreshStudyCache(after: try insertReviewEvents(events.filter { !purged.contains($0.wordID) }, pending: true))
     }
 
     /// Removes every event of a word (a purge). Call inside `writing`.
     package func removeReviewEvents(of id: WordID) throws {
-        try database.run("DELETE FROM reviews WHERE word_id = ?", [.text(id.rawValue)])
+        try database.run("DELETE FROM reviews WHERE word = ?", [.blob(id.bytes)])
         try database.run("DELETE FROM study_cache WHERE word_id = ?", [.text(id.rawValue)])
         try database.run("UPDATE words SET studied = 0 WHERE id = ? AND studied = 1", [.text(id.rawValue)])
     }
@@ -200,6 +177,8 @@ extension WordLibrary {
     package func ensureStudyCache(for scheduler: FSRSScheduler) throws {
         let key = "fsrs6 \(scheduler.desiredRetention)"
         guard try info("study.cache") != key else { return }
+        // An import of many events leaves the time index to be made here (`ReviewEventImport`).
+        try database.execute(ReviewEventImport.createTimeIndex)
         try database.run("DELETE FROM study_cache")
         try database.run("UPDATE words SET studied = 0 WHERE studied = 1")
         var current: WordID?
@@ -211,14 +190,16 @@ extension WordLibrary {
                 id, scheduler.schedule(of: id, events: events), firstReview: events.first?.time, markingWord: false)
             events.removeAll(keepingCapacity: true)
         }
-        try database.cached("SELECT word_id, time, device, grade, seconds FROM reviews ORDER BY word_id").forEachRow { row in
-            guard let event = Self.reviewEvent(row) else { return }
-            if event.wordID != current {
-                try flush()
-                current = event.wordID
+        var reader = try ReviewRows(database)
+        try database.cached("SELECT \(ReviewRows.columns) FROM reviews ORDER BY word")
+            .forEachRow { row in
+                guard let event = reader.event(row) else { return }
+                if event.wordID != current {
+                    try flush()
+                    current = event.wordID
+                }
+                events.append(event)
             }
-            events.append(event)
-        }
         try flush()
         try database.run("UPDATE words SET studied = 1 WHERE id IN (SELECT word_id FROM study_cache)")
         try setInfo("study.cache", key)
@@ -291,5 +272,41 @@ extension WordLibrary {
                     due: due, new: new, nextDue: nextDue, studiedToday: (newToday, max(0, reviewsToday)))
             }
         }
+    }
+}
+
+/// Makes events from rows of `columns`, one string per word and per device shared by
+/// all their events (a cache rebuild reads a million rows).
+struct ReviewRows {
+    /// The columns `event(_:)` reads, in order.
+    static let columns = "word, time, device, grade, seconds"
+
+    private var devices: [Int64: String] = [:]
+    private var lastWord: [UInt8] = []
+    private var lastID: WordID?
+
+    /// A reader of rows of `database`'s reviews; `word` when every row is that word's.
+    init(_ database: Database, word: WordID? = nil) throws {
+        for (num, id) in try database.cached("SELECT num, id FROM review_devices").rows([], { ($0.int64(0), $0.text(1)) }) {
+            devices[num] = id
+        }
+        if let word {
+            lastWord = word.bytes
+            lastID = word
+        }
+    }
+
+    /// The event in `row`; nil for a row no event could have written.
+    mutating func event(_ row: Statement) -> ReviewEvent? {
+        let same = row.withBytes(0) { $0.elementsEqual(lastWord) }
+        if !same {
+            lastWord = row.bytes(0)
+            lastID = WordID(bytes: lastWord)
+        }
+        guard let id = lastID, let device = devices[row.int64(2)], let grade = ReviewGrade(rawValue: Int(row.int64(3))) else {
+            return nil
+        }
+        return ReviewEvent(
+            wordID: id, time: Timestamp(milliseconds: row.int64(1)), grade: grade, device: device, seconds: Int(row.int64(4)))
     }
 }

@@ -63,8 +63,8 @@ extension WordLibrary {
                 try database.cached(
                     """
                     SELECT grade, time - previous FROM (
-                        SELECT grade, time, lag(time) OVER (PARTITION BY word_id ORDER BY time, device) AS previous
-                        FROM reviews WHERE word_id IN (SELECT word_id FROM reviews WHERE time >= ?1)
+                        SELECT grade, time, lag(time) OVER (PARTITION BY word ORDER BY time, device) AS previous
+                        FROM reviews WHERE word IN (SELECT word FROM reviews WHERE time >= ?1)
                     ) WHERE time >= ?1 AND previous IS NOT NULL AND time - previous >= 86400000
                     """
                 ).forEachRow([.time(dayStart(-29))]) { row in

@@ -4,33 +4,44 @@ import MiDiccioStore
 // Review events as sync sees them: they travel as they are, are never merged (an event
 // is either here or not), and a word's schedule is derived again when one arrives.
 extension SyncStore {
-    /// Review events, all of them or only those not uploaded yet, in the order of time.
+    /// Review events, all of them or only those not uploaded yet, in the table's key order
+    /// (word id, time, device, grade): a reader stores them as they come, each row next to
+    /// the previous one, with no sort (`ReviewEventImport`).
     package func reviewEvents(pendingOnly: Bool) throws -> [ReviewEvent] {
         try library.guarded {
+            // The pending ones through their partial index, sorted after: the planner would
+            // otherwise walk the whole table in key order to skip the sort.
+            var reader = try ReviewRows(library.database)
             let sql =
                 pendingOnly
-                ? "SELECT word_id, time, device, grade, seconds FROM reviews WHERE pending = 1 ORDER BY time"
-                : "SELECT word_id, time, device, grade, seconds FROM reviews ORDER BY time"
-            return try library.database.cached(sql).rows([], WordLibrary.reviewEvent).compactMap(\.self)
+                ? """
+                SELECT \(ReviewRows.columns) FROM reviews INDEXED BY reviews_pending
+                WHERE pending = 1 ORDER BY word, time, device, grade
+                """
+                : "SELECT \(ReviewRows.columns) FROM reviews ORDER BY word, time, device, grade"
+            return try library.database.cached(sql).rows([]) { reader.event($0) }.compactMap(\.self)
         }
     }
 
     /// Stores events from other devices (those already here are ignored, those of purged
     /// words dropped) and derives the schedules of the words they touch again. Call
-    /// inside `write`; returns how many words got a new event.
-    @discardableResult
-    package func merge(_ events: [ReviewEvent], purged: Set<WordID>) throws -> Int {
-        guard !events.isEmpty else { return 0 }
-        return try library.guarded {
-            let changed = try library.insertReviewEvents(events.filter { !purged.contains($0.wordID) }, pending: false)
-            if changed.count > 1_000 {
-                // A first sync of a studied library: the cache is built in one pass when the
-                // queue is first asked for, not word by word here.
-                try library.setInfo("study.cache", "")
-            } else {
-                try library.refreshStudyCache(of: changed)
-            }
-            return changed.count
+    /// inside `write`.
+    package func merge(_ events: [ReviewEvent], purged: Set<WordID>) throws {
+        guard !events.isEmpty else { return }
+        try mergeReviewEvents(expected: events.count, purged: purged) { try $0.insert(events) }
+    }
+
+    /// Stores the events `body` hands to the import (about `expected` of them, from other
+    /// devices: not pending), then derives the schedules of the words they touch again;
+    /// after a first sync of a studied library (more than `ReviewEventImport.refreshLimit`
+    /// words), by emptying the cache, which the first queue builds in one pass. Call
+    /// inside `write`.
+    package func mergeReviewEvents(
+        expected: Int, purged: Set<WordID>, _ body: (ReviewEventImport) throws -> Void
+    ) throws {
+        try library.guarded {
+            let changed = try library.importingReviewEvents(expected: expected, pending: false, purged: purged, body)
+            try library.refreshStudyCache(after: changed)
         }
     }
 
@@ -39,8 +50,11 @@ extension SyncStore {
         try library.guarded {
             for event in events {
                 try library.database.run(
-                    "UPDATE reviews SET pending = 0 WHERE word_id = ? AND time = ? AND device = ? AND grade = ?",
-                    [.text(event.wordID.rawValue), .time(event.time), .text(event.device), .integer(Int64(event.grade.rawValue))])
+                    """
+                    UPDATE reviews SET pending = 0
+                    WHERE word = ? AND time = ? AND device = (SELECT num FROM review_devices WHERE id = ?) AND grade = ?
+                    """,
+                    [.blob(event.wordID.bytes), .time(event.time), .text(event.device), .integer(Int64(event.grade.rawValue))])
             }
         }
     }

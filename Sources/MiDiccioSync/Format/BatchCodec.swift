@@ -48,11 +48,15 @@ public struct SyncBatch: Sendable {
     }
 
     /// For a batch read with `BatchCodec.decodeStreaming`: its file, the format version it
-    /// was read with and how many records it holds; `records` is empty then.
-    package var recordFile: (data: Data, formatVersion: Int, count: Int)?
+    /// was read with, how many records it holds, and how many review events and whether
+    /// they lie in key order; `records` and `events` are empty then.
+    package var recordFile: (data: Data, formatVersion: Int, count: Int, events: Int, eventsInKeyOrder: Bool)?
 
     /// How many records the batch holds.
     public var recordCount: Int { recordFile?.count ?? records.count }
+
+    /// How many review events the batch holds.
+    public var eventCount: Int { recordFile?.events ?? events.count }
 
     /// Calls `body` with each record in order, decoding them one at a time from the file
     /// when the batch was read as a stream.
@@ -63,6 +67,79 @@ public struct SyncBatch: Sendable {
         }
         var reader = try BatchFileReader(file.data, formatVersion: file.formatVersion)
         while let record = try reader.next() { try body(record) }
+    }
+
+    /// Calls `body` with each record in order, then hands the batch's review events to
+    /// `events`. A batch read as a stream is read through once more: its records one at a
+    /// time, then its events straight from the file when they lie in key order (the bulk
+    /// path: no event is made whole; with many of them, a second thread reads them while
+    /// this one stores the words), else made whole and sorted (`ReviewEventImport`).
+    package func forEachRecord(_ body: (SyncRecord) throws -> Void, thenEventsInto events: ReviewEventImport) throws {
+        guard let file = recordFile else {
+            try records.forEach(body)
+            if !self.events.isEmpty { try events.insert(self.events) }
+            return
+        }
+        if file.eventsInKeyOrder && file.events >= events.readsAsideFrom {
+            return try forEachRecord(body, readingEventsAsideInto: events)
+        }
+        var reader = try BatchFileReader(file.data, formatVersion: file.formatVersion)
+        while let record = try reader.next() { try body(record) }
+        guard file.events > 0 else { return }
+        _ = try reader.readTrailer()
+        if file.eventsInKeyOrder {
+            let devices = try events.deviceNumbers(for: reader.eventDevices)
+            while try reader.nextEvent({ try events.insert($0, devices: devices) }) {}
+        } else {
+            var whole: [ReviewEvent] = []
+            whole.reserveCapacity(file.events)
+            while let event = try reader.nextEvent() { whole.append(event) }
+            try events.insert(whole)
+        }
+    }
+
+    /// What the thread reading a batch's events hands over: first that it has started
+    /// (this thread then merges the words, while that one reads on), then the events'
+    /// device table, then events a few thousand at a time.
+    private enum AsideRead: Sendable {
+        case started
+        case devices([String])
+        case events([ReviewEventRow])
+    }
+
+    /// `forEachRecord(_:thenEventsInto:)` with the events read on a second thread, its own
+    /// reader passing over the records while this thread merges them. At most a few
+    /// blocks of events wait between the two (`Handoff`'s bounded queue).
+    private func forEachRecord(_ body: (SyncRecord) throws -> Void, readingEventsAsideInto events: ReviewEventImport) throws {
+        guard let file = recordFile else { return }
+        let data = file.data, version = file.formatVersion
+        var devices: [Int64] = []
+        try Handoff.run(
+            capacity: 4,
+            produce: { emit in
+                try emit(AsideRead.started)
+                var reader = try BatchFileReader(data, formatVersion: version)
+                while try reader.skip() {}
+                _ = try reader.readTrailer()
+                try emit(.devices(reader.eventDevices))
+                var block: [ReviewEventRow] = []
+                block.reserveCapacity(4_096)
+                while try reader.nextEvent({ block.append(ReviewEventRow($0)) }) {
+                    guard block.count == 4_096 else { continue }
+                    try emit(.events(block))
+                    block.removeAll(keepingCapacity: true)
+                }
+                if !block.isEmpty { try emit(.events(block)) }
+            },
+            consume: { item in
+                switch item {
+                case .started:
+                    var reader = try BatchFileReader(data, formatVersion: version)
+                    while let record = try reader.next() { try body(record) }
+                case .devices(let table): devices = try events.deviceNumbers(for: table)
+                case .events(let block): try events.insert(block, devices: devices)
+                }
+            })
     }
 
     /// The cloud format version a reader needs for this batch: 4 when it carries review
@@ -133,16 +210,20 @@ public enum BatchCodec {
     }
 
     /// Reads a batch file through once, checking all of it as `decode` does, and returns
-    /// the batch with its records left in the file: `SyncBatch.forEachRecord` decodes them
-    /// one at a time, so a new device's first sync of a million words never holds them all.
+    /// the batch with its records and review events left in the file:
+    /// `SyncBatch.forEachRecord` decodes them one at a time, so a new device's first sync
+    /// of a million words or events never holds them all.
     public static func decodeStreaming(_ data: Data, formatVersion: Int = CloudManifest.currentVersion) throws -> SyncBatch {
         var reader = try BatchFileReader(data, formatVersion: formatVersion)
         while try reader.skip() {}
-        let (markers, settings, events) = try reader.finish()
+        let (markers, settings) = try reader.readTrailer()
+        var order = EventKeyOrder()
+        while try reader.nextEvent({ order.see($0) }) {}
+        try reader.end()
         var batch = SyncBatch(
             kind: reader.kind, device: reader.device, seq: reader.seq, cursors: reader.cursors, records: [],
-            markers: markers, settings: settings, events: events)
-        batch.recordFile = (data, formatVersion, reader.recordCount)
+            markers: markers, settings: settings)
+        batch.recordFile = (data, formatVersion, reader.recordCount, reader.eventCount, order.inOrder)
         return batch
     }
 
@@ -178,6 +259,28 @@ public enum BatchCodec {
             throw BatchDecodeError(message: "damaged or truncated (zlib error \(code))")
         }
         return output
+    }
+}
+
+/// Follows review events as a file holds them and tells whether they come in the
+/// reviews table's key order as far as it matters for storing them: word id (compared
+/// byte by byte, as the table's 16-byte key sorts), then time. Events of one word at one
+/// millisecond from two devices may come in either order.
+struct EventKeyOrder {
+    /// False once an event came before the one preceding it.
+    private(set) var inOrder = true
+    private var previousID: [UInt8] = []
+    private var previousTime: Int64 = 0
+
+    mutating func see(_ event: ReviewEventBytes) {
+        guard inOrder else { return }
+        defer { previousTime = event.time }
+        if previousID.isEmpty || !event.wordID.elementsEqual(previousID) {
+            if !previousID.isEmpty && event.wordID.lexicographicallyPrecedes(previousID) { inOrder = false }
+            previousID = Array(event.wordID)
+            return
+        }
+        if event.time < previousTime { inOrder = false }
     }
 }
 

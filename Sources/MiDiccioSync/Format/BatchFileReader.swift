@@ -1,5 +1,6 @@
 import CZlib
 import Foundation
+import MiDiccioLibrary
 import MiDiccioModel
 
 /// Reads a batch file record by record, inflating as it goes: a snapshot of a million
@@ -23,6 +24,11 @@ package struct BatchFileReader {
     private let writerTable: [String]
     private var source: PayloadSource
     private var recordsRead = 0
+    /// The device ids review events name by index (format 4), read by `readTrailer`.
+    package private(set) var eventDevices: [String] = []
+    /// How many review events follow the settings, read by `readTrailer`.
+    package private(set) var eventCount = 0
+    private var eventsRead = 0
 
     /// Opens `data` and reads its header. `formatVersion` is the newest format the reader
     /// understands: a device of format 1 refuses format 2 batches as written by a newer
@@ -113,6 +119,18 @@ package struct BatchFileReader {
     /// Reads what follows the records (purge markers and settings in format 2, review
     /// events in format 4) and checks that nothing else does; call after the last record.
     package mutating func finish() throws -> (markers: [PurgeMarker], settings: [SettingRecord], events: [ReviewEvent]) {
+        let (markers, settings) = try readTrailer()
+        var events: [ReviewEvent] = []
+        events.reserveCapacity(eventCount)
+        while let event = try nextEvent() { events.append(event) }
+        try end()
+        return (markers, settings, events)
+    }
+
+    /// Reads the purge markers and settings (format 2) and the head of the review events
+    /// (format 4: their device table and count); call after the last record. The events
+    /// follow, one at a time (`nextEvent`), then `end`.
+    package mutating func readTrailer() throws -> (markers: [PurgeMarker], settings: [SettingRecord]) {
         guard recordsRead == recordCount else { throw BatchDecodeError(message: "records left unread") }
         var markers: [PurgeMarker] = []
         var settings: [SettingRecord] = []
@@ -129,23 +147,81 @@ package struct BatchFileReader {
                         time: Timestamp(milliseconds: try source.i64()), writer: try source.string()))
             }
         }
-        var events: [ReviewEvent] = []
         if version >= 4 {
-            let devices = try (0..<(try source.count())).map { _ in try source.string() }
-            let count = try source.count()
-            events.reserveCapacity(count)
-            for _ in 0..<count {
-                let idText = try source.string()
-                guard let id = WordID(idText) else { throw BatchDecodeError(message: "bad reviewed id \(idText.prefix(40))") }
-                let time = Timestamp(milliseconds: try source.i64())
-                guard let grade = ReviewGrade(rawValue: Int(try source.u8())) else { throw BatchDecodeError(message: "bad grade") }
-                let index = Int(try source.u32())
-                guard index < devices.count else { throw BatchDecodeError(message: "bad review device index") }
-                events.append(ReviewEvent(wordID: id, time: time, grade: grade, device: devices[index], seconds: Int(try source.u32())))
-            }
+            eventDevices = try (0..<(try source.count())).map { _ in try source.string() }
+            eventCount = try source.count()
         }
+        return (markers, settings)
+    }
+
+    /// The next review event, made whole, or nil after the last.
+    package mutating func nextEvent() throws -> ReviewEvent? {
+        let devices = eventDevices
+        var event: ReviewEvent?
+        _ = try nextEvent { bytes in
+            let id = WordID(uncheckedRawValue: String(decoding: bytes.wordID, as: UTF8.self))
+            event = ReviewEvent(
+                wordID: id, time: Timestamp(milliseconds: bytes.time), grade: bytes.grade, device: devices[bytes.device],
+                seconds: bytes.seconds)
+        }
+        return event
+    }
+
+    /// Hands the next review event to `body` as it lies in the payload, checked and its id
+    /// lowercased (as `WordID` makes it), with no string made; false after the last. The
+    /// bytes are valid only during the call; `device` indexes `eventDevices`.
+    package mutating func nextEvent(_ body: (ReviewEventBytes) throws -> Void) throws -> Bool {
+        guard eventsRead < eventCount else { return false }
+        eventsRead += 1
+        let idLength = Int(try source.u32())
+        guard idLength == Self.wordIDLength else {
+            throw BatchDecodeError(message: "bad reviewed id \(try source.string(count: idLength).prefix(40))")
+        }
+        // The id and the fixed fields after it in one piece, so the id stays in place while
+        // they are read: time (8), grade (1), device index (4), seconds (4).
+        let deviceCount = eventDevices.count
+        let event = try source.withNextBytes(Self.wordIDLength + 17) { raw -> ReviewEventBytes in
+            let id = UnsafeMutableRawBufferPointer(rebasing: raw[0..<Self.wordIDLength])
+            guard Self.lowercasedWordID(id) else {
+                throw BatchDecodeError(message: "bad reviewed id \(String(decoding: id, as: UTF8.self))")
+            }
+            let time = Int64(littleEndian: raw.loadUnaligned(fromByteOffset: 36, as: Int64.self))
+            guard let grade = ReviewGrade(rawValue: Int(raw[44])) else { throw BatchDecodeError(message: "bad grade") }
+            let device = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 45, as: UInt32.self)))
+            guard device < deviceCount else { throw BatchDecodeError(message: "bad review device index") }
+            let seconds = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 49, as: UInt32.self)))
+            return ReviewEventBytes(wordID: UnsafeRawBufferPointer(id), time: time, device: device, grade: grade, seconds: seconds)
+        }
+        try body(event)
+        return true
+    }
+
+    /// Checks that every event was read and that nothing follows the last one.
+    package mutating func end() throws {
+        guard eventsRead == eventCount else { throw BatchDecodeError(message: "review events left unread") }
         try source.checkEnd()
-        return (markers, settings, events)
+    }
+
+    /// The length of a word id's text.
+    private static let wordIDLength = 36
+
+    /// Lowercases `bytes` in place and says whether they are then a word id as `WordID`
+    /// accepts it: 36 characters, hex digits with dashes at 8, 13, 18 and 23.
+    private static func lowercasedWordID(_ bytes: UnsafeMutableRawBufferPointer) -> Bool {
+        guard bytes.count == wordIDLength else { return false }
+        for index in 0..<wordIDLength {
+            var byte = bytes[index]
+            if index == 8 || index == 13 || index == 18 || index == 23 {
+                guard byte == 0x2D else { return false }
+                continue
+            }
+            if byte >= 0x41 && byte <= 0x46 {
+                byte |= 0x20
+                bytes[index] = byte
+            }
+            guard (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66) else { return false }
+        }
+        return true
     }
 
     private mutating func writer() throws -> String {
@@ -212,6 +288,12 @@ private struct PayloadSource {
         return Array(buffer[start..<start + count])
     }
     mutating func skip(_ count: Int) throws { _ = try advance(count) }
+    /// Hands the next `count` bytes to `body` where they lie (it may change them) and
+    /// moves past them; they are valid only during the call.
+    mutating func withNextBytes<T>(_ count: Int, _ body: (UnsafeMutableRawBufferPointer) throws -> T) throws -> T {
+        let start = try advance(count)
+        return try buffer.withUnsafeMutableBytes { try body(UnsafeMutableRawBufferPointer(rebasing: $0[start..<start + count])) }
+    }
     mutating func u8() throws -> UInt8 { buffer[try advance(1)] }
     mutating func u32() throws -> UInt32 {
         let start = try advance(4)
@@ -228,7 +310,10 @@ private struct PayloadSource {
         return value
     }
     mutating func string() throws -> String {
-        let count = Int(try u32())
+        try string(count: Int(try u32()))
+    }
+    /// A string of `count` bytes whose length was already read.
+    mutating func string(count: Int) throws -> String {
         let start = try advance(count)
         return buffer.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[start..<start + count]), as: UTF8.self) }
     }

@@ -54,33 +54,37 @@ extension SyncSession {
             let empty = try store.wordCount() == 0
             var inserted = Set<Int>()
             var done = 0
-            for batch in batches {
-                try batch.forEachRecord { incoming in
-                    if done > 0, done % WordLibrary.progressInterval == 0 { announce(.merging(words: total, done: done)) }
-                    done += 1
-                    let id = incoming.word.id
-                    guard !purged.contains(id) else { return }
-                    let local = !empty || inserted.contains(id.hashValue) ? try store.local(id) : nil
-                    if empty && local == nil { inserted.insert(id.hashValue) }
-                    if guarded && wasLive[id] == nil { wasLive[id] = local.map { !$0.record.word.isDeleted } ?? false }
-                    let outcome = MergeRules.merge(local: local?.record, incoming: incoming)
-                    guard outcome.changed else { return }
-                    if guarded {
-                        if outcome.record.word.isDeleted {
-                            if wasLive[id] == true { leaving.insert(id) }
-                        } else {
-                            leaving.remove(id)
-                        }
-                    }
-                    if !outcome.changedFields.isEmpty {
-                        if local?.pending == true { merged += 1 } else { pulled += 1 }
-                    }
-                    try store.saveMerged(outcome.record, replacing: local, pending: relayed.contains(batch.device))
+            // Review events follow each batch's words, read in the same pass over its file:
+            // both the bulk path of a new device and the word-by-word path carry them, and
+            // a purged word's events stay out.
+            let events = batches.reduce(0) { $0 + $1.eventCount }
+            try store.mergeReviewEvents(expected: events, purged: purged) { reviews in
+                for batch in batches {
+                    try batch.forEachRecord(
+                        { incoming in
+                            if done > 0, done % WordLibrary.progressInterval == 0 { announce(.merging(words: total, done: done)) }
+                            done += 1
+                            let id = incoming.word.id
+                            guard !purged.contains(id) else { return }
+                            let local = !empty || inserted.contains(id.hashValue) ? try store.local(id) : nil
+                            if empty && local == nil { inserted.insert(id.hashValue) }
+                            if guarded && wasLive[id] == nil { wasLive[id] = local.map { !$0.record.word.isDeleted } ?? false }
+                            let outcome = MergeRules.merge(local: local?.record, incoming: incoming)
+                            guard outcome.changed else { return }
+                            if guarded {
+                                if outcome.record.word.isDeleted {
+                                    if wasLive[id] == true { leaving.insert(id) }
+                                } else {
+                                    leaving.remove(id)
+                                }
+                            }
+                            if !outcome.changedFields.isEmpty {
+                                if local?.pending == true { merged += 1 } else { pulled += 1 }
+                            }
+                            try store.saveMerged(outcome.record, replacing: local, pending: relayed.contains(batch.device))
+                        }, thenEventsInto: reviews)
                 }
             }
-            // Review events after the words: both the bulk path of a new device and the
-            // word-by-word path carry them, and a purged word's events stay out.
-            for batch in batches where !batch.events.isEmpty { try store.merge(batch.events, purged: purged) }
             // Joplin lost notes when a sync read absence as deletion; MiDiccio never does,
             // and still stops when other devices' changes would empty much of the library.
             if guarded, leaving.count * 2 > live {
