@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Synchronization
 
 /// Runs a producer on a thread of its own and hands what it makes, batch by batch, to
@@ -24,7 +25,10 @@ package enum Handoff {
     ) throws {
         let queue = Queue<Batch>(capacity: max(1, capacity))
         let stopped = DispatchSemaphore(value: 0)
-        DispatchQueue.global(qos: .userInitiated).async {
+        // A thread of its own, not a dispatch queue: a pool whose threads were all busy
+        // (two imports at once, say) could leave the reader waiting while the writer
+        // waits for it.
+        Thread.detachNewThread {
             let outcome: (any Error)?
             do {
                 try produce { batch in try queue.put(batch) }
