@@ -78,17 +78,28 @@ package enum FileSystem {
         return pending.isEmpty ? text : nil
     }
 
-    /// What one pass over a text file found (`scanUTF8Text`).
+    /// What one pass over a text found (`scanUTF8Text`, or `add` over text in memory).
     package struct TextScan: Sendable, Equatable {
-        /// Line feeds in the file.
+        /// Line feeds in the text.
         package var lineFeeds = 0
-        /// Its last byte; nil for an empty file.
+        /// Its last byte; nil for an empty text.
         package var lastByte: UInt8?
         /// Whether a NUL byte is anywhere in it (a binary file).
         package var hasNUL = false
 
         /// A scan of nothing yet.
         package init() {}
+
+        /// Counts the next bytes of the text.
+        package mutating func add(_ bytes: some BidirectionalCollection<UInt8>) {
+            for byte in bytes {
+                if byte == 0x0A { lineFeeds += 1 } else if byte == 0 { hasNUL = true }
+            }
+            lastByte = bytes.last ?? lastByte
+        }
+
+        /// Its lines: the line feeds, and one more for a last line without one.
+        package var lines: Int { lineFeeds + (lastByte == nil || lastByte == 0x0A ? 0 : 1) }
     }
 
     /// Reads the file at `path` a megabyte at a time, checking that it is UTF-8 and
@@ -99,10 +110,7 @@ package enum FileSystem {
         var scan = TextScan()
         var pending: [UInt8] = []
         while let chunk = try reader.next() {
-            for byte in chunk {
-                if byte == 0x0A { scan.lineFeeds += 1 } else if byte == 0 { scan.hasNUL = true }
-            }
-            scan.lastByte = chunk.last ?? scan.lastByte
+            scan.add(chunk)
             pending += chunk
             let cut = completeUTF8Prefix(pending)
             guard String(validating: pending[..<cut], as: UTF8.self) != nil else { return nil }

@@ -102,17 +102,13 @@ private enum SheetSource: Sendable {
         case .file(_, _, let rows): return rows
         case .text(let text, _):
             var scan = FileSystem.TextScan()
-            for byte in text.utf8 where byte == 0x0A { scan.lineFeeds += 1 }
-            scan.lastByte = text.utf8.last
+            scan.add(text.utf8)
             return Self.rows(scan)
         }
     }
 
     /// The rows after the header that the lines `scan` counted make.
-    static func rows(_ scan: FileSystem.TextScan) -> Int {
-        guard let last = scan.lastByte else { return 0 }
-        return max(scan.lineFeeds + (last == 0x0A ? 0 : 1) - 1, 0)
-    }
+    static func rows(_ scan: FileSystem.TextScan) -> Int { max(scan.lines - 1, 0) }
 }
 
 /// Rows of a sheet, checked, on their way from the reading thread to the writer.
@@ -370,7 +366,7 @@ extension WordLibrary {
         case .csv, .tsv, .ankiText, .list:
             // A MiDiccio CSV or TSV is checked in one pass and then read a megabyte at a
             // time while it is written: a file of a million words is never held whole.
-            if format == .csv || format == .tsv, !isSQLite, let sheetFormat = SheetFormat(rawValue: format.rawValue),
+            if !isSQLite, let sheetFormat = SheetFormat(rawValue: format.rawValue),
                 WordSheet.announcedFormat(of: String(decoding: data[..<FileSystem.completeUTF8Prefix(Array(data))], as: UTF8.self))
                     != .ankiText
             {
@@ -386,8 +382,7 @@ extension WordLibrary {
                     try checkRowCount(list.rows.count, file: path)
                     return ReadImport(format: format, rows: list.rows, list: list)
                 }
-                let sheetFormat: SheetFormat? = format == .csv ? .csv : format == .tsv ? .tsv : nil
-                return ReadImport(format: format, rows: [], sheet: .text(text, format: sheetFormat))
+                return ReadImport(format: format, rows: [], sheet: .text(text, format: SheetFormat(rawValue: format.rawValue)))
             } catch let error as SheetError {
                 throw LibraryError.invalidImport(file: path, line: error.line > 0 ? error.line : nil, message: error.message)
             }
