@@ -58,30 +58,28 @@ extension WordLibrary {
     /// refuses the whole action.
     @discardableResult
     public func addTag(_ tag: String, to target: BulkTarget) throws -> BulkResult {
-        try tagAction(.addTag, tag, target) { tags in
-            let key = TagSet.key(tag)
-            return tags.contains { TagSet.key($0) == key } ? tags : tags + [tag.trimmed]
-        }
+        try tagAction(.addTag, tag, target) { tags, tag in TagSet.applying(adding: [tag], removing: [], to: tags) }
     }
 
     /// Removes `tag` (in any case) from every word of `target` that carries it. Words in
     /// the Trash are refused, as for `addTag`.
     @discardableResult
     public func removeTag(_ tag: String, from target: BulkTarget) throws -> BulkResult {
-        try tagAction(.removeTag, tag, target) { TagSet.applying(adding: [], removing: [tag], to: $0) }
+        try tagAction(.removeTag, tag, target) { tags, tag in TagSet.applying(adding: [], removing: [tag], to: tags) }
     }
 
-    /// A tag action: `newTags` gives a word's tags after it; words in the Trash and words
-    /// that would get more than `WordLimits.tagCount` tags refuse the whole action.
+    /// A tag action: `newTags` gives a word's tags after it from its tags and the tag as
+    /// checked (trimmed); words in the Trash and words that would get more than
+    /// `WordLimits.tagCount` tags refuse the whole action.
     private func tagAction(
-        _ action: BulkActionKind, _ tag: String, _ target: BulkTarget, _ newTags: @escaping ([String]) -> [String]
+        _ action: BulkActionKind, _ tag: String, _ target: BulkTarget, _ newTags: @escaping ([String], String) -> [String]
     ) throws -> BulkResult {
         let tag = try Self.checkedTag(tag)
         return try bulkAction(action, tag: tag, target) { stored in
             guard !stored.word.isDeleted else {
                 throw LibraryError.wrongTrashState(stored.word.id, term: stored.word.term, inTrash: true)
             }
-            let tags = newTags(stored.word.tags)
+            let tags = newTags(stored.word.tags, tag)
             guard tags != stored.word.tags else { return false }
             guard tags.count <= WordLimits.tagCount else {
                 throw LibraryError.invalidWord(

@@ -52,6 +52,22 @@ struct BulkActionsTests {
         }
     }
 
+    @Test("a tag with spaces around it is the tag itself: no second spelling, and removing it works")
+    func tagIsTrimmed() throws {
+        try withTemporaryLibrary { temporary in
+            let library = temporary.library
+            let casa = try Self.add(library, "casa", tags: ["foo", "done"])
+            let perro = try Self.add(library, "perro")
+            let added = try library.addTag("  Foo ", to: .words([casa.id, perro.id]))
+            #expect(added.changed == 1)
+            #expect(try library.word(casa.id)?.tags == ["foo", "done"])
+            #expect(try library.word(perro.id)?.tags == ["Foo"])
+            let removed = try library.removeTag(" done ", from: .words([casa.id]))
+            #expect(removed.changed == 1)
+            #expect(try library.word(casa.id)?.tags == ["foo"])
+        }
+    }
+
     @Test("a tag removed comes back in its place and spelling with the undo")
     func removeTagAndUndo() throws {
         try withTemporaryLibrary { temporary in
