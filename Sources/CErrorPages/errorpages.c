@@ -25,11 +25,6 @@ static queue_function library_queue(void) {
 
 void midiccio_mhd_set_error_page_maker(midiccio_mhd_error_page_maker maker) { atomic_store(&page_maker, maker); }
 
-int midiccio_mhd_error_pages_work(void) {
-    queue_function function = library_queue();
-    return function != NULL && function != MHD_queue_response;
-}
-
 enum MHD_Result midiccio_mhd_queue(struct MHD_Connection *connection, unsigned int status, struct MHD_Response *response) {
     queue_function function = library_queue();
     if (function == NULL || function == MHD_queue_response) return MHD_NO;

@@ -33,15 +33,7 @@ public struct WordID: Hashable, Comparable, Sendable, CustomStringConvertible {
         }
         bytes[6] = (bytes[6] & 0x0F) | 0x40  // version 4
         bytes[8] = (bytes[8] & 0x3F) | 0x80  // RFC 4122 variant
-        let hex = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(36)
-        for (index, byte) in bytes.enumerated() {
-            if [4, 6, 8, 10].contains(index) { text.append(0x2D) }
-            text.append(hex[Int(byte >> 4)])
-            text.append(hex[Int(byte & 0x0F)])
-        }
-        return WordID(String(decoding: text, as: UTF8.self))!
+        return WordID(bytes: bytes)!
     }
 
     /// The id's 16 bytes, as its hex digits spell them: the compact key of the reviews

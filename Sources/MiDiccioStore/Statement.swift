@@ -64,19 +64,6 @@ package final class Statement {
         try check(code)
     }
 
-    /// Binds UTF-8 text straight from `bytes` (SQLite copies them) to the 1-based
-    /// parameter `index`: for hot loops that read their text from a buffer and should not
-    /// make a `String` per row.
-    package func bind(utf8 bytes: UnsafeRawBufferPointer, at index: Int32) throws {
-        guard let base = bytes.baseAddress else {
-            try check(sqlite3_bind_text(handle, index, "", 0, nil))
-            return
-        }
-        try check(
-            sqlite3_bind_text(
-                handle, index, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count), midiccio_sqlite_transient()))
-    }
-
     /// Binds `bytes` as a blob (SQLite copies them) to the 1-based parameter `index`.
     package func bind(blob bytes: UnsafeRawBufferPointer, at index: Int32) throws {
         try check(sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), midiccio_sqlite_transient()))
@@ -148,8 +135,11 @@ package final class Statement {
     /// Hands the bytes of column `index` to `body` where SQLite holds them (empty for
     /// NULL), valid only during the call: for rows read by the million.
     package func withBytes<T>(_ index: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        // The blob first, then its size, as SQLite asks: a size read first can be made
+        // stale by the conversion the blob call may do.
+        let blob = sqlite3_column_blob(handle, index)
         let count = Int(sqlite3_column_bytes(handle, index))
-        return try body(UnsafeRawBufferPointer(start: count > 0 ? sqlite3_column_blob(handle, index) : nil, count: count))
+        return try body(UnsafeRawBufferPointer(start: count > 0 ? blob : nil, count: count))
     }
 
     /// Column `index` as text, or nil for NULL.

@@ -26,7 +26,4 @@ void midiccio_mhd_set_error_page_maker(midiccio_mhd_error_page_maker maker);
 /// here, so they are never taken for libmicrohttpd's pages.
 enum MHD_Result midiccio_mhd_queue(struct MHD_Connection *connection, unsigned int status, struct MHD_Response *response);
 
-/// True when libmicrohttpd's own function was found, so its pages can be replaced.
-int midiccio_mhd_error_pages_work(void);
-
 #endif
