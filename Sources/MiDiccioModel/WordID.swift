@@ -5,17 +5,29 @@ public struct WordID: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     /// Accepts a UUID in any case and keeps it lowercase; nil when `text` is not a UUID.
     public init?(_ text: String) {
-        let lower = text.lowercased()
-        let bytes = Array(lower.utf8)
-        guard bytes.count == 36 else { return nil }
-        for (index, byte) in bytes.enumerated() {
-            if [8, 13, 18, 23].contains(index) {
-                guard byte == 0x2D else { return nil }
-            } else {
-                guard (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte) else { return nil }
+        var bytes = Array(text.utf8)
+        guard bytes.withUnsafeMutableBytes(Self.lowercasedIfValid) else { return nil }
+        rawValue = String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Lowercases `bytes` in place and says whether they are then an id's text: 36
+    /// characters, hex digits with dashes at 8, 13, 18 and 23. (Only A–F lowercase to hex
+    /// digits, so this accepts what lowercasing the whole text first would.)
+    package static func lowercasedIfValid(_ bytes: UnsafeMutableRawBufferPointer) -> Bool {
+        guard bytes.count == 36 else { return false }
+        for index in 0..<36 {
+            var byte = bytes[index]
+            if index == 8 || index == 13 || index == 18 || index == 23 {
+                guard byte == 0x2D else { return false }
+                continue
             }
+            if byte >= 0x41 && byte <= 0x46 {
+                byte |= 0x20
+                bytes[index] = byte
+            }
+            guard (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66) else { return false }
         }
-        rawValue = lower
+        return true
     }
 
     /// Wraps text already checked to be a lowercase UUID (a decoder that checked the

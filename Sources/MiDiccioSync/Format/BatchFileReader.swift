@@ -182,7 +182,7 @@ package struct BatchFileReader {
         let deviceCount = eventDevices.count
         let event = try source.withNextBytes(Self.wordIDLength + 17) { raw -> ReviewEventBytes in
             let id = UnsafeMutableRawBufferPointer(rebasing: raw[0..<Self.wordIDLength])
-            guard Self.lowercasedWordID(id) else {
+            guard WordID.lowercasedIfValid(id) else {
                 throw BatchDecodeError(message: "bad reviewed id \(String(decoding: id, as: UTF8.self))")
             }
             let time = Int64(littleEndian: raw.loadUnaligned(fromByteOffset: 36, as: Int64.self))
@@ -204,25 +204,6 @@ package struct BatchFileReader {
 
     /// The length of a word id's text.
     private static let wordIDLength = 36
-
-    /// Lowercases `bytes` in place and says whether they are then a word id as `WordID`
-    /// accepts it: 36 characters, hex digits with dashes at 8, 13, 18 and 23.
-    private static func lowercasedWordID(_ bytes: UnsafeMutableRawBufferPointer) -> Bool {
-        guard bytes.count == wordIDLength else { return false }
-        for index in 0..<wordIDLength {
-            var byte = bytes[index]
-            if index == 8 || index == 13 || index == 18 || index == 23 {
-                guard byte == 0x2D else { return false }
-                continue
-            }
-            if byte >= 0x41 && byte <= 0x46 {
-                byte |= 0x20
-                bytes[index] = byte
-            }
-            guard (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66) else { return false }
-        }
-        return true
-    }
 
     private mutating func writer() throws -> String {
         let index = Int(try source.u32())
