@@ -31,15 +31,23 @@ final class JobBoard: Sendable {
     /// Records `key`'s progress (a key not seen before starts a job).
     func update(_ key: String, phase: String, done: Int, total: Int, unit: String) {
         jobs.withLock { jobs in
-            if jobs.byKey[key] == nil {
-                jobs.order.append(key)
-                if jobs.order.count > capacity { jobs.byKey[jobs.order.removeFirst()] = nil }
-            }
+            Self.admit(key, into: &jobs, capacity: capacity)
             let before = jobs.byKey[key]
             jobs.byKey[key] = Progress(
                 phase: phase, done: done, total: total, unit: unit, finished: false,
                 background: before?.background ?? false, answer: nil)
         }
+    }
+
+    /// Makes room for a key not seen before: past `capacity` jobs, the oldest finished one
+    /// is forgotten (never one still running, whose page is polling it).
+    private static func admit(_ key: String, into jobs: inout (byKey: [String: Progress], order: [String]), capacity: Int) {
+        guard jobs.byKey[key] == nil else { return }
+        jobs.order.append(key)
+        guard jobs.order.count > capacity,
+            let oldest = jobs.order.dropLast().firstIndex(where: { jobs.byKey[$0]?.finished == true })
+        else { return }
+        jobs.byKey[jobs.order.remove(at: oldest)] = nil
     }
 
     /// Marks `key`'s job as answered.
@@ -53,10 +61,7 @@ final class JobBoard: Sendable {
     func startInBackground(_ key: String, _ work: @escaping @Sendable () -> HTTPResponse) -> HTTPResponse {
         let fresh = jobs.withLock { jobs -> Bool in
             if let running = jobs.byKey[key], running.answer == nil, running.background { return false }
-            if jobs.byKey[key] == nil {
-                jobs.order.append(key)
-                if jobs.order.count > capacity { jobs.byKey[jobs.order.removeFirst()] = nil }
-            }
+            Self.admit(key, into: &jobs, capacity: capacity)
             jobs.byKey[key] = Progress(phase: "Starting", done: 0, total: 0, unit: "", finished: false, background: true)
             return true
         }
