@@ -509,14 +509,23 @@
       await loadTrash();
       reload(); loadTags(); scheduleSync();
       if (purge) { toast(plural(data.purged, "word", "words") + " deleted permanently"); return; }
-      toast("Restored " + (name || plural(data.changed, "word", "words")) + ". Press U to undo.", "Undo", async () => {
-        try {
-          const undone = await api("POST", "/api/bulk/undo", { step: data.step });
-          await loadTrash(); reload(); loadTags(); scheduleSync();
-          toast("Moved " + plural(undone.changed, "word", "words") + " back to the Trash");
-        } catch (error) { toast(error.message); }
-      });
+      toast("Restored " + (name || plural(data.changed, "word", "words")) + ". Press U to undo.", "Undo",
+        bulkUndo(data.step, async () => { await loadTrash(); reload(); }, "Moved {n} back to the Trash"));
     } catch (error) { toast(error.message); showTrashSelection(); }
+  }
+
+  // The toast's Undo of bulk action `step`: one request takes the whole action back;
+  // `refresh` redraws what it changed, and `done` ("{n}" for the words) says so.
+  function bulkUndo(step, refresh, done) {
+    return async () => {
+      try {
+        const undone = await api("POST", "/api/bulk/undo", { step });
+        await refresh();
+        loadTags();
+        scheduleSync();
+        toast(done.replace("{n}", plural(undone.changed, "word", "words")));
+      } catch (error) { toast(error.message); }
+    };
   }
 
   async function emptyTrash() {
@@ -1542,15 +1551,7 @@
       await reload();
       loadTags();
       scheduleSync();
-      const undo = data.changed > 0 ? async () => {
-        try {
-          const undone = await api("POST", "/api/bulk/undo", { step: data.step });
-          await reload();
-          loadTags();
-          scheduleSync();
-          toast("Undone: " + plural(undone.changed, "word", "words") + " as before");
-        } catch (error) { toast(error.message); }
-      } : null;
+      const undo = data.changed > 0 ? bulkUndo(data.step, reload, "Undone: {n} as before") : null;
       toast(describe(data) + (undo ? ". Press U to undo." : "."), undo ? "Undo" : "", undo);
     } catch (error) {
       toast(error.message);
