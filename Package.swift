@@ -152,7 +152,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "MiDiccioBench",
-            dependencies: ["MiDiccioKit", "MiDiccioStore", "MiDiccioCLI", "MiDiccioWeb", "MiDiccioTesting"],
+            dependencies: [
+                "MiDiccioKit", "MiDiccioStore", "MiDiccioCLI", "MiDiccioWeb", "MiDiccioTesting", "CSQLite", "CZstd", "CCollation",
+            ],
             path: "Benchmarks/MiDiccioBench",
             swiftSettings: strict
         ),

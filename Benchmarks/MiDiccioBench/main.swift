@@ -11,6 +11,7 @@ let subcommands: [String: BenchSubcommand] = [
     WebBenchmark.subcommand.name: WebBenchmark.subcommand,
     StartupBenchmark.subcommand.name: StartupBenchmark.subcommand,
     StudyBenchmark.subcommand.name: StudyBenchmark.subcommand,
+    SnapshotFormsBenchmark.subcommand.name: SnapshotFormsBenchmark.subcommand,
 ]
 
 /// The top-level help: OVERVIEW / USAGE / OPTIONS / SUBCOMMANDS.
