@@ -211,17 +211,17 @@ public final class WebApp: HTTPHandler {
 
     private static let routesByPattern = Dictionary(grouping: routes, by: \.pattern)
 
-    /// The routes whose pattern matches `path` (none: no such page), and the word id in it.
+    /// The routes whose pattern matches `path` (none: no such page), and its variable part
+    /// (a word id or a job key; empty for a fixed path).
     private static func routes(for path: String) -> (routes: [Route], id: String) {
         let parts = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-        // Word ids are the only variable part of a path; the pattern is the path with the
-        // id written as ":id".
-        let id =
-            parts.count >= 3 && (parts[1] == "words" || parts[1] == "trash" || parts[1] == "jobs")
-                && !["empty", "restore", "purge"].contains(parts[2])
-            ? parts[2] : nil
-        let pattern = parts.enumerated().map { $0.offset == 2 && id != nil ? ":id" : $0.element }.joined(separator: "/")
-        return (routesByPattern[pattern] ?? [], id ?? "")
+        // A fixed path first ("api/trash/empty"); otherwise the third part may be the
+        // variable one (a word id, a job key), written ":id" in the table.
+        if let routes = routesByPattern[parts.joined(separator: "/")] { return (routes, "") }
+        guard parts.count >= 3 else { return ([], "") }
+        var pattern = parts
+        pattern[2] = ":id"
+        return (routesByPattern[pattern.joined(separator: "/")] ?? [], parts[2])
     }
 
     private func route(_ request: HTTPRequest) -> HTTPResponse {

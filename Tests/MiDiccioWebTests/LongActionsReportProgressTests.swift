@@ -41,6 +41,19 @@ final class LongActionsReportProgressTests {
         #expect(try web.send("GET", "/api/jobs/job2").status == 404)
     }
 
+    @Test("a job keyed with a word the Trash's own addresses use (restore, empty, purge) is still found")
+    func jobKeysNamedLikeFixedAddresses() throws {
+        let sheet = Data("term\tmeaning\nuno\tone\n".utf8)
+        for key in ["restore", "empty", "purge"] {
+            _ = try web.send("POST", "/api/import?name=w.tsv&key=\(key)", body: sheet)
+            let job = try web.send("GET", "/api/jobs/\(key)")
+            #expect(job.status == 200, "api/jobs/\(key)")
+            #expect(job.json["phase"] as? String == "Importing")
+        }
+        // The Trash's fixed addresses still answer as themselves, not as a word id.
+        #expect(try web.send("GET", "/api/trash/empty").status == 405)
+    }
+
     @Test("with async=1 an import answers 202 at once, and its job holds the answer when finished; the same key again is 409")
     func importInTheBackground() throws {
         let sheet = Data("term\tmeaning\nuno\tone\ndos\ttwo\n".utf8)
