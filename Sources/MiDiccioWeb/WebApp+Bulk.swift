@@ -29,8 +29,7 @@ extension WebApp {
                     return id
                 })
         case "matches":
-            let query = try body.string("q") ?? ""
-            guard query.count <= 500 else { throw BadRequest(message: "the search is too long", field: "q") }
+            let query = try Self.checkedSearch(body.string("q") ?? "")
             return .matches(query: query, tag: try body.string("filterTag").flatMap { $0.isEmpty ? nil : $0 })
         case "trash":
             let term = try body.string("q") ?? ""

@@ -89,10 +89,22 @@ final class JobBoard: Sendable {
         _ key: String?, phase: String, unit: String,
         _ body: (((_ done: Int, _ total: Int) -> Void)?) throws -> T
     ) rethrows -> T {
+        try run(key, phase: phase, unit: unit, reporting: { report in
+            try body(report.map { report in { done, total in report(phase, done, total) } })
+        })
+    }
+
+    /// Runs `body` with a callback that reports `key`'s phase and progress (none without a
+    /// key), starting in `phase`, then marks the job finished whatever happened: for an
+    /// action that goes through phases of its own (a sync).
+    func run<T>(
+        _ key: String?, phase: String, unit: String,
+        reporting body: ((@Sendable (_ phase: String, _ done: Int, _ total: Int) -> Void)?) throws -> T
+    ) rethrows -> T {
         guard let key, !key.isEmpty else { return try body(nil) }
         update(key, phase: phase, done: 0, total: 0, unit: unit)
         defer { finish(key) }
-        return try body { done, total in self.update(key, phase: phase, done: done, total: total, unit: unit) }
+        return try body { phase, done, total in self.update(key, phase: phase, done: done, total: total, unit: unit) }
     }
 }
 

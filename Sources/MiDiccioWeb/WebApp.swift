@@ -388,11 +388,18 @@ public final class WebApp: HTTPHandler {
         return .json(JSONText.object([("total", String(total))]))
     }
 
-    /// The query (at most 500 characters) and the tag of a search request.
+    /// The query (at most `searchLength` characters) and the tag of a search request.
     private static func searchTerms(_ request: HTTPRequest) throws -> (String, String?) {
-        let query = request.query["q"] ?? ""
-        guard query.count <= 500 else { throw BadRequest(message: "the search is too long", field: "q") }
-        return (query, request.query["tag"].flatMap { $0.isEmpty ? nil : $0 })
+        (try checkedSearch(request.query["q"] ?? ""), request.query["tag"].flatMap { $0.isEmpty ? nil : $0 })
+    }
+
+    /// The longest search the server takes, in characters.
+    static let searchLength = 500
+
+    /// `query`, refused when longer than `searchLength`.
+    static func checkedSearch(_ query: String) throws(BadRequest) -> String {
+        guard query.count <= searchLength else { throw BadRequest(message: "the search is too long", field: "q") }
+        return query
     }
 
     private func duplicates(_ request: HTTPRequest) throws -> HTTPResponse {
@@ -543,30 +550,29 @@ public final class WebApp: HTTPHandler {
     }
 
     private func sync(job: String?) throws -> HTTPResponse {
-        if let job, !job.isEmpty { jobs.update(job, phase: "Waiting for another sync", done: 0, total: 0, unit: "words") }
-        defer { if let job, !job.isEmpty { jobs.finish(job) } }
-        return try syncLock.withLock {
-            try pool.withLibrary { library in
-                guard let remote = try library.remote() else {
-                    return .json(JSONText.object([("synced", "false"), ("reason", JSONText.quote("no remote is set"))]))
-                }
-                let engine = SyncEngine(
-                    library: library, storage: remote.makeStorage(libraryPath: library.path, environment: environment),
-                    appVersion: appVersion)
-                if let job, !job.isEmpty {
-                    let board = jobs
-                    engine.onActivity = { activity in
-                        let (phase, done, total) = Self.jobUpdate(activity)
-                        board.update(job, phase: phase, done: done, total: total, unit: "words")
+        try jobs.run(job, phase: "Waiting for another sync", unit: "words") { (report: (@Sendable (String, Int, Int) -> Void)?) in
+            try syncLock.withLock {
+                try pool.withLibrary { library in
+                    guard let remote = try library.remote() else {
+                        return .json(JSONText.object([("synced", "false"), ("reason", JSONText.quote("no remote is set"))]))
                     }
+                    let engine = SyncEngine(
+                        library: library, storage: remote.makeStorage(libraryPath: library.path, environment: environment),
+                        appVersion: appVersion)
+                    if let report {
+                        engine.onActivity = { activity in
+                            let (phase, done, total) = Self.jobUpdate(activity)
+                            report(phase, done, total)
+                        }
+                    }
+                    let report = try engine.sync()
+                    return .json(
+                        JSONText.object([
+                            ("synced", "true"), ("pulled", String(report.pulled)),
+                            ("pushed", String(report.pushed)), ("merged", String(report.merged)),
+                            ("skippedFiles", String(report.skippedFiles.count)),
+                        ]))
                 }
-                let report = try engine.sync()
-                return .json(
-                    JSONText.object([
-                        ("synced", "true"), ("pulled", String(report.pulled)),
-                        ("pushed", String(report.pushed)), ("merged", String(report.merged)),
-                        ("skippedFiles", String(report.skippedFiles.count)),
-                    ]))
             }
         }
     }
