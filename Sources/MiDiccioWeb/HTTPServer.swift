@@ -364,7 +364,6 @@ func isWellFormedTarget(_ target: UnsafeBufferPointer<UInt8>) -> Bool {
 private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadSize, state in
     guard let cls, let connection, let state, let uploadSize else { return MHD_Result.NO }
     let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
-    context.idle.busy(UInt(bitPattern: connection))
     let method = method.map { String(cString: $0) } ?? "GET"
     let path = url.map { String(cString: $0) } ?? "/"
 
@@ -372,6 +371,8 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     let badMark = withUnsafeMutablePointer(to: &badTargetMark) { UnsafeMutableRawPointer($0) }
     let longMark = withUnsafeMutablePointer(to: &longTargetMark) { UnsafeMutableRawPointer($0) }
     guard let existing, existing != badMark, existing != longMark else {
+        // A request begins: its connection is no longer idle (once, not per body piece).
+        context.idle.busy(UInt(bitPattern: connection))
         if existing == badMark {
             state.pointee = nil
             return queue(context.handler.serverError(400, "the address has a NUL or a broken %-escape in it"), on: connection)
