@@ -31,13 +31,16 @@
     }
     let data = null;
     try { data = await response.json(); } catch (error) { data = null; }
-    if (!response.ok) {
-      const failure = new Error((data && data.error) || "Something went wrong (" + response.status + ")");
-      failure.field = data && data.field;
-      failure.status = response.status;
-      throw failure;
-    }
+    if (!response.ok) throw apiFailure(response.status, data);
     return data;
+  }
+
+  // The error a refused request throws: the server's message, the field at fault, the status.
+  function apiFailure(status, data) {
+    const failure = new Error((data && data.error) || "Something went wrong (" + status + ")");
+    failure.field = data && data.field;
+    failure.status = status;
+    return failure;
   }
 
   function query(params) {
@@ -977,12 +980,7 @@
           throw error;
         }
         if (job.finished) {
-          if (job.status >= 400) {
-            const failure = new Error((job.answer && job.answer.error) || "Something went wrong (" + job.status + ")");
-            failure.field = job.answer && job.answer.field;
-            failure.status = job.status;
-            throw failure;
-          }
+          if (job.status >= 400) throw apiFailure(job.status, job.answer);
           return job.answer;
         }
         if (job.total > 0) {
@@ -996,7 +994,8 @@
       }
     } finally {
       box.hidden = true;
-      if (label && label !== $("sync-result")) label.textContent = "";
+      // A caller that shows an outcome in the label writes it after this, before the page is drawn again.
+      if (label) label.textContent = "";
     }
   }
 
