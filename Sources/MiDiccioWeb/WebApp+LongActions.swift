@@ -89,9 +89,11 @@ final class JobBoard: Sendable {
         _ key: String?, phase: String, unit: String,
         _ body: (((_ done: Int, _ total: Int) -> Void)?) throws -> T
     ) rethrows -> T {
-        try run(key, phase: phase, unit: unit, reporting: { report in
-            try body(report.map { report in { done, total in report(phase, done, total) } })
-        })
+        try run(
+            key, phase: phase, unit: unit,
+            reporting: { report in
+                try body(report.map { report in { done, total in report(phase, done, total) } })
+            })
     }
 
     /// Runs `body` with a callback that reports `key`'s phase and progress (none without a
