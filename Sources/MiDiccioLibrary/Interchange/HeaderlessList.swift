@@ -135,31 +135,65 @@ struct HeaderlessList {
         var list = HeaderlessList(separator: separator, columns: columns, rows: [], fields: [])
         list.rows.reserveCapacity(records.count)
         for record in records {
-            let fields = record.fields.map(WordSheet.trimmed)
-            guard fields.count <= columns.count else {
-                throw SheetError(
-                    line: record.line,
-                    message: "the row has \(fields.count) fields but --columns names \(columns.count)")
-            }
-            var row = SheetRow(line: record.line, term: "")
-            var notes: [String] = []
-            for (column, value) in zip(columns, fields) {
-                switch column {
-                case .term: row.term = value
-                case .meaning: row.meaning = value
-                case .reading: row.reading = value
-                case .examples: row.examples = WordSheet.exampleLines(value)
-                case .notes: if !value.isEmpty { notes.append(value) }
-                case .tags: row.tags = WordSheet.tagList(value)
-                case .skip: break
-                }
-            }
-            row.notes = notes.joined(separator: "\n")
-            guard !row.term.isEmpty else { throw SheetError(line: record.line, message: "term: is empty") }
+            let (row, fields) = try self.row(record, columns: columns)
             list.rows.append(row)
             list.fields.append(fields)
         }
         return list
+    }
+
+    /// The row a card (`record`, not blank) makes under `columns`, and its trimmed fields.
+    static func row(_ record: DelimitedRecord, columns: [ListColumn]) throws(SheetError) -> (SheetRow, [String]) {
+        let fields = record.fields.map(WordSheet.trimmed)
+        guard fields.count <= columns.count else {
+            throw SheetError(
+                line: record.line,
+                message: "the row has \(fields.count) fields but --columns names \(columns.count)")
+        }
+        var row = SheetRow(line: record.line, term: "")
+        var notes: [String] = []
+        for (column, value) in zip(columns, fields) {
+            switch column {
+            case .term: row.term = value
+            case .meaning: row.meaning = value
+            case .reading: row.reading = value
+            case .examples: row.examples = WordSheet.exampleLines(value)
+            case .notes: if !value.isEmpty { notes.append(value) }
+            case .tags: row.tags = WordSheet.tagList(value)
+            case .skip: break
+            }
+        }
+        row.notes = notes.joined(separator: "\n")
+        guard !row.term.isEmpty else { throw SheetError(line: record.line, message: "term: is empty") }
+        return (row, fields)
+    }
+
+    /// The separator byte a list can be read with as it streams, given its start
+    /// (`head`, whole lines): a one-byte separator between fields and line breaks between
+    /// cards, the common case, read by the CSV reader. Nil for a card separator or a
+    /// separator of several characters, which are cut from the whole text.
+    static func streamingSeparator(head: Substring, layout: ListLayout, preferComma: Bool) -> UInt8? {
+        guard layout.cardSeparator == nil else { return nil }
+        var body = head
+        if body.unicodeScalars.first == "\u{FEFF}" { body = Substring(body.unicodeScalars.dropFirst()) }
+        let separator = layout.separator ?? guessSeparator(body, cardSeparator: nil, preferComma: preferComma)
+        guard separator.utf8.count == 1, let byte = separator.utf8.first, DelimitedText.isValidSeparator(byte) else { return nil }
+        return byte
+    }
+
+    /// Calls `body` with each card of a list whose text arrives in pieces (`next`, nil at
+    /// its end), read with `separator` as `read` reads the whole text: blank cards are
+    /// skipped, and a structural problem throws with its line.
+    static func forEachCard(
+        pieces next: () throws -> [UInt8]?, separator: UInt8, _ body: (DelimitedRecord) throws -> Void
+    ) throws {
+        do {
+            try DelimitedText.forEachRecord(pieces: next, separator: separator) { record in
+                if !WordSheet.isBlankRecord(record) { try body(record) }
+            }
+        } catch let error as DelimitedTextError {
+            throw SheetError(line: error.line, message: error.message)
+        }
     }
 
     /// Term, meaning, then notes for every further column.

@@ -92,6 +92,10 @@ private enum SheetSource: Sendable {
     /// Text read whole: an Anki text export (read whole by `WordSheet`), or a sheet in a
     /// format given by name.
     case text(String, format: SheetFormat?)
+    /// A list without a header whose fields are split by one byte and cards by line
+    /// breaks, read from its file a megabyte at a time like a MiDiccio sheet, with the
+    /// columns found in a first pass (the widest card's) or given, and its cards counted.
+    case list(path: String, separator: UInt8, columns: [ListColumn], rows: Int)
 
     /// About how many words the sheet holds, from its lines (a header line and a line
     /// without a final line break taken into account): exact unless a field spans lines
@@ -99,7 +103,7 @@ private enum SheetSource: Sendable {
     /// their progress reports and the size of the write they announce.
     var estimatedRows: Int {
         switch self {
-        case .file(_, _, let rows): return rows
+        case .file(_, _, let rows), .list(_, _, _, let rows): return rows
         case .text(let text, _):
             var scan = FileSystem.TextScan()
             scan.add(text.utf8)
@@ -117,6 +121,8 @@ private struct SheetBatch: Sendable {
     var words: [(content: WordContent, key: String)] = []
     /// The first rows of the file, for `ImportReport.sample`.
     var sample: [SheetRow] = []
+    /// A list's first rows as its fields were (`ImportReport.sampleFields`).
+    var sampleFields: [[String]] = []
 }
 
 extension WordLibrary {
@@ -145,6 +151,10 @@ extension WordLibrary {
             report.separator = HeaderlessList.describe(list.separator)
             report.columns = list.columns
             report.sampleFields = Array(list.fields.prefix(options.sampleSize))
+        }
+        if case .list(_, let separator, let columns, _) = read.sheet {
+            report.separator = HeaderlessList.describe(String(UnicodeScalar(separator)))
+            report.columns = columns
         }
         // How many words: exact for rows read whole, estimated from a sheet's lines.
         let most = read.sheet?.estimatedRows ?? read.rows.count
@@ -202,6 +212,7 @@ extension WordLibrary {
                     } consume: { (batch: SheetBatch) in
                         report.rowCount += batch.words.count
                         report.sample += batch.sample
+                        report.sampleFields += batch.sampleFields
                         for word in batch.words { try add(word.content, key: word.key) }
                     }
                 } else {
@@ -239,24 +250,34 @@ extension WordLibrary {
     ) throws {
         var batch = SheetBatch()
         var rows = 0
-        func eachRow(_ body: (SheetRow) throws -> Void) throws {
+        /// Each row, with its fields as the file had them for a list without a header.
+        func eachRow(_ body: (SheetRow, [String]?) throws -> Void) throws {
             switch source {
             case .file(let path, let format, _):
                 let reader = try files { try FileSystem.ChunkReader(path) }
-                try WordSheet.forEachRow(pieces: { try files { try reader.next() } }, format: format, body)
+                try WordSheet.forEachRow(pieces: { try files { try reader.next() } }, format: format) { try body($0, nil) }
             case .text(let text, let format):
-                try WordSheet.forEachRow(text, format: format, body)
+                try WordSheet.forEachRow(text, format: format) { try body($0, nil) }
+            case .list(let path, let separator, let columns, _):
+                let reader = try files { try FileSystem.ChunkReader(path) }
+                try HeaderlessList.forEachCard(pieces: { try files { try reader.next() } }, separator: separator) { card in
+                    let (row, fields) = try HeaderlessList.row(card, columns: columns)
+                    try body(row, fields)
+                }
             }
         }
         do {
-            try eachRow { row in
+            try eachRow { row, fields in
                 rows += 1
                 guard rows <= ImportLimits.rows else {
                     throw LibraryError.invalidImport(
                         file: file, line: row.line,
                         message: "more than \(ImportLimits.rows) rows; MiDiccio imports at most that many at once")
                 }
-                if rows <= sampleSize { batch.sample.append(row) }
+                if rows <= sampleSize {
+                    batch.sample.append(row)
+                    if let fields { batch.sampleFields.append(fields) }
+                }
                 let content = try validated(row, file: file)
                 batch.words.append((content, TermKey.fold(content.term)))
                 if batch.words.count == importBatchRows {
@@ -267,7 +288,7 @@ extension WordLibrary {
         } catch let error as SheetError {
             throw LibraryError.invalidImport(file: file, line: error.line > 0 ? error.line : nil, message: error.message)
         }
-        if !batch.words.isEmpty || !batch.sample.isEmpty { try emit(batch) }
+        if !batch.words.isEmpty || !batch.sample.isEmpty || !batch.sampleFields.isEmpty { try emit(batch) }
     }
 
     /// Moves the words the last import added to the Trash, as edits that reach other
@@ -374,6 +395,9 @@ extension WordLibrary {
                 if scan.hasNUL { throw binaryFile(path, format: format) }
                 return ReadImport(format: format, rows: [], sheet: .file(path: path, format: sheetFormat, rows: SheetSource.rows(scan)))
             }
+            if format == .list, !isSQLite, let list = try streamedList(path, head: Array(data), layout: options.layout) {
+                return ReadImport(format: format, rows: [], sheet: list)
+            }
             guard let text = try files({ try FileSystem.readUTF8Text(path) }) else { try refuseBrokenUTF8(path) }
             if isSQLite || text.unicodeScalars.contains("\0") { throw binaryFile(path, format: format) }
             do {
@@ -387,6 +411,41 @@ extension WordLibrary {
                 throw LibraryError.invalidImport(file: path, line: error.line > 0 ? error.line : nil, message: error.message)
             }
         }
+    }
+
+    /// A list without a header that can be read as it streams (`HeaderlessList
+    /// .streamingSeparator`), checked in one pass (UTF-8, no NUL) and, unless its columns
+    /// are given, read once more for its widest card; nil when it must be read whole.
+    private func streamedList(_ path: String, head: [UInt8], layout: ListLayout) throws -> SheetSource? {
+        // The separator is guessed from the first lines, as when the text is read whole:
+        // the start of the file up to its last line break within the first megabyte.
+        let whole = head.count < ImportFormat.detectionBytes
+        let end = whole ? head.count : (head.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0)
+        let lines = Array(head[..<end])
+        let start = String(decoding: lines[..<FileSystem.completeUTF8Prefix(lines)], as: UTF8.self)
+        guard
+            let separator = HeaderlessList.streamingSeparator(
+                head: Substring(start), layout: layout, preferComma: path.lowercased().hasSuffix(".csv"))
+        else { return nil }
+        guard let scan = try files({ try FileSystem.scanUTF8Text(path) }) else { try refuseBrokenUTF8(path) }
+        if scan.hasNUL { throw binaryFile(path, format: .list) }
+        var cards = 0
+        var widest = 0
+        if layout.columns == nil {
+            let reader = try files { try FileSystem.ChunkReader(path) }
+            do {
+                try HeaderlessList.forEachCard(pieces: { try files { try reader.next() } }, separator: separator) { card in
+                    cards += 1
+                    widest = max(widest, card.fields.count)
+                }
+            } catch let error as SheetError {
+                throw LibraryError.invalidImport(file: path, line: error.line > 0 ? error.line : nil, message: error.message)
+            }
+            try checkRowCount(cards, file: path)
+        }
+        let columns = layout.columns ?? HeaderlessList.defaultColumns(width: widest)
+        let rows = layout.columns == nil ? cards : scan.lines
+        return .list(path: path, separator: separator, columns: columns, rows: rows)
     }
 
     /// Throws the error that says where the file at `path` stops being UTF-8 (it is read
