@@ -187,7 +187,20 @@ package enum FileSystem {
         }
     }
 
+    /// Writes `data` to `path` so that readers see the old file or the new one, never a
+    /// part: a temporary file beside it, flushed to disk, then renamed over it. With
+    /// `exclusive`, an existing file is not replaced (`FileError.exists`); with `ownerOnly`,
+    /// the file is readable by its owner only.
     package static func writeAtomically(_ data: Data, to path: String, exclusive: Bool = false, ownerOnly: Bool = false) throws {
+        try writeAtomically(to: path, exclusive: exclusive, ownerOnly: ownerOnly) { write in try write(data) }
+    }
+
+    /// Like `writeAtomically(_:to:)`, for a file written in pieces: `body` hands each piece
+    /// to the function it is given, in order. The file appears whole at `path`, or not at
+    /// all when `body` or a write throws.
+    package static func writeAtomically(
+        to path: String, exclusive: Bool = false, ownerOnly: Bool = false, _ body: (_ write: (Data) throws -> Void) throws -> Void
+    ) throws {
         let directory = parent(of: path)
         try createDirectory(directory)
         let temporary = directory + "/" + temporaryName(for: URL(fileURLWithPath: path).lastPathComponent)
@@ -199,7 +212,17 @@ package enum FileSystem {
         // open(2)'s mode is narrowed by the umask; fchmod makes it exactly owner-only.
         if ownerOnly, fchmod(descriptor, 0o600) != 0 { failure = "cannot be made private: \(errorText(errno))" }
         if failure == nil {
-            failure = writeAll(data, to: descriptor)
+            do {
+                try body { data in
+                    if let problem = writeAll(data, to: descriptor) {
+                        throw FileError(path: path, reason: "cannot be written (\(problem))")
+                    }
+                }
+            } catch {
+                close(descriptor)
+                unlink(temporary)
+                throw error
+            }
         }
         if failure == nil, fsync(descriptor) != 0 { failure = errorText(errno) }
         close(descriptor)

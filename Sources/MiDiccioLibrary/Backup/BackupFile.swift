@@ -18,19 +18,43 @@ public enum BackupFile {
 
     /// The backup text for `words` and their review history, exported at `time`.
     public static func encode(_ words: [Word], reviews: [ReviewEvent] = [], exportedAt time: Timestamp) -> String {
-        var text = "{\n  \"format\": \(JSONText.quote(formatName)),\n  \"version\": \(version),\n"
-        text += "  \"exportedAt\": \(JSONText.quote(time.iso8601)),\n  \"wordCount\": \(words.count),\n"
-        // The history before the words, so the file still ends with the word list.
-        text += "  \"reviews\": ["
-        text += reviews.map { event in
-            "\n    {\"word\": \(JSONText.quote(event.wordID.rawValue)), \"time\": \(JSONText.quote(event.time.iso8601)), "
-                + "\"grade\": \(JSONText.quote(event.grade.name)), \"device\": \(JSONText.quote(event.device)), "
-                + "\"seconds\": \(event.seconds)}"
-        }.joined(separator: ",")
-        text += reviews.isEmpty ? "],\n  \"words\": [" : "\n  ],\n  \"words\": ["
-        text +=
-            words.isEmpty ? "]\n}\n" : "\n    " + words.map { WordJSON.object($0, indent: 6) }.joined(separator: ",\n    ") + "\n  ]\n}\n"
-        return text
+        var writer = Writer()
+        var text = writer.start(wordCount: words.count, reviews: reviews, exportedAt: time)
+        for word in words { text += writer.next(word) }
+        return text + writer.end()
+    }
+
+    /// The text of a backup in pieces, as `encode` writes it whole, so that a library of
+    /// any size is exported without holding its words or its text: the header and the
+    /// review history, then each word's piece in turn, then the end.
+    struct Writer {
+        private var written = 0
+
+        /// The start of a backup of `wordCount` words (the count the file states), with
+        /// the review history.
+        func start(wordCount: Int, reviews: [ReviewEvent], exportedAt time: Timestamp) -> String {
+            var text = "{\n  \"format\": \(JSONText.quote(formatName)),\n  \"version\": \(version),\n"
+            text += "  \"exportedAt\": \(JSONText.quote(time.iso8601)),\n  \"wordCount\": \(wordCount),\n"
+            // The history before the words, so the file still ends with the word list.
+            text += "  \"reviews\": ["
+            text += reviews.map { event in
+                "\n    {\"word\": \(JSONText.quote(event.wordID.rawValue)), \"time\": \(JSONText.quote(event.time.iso8601)), "
+                    + "\"grade\": \(JSONText.quote(event.grade.name)), \"device\": \(JSONText.quote(event.device)), "
+                    + "\"seconds\": \(event.seconds)}"
+            }.joined(separator: ",")
+            return text + (reviews.isEmpty ? "],\n  \"words\": [" : "\n  ],\n  \"words\": [")
+        }
+
+        /// The piece for the next word.
+        mutating func next(_ word: Word) -> String {
+            defer { written += 1 }
+            return (written == 0 ? "\n    " : ",\n    ") + WordJSON.object(word, indent: 6)
+        }
+
+        /// The end of the word list and of the file.
+        func end() -> String {
+            written == 0 ? "]\n}\n" : "\n  ]\n}\n"
+        }
     }
 
     /// Reads and checks a whole backup. Any problem throws `invalidBackup` naming the

@@ -57,18 +57,38 @@ extension WordLibrary {
     @discardableResult
     public func exportBackup(to path: String) throws -> Int {
         try checkNotLibrary(path)
-        let (words, reviews) = try guarded {
+        // Word by word as they are read, in one read transaction, through a buffer of
+        // about a megabyte: a library of a million words is never held whole, nor is its
+        // text. The file appears whole, or not at all.
+        return try guarded {
             try database.read {
-                (
-                    try database.cached("SELECT \(Self.columns) FROM words ORDER BY created_at, seq").rows([], Self.storedWord).map(\.word),
-                    try allReviewEvents()
-                )
+                let count = Int(try database.integer("SELECT count(*) FROM words") ?? 0)
+                let reviews = try allReviewEvents()
+                try files {
+                    try FileSystem.writeAtomically(to: path) { write in
+                        var writer = BackupFile.Writer()
+                        var buffer = writer.start(wordCount: count, reviews: reviews, exportedAt: clock.now())
+                        var exported = 0
+                        try database.cached("SELECT \(Self.columns) FROM words ORDER BY created_at, seq").forEachRow { row in
+                            buffer += writer.next(try Self.storedWord(row).word)
+                            exported += 1
+                            if buffer.utf8.count >= 1 << 20 {
+                                try write(Data(buffer.utf8))
+                                buffer = ""
+                            }
+                        }
+                        // The file states its count, and a restore checks it: within one read
+                        // transaction they agree, and a file where they did not would not be kept.
+                        guard exported == count else {
+                            throw LibraryError.fileError(
+                                path: path, reason: "the words changed while they were written; nothing was written")
+                        }
+                        try write(Data((buffer + writer.end()).utf8))
+                    }
+                }
+                return count
             }
         }
-        try files {
-            try FileSystem.writeAtomically(Data(BackupFile.encode(words, reviews: reviews, exportedAt: clock.now()).utf8), to: path)
-        }
-        return words.count
     }
 
     /// Restores a backup file, all in one transaction after the whole file is checked.
