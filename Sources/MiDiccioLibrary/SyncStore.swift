@@ -272,9 +272,7 @@ package final class SyncStore {
 
     /// The ids of every purged word.
     package func purgedIDs() throws -> Set<WordID> {
-        try library.guarded {
-            Set(try database.cached("SELECT id FROM purged").rows([]) { $0.text(0) }.compactMap(WordID.init))
-        }
+        try library.guarded { try library.purgedWordIDs() }
     }
 
     /// Applies a marker from another device: removes the word (its content beaten by

@@ -107,19 +107,28 @@ extension WordLibrary {
         try importingReviewEvents(expected: events.count, pending: pending) { try $0.insert(events) }
     }
 
-    /// Every review event, in the order of time (for a backup).
+    /// Every review event, in the order of time, then of device (for a backup): sorted
+    /// once, by SQLite, the devices by their ids.
     package func allReviewEvents() throws -> [ReviewEvent] {
         var reader = try ReviewRows(database)
-        return try database.cached("SELECT \(ReviewRows.columns) FROM reviews ORDER BY time")
-            .rows([]) { reader.event($0) }.compactMap(\.self).sorted { ($0.time, $0.device) < ($1.time, $1.device) }
+        return try database.cached(
+            "SELECT \(ReviewRows.columns) FROM reviews JOIN review_devices ON review_devices.num = reviews.device ORDER BY time, id"
+        ).rows([]) { reader.event($0) }.compactMap(\.self)
     }
 
     /// Adds a backup's review events that are not here, leaving out purged words'. Call
     /// inside `writing`.
     package func restoreReviewEvents(_ events: [ReviewEvent]) throws {
         guard !events.isEmpty else { return }
-        let purged = Set(try database.cached("SELECT id FROM purged").rows([]) { $0.text(0) }.compactMap(WordID.init))
-        try refreshStudyCache(after: try insertReviewEvents(events.filter { !purged.contains($0.wordID) }, pending: true))
+        let changed = try importingReviewEvents(expected: events.count, pending: true, purged: try purgedWordIDs()) {
+            try $0.insert(events)
+        }
+        try refreshStudyCache(after: changed)
+    }
+
+    /// The ids of the words purged for good (their markers), which nothing brings back.
+    package func purgedWordIDs() throws -> Set<WordID> {
+        Set(try database.cached("SELECT id FROM purged").rows([]) { $0.text(0) }.compactMap(WordID.init))
     }
 
     /// Removes every event of a word (a purge). Call inside `writing`.
