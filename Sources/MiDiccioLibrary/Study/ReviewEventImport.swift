@@ -1,32 +1,6 @@
 import MiDiccioModel
 import MiDiccioStore
 
-/// One review event where a batch file holds it, read in place: valid only during the
-/// call it is handed to. A new device's first sync stores a million of these without
-/// making a `ReviewEvent` (two strings) for each.
-package struct ReviewEventBytes {
-    /// The word id's text: 36 bytes, already checked and lowercase.
-    package var wordID: UnsafeRawBufferPointer
-    /// When the answer was given, in milliseconds.
-    package var time: Int64
-    /// The device that recorded it, as an index into the device table it was read with
-    /// (`ReviewEventImport.deviceNumbers(for:)` numbers that table).
-    package var device: Int
-    /// The answer.
-    package var grade: ReviewGrade
-    /// How long the answer took, in whole seconds.
-    package var seconds: Int
-
-    /// Makes the view of one event.
-    package init(wordID: UnsafeRawBufferPointer, time: Int64, device: Int, grade: ReviewGrade, seconds: Int) {
-        self.wordID = wordID
-        self.time = time
-        self.device = device
-        self.grade = grade
-        self.seconds = seconds
-    }
-}
-
 /// Stores review events inside one write transaction, with one prepared statement:
 /// events already here are ignored (an event is immutable and identified by word, time,
 /// device and grade), events of purged words are left out.

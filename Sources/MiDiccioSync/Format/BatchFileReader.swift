@@ -1,6 +1,5 @@
 import CZlib
 import Foundation
-import MiDiccioLibrary
 import MiDiccioModel
 
 /// Reads a batch file record by record, inflating as it goes: a snapshot of a million
