@@ -14,10 +14,13 @@ extension WordLibrary {
         var wanted = counted ? limit : limit + 1
         var seqs: [Int64] = []
         var threshold: Int64 = 0
+        // Every word the term tiers hold, while each was read whole from its start: the
+        // full-text tiers then leave these out without matching the term column again.
+        var termTierWords: Set<Int64>? = []
         for index in plan.tierCount where wanted > 0 {
             if index == SearchPlan.newestRankedTier {
                 // Read whole (at most `rankedMatches` rows) and ordered here.
-                let (ranked, oldestRanked) = try newestRanked(plan)
+                let (ranked, oldestRanked) = try newestRanked(plan, excluding: termTierWords)
                 threshold = oldestRanked
                 if skip >= ranked.count {
                     skip -= ranked.count
@@ -29,9 +32,17 @@ extension WordLibrary {
                 }
                 continue
             }
-            let tier = plan.tier(index, threshold: threshold)
+            let tier = plan.tier(index, threshold: threshold, excluding: termTierWords)
             let rows = try database.cached("SELECT \(tier.column) FROM \(tier.source) ORDER BY \(tier.order) LIMIT ? OFFSET ?")
                 .rows(tier.values + [.integer(Int64(wanted)), .integer(Int64(skip))]) { $0.int64(0) }
+            if index < SearchPlan.newestRankedTier {
+                // Whole only when nothing was skipped and the tier ended before the page did.
+                if skip > 0 || rows.count == wanted {
+                    termTierWords = nil
+                } else {
+                    termTierWords?.formUnion(rows)
+                }
+            }
             if rows.isEmpty {
                 if skip > 0 {
                     // The whole tier comes before the page.
@@ -56,15 +67,17 @@ extension WordLibrary {
     /// The newest `rankedMatches` full-text matches that no earlier tier holds, best first
     /// (BM25, then newest), read in one pass over the search index; and the row number
     /// from which matches are ranked (the oldest of those read, or 0 when every match was).
-    private func newestRanked(_ plan: SearchPlan) throws -> ([Int64], Int64) {
-        let (sql, values) = plan.newestMatchesStatement()
+    /// `termTierWords`, when known, are every word of the earlier tiers; without them, the
+    /// statement finds which matches those tiers hold.
+    private func newestRanked(_ plan: SearchPlan, excluding termTierWords: Set<Int64>?) throws -> ([Int64], Int64) {
+        let (sql, values) = plan.newestMatchesStatement(termTiersKnown: termTierWords != nil)
         var oldest: Int64 = 0
         var read = 0
         var ranked: [(seq: Int64, score: Double)] = []
         try database.cached(sql).forEachRow(values) { row in
             read += 1
             oldest = row.int64(0)
-            if row.int64(2) == 0 { ranked.append((oldest, row.double(1))) }
+            if row.int64(2) == 0 && termTierWords?.contains(oldest) != true { ranked.append((oldest, row.double(1))) }
         }
         ranked.sort { $0.score != $1.score ? $0.score < $1.score : $0.seq > $1.seq }
         return (ranked.map(\.seq), read == WordLibrary.rankedMatches ? oldest : 0)
@@ -73,7 +86,7 @@ extension WordLibrary {
     /// The words with row numbers `seqs`, in that order.
     private func wordsInOrder(_ seqs: [Int64]) throws -> [Word] {
         guard !seqs.isEmpty else { return [] }
-        let list = "[" + seqs.map(String.init).joined(separator: ",") + "]"
+        let list = SearchPlan.jsonList(seqs)
         var bySeq: [Int64: Word] = [:]
         _ = try database.cached("SELECT \(Self.columns) FROM words WHERE seq IN (SELECT value FROM json_each(?))")
             .rows([.text(list)]) { row in bySeq[row.int64(0)] = try Self.storedWord(row).word }
@@ -151,8 +164,10 @@ extension SearchPlan {
     static let newestRankedTier = 3
 
     /// Tier `index` (see `tierCount`) other than `newestRankedTier`; `threshold` is the row
-    /// number from which full-text matches are ranked.
-    func tier(_ index: Int, threshold: Int64) -> SearchTier {
+    /// number from which full-text matches are ranked. `termTierWords`, when known, are
+    /// every word of the term tiers (0 to 2), which the last tier then leaves out as they
+    /// are instead of matching the term column again.
+    func tier(_ index: Int, threshold: Int64, excluding termTierWords: Set<Int64>? = nil) -> SearchTier {
         let bm25 = "bm25(words_fts, \(SearchRanking.bm25Weights))"
         switch index {
         case 0:
@@ -174,8 +189,12 @@ extension SearchPlan {
         default:
             // The matches older than the ranked ones, newest first.
             let (match, matchValues) = fullTextFilter
-            let (outside, outsideValues) = notInTermTiers
-            let (notInTerm, notInTermValues) = notInTermMatch
+            var (outside, outsideValues) = notInTermTiers
+            var (notInTerm, notInTermValues) = notInTermMatch
+            if let termTierWords, !freeTokens.isEmpty {
+                (notInTerm, notInTermValues) = ("", [])
+                (outside, outsideValues) = (" AND +rowid NOT IN (SELECT value FROM json_each(?))", [.text(Self.jsonList(termTierWords))])
+            }
             return SearchTier(
                 column: "rowid", source: "words_fts WHERE \(match) AND rowid < ?\(notInTerm)\(outside)", order: "rowid DESC",
                 values: matchValues + [.integer(threshold)] + notInTermValues + outsideValues)
@@ -188,14 +207,20 @@ extension SearchPlan {
         return (" AND +rowid NOT IN (SELECT rowid FROM words_fts WHERE words_fts MATCH ?)", [.text(termMatch)])
     }
 
+    /// A JSON array of row numbers, for `json_each`.
+    static func jsonList(_ seqs: some Sequence<Int64>) -> String {
+        "[" + seqs.map(String.init).joined(separator: ",") + "]"
+    }
+
     /// The newest `rankedMatches` full-text matches, newest first. Its rows: the row
     /// number, the BM25 score, and 1 when an earlier tier holds the word (its term holds
-    /// the query), else 0.
-    func newestMatchesStatement() -> (String, [SQLValue]) {
+    /// the query), else 0; always 0 when `termTiersKnown` (the caller holds those words,
+    /// and matching the term column again would cost as much as the tier itself).
+    func newestMatchesStatement(termTiersKnown: Bool = false) -> (String, [SQLValue]) {
         let (match, matchValues) = fullTextFilter
         var earlier = "0"
         var earlierValues: [SQLValue] = []
-        if !freeTokens.isEmpty {
+        if !freeTokens.isEmpty && !termTiersKnown {
             earlier = """
                 (+rowid IN (SELECT rowid FROM words_fts WHERE words_fts MATCH ?)
                  OR EXISTS (SELECT 1 FROM words r WHERE r.seq = words_fts.rowid AND r.term_key >= ? AND r.term_key < ?))
