@@ -66,7 +66,10 @@ let package = Package(
         // compiler refuses the other way (README, "Code layout").
         .target(name: "MiDiccioModel", swiftSettings: strict),
         .target(name: "MiDiccioFiles", swiftSettings: strict),
-        .target(name: "MiDiccioStore", dependencies: ["CSQLite"], swiftSettings: strict),
+        // An FTS5 auxiliary function: search ranks the newest matches from what it gives
+        // (Sources/CFullTextRank/include/cfulltextrank.h says what).
+        .target(name: "CFullTextRank", dependencies: ["CSQLite"]),
+        .target(name: "MiDiccioStore", dependencies: ["CSQLite", "CFullTextRank"], swiftSettings: strict),
         .target(
             name: "MiDiccioLibrary",
             dependencies: ["MiDiccioModel", "MiDiccioFiles", "MiDiccioStore", "CCollation", "CMinizip", "CZstd"],

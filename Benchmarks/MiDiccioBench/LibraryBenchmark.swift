@@ -9,10 +9,15 @@ enum LibraryBenchmark {
     static let subcommand = BenchSubcommand(
         name: "library",
         abstract: "Import, search, list and memory figures for a large generated library.",
-        usage: "midiccio-bench library [--words <n>] [--seed <s>]",
+        usage: "midiccio-bench library [--words <n>] [--seed <s>] [--library <path>]",
         options: [
             ("--words <n>", "How many words to generate and import (default 100000)."),
             ("--seed <s>", "Seed of the generated words and queries (default 1)."),
+            (
+                "--library <path>",
+                "Only search and list this library, kept by an earlier run of the same --words and --seed "
+                    + "(MIDICCIO_BENCH_KEEP=1): no import, no floor, no other formats."
+            ),
         ],
         run: { try run($0) })
 
@@ -39,9 +44,13 @@ enum LibraryBenchmark {
 
     /// Runs the benchmark described by `arguments` and prints its table.
     static func run(_ arguments: [String]) throws {
-        let options = try BenchOptions(arguments, accepting: ["words", "seed"], usage: subcommand.usage)
+        let options = try BenchOptions(arguments, accepting: ["words", "seed", "library"], usage: subcommand.usage)
         let wordCount = try options.integer("words", default: 100_000, in: 1...5_000_000)
         let seed = try options.unsigned("seed", default: 1)
+        if let path = options.text("library") {
+            try runOnKeptLibrary(path, wordCount: wordCount, seed: seed)
+            return
+        }
 
         let workspace = try TemporaryDirectory(prefix: "midiccio-bench")
         defer { workspace.remove() }
@@ -94,6 +103,29 @@ enum LibraryBenchmark {
                 importCPUSeconds: importCPUSeconds, floorSeconds: Statistics.median(floorSeconds) ?? 0,
                 duplicatesAdded: report.duplicatesAdded, search: search, firstPage: firstPage,
                 memoryBeforeLibrary: memoryBeforeLibrary, peakMemory: peakMemory, formats: formats))
+    }
+
+    /// Searches and lists a library an earlier run kept, to compare builds without
+    /// importing again; prints the search and list figures only.
+    static func runOnKeptLibrary(_ path: String, wordCount: Int, seed: UInt64) throws {
+        let library = try WordLibrary(path: path, environment: ["LANG": "es_ES.UTF-8"])
+        let stored = try library.counts().words
+        guard stored == wordCount else {
+            throw BenchFailure("\(path) holds \(stored) words; --words says \(wordCount)")
+        }
+        Progress.note("searching")
+        let queries = SearchQuerySet(vocabulary: SyntheticVocabulary(seed: seed), wordCount: wordCount).queries
+        let search = try measureSearch(queries, in: library)
+        Progress.note("listing")
+        var firstPage: [(ListSort, Double)] = []
+        for sort in [ListSort.updated, .term, .created] {
+            firstPage.append((sort, try measureFirstPage(sort, in: library, expected: min(50, wordCount))))
+        }
+        printReport(
+            LibraryFigures(
+                wordCount: wordCount, seed: seed, sheetBytes: 0, importSeconds: 0, importCPUSeconds: 0, floorSeconds: 0,
+                duplicatesAdded: 0, search: search, firstPage: firstPage, memoryBeforeLibrary: nil,
+                peakMemory: ProcessMemory.peakMegabytes(), keptLibrary: path))
     }
 
     // MARK: - Measurements
@@ -172,6 +204,9 @@ enum LibraryBenchmark {
         var peakMemory: Double?
         /// The imports of a list without a header and of a Kindle database.
         var formats: [ImportFormatsBenchmark.Figure] = []
+        /// The library searched when an earlier run's was reused (`--library`): nothing
+        /// was imported.
+        var keptLibrary: String?
     }
 
     /// Prints the machine, the main table, then the search figures per kind of query.
@@ -193,9 +228,13 @@ enum LibraryBenchmark {
                 "\(strict ? "<" : "≤") \(Format.decimal(target, 0)) \(unit)", passed ? "pass" : "FAIL",
             ])
         }
-        add(
-            "import \(Format.grouped(figures.wordCount)) words (TSV)", figures.importSeconds, "s", digits: 3,
-            target: Target.importSeconds)
+        if let kept = figures.keptLibrary {
+            output += "searching \(kept) (kept by an earlier run): nothing imported\n\n"
+        } else {
+            add(
+                "import \(Format.grouped(figures.wordCount)) words (TSV)", figures.importSeconds, "s", digits: 3,
+                target: Target.importSeconds)
+        }
         if figures.floorSeconds > 0 {
             let ratio = figures.importSeconds / figures.floorSeconds
             table.rows.append([
@@ -229,10 +268,12 @@ enum LibraryBenchmark {
             output += "\n" + imports.rendered()
         }
 
-        output +=
-            "\nimport: \(Format.decimal(figures.importSeconds * 1e6 / Double(figures.wordCount), 1)) µs per word"
-            + ", CPU time \(Format.decimal(figures.importCPUSeconds, 3)) s"
-            + ", \(Format.grouped(figures.duplicatesAdded)) repeated terms added as duplicates"
+        if figures.keptLibrary == nil {
+            output +=
+                "\nimport: \(Format.decimal(figures.importSeconds * 1e6 / Double(figures.wordCount), 1)) µs per word"
+                + ", CPU time \(Format.decimal(figures.importCPUSeconds, 3)) s"
+                + ", \(Format.grouped(figures.duplicatesAdded)) repeated terms added as duplicates"
+        }
         if let before = figures.memoryBeforeLibrary {
             output += "; peak memory before opening the library: \(Format.decimal(before, 1)) MB"
         }

@@ -91,6 +91,11 @@ struct BenchOptions {
         }
     }
 
+    /// The value of `--name` as given, nil when absent.
+    func text(_ name: String) -> String? {
+        values[name]
+    }
+
     /// The integer value of `--name`, `defaultValue` when absent; must lie in `range`.
     func integer(_ name: String, default defaultValue: Int, in range: ClosedRange<Int>) throws(BenchUsageError) -> Int {
         guard let text = values[name] else { return defaultValue }

@@ -106,6 +106,8 @@ enum LibraryFile {
         // 16 MB of page cache (the default is 2 MB): enough for the hot pages of a
         // library of 100,000 words without pushing the process past 150 MB.
         try database.execute("PRAGMA cache_size = -16384")
+        // Search ranks the newest full-text matches from it (WordLibrary.newestRanked).
+        try database.defineFullTextMatchStats()
     }
 
     /// Switches to WAL unless already on. Changing the journal mode needs the file to

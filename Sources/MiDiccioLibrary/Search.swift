@@ -112,6 +112,9 @@ struct SearchPlan {
     let key: String
     /// Full-text clauses of the field prefixes (`{meaning} : ("house"*)`).
     let fieldClauses: [String]
+    /// Each phrase of the full-text match alone (`"house"*`, `{meaning} : "big"*`), in the
+    /// order the search index numbers them: the free words, then the field prefixes'.
+    let phrases: [String]
     let tagKeys: [String]
     let excludedTagKeys: [String]
 
@@ -122,6 +125,11 @@ struct SearchPlan {
             let tokens = WordLibrary.searchTokens(match.text)
             return tokens.isEmpty ? nil : "{\(match.field.rawValue)} : (\(Self.prefixes(tokens)))"
         }
+        phrases =
+            freeTokens.map { "\"\($0)\"*" }
+            + query.fields.flatMap { match in
+                WordLibrary.searchTokens(match.text).map { "{\(match.field.rawValue)} : \"\($0)\"*" }
+            }
         tagKeys = (query.tags + [tag ?? ""]).filter { !$0.isEmpty }.map(TagSet.key)
         excludedTagKeys = query.excludedTags.map(TagSet.key)
     }

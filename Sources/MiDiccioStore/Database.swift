@@ -1,3 +1,4 @@
+import CFullTextRank
 import CSQLite
 
 /// One open SQLite connection. The only owner of its `sqlite3` handle: `deinit` closes it.
@@ -58,6 +59,13 @@ package final class Database {
             { box in
                 if let box { Unmanaged<TextFunction>.fromOpaque(box).release() }
             })
+        guard code == SQLITE_OK else { throw SQLiteError(code: code, message: String(cString: sqlite3_errmsg(handle))) }
+    }
+
+    /// Adds the FTS5 auxiliary function `midiccio_match_stats` to this connection (see
+    /// CFullTextRank): a match's BM25 inputs without the per-phrase document counts.
+    package func defineFullTextMatchStats() throws {
+        let code = midiccio_register_match_stats(handle)
         guard code == SQLITE_OK else { throw SQLiteError(code: code, message: String(cString: sqlite3_errmsg(handle))) }
     }
 

@@ -48,4 +48,40 @@ struct SearchOfACommonWordTests {
             #expect(found.dropFirst().allSatisfy { newest.contains($0.term) })
         }
     }
+
+    @Test(
+        "below the cap, several words and field prefixes are ranked exactly as SQLite's bm25() ranks them",
+        arguments: ["agua fría", "agu fr", "agua meaning:fría", "notes:fría agua"])
+    func belowTheCapIsBM25(query: String) throws {
+        try withTemporaryDirectory { directory in
+            let library = try WordLibrary(path: directory.appendingPathComponent("library.sqlite").path, environment: [:])
+            var random = SeededGenerator(seed: 7)
+            let fillers = ["casa", "perro", "libro", "mesa", "sol", "luna"]
+            for index in 0..<120 {
+                // Each word a different number of each query word, in different fields and
+                // lengths, so the two words' weights (their IDF) decide between them.
+                func text(_ words: [String]) -> String {
+                    (words + (0..<Int(random.next() % 6)).map { _ in fillers[Int(random.next() % 6)] }).shuffled(using: &random)
+                        .joined(separator: " ")
+                }
+                let agua = Array(repeating: "agua", count: 1 + Int(random.next() % 3))
+                let fria = Array(repeating: "fría", count: Int(random.next() % 3))
+                try library.add(
+                    WordContent(
+                        term: "w\(index)", meaning: text(agua + (index % 4 == 0 ? [] : fria)),
+                        examples: [text(index % 5 == 0 ? ["agua"] : [])], notes: text(index % 3 == 0 ? ["fría"] : [])))
+            }
+            let (_, values) = SearchPlan(query: SearchQuery(parsing: query), tag: nil).fullTextFilter
+            let expected = try library.database.prepare(
+                """
+                SELECT (SELECT id FROM words WHERE seq = m.rowid) FROM
+                    (SELECT rowid, bm25(words_fts, \(SearchRanking.bm25Weights)) AS score FROM words_fts WHERE words_fts MATCH ?) m
+                ORDER BY m.score, m.rowid DESC
+                """
+            ).rows([values[0]]) { $0.text(0) }
+            #expect(expected.count > 20 && expected.count < WordLibrary.rankedMatches)
+            let found = try library.find(SearchRequest(query: query, limit: 1000)).words.map(\.id.rawValue)
+            #expect(found == expected)
+        }
+    }
 }
