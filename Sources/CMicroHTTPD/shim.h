@@ -93,6 +93,12 @@ static inline struct MHD_Response *midiccio_mhd_response_copying(const void *dat
     return MHD_create_response_from_buffer(length, (void *)data, MHD_RESPMEM_MUST_COPY);
 }
 
+/// A response whose body libmicrohttpd reads from `fd` (`size` bytes from its start) as
+/// it sends it; it closes `fd` when the response is destroyed.
+static inline struct MHD_Response *midiccio_mhd_response_from_file(uint64_t size, int fd) {
+    return MHD_create_response_from_fd64(size, fd);
+}
+
 /// MHD_YES and MHD_NO as plain ints: newer headers declare them as an enum, older ones
 /// as macros, and the handler's return type differs with them.
 static inline int midiccio_mhd_yes(void) { return MHD_YES; }

@@ -2,6 +2,8 @@ import CErrorPages
 import CMicroHTTPD
 import Dispatch
 import Foundation
+import MiDiccioFiles
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -60,6 +62,8 @@ public struct HTTPResponse: Sendable {
     public var headers: [Header]
     /// The body.
     public var body: Data
+    /// A body sent from a file instead of `body` (a download of any size).
+    public var file: FileBody?
 
     /// Makes a response with `contentType` (nil for none).
     public init(status: Int, contentType: String?, body: Data) {
@@ -77,6 +81,39 @@ public struct HTTPResponse: Sendable {
     /// The value of header `name` (any case).
     public func header(_ name: String) -> String? {
         headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+}
+
+/// A response body sent from an open file as libmicrohttpd reads it, so a download of any
+/// size costs no memory. The file may be removed once this is made: the open descriptor
+/// keeps its content until the body is sent.
+public final class FileBody: Sendable {
+    private let descriptor: Int32
+    /// The bytes sent, from the file's start.
+    public let size: Int
+    private let handedOver = Atomic<Bool>(false)
+
+    /// Opens the file at `path` for sending.
+    public init(path: String) throws {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw FileError(path: path, reason: "cannot be read (\(FileSystem.errorText(errno)))") }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            let reason = FileSystem.errorText(errno)
+            close(descriptor)
+            throw FileError(path: path, reason: "cannot be read (\(reason))")
+        }
+        self.descriptor = descriptor
+        size = Int(status.st_size)
+    }
+
+    /// The descriptor, handed over once: whoever takes it closes it.
+    func take() -> Int32? {
+        handedOver.exchange(true, ordering: .acquiringAndReleasing) ? nil : descriptor
+    }
+
+    deinit {
+        if !handedOver.load(ordering: .acquiring) { close(descriptor) }
     }
 }
 
@@ -456,7 +493,14 @@ private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MH
 
 /// `response` as libmicrohttpd's response object, which the caller destroys.
 private func libraryResponse(_ response: HTTPResponse) -> OpaquePointer? {
-    let created = response.body.withUnsafeBytes { midiccio_mhd_response_copying($0.baseAddress, $0.count) }
+    let created: OpaquePointer?
+    if let file = response.file, let descriptor = file.take() {
+        // libmicrohttpd closes the descriptor with the response; without one, it is ours.
+        created = midiccio_mhd_response_from_file(UInt64(file.size), descriptor)
+        if created == nil { close(descriptor) }
+    } else {
+        created = response.body.withUnsafeBytes { midiccio_mhd_response_copying($0.baseAddress, $0.count) }
+    }
     guard let created else { return nil }
     for header in response.headers {
         _ = MHD_add_response_header(created, header.name, header.value)

@@ -21,6 +21,14 @@ extension HTTPResponse {
         response.setHeader("Content-Disposition", "attachment; filename=\"\(fileName)\"")
         return response
     }
+
+    /// A download sent from the file at `path` as it goes out (the file may be removed
+    /// once this returns).
+    static func download(file path: String, contentType: String, fileName: String) throws -> HTTPResponse {
+        var response = download(Data(), contentType: contentType, fileName: fileName)
+        response.file = try FileBody(path: path)
+        return response
+    }
 }
 
 /// A malformed request body: answered with 400 and the field at fault.

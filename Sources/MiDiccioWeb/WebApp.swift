@@ -582,9 +582,7 @@ public final class WebApp: HTTPHandler {
     private func exportBackup() throws -> HTTPResponse {
         try TemporaryFile.with(name: "backup.json") { path in
             _ = try pool.withLibrary { try $0.exportBackup(to: path) }
-            return .download(
-                try Data(contentsOf: URL(fileURLWithPath: path)), contentType: "application/json",
-                fileName: "midiccio-backup-\(Self.today()).json")
+            return try .download(file: path, contentType: "application/json", fileName: "midiccio-backup-\(Self.today()).json")
         }
     }
 
@@ -626,9 +624,7 @@ public final class WebApp: HTTPHandler {
             let study = request.query["study"] == "1"
             _ = try pool.withLibrary { try $0.exportSheet(to: path, format: format, studyColumns: study) }
             let type = format == .csv ? "text/csv; charset=utf-8" : "text/tab-separated-values; charset=utf-8"
-            return .download(
-                try Data(contentsOf: URL(fileURLWithPath: path)), contentType: type,
-                fileName: "midiccio-words-\(Self.today()).\(format.rawValue)")
+            return try .download(file: path, contentType: type, fileName: "midiccio-words-\(Self.today()).\(format.rawValue)")
         }
     }
 

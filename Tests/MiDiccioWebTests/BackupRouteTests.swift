@@ -35,6 +35,23 @@ final class BackupRouteTests {
         #expect(try web.send("POST", "/api/backup/undo").status == 409, "one step only")
     }
 
+    @Test("a backup of several megabytes downloads whole from its file, with its length and the security headers")
+    func largeBackupDownload() throws {
+        let library = try web.library()
+        let notes = String(repeating: "una nota larga, con acentos y 漢字; ", count: 30)
+        _ = try library.writingInBulk {
+            for index in 0..<3_000 { _ = try library.add(WordContent(term: "palabra\(index)", notes: notes)) }
+        }
+        let backup = try web.send("GET", "/api/backup")
+        #expect(backup.status == 200)
+        #expect(backup.body.count > 3 << 20)
+        #expect(backup.headers["content-length"] == String(backup.body.count))
+        #expect(backup.headers["x-content-type-options"] == "nosniff")
+        let object = try #require(try JSONSerialization.jsonObject(with: backup.body) as? [String: Any])
+        #expect(object["wordCount"] as? Int == 3_000)
+        #expect((object["words"] as? [Any])?.count == 3_000)
+    }
+
     @Test("a broken backup is refused by its own name with nothing changed")
     func brokenBackup() throws {
         let answer = try web.send("POST", "/api/backup/restore?name=mine.json", body: Data("{\"format\": 1".utf8))
