@@ -30,20 +30,40 @@ extension WordLibrary {
     public func exportSheet(to path: String, format: SheetFormat, studyColumns: Bool) throws -> Int {
         try checkNotLibrary(path)
         let study = try studyColumns ? studyStates() : nil
-        let words = try guarded {
-            try database.cached("SELECT \(Self.columns) FROM words WHERE deleted_at IS NULL ORDER BY created_at, seq")
-                .rows([], Self.storedWord).map(\.word)
+        // Row by row as the words are read, in one read transaction, a megabyte at a time:
+        // a library of a million words is never held whole, nor is its text. The file
+        // appears whole, or not at all.
+        return try guarded {
+            try database.read {
+                var exported = 0
+                try files {
+                    try FileSystem.writeAtomically(to: path) { write in
+                        var output: [UInt8] = []
+                        WordSheet.appendHeader(format: format, study: study != nil, to: &output)
+                        try database.cached("SELECT \(Self.columns) FROM words WHERE deleted_at IS NULL ORDER BY created_at, seq")
+                            .forEachRow { row in
+                                let word = try Self.storedWord(row).word
+                                let sheetRow = SheetRow(
+                                    term: word.term, meaning: word.meaning, reading: word.reading,
+                                    examples: word.examples, notes: word.notes, tags: word.tags)
+                                let columns = study.map { study in
+                                    study[word.id.rawValue].map { (due: $0.due.iso8601, state: $0.state.rawValue) } ?? (
+                                        due: "", state: "new"
+                                    )
+                                }
+                                WordSheet.append(sheetRow, study: columns, format: format, to: &output)
+                                exported += 1
+                                if output.count >= 1 << 20 {
+                                    try write(Data(output))
+                                    output.removeAll(keepingCapacity: true)
+                                }
+                            }
+                        try write(Data(output))
+                    }
+                }
+                return exported
+            }
         }
-        let rows = words.map {
-            SheetRow(
-                term: $0.term, meaning: $0.meaning, reading: $0.reading,
-                examples: $0.examples, notes: $0.notes, tags: $0.tags)
-        }
-        let columns = study.map { study in
-            words.map { word in study[word.id.rawValue].map { (due: $0.due.iso8601, state: $0.state.rawValue) } ?? (due: "", state: "new") }
-        }
-        try files { try FileSystem.writeAtomically(Data(WordSheet.write(rows, format: format, study: columns).utf8), to: path) }
-        return words.count
     }
 
     /// Every studied word's state and due time, from the schedule cache (brought up to

@@ -166,23 +166,33 @@ public enum WordSheet {
     /// `state` columns after `tags`; `read` accepts and skips them, since a schedule is
     /// derived from review events, never imported.
     public static func write(_ rows: [SheetRow], format: SheetFormat, study: [(due: String, state: String)]?) -> String {
-        let separator = separatorByte(for: format)
         var output: [UInt8] = []
-        let header = Column.written.map(\.rawValue) + (study == nil ? [] : [Column.due.rawValue, Column.state.rawValue])
-        DelimitedText.appendRecord(header, separator: separator, to: &output)
+        appendHeader(format: format, study: study != nil, to: &output)
         for (index, row) in rows.enumerated() {
-            var fields = [
-                row.term,
-                row.meaning,
-                row.reading,
-                row.examples.joined(separator: "\n"),
-                row.notes,
-                row.tags.joined(separator: " "),
-            ]
-            if let study, index < study.count { fields += [study[index].due, study[index].state] }
-            DelimitedText.appendRecord(fields, separator: separator, to: &output)
+            append(row, study: study.flatMap { index < $0.count ? $0[index] : nil }, format: format, to: &output)
         }
         return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Appends the header record `write` starts with (with `study`, the due and state
+    /// columns too): with `append(_:study:format:to:)`, a sheet written a piece at a time.
+    static func appendHeader(format: SheetFormat, study: Bool, to output: inout [UInt8]) {
+        let header = Column.written.map(\.rawValue) + (study ? [Column.due.rawValue, Column.state.rawValue] : [])
+        DelimitedText.appendRecord(header, separator: separatorByte(for: format), to: &output)
+    }
+
+    /// Appends `row`'s record as `write` writes it, with its study columns when given.
+    static func append(_ row: SheetRow, study: (due: String, state: String)?, format: SheetFormat, to output: inout [UInt8]) {
+        var fields = [
+            row.term,
+            row.meaning,
+            row.reading,
+            row.examples.joined(separator: "\n"),
+            row.notes,
+            row.tags.joined(separator: " "),
+        ]
+        if let study { fields += [study.due, study.state] }
+        DelimitedText.appendRecord(fields, separator: separatorByte(for: format), to: &output)
     }
 }
 
