@@ -13,17 +13,19 @@ import Testing
 /// byte for byte, and a backup restores.
 @Suite("Large exports are written in pieces, as if written whole")
 struct LargeExportsAreWrittenInPiecesTests {
+    /// Adds 3,000 words, `word(index)` each, in one transaction.
+    private func addWords(to library: WordLibrary, _ word: (Int) -> WordContent) throws {
+        _ = try library.writingInBulk {
+            for index in 0..<3_000 { _ = try library.add(word(index)) }
+        }
+    }
+
     @Test("a backup of several megabytes is byte for byte the whole text, leaves no temporary file, and restores")
     func piecesEqualWhole() throws {
         try withTemporaryLibrary { fixture in
             let library = fixture.library
             let long = String(repeating: "una nota larga con acentos, ñ y 漢字; ", count: 30)
-            _ = try library.writingInBulk {
-                for index in 0..<3_000 {
-                    _ = try library.add(
-                        WordContent(term: "palabra\(index)", meaning: "word \(index)", notes: long, tags: ["t\(index % 7)"]))
-                }
-            }
+            try addWords(to: library) { WordContent(term: "palabra\($0)", meaning: "word \($0)", notes: long, tags: ["t\($0 % 7)"]) }
             let trashed = try library.add(WordContent(term: "papelera", meaning: "trash")).word
             _ = try library.delete([trashed.id])
 
@@ -63,11 +65,8 @@ struct LargeExportsAreWrittenInPiecesTests {
         try withTemporaryLibrary { fixture in
             let library = fixture.library
             let long = String(repeating: "un ejemplo, con \"comillas\" y comas; ", count: 25)
-            _ = try library.writingInBulk {
-                for index in 0..<3_000 {
-                    _ = try library.add(
-                        WordContent(term: "palabra\(index)", meaning: "word, \(index)", examples: [long, "otro"], tags: ["t\(index % 7)"]))
-                }
+            try addWords(to: library) {
+                WordContent(term: "palabra\($0)", meaning: "word, \($0)", examples: [long, "otro"], tags: ["t\($0 % 7)"])
             }
             let words = try library.list(ListQuery(sort: .created)).reversed().filter { !$0.isDeleted }
             let rows = words.map {
