@@ -54,7 +54,7 @@ public final class FolderStorage: CloudStorage {
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: path)
         } catch {
-            throw CloudError.failed(path: folder, reason: "cannot be listed: \(error.localizedDescription)")
+            throw CloudError.failed(path: folder, reason: "cannot be listed: \(FileSystem.describe(error))")
         }
         return names.compactMap { name in
             var status = stat()

@@ -40,7 +40,7 @@ package enum FileSystem {
         do {
             return try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw FileError(path: path, reason: "cannot be read: \(error.localizedDescription)")
+            throw FileError(path: path, reason: "cannot be read: \(describe(error))")
         }
     }
 
@@ -53,7 +53,7 @@ package enum FileSystem {
         do {
             return try handle.read(upToCount: count) ?? Data()
         } catch {
-            throw FileError(path: path, reason: "cannot be read: \(error.localizedDescription)")
+            throw FileError(path: path, reason: "cannot be read: \(describe(error))")
         }
     }
 
@@ -143,7 +143,7 @@ package enum FileSystem {
             do {
                 chunk = try handle.read(upToCount: size) ?? Data()
             } catch {
-                throw FileError(path: path, reason: "cannot be read: \(error.localizedDescription)")
+                throw FileError(path: path, reason: "cannot be read: \(describe(error))")
             }
             return chunk.isEmpty ? nil : [UInt8](chunk)
         }
@@ -183,7 +183,7 @@ package enum FileSystem {
         do {
             try FileManager.default.removeItem(atPath: path)
         } catch {
-            throw FileError(path: path, reason: "cannot be removed: \(error.localizedDescription)")
+            throw FileError(path: path, reason: "cannot be removed: \(describe(error))")
         }
     }
 
@@ -309,13 +309,21 @@ package enum FileSystem {
         }
     }
 
+    /// Foundation's words for `error` without their closing period: they are quoted inside
+    /// a sentence that goes on ("…already exists; nothing was changed").
+    package static func describe(_ error: Error) -> String {
+        var text = error.localizedDescription
+        while text.hasSuffix(".") { text.removeLast() }
+        return text
+    }
+
     /// Creates `path` and its parents when missing.
     package static func createDirectory(_ path: String) throws {
         guard !path.isEmpty else { return }
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         } catch {
-            throw FileError(path: path, reason: "cannot create folder: \(error.localizedDescription)")
+            throw FileError(path: path, reason: "cannot create folder: \(describe(error))")
         }
     }
 
