@@ -118,17 +118,36 @@ private struct ImportIDKey: Comparable {
     var low: UInt64
 
     init(_ id: WordID) {
-        let bytes = id.bytes
-        high = bytes[0..<8].reduce(0) { $0 << 8 | UInt64($1) }
-        low = bytes[8..<16].reduce(0) { $0 << 8 | UInt64($1) }
+        // The 32 hex digits of the checked, lowercase text, four bits each (no array per
+        // id: an import converts a million of them).
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        var digits = 0
+        for character in id.rawValue.utf8 where character != 0x2D {
+            let value = UInt64(character <= 0x39 ? character &- 0x30 : character &- 0x57)
+            if digits < 16 { high = high << 4 | value } else { low = low << 4 | value }
+            digits += 1
+        }
+        self.high = high
+        self.low = low
     }
 
-    /// The id again.
+    /// The id again, in the text `WordID` keeps.
     var id: WordID {
-        let bytes = (0..<16).map { index in
-            UInt8(truncatingIfNeeded: (index < 8 ? high : low) >> (8 * UInt64(7 - index % 8)))
+        let text = String(unsafeUninitializedCapacity: 36) { text in
+            var at = 0
+            for digit in 0..<32 {
+                if digit == 8 || digit == 12 || digit == 16 || digit == 20 {
+                    text[at] = 0x2D
+                    at += 1
+                }
+                let value = UInt8(truncatingIfNeeded: (digit < 16 ? high : low) >> (4 * UInt64(15 - digit % 16)) & 0xF)
+                text[at] = value < 10 ? 0x30 + value : 0x57 + value
+                at += 1
+            }
+            return at
         }
-        return WordID(bytes: bytes)!
+        return WordID(uncheckedRawValue: text)
     }
 
     static func < (lhs: Self, rhs: Self) -> Bool { (lhs.high, lhs.low) < (rhs.high, rhs.low) }
