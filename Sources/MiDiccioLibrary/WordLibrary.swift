@@ -28,9 +28,6 @@ public final class WordLibrary {
     private var tally: WordTally?
     /// The page cache of a bulk write, in KiB.
     static let bulkCacheKiB = 20_480
-    /// How many search-index segments a bulk write merges at a time (FTS5's `automerge`;
-    /// 4 otherwise).
-    static let bulkSearchMerge = 16
 
     /// Whether `midiccio_tag_key` (TagSet.key) is defined on this connection.
     private var bulkTagKeyDefined = false
@@ -599,19 +596,12 @@ public final class WordLibrary {
             }
             let result = try body()
             if case .some(.some(let first)) = bulkFrom {
-                // FTS5 writes its buffer out as a new segment every megabyte of text and
-                // merges segments 4 at a time, so each entry is merged again at every level:
-                // 15x the time for 10x the words. 16 at a time (FTS5's crisis merge) halves
-                // the levels, and took 30% off the entries of 1,000,000 words (searches as
-                // fast); the usual 4 applies again to later edits.
-                try database.execute("INSERT INTO words_fts (words_fts, rank) VALUES ('automerge', \(Self.bulkSearchMerge))")
                 try database.run(
                     """
                     INSERT INTO words_fts (rowid, term, reading, meaning, examples, notes, tags)
                     SELECT seq, term, reading, meaning, examples, notes, tags FROM words
                     WHERE seq >= ? AND +deleted_at IS NULL ORDER BY seq
                     """, [.integer(first)])
-                try database.execute("INSERT INTO words_fts (words_fts, rank) VALUES ('automerge', 4)")
                 // Tags in the order they are written, so the first spelling of a tag that
                 // a word holds twice (in another case) wins, as word by word. The trigger
                 // that counts each tag row as it goes in is off meanwhile; the counts of
