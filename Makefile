@@ -11,11 +11,12 @@ SWIFT ?= swift
 # Tests/CloudKit; standard library only).
 # libssl-dev: OpenSSL's libcrypto, random bytes and SHA-256 for the Google sign-in (PKCE).
 # libqrencode-dev: the QR code `midiccio serve --lan` shows for pairing a phone.
+# libyajl-dev: backups are read as they stream (yajl, an event-driven JSON parser).
 # openssl and curl: the HTTPS test makes a certificate and talks to the server over TLS.
 # libminizip-dev and libzstd-dev: importing Anki packages (.apkg/.colpkg are zip files whose
 # collection is zstd-compressed in Anki's current layout). minizip, not libzip: Debian's
 # libzip links OpenSSL, which the everyday `midiccio` must not load (README, "Start-up").
-APT_PACKAGES := pkg-config libsqlite3-dev libicu-dev zlib1g-dev libmicrohttpd-dev libssl-dev libminizip-dev libzstd-dev libqrencode-dev openssl curl lighttpd lighttpd-mod-webdav nodejs sqlite3 python3
+APT_PACKAGES := pkg-config libsqlite3-dev libicu-dev zlib1g-dev libmicrohttpd-dev libssl-dev libminizip-dev libzstd-dev libyajl-dev libqrencode-dev openssl curl lighttpd lighttpd-mod-webdav nodejs sqlite3 python3
 ARGS ?= serve
 BENCH_ARGS ?= library --words 100000
 

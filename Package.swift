@@ -36,6 +36,12 @@ let package = Package(
             pkgConfig: "libzstd",
             providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]
         ),
+        // yajl: backups are read as they stream, not parsed whole (Backup/BackupReader.swift).
+        .systemLibrary(
+            name: "CYajl",
+            pkgConfig: "yajl",
+            providers: [.apt(["libyajl-dev"]), .brew(["yajl"])]
+        ),
         .systemLibrary(
             name: "CMicroHTTPD",
             pkgConfig: "libmicrohttpd",
@@ -72,7 +78,7 @@ let package = Package(
         .target(name: "MiDiccioStore", dependencies: ["CSQLite", "CFullTextRank"], swiftSettings: strict),
         .target(
             name: "MiDiccioLibrary",
-            dependencies: ["MiDiccioModel", "MiDiccioFiles", "MiDiccioStore", "CCollation", "CMinizip", "CZstd"],
+            dependencies: ["MiDiccioModel", "MiDiccioFiles", "MiDiccioStore", "CCollation", "CMinizip", "CZstd", "CYajl"],
             swiftSettings: strict
         ),
         // Up to MiDiccioSync nothing goes online: the everyday commands link only these

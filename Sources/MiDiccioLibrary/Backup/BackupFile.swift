@@ -65,63 +65,149 @@ public enum BackupFile {
 
     /// Like `decode`, with the review history (empty in a version 1 file).
     public static func decodeWithReviews(_ data: Data, file: String) throws -> (words: [Word], reviews: [ReviewEvent]) {
+        func whole() -> () -> [UInt8]? {
+            var given = false
+            return {
+                defer { given = true }
+                return given || data.isEmpty ? nil : [UInt8](data)
+            }
+        }
+        let checked = try check(pieces: whole(), file: file)
+        var words: [Word] = []
+        words.reserveCapacity(checked.wordCount)
+        try forEachWord(pieces: whole(), file: file) { words.append($0) }
+        return (words, checked.reviews)
+    }
+
+    /// What checking a backup found: how many words it holds, every one of them checked,
+    /// and its review history.
+    struct Checked {
+        var wordCount: Int
+        var reviews: [ReviewEvent]
+    }
+
+    /// Checks a whole backup whose text `next` hands over in pieces (nil at its end),
+    /// holding one entry at a time: any problem throws `invalidBackup` naming the entry
+    /// (or the JSON position) and the field. A syntax error anywhere comes first, then the
+    /// top level (format, version, the word list and its count), then the first bad word,
+    /// then the review history, as a whole-file check finds them.
+    static func check(pieces next: () throws -> [UInt8]?, file: String) throws -> Checked {
         func fail(_ location: String?, _ message: String) -> LibraryError {
             .invalidBackup(file: file, location: location, message: message)
         }
-        if data.isEmpty { throw fail(nil, "the file is empty") }
-        let root: Any
-        do {
-            root = try JSONSerialization.jsonObject(with: data)
-        } catch {
-            throw fail(Self.position(of: error, in: data), "not valid JSON (the file may be truncated or corrupt): \(Self.reason(error))")
+        var firstBadWord: Error?
+        var firstBadReview: Error?
+        // Ids as their 16 bytes, with the entry that used each first.
+        var seen: [IDBytes: Int] = [:]
+        var reviews: [ReviewEvent] = []
+        let reader = BackupReader { list, entry, index in
+            switch list {
+            case .words:
+                guard firstBadWord == nil else { return }
+                do {
+                    let word = try decodeWord(entry, location: "entry \(index + 1)", file: file)
+                    let key = IDBytes(word.id)
+                    if let first = seen[key] {
+                        throw fail("entry \(index + 1)", "id \(word.id) is already used by entry \(first)")
+                    }
+                    seen[key] = index + 1
+                } catch {
+                    firstBadWord = error
+                }
+            case .reviews:
+                guard firstBadReview == nil else { return }
+                do {
+                    reviews.append(try decodeReview(entry, location: "review \(index + 1)", file: file))
+                } catch {
+                    firstBadReview = error
+                }
+            }
         }
-        guard let object = root as? [String: Any] else { throw fail(nil, "expected a JSON object at the top level") }
-        guard let format = object["format"] as? String, format == formatName else {
+        var empty = true
+        do {
+            try reader.read(pieces: {
+                let piece = try next()
+                if piece != nil { empty = false }
+                return piece
+            })
+        } catch let error as BackupReader.SyntaxError {
+            if empty { throw fail(nil, "the file is empty") }
+            throw fail(
+                "line \(error.line), column \(error.column)", "not valid JSON (the file may be truncated or corrupt): \(error.reason)")
+        }
+        if empty { throw fail(nil, "the file is empty") }
+        let outline = reader.outline
+        guard outline.isObject else { throw fail(nil, "expected a JSON object at the top level") }
+        guard let format = outline.values["format"] as? String, format == formatName else {
             throw fail(nil, "\"format\" must be \"\(formatName)\"; this is not a MiDiccio backup")
         }
-        guard let version = object["version"] as? Int else { throw fail(nil, "\"version\" is missing or not a number") }
+        guard let version = outline.values["version"] as? Int else { throw fail(nil, "\"version\" is missing or not a number") }
         guard version <= Self.version, version >= 1 else {
             throw fail(nil, "backup format version \(version) is newer than this MiDiccio reads (\(Self.version)); update MiDiccio")
         }
-        guard let entries = object["words"] as? [Any] else { throw fail(nil, "\"words\" is missing or not a list") }
-        if let count = object["wordCount"] as? Int, count != entries.count {
-            throw fail(nil, "the file says it holds \(count) words but has \(entries.count); it may be truncated")
+        guard outline.lists[.words] == 1, outline.values["words"] == nil else {
+            throw fail(nil, (outline.lists[.words] ?? 0) > 1 ? "\"words\" appears more than once" : "\"words\" is missing or not a list")
         }
-        var seen: [WordID: Int] = [:]
-        var words: [Word] = []
-        words.reserveCapacity(entries.count)
-        for (index, entry) in entries.enumerated() {
-            let word = try decodeWord(entry, location: "entry \(index + 1)", file: file)
-            if let first = seen[word.id] {
-                throw fail("entry \(index + 1)", "id \(word.id) is already used by entry \(first)")
+        let count = outline.entries[.words] ?? 0
+        if let stated = outline.values["wordCount"] as? Int, stated != count {
+            throw fail(nil, "the file says it holds \(stated) words but has \(count); it may be truncated")
+        }
+        if let firstBadWord { throw firstBadWord }
+        if outline.values["reviews"] != nil || (outline.lists[.reviews] ?? 0) > 1 { throw fail(nil, "\"reviews\" is not a list") }
+        if let firstBadReview { throw firstBadReview }
+        return Checked(wordCount: count, reviews: reviews)
+    }
+
+    /// Hands each word of a backup that `check` passed to `body`, in file order, reading
+    /// its text as `next` hands it over. A problem found now (the file changed since)
+    /// throws as `check` would.
+    static func forEachWord(pieces next: () throws -> [UInt8]?, file: String, _ body: (Word) throws -> Void) throws {
+        do {
+            try withoutActuallyEscaping(body) { body in
+                let reader = BackupReader { list, entry, index in
+                    guard list == .words else { return }
+                    try body(try decodeWord(entry, location: "entry \(index + 1)", file: file))
+                }
+                try reader.read(pieces: next)
             }
-            seen[word.id] = index + 1
-            words.append(word)
+        } catch let error as BackupReader.SyntaxError {
+            throw LibraryError.invalidBackup(
+                file: file, location: "line \(error.line), column \(error.column)",
+                message: "not valid JSON (the file may be truncated or corrupt): \(error.reason)")
         }
-        var reviews: [ReviewEvent] = []
-        if let list = object["reviews"] {
-            guard let entries = list as? [Any] else { throw fail(nil, "\"reviews\" is not a list") }
-            for (index, entry) in entries.enumerated() {
-                let location = "review \(index + 1)"
-                guard let review = entry as? [String: Any] else { throw fail(location, "expected an object") }
-                guard let idText = review["word"] as? String, let id = WordID(idText) else {
-                    throw fail(location, "\"word\" must be a word id")
-                }
-                guard let timeText = review["time"] as? String, let time = Timestamp(iso8601: timeText) else {
-                    throw fail(location, "\"time\" must be an ISO 8601 time")
-                }
-                guard let gradeText = review["grade"] as? String, let grade = ReviewGrade(name: gradeText), Int(gradeText) == nil else {
-                    throw fail(location, "\"grade\" must be again, hard, good or easy")
-                }
-                guard let device = review["device"] as? String, !device.isEmpty, device.utf8.count <= 100 else {
-                    throw fail(location, "\"device\" must be a device id")
-                }
-                let seconds = review["seconds"] as? Int ?? 0
-                guard seconds >= 0 else { throw fail(location, "\"seconds\" must not be negative") }
-                reviews.append(ReviewEvent(wordID: id, time: time, grade: grade, device: device, seconds: seconds))
-            }
+    }
+
+    /// A word id as its 16 bytes, for the duplicate check of a large backup.
+    private struct IDBytes: Hashable {
+        var high: UInt64
+        var low: UInt64
+
+        init(_ id: WordID) {
+            let bytes = id.bytes
+            high = bytes[0..<8].reduce(0) { $0 << 8 | UInt64($1) }
+            low = bytes[8..<16].reduce(0) { $0 << 8 | UInt64($1) }
         }
-        return (words, reviews)
+    }
+
+    /// Reads one review event of a backup's history.
+    static func decodeReview(_ entry: Any, location: String, file: String) throws -> ReviewEvent {
+        func fail(_ message: String) -> LibraryError {
+            .invalidBackup(file: file, location: location, message: message)
+        }
+        guard let review = entry as? [String: Any] else { throw fail("expected an object") }
+        guard let idText = review["word"] as? String, let id = WordID(idText) else { throw fail("\"word\" must be a word id") }
+        guard let timeText = review["time"] as? String, let time = Timestamp(iso8601: timeText) else {
+            throw fail("\"time\" must be an ISO 8601 time")
+        }
+        guard let gradeText = review["grade"] as? String, let grade = ReviewGrade(name: gradeText), Int(gradeText) == nil else {
+            throw fail("\"grade\" must be again, hard, good or easy")
+        }
+        guard let device = review["device"] as? String, !device.isEmpty, device.utf8.count <= 100 else {
+            throw fail("\"device\" must be a device id")
+        }
+        let seconds = review["seconds"] as? Int ?? 0
+        guard seconds >= 0 else { throw fail("\"seconds\" must not be negative") }
+        return ReviewEvent(wordID: id, time: time, grade: grade, device: device, seconds: seconds)
     }
 
     /// Reads one word object (as in backups and undo data).
@@ -171,36 +257,5 @@ public enum BackupFile {
             id: id, term: content.term, meaning: content.meaning, reading: content.reading,
             examples: content.examples, notes: content.notes, tags: content.tags,
             createdAt: created, updatedAt: updated, deletedAt: try time("deletedAt", required: false))
-    }
-
-    private static func reason(_ error: Error) -> String {
-        let nsError = error as NSError
-        return (nsError.userInfo[NSDebugDescriptionErrorKey] as? String) ?? nsError.localizedDescription
-    }
-
-    /// "line L, column C" of a JSON syntax error. Foundation reports the offset in
-    /// userInfo on Apple platforms and only in the message ("around character 47") on
-    /// Linux; a file that ends too early is placed at its last line.
-    private static func position(of error: Error, in data: Data) -> String? {
-        let nsError = error as NSError
-        var offset = nsError.userInfo["NSJSONSerializationErrorIndex"] as? Int
-        let message = reason(error)
-        if offset == nil, let range = message.range(of: "character ") {
-            offset = Int(message[range.upperBound...].prefix { $0.isNumber })
-        }
-        if offset == nil, message.lowercased().contains("end of file") || message.lowercased().contains("unexpected end") {
-            offset = data.count
-        }
-        guard let offset else { return nil }
-        var line = 1, column = 1
-        for byte in data.prefix(offset) {
-            if byte == 0x0A {
-                line += 1
-                column = 1
-            } else {
-                column += 1
-            }
-        }
-        return "line \(line), column \(column)"
     }
 }

@@ -106,16 +106,22 @@ extension WordLibrary {
         from path: String, replace: Bool = false, dryRun: Bool = false,
         progress: ((_ done: Int, _ total: Int) -> Void)? = nil
     ) throws -> RestoreReport {
-        let (backup, reviews) = try BackupFile.decodeWithReviews(readInputFile(path), file: path)
+        // Read twice as it streams, never held whole: first every word is checked (a bad
+        // one anywhere and nothing is written), then each is restored as it is read again.
+        let checked = try BackupFile.check(pieces: try backupPieces(path), file: path)
+        let reviews = checked.reviews
         var report = RestoreReport()
-        progress?(0, backup.count)
+        progress?(0, checked.wordCount)
         do {
-            try writingInBulk(expectedWords: backup.count) {
+            try writingInBulk(expectedWords: checked.wordCount) {
                 try database.run("DELETE FROM restore_undo")
                 var inBackup = Set<WordID>()
-                for (index, restored) in backup.enumerated() {
-                    if let progress, index > 0, index % Self.progressInterval == 0 { progress(index, backup.count) }
-                    inBackup.insert(restored.id)
+                var index = 0
+                try BackupFile.forEachWord(pieces: try backupPieces(path), file: path) { restored in
+                    if let progress, index > 0, index % Self.progressInterval == 0 { progress(index, checked.wordCount) }
+                    index += 1
+                    // Only a replace needs the backup's ids, to trash the words it lacks.
+                    if replace { inBackup.insert(restored.id) }
                     let local = try stored(restored.id)
                     // A marker wins over a backup: a merge never brings a purged word back.
                     if replace {
@@ -141,11 +147,19 @@ extension WordLibrary {
                 // moved by the undo was edited since, and the undo keeps that edit.
                 try database.run(
                     "UPDATE restore_undo SET restored_updated_at = (SELECT updated_at FROM words WHERE words.id = restore_undo.word_id)")
-                progress?(backup.count, backup.count)
+                progress?(checked.wordCount, checked.wordCount)
                 if dryRun { throw DryRunRollback() }
             }
         } catch is DryRunRollback {}
         return report
+    }
+
+    /// The backup file at `path` a megabyte at a time (nil at its end).
+    private func backupPieces(_ path: String) throws -> () throws -> [UInt8]? {
+        try checkNotLibrary(path)
+        guard FileManager.default.fileExists(atPath: path) else { throw LibraryError.fileError(path: path, reason: "no such file") }
+        let reader = try files { try FileSystem.ChunkReader(path) }
+        return { try files { try reader.next() } }
     }
 
     /// Puts every word the last restore touched back as it was before it, as new edits
