@@ -635,11 +635,17 @@ public final class WordLibrary {
     }
 
     /// Drops the indexes of `words` and `word_tags` that the schema made with CREATE
-    /// INDEX (not the unique id and the primary keys) and returns the statements that
-    /// make them again, as the schema wrote them.
+    /// INDEX (not the unique id, the primary keys and the Trash's) and returns the
+    /// statements that make them again, as the schema wrote them.
     private func dropSecondaryIndexes() throws -> [String] {
+        // The Trash's partial indexes stay: the words a bulk write inserts are live (an
+        // import's all are), so those indexes take few or no entries, while building one
+        // again reads the whole table once more, through the write-ahead log.
         let indexes = try database.cached(
-            "SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND tbl_name IN ('words', 'word_tags') AND sql IS NOT NULL ORDER BY name"
+            """
+            SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND tbl_name IN ('words', 'word_tags') AND sql IS NOT NULL
+            AND name NOT IN ('words_trash', 'words_trash_seen', 'words_trash_term_key') ORDER BY name
+            """
         ).rows([]) { (name: $0.text(0), sql: $0.text(1)) }
         for index in indexes { try database.execute("DROP INDEX \"\(index.name)\"") }
         return indexes.map(\.sql)
