@@ -196,8 +196,9 @@ package enum FileSystem {
     }
 
     /// Like `writeAtomically(_:to:)`, for a file written in pieces: `body` hands each piece
-    /// to the function it is given, in order. The file appears whole at `path`, or not at
-    /// all when `body` or a write throws.
+    /// to the function it is given, in order, as small as it likes (they are gathered and
+    /// written a megabyte at a time). The file appears whole at `path`, or not at all when
+    /// `body` or a write throws.
     package static func writeAtomically(
         to path: String, exclusive: Bool = false, ownerOnly: Bool = false, _ body: (_ write: (Data) throws -> Void) throws -> Void
     ) throws {
@@ -212,12 +213,19 @@ package enum FileSystem {
         // open(2)'s mode is narrowed by the umask; fchmod makes it exactly owner-only.
         if ownerOnly, fchmod(descriptor, 0o600) != 0 { failure = "cannot be made private: \(errorText(errno))" }
         if failure == nil {
+            var gathered = Data()
+            func flush() throws {
+                if let problem = writeAll(gathered, to: descriptor) {
+                    throw FileError(path: path, reason: "cannot be written (\(problem))")
+                }
+                gathered.removeAll(keepingCapacity: true)
+            }
             do {
                 try body { data in
-                    if let problem = writeAll(data, to: descriptor) {
-                        throw FileError(path: path, reason: "cannot be written (\(problem))")
-                    }
+                    gathered.append(data)
+                    if gathered.count >= 1 << 20 { try flush() }
                 }
+                try flush()
             } catch {
                 close(descriptor)
                 unlink(temporary)

@@ -143,6 +143,12 @@ enum LibraryFile {
     }
 }
 
+/// The file at `path` a megabyte at a time (nil at its end), its errors as `fileError`.
+func filePieces(_ path: String) throws -> () throws -> [UInt8]? {
+    let reader = try files { try FileSystem.ChunkReader(path) }
+    return { try files { try reader.next() } }
+}
+
 /// Runs `body`, turning a `FileError` into the library's own `fileError`.
 func files<T>(_ body: () throws -> T) throws -> T {
     do {

@@ -57,9 +57,8 @@ extension WordLibrary {
     @discardableResult
     public func exportBackup(to path: String) throws -> Int {
         try checkNotLibrary(path)
-        // Word by word as they are read, in one read transaction, through a buffer of
-        // about a megabyte: a library of a million words is never held whole, nor is its
-        // text. The file appears whole, or not at all.
+        // Word by word as they are read, in one read transaction: a library of a million
+        // words is never held whole, nor is its text. The file appears whole, or not at all.
         return try guarded {
             try database.read {
                 let count = Int(try database.integer("SELECT count(*) FROM words") ?? 0)
@@ -67,15 +66,11 @@ extension WordLibrary {
                 try files {
                     try FileSystem.writeAtomically(to: path) { write in
                         var writer = BackupFile.Writer()
-                        var buffer = writer.start(wordCount: count, reviews: reviews, exportedAt: clock.now())
+                        try write(Data(writer.start(wordCount: count, reviews: reviews, exportedAt: clock.now()).utf8))
                         var exported = 0
                         try database.cached("SELECT \(Self.columns) FROM words ORDER BY created_at, seq").forEachRow { row in
-                            buffer += writer.next(try Self.storedWord(row).word)
+                            try write(Data(writer.next(try Self.storedWord(row).word).utf8))
                             exported += 1
-                            if buffer.utf8.count >= 1 << 20 {
-                                try write(Data(buffer.utf8))
-                                buffer = ""
-                            }
                         }
                         // The file states its count, and a restore checks it: within one read
                         // transaction they agree, and a file where they did not would not be kept.
@@ -83,7 +78,7 @@ extension WordLibrary {
                             throw LibraryError.fileError(
                                 path: path, reason: "the words changed while they were written; nothing was written")
                         }
-                        try write(Data((buffer + writer.end()).utf8))
+                        try write(Data(writer.end().utf8))
                     }
                 }
                 return count
@@ -158,8 +153,7 @@ extension WordLibrary {
     private func backupPieces(_ path: String) throws -> () throws -> [UInt8]? {
         try checkNotLibrary(path)
         guard FileManager.default.fileExists(atPath: path) else { throw LibraryError.fileError(path: path, reason: "no such file") }
-        let reader = try files { try FileSystem.ChunkReader(path) }
-        return { try files { try reader.next() } }
+        return try filePieces(path)
     }
 
     /// Puts every word the last restore touched back as it was before it, as new edits

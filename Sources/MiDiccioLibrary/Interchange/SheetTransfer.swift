@@ -30,9 +30,8 @@ extension WordLibrary {
     public func exportSheet(to path: String, format: SheetFormat, studyColumns: Bool) throws -> Int {
         try checkNotLibrary(path)
         let study = try studyColumns ? studyStates() : nil
-        // Row by row as the words are read, in one read transaction, a megabyte at a time:
-        // a library of a million words is never held whole, nor is its text. The file
-        // appears whole, or not at all.
+        // Row by row as the words are read, in one read transaction: a library of a million
+        // words is never held whole, nor is its text. The file appears whole, or not at all.
         return try guarded {
             try database.read {
                 var exported = 0
@@ -40,6 +39,8 @@ extension WordLibrary {
                     try FileSystem.writeAtomically(to: path) { write in
                         var output: [UInt8] = []
                         WordSheet.appendHeader(format: format, study: study != nil, to: &output)
+                        try write(Data(output))
+                        output.removeAll(keepingCapacity: true)
                         try database.cached("SELECT \(Self.columns) FROM words WHERE deleted_at IS NULL ORDER BY created_at, seq")
                             .forEachRow { row in
                                 let word = try Self.storedWord(row).word
@@ -52,13 +53,10 @@ extension WordLibrary {
                                     )
                                 }
                                 WordSheet.append(sheetRow, study: columns, format: format, to: &output)
+                                try write(Data(output))
+                                output.removeAll(keepingCapacity: true)
                                 exported += 1
-                                if output.count >= 1 << 20 {
-                                    try write(Data(output))
-                                    output.removeAll(keepingCapacity: true)
-                                }
                             }
-                        try write(Data(output))
                     }
                 }
                 return exported

@@ -298,13 +298,11 @@ extension WordLibrary {
         func eachRow(_ body: (SheetRow, [String]?) throws -> Void) throws {
             switch source {
             case .file(let path, let format, _):
-                let reader = try files { try FileSystem.ChunkReader(path) }
-                try WordSheet.forEachRow(pieces: { try files { try reader.next() } }, format: format) { try body($0, nil) }
+                try WordSheet.forEachRow(pieces: try filePieces(path), format: format) { try body($0, nil) }
             case .text(let text, let format):
                 try WordSheet.forEachRow(text, format: format) { try body($0, nil) }
             case .list(let path, let separator, let columns, _):
-                let reader = try files { try FileSystem.ChunkReader(path) }
-                try HeaderlessList.forEachCard(pieces: { try files { try reader.next() } }, separator: separator) { card in
+                try HeaderlessList.forEachCard(pieces: try filePieces(path), separator: separator) { card in
                     let (row, fields) = try HeaderlessList.row(card, columns: columns)
                     try body(row, fields)
                 }
@@ -330,7 +328,7 @@ extension WordLibrary {
                 }
             }
         } catch let error as SheetError {
-            throw LibraryError.invalidImport(file: file, line: error.line > 0 ? error.line : nil, message: error.message)
+            throw Self.invalidImport(error, file: file)
         }
         if !batch.words.isEmpty || !batch.sample.isEmpty || !batch.sampleFields.isEmpty { try emit(batch) }
     }
@@ -452,7 +450,7 @@ extension WordLibrary {
                 }
                 return ReadImport(format: format, rows: [], sheet: .text(text, format: SheetFormat(rawValue: format.rawValue)))
             } catch let error as SheetError {
-                throw LibraryError.invalidImport(file: path, line: error.line > 0 ? error.line : nil, message: error.message)
+                throw Self.invalidImport(error, file: path)
             }
         }
     }
@@ -476,20 +474,25 @@ extension WordLibrary {
         var cards = 0
         var widest = 0
         if layout.columns == nil {
-            let reader = try files { try FileSystem.ChunkReader(path) }
             do {
-                try HeaderlessList.forEachCard(pieces: { try files { try reader.next() } }, separator: separator) { card in
+                try HeaderlessList.forEachCard(pieces: try filePieces(path), separator: separator) { card in
                     cards += 1
                     widest = max(widest, card.fields.count)
                 }
             } catch let error as SheetError {
-                throw LibraryError.invalidImport(file: path, line: error.line > 0 ? error.line : nil, message: error.message)
+                throw Self.invalidImport(error, file: path)
             }
             try checkRowCount(cards, file: path)
         }
         let columns = layout.columns ?? HeaderlessList.defaultColumns(width: widest)
         let rows = layout.columns == nil ? cards : scan.lines
         return .list(path: path, separator: separator, columns: columns, rows: rows)
+    }
+
+    /// A problem a sheet's reader found, as the import's error naming `file` (and the
+    /// line, when the reader knows it).
+    private static func invalidImport(_ error: SheetError, file: String) -> LibraryError {
+        .invalidImport(file: file, line: error.line > 0 ? error.line : nil, message: error.message)
     }
 
     /// Throws the error that says where the file at `path` stops being UTF-8 (it is read
