@@ -66,7 +66,13 @@ let package = Package(
         .target(name: "CErrorPages", dependencies: ["CMicroHTTPD"]),
         .target(
             name: "CCollation",
-            linkerSettings: [.linkedLibrary("icui18n"), .linkedLibrary("icuuc")]
+            // Linux: the ICU inside the toolchain's Foundation (collation.c says why);
+            // elsewhere the system's.
+            linkerSettings: [
+                .linkedLibrary("_FoundationICU", .when(platforms: [.linux])),
+                .linkedLibrary("icui18n", .when(platforms: [.macOS, .iOS])),
+                .linkedLibrary("icuuc", .when(platforms: [.macOS, .iOS])),
+            ]
         ),
         // The core, bottom to top: each layer imports only those below it, and the
         // compiler refuses the other way (README, "Code layout").

@@ -1,9 +1,37 @@
 #include "ccollation.h"
+
+#if defined(__linux__)
+// On Linux, the ICU inside the toolchain's Foundation (`_FoundationICU`, which prefixes
+// every entry point with `swift_`) is used rather than Debian's libicu: the static
+// Foundation of `midiccio` carries it already, and loading the system's ICU libraries
+// as well cost a millisecond at every start. Debian's headers still describe the calls:
+// ICU's C API is stable, only its names change. A library remembers which ICU computed
+// its sort keys (midiccio_icu_version) and computes them again when that changes.
+#define U_DISABLE_RENAMING 1
+#define ucol_open swift_ucol_open
+#define ucol_setStrength swift_ucol_setStrength
+#define ucol_getSortKey swift_ucol_getSortKey
+#define ucol_close swift_ucol_close
+#define unorm2_getNFDInstance swift_unorm2_getNFDInstance
+#define unorm2_normalize swift_unorm2_normalize
+#define u_charType swift_u_charType
+#define u_strFoldCase swift_u_strFoldCase
+#define u_getVersion swift_u_getVersion
+#endif
+
 #include <unicode/ucol.h>
 #include <unicode/unorm2.h>
 #include <unicode/uchar.h>
 #include <unicode/ustring.h>
+#include <unicode/uversion.h>
+#include <stdio.h>
 #include <stdlib.h>
+
+void midiccio_icu_version(char *text, int32_t capacity) {
+    UVersionInfo version;
+    u_getVersion(version);
+    snprintf(text, (size_t)capacity, "%u.%u.%u", version[0], version[1], version[2]);
+}
 
 midiccio_collator *midiccio_collator_open(const char *locale) {
     UErrorCode status = U_ZERO_ERROR;

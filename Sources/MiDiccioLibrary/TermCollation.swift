@@ -6,18 +6,30 @@ import MiDiccioModel
 /// The key is computed once when a word is saved and stored beside it, so sorting a
 /// list of 100,000 words is an index scan, never 100,000 string comparisons.
 final class TermCollation {
-    private let collator: OpaquePointer?
+    /// ICU's collator, opened when the first key is needed: most commands never need one,
+    /// and opening it loads collation data at every start.
+    private lazy var collator: OpaquePointer? = {
+        // A locale ICU does not know falls back to the root order inside ICU; a NULL
+        // collator (ICU data missing) falls back to folded bytes in `sortKey`.
+        midiccio_collator_open(locale)
+    }()
     /// The locale whose order is used ("" is Unicode's root order).
     let locale: String
     private var buffer = [UInt8](repeating: 0, count: 256)
 
-    /// Opens ICU's collator for `locale`; falls back to plain folded bytes if ICU fails.
+    /// ICU's collator for `locale`; plain folded bytes if ICU fails.
     init(locale: String) {
         self.locale = locale
-        // A locale ICU does not know falls back to the root order inside ICU; a NULL
-        // collator (ICU data missing) falls back to folded bytes below.
-        collator = midiccio_collator_open(locale)
     }
+
+    /// The version of the ICU that computes sort keys and term keys ("76.1.0"). Keys
+    /// stored by another version may order or match differently, so a library records it
+    /// and computes its keys again when it changes (`WordLibrary.refreshTermKeys`).
+    static let icuVersion: String = {
+        var text = [CChar](repeating: 0, count: 32)
+        midiccio_icu_version(&text, Int32(text.count))
+        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }()
 
     deinit {
         if let collator { midiccio_collator_close(collator) }

@@ -77,7 +77,9 @@ public final class WordLibrary {
         let ids = WordIDSource()
         self.randomID = makeID ?? { ids.next() }
         self.randomDeviceID = makeDeviceID
-        let storedLocale = try database.text("SELECT value FROM library_info WHERE key = 'collation.locale'")
+        let stored = try database.prepare("SELECT key, value FROM library_info WHERE key IN ('collation.locale', 'collation.icu')")
+            .rows { ($0.text(0), $0.text(1)) }
+        let storedLocale = stored.first { $0.0 == "collation.locale" }?.1
         collation = TermCollation(locale: storedLocale ?? TermCollation.environmentLocale(environment))
         if storedLocale == nil {
             try guarded {
@@ -87,6 +89,9 @@ public final class WordLibrary {
                     if isNew { try setInfo("sync.digest", "0") }
                 }
             }
+        }
+        if stored.first(where: { $0.0 == "collation.icu" })?.1 != TermCollation.icuVersion {
+            try guarded { try refreshTermKeys() }
         }
         try guarded {
             if try database.integer("SELECT count(*) FROM sync_devices WHERE num = 0") == 0 {
@@ -750,6 +755,32 @@ public final class WordLibrary {
         mix(0x7C)
         mix(deleted ? 0x31 : 0x30)
         return hash
+    }
+
+    /// Computes every word's term key and sort key again with this ICU and records its
+    /// version: keys from another ICU may order or match terms differently (a library
+    /// moved to another machine, or ICU upgraded). Runs once per change of ICU, in one
+    /// transaction; only the keys that differ are written. Nothing synced changes.
+    func refreshTermKeys() throws {
+        try database.write {
+            guard try info("collation.icu") != TermCollation.icuVersion else { return }
+            let batch = try database.prepare("SELECT seq, term, term_key, sort_key FROM words WHERE seq > ? ORDER BY seq LIMIT 2000")
+            let update = try database.prepare("UPDATE words SET term_key = ?, sort_key = ? WHERE seq = ?")
+            var last: Int64 = 0
+            while true {
+                let rows = try batch.rows([.integer(last)]) { ($0.int64(0), $0.text(1), $0.text(2), $0.bytes(3)) }
+                for (seq, term, termKey, sortKey) in rows {
+                    let newTermKey = TermKey.fold(term)
+                    let newSortKey = collation.sortKey(term)
+                    if newTermKey != termKey || newSortKey != sortKey {
+                        try database.run(update, [.text(newTermKey), .blob(newSortKey), .integer(seq)])
+                    }
+                }
+                guard let end = rows.last?.0 else { break }
+                last = end
+            }
+            try setInfo("collation.icu", TermCollation.icuVersion)
+        }
     }
 
     package func setInfo(_ key: String, _ value: String) throws {

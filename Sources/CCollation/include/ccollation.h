@@ -16,6 +16,10 @@ midiccio_collator *midiccio_collator_open(const char *locale);
 int32_t midiccio_collator_sort_key(const midiccio_collator *collator, const uint16_t *text,
                                    int32_t length, uint8_t *key, int32_t capacity);
 
+/// Writes the version of the ICU in use ("76.1.0") into `text`, at most `capacity`
+/// bytes with the terminating zero. Sort keys and folds may change between versions.
+void midiccio_icu_version(char *text, int32_t capacity);
+
 /// Closes a collator from `midiccio_collator_open`.
 void midiccio_collator_close(midiccio_collator *collator);
 
