@@ -36,12 +36,12 @@ public enum Tool {
         discussion: "Your library is one file on this device (see --library). Run 'midiccio help <command>' for details.")
 
     /// The tool as its help shows it: its own options, then every command.
-    package static var definition: CommandDefinition { definition(of: RootOptions()) }
+    package static var definition: CommandDefinition { root().definition }
 
-    private static func definition(of root: RootOptions) -> CommandDefinition {
-        CommandDefinition(
-            configuration, declared: ArgumentDefinition.declared(by: root), standard: [.helpRequest],
-            usage: "midiccio <command> [options]")
+    /// New root options and the definition that fills them.
+    private static func root() -> (options: RootOptions, definition: CommandDefinition) {
+        let (root, declared) = DeclarationCollector.declarations { RootOptions() }
+        return (root, CommandDefinition(configuration, declared: declared, standard: [.helpRequest], usage: "midiccio <command> [options]"))
     }
 
     /// Runs the everyday commands and `--version` in this process, and hands anything
@@ -68,11 +68,11 @@ public enum Tool {
         io: TerminalIO, handOff: (([String]) -> Int32)? = nil
     ) -> Int32 {
         let original = arguments
-        let root = RootOptions()
+        let (root, rootDefinition) = root()
         let leading: [String]
         var arguments = arguments
         do {
-            guard let count = try readOptionsBeforeCommand(arguments, into: root) else {
+            guard let count = try readOptionsBeforeCommand(arguments, into: rootDefinition) else {
                 if let handOff { return handOff(original) }
                 io.write(rootHelp(commands))
                 return 0
@@ -107,7 +107,7 @@ public enum Tool {
                     declared: [
                         ArgumentDefinition(kind: .positional, name: "subcommand", help: "One of the subcommands below.") { _, _ in }
                     ],
-                    standard: ArgumentDefinition.standard(GlobalOptions()))
+                    standard: ArgumentDefinition.standard().definitions)
                 if helpRequested || arguments.contains("--help") || arguments.contains("-h") {
                     io.write(group.helpText(subcommands: groups.map(\.configuration)))
                     return 0
@@ -144,12 +144,13 @@ public enum Tool {
     }
 
     /// Reads the options given before the command's name (`midiccio --library L add x`) into
-    /// `root` and returns how many words they took; nil when they ask for help.
+    /// the root options `root` defines and returns how many words they took; nil when they
+    /// ask for help.
     ///
     /// `--offline` may come first too, as it always could (`midiccio --offline list`), but
     /// only the commands that sync first accept it: the command reads those words again.
-    private static func readOptionsBeforeCommand(_ arguments: [String], into root: RootOptions) throws(UsageError) -> Int? {
-        let options = definition(of: root).options + ArgumentDefinition.declared(by: SyncOnOpen())
+    private static func readOptionsBeforeCommand(_ arguments: [String], into root: CommandDefinition) throws(UsageError) -> Int? {
+        let options = root.options + DeclarationCollector.declarations { SyncOnOpen() }.1
         var reader = ArgumentReader(options: options)
         let count = try reader.read(arguments, untilPositional: true)
         if reader.helpRequested { return nil }
@@ -178,7 +179,7 @@ public enum Tool {
 struct RootOptions: ParsableArguments {
     @OptionGroup package var global: GlobalOptions
     /// True when --version was given.
-    @Flag(help: "Show the version.") package var version = false
+    @Flag(name: "version", help: "Show the version.") package var version = false
 }
 
 /// One command as the tool lists, explains and runs it. (A struct of closures rather

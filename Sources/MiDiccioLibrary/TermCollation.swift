@@ -6,13 +6,17 @@ import MiDiccioModel
 /// The key is computed once when a word is saved and stored beside it, so sorting a
 /// list of 100,000 words is an index scan, never 100,000 string comparisons.
 final class TermCollation {
-    /// ICU's collator, opened when the first key is needed: most commands never need one,
-    /// and opening it loads collation data at every start.
-    private lazy var collator: OpaquePointer? = {
+    /// ICU's collator, opened when the first key is needed (most commands never need one,
+    /// and opening it loads collation data): nil until then, `.some(nil)` when ICU failed.
+    private var opened: OpaquePointer?? = nil
+    private var collator: OpaquePointer? {
+        if let opened { return opened }
         // A locale ICU does not know falls back to the root order inside ICU; a NULL
         // collator (ICU data missing) falls back to folded bytes in `sortKey`.
-        midiccio_collator_open(locale)
-    }()
+        let collator = midiccio_collator_open(locale)
+        opened = .some(collator)
+        return collator
+    }
     /// The locale whose order is used ("" is Unicode's root order).
     let locale: String
     private var buffer = [UInt8](repeating: 0, count: 256)
@@ -32,7 +36,7 @@ final class TermCollation {
     }()
 
     deinit {
-        if let collator { midiccio_collator_close(collator) }
+        if case .some(.some(let collator)) = opened { midiccio_collator_close(collator) }
     }
 
     /// The sort key of `term`: byte order of keys is the collation order of terms.

@@ -66,13 +66,13 @@ private struct ProbeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         path: ["probe"], abstract: "Try the parser.", discussion: "Nothing happens.", examples: ["midiccio probe palabra -m word"])
 
-    @Argument(help: "A word.") var word: String
-    @Option(short: "m", valueName: "text", help: "What it means.") var meaning: String?
+    @Argument(name: "word", help: "A word.") var word: String
+    @Option(name: "meaning", short: "m", valueName: "text", help: "What it means.") var meaning: String?
     @Option(name: "example", short: "e", valueName: "sentence", help: "An example.") var examples: [String]
-    @Option(help: "How many.", range: 1...10) var count: Int = 5
-    @Option(help: "A colour.") var colour: Colour = .red
-    @Flag(short: "q", help: "Say less.") var quiet = false
-    @Flag(help: "Refuse duplicates.") var noDuplicates = false
+    @Option(name: "count", help: "How many.", range: 1...10) var count: Int = 5
+    @Option(name: "colour", help: "A colour.") var colour: Colour = .red
+    @Flag(name: "quiet", short: "q", help: "Say less.") var quiet = false
+    @Flag(name: "no-duplicates", help: "Refuse duplicates.") var noDuplicates = false
     @OptionGroup var output = OutputOptions(help: "Print it as JSON.")
 
     func validate() throws(UsageError) {
@@ -87,7 +87,7 @@ private struct IDsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(path: ["ids"], abstract: "Take ids.")
 
     @Argument(name: "id", help: "Ids.") var ids: [String]
-    @Flag(help: "Print it as JSON.") var json = false
+    @Flag(name: "json", help: "Print it as JSON.") var json = false
 
     func run(_ context: ToolContext) throws {}
 }
@@ -96,8 +96,8 @@ private struct IDsCommand: ParsableCommand {
 private struct KindCommand: ParsableCommand {
     static let configuration = CommandConfiguration(path: ["kind"], abstract: "Take a kind and maybe a place.")
 
-    @Argument(help: "A kind.") var kind: String
-    @Argument(help: "A place.") var place: String?
+    @Argument(name: "kind", help: "A kind.") var kind: String
+    @Argument(name: "place", help: "A place.") var place: String?
 
     func run(_ context: ToolContext) throws {}
 }
@@ -308,5 +308,27 @@ struct ArgumentParsingTests {
 
                 """)
         #expect(IDsCommand.definition.usage == "midiccio ids <id> ... [--json]")
+    }
+
+    @Test("commands parsed on several threads at once each get their own options")
+    func parsingOnSeveralThreads() async throws {
+        // Declarations are gathered while a command is made (DeclarationCollector): one
+        // thread's must never land in another's command.
+        let results = try await withThrowingTaskGroup(of: (Int, String?, Int, Bool).self) { group in
+            for index in 0..<64 {
+                group.addTask {
+                    let arguments = ["word\(index)", "-m", "meaning \(index)", "--count", "\(index % 10 + 1)"] + (index.isMultiple(of: 2) ? ["--json"] : [])
+                    let command = try #require(try ProbeCommand.parse(arguments)).command
+                    return (index, command.meaning, command.count, command.output.json)
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(results.count == 64)
+        for (index, meaning, count, json) in results {
+            #expect(meaning == "meaning \(index)")
+            #expect(count == index % 10 + 1)
+            #expect(json == index.isMultiple(of: 2))
+        }
     }
 }

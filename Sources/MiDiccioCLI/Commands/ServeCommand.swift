@@ -26,16 +26,16 @@ struct ServeCommand: ParsableCommand {
             "midiccio serve --host 192.168.1.20 --token \"$(openssl rand -hex 16)\"",
         ])
 
-    @Option(valueName: "number", help: "The port to listen on (default: 8080; 0 picks a free one).", range: 0...65_535)
+    @Option(name: "port", valueName: "number", help: "The port to listen on (default: 8080; 0 picks a free one).", range: 0...65_535)
     var port = 8080
-    @Option(valueName: "address", help: "The address to listen on (default: 127.0.0.1).") var host = "127.0.0.1"
-    @Flag(help: "Serve the home network: listen on every interface, with an access token and a QR code to pair a phone.")
+    @Option(name: "host", valueName: "address", help: "The address to listen on (default: 127.0.0.1).") var host = "127.0.0.1"
+    @Flag(name: "lan", help: "Serve the home network: listen on every interface, with an access token and a QR code to pair a phone.")
     var lan = false
-    @Option(valueName: "secret", help: "The access token every request must carry (default beyond this computer: the stored one).")
+    @Option(name: "token", valueName: "secret", help: "The access token every request must carry (default beyond this computer: the stored one).")
     var token: String?
-    @Flag(help: "Make a new stored access token: browsers paired before must pair again.") var newToken = false
-    @Option(valueName: "file", help: "Serve HTTPS with this certificate (PEM); goes with --tls-key.") var tlsCert: String?
-    @Option(valueName: "file", help: "The private key (PEM, unencrypted) of --tls-cert.") var tlsKey: String?
+    @Flag(name: "new-token", help: "Make a new stored access token: browsers paired before must pair again.") var newToken = false
+    @Option(name: "tls-cert", valueName: "file", help: "Serve HTTPS with this certificate (PEM); goes with --tls-key.") var tlsCert: String?
+    @Option(name: "tls-key", valueName: "file", help: "The private key (PEM, unencrypted) of --tls-cert.") var tlsKey: String?
 
     /// True when other computers can reach the server.
     private var beyondLoopback: Bool { lan || !SecurityPolicy.isLoopback(host) }

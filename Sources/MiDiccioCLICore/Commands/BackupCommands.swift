@@ -22,7 +22,7 @@ struct BackupExportCommand: ParsableCommand {
         path: ["backup", "export"], abstract: "Write every word, Trash included, to a JSON backup file.",
         examples: ["midiccio backup export ~/midiccio-backup.json"])
 
-    @Argument(help: "Where to write the backup.") var file: String
+    @Argument(name: "file", help: "Where to write the backup.") var file: String
 
     func run(_ context: ToolContext) throws {
         let count = try context.library().exportBackup(to: file)
@@ -42,9 +42,9 @@ struct BackupRestoreCommand: ParsableCommand {
             """,
         examples: ["midiccio backup restore ~/midiccio-backup.json", "midiccio backup restore old.json --replace --dry-run"])
 
-    @Argument(help: "The backup file.") var file: String
-    @Flag(help: "Make the library equal to the backup.") var replace = false
-    @Flag(help: "Only report what would change.") var dryRun = false
+    @Argument(name: "file", help: "The backup file.") var file: String
+    @Flag(name: "replace", help: "Make the library equal to the backup.") var replace = false
+    @Flag(name: "dry-run", help: "Only report what would change.") var dryRun = false
     @OptionGroup var output = OutputOptions.counts
 
     func run(_ context: ToolContext) throws {
@@ -85,9 +85,9 @@ struct ExportCommand: ParsableCommand {
         path: ["export"], abstract: "Export words (not the Trash) as CSV or TSV.",
         examples: ["midiccio export words.csv", "midiccio export words.tsv", "midiccio export words.csv --study-columns"])
 
-    @Argument(help: "Where to write.") var file: String
-    @Option(help: "The format (default: from the file name, else csv).") var format: SheetFormat?
-    @Flag(help: "Add each word's due time and study state as the columns due and state (import skips them).")
+    @Argument(name: "file", help: "Where to write.") var file: String
+    @Option(name: "format", help: "The format (default: from the file name, else csv).") var format: SheetFormat?
+    @Flag(name: "study-columns", help: "Add each word's due time and study state as the columns due and state (import skips them).")
     var studyColumns = false
 
     func run(_ context: ToolContext) throws {

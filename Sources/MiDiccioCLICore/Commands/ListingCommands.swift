@@ -9,10 +9,10 @@ struct ListCommand: ParsableCommand {
         path: ["list"], abstract: "List words (not those in the Trash).",
         examples: ["midiccio list --tag spanish --sort term --limit 20"])
 
-    @Option(short: "t", help: "Only words with this tag.") var tag: String?
-    @Option(help: "Order: newest change (default), newest added, or by term.") var sort = ListSort.updated
-    @Option(help: "Show at most n words.", range: 0...Int(Int32.max)) var limit: Int?
-    @Option(help: "Skip the first n words.", range: 0...Int(Int32.max)) var offset = 0
+    @Option(name: "tag", short: "t", help: "Only words with this tag.") var tag: String?
+    @Option(name: "sort", help: "Order: newest change (default), newest added, or by term.") var sort = ListSort.updated
+    @Option(name: "limit", help: "Show at most n words.", range: 0...Int(Int32.max)) var limit: Int?
+    @Option(name: "offset", help: "Skip the first n words.", range: 0...Int(Int32.max)) var offset = 0
     @OptionGroup var output = OutputOptions.words
     @OptionGroup var syncOnOpen: SyncOnOpen
 
@@ -46,11 +46,11 @@ struct SearchCommand: ParsableCommand {
             "midiccio search \"meaning:house -tag:done\" --limit 50 --offset 50",
         ])
 
-    @Argument(help: "What to look for (prefixes: tag:, -tag:, term:, meaning:, reading:, examples:, notes:).") var query: String
-    @Option(short: "t", help: "Only words with this tag.") var tag: String?
-    @Option(help: "Order: relevance (default), or as list sorts: updated, created, term.") var sort = SearchSort.relevance
-    @Option(help: "Show at most n words (default 20).", range: 1...10_000) var limit = 20
-    @Option(help: "Skip the first n matches.", range: 0...Int(Int32.max)) var offset = 0
+    @Argument(name: "query", help: "What to look for (prefixes: tag:, -tag:, term:, meaning:, reading:, examples:, notes:).") var query: String
+    @Option(name: "tag", short: "t", help: "Only words with this tag.") var tag: String?
+    @Option(name: "sort", help: "Order: relevance (default), or as list sorts: updated, created, term.") var sort = SearchSort.relevance
+    @Option(name: "limit", help: "Show at most n words (default 20).", range: 1...10_000) var limit = 20
+    @Option(name: "offset", help: "Skip the first n matches.", range: 0...Int(Int32.max)) var offset = 0
     @OptionGroup var output = OutputOptions.words
     @OptionGroup var syncOnOpen: SyncOnOpen
 
@@ -117,7 +117,7 @@ struct TrashCommand: ParsableCommand {
         path: ["trash"], abstract: "List words in the Trash, most recently deleted first.",
         examples: ["midiccio trash", "midiccio restore <id>", "midiccio trash empty"])
 
-    @Flag(help: "Also show entries hidden by trash.hideAfterDays.") var all = false
+    @Flag(name: "all", help: "Also show entries hidden by trash.hideAfterDays.") var all = false
     @OptionGroup var output = OutputOptions.words
     @OptionGroup var syncOnOpen: SyncOnOpen
 

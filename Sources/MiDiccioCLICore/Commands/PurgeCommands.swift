@@ -32,7 +32,7 @@ struct TrashEmptyCommand: ParsableCommand {
         discussion: "Asks first when run on a terminal; elsewhere (scripts) --yes is required.",
         examples: ["midiccio trash empty", "midiccio trash empty --yes"])
 
-    @Flag(short: "y", help: "Do not ask for confirmation.") var yes = false
+    @Flag(name: "yes", short: "y", help: "Do not ask for confirmation.") var yes = false
 
     func run(_ context: ToolContext) throws {
         let library = try context.library()
@@ -76,7 +76,7 @@ struct ConfigSetCommand: ParsableCommand {
         examples: ["midiccio config set trash.hideAfterDays 30", "midiccio config set trash.autoPurgeDays off"])
 
     @Argument(name: "key", help: LibrarySetting.expectation) var setting: LibrarySetting
-    @Argument(help: "The value: off or a number of days for the Trash settings; see 'config list'.") var value: String
+    @Argument(name: "value", help: "The value: off or a number of days for the Trash settings; see 'config list'.") var value: String
 
     func run(_ context: ToolContext) throws {
         let library = try context.library()

@@ -26,9 +26,9 @@ struct ReviewCommand: ParsableCommand {
         discussion: "Records the answer as a review event, which syncs to your other devices, and prints when the word is due.",
         examples: ["midiccio review 3f2a9c good", "midiccio review 3f2a9c again --json"])
 
-    @Argument(help: "The word's id or a unique prefix of at least 6 characters.") var id: String
-    @Argument(help: ReviewGrade.expectation) var grade: ReviewGrade
-    @Option(help: "How long the answer took, in seconds.", range: 0...86_400) var seconds = 0
+    @Argument(name: "id", help: "The word's id or a unique prefix of at least 6 characters.") var id: String
+    @Argument(name: "grade", help: ReviewGrade.expectation) var grade: ReviewGrade
+    @Option(name: "seconds", help: "How long the answer took, in seconds.", range: 0...86_400) var seconds = 0
     @OptionGroup var output = OutputOptions(help: "Print the word's new schedule as JSON.")
 
     func run(_ context: ToolContext) throws {
@@ -49,8 +49,8 @@ struct DueCommand: ParsableCommand {
         path: ["due"], abstract: "List the words to study now: those due, then new ones within today's limit.",
         examples: ["midiccio due", "midiccio due --tag verbs --json"])
 
-    @Option(short: "t", help: "Only words with this tag.") var tag: String?
-    @Option(help: "New words to include, instead of what is left of study.newPerDay today.", range: 0...9_999) var new: Int?
+    @Option(name: "tag", short: "t", help: "Only words with this tag.") var tag: String?
+    @Option(name: "new", help: "New words to include, instead of what is left of study.newPerDay today.", range: 0...9_999) var new: Int?
     @OptionGroup var output = OutputOptions(help: "Print the words with their schedules as JSON.")
 
     func run(_ context: ToolContext) throws {
@@ -133,9 +133,9 @@ struct StudyCommand: ParsableCommand {
             """,
         examples: ["midiccio study", "midiccio study --tag verbs --new 5", "midiccio study --reverse"])
 
-    @Option(short: "t", help: "Only words with this tag.") var tag: String?
-    @Flag(help: "Show the meaning and ask for the term.") var reverse = false
-    @Option(help: "New words this session, instead of what is left of study.newPerDay today.", range: 0...9_999) var new: Int?
+    @Option(name: "tag", short: "t", help: "Only words with this tag.") var tag: String?
+    @Flag(name: "reverse", help: "Show the meaning and ask for the term.") var reverse = false
+    @Option(name: "new", help: "New words this session, instead of what is left of study.newPerDay today.", range: 0...9_999) var new: Int?
 
     func run(_ context: ToolContext) throws {
         let library = try context.library()

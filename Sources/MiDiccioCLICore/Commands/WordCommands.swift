@@ -11,13 +11,13 @@ struct AddCommand: ParsableCommand {
             "Warns when the term is already in the library (ignoring case and accents) and adds it anyway,\nunless --no-duplicates is given.",
         examples: ["midiccio add palabra --meaning word --tag spanish --example \"Una palabra.\""])
 
-    @Argument(help: "The word itself.") var term: String
-    @Option(short: "m", valueName: "text", help: "What it means.") var meaning = ""
-    @Option(short: "r", valueName: "text", help: "How it is read or pronounced.") var reading = ""
+    @Argument(name: "term", help: "The word itself.") var term: String
+    @Option(name: "meaning", short: "m", valueName: "text", help: "What it means.") var meaning = ""
+    @Option(name: "reading", short: "r", valueName: "text", help: "How it is read or pronounced.") var reading = ""
     @Option(name: "example", short: "e", valueName: "sentence", help: "An example sentence.") var examples: [String]
-    @Option(short: "n", valueName: "text", help: "Notes.") var notes = ""
+    @Option(name: "notes", short: "n", valueName: "text", help: "Notes.") var notes = ""
     @Option(name: "tag", short: "t", help: "A tag.") var tags: [String]
-    @Flag(help: "Refuse to add a term that is already in the library.") var noDuplicates = false
+    @Flag(name: "no-duplicates", help: "Refuse to add a term that is already in the library.") var noDuplicates = false
     @OptionGroup var output: OutputOptions
 
     func run(_ context: ToolContext) throws {
@@ -41,13 +41,13 @@ struct EditCommand: ParsableCommand {
         discussion: "Only the fields you give change. --example replaces all examples; --clear-examples removes them.",
         examples: ["midiccio edit 3f2a9c --meaning \"a word\" --add-tag basics --remove-tag new"])
 
-    @Argument(help: "The word's id or a unique prefix of at least 6 characters.") var id: String
-    @Option(valueName: "text", help: "New term.") var term: String?
-    @Option(short: "m", valueName: "text", help: "New meaning.") var meaning: String?
-    @Option(short: "r", valueName: "text", help: "New reading.") var reading: String?
-    @Option(short: "n", valueName: "text", help: "New notes.") var notes: String?
+    @Argument(name: "id", help: "The word's id or a unique prefix of at least 6 characters.") var id: String
+    @Option(name: "term", valueName: "text", help: "New term.") var term: String?
+    @Option(name: "meaning", short: "m", valueName: "text", help: "New meaning.") var meaning: String?
+    @Option(name: "reading", short: "r", valueName: "text", help: "New reading.") var reading: String?
+    @Option(name: "notes", short: "n", valueName: "text", help: "New notes.") var notes: String?
     @Option(name: "example", short: "e", valueName: "sentence", help: "Replace the examples.") var examples: [String]
-    @Flag(help: "Remove all examples.") var clearExamples = false
+    @Flag(name: "clear-examples", help: "Remove all examples.") var clearExamples = false
     @Option(name: "add-tag", valueName: "tag", help: "Add a tag.") var addTags: [String]
     @Option(name: "remove-tag", valueName: "tag", help: "Remove a tag.") var removeTags: [String]
     @OptionGroup var output: OutputOptions
@@ -91,7 +91,7 @@ struct ShowCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         path: ["show"], abstract: "Show every field of a word.", examples: ["midiccio show 3f2a9c"])
 
-    @Argument(help: "The word's id or a unique prefix of at least 6 characters.") var id: String
+    @Argument(name: "id", help: "The word's id or a unique prefix of at least 6 characters.") var id: String
     @OptionGroup var output: OutputOptions
     @OptionGroup var syncOnOpen: SyncOnOpen
 

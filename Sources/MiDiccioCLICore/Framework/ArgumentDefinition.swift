@@ -15,8 +15,7 @@ package struct ArgumentDefinition {
 
     /// How it is written.
     package var kind: Kind
-    /// The long name without dashes, or the positional's name; empty until the property's
-    /// label names it.
+    /// The long name without dashes (kebab-case: `no-duplicates`), or the positional's name.
     package var name: String
     /// An optional one-letter alias (`-m`).
     package var short: Character? = nil
@@ -37,33 +36,15 @@ package struct ArgumentDefinition {
     /// How errors and help name it: `--name` or `<name>`.
     package var shownName: String { kind == .positional ? "<\(name)>" : "--\(name)" }
 
-    /// The definition, named after the property `label` unless it has a name already.
-    package func named(_ label: String) -> ArgumentDefinition {
-        guard name.isEmpty else { return self }
-        var named = self
-        // Swift's property names are camelCase, options are kebab-case: noDuplicates, --no-duplicates.
-        named.name = label.reduce(into: "") { name, character in
-            if character.isUppercase { name += "-" + character.lowercased() } else { name.append(character) }
-        }
-        return named
-    }
-
     /// `-h`, `--help`, which every command accepts.
     package static var helpRequest: ArgumentDefinition {
         ArgumentDefinition(kind: .help, name: "help", short: "h", help: "Show help information.") { _, _ in }
     }
 
-    /// What every command accepts besides its own declarations: `global`'s options and help.
-    package static func standard(_ global: GlobalOptions) -> [ArgumentDefinition] {
-        declared(by: global) + [helpRequest]
-    }
-
-    /// Every declaration of `arguments`, in the order its properties are written.
-    package static func declared(by arguments: some ParsableArguments) -> [ArgumentDefinition] {
-        Mirror(reflecting: arguments).children.flatMap { child -> [ArgumentDefinition] in
-            guard let declaration = child.value as? any Declaration, let label = child.label else { return [] }
-            // The storage of a wrapped property `noDuplicates` is `_noDuplicates`.
-            return declaration.definitions(label: label.hasPrefix("_") ? String(label.dropFirst()) : label)
-        }
+    /// What every command accepts besides its own declarations: new global options, with
+    /// their definitions followed by help's.
+    package static func standard() -> (global: GlobalOptions, definitions: [ArgumentDefinition]) {
+        let (global, definitions) = DeclarationCollector.declarations { GlobalOptions() }
+        return (global, definitions + [helpRequest])
     }
 }

@@ -1,9 +1,10 @@
 /// Options and arguments declared as properties with `@Option`, `@Flag`, `@Argument` and
 /// `@OptionGroup`: a command, or a group of options several commands share.
 ///
-/// The framework reads the declarations with `Mirror` from a fresh instance (hence
-/// `init()`, which Swift writes when every property has its declaration), derives help,
-/// the usage line and parsing from them, and fills that same instance's properties.
+/// The framework gathers the declarations as a fresh instance is made (hence `init()`,
+/// which Swift writes when every property has its declaration; `DeclarationCollector`),
+/// derives help, the usage line and parsing from them, and fills that same instance's
+/// properties.
 package protocol ParsableArguments {
     /// An instance with every property at its declared default.
     init()
@@ -25,20 +26,22 @@ extension ParsableCommand {
     package func validate() throws(UsageError) {}
 
     /// The command as help and the parser see it.
-    package static var definition: CommandDefinition { definition(of: Self(), global: GlobalOptions()) }
+    package static var definition: CommandDefinition { made().definition }
 
     /// Parses what follows the command's words (global options given before them come
     /// first) into a validated command; nil when help was asked for.
     package static func parse(_ arguments: [String]) throws(UsageError) -> (command: Self, global: GlobalOptions)? {
-        let command = Self()
-        let global = GlobalOptions()
-        guard try definition(of: command, global: global).parse(arguments) else { return nil }
+        let (command, global, definition) = made()
+        guard try definition.parse(arguments) else { return nil }
         try command.validate()
         return (command, global)
     }
 
-    private static func definition(of command: Self, global: GlobalOptions) -> CommandDefinition {
-        CommandDefinition(configuration, declared: ArgumentDefinition.declared(by: command), standard: ArgumentDefinition.standard(global))
+    /// A new command and new global options at their defaults, and the definition that fills them.
+    private static func made() -> (command: Self, global: GlobalOptions, definition: CommandDefinition) {
+        let (command, declared) = DeclarationCollector.declarations { Self() }
+        let (global, standard) = ArgumentDefinition.standard()
+        return (command, global, CommandDefinition(configuration, declared: declared, standard: standard))
     }
 }
 

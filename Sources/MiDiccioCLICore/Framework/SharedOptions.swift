@@ -4,7 +4,7 @@ package struct GlobalOptions: ParsableArguments {
     /// to the environment. A later --library replaces an earlier one (a wrapper script's)
     /// rather than being refused.
     @Option(
-        valueName: "path", help: "The library file (default: $MIDICCIO_LIBRARY, else $XDG_DATA_HOME/midiccio/library.sqlite).",
+        name: "library", valueName: "path", help: "The library file (default: $MIDICCIO_LIBRARY, else $XDG_DATA_HOME/midiccio/library.sqlite).",
         lastWins: true)
     package var library: String?
 
@@ -22,7 +22,7 @@ package struct OutputOptions: ParsableArguments {
     package init() { self.init(help: "Print the result as JSON.") }
 
     /// `--json` with help saying what the JSON holds ("Print the counts as JSON.").
-    package init(help: String) { _json = Flag(wrappedValue: false, help: help) }
+    package init(help: String) { _json = Flag(wrappedValue: false, name: "json", help: help) }
 }
 
 extension OutputOptions {

@@ -15,7 +15,7 @@ struct SyncOnOpen: ParsableArguments {
     package static let patience: TimeInterval = 3
 
     /// True when --offline was given.
-    @Flag(help: "Do not sync first (also: MIDICCIO_OFFLINE=1).") var offline = false
+    @Flag(name: "offline", help: "Do not sync first (also: MIDICCIO_OFFLINE=1).") var offline = false
 
     /// Syncs `context`'s library unless offline (--offline or MIDICCIO_OFFLINE=1) or no
     /// remote is set. Runs on its own connection and thread so a hung cloud cannot block.
