@@ -48,45 +48,61 @@ enum LibraryFile {
         }
         do {
             try database.execute("PRAGMA busy_timeout = 10000")
-            // One write transaction serialises this check with any other process opening
-            // or creating the same file. Throwing rolls it back: a file that is not ours,
-            // or that a newer MiDiccio wrote, is never changed.
-            try checkingHeader(path) {
-                try database.write {
-                    let id = try database.integer("PRAGMA application_id") ?? 0
-                    let tables = try database.integer("SELECT count(*) FROM sqlite_master") ?? 0
-                    if id != Int64(applicationID) {
-                        guard tables == 0 else {
-                            throw LibraryError.notALibrary(path: path, reason: "it is another application's SQLite database")
-                        }
-                        try database.execute("PRAGMA application_id = \(applicationID)")
-                        try Migrator.prepare(database)
-                        return
-                    }
-                    let version = Int(try database.integer("PRAGMA user_version") ?? 0)
-                    if version > Migrations.all.count {
-                        throw LibraryError.newerSchema(path: path, version: version)
-                    }
-                    let names = try Migrator.appliedNames(database)
-                    let known = Set(Migrations.all.map(\.name))
-                    if names.contains(where: { !known.contains($0) }) {
-                        throw LibraryError.newerSchema(path: path, version: max(version, names.count))
-                    }
-                }
-            }
+            // A library this MiDiccio set up needs only a look, under no write lock: a
+            // command that only reads never waits behind another process's long write.
+            let current = try existing && checkingHeader(path) { try database.read { try isCurrent(database) } }
+            if !current { try setUp(database, path: path) }
             try configure(database)
-            try Migrator.migrate(database, Migrations.all, now: { SystemClock().now().milliseconds })
+            if !current { try Migrator.migrate(database, Migrations.all, now: { SystemClock().now().milliseconds }) }
         } catch let error as SQLiteError {
             throw LibraryError.cannotOpen(path: path, reason: error.message)
         }
         return (database, !existing)
     }
 
+    /// True when the file is a MiDiccio library with every migration applied, none unknown.
+    private static func isCurrent(_ database: Database) throws -> Bool {
+        guard try database.integer("PRAGMA application_id") == Int64(applicationID),
+            try database.integer("PRAGMA user_version") == Int64(Migrations.all.count)
+        else { return false }
+        return try Migrator.appliedNames(database).sorted() == Migrations.all.map(\.name).sorted()
+    }
+
+    /// Gives a new file its application id, or refuses a file that is not a library or
+    /// that a newer MiDiccio wrote. One write transaction serialises this check with any
+    /// other process opening or creating the same file. Throwing rolls it back: a file
+    /// that is not ours, or that a newer MiDiccio wrote, is never changed.
+    private static func setUp(_ database: Database, path: String) throws {
+        try checkingHeader(path) {
+            try database.write {
+                let id = try database.integer("PRAGMA application_id") ?? 0
+                let tables = try database.integer("SELECT count(*) FROM sqlite_master") ?? 0
+                if id != Int64(applicationID) {
+                    guard tables == 0 else {
+                        throw LibraryError.notALibrary(path: path, reason: "it is another application's SQLite database")
+                    }
+                    try database.execute("PRAGMA application_id = \(applicationID)")
+                    try Migrator.prepare(database)
+                    return
+                }
+                let version = Int(try database.integer("PRAGMA user_version") ?? 0)
+                if version > Migrations.all.count {
+                    throw LibraryError.newerSchema(path: path, version: version)
+                }
+                let names = try Migrator.appliedNames(database)
+                let known = Set(Migrations.all.map(\.name))
+                if names.contains(where: { !known.contains($0) }) {
+                    throw LibraryError.newerSchema(path: path, version: max(version, names.count))
+                }
+            }
+        }
+    }
+
     /// Runs the first statements on a file, which make SQLite read its header: a file
     /// that is not an SQLite database fails there (SQLITE_NOTADB), untouched.
-    private static func checkingHeader(_ path: String, _ body: () throws -> Void) throws {
+    private static func checkingHeader<T>(_ path: String, _ body: () throws -> T) throws -> T {
         do {
-            try body()
+            return try body()
         } catch let error as SQLiteError where error.code & 0xFF == 26 {
             throw LibraryError.notALibrary(path: path, reason: "it is not an SQLite database")
         }

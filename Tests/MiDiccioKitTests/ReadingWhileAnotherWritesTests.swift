@@ -1,0 +1,37 @@
+import Foundation
+import MiDiccioTesting
+import Testing
+
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+@testable import MiDiccioStore
+
+/// Opening a library to read it takes no write lock: `midiccio list` answers while the
+/// web app is in the middle of a long import, instead of waiting for it to end.
+@Suite("Reading a library while another writes")
+struct ReadingWhileAnotherWritesTests {
+    @Test("a library opens and lists its words while another connection holds a write transaction")
+    func opensDuringAWrite() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("library.sqlite").path
+            let clock = ManualClock(start: TemporaryLibrary.start)
+            do {
+                let library = try WordLibrary(path: path, clock: clock, environment: [:])
+                try library.add(WordContent(term: "palabra", meaning: "word"))
+            }
+            // Another process's long write: holds the write lock the whole time.
+            let writer = try Database(path: path, create: false)
+            try writer.execute("BEGIN IMMEDIATE")
+            try writer.execute("UPDATE words SET meaning = 'being rewritten'")
+
+            let started = ContinuousClock.now
+            let reader = try WordLibrary(path: path, clock: clock, environment: [:])
+            #expect(try reader.list().map(\.meaning) == ["word"])
+            // The busy timeout is 10 s: waiting for the lock would take that long.
+            #expect(ContinuousClock.now - started < .seconds(5))
+
+            try writer.execute("COMMIT")
+            #expect(try reader.list().map(\.meaning) == ["being rewritten"])
+        }
+    }
+}
