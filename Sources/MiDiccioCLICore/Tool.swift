@@ -49,7 +49,7 @@ public enum Tool {
     /// that go online, and an everyday command whose library syncs with a cloud reached
     /// over the network. Returns the exit code as `run` does.
     public static func runEveryday(
-        _ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
+        _ arguments: [String], environment: [String: String] = ProcessEnvironment.current(),
         io: TerminalIO = StandardIO()
     ) -> Int32 {
         run(
