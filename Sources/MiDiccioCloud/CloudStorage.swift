@@ -1,4 +1,5 @@
 import Foundation
+import MiDiccioFiles
 import MiDiccioModel
 
 /// One file in cloud storage, as a listing reports it.
@@ -44,6 +45,37 @@ public enum CloudError: Error, Sendable, CustomStringConvertible {
     }
 }
 
+/// A cloud file's bytes, as a back end hands them over.
+public enum CloudBytes: Sendable {
+    /// Read whole into memory.
+    case memory(Data)
+    /// Held open, to be read a piece at a time (a synced folder's file): a snapshot of a
+    /// million words never sits whole in memory.
+    case file(OpenedFile)
+
+    /// How many bytes there are.
+    public var count: Int {
+        switch self {
+        case .memory(let data): data.count
+        case .file(let file): file.size
+        }
+    }
+
+    /// Copies up to `buffer.count` bytes from `offset` into `buffer`; returns how many.
+    public func read(at offset: Int, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        switch self {
+        case .memory(let data):
+            let count = max(0, min(buffer.count, data.count - offset))
+            guard count > 0 else { return 0 }
+            let start = data.index(data.startIndex, offsetBy: offset)
+            data.copyBytes(to: buffer.bindMemory(to: UInt8.self), from: start..<start + count)
+            return count
+        case .file(let file):
+            return try file.read(at: offset, into: buffer)
+        }
+    }
+}
+
 /// The only way sync reaches storage: four operations on paths relative to the
 /// MiDiccio folder ("devices/abc.json"). WebDAV, Google Drive and others plug in here.
 ///
@@ -56,6 +88,10 @@ public protocol CloudStorage: AnyObject {
     func list(_ folder: String) throws -> [CloudEntry]
     /// The file's bytes, or nil when it does not exist.
     func read(_ path: String) throws -> Data?
+    /// The file's bytes as `read` gives them, or, from a back end that can, the file held
+    /// open to be read a piece at a time: sync reads snapshots this way. Nil when the file
+    /// does not exist.
+    func readBytes(_ path: String) throws -> CloudBytes?
     /// Creates or replaces the file (and any missing folders), atomically.
     func write(_ path: String, _ data: Data) throws
     /// Creates the file only if nothing is at `path` (throwing `CloudError.exists`),
@@ -94,6 +130,11 @@ public protocol CloudCache: AnyObject, Sendable {
 }
 
 extension CloudStorage {
+    /// Back ends that cannot hand over an open file read it whole.
+    public func readBytes(_ path: String) throws -> CloudBytes? {
+        try read(path).map(CloudBytes.memory)
+    }
+
     /// Back ends that keep nothing between syncs do nothing here.
     public func beginPass(cache: (any CloudCache)?) throws {}
 

@@ -68,6 +68,29 @@ public final class FolderStorage: CloudStorage {
     }
 
     public func read(_ path: String) throws -> Data? {
+        guard let file = try opened(path) else { return nil }
+        var data = Data(count: file.size)
+        var total = 0
+        while total < data.count {
+            let count = try data.withUnsafeMutableBytes { raw in
+                try unreadable(path) { try file.read(at: total, into: UnsafeMutableRawBufferPointer(rebasing: raw[total...])) }
+            }
+            if count == 0 { break }
+            total += count
+        }
+        // A file that shrank while it was read is taken as read so far: its checksum or
+        // parse decides whether it is whole.
+        return data.prefix(total)
+    }
+
+    /// The file held open: a snapshot is read from it a piece at a time.
+    public func readBytes(_ path: String) throws -> CloudBytes? {
+        try opened(path).map(CloudBytes.file)
+    }
+
+    /// The file at `path` opened for reading, after the checks every read makes; nil when
+    /// there is none.
+    private func opened(_ path: String) throws -> OpenedFile? {
         try checkRoot()
         let file = full(path)
         var status = stat()
@@ -85,7 +108,8 @@ public final class FolderStorage: CloudStorage {
             if errno == ENOENT { return nil }
             throw CloudError.unreadable(path: path, reason: FileSystem.errorText(errno))
         }
-        defer { close(descriptor) }
+        var handedOver = false
+        defer { if !handedOver { close(descriptor) } }
         guard fstat(descriptor, &status) == 0 else {
             throw CloudError.unreadable(path: path, reason: FileSystem.errorText(errno))
         }
@@ -97,22 +121,17 @@ public final class FolderStorage: CloudStorage {
         guard status.st_size <= maxFileBytes else {
             throw CloudError.unreadable(path: path, reason: "it is larger than \(maxFileBytes / 1_048_576) MB")
         }
-        var data = Data(count: Int(status.st_size))
-        var total = 0
-        while total < data.count {
-            let count = data.withUnsafeMutableBytes { raw in
-                FileSystem.readSome(descriptor, into: raw.baseAddress! + total, count: raw.count - total)
-            }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw CloudError.unreadable(path: path, reason: FileSystem.errorText(errno))
-            }
-            if count == 0 { break }
-            total += count
+        handedOver = true
+        return OpenedFile(descriptor: descriptor, path: path, size: Int(status.st_size))
+    }
+
+    /// Runs `body`, reporting a failed read as this file's being unreadable.
+    private func unreadable<T>(_ path: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as FileError {
+            throw CloudError.unreadable(path: path, reason: error.reason)
         }
-        // A file that shrank while it was read is taken as read so far: its checksum or
-        // parse decides whether it is whole.
-        return data.prefix(total)
     }
 
     /// The real path a symbolic link leads to, when it stays inside the cloud folder.

@@ -55,6 +55,11 @@ package final class RecordingCloud: CloudStorage {
         return try storage.read(path)
     }
 
+    package func readBytes(_ path: String) throws -> CloudBytes? {
+        requests.append(Request(kind: "read", path: path))
+        return try storage.readBytes(path)
+    }
+
     package func write(_ path: String, _ data: Data) throws {
         try beforeWrite?(path)
         requests.append(Request(kind: "write", path: path))

@@ -50,7 +50,7 @@ public struct SyncBatch: Sendable {
     /// For a batch read with `BatchCodec.decodeStreaming`: its file, the format version it
     /// was read with, how many records it holds, and how many review events and whether
     /// they lie in key order; `records` and `events` are empty then.
-    package var recordFile: (data: Data, formatVersion: Int, count: Int, events: Int, eventsInKeyOrder: Bool)?
+    package var recordFile: (bytes: CloudBytes, formatVersion: Int, count: Int, events: Int, eventsInKeyOrder: Bool)?
 
     /// How many records the batch holds.
     public var recordCount: Int { recordFile?.count ?? records.count }
@@ -65,7 +65,7 @@ public struct SyncBatch: Sendable {
             try records.forEach(body)
             return
         }
-        var reader = try BatchFileReader(file.data, formatVersion: file.formatVersion)
+        var reader = try BatchFileReader(file.bytes, formatVersion: file.formatVersion)
         while let record = try reader.next() { try body(record) }
     }
 
@@ -83,7 +83,7 @@ public struct SyncBatch: Sendable {
         if file.eventsInKeyOrder && file.events >= events.readsAsideFrom {
             return try forEachRecord(body, readingEventsAsideInto: events)
         }
-        var reader = try BatchFileReader(file.data, formatVersion: file.formatVersion)
+        var reader = try BatchFileReader(file.bytes, formatVersion: file.formatVersion)
         while let record = try reader.next() { try body(record) }
         guard file.events > 0 else { return }
         _ = try reader.readTrailer()
@@ -112,13 +112,13 @@ public struct SyncBatch: Sendable {
     /// blocks of events wait between the two (`Handoff`'s bounded queue).
     private func forEachRecord(_ body: (SyncRecord) throws -> Void, readingEventsAsideInto events: ReviewEventImport) throws {
         guard let file = recordFile else { return }
-        let data = file.data, version = file.formatVersion
+        let bytes = file.bytes, version = file.formatVersion
         var devices: [Int64] = []
         try Handoff.run(
             capacity: 4,
             produce: { emit in
                 try emit(AsideRead.started)
-                var reader = try BatchFileReader(data, formatVersion: version)
+                var reader = try BatchFileReader(bytes, formatVersion: version)
                 while try reader.skip() {}
                 _ = try reader.readTrailer()
                 try emit(.devices(reader.eventDevices))
@@ -134,7 +134,7 @@ public struct SyncBatch: Sendable {
             consume: { item in
                 switch item {
                 case .started:
-                    var reader = try BatchFileReader(data, formatVersion: version)
+                    var reader = try BatchFileReader(bytes, formatVersion: version)
                     while let record = try reader.next() { try body(record) }
                 case .devices(let table): devices = try events.deviceNumbers(for: table)
                 case .events(let block): try events.insert(block, devices: devices)
@@ -214,7 +214,13 @@ public enum BatchCodec {
     /// `SyncBatch.forEachRecord` decodes them one at a time, so a new device's first sync
     /// of a million words or events never holds them all.
     public static func decodeStreaming(_ data: Data, formatVersion: Int = CloudManifest.currentVersion) throws -> SyncBatch {
-        var reader = try BatchFileReader(data, formatVersion: formatVersion)
+        try decodeStreaming(.memory(data), formatVersion: formatVersion)
+    }
+
+    /// `decodeStreaming(_:formatVersion:)` of a file in memory or held open: one held open
+    /// is read a piece at a time, at every pass.
+    public static func decodeStreaming(_ bytes: CloudBytes, formatVersion: Int = CloudManifest.currentVersion) throws -> SyncBatch {
+        var reader = try BatchFileReader(bytes, formatVersion: formatVersion)
         while try reader.skip() {}
         let (markers, settings) = try reader.readTrailer()
         var order = EventKeyOrder()
@@ -223,7 +229,7 @@ public enum BatchCodec {
         var batch = SyncBatch(
             kind: reader.kind, device: reader.device, seq: reader.seq, cursors: reader.cursors, records: [],
             markers: markers, settings: settings)
-        batch.recordFile = (data, formatVersion, reader.recordCount, reader.eventCount, order.inOrder)
+        batch.recordFile = (bytes, formatVersion, reader.recordCount, reader.eventCount, order.inOrder)
         return batch
     }
 

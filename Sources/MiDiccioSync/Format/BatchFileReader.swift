@@ -1,5 +1,6 @@
 import CZlib
 import Foundation
+import MiDiccioCloud
 import MiDiccioModel
 
 /// Reads a batch file record by record, inflating as it goes: a snapshot of a million
@@ -33,7 +34,12 @@ package struct BatchFileReader {
     /// understands: a device of format 1 refuses format 2 batches as written by a newer
     /// MiDiccio.
     package init(_ data: Data, formatVersion: Int) throws {
-        source = try PayloadSource(data)
+        try self.init(.memory(data), formatVersion: formatVersion)
+    }
+
+    /// Opens the batch file `bytes` (in memory or held open) and reads its header.
+    package init(_ bytes: CloudBytes, formatVersion: Int) throws {
+        source = try PayloadSource(bytes)
         let magic = try source.bytes(4)
         if magic == BatchCodec.payloadMagic {
             version = 1
@@ -224,18 +230,20 @@ private struct PayloadSource {
     private let length: Int
     private static let blockSize = 1 << 18
 
-    init(_ data: Data) throws {
-        guard data.count >= 12, data.prefix(4).elementsEqual(BatchCodec.fileMagic) else {
+    init(_ file: CloudBytes) throws {
+        var header = [UInt8](repeating: 0, count: 12)
+        let read = try header.withUnsafeMutableBytes { try file.read(at: 0, into: $0) }
+        guard read == 12, header.prefix(4).elementsEqual(BatchCodec.fileMagic) else {
             throw BatchDecodeError(message: "not a MiDiccio batch file")
         }
-        let declared = data.dropFirst(4).prefix(8).reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let declared = header[4...].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         // Deflate cannot expand data more than about 1032 times: a larger declared size is
         // a damaged or hostile header, refused before any memory is allocated for it.
-        guard declared <= UInt64(BatchCodec.maximumPayload), declared <= UInt64(data.count - 12) * 1032 + 1024 else {
+        guard declared <= UInt64(BatchCodec.maximumPayload), declared <= UInt64(file.count - 12) * 1032 + 1024 else {
             throw BatchDecodeError(message: "declared size too large")
         }
         length = Int(declared)
-        inflater = try Inflater(data.dropFirst(12), length: length)
+        inflater = try Inflater(file, from: 12, length: length)
     }
 
     /// Makes `count` bytes readable at `offset`, inflating more as needed.
@@ -316,18 +324,27 @@ private struct PayloadSource {
     }
 }
 
-/// A zlib inflate stream over a batch file's compressed bytes.
+/// A zlib inflate stream over a batch file's compressed bytes, read from the file a
+/// quarter megabyte at a time (or where they lie, for a file in memory).
 private final class Inflater {
     private let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
-    private let input: Data
+    private let input: CloudBytes
+    /// Where the compressed bytes start in `input`.
+    private let start: Int
     /// Where zlib writes, before the bytes are appended to the reader's buffer.
     private let scratch: UnsafeMutableBufferPointer<UInt8>
+    /// The compressed bytes read from a held-open file and not yet inflated.
+    private var window: [UInt8] = []
+    private var windowUsed = 0
+    /// Compressed bytes inflated so far.
     private var consumed = 0
     private var ended = false
+    private static let windowSize = 1 << 18
 
-    /// Inflates `input`, whose payload is declared to be `length` bytes long.
-    init(_ input: Data, length: Int) throws {
+    /// Inflates `input` from `start`; its payload is declared to be `length` bytes long.
+    init(_ input: CloudBytes, from start: Int, length: Int) throws {
         self.input = input
+        self.start = start
         scratch = .allocate(capacity: min(1 << 18, max(length, 64)))
         stream.initialize(to: z_stream())
         let code = inflateInit_(stream, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
@@ -346,6 +363,9 @@ private final class Inflater {
         scratch.deallocate()
     }
 
+    /// How many compressed bytes there are.
+    private var compressedCount: Int { input.count - start }
+
     /// Appends up to `limit` inflated bytes to `buffer` (none once the stream ended).
     func inflate(into buffer: inout [UInt8], atMost limit: Int) throws {
         var left = limit
@@ -360,25 +380,47 @@ private final class Inflater {
 
     /// Inflates at most `size` bytes into `scratch`; returns how many it made.
     private func step(_ size: Int) throws -> Int {
-        try input.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
-            let base = raw.bindMemory(to: UInt8.self).baseAddress.map { UnsafeMutablePointer(mutating: $0) }
-            stream.pointee.next_in = base.map { $0 + consumed }
-            stream.pointee.avail_in = uInt(input.count - consumed)
-            stream.pointee.next_out = scratch.baseAddress
-            stream.pointee.avail_out = uInt(size)
-            let code = CZlib.inflate(stream, Z_NO_FLUSH)
-            consumed = input.count - Int(stream.pointee.avail_in)
-            let produced = size - Int(stream.pointee.avail_out)
-            stream.pointee.next_in = nil
-            stream.pointee.next_out = nil
-            switch code {
-            case Z_STREAM_END: ended = true
-            case Z_OK: break
-            case Z_BUF_ERROR where produced > 0: break
-            default: throw BatchDecodeError(message: "damaged or truncated (zlib error \(code))")
+        switch input {
+        case .memory(let data):
+            return try data.withUnsafeBytes { raw in
+                try step(size, from: UnsafeRawBufferPointer(rebasing: raw[(start + consumed)...]))
             }
+        case .file(let file):
+            if windowUsed == window.count, consumed < compressedCount {
+                window = [UInt8](repeating: 0, count: min(Self.windowSize, compressedCount - consumed))
+                let read = try window.withUnsafeMutableBytes { try file.read(at: start + consumed, into: $0) }
+                window.removeLast(window.count - read)
+                windowUsed = 0
+            }
+            let before = consumed
+            let produced = try window.withUnsafeBytes { raw in
+                try step(size, from: UnsafeRawBufferPointer(rebasing: raw[windowUsed...]))
+            }
+            windowUsed += consumed - before
             return produced
         }
+    }
+
+    /// Inflates at most `size` bytes from `available`, the compressed bytes not yet
+    /// inflated (or the part of them read so far); returns how many bytes it made.
+    private func step(_ size: Int, from available: UnsafeRawBufferPointer) throws -> Int {
+        let base = available.bindMemory(to: UInt8.self).baseAddress.map { UnsafeMutablePointer(mutating: $0) }
+        stream.pointee.next_in = base
+        stream.pointee.avail_in = uInt(available.count)
+        stream.pointee.next_out = scratch.baseAddress
+        stream.pointee.avail_out = uInt(size)
+        let code = CZlib.inflate(stream, Z_NO_FLUSH)
+        consumed += available.count - Int(stream.pointee.avail_in)
+        let produced = size - Int(stream.pointee.avail_out)
+        stream.pointee.next_in = nil
+        stream.pointee.next_out = nil
+        switch code {
+        case Z_STREAM_END: ended = true
+        case Z_OK: break
+        case Z_BUF_ERROR where produced > 0: break
+        default: throw BatchDecodeError(message: "damaged or truncated (zlib error \(code))")
+        }
+        return produced
     }
 
     /// True when the stream ends after what was read, with its checksum checked and no
@@ -389,6 +431,6 @@ private final class Inflater {
             try inflate(into: &probe, atMost: 1)
             guard probe.isEmpty else { return false }
         }
-        return ended && consumed == input.count
+        return ended && consumed == compressedCount
     }
 }

@@ -110,16 +110,16 @@ extension SyncSession {
     /// Reads and checks one batch file; nil (and the file reported) when it is missing,
     /// unreadable, damaged, or not what its name says.
     private func readBatch(_ path: String, device: String, seq: Int64, kind: CloudLayout.Kind) throws -> SyncBatch? {
-        let data: Data?
+        let bytes: CloudBytes?
         do {
-            data = try storage.read(path)
+            bytes = try storage.readBytes(path)
         } catch CloudError.unreadable(_, let reason) {
             report.skippedFiles.append(SkippedFile(path: path, reason: reason))
             return nil
         }
-        guard let data else { return nil }
+        guard let bytes else { return nil }
         do {
-            let batch = try BatchCodec.decodeStreaming(data, formatVersion: engine.formatVersion)
+            let batch = try BatchCodec.decodeStreaming(bytes, formatVersion: engine.formatVersion)
             guard batch.device == device, batch.kind == (kind == .snapshot ? .snapshot : .changes) else {
                 throw BatchDecodeError(message: "belongs to another device or is another kind of file")
             }

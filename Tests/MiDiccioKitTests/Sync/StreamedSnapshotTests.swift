@@ -1,6 +1,8 @@
 import Foundation
+import MiDiccioTesting
 import Testing
 
+@testable import MiDiccioCloud
 @testable import MiDiccioModel
 @testable import MiDiccioSync
 
@@ -11,14 +13,17 @@ struct StreamedSnapshotTests {
     private static let writer = "0f0e0d0c-0b0a-4908-8706-050403020100"
 
     /// A snapshot of `count` words with enough text to span many inflate blocks.
-    private static func snapshot(_ count: Int, lastTerm: String? = nil) -> SyncBatch {
+    /// With `noise`, each meaning also carries random hex that barely compresses, so the
+    /// file spans several of the pieces a held-open file is read in.
+    private static func snapshot(_ count: Int, lastTerm: String? = nil, noise: Bool = false) -> SyncBatch {
         var generator = SystemRandomNumberGenerator()
         let created = Timestamp(milliseconds: 1_764_000_000_000)
         let records = (0..<count).map { index in
             let term = index == count - 1 ? (lastTerm ?? "palabra \(index)") : "palabra \(index)"
             let word = Word(
                 id: WordID.random(using: &generator), term: term,
-                meaning: "significado \(index) " + String(repeating: "ñ", count: index % 300),
+                meaning: "significado \(index) " + String(repeating: "ñ", count: index % 300)
+                    + (noise ? (0..<12).map { _ in String(UInt64.random(in: 0...UInt64.max), radix: 16) }.joined() : ""),
                 examples: ["Una frase \(index)."], tags: ["t\(index % 7)"], createdAt: created, updatedAt: created)
             return SyncRecord(
                 word: word, times: FieldTimes(all: created), writers: Array(repeating: writer, count: WordField.allCases.count))
@@ -55,5 +60,65 @@ struct StreamedSnapshotTests {
         var longer = data
         longer.append(contentsOf: [0x00, 0x01])
         #expect(throws: BatchDecodeError.self) { try BatchCodec.decodeStreaming(longer) }
+    }
+
+    /// `data` written into a synced folder as a snapshot, and the folder.
+    private func inFolder(_ data: Data, _ directory: URL) throws -> (FolderStorage, String) {
+        let storage = FolderStorage(root: directory.appendingPathComponent("cloud").path)
+        let path = "snapshots/device/000000000003.snp"
+        try storage.write(path, data)
+        return (storage, path)
+    }
+
+    @Test("a snapshot in a synced folder is read from the open file a piece at a time, with the same words")
+    func fromAFolderInPieces() throws {
+        try withTemporaryDirectory { directory in
+            let batch = Self.snapshot(3_000, noise: true)
+            let data = BatchCodec.encode(batch)
+            #expect(data.count > 2 * (1 << 18), "the file spans several pieces")
+            let (storage, path) = try inFolder(data, directory)
+            let bytes = try #require(try storage.readBytes(path))
+            guard case .file = bytes else {
+                Issue.record("the folder handed the snapshot over whole")
+                return
+            }
+            let streamed = try BatchCodec.decodeStreaming(bytes)
+            var read: [SyncRecord] = []
+            try streamed.forEachRecord { read.append($0) }
+            #expect(read == batch.records)
+            // Read through a second time, as a first sync does.
+            var again = 0
+            try streamed.forEachRecord { _ in again += 1 }
+            #expect(again == 3_000)
+        }
+    }
+
+    @Test("a held-open snapshot stays readable when another device deletes or replaces it meanwhile")
+    func heldOpenThroughCompaction() throws {
+        try withTemporaryDirectory { directory in
+            let batch = Self.snapshot(1_500, noise: true)
+            let (storage, path) = try inFolder(BatchCodec.encode(batch), directory)
+            let streamed = try BatchCodec.decodeStreaming(try #require(try storage.readBytes(path)))
+            try storage.write(path, BatchCodec.encode(Self.snapshot(10)))
+            try storage.delete(path)
+            var read: [SyncRecord] = []
+            try streamed.forEachRecord { read.append($0) }
+            #expect(read == batch.records)
+        }
+    }
+
+    @Test("a snapshot in a synced folder cut short or damaged is refused before any word is used")
+    func fromAFolderDamaged() throws {
+        try withTemporaryDirectory { directory in
+            let data = BatchCodec.encode(Self.snapshot(2_000, noise: true))
+            var damaged = data
+            damaged[data.count - 5_000] ^= 0xFF
+            for (index, bad) in [data.prefix(data.count / 2), data.prefix(data.count - 1), damaged, data + [0x00]].enumerated() {
+                let storage = FolderStorage(root: directory.appendingPathComponent("cloud\(index)").path)
+                try storage.write("snapshots/d/000000000003.snp", Data(bad))
+                let bytes = try #require(try storage.readBytes("snapshots/d/000000000003.snp"))
+                #expect(throws: BatchDecodeError.self) { try BatchCodec.decodeStreaming(bytes) }
+            }
+        }
     }
 }

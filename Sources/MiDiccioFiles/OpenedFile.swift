@@ -1,0 +1,39 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A regular file held open for reading, read a piece at a time at any offset: how sync
+/// reads a large snapshot from a synced folder without holding it whole. Reads never
+/// move a shared position (`pread`), so several readers, on several threads, may read
+/// one opened file. The file stays readable while open even if it is replaced or
+/// deleted meanwhile (another device compacting the folder).
+public final class OpenedFile: Sendable {
+    /// Its size in bytes when it was opened.
+    public let size: Int
+    /// Where it was opened from, for errors.
+    public let path: String
+    private let descriptor: Int32
+
+    /// Takes over `descriptor`, open for reading on the file at `path` of `size` bytes;
+    /// it is closed when this value is freed.
+    public init(descriptor: Int32, path: String, size: Int) {
+        self.descriptor = descriptor
+        self.path = path
+        self.size = size
+    }
+
+    deinit { close(descriptor) }
+
+    /// Reads at most `buffer.count` bytes starting at `offset` into `buffer`; returns how
+    /// many were read, 0 at the end of the file.
+    public func read(at offset: Int, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        guard let base = buffer.baseAddress, !buffer.isEmpty else { return 0 }
+        while true {
+            let count = pread(descriptor, base, buffer.count, off_t(offset))
+            if count >= 0 { return count }
+            if errno != EINTR { throw FileError(path: path, reason: FileSystem.errorText(errno)) }
+        }
+    }
+}
