@@ -317,7 +317,9 @@ struct ArgumentParsingTests {
         let results = try await withThrowingTaskGroup(of: (Int, String?, Int, Bool).self) { group in
             for index in 0..<64 {
                 group.addTask {
-                    let arguments = ["word\(index)", "-m", "meaning \(index)", "--count", "\(index % 10 + 1)"] + (index.isMultiple(of: 2) ? ["--json"] : [])
+                    let arguments =
+                        ["word\(index)", "-m", "meaning \(index)", "--count", "\(index % 10 + 1)"]
+                        + (index.isMultiple(of: 2) ? ["--json"] : [])
                     let command = try #require(try ProbeCommand.parse(arguments)).command
                     return (index, command.meaning, command.count, command.output.json)
                 }

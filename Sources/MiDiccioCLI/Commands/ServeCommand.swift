@@ -31,7 +31,9 @@ struct ServeCommand: ParsableCommand {
     @Option(name: "host", valueName: "address", help: "The address to listen on (default: 127.0.0.1).") var host = "127.0.0.1"
     @Flag(name: "lan", help: "Serve the home network: listen on every interface, with an access token and a QR code to pair a phone.")
     var lan = false
-    @Option(name: "token", valueName: "secret", help: "The access token every request must carry (default beyond this computer: the stored one).")
+    @Option(
+        name: "token", valueName: "secret",
+        help: "The access token every request must carry (default beyond this computer: the stored one).")
     var token: String?
     @Flag(name: "new-token", help: "Make a new stored access token: browsers paired before must pair again.") var newToken = false
     @Option(name: "tls-cert", valueName: "file", help: "Serve HTTPS with this certificate (PEM); goes with --tls-key.") var tlsCert: String?

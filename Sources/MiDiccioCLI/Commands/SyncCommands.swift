@@ -55,24 +55,36 @@ struct RemoteSetCommand: ParsableCommand {
 
     @Argument(name: "kind", help: "folder, webdav, gdrive or icloud") var kind: Kind
     @Argument(name: "location", help: "The folder's path, or the WebDAV folder's URL (none for gdrive and icloud).") var location: String?
-    @Option(name: "device-name", valueName: "name", help: "How other devices see this one (default: the host name).") var deviceName: String?
+    @Option(name: "device-name", valueName: "name", help: "How other devices see this one (default: the host name).") var deviceName:
+        String?
     @Option(name: "user", valueName: "name", help: "webdav: the user name to sign in with.") var user: String?
     @Flag(name: "password-stdin", help: "webdav: read the password from the first line of standard input.") var passwordStdin = false
     @Option(
         name: "folder", valueName: "name",
         help: "gdrive: keep the files in a visible folder of this name in My Drive (default: the hidden app data folder).")
     var driveFolder: String?
-    @Option(name: "client-id", valueName: "id", help: "gdrive: your OAuth client's id (default: the built-in one, else $MIDICCIO_GDRIVE_CLIENT_ID).")
+    @Option(
+        name: "client-id", valueName: "id",
+        help: "gdrive: your OAuth client's id (default: the built-in one, else $MIDICCIO_GDRIVE_CLIENT_ID).")
     var clientId: String?
-    @Flag(name: "client-secret-stdin", help: "gdrive: read the OAuth client's secret from the first line of standard input.") var clientSecretStdin = false
-    @Flag(name: "no-browser", help: "gdrive, icloud: open no browser; print the sign-in address and read back the address the browser ends on.")
+    @Flag(name: "client-secret-stdin", help: "gdrive: read the OAuth client's secret from the first line of standard input.")
+    var clientSecretStdin = false
+    @Flag(
+        name: "no-browser",
+        help: "gdrive, icloud: open no browser; print the sign-in address and read back the address the browser ends on.")
     var noBrowser = false
-    @Option(name: "container", valueName: "id", help: "icloud: the CloudKit container (default: $MIDICCIO_ICLOUD_CONTAINER, else the built-in one).")
+    @Option(
+        name: "container", valueName: "id",
+        help: "icloud: the CloudKit container (default: $MIDICCIO_ICLOUD_CONTAINER, else the built-in one).")
     var container: String?
-    @Option(name: "environment", valueName: "name", help: "icloud: development or production (default: $MIDICCIO_ICLOUD_ENVIRONMENT, else production).")
+    @Option(
+        name: "environment", valueName: "name",
+        help: "icloud: development or production (default: $MIDICCIO_ICLOUD_ENVIRONMENT, else production).")
     var environment: String?
     @Option(name: "zone", valueName: "name", help: "icloud: the zone in your private database (default: MiDiccio).") var zone: String?
-    @Option(name: "api-token", valueName: "token", help: "icloud: the container's API token (default: $MIDICCIO_ICLOUD_API_TOKEN, else the built-in one).")
+    @Option(
+        name: "api-token", valueName: "token",
+        help: "icloud: the container's API token (default: $MIDICCIO_ICLOUD_API_TOKEN, else the built-in one).")
     var apiToken: String?
     @Option(
         name: "callback-url", valueName: "url",
@@ -369,7 +381,8 @@ struct SyncCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         path: ["sync"], abstract: "Sync with the remote now: pull other devices' changes, then upload yours.")
 
-    @Flag(name: "allow-mass-delete", help: "Accept a sync that moves more than half of the library to the Trash.") var allowMassDelete = false
+    @Flag(name: "allow-mass-delete", help: "Accept a sync that moves more than half of the library to the Trash.") var allowMassDelete =
+        false
     @OptionGroup var output = OutputOptions(help: "Print what the sync did as JSON.")
 
     func run(_ context: ToolContext) throws {

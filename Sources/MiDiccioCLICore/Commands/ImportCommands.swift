@@ -34,11 +34,14 @@ struct ImportCommand: ParsableCommand {
     @Argument(name: "file", help: "The file to import.") var file: String
     @Option(name: "format", help: "The file's format (default: recognised from its content).") var format: ImportFormat?
     @Option(name: "columns", valueName: "list", help: "What each column of a list holds, e.g. term,meaning,tags.") var columns: ListColumns?
-    @Option(name: "separator", valueName: "text", help: "Between a list's fields: tab, comma, semicolon, pipe, or any text.") var separator: String?
+    @Option(name: "separator", valueName: "text", help: "Between a list's fields: tab, comma, semicolon, pipe, or any text.") var separator:
+        String?
     @Option(name: "card-separator", valueName: "text", help: "Between a list's cards, if not a line break (Quizlet's custom separator).")
     var cardSeparator: String?
-    @Option(name: "since", valueName: "date", help: "Only Kindle/KOReader words looked up since this date (YYYY-MM-DD).") var since: SinceDate?
-    @Option(name: "fields", valueName: "term,meaning", help: "Anki packages: the fields that hold the term and the meaning.") var fields: [String]
+    @Option(name: "since", valueName: "date", help: "Only Kindle/KOReader words looked up since this date (YYYY-MM-DD).") var since:
+        SinceDate?
+    @Option(name: "fields", valueName: "term,meaning", help: "Anki packages: the fields that hold the term and the meaning.") var fields:
+        [String]
     @Flag(name: "no-duplicates", help: "Skip rows whose term is already in the library.") var noDuplicates = false
     @Flag(name: "dry-run", help: "Show the first rows as they would be read, and the counts; change nothing.") var dryRun = false
     @OptionGroup var output = OutputOptions.counts

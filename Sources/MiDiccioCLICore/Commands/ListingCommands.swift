@@ -46,7 +46,8 @@ struct SearchCommand: ParsableCommand {
             "midiccio search \"meaning:house -tag:done\" --limit 50 --offset 50",
         ])
 
-    @Argument(name: "query", help: "What to look for (prefixes: tag:, -tag:, term:, meaning:, reading:, examples:, notes:).") var query: String
+    @Argument(name: "query", help: "What to look for (prefixes: tag:, -tag:, term:, meaning:, reading:, examples:, notes:).") var query:
+        String
     @Option(name: "tag", short: "t", help: "Only words with this tag.") var tag: String?
     @Option(name: "sort", help: "Order: relevance (default), or as list sorts: updated, created, term.") var sort = SearchSort.relevance
     @Option(name: "limit", help: "Show at most n words (default 20).", range: 1...10_000) var limit = 20

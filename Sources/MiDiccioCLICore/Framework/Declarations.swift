@@ -110,15 +110,16 @@ package struct Option<Value> {
     ) {
         let slot = Slot(initial)
         self.slot = slot
-        DeclarationCollector.add(ArgumentDefinition(
-            kind: .option, name: name, short: short, valueName: valueName ?? reader.valueName, help: help,
-            repeating: repeating, lastWins: lastWins
-        ) { texts, shownName throws(UsageError) in
-            guard !texts.isEmpty else { return }
-            var values: [Element] = []
-            for text in texts { values.append(try reader.read(text, shownName)) }
-            assign(slot, values)
-        })
+        DeclarationCollector.add(
+            ArgumentDefinition(
+                kind: .option, name: name, short: short, valueName: valueName ?? reader.valueName, help: help,
+                repeating: repeating, lastWins: lastWins
+            ) { texts, shownName throws(UsageError) in
+                guard !texts.isEmpty else { return }
+                var values: [Element] = []
+                for text in texts { values.append(try reader.read(text, shownName)) }
+                assign(slot, values)
+            })
     }
 }
 
@@ -135,9 +136,10 @@ package struct Flag {
         precondition(!wrappedValue, "a flag is off until it is given")
         let slot = Slot(false)
         self.slot = slot
-        DeclarationCollector.add(ArgumentDefinition(kind: .flag, name: name, short: short, help: help) { texts, _ in
-            if !texts.isEmpty { slot.value = true }
-        })
+        DeclarationCollector.add(
+            ArgumentDefinition(kind: .flag, name: name, short: short, help: help) { texts, _ in
+                if !texts.isEmpty { slot.value = true }
+            })
     }
 }
 

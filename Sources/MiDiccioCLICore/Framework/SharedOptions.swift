@@ -4,7 +4,8 @@ package struct GlobalOptions: ParsableArguments {
     /// to the environment. A later --library replaces an earlier one (a wrapper script's)
     /// rather than being refused.
     @Option(
-        name: "library", valueName: "path", help: "The library file (default: $MIDICCIO_LIBRARY, else $XDG_DATA_HOME/midiccio/library.sqlite).",
+        name: "library", valueName: "path",
+        help: "The library file (default: $MIDICCIO_LIBRARY, else $XDG_DATA_HOME/midiccio/library.sqlite).",
         lastWins: true)
     package var library: String?
 
