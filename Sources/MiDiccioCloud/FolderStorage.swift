@@ -24,6 +24,8 @@ public final class FolderStorage: CloudStorage {
     public let root: String
     /// The largest file `read` accepts, in bytes.
     public var maxFileBytes = 1 << 30
+    /// From this size on, `readBytes` hands a file over held open instead of read whole.
+    public var heldOpenFrom = 1 << 20
 
     /// Uses `root` (created on the first write when missing).
     public init(root: String) {
@@ -68,7 +70,11 @@ public final class FolderStorage: CloudStorage {
     }
 
     public func read(_ path: String) throws -> Data? {
-        guard let file = try opened(path) else { return nil }
+        try opened(path).map { try read($0, path) }
+    }
+
+    /// The whole of `file`, opened from `path`.
+    private func read(_ file: OpenedFile, _ path: String) throws -> Data {
         var data = Data(count: file.size)
         var total = 0
         while total < data.count {
@@ -83,9 +89,13 @@ public final class FolderStorage: CloudStorage {
         return data.prefix(total)
     }
 
-    /// The file held open: a snapshot is read from it a piece at a time.
+    /// A file of `heldOpenFrom` bytes or more held open, to be read a piece at a time (a
+    /// snapshot); a smaller one read whole, so that a sync reading many small change
+    /// files never holds as many descriptors.
     public func readBytes(_ path: String) throws -> CloudBytes? {
-        try opened(path).map(CloudBytes.file)
+        guard let file = try opened(path) else { return nil }
+        guard file.size >= heldOpenFrom else { return .memory(try read(file, path)) }
+        return .file(file)
     }
 
     /// The file at `path` opened for reading, after the checks every read makes; nil when
