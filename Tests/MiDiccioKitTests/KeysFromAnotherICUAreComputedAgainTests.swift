@@ -20,9 +20,7 @@ struct KeysFromAnotherICUAreComputedAgainTests {
 
     @Test("a library written by another ICU orders and matches its terms as this ICU does once opened")
     func keysAreComputedAgain() throws {
-        try withTemporaryDirectory { directory in
-            let path = directory.appendingPathComponent("library.sqlite").path
-            let clock = ManualClock(start: TemporaryLibrary.start)
+        try withLibraryFile { path, clock in
             do {
                 let library = try WordLibrary(path: path, clock: clock, environment: [:])
                 for term in ["zorro", "árbol", "eagle", "Zebra", "abeja"] { try library.add(WordContent(term: term)) }
@@ -39,9 +37,7 @@ struct KeysFromAnotherICUAreComputedAgainTests {
 
     @Test("keys are computed again only when the ICU changed, and nothing synced moves")
     func onlyWhenTheICUChanged() throws {
-        try withTemporaryDirectory { directory in
-            let path = directory.appendingPathComponent("library.sqlite").path
-            let clock = ManualClock(start: TemporaryLibrary.start)
+        try withLibraryFile { path, clock in
             let before: LibrarySnapshot
             do {
                 let library = try WordLibrary(path: path, clock: clock, environment: [:])

@@ -12,9 +12,7 @@ import Testing
 struct ReadingWhileAnotherWritesTests {
     @Test("a library opens and lists its words while another connection holds a write transaction")
     func opensDuringAWrite() throws {
-        try withTemporaryDirectory { directory in
-            let path = directory.appendingPathComponent("library.sqlite").path
-            let clock = ManualClock(start: TemporaryLibrary.start)
+        try withLibraryFile { path, clock in
             do {
                 let library = try WordLibrary(path: path, clock: clock, environment: [:])
                 try library.add(WordContent(term: "palabra", meaning: "word"))

@@ -63,6 +63,15 @@ func withTemporaryLibrary<T>(
     }
 }
 
+/// Runs `body` with the path of a library file not made yet, in a temporary folder
+/// removed afterwards, and a clock at `TemporaryLibrary.start`: for tests that open the
+/// same file several times.
+func withLibraryFile<T>(_ body: (_ path: String, _ clock: ManualClock) throws -> T) throws -> T {
+    try withTemporaryDirectory { directory in
+        try body(directory.appendingPathComponent("library.sqlite").path, ManualClock(start: TemporaryLibrary.start))
+    }
+}
+
 // MARK: - Looking inside a library
 
 /// Everything a library holds that an operation might change: every stored word (Trash
