@@ -126,16 +126,27 @@ struct SearchPlan {
             return tokens.isEmpty ? nil : "{\(match.field.rawValue)} : (\(Self.prefixes(tokens)))"
         }
         phrases =
-            freeTokens.map { "\"\($0)\"*" }
+            Self.phrases(freeTokens)
             + query.fields.flatMap { match in
-                WordLibrary.searchTokens(match.text).map { "{\(match.field.rawValue)} : \"\($0)\"*" }
+                Self.phrases(WordLibrary.searchTokens(match.text)).map { "{\(match.field.rawValue)} : \($0)" }
             }
         tagKeys = (query.tags + [tag ?? ""]).filter { !$0.isEmpty }.map(TagSet.key)
         excludedTagKeys = query.excludedTags.map(TagSet.key)
     }
 
     static func prefixes(_ tokens: [String]) -> String {
-        tokens.map { "\"\($0)\"*" }.joined(separator: " ")
+        phrases(tokens).joined(separator: " ")
+    }
+
+    /// The full-text phrase of each word typed: a prefix (`"hou"*`, the word being typed
+    /// or a word cut short on purpose), except a word of one or two letters with more
+    /// after it (`"a"` in "a house"), which was typed whole. As a prefix such a word
+    /// matches nearly every word in the library: "a house" took 170 ms at a million words
+    /// with `"a"*`, 6 ms with `"a"`.
+    static func phrases(_ tokens: [String]) -> [String] {
+        tokens.enumerated().map { index, token in
+            index < tokens.count - 1 && token.count <= 2 ? "\"\(token)\"" : "\"\(token)\"*"
+        }
     }
 
     /// The tag filters on the row number `column`.

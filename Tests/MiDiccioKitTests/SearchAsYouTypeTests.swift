@@ -96,6 +96,25 @@ struct SearchAsYouTypeTests {
         }
     }
 
+    @Test("a word of one or two letters with more typed after it is a whole word; the last word is still a prefix")
+    func shortWordsBeforeOthersAreWhole() throws {
+        try withTemporaryLibrary { fixture in
+            let library = fixture.library
+            let aHouse = try library.add(WordContent(term: "casa", meaning: "a house")).word
+            let another = try library.add(WordContent(term: "otra casa", meaning: "another house")).word
+            let toGo = try library.add(WordContent(term: "ir", meaning: "to go")).word
+            let toGame = try library.add(WordContent(term: "jugar", meaning: "tomorrow a good game")).word
+            #expect(try library.search("a house").map(\.id) == [aHouse.id])
+            #expect(Set(try library.search("house").map(\.id)) == [aHouse.id, another.id])
+            #expect(try library.search("to go").map(\.id) == [toGo.id])
+            // The last word is being typed: a prefix however short.
+            #expect(Set(try library.search("house a").map(\.id)) == [aHouse.id, another.id])
+            #expect(try library.search("game to").map(\.id) == [toGame.id])
+            // Field prefixes follow the same rule.
+            #expect(try library.search("meaning:\"a house\"").map(\.id) == [aHouse.id])
+        }
+    }
+
     @Test("deleted words never show, in any tier")
     func deletedWordsNeverShow() throws {
         try withTemporaryLibrary { fixture in
