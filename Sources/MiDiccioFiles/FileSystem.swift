@@ -275,6 +275,18 @@ package enum FileSystem {
         }
     }
 
+    /// A new file without a name in the temporary folder ($TMPDIR, else /tmp), open for
+    /// reading and writing and owner-only: it is gone once its descriptor is closed, even
+    /// after a crash. A large download is kept in one instead of in memory.
+    package static func anonymousFile() throws -> Int32 {
+        let folder = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        var template = Array("\(folder)/.midiccio-download-XXXXXX".utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard descriptor >= 0 else { throw FileError(path: folder, reason: errorText(errno)) }
+        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+        return descriptor
+    }
+
     /// read(2), under a name no `read` method of a caller's type shadows.
     package static func readSome(_ descriptor: Int32, into buffer: UnsafeMutableRawPointer, count: Int) -> Int {
         #if canImport(Glibc)

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import MiDiccioCloud
+import MiDiccioFiles
 import MiDiccioModel
 import Synchronization
 
@@ -14,8 +15,12 @@ struct HTTPAnswer: Sendable {
     var status: Int
     /// The headers, names in lower case.
     var headers: [String: String]
-    /// The body, never longer than the limit the request was sent with.
+    /// The body, never longer than the limit the request was sent with; empty when it
+    /// was kept in a file (`spooled`).
     var body: Data
+    /// The body kept in a temporary file, when it grew past the size the request allowed
+    /// in memory.
+    var spooled: OpenedFile? = nil
 
     /// The value of header `name` (any case).
     func header(_ name: String) -> String? { headers[name.lowercased()] }
@@ -38,6 +43,8 @@ enum HTTPFailure: Error, Sendable, Equatable {
     case insecure
     /// The body was longer than the limit, in bytes.
     case tooLarge(limit: Int)
+    /// A large body could not be written to its temporary file (the disk is full).
+    case notKept(reason: String)
     /// Any other URL loading error, by its code.
     case other(code: Int)
 }
@@ -54,6 +61,7 @@ extension HTTPFailure {
         case .offline: "this computer is offline"
         case .insecure: "the secure connection to \(service) failed"
         case .tooLarge(let limit): "\(service)'s answer is larger than \(limit / 1_048_576) MB"
+        case .notKept(let reason): "\(service)'s answer could not be kept in a temporary file: \(reason)"
         case .other(let code): "network error \(code) talking to \(service)"
         }
     }
@@ -107,11 +115,15 @@ final class BlockingHTTPClient: Sendable {
     /// body. Fails with `.timedOut` when no byte moves either way for `timeout` seconds,
     /// or when the whole exchange takes longer than `timeout` times `overallFactor`;
     /// with `.dropped` when the connection closed before the whole answer arrived.
+    ///
+    /// With `spillFrom`, a body that grows past that many bytes goes on in a temporary file
+    /// (`HTTPAnswer.spooled`) instead of memory: a snapshot of a million words.
     func send(
-        _ request: URLRequest, timeout: TimeInterval, maxBodyBytes: Int, overallFactor: Double = 20
+        _ request: URLRequest, timeout: TimeInterval, maxBodyBytes: Int, overallFactor: Double = 20, spillFrom: Int? = nil
     ) -> Result<HTTPAnswer, HTTPFailure> {
         let session = checkOut()
-        let result = session.send(request, timeout: timeout, maxBodyBytes: maxBodyBytes, overallFactor: overallFactor)
+        let result = session.send(
+            request, timeout: timeout, maxBodyBytes: maxBodyBytes, overallFactor: overallFactor, spillFrom: spillFrom)
         var failed = false
         if case .failure = result { failed = true }
         checkIn(session, failed: failed)
@@ -179,13 +191,15 @@ private final class HTTPSession: Sendable {
     }
 
     /// See `BlockingHTTPClient.send`.
-    func send(_ request: URLRequest, timeout: TimeInterval, maxBodyBytes: Int, overallFactor: Double) -> Result<HTTPAnswer, HTTPFailure> {
+    func send(
+        _ request: URLRequest, timeout: TimeInterval, maxBodyBytes: Int, overallFactor: Double, spillFrom: Int?
+    ) -> Result<HTTPAnswer, HTTPFailure> {
         var request = request
         // FoundationNetworking truncates this to whole seconds (0.5 would mean "at
         // once") and only watches for silence; the deadline below is the one that
         // counts, this one a backstop just after it.
         request.timeoutInterval = (timeout + 1).rounded(.up)
-        let exchange = HTTPExchange(limit: maxBodyBytes)
+        let exchange = HTTPExchange(limit: maxBodyBytes, spillFrom: spillFrom)
         let task = session.dataTask(with: request)
         delegate.register(exchange, for: task.taskIdentifier)
         defer { delegate.unregister(task.taskIdentifier) }
@@ -220,6 +234,9 @@ private final class HTTPExchange: Sendable {
     private struct State {
         var response: HTTPURLResponse?
         var body = Data()
+        /// The temporary file the body went on in once past `spillFrom`, and its length.
+        var spool: Int32 = -1
+        var spooled = 0
         var failure: HTTPFailure?
         var challenged = false
         var finished = false
@@ -230,9 +247,19 @@ private final class HTTPExchange: Sendable {
     let done = DispatchSemaphore(value: 0)
     /// The body limit in bytes.
     let limit: Int
+    /// From this many bytes on the body goes on in a temporary file; nil: never.
+    let spillFrom: Int?
     private let state = Mutex(State())
 
-    init(limit: Int) { self.limit = limit }
+    init(limit: Int, spillFrom: Int?) {
+        self.limit = limit
+        self.spillFrom = spillFrom
+    }
+
+    deinit {
+        let spool = state.withLock { $0.spool }
+        if spool >= 0 { close(spool) }
+    }
 
     /// When a byte last moved either way (uptime nanoseconds).
     var lastProgress: UInt64 { state.withLock { $0.lastProgress } }
@@ -258,14 +285,36 @@ private final class HTTPExchange: Sendable {
         state.withLock { state in
             guard state.failure == nil else { return false }
             state.lastProgress = DispatchTime.now().uptimeNanoseconds
-            if state.body.count + data.count > limit {
+            if state.spooled + state.body.count + data.count > limit {
                 state.failure = .tooLarge(limit: limit)
                 state.body = Data()
                 return false
             }
+            if state.spool < 0, let spillFrom, state.body.count + data.count > spillFrom {
+                do {
+                    state.spool = try FileSystem.anonymousFile()
+                } catch {
+                    state.failure = .notKept(reason: (error as? FileError)?.reason ?? "\(error)")
+                    return false
+                }
+                guard keep(state.body, in: &state) else { return false }
+                state.body = Data()
+            }
+            if state.spool >= 0 { return keep(data, in: &state) }
             state.body.append(data)
             return true
         }
+    }
+
+    /// Writes `data` to the end of the temporary file; false (and the failure noted) when
+    /// it cannot.
+    private func keep(_ data: Data, in state: inout State) -> Bool {
+        if let reason = FileSystem.writeAll(data, to: state.spool) {
+            state.failure = .notKept(reason: reason)
+            return false
+        }
+        state.spooled += data.count
+        return true
     }
 
     /// Notes that the server asked for credentials it did not accept.
@@ -315,7 +364,15 @@ private final class HTTPExchange: Sendable {
                 if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
             }
             // A refused challenge ends in a cancelled task that still carries the 401.
-            return .success(HTTPAnswer(status: response.statusCode, headers: headers, body: state.challenged ? Data() : state.body))
+            if state.challenged { return .success(HTTPAnswer(status: response.statusCode, headers: headers, body: Data())) }
+            var answer = HTTPAnswer(status: response.statusCode, headers: headers, body: state.body)
+            if state.spool >= 0 {
+                // Its own descriptor: the exchange closes the one it wrote through.
+                let descriptor = dup(state.spool)
+                guard descriptor >= 0 else { return .failure(.notKept(reason: FileSystem.errorText(errno))) }
+                answer.spooled = OpenedFile(descriptor: descriptor, path: "download", size: state.spooled)
+            }
+            return .success(answer)
         }
     }
 

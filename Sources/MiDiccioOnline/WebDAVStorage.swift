@@ -148,9 +148,21 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
 
     /// The file's bytes (a `GET`), or nil when the server has no such file.
     public func read(_ path: String) throws -> Data? {
-        let answer = try send("GET", fileURL(path), path: path, maxBody: options.maxFileBytes).answer
+        try get(path, spillFrom: nil)?.body
+    }
+
+    /// The file (a `GET`): a body of a megabyte or more (a snapshot) is kept in a
+    /// temporary file as it arrives and handed over held open, not held in memory.
+    public func readBytes(_ path: String) throws -> CloudBytes? {
+        guard let answer = try get(path, spillFrom: 1 << 20) else { return nil }
+        return answer.spooled.map(CloudBytes.file) ?? .memory(answer.body)
+    }
+
+    /// The answer to a `GET` of the file; nil when the server has no such file.
+    private func get(_ path: String, spillFrom: Int?) throws -> HTTPAnswer? {
+        let answer = try send("GET", fileURL(path), path: path, maxBody: options.maxFileBytes, spillFrom: spillFrom).answer
         switch answer.status {
-        case 200: return answer.body
+        case 200: return answer
         case 404, 410: return nil
         default: throw unexpected(answer, "GET", path)
         }
@@ -287,7 +299,7 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
     /// Returns the answer (any status but 401/403) and the number of attempts made.
     private func send(
         _ method: String, _ url: URL, path: String, body: Data? = nil, headers: [String: String] = [:],
-        maxBody: Int = 1 << 20
+        maxBody: Int = 1 << 20, spillFrom: Int? = nil
     ) throws -> (answer: HTTPAnswer, attempts: Int) {
         var request = URLRequest(url: url)
         request.httpMethod = method
@@ -298,7 +310,7 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
         var attempt = 1
         while true {
             state.withLock { $0.counts[method, default: 0] += 1 }
-            switch client.send(request, timeout: options.timeout, maxBodyBytes: maxBody) {
+            switch client.send(request, timeout: options.timeout, maxBodyBytes: maxBody, spillFrom: spillFrom) {
             case .success(let answer):
                 if answer.status == 401 || answer.status == 403 {
                     throw CloudError.unauthorized("the server refused the user name or password")
@@ -344,6 +356,8 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
             return .unavailable("the secure connection to \(server) failed (check the server's certificate)")
         case .tooLarge(let limit):
             return .failed(path: path, reason: "the server's answer is larger than \(limit / 1_048_576) MB")
+        case .notKept(let reason):
+            return .unavailable("the file could not be kept in a temporary file while it downloaded: \(reason)")
         case .other(let code):
             return .unavailable("network error \(code) talking to \(server)")
         }
