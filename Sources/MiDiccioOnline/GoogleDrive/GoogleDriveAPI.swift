@@ -25,6 +25,9 @@ final class GoogleDriveAPI: Sendable {
         var body: Data?
         var headers: [String: String] = [:]
         var maxBody = 1 << 20
+        /// From this many bytes on, the answer's body goes on in a temporary file
+        /// (`HTTPAnswer.spooled`); nil: always in memory.
+        var spillFrom: Int? = nil
         /// The cloud path it is about, for messages.
         var about: String
         /// The name it is counted under.
@@ -71,7 +74,7 @@ final class GoogleDriveAPI: Sendable {
             if sendsToken { request.setValue("Bearer " + token, forHTTPHeaderField: "Authorization") }
             counts.withLock { $0[call.kind, default: 0] += 1 }
             var retryAfter: TimeInterval?
-            switch client.send(request, timeout: options.timeout, maxBodyBytes: call.maxBody) {
+            switch client.send(request, timeout: options.timeout, maxBodyBytes: call.maxBody, spillFrom: call.spillFrom) {
             case .success(let answer):
                 if answer.status == 401 && sendsToken {
                     guard !refreshed else { throw CloudError.signInNeeded(GoogleTokenService.signInAgain) }

@@ -308,23 +308,38 @@ public final class GoogleDriveStorage: CloudStorage, CustomStringConvertible, Se
 
     /// The file's bytes: from the index when it holds this version, else downloaded.
     public func read(_ path: String) throws -> Data? {
+        try download(path, spillFrom: nil)?.body
+    }
+
+    /// The file as `read` finds it, except that a download of a megabyte or more (a
+    /// snapshot) is kept in a temporary file as it arrives and handed over held open.
+    public func readBytes(_ path: String) throws -> CloudBytes? {
+        guard let answer = try download(path, spillFrom: 1 << 20) else { return nil }
+        return answer.spooled.map(CloudBytes.file) ?? .memory(answer.body)
+    }
+
+    /// The file's contents as an answer: from the index when it holds this version, else
+    /// downloaded (into a temporary file from `spillFrom` bytes on); nil when there is none.
+    private func download(_ path: String, spillFrom: Int?) throws -> HTTPAnswer? {
         try ensureCurrent()
         var ids = fileIDs(path, in: index)
         if ids.isEmpty { ids = try lookUp(path) }
         var lookedUp = false
         while let id = ids.first {
             guard let item = index.items[id] else { return nil }
-            if let content = index.contents[id], content.version == item.version { return content.data }
+            if let content = index.contents[id], content.version == item.version {
+                return HTTPAnswer(status: 200, headers: [:], body: content.data)
+            }
             let answer = try api.send(
                 GoogleDriveAPI.Call(
                     method: "GET", path: "/drive/v3/files/\(id)", query: [("alt", "media")], maxBody: api.options.maxFileBytes,
-                    about: path, kind: "files.media"))
+                    spillFrom: spillFrom, about: path, kind: "files.media"))
             switch answer.status {
             case 200:
-                if path.hasSuffix(".json"), answer.body.count <= api.options.cachedContentLimit {
+                if path.hasSuffix(".json"), answer.spooled == nil, answer.body.count <= api.options.cachedContentLimit {
                     mutate { $0.contents[id] = DriveIndex.Content(version: item.version, data: answer.body) }
                 }
-                return answer.body
+                return answer
             case 404:
                 // Removed since the index learnt of it: look again once.
                 mutate { $0.remove(id) }
