@@ -27,6 +27,9 @@ final class CloudKitAPI: Sendable {
         var body: Data?
         var contentType = "application/json"
         var maxBody = 4 << 20
+        /// From this many bytes on, the answer's body goes on in a temporary file
+        /// (`HTTPAnswer.spooled`); nil: always in memory.
+        var spillFrom: Int? = nil
         /// The cloud path it is about, for messages.
         var about: String
         /// The name it is counted under ("records/modify", "asset.get" ...).
@@ -85,7 +88,7 @@ final class CloudKitAPI: Sendable {
             counts.withLock { $0[call.kind, default: 0] += 1 }
             if dropped { resent = true }
             var retryAfter: TimeInterval?
-            switch client.send(request, timeout: options.timeout, maxBodyBytes: call.maxBody) {
+            switch client.send(request, timeout: options.timeout, maxBodyBytes: call.maxBody, spillFrom: call.spillFrom) {
             case .success(let answer):
                 if sendsTokens, let renewed = answer.header(Self.renewedTokenHeader) { session.renew(renewed) }
                 let error = sendsTokens ? Self.serverError(answer) : nil

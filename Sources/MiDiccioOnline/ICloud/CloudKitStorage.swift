@@ -353,30 +353,47 @@ public final class CloudKitStorage: CloudStorage, CustomStringConvertible, Senda
 
     /// The file's bytes: from the index when it holds them, else from its record or asset.
     public func read(_ path: String) throws -> Data? {
+        try download(path, spillFrom: nil)?.body
+    }
+
+    /// The file as `read` finds it, except that an asset download of a megabyte or more
+    /// (a snapshot) is kept in a temporary file as it arrives and handed over held open.
+    public func readBytes(_ path: String) throws -> CloudBytes? {
+        guard let answer = try download(path, spillFrom: 1 << 20) else { return nil }
+        return answer.spooled.map(CloudBytes.file) ?? .memory(answer.body)
+    }
+
+    /// The file's contents as an answer: from the index or its record when they hold them,
+    /// else its asset downloaded (into a temporary file from `spillFrom` bytes on); nil
+    /// when there is none.
+    private func download(_ path: String, spillFrom: Int?) throws -> HTTPAnswer? {
+        func held(_ data: Data) -> HTTPAnswer { HTTPAnswer(status: 200, headers: [:], body: data) }
         try ensureCurrent()
         let name = CloudKitIndex.recordName(path)
         guard var item = index.items[name] else { return nil }
-        if let data = item.data { return data }
+        if let data = item.data { return held(data) }
         var url = state.withLock { $0.downloadURLs[name] }
         var lookedUp = false
         if !item.asset || url == nil {
             guard let fresh = try lookUp(name, about: path) else { return nil }
             (item, url, lookedUp) = (fresh.item, fresh.downloadURL, true)
-            if let data = item.data { return data }
+            if let data = item.data { return held(data) }
         }
         while true {
             guard let address = url?.replacingOccurrences(of: "${f}", with: Self.assetFileName(path)) else {
                 throw CloudError.failed(path: path, reason: "iCloud gave no address to download it from")
             }
             let reply = try api.send(
-                CloudKitAPI.Call(method: "GET", url: address, maxBody: api.options.maxFileBytes, about: path, kind: "asset.get"))
+                CloudKitAPI.Call(
+                    method: "GET", url: address, maxBody: api.options.maxFileBytes, spillFrom: spillFrom, about: path,
+                    kind: "asset.get"))
             switch reply.answer.status {
             case 200:
-                return reply.answer.body
+                return reply.answer
             case let status where [403, 404, 410].contains(status) && !lookedUp:
                 // The address expired, or the asset was replaced: ask for a new one once.
                 guard let fresh = try lookUp(name, about: path) else { return nil }
-                if let data = fresh.item.data { return data }
+                if let data = fresh.item.data { return held(data) }
                 (url, lookedUp) = (fresh.downloadURL, true)
             default:
                 throw api.failure(reply.answer, about: path)
