@@ -26,6 +26,16 @@ struct HTTPAnswer: Sendable {
     func header(_ name: String) -> String? { headers[name.lowercased()] }
 }
 
+extension HTTPAnswer {
+    /// From this size on, a back end's `readBytes` has a download kept in a temporary file
+    /// (a snapshot); smaller files (change files, device records) stay in memory.
+    static let keptOnDiskFrom = 1 << 20
+
+    /// The body as `CloudStorage.readBytes` hands it over: the temporary file it was kept
+    /// in, else the bytes.
+    var bytes: CloudBytes { spooled.map(CloudBytes.file) ?? .memory(body) }
+}
+
 /// Why an HTTP exchange produced no answer. Carries no URL and no server text, so
 /// nothing in it can leak a credential into a message.
 enum HTTPFailure: Error, Sendable, Equatable {

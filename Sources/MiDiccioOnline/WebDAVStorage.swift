@@ -154,8 +154,7 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
     /// The file (a `GET`): a body of a megabyte or more (a snapshot) is kept in a
     /// temporary file as it arrives and handed over held open, not held in memory.
     public func readBytes(_ path: String) throws -> CloudBytes? {
-        guard let answer = try get(path, spillFrom: 1 << 20) else { return nil }
-        return answer.spooled.map(CloudBytes.file) ?? .memory(answer.body)
+        try get(path, spillFrom: HTTPAnswer.keptOnDiskFrom)?.bytes
     }
 
     /// The answer to a `GET` of the file; nil when the server has no such file.

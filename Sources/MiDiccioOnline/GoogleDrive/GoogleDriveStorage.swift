@@ -314,8 +314,7 @@ public final class GoogleDriveStorage: CloudStorage, CustomStringConvertible, Se
     /// The file as `read` finds it, except that a download of a megabyte or more (a
     /// snapshot) is kept in a temporary file as it arrives and handed over held open.
     public func readBytes(_ path: String) throws -> CloudBytes? {
-        guard let answer = try download(path, spillFrom: 1 << 20) else { return nil }
-        return answer.spooled.map(CloudBytes.file) ?? .memory(answer.body)
+        try download(path, spillFrom: HTTPAnswer.keptOnDiskFrom)?.bytes
     }
 
     /// The file's contents as an answer: from the index when it holds this version, else

@@ -3,8 +3,6 @@ import MiDiccioTesting
 import Testing
 
 @testable import MiDiccioCloud
-@testable import MiDiccioLibrary
-@testable import MiDiccioModel
 @testable import MiDiccioOnline
 @testable import MiDiccioSync
 
@@ -18,25 +16,7 @@ struct GoogleDriveLargeFilesKeptOnDiskTests {
     func largeFromDisk() throws {
         try withDrive("large-files") { drive in
             _ = try drive.device("a")
-            let storage = drive.storage("a")
-            var generator = SystemRandomNumberGenerator()
-            let large = Data((0..<(3 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) })
-            try storage.write("snapshots/d/000000000001-ab.snap", large)
-            try storage.write("changes/d/000000000002-cd.chg", Data("small".utf8))
-
-            let held = try #require(try storage.readBytes("snapshots/d/000000000001-ab.snap"))
-            guard case .file(let file) = held else {
-                Issue.record("a 3 MB download was kept in memory")
-                return
-            }
-            var read = Data(count: file.size)
-            let count = try read.withUnsafeMutableBytes { try held.read(at: 0, into: $0) }
-            #expect(count == large.count && read == large)
-            guard case .memory(let small) = try #require(try storage.readBytes("changes/d/000000000002-cd.chg")) else {
-                Issue.record("a small download was kept on disk")
-                return
-            }
-            #expect(small == Data("small".utf8))
+            try LargeCloudFiles.expectLargeOnDiskSmallInMemory(writer: drive.storage("a"), reader: drive.storage("a"))
         }
     }
 
@@ -44,11 +24,7 @@ struct GoogleDriveLargeFilesKeptOnDiskTests {
     func firstSyncFromDisk() throws {
         try withDrive("large-first-sync") { drive in
             let a = try drive.device("a")
-            var generator = SystemRandomNumberGenerator()
-            for index in 0..<2_000 {
-                let noise = Data((0..<800).map { _ in UInt8.random(in: 0...255, using: &generator) }).base64EncodedString()
-                try a.add("palabra\(index)", meaning: noise)
-            }
+            try LargeCloudFiles.addNoisyWords(2_000, to: a)
             try a.sync()
             let b = try drive.device("b")
             try b.sync()

@@ -3,8 +3,6 @@ import MiDiccioTesting
 import Testing
 
 @testable import MiDiccioCloud
-@testable import MiDiccioLibrary
-@testable import MiDiccioModel
 @testable import MiDiccioOnline
 @testable import MiDiccioSync
 
@@ -16,28 +14,9 @@ struct ICloudLargeFilesKeptOnDiskTests {
     func largeFromDisk() throws {
         try withICloud("large-files") { cloud in
             _ = try cloud.device("a")
-            let storage = cloud.storage("a")
-            var generator = SystemRandomNumberGenerator()
-            let large = Data((0..<(3 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) })
-            try storage.write("snapshots/d/000000000001-ab.snap", large)
-            try storage.write("changes/d/000000000002-cd.chg", Data("small".utf8))
-            // A second device, whose index holds no bytes of either file.
+            // Read by a second device, whose index holds no bytes of either file.
             _ = try cloud.device("b")
-            let other = cloud.storage("b")
-
-            let held = try #require(try other.readBytes("snapshots/d/000000000001-ab.snap"))
-            guard case .file(let file) = held else {
-                Issue.record("a 3 MB download was kept in memory")
-                return
-            }
-            var read = Data(count: file.size)
-            let count = try read.withUnsafeMutableBytes { try held.read(at: 0, into: $0) }
-            #expect(count == large.count && read == large)
-            guard case .memory(let small) = try #require(try other.readBytes("changes/d/000000000002-cd.chg")) else {
-                Issue.record("a small file was kept on disk")
-                return
-            }
-            #expect(small == Data("small".utf8))
+            try LargeCloudFiles.expectLargeOnDiskSmallInMemory(writer: cloud.storage("a"), reader: cloud.storage("b"))
         }
     }
 
@@ -45,11 +24,7 @@ struct ICloudLargeFilesKeptOnDiskTests {
     func firstSyncFromDisk() throws {
         try withICloud("large-first-sync") { cloud in
             let a = try cloud.device("a")
-            var generator = SystemRandomNumberGenerator()
-            for index in 0..<2_000 {
-                let noise = Data((0..<800).map { _ in UInt8.random(in: 0...255, using: &generator) }).base64EncodedString()
-                try a.add("palabra\(index)", meaning: noise)
-            }
+            try LargeCloudFiles.addNoisyWords(2_000, to: a)
             try a.sync()
             let b = try cloud.device("b")
             try b.sync()

@@ -1,0 +1,58 @@
+import Foundation
+import MiDiccioTesting
+import Testing
+
+@testable import MiDiccioCloud
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+
+/// What every back end's tests check of a large download kept on disk
+/// (`CloudStorage.readBytes`): the same bytes from a temporary file, a small file still in
+/// memory, and a first sync through a snapshot of several megabytes.
+enum LargeCloudFiles {
+    /// `count` bytes that barely compress, so they travel as they are.
+    static func noise(_ count: Int) -> Data {
+        var generator = SystemRandomNumberGenerator()
+        return Data((0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) })
+    }
+
+    /// Every byte of `bytes`, read back a piece at a time.
+    static func contents(_ bytes: CloudBytes) throws -> Data {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 100_000)
+        while true {
+            let read = try buffer.withUnsafeMutableBytes { try bytes.read(at: data.count, into: $0) }
+            if read == 0 { return data }
+            data.append(contentsOf: buffer[0..<read])
+        }
+    }
+
+    /// Writes a 3 MB file and a 5-byte one through `writer`, then reads both through
+    /// `reader` (the same storage, or another device's): the large one comes from a file
+    /// held open, byte for byte, the small one from memory.
+    static func expectLargeOnDiskSmallInMemory(writer: any CloudStorage, reader: any CloudStorage) throws {
+        let large = noise(3 << 20)
+        try writer.write("snapshots/d/000000000001-ab.snap", large)
+        try writer.write("changes/d/000000000002-cd.chg", Data("small".utf8))
+        let held = try #require(try reader.readBytes("snapshots/d/000000000001-ab.snap"))
+        guard case .file(let file) = held else {
+            Issue.record("a 3 MB download was kept in memory")
+            return
+        }
+        #expect(file.size == large.count)
+        #expect(try contents(held) == large)
+        guard case .memory(let small) = try #require(try reader.readBytes("changes/d/000000000002-cd.chg")) else {
+            Issue.record("a small file was kept on disk")
+            return
+        }
+        #expect(small == Data("small".utf8))
+    }
+
+    /// Adds `count` words whose meanings barely compress (about a kilobyte each) to
+    /// `device`: its snapshot spans several megabytes.
+    static func addNoisyWords(_ count: Int, to device: TestDevice) throws {
+        for index in 0..<count {
+            try device.add("palabra\(index)", meaning: noise(800).base64EncodedString())
+        }
+    }
+}
