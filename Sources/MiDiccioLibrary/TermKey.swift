@@ -11,7 +11,11 @@ public enum TermKey {
     public static func fold(_ text: String) -> String {
         // Fast path: plain ASCII only needs lowercasing.
         if text.utf8.allSatisfy({ $0 < 0x80 }) {
-            return String(decoding: text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
+            if !text.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) { return text }
+            return String(unsafeUninitializedCapacity: text.utf8.count) { out in
+                for (index, byte) in text.utf8.enumerated() { out[index] = byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte }
+                return text.utf8.count
+            }
         }
         let utf16 = Array(text.utf16)
         var out = [UInt16](repeating: 0, count: utf16.count * 3 + 16)

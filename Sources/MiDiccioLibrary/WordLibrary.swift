@@ -28,6 +28,8 @@ public final class WordLibrary {
     private var tally: WordTally?
     /// The page cache of a bulk write, in KiB.
     static let bulkCacheKiB = 20_480
+    /// The size of FTS5's table of pending index entries while a bulk write builds them.
+    static let bulkSearchHashBytes = 8 << 20
 
     /// Whether `midiccio_tag_key` (TagSet.key) is defined on this connection.
     private var bulkTagKeyDefined = false
@@ -466,56 +468,124 @@ public final class WordLibrary {
     }
 
     /// Writes a word, its tags and its search text. `previous` is the stored row being
-    /// replaced (nil for a new word). Must run inside `writing`.
+    /// replaced (nil for a new word). `columns`, for a new word, are its derived columns
+    /// computed ahead (an import's reading thread does, so the writer does not).
+    /// Must run inside `writing`.
     package func save(
-        _ word: Word, times: FieldTimes, writers: [Int64] = StoredWord.localWriters, previous: StoredWord?, pending: Bool
+        _ word: Word, times: FieldTimes, writers: [Int64] = StoredWord.localWriters, previous: StoredWord?, pending: Bool,
+        columns: NewWordColumns? = nil
     ) throws {
         try updateDigest(removing: previous?.word, adding: word)
         let change = pending ? try nextChange() : (previous?.localChange ?? 0)
-        let examples = JSONText.array(word.examples), tags = JSONText.array(word.tags)
+        guard let previous else {
+            let columns = columns ?? NewWordColumns(term: word.term, examples: word.examples, tags: word.tags, collation: collation)
+            try database.run(
+                try hot.statement(.insertWord),
+                newRowValues(word, times: times, writers: writers, pending: pending, change: change, columns: columns))
+            let seq = sqlite3LastInsertRowID()
+            if case .some(.none) = bulkFrom { try noteBulkStart(seq) }
+            if !word.isDeleted { try addToSearch(word, seq: seq) }
+            try insertTags(word.tags, seq: seq)
+            return
+        }
         var values: [SQLValue] = [
             .text(word.id.rawValue), .text(word.term), .text(word.meaning), .text(word.reading),
-            .text(examples), .text(word.notes), .text(tags),
+            .text(JSONText.array(word.examples)), .text(word.notes), .text(JSONText.array(word.tags)),
             .time(word.createdAt), .time(word.updatedAt), .time(word.deletedAt),
         ]
         values += WordField.allCases.map { .time(times[$0]) }
-        values += [.integer(pending || (previous?.pending ?? false) ? 1 : 0), .integer(change)]
+        values += [.integer(pending || previous.pending ? 1 : 0), .integer(change)]
         let writerValues: [SQLValue] = writers.map { .integer($0) }
-        let seq: Int64
-        if let previous {
-            let sortChanged = previous.word.term != word.term
-            values += [.text(TermKey.fold(word.term)), sortChanged ? .blob(collation.sortKey(word.term)) : .null, .integer(previous.seq)]
-            values += writerValues
-            // The time this device saw the word enter the Trash (kept while it stays there).
-            values.append(.time(clock.now()))
-            try database.run(try hot.statement(.updateWord), values)
-            seq = previous.seq
-            let old = previous.word
-            let textChanged =
-                old.term != word.term || old.reading != word.reading || old.meaning != word.meaning
-                || old.examples != word.examples || old.notes != word.notes || old.tags != word.tags
-            // Only words outside the Trash are in the search index.
-            if !old.isDeleted && (textChanged || word.isDeleted) { try removeFromSearch(old, seq: seq) }
-            if !word.isDeleted && (textChanged || old.isDeleted) { try addToSearch(word, seq: seq) }
-            if old.tags != word.tags, !isBulkRow(seq) {
-                try database.run(try hot.statement(.deleteTags), [.integer(seq)])
-                try insertTags(word.tags, seq: seq)
-            }
-        } else {
-            values += [.text(TermKey.fold(word.term)), .blob(collation.sortKey(word.term))]
-            values += writerValues
-            values.append(.time(clock.now()))
-            try database.run(try hot.statement(.insertWord), values)
-            seq = sqlite3LastInsertRowID()
-            if case .some(.none) = bulkFrom {
-                bulkFrom = .some(seq)
-                if !bulkTagKeyDefined {
-                    try database.defineTextFunction("midiccio_tag_key") { TagSet.key($0) }
-                    bulkTagKeyDefined = true
-                }
-            }
-            if !word.isDeleted { try addToSearch(word, seq: seq) }
+        let sortChanged = previous.word.term != word.term
+        values += [.text(TermKey.fold(word.term)), sortChanged ? .blob(collation.sortKey(word.term)) : .null, .integer(previous.seq)]
+        values += writerValues
+        // The time this device saw the word enter the Trash (kept while it stays there).
+        values.append(.time(clock.now()))
+        try database.run(try hot.statement(.updateWord), values)
+        let seq = previous.seq
+        let old = previous.word
+        let textChanged =
+            old.term != word.term || old.reading != word.reading || old.meaning != word.meaning
+            || old.examples != word.examples || old.notes != word.notes || old.tags != word.tags
+        // Only words outside the Trash are in the search index.
+        if !old.isDeleted && (textChanged || word.isDeleted) { try removeFromSearch(old, seq: seq) }
+        if !word.isDeleted && (textChanged || old.isDeleted) { try addToSearch(word, seq: seq) }
+        if old.tags != word.tags, !isBulkRow(seq) {
+            try database.run(try hot.statement(.deleteTags), [.integer(seq)])
             try insertTags(word.tags, seq: seq)
+        }
+    }
+
+    /// The values of `HotStatements.Kind.insertWord` for a new word, in its order.
+    private func newRowValues(
+        _ word: Word, times: FieldTimes, writers: [Int64], pending: Bool, change: Int64, columns: NewWordColumns
+    ) -> [SQLValue] {
+        var values: [SQLValue] = [
+            .text(word.id.rawValue), .text(word.term), .text(word.meaning), .text(word.reading),
+            .text(columns.examples), .text(word.notes), .text(columns.tags),
+            .time(word.createdAt), .time(word.updatedAt), .time(word.deletedAt),
+        ]
+        values.reserveCapacity(HotStatements.valuesPerInsertedRow)
+        for field in WordField.allCases { values.append(.time(times[field])) }
+        values += [.integer(pending ? 1 : 0), .integer(change), .text(columns.termKey), .blob(columns.sortKey)]
+        for writer in writers { values.append(.integer(writer)) }
+        // The time this device saw the word enter the Trash (kept only for a word there).
+        values.append(.time(clock.now()))
+        return values
+    }
+
+    /// Remembers `seq` as the first row a bulk write inserted.
+    private func noteBulkStart(_ seq: Int64) throws {
+        bulkFrom = .some(seq)
+        if !bulkTagKeyDefined {
+            try database.defineTextFunction("midiccio_tag_key") { TagSet.key($0) }
+            bulkTagKeyDefined = true
+        }
+    }
+
+    /// Saves new words, none of them stored yet, as `save` does each with `previous` nil
+    /// and all of `times`, the local device writing. In a bulk write (`writingInBulk`)
+    /// they go in `HotStatements.rowsPerInsert` at a time.
+    package func insertNew(_ words: [(word: Word, columns: NewWordColumns)], times: FieldTimes, pending: Bool) throws {
+        var rest = words[...]
+        if case .some = bulkFrom {
+            let batch = HotStatements.rowsPerInsert
+            while rest.count >= batch {
+                var values: [SQLValue] = []
+                values.reserveCapacity(batch * HotStatements.valuesPerInsertedRow)
+                for (word, columns) in rest.prefix(batch) {
+                    try updateDigest(removing: nil, adding: word)
+                    let change = pending ? try nextChange() : 0
+                    values += newRowValues(
+                        word, times: times, writers: StoredWord.localWriters, pending: pending, change: change, columns: columns)
+                }
+                try database.run(try hot.statement(.insertWords), values)
+                // One statement's rows take consecutive row numbers.
+                if case .some(.none) = bulkFrom { try noteBulkStart(sqlite3LastInsertRowID() - Int64(batch - 1)) }
+                rest = rest.dropFirst(batch)
+            }
+        }
+        for (word, columns) in rest { try save(word, times: times, previous: nil, pending: pending, columns: columns) }
+    }
+
+    /// The columns of a new word's row that are computed from its fields: what `save`
+    /// writes besides them. An import computes them on its reading thread.
+    package struct NewWordColumns: Sendable {
+        /// `TermKey.fold` of the term.
+        var termKey: String
+        /// The collation sort key of the term.
+        var sortKey: [UInt8]
+        /// The examples and the tags as JSON arrays.
+        var examples: String
+        var tags: String
+
+        /// The columns of a word with these fields under `collation`, with its term key
+        /// if already known.
+        init(term: String, examples: [String], tags: [String], termKey: String? = nil, collation: TermCollation) {
+            self.termKey = termKey ?? TermKey.fold(term)
+            sortKey = collation.sortKey(term)
+            self.examples = JSONText.array(examples)
+            self.tags = JSONText.array(tags)
         }
     }
 
@@ -582,8 +652,17 @@ public final class WordLibrary {
     /// the words and their tags are dropped first and built again at the end, in the same
     /// transaction: sorting once beats putting each row into seven indexes, at random
     /// places for the term and sort keys. (Queries in `body` still work, by scanning.)
-    package func writingInBulk<T>(expectedWords: Int = 0, _ body: () throws -> T) throws -> T {
+    /// `onlyAddsWords` promises that `body` changes and deletes no word already stored.
+    package func writingInBulk<T>(expectedWords: Int = 0, onlyAddsWords: Bool = false, _ body: () throws -> T) throws -> T {
         if bulkFrom != nil || !usesBulkWrites { return try writing(body) }
+        // Checking each tag row's word (the foreign key) is a third of the time of writing
+        // the tag rows. A write that only adds words (an import) makes every tag row from a
+        // word it has just written, so those checks cannot fail, and with no word deleted
+        // there is nothing to cascade: off meanwhile. SQLite takes the setting only
+        // outside a transaction; inside one, the checks stay.
+        let keysOff = onlyAddsWords && !database.isInTransaction
+        if keysOff { try database.execute("PRAGMA foreign_keys = OFF") }
+        defer { if keysOff { try? database.execute("PRAGMA foreign_keys = ON") } }
         return try writing {
             bulkFrom = .some(nil)
             // A larger page cache while many rows go in: random ids put each new entry of
@@ -601,12 +680,17 @@ public final class WordLibrary {
             }
             let result = try body()
             if case .some(.some(let first)) = bulkFrom {
+                // FTS5 keeps what it indexes in a hash table and writes it out as a new
+                // segment each time it passes 1 MB (then merges segments): 8 MB makes
+                // fewer, larger segments and a third less time. Back to the default after.
+                try database.execute("INSERT INTO words_fts (words_fts, rank) VALUES ('hashsize', \(Self.bulkSearchHashBytes))")
                 try database.run(
                     """
                     INSERT INTO words_fts (rowid, term, reading, meaning, examples, notes, tags)
                     SELECT seq, term, reading, meaning, examples, notes, tags FROM words
                     WHERE seq >= ? AND +deleted_at IS NULL ORDER BY seq
                     """, [.integer(first)])
+                try database.execute("INSERT INTO words_fts (words_fts, rank) VALUES ('hashsize', 1048576)")
                 // Tags in the order they are written, so the first spelling of a tag that
                 // a word holds twice (in another case) wins, as word by word. The trigger
                 // that counts each tag row as it goes in is off meanwhile; the counts of
@@ -623,12 +707,17 @@ public final class WordLibrary {
                 if let trigger {
                     try database.execute(trigger)
                     // As the trigger would: live words only, the smallest spelling kept.
+                    // Looking each tag row's word up costs most of the count, so only when
+                    // some of the words written are in the Trash (never in an import).
+                    let trashed = try database.integer(
+                        "SELECT EXISTS (SELECT 1 FROM words WHERE deleted_at IS NOT NULL AND seq >= ?)", [.integer(first)])
+                    let live = trashed == 1 ? "JOIN words w ON w.seq = t.word_seq WHERE w.deleted_at IS NULL AND" : "WHERE"
                     try database.run(
                         """
                         INSERT INTO tag_counts (tag_key, tag, count)
                         SELECT * FROM (
-                            SELECT t.tag_key, min(t.tag), count(*) FROM word_tags t JOIN words w ON w.seq = t.word_seq
-                            WHERE t.word_seq >= ? AND w.deleted_at IS NULL GROUP BY t.tag_key
+                            SELECT t.tag_key, min(t.tag), count(*) FROM word_tags t
+                            \(live) t.word_seq >= ? GROUP BY t.tag_key
                         ) WHERE true
                         ON CONFLICT (tag_key) DO UPDATE SET count = count + excluded.count, tag = min(tag, excluded.tag)
                         """, [.integer(first)])

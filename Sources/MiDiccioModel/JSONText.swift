@@ -6,9 +6,7 @@ public enum JSONText {
     /// `text` as a JSON string literal.
     public static func quote(_ text: String) -> String {
         // Most text needs no escaping at all: one scan of the bytes decides.
-        if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0xE2 }) {
-            return "\"" + text + "\""
-        }
+        if !needsEscaping(text) { return "\"" + text + "\"" }
         var out = "\""
         out.reserveCapacity(text.utf8.count + 2)
         for scalar in text.unicodeScalars {
@@ -24,6 +22,12 @@ public enum JSONText {
             }
         }
         return out + "\""
+    }
+
+    /// False when `text` goes between quotes as it is. (0xE2 starts U+2028 and U+2029,
+    /// which are escaped too, and other characters: those take the careful path.)
+    private static func needsEscaping(_ text: String) -> Bool {
+        text.utf8.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0xE2 }
     }
 
     /// A JSON object from already-encoded values, keys in the order given (people read
@@ -48,7 +52,13 @@ public enum JSONText {
         out.reserveCapacity(items.reduce(2) { $0 + $1.utf8.count + 3 })
         for (index, item) in items.enumerated() {
             if index > 0 { out.append(",") }
-            out.append(quote(item))
+            if needsEscaping(item) {
+                out.append(quote(item))
+            } else {
+                out.append("\"")
+                out.append(item)
+                out.append("\"")
+            }
         }
         out.append("]")
         return out

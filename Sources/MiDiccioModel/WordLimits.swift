@@ -52,22 +52,23 @@ extension WordContent {
         }
         for (index, example) in examples.enumerated() {
             try Self.check(example, field: "examples[\(index + 1)]", limit: WordLimits.textLength)
-            guard !example.contains(where: \.isNewline) else {
+            guard !example.containsLineBreak else {
                 throw WordValidationError(
                     field: "examples[\(index + 1)]", message: "an example is one line; split it into several examples")
             }
         }
 
-        let tags = TagSet.deduplicated(tags.map(\.trimmed).filter { !$0.isEmpty })
+        let trimmedTags = tags.map(\.trimmed).filter { !$0.isEmpty }
+        let tags = trimmedTags.count < 2 ? trimmedTags : TagSet.deduplicated(trimmedTags)
         guard tags.count <= WordLimits.tagCount else {
             throw WordValidationError(field: "tags", message: "at most \(WordLimits.tagCount) tags (got \(tags.count))")
         }
         for tag in tags {
-            guard tag.count <= WordLimits.tagLength else {
+            guard tag.utf8.count <= WordLimits.tagLength || tag.count <= WordLimits.tagLength else {
                 throw WordValidationError(
                     field: "tags", message: "tag \"\(tag.prefix(20))…\" is \(tag.count) characters; the limit is \(WordLimits.tagLength)")
             }
-            guard !tag.contains(where: \.isWhitespace) else {
+            guard !tag.containsWhitespace else {
                 throw WordValidationError(field: "tags", message: "tag \"\(tag)\" contains a space; use - or _ instead")
             }
         }
@@ -85,6 +86,31 @@ extension WordContent {
 }
 
 extension String {
+    /// True when some character is a line break (`Character.isNewline`).
+    package var containsLineBreak: Bool {
+        // Plain ASCII (the usual case) is decided from the bytes: \n, \v, \f and \r.
+        if let ascii = asciiContains({ $0 >= 0x0A && $0 <= 0x0D }) { return ascii }
+        return contains(where: \.isNewline)
+    }
+
+    /// True when some character is whitespace (`Character.isWhitespace`), line breaks
+    /// included.
+    package var containsWhitespace: Bool {
+        // Plain ASCII: a tab, a line break or a space.
+        if let ascii = asciiContains({ $0 == 0x20 || ($0 >= 0x09 && $0 <= 0x0D) }) { return ascii }
+        return contains(where: \.isWhitespace)
+    }
+
+    /// Whether a byte matches `test`, for text that is plain ASCII; nil for other text.
+    private func asciiContains(_ test: (UInt8) -> Bool) -> Bool? {
+        var found = false
+        for byte in utf8 {
+            if byte >= 0x80 { return nil }
+            if test(byte) { found = true }
+        }
+        return found
+    }
+
     /// The string without leading and trailing whitespace or newlines.
     package var trimmed: String {
         // Fast path: text that neither starts nor ends with whitespace (the usual case).

@@ -123,6 +123,10 @@ package final class Database {
         }
     }
 
+    /// True while a transaction is open on this connection (SQLite's own view: outside
+    /// one, a statement commits by itself).
+    package var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
     /// Runs `body` in a read transaction so it sees one consistent state.
     package func read<T>(_ body: () throws -> T) throws -> T {
         if transactionDepth > 0 { return try body() }

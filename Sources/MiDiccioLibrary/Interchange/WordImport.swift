@@ -159,8 +159,9 @@ private struct ImportIDKey: Comparable {
 
 /// Rows of a sheet, checked, on their way from the reading thread to the writer.
 private struct SheetBatch: Sendable {
-    /// Each row's word and its term key (`TermKey.fold`), in file order.
-    var words: [(content: WordContent, key: String)] = []
+    /// Each row's word and the columns computed from it (its term key among them), in
+    /// file order.
+    var words: [(content: WordContent, columns: WordLibrary.NewWordColumns)] = []
     /// The first rows of the file, for `ImportReport.sample`.
     var sample: [SheetRow] = []
     /// A list's first rows as its fields were (`ImportReport.sampleFields`).
@@ -204,7 +205,7 @@ extension WordLibrary {
         // cut into words of at most 50 then. A sheet's rows are checked as they are read.
         var contents = read.format == .kindle || read.sheet != nil ? [] : try validated(read.rows, file: path)
         do {
-            return try writingInBulk(expectedWords: most) {
+            return try writingInBulk(expectedWords: most, onlyAddsWords: true) {
                 if read.format == .kindle {
                     let (fresh, known) = try newLookups(read.rows)
                     report.alreadyImported = known
@@ -226,7 +227,14 @@ extension WordLibrary {
                 var drawn = 0
                 let lastRowBefore = try database.integer("SELECT max(seq) FROM words") ?? 0
                 var done = 0
-                func add(_ content: WordContent, key: String) throws {
+                // Words ready to write, written a batch at a time (`insertNew`).
+                var ready: [(word: Word, columns: NewWordColumns)] = []
+                func writeReady() throws {
+                    try insertNew(ready, times: FieldTimes(all: now), pending: true)
+                    report.added += ready.count
+                    ready.removeAll(keepingCapacity: true)
+                }
+                func add(_ content: WordContent, key: String, columns: NewWordColumns? = nil) throws {
                     if let progress, done > 0, done % Self.progressInterval == 0 { progress(done, max(total, done)) }
                     done += 1
                     let isDuplicate = !seenKeys.insert(key).inserted
@@ -247,24 +255,29 @@ extension WordLibrary {
                         id: ids.removeLast().id, term: content.term, meaning: content.meaning, reading: content.reading,
                         examples: content.examples, notes: content.notes, tags: content.tags,
                         createdAt: now, updatedAt: now)
-                    try save(word, times: FieldTimes(all: now), previous: nil, pending: true)
-                    report.added += 1
+                    let columns =
+                        columns
+                        ?? NewWordColumns(term: word.term, examples: word.examples, tags: word.tags, termKey: key, collation: collation)
+                    ready.append((word, columns))
+                    if ready.count == Self.importBatchRows { try writeReady() }
                 }
                 if let sheet = read.sheet {
                     // The rows are read and checked on another thread while this one
                     // writes them (`Handoff`); the first bad row still ends the import
                     // with nothing written, as the transaction is rolled back.
+                    let locale = collation.locale
                     try Handoff.run(capacity: Self.importBatchesAhead) { emit in
-                        try Self.readSheet(sheet, file: path, sampleSize: options.sampleSize, emit)
+                        try Self.readSheet(sheet, file: path, sampleSize: options.sampleSize, locale: locale, emit)
                     } consume: { (batch: SheetBatch) in
                         report.rowCount += batch.words.count
                         report.sample += batch.sample
                         report.sampleFields += batch.sampleFields
-                        for word in batch.words { try add(word.content, key: word.key) }
+                        for word in batch.words { try add(word.content, key: word.columns.termKey, columns: word.columns) }
                     }
                 } else {
                     for content in contents { try add(content, key: TermKey.fold(content.term)) }
                 }
+                try writeReady()
                 // The rows after those the library had are the words just added. An import
                 // that added none leaves the undo of the one before it.
                 if report.added > 0 {
@@ -287,11 +300,13 @@ extension WordLibrary {
     static let importBatchesAhead = 16
 
     /// Reads a MiDiccio CSV/TSV or an Anki text export row by row, checks each row, and
-    /// hands them to `emit` in batches with their term keys and the first `sampleSize`
-    /// rows. Runs on the reading thread of an import: it touches no library state.
+    /// hands them to `emit` in batches with the columns computed from them (term keys,
+    /// sort keys in `locale`'s order, JSON) and the first `sampleSize` rows. Runs on the
+    /// reading thread of an import: it touches no library state, and has its own collator.
     private static func readSheet(
-        _ source: SheetSource, file: String, sampleSize: Int, _ emit: (SheetBatch) throws -> Void
+        _ source: SheetSource, file: String, sampleSize: Int, locale: String, _ emit: (SheetBatch) throws -> Void
     ) throws {
+        let collation = TermCollation(locale: locale)
         var batch = SheetBatch()
         var rows = 0
         /// Each row, with its fields as the file had them for a list without a header.
@@ -321,7 +336,8 @@ extension WordLibrary {
                     if let fields { batch.sampleFields.append(fields) }
                 }
                 let content = try validated(row, file: file)
-                batch.words.append((content, TermKey.fold(content.term)))
+                batch.words.append(
+                    (content, NewWordColumns(term: content.term, examples: content.examples, tags: content.tags, collation: collation)))
                 if batch.words.count == importBatchRows {
                     try emit(batch)
                     batch = SheetBatch()
