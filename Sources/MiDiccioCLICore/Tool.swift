@@ -207,7 +207,11 @@ package struct CommandEntry: Sendable {
                 io.write(Command.definition.helpText())
                 return
             }
-            try command.run(ToolContext(global: global, environment: environment, io: io, remotes: remotes))
+            // The parser has checked the arguments; `--json` among them asks for output for
+            // scripts, so no progress line even before the command reads its own options.
+            let context = ToolContext(
+                global: global, environment: environment, io: io, remotes: remotes, json: arguments.contains("--json"))
+            try command.run(context)
         }
     }
 }
@@ -228,10 +232,13 @@ package final class ToolContext {
     package let io: TerminalIO
     /// The remotes this binary can sync with itself.
     package let remotes: RemoteReach
+    /// True when the command line asked for `--json`: no progress line then.
+    package let json: Bool
     private var openLibrary: WordLibrary?
 
-    package init(global: GlobalOptions, environment: [String: String], io: TerminalIO, remotes: RemoteReach) {
+    package init(global: GlobalOptions, environment: [String: String], io: TerminalIO, remotes: RemoteReach, json: Bool = false) {
         self.global = global
+        self.json = json
         self.environment = environment
         self.io = io
         self.remotes = remotes
@@ -250,7 +257,16 @@ package final class ToolContext {
     /// The library, opened (and created) on first use.
     package func library() throws -> WordLibrary {
         if let openLibrary { return openLibrary }
-        let library = try WordLibrary(path: libraryPath, environment: environment)
+        // Opening a library keyed by another ICU computes every term's keys again, once:
+        // about a second per 100,000 words, shown like an import's progress.
+        let progress = progressLine(json: json)
+        defer { progress.finish() }
+        let library = try WordLibrary(
+            path: libraryPath, environment: environment,
+            keyProgress: { done, total in
+                progress.show("Updating the sort order of terms for this system: \(ProgressLine.count(done, of: total))")
+            })
+        progress.finish()
         openLibrary = library
         // trash.autoPurgeDays applies to libraries that never sync too; with the setting
         // off (the default) this is one small query.

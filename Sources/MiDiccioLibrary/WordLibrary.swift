@@ -62,12 +62,15 @@ public final class WordLibrary {
     /// Opens the library at `path`, creating it when missing (and `create` is true).
     ///
     /// Refuses, without changing a byte, a file that is not a MiDiccio library and a
-    /// library written by a newer schema.
+    /// library written by a newer schema. `keyProgress` hears how far the one-time
+    /// computing of every term's keys has come (words done, words in all), when a library
+    /// keyed by another ICU is opened (`refreshTermKeys`); it is not called otherwise.
     public init(
         path: String, create: Bool = true, clock: any Clock = SystemClock(),
         environment: [String: String] = ProcessInfo.processInfo.environment,
         makeID: (() -> WordID)? = nil,
-        makeDeviceID: @escaping () -> WordID = { WordID.random() }
+        makeDeviceID: @escaping () -> WordID = { WordID.random() },
+        keyProgress: ((_ done: Int, _ total: Int) -> Void)? = nil
     ) throws {
         let (database, isNew) = try LibraryFile.open(path: path, create: create)
         self.path = path
@@ -93,7 +96,7 @@ public final class WordLibrary {
             }
         }
         if stored.first(where: { $0.0 == "collation.icu" })?.1 != TermCollation.icuVersion {
-            try guarded { try refreshTermKeys() }
+            try guarded { try refreshTermKeys(progress: keyProgress) }
         }
         try guarded {
             if try database.integer("SELECT count(*) FROM sync_devices WHERE num = 0") == 0 {
@@ -850,12 +853,15 @@ public final class WordLibrary {
     /// version: keys from another ICU may order or match terms differently (a library
     /// moved to another machine, or ICU upgraded). Runs once per change of ICU, in one
     /// transaction; only the keys that differ are written. Nothing synced changes.
-    func refreshTermKeys() throws {
+    func refreshTermKeys(progress: ((_ done: Int, _ total: Int) -> Void)? = nil) throws {
         try database.write {
             guard try info("collation.icu") != TermCollation.icuVersion else { return }
             let batch = try database.prepare("SELECT seq, term, term_key, sort_key FROM words WHERE seq > ? ORDER BY seq LIMIT 2000")
             let update = try database.prepare("UPDATE words SET term_key = ?, sort_key = ? WHERE seq = ?")
+            let total = progress == nil ? 0 : Int(try database.integer("SELECT count(*) FROM words") ?? 0)
+            var done = 0
             var last: Int64 = 0
+            progress?(done, total)
             while true {
                 let rows = try batch.rows([.integer(last)]) { ($0.int64(0), $0.text(1), $0.text(2), $0.bytes(3)) }
                 for (seq, term, termKey, sortKey) in rows {
@@ -867,6 +873,8 @@ public final class WordLibrary {
                 }
                 guard let end = rows.last?.0 else { break }
                 last = end
+                done += rows.count
+                progress?(done, total)
             }
             try setInfo("collation.icu", TermCollation.icuVersion)
         }

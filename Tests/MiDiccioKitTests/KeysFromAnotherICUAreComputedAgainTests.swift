@@ -56,4 +56,22 @@ struct KeysFromAnotherICUAreComputedAgainTests {
             #expect(try reopened.snapshot() == before)
         }
     }
+
+    @Test("the computing says how far it has come, and nothing is said when the keys are current")
+    func progressIsReported() throws {
+        try withLibraryFile { path, clock in
+            do {
+                let library = try WordLibrary(path: path, clock: clock, environment: [:])
+                for index in 0..<4_500 { try library.add(WordContent(term: "palabra \(index)")) }
+            }
+            var heard: [[Int]] = []
+            _ = try WordLibrary(path: path, clock: clock, environment: [:], keyProgress: { heard.append([$0, $1]) })
+            #expect(heard.isEmpty)
+
+            try pretendAnotherICU(path)
+            _ = try WordLibrary(path: path, clock: clock, environment: [:], keyProgress: { heard.append([$0, $1]) })
+            // A report at the start and after each batch of 2,000 words.
+            #expect(heard == [[0, 4_500], [2_000, 4_500], [4_000, 4_500], [4_500, 4_500]])
+        }
+    }
 }
