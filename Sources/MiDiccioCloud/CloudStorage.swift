@@ -61,6 +61,40 @@ public enum CloudBytes: Sendable {
         }
     }
 
+    /// True when the bytes are held in a file.
+    public var isFile: Bool {
+        if case .file = self { return true }
+        return false
+    }
+
+    /// All the bytes in memory: a file is read whole (for a back end that sends a body
+    /// from memory only).
+    public func wholeData() throws -> Data {
+        if case .memory(let data) = self { return data }
+        var data = Data()
+        data.reserveCapacity(count)
+        try forEachPiece { data.append($0) }
+        return data
+    }
+
+    /// Hands the bytes to `body` in order, at most `size` at a time: a file is read a
+    /// piece at a time, never whole.
+    public func forEachPiece(size: Int = 1 << 20, _ body: (Data) throws -> Void) throws {
+        switch self {
+        case .memory(let data):
+            try body(data)
+        case .file(let file):
+            var buffer = Data(count: size)
+            var offset = 0
+            while offset < file.size {
+                let read = try buffer.withUnsafeMutableBytes { try file.read(at: offset, into: $0) }
+                guard read > 0 else { throw FileError(path: file.path, reason: "ended after \(offset) of \(file.size) bytes") }
+                try body(buffer.prefix(read))
+                offset += read
+            }
+        }
+    }
+
     /// Copies up to `buffer.count` bytes from `offset` into `buffer`; returns how many.
     public func read(at offset: Int, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         switch self {
@@ -98,6 +132,10 @@ public protocol CloudStorage: AnyObject {
     /// atomically. Back ends that cannot check write it like `write`: every name sync
     /// creates this way carries a random part, so the check is a second line of defence.
     func create(_ path: String, _ data: Data) throws
+    /// `create` for bytes that may be held in a file (a large snapshot): a back end that
+    /// can copy or send them a piece at a time does, so they never sit whole in memory;
+    /// the others read them whole and `create` them.
+    func create(_ path: String, bytes: CloudBytes) throws
     /// Removes the file; removing a missing file is not an error. Returns true when the
     /// file existed.
     @discardableResult
@@ -152,5 +190,10 @@ extension CloudStorage {
     /// Writes the file like `write`, for back ends that cannot create exclusively.
     public func create(_ path: String, _ data: Data) throws {
         try write(path, data)
+    }
+
+    /// Reads the bytes whole and `create`s the file with them.
+    public func create(_ path: String, bytes: CloudBytes) throws {
+        try create(path, try bytes.wholeData())
     }
 }

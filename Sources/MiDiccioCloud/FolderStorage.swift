@@ -173,9 +173,15 @@ public final class FolderStorage: CloudStorage {
     }
 
     public func create(_ path: String, _ data: Data) throws {
+        try create(path, bytes: .memory(data))
+    }
+
+    /// Copies the bytes a megabyte at a time: a snapshot kept in a temporary file is
+    /// never read whole.
+    public func create(_ path: String, bytes: CloudBytes) throws {
         try checkRoot()
         do {
-            try FileSystem.writeAtomically(data, to: full(path), exclusive: true)
+            try FileSystem.writeAtomically(to: full(path), exclusive: true) { write in try bytes.forEachPiece(write) }
         } catch let error as FileError {
             if error.isExists { throw CloudError.exists(path: path) }
             throw CloudError.failed(path: path, reason: error.reason)

@@ -275,12 +275,27 @@ package enum FileSystem {
         }
     }
 
+    /// Writes all of `bytes` to `descriptor` at `offset` (pwrite(2), the file position
+    /// unmoved); the system's words for a failure, or nil.
+    package static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, at offset: Int) -> String? {
+        var done = 0
+        while done < bytes.count {
+            let written = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
+            if written < 0 {
+                if errno == EINTR { continue }
+                return errorText(errno)
+            }
+            done += written
+        }
+        return nil
+    }
+
     /// A new file without a name in the temporary folder ($TMPDIR, else /tmp), open for
     /// reading and writing and owner-only: it is gone once its descriptor is closed, even
     /// after a crash. A large download is kept in one instead of in memory.
     package static func anonymousFile() throws -> Int32 {
         let folder = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        var template = Array("\(folder)/.midiccio-download-XXXXXX".utf8CString)
+        var template = Array("\(folder)/.midiccio-XXXXXX".utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else { throw FileError(path: folder, reason: errorText(errno)) }
         template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }

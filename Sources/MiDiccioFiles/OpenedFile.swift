@@ -26,6 +26,17 @@ public final class OpenedFile: Sendable {
 
     deinit { close(descriptor) }
 
+    /// A path that opens this same file again, from its start, for an API that reads a
+    /// file by name (URLSession's body stream): `/proc/self/fd/N`, which works for a file
+    /// without a name too. Nil where there is no such path.
+    package var reopeningPath: String? {
+        #if os(Linux)
+        "/proc/self/fd/\(descriptor)"
+        #else
+        nil
+        #endif
+    }
+
     /// Reads at most `buffer.count` bytes starting at `offset` into `buffer`; returns how
     /// many were read, 0 at the end of the file.
     public func read(at offset: Int, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {

@@ -55,6 +55,8 @@ enum HTTPFailure: Error, Sendable, Equatable {
     case tooLarge(limit: Int)
     /// A large body could not be written to its temporary file (the disk is full).
     case notKept(reason: String)
+    /// The body to send could not be read from its file.
+    case unreadableBody(reason: String)
     /// Any other URL loading error, by its code.
     case other(code: Int)
 }
@@ -72,6 +74,7 @@ extension HTTPFailure {
         case .insecure: "the secure connection to \(service) failed"
         case .tooLarge(let limit): "\(service)'s answer is larger than \(limit / 1_048_576) MB"
         case .notKept(let reason): "\(service)'s answer could not be kept in a temporary file: \(reason)"
+        case .unreadableBody(let reason): "what was to be sent to \(service) could not be read: \(reason)"
         case .other(let code): "network error \(code) talking to \(service)"
         }
     }
@@ -127,13 +130,18 @@ final class BlockingHTTPClient: Sendable {
     /// with `.dropped` when the connection closed before the whole answer arrived.
     ///
     /// With `spillFrom`, a body that grows past that many bytes goes on in a temporary file
-    /// (`HTTPAnswer.spooled`) instead of memory: a snapshot of a million words.
+    /// (`HTTPAnswer.spooled`) instead of memory: a snapshot of a million words. With
+    /// `bodyFile`, the request's body is read from that file as it is sent, in chunks
+    /// (`Transfer-Encoding: chunked`), instead of from memory; it needs a
+    /// `reopeningPath`.
     func send(
-        _ request: URLRequest, timeout: TimeInterval, maxBodyBytes: Int, overallFactor: Double = 20, spillFrom: Int? = nil
+        _ request: URLRequest, timeout: TimeInterval, maxBodyBytes: Int, overallFactor: Double = 20, spillFrom: Int? = nil,
+        bodyFile: OpenedFile? = nil
     ) -> Result<HTTPAnswer, HTTPFailure> {
         let session = checkOut()
         let result = session.send(
-            request, timeout: timeout, maxBodyBytes: maxBodyBytes, overallFactor: overallFactor, spillFrom: spillFrom)
+            request, timeout: timeout, maxBodyBytes: maxBodyBytes, overallFactor: overallFactor, spillFrom: spillFrom,
+            bodyFile: bodyFile)
         var failed = false
         if case .failure = result { failed = true }
         checkIn(session, failed: failed)
@@ -202,9 +210,18 @@ private final class HTTPSession: Sendable {
 
     /// See `BlockingHTTPClient.send`.
     func send(
-        _ request: URLRequest, timeout: TimeInterval, maxBodyBytes: Int, overallFactor: Double, spillFrom: Int?
+        _ request: URLRequest, timeout: TimeInterval, maxBodyBytes: Int, overallFactor: Double, spillFrom: Int?,
+        bodyFile: OpenedFile?
     ) -> Result<HTTPAnswer, HTTPFailure> {
         var request = request
+        if let bodyFile {
+            // A stream is read once: each attempt opens the file again, from its start.
+            guard let path = bodyFile.reopeningPath, let stream = InputStream(fileAtPath: path) else {
+                return .failure(.unreadableBody(reason: "its temporary file cannot be opened again"))
+            }
+            request.httpBody = nil
+            request.httpBodyStream = stream
+        }
         // FoundationNetworking truncates this to whole seconds (0.5 would mean "at
         // once") and only watches for silence; the deadline below is the one that
         // counts, this one a backstop just after it.

@@ -1,5 +1,6 @@
 import Foundation
 import MiDiccioCloud
+import MiDiccioFiles
 import MiDiccioModel
 import Synchronization
 
@@ -77,7 +78,7 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
 
     private let authorization: String?
     private let client: BlockingHTTPClient
-    private let state = Mutex<(counts: [String: Int], folders: Set<String>)>(([:], []))
+    private let state = Mutex<(counts: [String: Int], folders: Set<String>, streamsBodies: Bool)>(([:], [], true))
 
     /// Uses the folder at `address`, sending `user` and `password` with Basic
     /// authentication (over https or http) when a user is given.
@@ -169,17 +170,25 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
 
     /// Uploads the file atomically (see `WriteMode`), making missing folders.
     public func write(_ path: String, _ data: Data) throws {
-        try upload(path, data, exclusive: false)
+        try upload(path, .memory(data), exclusive: false)
     }
 
     /// Uploads the file only if nothing is there yet: `If-None-Match: *` on the `PUT`
     /// (or `Overwrite: F` on the `MOVE`). A server that ignores the condition writes it
     /// anyway, which the random part of every name sync creates makes harmless.
     public func create(_ path: String, _ data: Data) throws {
-        try upload(path, data, exclusive: true)
+        try upload(path, .memory(data), exclusive: true)
     }
 
-    private func upload(_ path: String, _ data: Data, exclusive: Bool) throws {
+    /// `create` for bytes kept in a file (a large snapshot): sent from the file as they
+    /// are read, in chunks, never held whole. A server that refuses a body sent in chunks
+    /// (411 Length Required, 501, 400) gets it whole instead, then and for the rest of
+    /// this storage's life; a server that keeps fewer bytes than were sent is an error.
+    public func create(_ path: String, bytes: CloudBytes) throws {
+        try upload(path, bytes, exclusive: true)
+    }
+
+    private func upload(_ path: String, _ data: CloudBytes, exclusive: Bool) throws {
         let (folder, name) = split(path)
         switch options.writeMode {
         case .directPut:
@@ -217,16 +226,27 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
 
     /// Uploads `data` to `path`; when the server says the folder is missing, makes it
     /// (and its parents) and uploads again.
-    private func put(_ path: String, _ data: Data, folder: String, exclusive: Bool) throws {
+    private func put(_ path: String, _ data: CloudBytes, folder: String, exclusive: Bool) throws {
         var madeFolder = false
         var headers = ["Content-Type": "application/octet-stream"]
         if exclusive { headers["If-None-Match"] = "*" }
+        var data = data
+        if case .file = data, !state.withLock({ $0.streamsBodies }) { data = .memory(try data.wholeData()) }
         while true {
-            let answer = try send("PUT", fileURL(path), path: path, body: data, headers: headers).answer
+            let answer: HTTPAnswer
+            switch data {
+            case .memory(let bytes): answer = try send("PUT", fileURL(path), path: path, body: bytes, headers: headers).answer
+            case .file(let file): answer = try send("PUT", fileURL(path), path: path, bodyFile: file, headers: headers).answer
+            }
             switch answer.status {
             case 200, 201, 204:
+                if case .file(let file) = data { try checkSize(path, file.size) }
                 markExisting(folder)
                 return
+            case 400 where data.isFile, 411 where data.isFile, 501 where data.isFile:
+                // A body in chunks refused: whole from now on.
+                state.withLock { $0.streamsBodies = false }
+                data = .memory(try data.wholeData())
             case 412 where exclusive:
                 throw CloudError.exists(path: path)
             case 404 where !madeFolder, 409 where !madeFolder:
@@ -238,6 +258,22 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
             default:
                 throw unexpected(answer, "PUT", path)
             }
+        }
+    }
+
+    /// The answer to a `HEAD`: the length it announces is the file's, not a body's, so
+    /// no body limit applies.
+    private func head(_ url: URL, path: String) throws -> HTTPAnswer {
+        try send("HEAD", url, path: path, maxBody: Int.max).answer
+    }
+
+    /// Checks that the file the server now holds at `path` has `size` bytes (a `HEAD`):
+    /// a body sent in chunks has no length the server could have checked it against.
+    private func checkSize(_ path: String, _ size: Int) throws {
+        let answer = try head(fileURL(path), path: path)
+        guard answer.status == 200, let length = answer.header("Content-Length").flatMap({ Int($0) }) else { return }
+        guard length == size else {
+            throw CloudError.failed(path: path, reason: "the server kept \(length) of the \(size) bytes sent")
         }
     }
 
@@ -253,11 +289,11 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
         case 412 where !overwrite:
             // A retried MOVE whose first attempt went through and lost only its answer
             // finds its own file there: the temporary one is gone then.
-            if attempts > 1, try send("HEAD", fileURL(source), path: source).answer.status == 404 { return }
+            if attempts > 1, try head(fileURL(source), path: source).status == 404 { return }
             throw CloudError.exists(path: destination)
         case 404 where attempts > 1:
             // The first attempt may have moved the file and lost only its answer.
-            let check = try send("HEAD", target, path: destination).answer
+            let check = try head(target, path: destination)
             if check.status == 200 { return }
             throw unexpected(answer, "MOVE", destination)
         default:
@@ -297,8 +333,8 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
     /// Sends one request, retrying while the server or the network fails for a moment.
     /// Returns the answer (any status but 401/403) and the number of attempts made.
     private func send(
-        _ method: String, _ url: URL, path: String, body: Data? = nil, headers: [String: String] = [:],
-        maxBody: Int = 1 << 20, spillFrom: Int? = nil
+        _ method: String, _ url: URL, path: String, body: Data? = nil, bodyFile: OpenedFile? = nil,
+        headers: [String: String] = [:], maxBody: Int = 1 << 20, spillFrom: Int? = nil
     ) throws -> (answer: HTTPAnswer, attempts: Int) {
         var request = URLRequest(url: url)
         request.httpMethod = method
@@ -309,7 +345,7 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
         var attempt = 1
         while true {
             state.withLock { $0.counts[method, default: 0] += 1 }
-            switch client.send(request, timeout: options.timeout, maxBodyBytes: maxBody, spillFrom: spillFrom) {
+            switch client.send(request, timeout: options.timeout, maxBodyBytes: maxBody, spillFrom: spillFrom, bodyFile: bodyFile) {
             case .success(let answer):
                 if answer.status == 401 || answer.status == 403 {
                     throw CloudError.unauthorized("the server refused the user name or password")
@@ -357,6 +393,8 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
             return .failed(path: path, reason: "the server's answer is larger than \(limit / 1_048_576) MB")
         case .notKept(let reason):
             return .unavailable("the file could not be kept in a temporary file while it downloaded: \(reason)")
+        case .unreadableBody(let reason):
+            return .failed(path: path, reason: "the file to upload could not be read: \(reason)")
         case .other(let code):
             return .unavailable("network error \(code) talking to \(server)")
         }

@@ -68,9 +68,13 @@ package final class RecordingCloud: CloudStorage {
     }
 
     package func create(_ path: String, _ data: Data) throws {
+        try create(path, bytes: .memory(data))
+    }
+
+    package func create(_ path: String, bytes: CloudBytes) throws {
         try beforeWrite?(path)
         requests.append(Request(kind: "write", path: path))
-        try storage.create(path, data)
+        try storage.create(path, bytes: bytes)
         try crashIfAsked(path)
     }
 

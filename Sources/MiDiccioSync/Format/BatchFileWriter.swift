@@ -1,5 +1,7 @@
 import CZlib
 import Foundation
+import MiDiccioCloud
+import MiDiccioFiles
 import MiDiccioModel
 
 /// Writes a batch file record by record, compressing as it goes: a snapshot of a
@@ -9,7 +11,7 @@ import MiDiccioModel
 package struct BatchFileWriter {
     /// Encoded bytes not yet compressed; handed to zlib once they pass `blockSize`.
     private var block = ByteWriter()
-    private let deflater = Deflater()
+    private let deflater: Deflater
     private let writerIndex: [String: UInt32]
     private let declaredRecords: Int
     private var writtenRecords = 0
@@ -17,11 +19,14 @@ package struct BatchFileWriter {
     static let blockSize = 1 << 18
 
     /// Starts a batch that will hold exactly `records` records, all written by devices
-    /// among `writers`; `formatVersion` 2 carries purge markers and settings.
+    /// among `writers`; `formatVersion` 2 carries purge markers and settings. With
+    /// `spillFrom`, compressed bytes past that many go on in a nameless temporary file
+    /// (see `finishBytes`).
     package init(
         kind: SyncBatch.Kind, device: String, seq: Int64, cursors: [String: Int64], writers: [String], records: Int,
-        formatVersion: Int
+        formatVersion: Int, spillFrom: Int? = nil
     ) {
+        deflater = Deflater(spillFrom: spillFrom)
         self.formatVersion = formatVersion
         declaredRecords = records
         var index: [String: UInt32] = [:]
@@ -83,6 +88,23 @@ package struct BatchFileWriter {
     package mutating func finish(
         markers: [PurgeMarker] = [], settings: [SettingRecord] = [], events: [ReviewEvent] = []
     ) throws -> Data {
+        try writeEnd(markers: markers, settings: settings, events: events)
+        return try deflater.finishBytes().wholeData()
+    }
+
+    /// Like `finish`, for a writer started with `spillFrom`: the file's bytes in memory,
+    /// or, past that size, in the temporary file, held open (a snapshot of a million
+    /// words never sits whole in memory, and is uploaded or copied from there). Throws
+    /// also when the temporary file could not be written (a full disk).
+    package mutating func finishBytes(
+        markers: [PurgeMarker] = [], settings: [SettingRecord] = [], events: [ReviewEvent] = []
+    ) throws -> CloudBytes {
+        try writeEnd(markers: markers, settings: settings, events: events)
+        return try deflater.finishBytes()
+    }
+
+    /// Writes what follows the records, and hands the rest of the block to zlib.
+    private mutating func writeEnd(markers: [PurgeMarker], settings: [SettingRecord], events: [ReviewEvent]) throws {
         guard writtenRecords == declaredRecords else {
             throw BatchDecodeError(message: "\(writtenRecords) records written of the \(declaredRecords) the batch was started with")
         }
@@ -127,22 +149,33 @@ package struct BatchFileWriter {
         }
         deflater.feed(block.buffer)
         block.buffer = []
-        return deflater.finish()
     }
 }
 
 /// A zlib stream writing "MDZ1" | uncompressed length (u64, little-endian) | deflate
 /// data, the batch file layout. Its output is kept in chunks and joined once at the end,
-/// so the file is never held twice while it grows.
+/// so the file is never held twice while it grows; with `spillFrom`, output past that
+/// size goes on in a nameless temporary file instead, the header written last.
 final class Deflater {
     private let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
     /// Where zlib writes; copied into `chunks` after each call.
     private let scratch = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 1 << 16)
     private var chunks: [[UInt8]] = []
+    /// Compressed bytes held in `chunks`.
+    private var held = 0
     private var total: UInt64 = 0
     private static let chunkSize = 1 << 20
+    private let spillFrom: Int?
+    /// The temporary file's descriptor once output went there (-1 before), how many
+    /// bytes it holds after the header's place, and the first failure to write it.
+    private var spill: Int32 = -1
+    private var spilled = 0
+    private var spillFailure: String?
+    private var cannotSpill = false
+    private static let headerSize = 12
 
-    init() {
+    init(spillFrom: Int? = nil) {
+        self.spillFrom = spillFrom
         stream.initialize(to: z_stream())
         // Level 1: these files are written on every sync; speed matters more than bytes.
         let code = deflateInit_(stream, 1, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
@@ -150,6 +183,7 @@ final class Deflater {
     }
 
     deinit {
+        if spill >= 0 { close(spill) }
         deflateEnd(stream)
         stream.deinitialize(count: 1)
         stream.deallocate()
@@ -162,18 +196,44 @@ final class Deflater {
         run(bytes, flush: Z_NO_FLUSH)
     }
 
-    /// Ends the stream and returns the whole file.
+    /// Ends the stream and returns the whole file, of a stream made without `spillFrom`.
     func finish() -> Data {
+        precondition(spillFrom == nil, "a stream that may spill to a file ends with finishBytes")
         run([], flush: Z_FINISH)
-        var file = Data(capacity: 12 + chunks.reduce(0) { $0 + $1.count })
-        file.append(contentsOf: BatchCodec.fileMagic)
-        var length = total.littleEndian
-        withUnsafeBytes(of: &length) { file.append(contentsOf: $0) }
+        return memoryFile()
+    }
+
+    /// Ends the stream and returns the whole file: in memory, or in the temporary file
+    /// once the output passed `spillFrom`.
+    func finishBytes() throws -> CloudBytes {
+        run([], flush: Z_FINISH)
+        if spill >= 0 {
+            moveChunksToFile()
+            if spillFailure == nil { spillFailure = header.withUnsafeBytes { FileSystem.writeAll($0, to: spill, at: 0) } }
+            if let spillFailure { throw FileError(path: "a temporary file for the snapshot", reason: spillFailure) }
+            let file = OpenedFile(descriptor: spill, path: "a temporary file for the snapshot", size: Self.headerSize + spilled)
+            spill = -1
+            return .file(file)
+        }
+        return .memory(memoryFile())
+    }
+
+    /// The header and the chunks held, as one file (the chunks let go as they are copied).
+    private func memoryFile() -> Data {
+        var file = Data(capacity: Self.headerSize + held)
+        file.append(contentsOf: header)
         for index in chunks.indices {
             file.append(contentsOf: chunks[index])
             chunks[index] = []
         }
         return file
+    }
+
+    /// The magic and the uncompressed length.
+    private var header: [UInt8] {
+        var header = BatchCodec.fileMagic
+        withUnsafeBytes(of: total.littleEndian) { header.append(contentsOf: $0) }
+        return header
     }
 
     private func run(_ input: [UInt8], flush: Int32) {
@@ -198,5 +258,27 @@ final class Deflater {
         guard count > 0 else { return }
         if chunks.isEmpty || chunks[chunks.count - 1].count >= Self.chunkSize { chunks.append([]) }
         chunks[chunks.count - 1].append(contentsOf: UnsafeBufferPointer(rebasing: scratch[0..<count]))
+        held += count
+        if let spillFrom, !cannotSpill, spill >= 0 || held >= spillFrom, held >= Self.chunkSize { moveChunksToFile() }
+    }
+
+    /// Writes the chunks held to the temporary file (made at the first call, its header's
+    /// place left empty) and lets them go. A failure is kept for `finishBytes` to throw.
+    private func moveChunksToFile() {
+        if spill < 0 {
+            // No temporary file to be had: the output stays in memory, as without
+            // `spillFrom` (no worse than before).
+            guard !cannotSpill, let descriptor = try? FileSystem.anonymousFile() else {
+                cannotSpill = true
+                return
+            }
+            spill = descriptor
+        }
+        for chunk in chunks where spillFailure == nil {
+            spillFailure = chunk.withUnsafeBytes { FileSystem.writeAll($0, to: spill, at: Self.headerSize + spilled) }
+            spilled += chunk.count
+        }
+        chunks.removeAll()
+        held = 0
     }
 }

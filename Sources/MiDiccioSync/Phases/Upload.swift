@@ -42,7 +42,7 @@ extension SyncSession {
             let batch = SyncBatch(
                 kind: .changes, device: deviceID, seq: seq, records: pending.map(\.record),
                 markers: markers, settings: settings, events: events)
-            file = try writeOwnFile(.changes, seq: seq, data: BatchCodec.encode(batch))
+            file = try writeOwnFile(.changes, seq: seq, bytes: .memory(BatchCodec.encode(batch)))
             uploaded = .words(pending)
             report.pushed = pending.count
         }
@@ -95,7 +95,7 @@ extension SyncSession {
     }
 
     /// Writes one file of this device's under a fresh name, noting it in flight first.
-    func writeOwnFile(_ kind: CloudLayout.Kind, seq: Int64, data: Data) throws -> SyncState.OwnFile {
+    func writeOwnFile(_ kind: CloudLayout.Kind, seq: Int64, bytes: CloudBytes) throws -> SyncState.OwnFile {
         try prepareToWrite()
         var attempts = 0
         while true {
@@ -103,17 +103,21 @@ extension SyncSession {
             let file = SyncState.OwnFile(path: CloudLayout.path(entry, of: deviceID), seq: seq, kind: kind)
             try commit { $0.inflight = file }
             do {
-                try storage.create(file.path, data)
+                try storage.create(file.path, bytes: bytes)
             } catch CloudError.exists where attempts < 3 {
                 // Sixteen random hex digits that someone else already used: try others.
                 attempts += 1
                 continue
             }
             report.filesWritten += 1
-            report.bytesWritten += data.count
+            report.bytesWritten += bytes.count
             return file
         }
     }
+
+    /// The largest compressed snapshot held in memory; a larger one is written to a
+    /// nameless temporary file as it is compressed.
+    static let snapshotInMemoryUpTo = 1 << 20
 
     /// A snapshot as `writeSnapshot` wrote it.
     typealias WrittenSnapshot = (file: SyncState.OwnFile, markerPosition: Int64, lastChange: Int64)
@@ -124,26 +128,28 @@ extension SyncSession {
     /// changed later stay pending). Announces how far it has read (`writingSnapshot`);
     /// `fullUpload` says it is this device's upload of every word once.
     func writeSnapshot(seq: Int64, fullUpload: Bool = false) throws -> WrittenSnapshot {
-        // Encoded and compressed word by word as they are read: only the compressed file
-        // is held whole.
-        let (data, position, lastChange) = try store.read {
+        // Encoded and compressed word by word as they are read; the compressed file goes on
+        // in a temporary file past a megabyte (`snapshotInMemoryUpTo`), and is copied or
+        // uploaded from there: a snapshot of a million words never sits whole in memory.
+        let (bytes, position, lastChange) = try store.read {
             let total = try store.recordCount()
             announce(.writingSnapshot(words: total, done: 0, fullUpload: fullUpload))
             let markers = try store.markers(pendingOnly: false), settings = try store.settings(pendingOnly: false)
             let events = try store.reviewEvents(pendingOnly: false)
             var file = BatchFileWriter(
                 kind: .snapshot, device: deviceID, seq: seq, cursors: state.cursors, writers: try store.writerIDs(),
-                records: total, formatVersion: SyncBatch.formatVersion(markers: markers, settings: settings, events: events))
+                records: total, formatVersion: SyncBatch.formatVersion(markers: markers, settings: settings, events: events),
+                spillFrom: Self.snapshotInMemoryUpTo)
             try store.forEachRecord(
                 progress: { read in self.announce(.writingSnapshot(words: total, done: read, fullUpload: fullUpload)) },
                 { try file.append($0) })
             announce(.writingSnapshot(words: total, done: total, fullUpload: fullUpload))
             return (
-                try file.finish(markers: markers, settings: settings, events: events), try store.markerPosition(),
+                try file.finishBytes(markers: markers, settings: settings, events: events), try store.markerPosition(),
                 try store.lastPendingChange()
             )
         }
-        let file = try writeOwnFile(.snapshot, seq: seq, data: data)
+        let file = try writeOwnFile(.snapshot, seq: seq, bytes: bytes)
         report.snapshotWritten = true
         return (file, position, lastChange)
     }

@@ -3,6 +3,7 @@ import MiDiccioTesting
 import Testing
 
 @testable import MiDiccioCloud
+@testable import MiDiccioFiles
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 
@@ -46,6 +47,23 @@ enum LargeCloudFiles {
             return
         }
         #expect(small == Data("small".utf8))
+    }
+
+    /// `data` in a nameless temporary file, held open: bytes as a large snapshot is
+    /// handed to a back end to upload.
+    static func heldInFile(_ data: Data) throws -> CloudBytes {
+        let descriptor = try FileSystem.anonymousFile()
+        #expect(FileSystem.writeAll(data, to: descriptor) == nil)
+        return .file(OpenedFile(descriptor: descriptor, path: "a test file", size: data.count))
+    }
+
+    /// Creates a 3 MB file through `storage` from a file held open, and checks that it
+    /// reads back byte for byte and that a second creation at its path is refused.
+    static func expectCreatedFromFile(_ storage: any CloudStorage) throws {
+        let large = noise(3 << 20)
+        try storage.create("snapshots/d/000000000003-ef.snap", bytes: try heldInFile(large))
+        #expect(try storage.read("snapshots/d/000000000003-ef.snap") == large)
+        #expect(throws: CloudError.self) { try storage.create("snapshots/d/000000000003-ef.snap", bytes: try heldInFile(large)) }
     }
 
     /// Adds `count` words whose meanings barely compress (about a kilobyte each) to

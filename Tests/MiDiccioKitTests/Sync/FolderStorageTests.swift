@@ -23,6 +23,15 @@ struct FolderStorageTests {
         (try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? NSNumber)?.uint64Value
     }
 
+    @Test("a file held open (a large snapshot) is copied in a piece at a time, byte for byte, and never over another")
+    func createFromFile() throws {
+        try withSyncFixture { fixture in
+            let root = fixture.file("cloud")
+            try LargeCloudFiles.expectCreatedFromFile(FolderStorage(root: root))
+            #expect(try names(in: root + "/snapshots/d") == ["000000000003-ef.snap"])
+        }
+    }
+
     @Test("a write replaces the file through a temporary name and leaves no temporary file behind")
     func writeIsAtomic() throws {
         try withSyncFixture { fixture in

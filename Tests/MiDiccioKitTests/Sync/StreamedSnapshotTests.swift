@@ -45,6 +45,34 @@ struct StreamedSnapshotTests {
         #expect(try BatchCodec.decode(data).records == batch.records)
     }
 
+    @Test("a snapshot past a megabyte is compressed into a temporary file: the same bytes as in memory, read back whole")
+    func compressedIntoAFile() throws {
+        let batch = Self.snapshot(4_000, noise: true)
+        let inMemory = BatchCodec.encode(batch)
+        #expect(inMemory.count > 1 << 20)
+        var file = BatchFileWriter(
+            kind: batch.kind, device: batch.device, seq: batch.seq, cursors: batch.cursors, writers: [Self.writer],
+            records: batch.records.count, formatVersion: batch.formatVersion, spillFrom: 1 << 20)
+        for record in batch.records { try file.append(record) }
+        let bytes = try file.finishBytes()
+        guard case .file(let held) = bytes else {
+            Issue.record("a snapshot of \(inMemory.count) bytes was kept in memory")
+            return
+        }
+        #expect(held.size == inMemory.count)
+        #expect(try bytes.wholeData() == inMemory)
+        var read: [SyncRecord] = []
+        try BatchCodec.decodeStreaming(bytes).forEachRecord { read.append($0) }
+        #expect(read == batch.records)
+
+        // A small one stays in memory.
+        var small = BatchFileWriter(
+            kind: .snapshot, device: batch.device, seq: 1, cursors: [:], writers: [Self.writer], records: 1, formatVersion: 1,
+            spillFrom: 1 << 20)
+        try small.append(batch.records[0])
+        #expect(!(try small.finishBytes()).isFile)
+    }
+
     @Test("a word damaged at the end of a snapshot is found before the first word is handed out")
     func damageAtTheEndRefusedFirst() throws {
         let data = BatchCodec.encode(Self.snapshot(2_000, lastTerm: ""))

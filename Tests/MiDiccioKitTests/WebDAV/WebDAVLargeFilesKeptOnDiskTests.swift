@@ -10,6 +10,7 @@ import Testing
 
 /// A snapshot downloaded from a WebDAV server is kept in a temporary file as it arrives,
 /// not in memory: a new device's first sync of a million words stays within its memory.
+/// A snapshot uploaded goes from its temporary file as it is read, in chunks.
 @Suite(
     "A large file from a WebDAV server is kept on disk while it downloads",
     .enabled(if: WebDAVTestServer.shouldRun, WebDAVTestServer.skipReason))
@@ -20,6 +21,35 @@ struct WebDAVLargeFilesKeptOnDiskTests {
         let storage = server.storage(try server.freshAddress("large-files"))
         try LargeCloudFiles.expectLargeOnDiskSmallInMemory(writer: storage, reader: storage)
         #expect(try storage.readBytes("snapshots/d/missing.snap") == nil)
+    }
+
+    @Test("a file held open is uploaded from it in chunks, byte for byte, its size checked, and never over another")
+    func uploadFromFile() throws {
+        let server = try WebDAVTestServer.require()
+        let storage = server.storage(try server.freshAddress("large-upload"))
+        try LargeCloudFiles.expectCreatedFromFile(storage)
+        // The size the server kept is asked for after the upload.
+        #expect(storage.requestCounts["HEAD"] == 1)
+    }
+
+    @Test("a server that refuses a body in chunks gets it whole, then and after")
+    func chunksRefused() throws {
+        let server = try WebDAVTestServer.require()
+        let address = try server.freshAddress("large-upload-refused")
+        // The folder made directly, so the first request through the proxy is the upload.
+        try server.storage(address).write("snapshots/d/000000000001-aa.snap", Data("small".utf8))
+        let proxy = try FaultProxy(upstream: server.url)
+        defer { proxy.stop() }
+        let storage = server.storage(try WebDAVAddress.parse(proxy.url + address.url.path).address)
+        proxy.answer(["411 Length Required"])
+        let first = LargeCloudFiles.noise(2 << 20), second = LargeCloudFiles.noise(2 << 20)
+        try storage.create("snapshots/d/000000000002-bb.snap", bytes: try LargeCloudFiles.heldInFile(first))
+        try storage.create("snapshots/d/000000000003-cc.snap", bytes: try LargeCloudFiles.heldInFile(second))
+        #expect(try storage.read("snapshots/d/000000000002-bb.snap") == first)
+        #expect(try storage.read("snapshots/d/000000000003-cc.snap") == second)
+        // The refused PUT, then each file whole (no size to check then).
+        #expect(storage.requestCounts["PUT"] == 3)
+        #expect(storage.requestCounts["HEAD"] == nil)
     }
 
     @Test("the size limit still holds for a download kept on disk")
