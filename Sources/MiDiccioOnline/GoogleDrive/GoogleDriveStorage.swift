@@ -29,6 +29,9 @@ public final class GoogleDriveStorage: CloudStorage, CustomStringConvertible, Se
         public var retry = HTTPRetryPolicy(maxAttempts: 6, baseDelay: 0.5, maxDelay: 32)
         /// Files up to this size go up in one multipart request; larger ones resumably.
         public var multipartLimit = 5 * 1024 * 1024
+        /// A resumable upload sends its bytes in pieces of this size (Drive asks that every
+        /// piece but the last be a multiple of 256 KiB): one piece in memory at a time.
+        public var resumablePiece = 8 * 1024 * 1024
         /// The largest file `read` accepts, in bytes.
         public var maxFileBytes = 1 << 30
         /// Items per listing page (Drive allows up to 1,000).
@@ -358,16 +361,22 @@ public final class GoogleDriveStorage: CloudStorage, CustomStringConvertible, Se
     public func write(_ path: String, _ data: Data) throws {
         try ensureCurrent()
         if let id = fileIDs(path, in: index).first {
-            if try upload(data, path: path, updating: id) { return }
+            if try upload(.memory(data), path: path, updating: id) { return }
         }
-        try createFile(path, data)
+        try createFile(path, .memory(data))
     }
 
     /// Makes the file only when nothing of that name is in its folder.
     public func create(_ path: String, _ data: Data) throws {
+        try create(path, bytes: .memory(data))
+    }
+
+    /// `create` for bytes kept in a file (a large snapshot): a resumable upload reads
+    /// them a piece at a time.
+    public func create(_ path: String, bytes: CloudBytes) throws {
         try ensureCurrent()
         if !fileIDs(path, in: index).isEmpty { throw CloudError.exists(path: path) }
-        try createFile(path, data)
+        try createFile(path, bytes)
     }
 
     /// Removes every file at `path` (same-named ones included); true when one existed.

@@ -9,7 +9,7 @@ import FoundationNetworking
 // missing), updates by id, multipart uploads up to 5 MB and resumable ones above, and
 // the look by name for a file whose upload lost only its answer.
 extension GoogleDriveStorage {
-    func createFile(_ path: String, _ data: Data) throws {
+    func createFile(_ path: String, _ data: CloudBytes) throws {
         var parts = components(path)
         guard let name = parts.popLast() else { throw CloudError.failed(path: path, reason: "not a file path") }
         let parent = try ensureFolder(parts)
@@ -43,7 +43,7 @@ extension GoogleDriveStorage {
     }
 
     /// Replaces the content of file `id`; false when Drive no longer has it.
-    func upload(_ data: Data, path: String, updating id: String) throws -> Bool {
+    func upload(_ data: CloudBytes, path: String, updating id: String) throws -> Bool {
         do {
             _ = try send(data, metadata: [:], path: path, fileID: id, unknownOutcome: nil)
             return true
@@ -55,14 +55,16 @@ extension GoogleDriveStorage {
 
     private enum UploadTargetGone: Error { case gone }
 
-    /// Uploads `data` as a new file (`fileID` nil) or over file `fileID`, multipart or
+    /// Uploads `bytes` as a new file (`fileID` nil) or over file `fileID`, multipart or
     /// resumable by size, and notes the result in the index. Returns the file's id.
     @discardableResult
     private func send(
-        _ data: Data, metadata: [String: Any], path: String, fileID: String?, unknownOutcome: (() throws -> HTTPAnswer?)?
+        _ bytes: CloudBytes, metadata: [String: Any], path: String, fileID: String?,
+        unknownOutcome: (() throws -> HTTPAnswer?)?
     ) throws -> String {
         let answer: HTTPAnswer
-        if data.count <= api.options.multipartLimit {
+        if bytes.count <= api.options.multipartLimit {
+            let data = try bytes.wholeData()
             let boundary = Self.boundary(for: data)
             var body = Data()
             let json = (try? JSONSerialization.data(withJSONObject: metadata)) ?? Data("{}".utf8)
@@ -77,7 +79,7 @@ extension GoogleDriveStorage {
                 headers: ["Content-Type": "multipart/related; boundary=\(boundary)"], about: path, kind: "upload.multipart")
             answer = try api.send(call, unknownOutcome: unknownOutcome)
         } else {
-            answer = try resumable(data, metadata: metadata, path: path, fileID: fileID)
+            answer = try resumable(bytes, metadata: metadata, path: path, fileID: fileID)
         }
         if answer.status == 404, fileID != nil { throw UploadTargetGone.gone }
         guard (200..<300).contains(answer.status) else {
@@ -90,16 +92,18 @@ extension GoogleDriveStorage {
         mutate { index in
             index.update(id: id, with: item)
             learnRoot(madeIn: (metadata["parents"] as? [String])?.first, item: item, index: &index)
-            if path.hasSuffix(".json"), data.count <= api.options.cachedContentLimit {
+            if path.hasSuffix(".json"), case .memory(let data) = bytes, data.count <= api.options.cachedContentLimit {
                 index.contents[id] = DriveIndex.Content(version: item.version, data: data)
             }
         }
         return id
     }
 
-    /// A resumable upload: one request opens a session, then the bytes go up; after a
-    /// dropped connection, Drive says how much arrived and the rest follows.
-    private func resumable(_ data: Data, metadata: [String: Any], path: String, fileID: String?) throws -> HTTPAnswer {
+    /// A resumable upload: one request opens a session, then the bytes go up in pieces of
+    /// `GoogleDriveStorage.Options.resumablePiece` (a snapshot kept in a temporary file is
+    /// never held whole); after a dropped connection, Drive says how much arrived and the
+    /// rest follows.
+    private func resumable(_ data: CloudBytes, metadata: [String: Any], path: String, fileID: String?) throws -> HTTPAnswer {
         var restarts = 0
         while true {
             let open = GoogleDriveAPI.Call(
@@ -116,11 +120,16 @@ extension GoogleDriveStorage {
             var offset = 0
             var drops = 0
             while true {
-                let piece = data.subdata(in: offset..<data.count)
+                var piece = Data(count: min(api.options.resumablePiece, data.count - offset))
+                let read = try piece.withUnsafeMutableBytes { try data.read(at: offset, into: $0) }
+                guard read == piece.count else {
+                    throw CloudError.failed(path: path, reason: "the file to upload ended after \(offset + read) of \(data.count) bytes")
+                }
                 let put = GoogleDriveAPI.Call(
                     method: "PUT", path: session, body: piece,
                     headers: [
-                        "Content-Range": piece.isEmpty ? "bytes */\(data.count)" : "bytes \(offset)-\(data.count - 1)/\(data.count)",
+                        "Content-Range": piece.isEmpty
+                            ? "bytes */\(data.count)" : "bytes \(offset)-\(offset + piece.count - 1)/\(data.count)",
                         "Content-Type": "application/octet-stream",
                     ], maxBody: 1 << 20, about: path, kind: "upload.resumable.put")
                 let answer: HTTPAnswer

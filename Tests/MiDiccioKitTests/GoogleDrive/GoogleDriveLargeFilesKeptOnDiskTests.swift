@@ -7,7 +7,8 @@ import Testing
 @testable import MiDiccioSync
 
 /// A snapshot downloaded from Google Drive is kept in a temporary file as it arrives, not
-/// in memory, as from WebDAV.
+/// in memory, as from WebDAV; one uploaded goes up from its temporary file a piece at a
+/// time.
 @Suite(
     "A large file from Google Drive is kept on disk while it downloads",
     .enabled(if: GoogleDriveTests.shouldRun, GoogleDriveTests.skipReason))
@@ -17,6 +18,20 @@ struct GoogleDriveLargeFilesKeptOnDiskTests {
         try withDrive("large-files") { drive in
             _ = try drive.device("a")
             try LargeCloudFiles.expectLargeOnDiskSmallInMemory(writer: drive.storage("a"), reader: drive.storage("a"))
+        }
+    }
+
+    @Test("a file held open goes up resumably a piece at a time, byte for byte, and never over another")
+    func uploadFromFile() throws {
+        try withDrive("large-upload") { drive in
+            var options = FakeDriveTenant.quickOptions()
+            options.multipartLimit = 1 << 20
+            options.resumablePiece = 256 * 1024
+            drive.options = options
+            _ = try drive.device("a")
+            try LargeCloudFiles.expectCreatedFromFile(drive.storage("a"))
+            // 3 MB in pieces of 256 KiB.
+            #expect(try drive.tenant.stats().byEndpoint["upload.resumable.put"] == 12)
         }
     }
 
