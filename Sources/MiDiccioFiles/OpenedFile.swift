@@ -31,9 +31,11 @@ public final class OpenedFile: Sendable {
     /// without a name too. Nil where there is no such path.
     package var reopeningPath: String? {
         #if os(Linux)
-        "/proc/self/fd/\(descriptor)"
+        let path = "/proc/self/fd/\(descriptor)"
+        // Without /proc (a container that mounts none) there is no such path.
+        return access(path, R_OK) == 0 ? path : nil
         #else
-        nil
+        return nil
         #endif
     }
 

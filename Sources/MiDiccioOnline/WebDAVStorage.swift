@@ -182,8 +182,9 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
 
     /// `create` for bytes kept in a file (a large snapshot): sent from the file as they
     /// are read, in chunks, never held whole. A server that refuses a body sent in chunks
-    /// (411 Length Required, 501, 400) gets it whole instead, then and for the rest of
-    /// this storage's life; a server that keeps fewer bytes than were sent is an error.
+    /// (411 Length Required, 501, 400) gets it whole instead, then and for as long as this
+    /// storage is used; a server that keeps another number of bytes than were sent is an
+    /// error.
     public func create(_ path: String, bytes: CloudBytes) throws {
         try upload(path, bytes, exclusive: true)
     }
@@ -231,7 +232,9 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
         var headers = ["Content-Type": "application/octet-stream"]
         if exclusive { headers["If-None-Match"] = "*" }
         var data = data
-        if case .file = data, !state.withLock({ $0.streamsBodies }) { data = .memory(try data.wholeData()) }
+        if case .file(let file) = data, !state.withLock({ $0.streamsBodies }) || file.reopeningPath == nil {
+            data = .memory(try data.wholeData())
+        }
         while true {
             let answer: HTTPAnswer
             switch data {
