@@ -686,14 +686,16 @@ public final class WordLibrary {
                 // FTS5 keeps what it indexes in a hash table and writes it out as a new
                 // segment each time it passes 1 MB (then merges segments): 8 MB makes
                 // fewer, larger segments and a third less time. Back to the default after.
-                try database.execute("INSERT INTO words_fts (words_fts, rank) VALUES ('hashsize', \(Self.bulkSearchHashBytes))")
+                // Only a matter of speed: an SQLite that does not know the option writes
+                // the index all the same.
+                try? database.execute("INSERT INTO words_fts (words_fts, rank) VALUES ('hashsize', \(Self.bulkSearchHashBytes))")
                 try database.run(
                     """
                     INSERT INTO words_fts (rowid, term, reading, meaning, examples, notes, tags)
                     SELECT seq, term, reading, meaning, examples, notes, tags FROM words
                     WHERE seq >= ? AND +deleted_at IS NULL ORDER BY seq
                     """, [.integer(first)])
-                try database.execute("INSERT INTO words_fts (words_fts, rank) VALUES ('hashsize', 1048576)")
+                try? database.execute("INSERT INTO words_fts (words_fts, rank) VALUES ('hashsize', 1048576)")
                 // Tags in the order they are written, so the first spelling of a tag that
                 // a word holds twice (in another case) wins, as word by word. The trigger
                 // that counts each tag row as it goes in is off meanwhile; the counts of
