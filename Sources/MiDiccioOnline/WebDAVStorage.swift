@@ -182,9 +182,9 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
 
     /// `create` for bytes kept in a file (a large snapshot): sent from the file as they
     /// are read, in chunks, never held whole. A server that refuses a body sent in chunks
-    /// (411 Length Required, 501, 400) gets it whole instead, then and for as long as this
-    /// storage is used; a server that keeps another number of bytes than were sent is an
-    /// error.
+    /// (411 Length Required, 501, 400, or a connection closed while it goes out) gets it
+    /// whole instead, then and for as long as this storage is used; a server that keeps
+    /// another number of bytes than were sent is an error.
     public func create(_ path: String, bytes: CloudBytes) throws {
         try upload(path, bytes, exclusive: true)
     }
@@ -238,8 +238,19 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
         while true {
             let answer: HTTPAnswer
             switch data {
-            case .memory(let bytes): answer = try send("PUT", fileURL(path), path: path, body: bytes, headers: headers).answer
-            case .file(let file): answer = try send("PUT", fileURL(path), path: path, bodyFile: file, headers: headers).answer
+            case .memory(let bytes):
+                answer = try send("PUT", fileURL(path), path: path, body: bytes, headers: headers).answer
+            case .file(let file):
+                do {
+                    answer = try send("PUT", fileURL(path), path: path, bodyFile: file, headers: headers).answer
+                } catch is StreamedBodyDropped {
+                    // A server that refuses a body in chunks may close the connection
+                    // while it is still being sent, before its answer is read: as good
+                    // as a refusal. Whole from now on (and retried as usual then).
+                    state.withLock { $0.streamsBodies = false }
+                    data = .memory(try data.wholeData())
+                    continue
+                }
             }
             switch answer.status {
             case 200, 201, 204:
@@ -269,6 +280,9 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
     private func head(_ url: URL, path: String) throws -> HTTPAnswer {
         try send("HEAD", url, path: path, maxBody: Int.max).answer
     }
+
+    /// A connection dropped while a body went out in chunks (see `put`).
+    private struct StreamedBodyDropped: Error {}
 
     /// Checks that the file the server now holds at `path` has `size` bytes (a `HEAD`):
     /// a body sent in chunks has no length the server could have checked it against.
@@ -365,6 +379,7 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
                 }
                 options.sleep(delay)
             case .failure(.dropped):
+                if bodyFile != nil { throw StreamedBodyDropped() }
                 guard let delay = options.retry.delay(afterAttempt: attempt, retryAfter: nil) else {
                     throw CloudError.unavailable(
                         "the connection to \(address.hostAndPort) dropped \(attempt) time\(attempt == 1 ? "" : "s")")
