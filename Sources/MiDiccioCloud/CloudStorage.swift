@@ -70,28 +70,34 @@ public enum CloudBytes: Sendable {
     /// All the bytes in memory: a file is read whole (for a back end that sends a body
     /// from memory only).
     public func wholeData() throws -> Data {
-        if case .memory(let data) = self { return data }
-        var data = Data()
-        data.reserveCapacity(count)
-        try forEachPiece { data.append($0) }
-        return data
+        try piece(at: 0, count: count)
+    }
+
+    /// The `count` bytes from `offset` on; throws when a file ends before them.
+    public func piece(at offset: Int, count: Int) throws -> Data {
+        switch self {
+        case .memory(let data):
+            if offset == 0 && count == data.count { return data }
+            let start = data.index(data.startIndex, offsetBy: offset)
+            return Data(data[start..<data.index(start, offsetBy: count)])
+        case .file(let file):
+            let piece = try file.bytes(at: offset, count: count)
+            guard piece.count == count else {
+                throw FileError(path: file.path, reason: "ended after \(offset + piece.count) of \(file.size) bytes")
+            }
+            return piece
+        }
     }
 
     /// Hands the bytes to `body` in order, at most `size` at a time: a file is read a
     /// piece at a time, never whole.
     public func forEachPiece(size: Int = 1 << 20, _ body: (Data) throws -> Void) throws {
-        switch self {
-        case .memory(let data):
-            try body(data)
-        case .file(let file):
-            var buffer = Data(count: size)
-            var offset = 0
-            while offset < file.size {
-                let read = try buffer.withUnsafeMutableBytes { try file.read(at: offset, into: $0) }
-                guard read > 0 else { throw FileError(path: file.path, reason: "ended after \(offset) of \(file.size) bytes") }
-                try body(buffer.prefix(read))
-                offset += read
-            }
+        if case .memory(let data) = self { return try body(data) }
+        var offset = 0
+        while offset < count {
+            let piece = try piece(at: offset, count: min(size, count - offset))
+            try body(piece)
+            offset += piece.count
         }
     }
 

@@ -73,20 +73,10 @@ public final class FolderStorage: CloudStorage {
         try opened(path).map { try read($0, path) }
     }
 
-    /// The whole of `file`, opened from `path`.
+    /// The whole of `file`, opened from `path`. A file that shrank while it was read is
+    /// taken as read so far: its checksum or parse decides whether it is whole.
     private func read(_ file: OpenedFile, _ path: String) throws -> Data {
-        var data = Data(count: file.size)
-        var total = 0
-        while total < data.count {
-            let count = try data.withUnsafeMutableBytes { raw in
-                try unreadable(path) { try file.read(at: total, into: UnsafeMutableRawBufferPointer(rebasing: raw[total...])) }
-            }
-            if count == 0 { break }
-            total += count
-        }
-        // A file that shrank while it was read is taken as read so far: its checksum or
-        // parse decides whether it is whole.
-        return data.prefix(total)
+        try unreadable(path) { try file.bytes(at: 0, count: file.size) }
     }
 
     /// A file of `heldOpenFrom` bytes or more held open, to be read a piece at a time (a

@@ -1,3 +1,5 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -37,6 +39,21 @@ public final class OpenedFile: Sendable {
         #else
         return nil
         #endif
+    }
+
+    /// The `count` bytes from `offset` on, or fewer where the file ends (one that shrank
+    /// since it was opened), read in as many calls as it takes.
+    public func bytes(at offset: Int, count: Int) throws -> Data {
+        var data = Data(count: max(0, count))
+        var total = 0
+        while total < data.count {
+            let read = try data.withUnsafeMutableBytes { raw in
+                try self.read(at: offset + total, into: UnsafeMutableRawBufferPointer(rebasing: raw[total...]))
+            }
+            if read == 0 { break }
+            total += read
+        }
+        return data.prefix(total)
     }
 
     /// Reads at most `buffer.count` bytes starting at `offset` into `buffer`; returns how

@@ -1,5 +1,6 @@
 import Foundation
 import MiDiccioCloud
+import MiDiccioFiles
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -120,10 +121,11 @@ extension GoogleDriveStorage {
             var offset = 0
             var drops = 0
             while true {
-                var piece = Data(count: min(api.options.resumablePiece, data.count - offset))
-                let read = try piece.withUnsafeMutableBytes { try data.read(at: offset, into: $0) }
-                guard read == piece.count else {
-                    throw CloudError.failed(path: path, reason: "the file to upload ended after \(offset + read) of \(data.count) bytes")
+                let piece: Data
+                do {
+                    piece = try data.piece(at: offset, count: min(api.options.resumablePiece, data.count - offset))
+                } catch let error as FileError {
+                    throw CloudError.failed(path: path, reason: "the file to upload cannot be read: \(error.reason)")
                 }
                 let put = GoogleDriveAPI.Call(
                     method: "PUT", path: session, body: piece,

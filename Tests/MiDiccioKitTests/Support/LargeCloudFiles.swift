@@ -17,17 +17,6 @@ enum LargeCloudFiles {
         return Data((0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) })
     }
 
-    /// Every byte of `bytes`, read back a piece at a time.
-    static func contents(_ bytes: CloudBytes) throws -> Data {
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 100_000)
-        while true {
-            let read = try buffer.withUnsafeMutableBytes { try bytes.read(at: data.count, into: $0) }
-            if read == 0 { return data }
-            data.append(contentsOf: buffer[0..<read])
-        }
-    }
-
     /// Writes a 3 MB file and a 5-byte one through `writer`, then reads both through
     /// `reader` (the same storage, or another device's): the large one comes from a file
     /// held open, byte for byte, the small one from memory.
@@ -41,7 +30,7 @@ enum LargeCloudFiles {
             return
         }
         #expect(file.size == large.count)
-        #expect(try contents(held) == large)
+        #expect(try held.wholeData() == large)
         guard case .memory(let small) = try #require(try reader.readBytes("changes/d/000000000002-cd.chg")) else {
             Issue.record("a small file was kept on disk")
             return
@@ -66,9 +55,20 @@ enum LargeCloudFiles {
         #expect(throws: CloudError.self) { try storage.create("snapshots/d/000000000003-ef.snap", bytes: try heldInFile(large)) }
     }
 
+    /// A first sync of a second device, made by `makeSecond` once `first` (of 2,000 noisy
+    /// words, a snapshot of several megabytes) has synced: it ends with every word.
+    static func expectSecondDeviceTakesNoisySnapshot(_ first: TestDevice, _ makeSecond: () throws -> TestDevice) throws {
+        try addNoisyWords(2_000, to: first)
+        try first.sync()
+        let second = try makeSecond()
+        try second.sync()
+        #expect(try second.everyWord() == first.everyWord())
+        #expect(try second.everyWord().count == 2_000)
+    }
+
     /// Adds `count` words whose meanings barely compress (about a kilobyte each) to
     /// `device`: its snapshot spans several megabytes.
-    static func addNoisyWords(_ count: Int, to device: TestDevice) throws {
+    private static func addNoisyWords(_ count: Int, to device: TestDevice) throws {
         for index in 0..<count {
             try device.add("palabra\(index)", meaning: noise(800).base64EncodedString())
         }
