@@ -53,6 +53,12 @@ public enum CloudBytes: Sendable {
     /// million words never sits whole in memory.
     case file(OpenedFile)
 
+    /// From this size on, a cloud file's bytes are held in a file rather than in memory:
+    /// a download a back end hands over, a snapshot being written. Smaller ones (change
+    /// files, device records) stay in memory, so a sync reading hundreds of them never
+    /// holds as many descriptors.
+    public static let fileFrom = 1 << 20
+
     /// How many bytes there are.
     public var count: Int {
         switch self {

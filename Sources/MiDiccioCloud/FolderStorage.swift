@@ -24,8 +24,9 @@ public final class FolderStorage: CloudStorage {
     public let root: String
     /// The largest file `read` accepts, in bytes.
     public var maxFileBytes = 1 << 30
-    /// From this size on, `readBytes` hands a file over held open instead of read whole.
-    public var heldOpenFrom = 1 << 20
+    /// From this size on, `readBytes` hands a file over held open instead of read whole
+    /// (`CloudBytes.fileFrom`; tests lower it).
+    public var heldOpenFrom = CloudBytes.fileFrom
 
     /// Uses `root` (created on the first write when missing).
     public init(root: String) {

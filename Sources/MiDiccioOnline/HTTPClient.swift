@@ -27,10 +27,6 @@ struct HTTPAnswer: Sendable {
 }
 
 extension HTTPAnswer {
-    /// From this size on, a back end's `readBytes` has a download kept in a temporary file
-    /// (a snapshot); smaller files (change files, device records) stay in memory.
-    static let keptOnDiskFrom = 1 << 20
-
     /// The body as `CloudStorage.readBytes` hands it over: the temporary file it was kept
     /// in, else the bytes.
     var bytes: CloudBytes { spooled.map(CloudBytes.file) ?? .memory(body) }

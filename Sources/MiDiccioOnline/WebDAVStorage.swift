@@ -155,7 +155,7 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
     /// The file (a `GET`): a body of a megabyte or more (a snapshot) is kept in a
     /// temporary file as it arrives and handed over held open, not held in memory.
     public func readBytes(_ path: String) throws -> CloudBytes? {
-        try get(path, spillFrom: HTTPAnswer.keptOnDiskFrom)?.bytes
+        try get(path, spillFrom: CloudBytes.fileFrom)?.bytes
     }
 
     /// The answer to a `GET` of the file; nil when the server has no such file.

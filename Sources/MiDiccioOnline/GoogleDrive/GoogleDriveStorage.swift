@@ -317,7 +317,7 @@ public final class GoogleDriveStorage: CloudStorage, CustomStringConvertible, Se
     /// The file as `read` finds it, except that a download of a megabyte or more (a
     /// snapshot) is kept in a temporary file as it arrives and handed over held open.
     public func readBytes(_ path: String) throws -> CloudBytes? {
-        try download(path, spillFrom: HTTPAnswer.keptOnDiskFrom)?.bytes
+        try download(path, spillFrom: CloudBytes.fileFrom)?.bytes
     }
 
     /// The file's contents as an answer: from the index when it holds this version, else

@@ -359,7 +359,7 @@ public final class CloudKitStorage: CloudStorage, CustomStringConvertible, Senda
     /// The file as `read` finds it, except that an asset download of a megabyte or more
     /// (a snapshot) is kept in a temporary file as it arrives and handed over held open.
     public func readBytes(_ path: String) throws -> CloudBytes? {
-        try download(path, spillFrom: HTTPAnswer.keptOnDiskFrom)?.bytes
+        try download(path, spillFrom: CloudBytes.fileFrom)?.bytes
     }
 
     /// The file's contents as an answer: from the index or its record when they hold them,

@@ -115,10 +115,6 @@ extension SyncSession {
         }
     }
 
-    /// The largest compressed snapshot held in memory; a larger one is written to a
-    /// nameless temporary file as it is compressed.
-    static let snapshotInMemoryUpTo = 1 << 20
-
     /// A snapshot as `writeSnapshot` wrote it.
     typealias WrittenSnapshot = (file: SyncState.OwnFile, markerPosition: Int64, lastChange: Int64)
 
@@ -129,7 +125,7 @@ extension SyncSession {
     /// `fullUpload` says it is this device's upload of every word once.
     func writeSnapshot(seq: Int64, fullUpload: Bool = false) throws -> WrittenSnapshot {
         // Encoded and compressed word by word as they are read; the compressed file goes on
-        // in a temporary file past a megabyte (`snapshotInMemoryUpTo`), and is copied or
+        // in a temporary file past a megabyte (`CloudBytes.fileFrom`), and is copied or
         // uploaded from there: a snapshot of a million words never sits whole in memory.
         let (bytes, position, lastChange) = try store.read {
             let total = try store.recordCount()
@@ -139,7 +135,7 @@ extension SyncSession {
             var file = BatchFileWriter(
                 kind: .snapshot, device: deviceID, seq: seq, cursors: state.cursors, writers: try store.writerIDs(),
                 records: total, formatVersion: SyncBatch.formatVersion(markers: markers, settings: settings, events: events),
-                spillFrom: Self.snapshotInMemoryUpTo)
+                spillFrom: CloudBytes.fileFrom)
             try store.forEachRecord(
                 progress: { read in self.announce(.writingSnapshot(words: total, done: read, fullUpload: fullUpload)) },
                 { try file.append($0) })
