@@ -61,6 +61,16 @@ public enum ImportLimits {
     public static let rows = 1_000_000
 }
 
+/// Words an e-reader's database holds (Kindle, KOReader), read from it while they are
+/// written rather than held in memory. The import reads them on its reading thread:
+/// one thread at a time, so a reader holding a connection may be `@unchecked Sendable`.
+protocol ImportedRows: Sendable {
+    /// About how many words: what the import announces and its progress counts towards.
+    var estimatedRows: Int { get }
+    /// Hands each word to `body`, in the file's order.
+    func forEachRow(_ body: (SheetRow) throws -> Void) throws
+}
+
 /// The first bytes of every SQLite 3 database file.
 private let sqliteSignature = Array("SQLite format 3\0".utf8)
 /// A zip archive's local file header, as in Anki packages.
@@ -223,6 +233,22 @@ final class SQLiteImportFile {
         guard missing.isEmpty else {
             let what = found.isEmpty ? "no table \(table)" : "table \(table) lacks \(missing.joined(separator: ", "))"
             throw LibraryError.invalidImport(file: file, line: nil, message: "not a \(format.title) database: \(what)")
+        }
+    }
+
+    /// Runs the query `sql` with `values` and hands each row to `body`. SQLite's errors
+    /// in reading this file become import errors about it; `body`'s own errors (the
+    /// library's, while it writes what was read) pass on as they are.
+    func reading(_ sql: String, _ values: [SQLValue] = [], _ body: (Statement) throws -> Void) throws {
+        struct Passed: Error { let error: any Error }
+        do {
+            try sqlite {
+                try database.prepare(sql).forEachRow(values) { row in
+                    do { try body(row) } catch { throw Passed(error: error) }
+                }
+            }
+        } catch let passed as Passed {
+            throw passed.error
         }
     }
 

@@ -16,31 +16,59 @@ enum KOReaderVocabulary {
     /// The tag every KOReader word carries.
     static let tag = "koreader"
 
-    /// Every word added at or after `since` (milliseconds), oldest first.
-    static func read(_ source: SQLiteImportFile, since: Int64?) throws -> [SheetRow] {
-        try source.require("vocabulary", ["word", "create_time"], format: .koreader)
-        let columns = try source.columns(of: "vocabulary")
-        func column(_ name: String) -> String { columns.contains(name) ? "v.\(name)" : "NULL" }
-        let title: String
-        let join: String
-        if columns.contains("title_id") {
-            try source.require("title", ["id", "name"], format: .koreader)
-            (title, join) = ("t.name", "LEFT JOIN title t ON t.id = v.title_id")
-        } else {
-            (title, join) = (column("book_title"), "")
+    /// The words added at or after `since` (milliseconds), oldest first, read from the
+    /// file while they are written.
+    final class Words: ImportedRows, @unchecked Sendable {
+        private let source: SQLiteImportFile
+        private let sql: String
+        private let since: Int64
+        /// The look-ups from `since` on; words without a term among them are left out.
+        let estimatedRows: Int
+
+        /// Checks the file's tables and counts its words; a file with more than
+        /// `ImportLimits.rows` is refused.
+        init(_ source: SQLiteImportFile, since: Int64?) throws {
+            try source.require("vocabulary", ["word", "create_time"], format: .koreader)
+            let columns = try source.columns(of: "vocabulary")
+            func column(_ name: String) -> String { columns.contains(name) ? "v.\(name)" : "NULL" }
+            let title: String
+            let join: String
+            if columns.contains("title_id") {
+                try source.require("title", ["id", "name"], format: .koreader)
+                (title, join) = ("t.name", "LEFT JOIN title t ON t.id = v.title_id")
+            } else {
+                (title, join) = (column("book_title"), "")
+            }
+            // Column names come from the fixed list above, never from the file.
+            sql = """
+                SELECT v.word, \(column("prev_context")), \(column("next_context")), \(column("highlight")), \(title)
+                FROM vocabulary v \(join)
+                WHERE v.create_time >= ?
+                ORDER BY v.create_time, v.rowid
+                """
+            self.source = source
+            let seconds = since.map { $0 / 1000 } ?? Int64.min
+            self.since = seconds
+            let count = try source.sqlite {
+                try source.database.integer(
+                    "SELECT count(*) FROM (SELECT 1 FROM vocabulary WHERE create_time >= ? LIMIT ?)",
+                    [.integer(seconds), .integer(Int64(ImportLimits.rows) + 1)]) ?? 0
+            }
+            guard count <= ImportLimits.rows else {
+                throw LibraryError.invalidImport(
+                    file: source.file, line: nil,
+                    message: "more than \(ImportLimits.rows) words; MiDiccio imports at most that many at once")
+            }
+            estimatedRows = Int(count)
         }
-        // Column names come from the fixed list above, never from the file.
-        let sql = """
-            SELECT v.word, \(column("prev_context")), \(column("next_context")), \(column("highlight")), \(title)
-            FROM vocabulary v \(join)
-            WHERE v.create_time >= ?
-            ORDER BY v.create_time, v.rowid
-            LIMIT ?
-            """
-        let seconds = since.map { $0 / 1000 } ?? Int64.min
-        let rows = try source.sqlite {
-            try source.database.prepare(sql).rows([.integer(seconds), .integer(Int64(ImportLimits.rows) + 1)]) { row -> SheetRow in
+
+        /// Hands each word with a term to `body`: the context before, the selection (or
+        /// the word) and the context after make the example, as KOReader shows it; the
+        /// book title goes to the notes and, fitted to a tag, to the tags with `koreader`.
+        func forEachRow(_ body: (SheetRow) throws -> Void) throws {
+            try source.reading(sql, [.integer(since)]) { row in
                 let word = KindleVocabulary.oneLine(row.text(0))
+                guard !word.isEmpty else { return }
                 let before = row.text(1)
                 let after = row.text(2)
                 let selected = row.text(3)
@@ -52,13 +80,8 @@ enum KOReaderVocabulary {
                 }
                 if !book.isEmpty { result.notes = "Book: " + book }
                 result.tags = [KindleVocabulary.tagText(book), tag].filter { !$0.isEmpty }
-                return result
+                try body(result)
             }
         }
-        guard rows.count <= ImportLimits.rows else {
-            throw LibraryError.invalidImport(
-                file: source.file, line: nil, message: "more than \(ImportLimits.rows) words; MiDiccio imports at most that many at once")
-        }
-        return rows.filter { !$0.term.isEmpty }
     }
 }

@@ -64,6 +64,8 @@ private struct ReadImport {
     /// written (`rows` is empty then): a million rows are never held at once.
     var sheet: SheetSource?
     var list: HeaderlessList?
+    /// A Kindle or KOReader database, read while its words are written (`rows` is empty).
+    var stream: (any ImportedRows)?
     /// Anki packages: media references and notes without a term left out while reading.
     var droppedMediaReferences = 0
     var notesWithoutTerm = 0
@@ -166,6 +168,11 @@ private struct SheetBatch: Sendable {
     var sample: [SheetRow] = []
     /// A list's first rows as its fields were (`ImportReport.sampleFields`).
     var sampleFields: [[String]] = []
+    /// Rows of the file these words come from (a Kindle word's examples may make several
+    /// words, or none when its look-ups were imported before).
+    var rowsRead = 0
+    /// Kindle look-ups among these rows that an earlier import brought.
+    var alreadyImported = 0
 }
 
 extension WordLibrary {
@@ -199,19 +206,14 @@ extension WordLibrary {
             report.separator = HeaderlessList.describe(String(UnicodeScalar(separator)))
             report.columns = columns
         }
-        // How many words: exact for rows read whole, estimated from a sheet's lines.
-        let most = read.sheet?.estimatedRows ?? read.rows.count
-        // Kindle rows are checked once earlier imports are left out: a word's examples are
-        // cut into words of at most 50 then. A sheet's rows are checked as they are read.
-        var contents = read.format == .kindle || read.sheet != nil ? [] : try validated(read.rows, file: path)
+        // How many words: exact for rows read whole, estimated from a sheet's lines or a
+        // database's look-ups.
+        let most = read.sheet?.estimatedRows ?? read.stream?.estimatedRows ?? read.rows.count
+        // Rows read as they are written are checked then.
+        let contents = read.sheet != nil || read.stream != nil ? [] : try validated(read.rows, file: path)
         do {
             return try writingInBulk(expectedWords: most, onlyAddsWords: true) {
-                if read.format == .kindle {
-                    let (fresh, known) = try newLookups(read.rows)
-                    report.alreadyImported = known
-                    contents = try validated(fresh, file: path)
-                }
-                let total = read.sheet == nil ? contents.count : most
+                let total = read.sheet == nil && read.stream == nil ? contents.count : most
                 progress?(0, total)
                 // Every term already in the library, read once: a query per row cost more
                 // than the rest of the duplicate handling.
@@ -261,15 +263,28 @@ extension WordLibrary {
                     ready.append((word, columns))
                     if ready.count == Self.importBatchRows { try writeReady() }
                 }
+                // Rows of a sheet or a database are read and checked on another thread while
+                // this one writes them (`Handoff`); the first bad row still ends the import
+                // with nothing written, as the transaction is rolled back.
+                let locale = collation.locale
+                let sampleSize = options.sampleSize
+                var produce: (@Sendable (_ emit: (SheetBatch) throws -> Void) throws -> Void)?
                 if let sheet = read.sheet {
-                    // The rows are read and checked on another thread while this one
-                    // writes them (`Handoff`); the first bad row still ends the import
-                    // with nothing written, as the transaction is rolled back.
-                    let locale = collation.locale
-                    try Handoff.run(capacity: Self.importBatchesAhead) { emit in
-                        try Self.readSheet(sheet, file: path, sampleSize: options.sampleSize, locale: locale, emit)
-                    } consume: { (batch: SheetBatch) in
-                        report.rowCount += batch.words.count
+                    produce = { emit in try Self.readSheet(sheet, file: path, sampleSize: sampleSize, locale: locale, emit) }
+                } else if let stream = read.stream {
+                    // Kindle rows are checked once earlier imports are left out: a word's
+                    // examples are cut into words of at most 50 then.
+                    let known = try (stream as? KindleVocabulary.Words).map { try examplesImportedBefore($0.termKeys) }
+                    produce = { emit in
+                        try Self.readRows(file: path, sampleSize: sampleSize, locale: locale, known: known, emit) { body in
+                            try stream.forEachRow { try body($0, nil) }
+                        }
+                    }
+                }
+                if let produce {
+                    try Handoff.run(capacity: Self.importBatchesAhead, produce: produce) { (batch: SheetBatch) in
+                        report.rowCount += batch.rowsRead
+                        report.alreadyImported += batch.alreadyImported
                         report.sample += batch.sample
                         report.sampleFields += batch.sampleFields
                         for word in batch.words { try add(word.content, key: word.columns.termKey, columns: word.columns) }
@@ -306,11 +321,7 @@ extension WordLibrary {
     private static func readSheet(
         _ source: SheetSource, file: String, sampleSize: Int, locale: String, _ emit: (SheetBatch) throws -> Void
     ) throws {
-        let collation = TermCollation(locale: locale)
-        var batch = SheetBatch()
-        var rows = 0
-        /// Each row, with its fields as the file had them for a list without a header.
-        func eachRow(_ body: (SheetRow, [String]?) throws -> Void) throws {
+        try readRows(file: file, sampleSize: sampleSize, locale: locale, emit) { body in
             switch source {
             case .file(let path, let format, _):
                 try WordSheet.forEachRow(pieces: try filePieces(path), format: format) { try body($0, nil) }
@@ -323,30 +334,59 @@ extension WordLibrary {
                 }
             }
         }
+    }
+
+    /// Checks each row `eachRow` hands on (with its fields as the file had them, for a
+    /// list without a header), and hands them to `emit` in batches with the columns
+    /// computed from them and the first `sampleSize` rows. With `known` (a Kindle import),
+    /// look-ups imported before are left out first (`newLookups`).
+    private static func readRows(
+        file: String, sampleSize: Int, locale: String, known: [String: Set<String>]? = nil,
+        _ emit: (SheetBatch) throws -> Void,
+        eachRow: (_ body: (SheetRow, [String]?) throws -> Void) throws -> Void
+    ) throws {
+        let collation = TermCollation(locale: locale)
+        var batch = SheetBatch()
+        var rows = 0
         do {
-            try eachRow { row, fields in
-                rows += 1
-                guard rows <= ImportLimits.rows else {
-                    throw LibraryError.invalidImport(
-                        file: file, line: row.line,
-                        message: "more than \(ImportLimits.rows) rows; MiDiccio imports at most that many at once")
-                }
-                if rows <= sampleSize {
-                    batch.sample.append(row)
-                    if let fields { batch.sampleFields.append(fields) }
-                }
-                let content = try validated(row, file: file)
-                batch.words.append(
-                    (content, NewWordColumns(term: content.term, examples: content.examples, tags: content.tags, collation: collation)))
-                if batch.words.count == importBatchRows {
-                    try emit(batch)
-                    batch = SheetBatch()
+            // (Both closures are only called, never kept: `emit` is handed on as such.)
+            try withoutActuallyEscaping(emit) { emit in
+                try eachRow { row, fields in
+                    rows += 1
+                    guard rows <= ImportLimits.rows else {
+                        throw LibraryError.invalidImport(
+                            file: file, line: row.line,
+                            message: "more than \(ImportLimits.rows) rows; MiDiccio imports at most that many at once")
+                    }
+                    if rows <= sampleSize {
+                        batch.sample.append(row)
+                        if let fields { batch.sampleFields.append(fields) }
+                    }
+                    batch.rowsRead += 1
+                    var fresh = [row]
+                    if let known {
+                        let skipped: Int
+                        (fresh, skipped) = newLookups(row, known: known)
+                        batch.alreadyImported += skipped
+                    }
+                    for row in fresh {
+                        let content = try validated(row, file: file)
+                        batch.words.append(
+                            (
+                                content,
+                                NewWordColumns(term: content.term, examples: content.examples, tags: content.tags, collation: collation)
+                            ))
+                        if batch.words.count == importBatchRows {
+                            try emit(batch)
+                            batch = SheetBatch()
+                        }
+                    }
                 }
             }
         } catch let error as SheetError {
             throw Self.invalidImport(error, file: file)
         }
-        if !batch.words.isEmpty || !batch.sample.isEmpty || !batch.sampleFields.isEmpty { try emit(batch) }
+        if !batch.words.isEmpty || batch.rowsRead > 0 || !batch.sample.isEmpty || !batch.sampleFields.isEmpty { try emit(batch) }
     }
 
     /// Moves the words the last import added to the Trash, as edits that reach other
@@ -427,10 +467,10 @@ extension WordLibrary {
             }
             let source = try SQLiteImportFile.open(path)
             let since = options.since?.milliseconds
-            let rows =
+            let words: any ImportedRows =
                 format == .kindle
-                ? try KindleVocabulary.read(source, since: since) : try KOReaderVocabulary.read(source, since: since)
-            return ReadImport(format: format, rows: rows)
+                ? try KindleVocabulary.Words(source, since: since) : try KOReaderVocabulary.Words(source, since: since)
+            return ReadImport(format: format, rows: [], stream: words)
         case .apkg, .colpkg:
             let package: AnkiPackage
             do {
@@ -565,45 +605,36 @@ extension WordLibrary {
 
     // MARK: - Kindle look-ups imported before
 
-    /// The Kindle rows without the look-ups an earlier import brought, cut so that no
-    /// word has more than `WordLimits.exampleCount` examples, and how many were left out.
-    ///
-    /// A look-up is recognised by its sentence among the examples of a word with the same
-    /// term (Trash included): the words themselves are the record, so it syncs with them
-    /// and needs no key of its own. A look-up without a sentence counts as imported once
-    /// the library has a word with its term.
-    private func newLookups(_ rows: [SheetRow]) throws -> (rows: [SheetRow], known: Int) {
-        let keys = Set(rows.map { TermKey.fold($0.term) })
+    /// The examples of every word (Trash included) whose term key is among `keys`, by
+    /// term key: the library before a Kindle import, read once.
+    private func examplesImportedBefore(_ keys: Set<String>) throws -> [String: Set<String>] {
         var known: [String: Set<String>] = [:]
-        let stored = try database.cached("SELECT term_key, examples FROM words").rows { row -> (String, String)? in
+        try database.cached("SELECT term_key, examples FROM words").forEachRow { row in
             let key = row.text(0)
-            return keys.contains(key) ? (key, row.text(1)) : nil
-        }
-        for case (let key, let json)? in stored {
-            let examples = (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String] ?? []
+            guard keys.contains(key) else { return }
+            let examples = (try? JSONSerialization.jsonObject(with: Data(row.text(1).utf8))) as? [String] ?? []
             known[key, default: []].formUnion(examples)
         }
-        var fresh: [SheetRow] = []
-        var skipped = 0
-        for row in rows {
-            let key = TermKey.fold(row.term)
-            guard let examples = known[key] else {
-                fresh += chunked(row)
-                continue
-            }
-            if row.examples.isEmpty {
-                skipped += 1
-                continue
-            }
-            var rest = row
-            rest.examples = row.examples.filter { !examples.contains($0) }
-            skipped += row.examples.count - rest.examples.count
-            if !rest.examples.isEmpty { fresh += chunked(rest) }
-        }
-        return (fresh, skipped)
+        return known
     }
 
-    private func chunked(_ row: SheetRow) -> [SheetRow] {
+    /// A Kindle row without the look-ups an earlier import brought, cut so that no word
+    /// has more than `WordLimits.exampleCount` examples, and how many were left out.
+    ///
+    /// A look-up is recognised by its sentence among the examples of a word with the same
+    /// term (Trash included; `known`, from `examplesImportedBefore`): the words themselves
+    /// are the record, so it syncs with them and needs no key of its own. A look-up without
+    /// a sentence counts as imported once the library has a word with its term.
+    private static func newLookups(_ row: SheetRow, known: [String: Set<String>]) -> (rows: [SheetRow], skipped: Int) {
+        guard let examples = known[TermKey.fold(row.term)] else { return (chunked(row), 0) }
+        if row.examples.isEmpty { return ([], 1) }
+        var rest = row
+        rest.examples = row.examples.filter { !examples.contains($0) }
+        let skipped = row.examples.count - rest.examples.count
+        return (rest.examples.isEmpty ? [] : chunked(rest), skipped)
+    }
+
+    private static func chunked(_ row: SheetRow) -> [SheetRow] {
         guard row.examples.count > WordLimits.exampleCount else { return [row] }
         return stride(from: 0, to: row.examples.count, by: WordLimits.exampleCount).map { start in
             var part = row
