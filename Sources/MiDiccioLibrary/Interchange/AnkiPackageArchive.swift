@@ -331,10 +331,9 @@ struct AnkiCollectionExtraction {
 
 // MARK: - A private folder for the copy
 
-/// Runs `body` with a new folder only this user can read, inside `parent` (the system's
-/// temporary folder by default), removed afterwards whatever happens (SQLite may leave a
-/// journal beside the collection).
-func withPrivateTemporaryFolder<T>(in parent: String? = nil, _ body: (String) throws(AnkiPackageError) -> T) throws(AnkiPackageError) -> T {
+/// Makes a new folder only this user can read, inside `parent` (the system's temporary
+/// folder by default), for the unpacked collection; its owner removes it, whatever is in it.
+func makePrivateTemporaryFolder(in parent: String? = nil) throws(AnkiPackageError) -> String {
     let folder = (parent.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? FileManager.default.temporaryDirectory)
         .appendingPathComponent("midiccio-anki-\(String(UInt64.random(in: 0...UInt64.max), radix: 16))", isDirectory: true).path
     do {
@@ -342,6 +341,5 @@ func withPrivateTemporaryFolder<T>(in parent: String? = nil, _ body: (String) th
     } catch {
         throw AnkiPackageError("cannot make a temporary folder for the collection (\(error.localizedDescription))")
     }
-    defer { try? FileManager.default.removeItem(atPath: folder) }
-    return try body(folder)
+    return folder
 }

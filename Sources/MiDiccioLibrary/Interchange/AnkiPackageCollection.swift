@@ -35,8 +35,12 @@ struct AnkiCollection {
     var noteTypes: [Int64: NoteType]
     /// Each deck's name as its parts (`Spanish::Verbs` is `["Spanish", "Verbs"]`).
     var decks: [Int64: [String]]
-    /// In the order they were added (by id, which Anki makes from the time).
-    var notes: [Note]
+    /// How many notes the collection holds.
+    var noteCount: Int
+    /// Its name in the package, for messages.
+    private let name: String
+    /// The collection, read-only, open until this is released.
+    private let database: Database
 
     /// Reads the collection at `path` (a temporary copy), read-only; `name` is its name in
     /// the package, for messages.
@@ -64,7 +68,9 @@ struct AnkiCollection {
             } else {
                 (noteTypes, decks) = try Self.legacyTypesAndDecks(database, name: name)
             }
-            notes = try Self.notes(database, name: name)
+            noteCount = Int(try database.integer("SELECT count(*) FROM notes") ?? 0)
+            self.database = database
+            self.name = name
         } catch let error as AnkiPackageError {
             throw error
         } catch let error as SQLiteError {
@@ -157,26 +163,38 @@ struct AnkiCollection {
         return (types, decks)
     }
 
-    private static func notes(_ database: Database, name: String) throws -> [Note] {
-        var decksOfNote: [Int64: [Int64]] = [:]
-        // A card in a filtered deck remembers its home deck in odid; the home deck is
-        // the one that says what the note is about.
-        let cards = try database.prepare("SELECT nid, did, odid FROM cards ORDER BY nid, ord").rows([]) {
-            ($0.int64(0), $0.int64(1), $0.int64(2))
-        }
-        for (noteID, deckID, homeDeckID) in cards {
-            let deck = homeDeckID != 0 ? homeDeckID : deckID
-            if !(decksOfNote[noteID]?.contains(deck) ?? false) { decksOfNote[noteID, default: []].append(deck) }
-        }
-        return try database.prepare("SELECT id, mid, tags, flds FROM notes ORDER BY id").rows { row in
-            let id = row.int64(0)
-            let tags = try text(row, 2, name: name, what: "the tags of note \(id)")
-            let fields = try text(row, 3, name: name, what: "the fields of note \(id)")
-            return Note(
-                id: id, typeID: row.int64(1),
-                fields: fields.split(separator: "\u{1F}", omittingEmptySubsequences: false).map(String.init),
-                tags: tags.split(whereSeparator: { $0.isWhitespace }).map(String.init),
-                deckIDs: decksOfNote[id] ?? [])
+    /// Hands each note to `body`, in the order they were added (by id, which Anki makes
+    /// from the time), one at a time. The notes and their cards are read side by side,
+    /// both in note order. Errors in reading the collection are `AnkiPackageError`s;
+    /// `body`'s own pass on as they are.
+    func forEachNote(_ body: (Note) throws -> Void) throws {
+        struct Passed: Error { let error: any Error }
+        do {
+            // A card in a filtered deck remembers its home deck in odid; the home deck is
+            // the one that says what the note is about.
+            let cards = try database.prepare("SELECT nid, CASE WHEN odid != 0 THEN odid ELSE did END FROM cards ORDER BY nid, ord")
+            defer { cards.reset() }
+            var card = try cards.step() ? (note: cards.int64(0), deck: cards.int64(1)) : nil
+            try database.prepare("SELECT id, mid, tags, flds FROM notes ORDER BY id").forEachRow { row in
+                let id = row.int64(0)
+                var decks: [Int64] = []
+                while let current = card, current.note <= id {
+                    if current.note == id && !decks.contains(current.deck) { decks.append(current.deck) }
+                    card = try cards.step() ? (note: cards.int64(0), deck: cards.int64(1)) : nil
+                }
+                let tags = try Self.text(row, 2, name: name, what: "the tags of note \(id)")
+                let fields = try Self.text(row, 3, name: name, what: "the fields of note \(id)")
+                let note = Note(
+                    id: id, typeID: row.int64(1),
+                    fields: fields.split(separator: "\u{1F}", omittingEmptySubsequences: false).map(String.init),
+                    tags: tags.split(whereSeparator: { $0.isWhitespace }).map(String.init),
+                    deckIDs: decks)
+                do { try body(note) } catch { throw Passed(error: error) }
+            }
+        } catch let passed as Passed {
+            throw passed.error
+        } catch let error as SQLiteError {
+            throw Self.describe(error, name: name)
         }
     }
 

@@ -61,9 +61,10 @@ public enum ImportLimits {
     public static let rows = 1_000_000
 }
 
-/// Words an e-reader's database holds (Kindle, KOReader), read from it while they are
-/// written rather than held in memory. The import reads them on its reading thread:
-/// one thread at a time, so a reader holding a connection may be `@unchecked Sendable`.
+/// Words a database holds (Kindle, KOReader, an Anki package's collection), read from it
+/// while they are written rather than held in memory. The import reads them on its
+/// reading thread: one thread at a time, so a reader holding a connection may be
+/// `@unchecked Sendable`.
 protocol ImportedRows: Sendable {
     /// About how many words: what the import announces and its progress counts towards.
     var estimatedRows: Int { get }

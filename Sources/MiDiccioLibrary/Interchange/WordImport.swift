@@ -64,11 +64,9 @@ private struct ReadImport {
     /// written (`rows` is empty then): a million rows are never held at once.
     var sheet: SheetSource?
     var list: HeaderlessList?
-    /// A Kindle or KOReader database, read while its words are written (`rows` is empty).
+    /// A Kindle or KOReader database or an Anki package, read while its words are
+    /// written (`rows` is empty then).
     var stream: (any ImportedRows)?
-    /// Anki packages: media references and notes without a term left out while reading.
-    var droppedMediaReferences = 0
-    var notesWithoutTerm = 0
 }
 
 /// What undoing an import did.
@@ -195,8 +193,6 @@ extension WordLibrary {
         report.format = read.format
         report.rowCount = read.rows.count
         report.sample = Array(read.rows.prefix(options.sampleSize))
-        report.droppedMediaReferences = read.droppedMediaReferences
-        report.notesWithoutTerm = read.notesWithoutTerm
         if let list = read.list {
             report.separator = HeaderlessList.describe(list.separator)
             report.columns = list.columns
@@ -288,6 +284,11 @@ extension WordLibrary {
                         report.sample += batch.sample
                         report.sampleFields += batch.sampleFields
                         for word in batch.words { try add(word.content, key: word.columns.termKey, columns: word.columns) }
+                    }
+                    // Read once the reading thread has stopped.
+                    if let package = read.stream as? AnkiPackage.Words {
+                        report.droppedMediaReferences = package.droppedMediaReferences
+                        report.notesWithoutTerm = package.notesWithoutTerm
                     }
                 } else {
                     for content in contents { try add(content, key: TermKey.fold(content.term)) }
@@ -472,16 +473,14 @@ extension WordLibrary {
                 ? try KindleVocabulary.Words(source, since: since) : try KOReaderVocabulary.Words(source, since: since)
             return ReadImport(format: format, rows: [], stream: words)
         case .apkg, .colpkg:
-            let package: AnkiPackage
+            let package: AnkiPackage.Words
             do {
-                package = try AnkiPackage.read(from: path, fields: options.ankiFields)
+                package = try AnkiPackage.Words(from: path, fields: options.ankiFields, limits: AnkiPackage.Limits(), temporaryFolder: nil)
             } catch {
                 throw LibraryError.invalidImport(file: path, line: nil, message: error.message)
             }
-            try checkRowCount(package.notes.count, file: path)
-            return ReadImport(
-                format: format, rows: package.rows, droppedMediaReferences: package.droppedMediaReferences,
-                notesWithoutTerm: package.notesWithoutTerm)
+            try checkRowCount(package.estimatedRows, file: path)
+            return ReadImport(format: format, rows: [], stream: package)
         case .csv, .tsv, .ankiText, .list:
             // A MiDiccio CSV or TSV is checked in one pass and then read a megabyte at a
             // time while it is written: a file of a million words is never held whole.
