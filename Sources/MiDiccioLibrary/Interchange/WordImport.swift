@@ -157,6 +157,25 @@ private struct ImportIDKey: Comparable {
     static func < (lhs: Self, rhs: Self) -> Bool { (lhs.high, lhs.low) < (rhs.high, rhs.low) }
 }
 
+/// A term key as 128 bits, for an import to tell the terms it has seen at 16 bytes each:
+/// a million keys of more than 15 bytes took about 60 MB as strings. Two SipHash values
+/// of the key with the process's random seed, so no file can be made to collide them;
+/// two different keys share a digest with a chance of about one in 10^38 per pair.
+private struct TermKeyDigest: Hashable {
+    let first: UInt64
+    let second: UInt64
+
+    init(_ key: String) {
+        var hasher = Hasher()
+        hasher.combine(key)
+        first = UInt64(bitPattern: Int64(hasher.finalize()))
+        hasher = Hasher()
+        hasher.combine(0x5bd1_e995 as UInt32)
+        hasher.combine(key)
+        second = UInt64(bitPattern: Int64(hasher.finalize()))
+    }
+}
+
 /// Rows of a sheet, checked, on their way from the reading thread to the writer.
 private struct SheetBatch: Sendable {
     /// Each row's word and the columns computed from it (its term key among them), in
@@ -213,7 +232,10 @@ extension WordLibrary {
                 progress?(0, total)
                 // Every term already in the library, read once: a query per row cost more
                 // than the rest of the duplicate handling.
-                var seenKeys = Set(try database.cached("SELECT term_key FROM words WHERE deleted_at IS NULL").rows([]) { $0.text(0) })
+                var seenKeys = Set<TermKeyDigest>()
+                try database.cached("SELECT term_key FROM words WHERE deleted_at IS NULL").forEachRow { row in
+                    seenKeys.insert(TermKeyDigest(row.text(0)))
+                }
                 let now = clock.now()
                 // Random ids, all drawn first and handed out in sorted order: each new entry
                 // of the unique id index (and of the undo table's) then lands after the
@@ -235,7 +257,7 @@ extension WordLibrary {
                 func add(_ content: WordContent, key: String, columns: NewWordColumns? = nil) throws {
                     if let progress, done > 0, done % Self.progressInterval == 0 { progress(done, max(total, done)) }
                     done += 1
-                    let isDuplicate = !seenKeys.insert(key).inserted
+                    let isDuplicate = !seenKeys.insert(TermKeyDigest(key)).inserted
                     if isDuplicate && options.skipDuplicates {
                         report.skippedDuplicates += 1
                         return
