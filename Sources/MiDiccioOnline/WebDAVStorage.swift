@@ -254,7 +254,15 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
             }
             switch answer.status {
             case 200, 201, 204:
-                if case .file(let file) = data { try checkSize(path, file.size) }
+                if case .file(let file) = data {
+                    do {
+                        try checkSize(path, file.size)
+                    } catch {
+                        // A short file must not stay where a reader could take it whole.
+                        _ = try? remove(path)
+                        throw error
+                    }
+                }
                 markExisting(folder)
                 return
             case 400 where data.isFile, 411 where data.isFile, 501 where data.isFile:

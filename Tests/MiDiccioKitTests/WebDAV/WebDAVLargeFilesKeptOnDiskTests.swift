@@ -53,6 +53,30 @@ struct WebDAVLargeFilesKeptOnDiskTests {
         #expect(storage.requestCounts["HEAD"] == nil)
     }
 
+    @Test("a server that keeps fewer bytes than a body in chunks brought fails the upload, saying so, and keeps no short file")
+    func shortFileRefused() throws {
+        let server = try WebDAVTestServer.require()
+        let address = try server.freshAddress("large-upload-short")
+        // The folder made directly, so the first request through the proxy is the upload.
+        try server.storage(address).write("snapshots/d/000000000001-aa.snap", Data("small".utf8))
+        let proxy = try FaultProxy(upstream: server.url)
+        defer { proxy.stop() }
+        let storage = server.storage(try WebDAVAddress.parse(proxy.url + address.url.path).address)
+        proxy.truncateNextBody(by: 1_000)
+        let bytes = LargeCloudFiles.noise(2 << 20)
+        let path = "snapshots/d/000000000002-bb.snap"
+        #expect {
+            try storage.create(path, bytes: try LargeCloudFiles.heldInFile(bytes))
+        } throws: { error in
+            guard case CloudError.failed(let failed, let reason) = error else { return false }
+            return failed == path && reason == "the server kept \(bytes.count - 1_000) of the \(bytes.count) bytes sent"
+        }
+        #expect(try server.storage(address).read(path) == nil)
+        // Sent again whole, it is kept whole.
+        try storage.create(path, bytes: try LargeCloudFiles.heldInFile(bytes))
+        #expect(try server.storage(address).read(path) == bytes)
+    }
+
     @Test("the size limit still holds for a download kept on disk")
     func limitHolds() throws {
         let server = try WebDAVTestServer.require()

@@ -15,6 +15,7 @@ final class FaultProxy: @unchecked Sendable {
         var delay: TimeInterval = 0
         var drops = 0
         var answers: [(head: String, body: Data)] = []
+        var truncations: [Int] = []
         var connections = 0
     }
 
@@ -76,6 +77,11 @@ final class FaultProxy: @unchecked Sendable {
     /// Answers the next new connection with this status line and headers and `body`.
     func answer(_ head: String, body: Data) { settings.withLock { $0.answers.append((head, body)) } }
 
+    /// Passes the next new connection's first request on with the last `count` bytes of
+    /// its chunked body left out (re-encoded as one chunk): a server that keeps less than
+    /// it was sent. A body not sent in chunks goes on as it came.
+    func truncateNextBody(by count: Int) { settings.withLock { $0.truncations.append(count) } }
+
     /// Connections accepted so far.
     var connections: Int { settings.withLock { $0.connections } }
 
@@ -109,13 +115,14 @@ final class FaultProxy: @unchecked Sendable {
 
     private func handle(_ client: Int32) {
         defer { untrackAndClose(client) }
-        let (drop, answer) = settings.withLock { settings -> (Bool, (head: String, body: Data)?) in
+        let (drop, answer, truncation) = settings.withLock { settings -> (Bool, (head: String, body: Data)?, Int?) in
             settings.connections += 1
             if settings.drops > 0 {
                 settings.drops -= 1
-                return (true, nil)
+                return (true, nil, nil)
             }
-            return (false, settings.answers.isEmpty ? nil : settings.answers.removeFirst())
+            if !settings.answers.isEmpty { return (false, settings.answers.removeFirst(), nil) }
+            return (false, nil, settings.truncations.isEmpty ? nil : settings.truncations.removeFirst())
         }
         if drop {
             _ = readRequest(client)
@@ -139,6 +146,11 @@ final class FaultProxy: @unchecked Sendable {
         guard connected == 0 else { return }
         running.enter()
         Thread { [self] in
+            if let truncation, !forwardTruncated(from: client, to: upstream, dropping: truncation) {
+                shutdown(upstream, Int32(SHUT_WR))
+                running.leave()
+                return
+            }
             pump(from: client, to: upstream, delayed: false)
             shutdown(upstream, Int32(SHUT_WR))
             running.leave()
@@ -155,6 +167,56 @@ final class FaultProxy: @unchecked Sendable {
             if delayed { pause(delay) }
             guard sendAll(target, Data(buffer[0..<count])) else { return }
         }
+    }
+
+    /// Reads one request from `source` and sends it to `target`, its chunked body short of
+    /// its last `count` bytes; false when the connection ended first.
+    private func forwardTruncated(from source: Int32, to target: Int32, dropping count: Int) -> Bool {
+        var received = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        func more() -> Bool {
+            let read = recv(source, &buffer, buffer.count, 0)
+            guard read > 0, !stopped.load(ordering: .sequentiallyConsistent) else { return false }
+            received += buffer[0..<read]
+            return true
+        }
+        func find(_ text: String, from start: Int) -> Int? {
+            let pattern = Array(text.utf8)
+            guard received.count >= start + pattern.count else { return nil }
+            return (start...(received.count - pattern.count)).first { Array(received[$0..<$0 + pattern.count]) == pattern }
+        }
+        var headEnd = find("\r\n\r\n", from: 0)
+        while headEnd == nil {
+            guard more() else { return false }
+            headEnd = find("\r\n\r\n", from: 0)
+        }
+        let head = Array(received[..<(headEnd! + 4)])
+        guard String(decoding: head, as: UTF8.self).lowercased().contains("transfer-encoding: chunked") else {
+            return sendAll(target, Data(received))
+        }
+        // Each chunk: its size in hex, CRLF, the bytes, CRLF; a chunk of size 0 ends it.
+        var body = [UInt8]()
+        var at = head.count
+        while true {
+            var lineEnd = find("\r\n", from: at)
+            while lineEnd == nil {
+                guard more() else { return false }
+                lineEnd = find("\r\n", from: at)
+            }
+            let sizeText = String(decoding: received[at..<lineEnd!], as: UTF8.self).split(separator: ";").first ?? ""
+            guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16) else { return false }
+            at = lineEnd! + 2
+            while received.count < at + size + 2 {
+                guard more() else { return false }
+            }
+            if size == 0 { break }
+            body += received[at..<at + size]
+            at += size + 2
+        }
+        let kept = Array(body.dropLast(count))
+        let rest = Array(received[(at + 2)...])
+        return sendAll(
+            target, Data(head + Array(String(kept.count, radix: 16).utf8) + [13, 10] + kept + Array("\r\n0\r\n\r\n".utf8) + rest))
     }
 
     /// Sleeps `seconds` in short steps, cut short when the proxy stops.
