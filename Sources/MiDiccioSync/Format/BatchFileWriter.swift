@@ -173,9 +173,14 @@ final class Deflater {
     private var spillFailure: String?
     private var cannotSpill = false
     private static let headerSize = 12
+    /// Makes the temporary file: a descriptor open for writing.
+    private let makeFile: () throws -> Int32
 
-    init(spillFrom: Int? = nil) {
+    /// A stream kept in memory, or with `spillFrom` in a temporary file from that size on,
+    /// made by `makeFile` (a nameless one in the temporary folder).
+    init(spillFrom: Int? = nil, makeFile: @escaping () throws -> Int32 = FileSystem.anonymousFile) {
         self.spillFrom = spillFrom
+        self.makeFile = makeFile
         stream.initialize(to: z_stream())
         // Level 1: these files are written on every sync; speed matters more than bytes.
         let code = deflateInit_(stream, 1, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
@@ -268,7 +273,7 @@ final class Deflater {
         if spill < 0 {
             // No temporary file to be had: the output stays in memory, as without
             // `spillFrom` (no worse than before).
-            guard !cannotSpill, let descriptor = try? FileSystem.anonymousFile() else {
+            guard !cannotSpill, let descriptor = try? makeFile() else {
                 cannotSpill = true
                 return
             }
