@@ -15,19 +15,26 @@ enum ImportFormatsBenchmark {
         var name: String
         var seconds: Double
         var added: Int
+        /// The process's peak memory while it ran, and its resident memory just before
+        /// (the bench's own library and caches), in MB; nil where not known.
+        var peakMegabytes: Double?
+        var residentBeforeMegabytes: Double?
     }
 
     /// Writes both files in `folder`, imports each into a new library, and returns the
     /// times. `listRows` and `lookups` scale with `--words` so that a small run stays small.
     static func measure(vocabulary: SyntheticVocabulary, listRows: Int, lookups: Int, in folder: String) throws -> [Figure] {
         let listPath = folder + "/list.tsv"
-        var text = ""
-        text.reserveCapacity(listRows * 40)
-        for index in 0..<listRows {
-            let row = vocabulary.row(index)
-            text += oneLine(row.term) + "\t" + oneLine(row.meaning) + "\n"
+        do {
+            // Let go before the imports, whose peak memory is measured.
+            var text = ""
+            text.reserveCapacity(listRows * 40)
+            for index in 0..<listRows {
+                let row = vocabulary.row(index)
+                text += oneLine(row.term) + "\t" + oneLine(row.meaning) + "\n"
+            }
+            try Data(text.utf8).write(to: URL(fileURLWithPath: listPath))
         }
-        try Data(text.utf8).write(to: URL(fileURLWithPath: listPath))
 
         let kindlePath = folder + "/vocab.db"
         try writeKindle(vocabulary: vocabulary, lookups: lookups, to: kindlePath)
@@ -39,9 +46,14 @@ enum ImportFormatsBenchmark {
         ] {
             let library = try WordLibrary(path: folder + "/\(figures.count).sqlite", environment: ["LANG": "es_ES.UTF-8"])
             Progress.note(name)
+            let before = ProcessMemory.residentMegabytes()
+            let reset = ProcessMemory.resetPeak()
             let (report, seconds) = try Stopwatch.measure { try library.importWords(from: path) }
             guard report.added > 0 else { throw BenchFailure("\(name) added no words") }
-            figures.append(Figure(name: name, seconds: seconds, added: report.added))
+            figures.append(
+                Figure(
+                    name: name, seconds: seconds, added: report.added, peakMegabytes: reset ? ProcessMemory.peakMegabytes() : nil,
+                    residentBeforeMegabytes: before))
         }
         return figures
     }

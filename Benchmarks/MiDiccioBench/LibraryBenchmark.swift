@@ -261,9 +261,15 @@ enum LibraryBenchmark {
         }
         output += table.rendered()
         if !figures.formats.isEmpty {
-            var imports = TextTable(header: ["other formats", "value", "words added"], rightAligned: [false, true, true])
+            var imports = TextTable(
+                header: ["other formats", "value", "words added", "peak memory (resident before)"], rightAligned: [false, true, true, true])
             for figure in figures.formats {
-                imports.rows.append([figure.name, "\(Format.decimal(figure.seconds, 3)) s", Format.grouped(figure.added)])
+                let memory = figure.peakMegabytes.map { peak in
+                    "\(Format.decimal(peak, 1)) MB" + (figure.residentBeforeMegabytes.map { " (\(Format.decimal($0, 1)) MB)" } ?? "")
+                }
+                imports.rows.append([
+                    figure.name, "\(Format.decimal(figure.seconds, 3)) s", Format.grouped(figure.added), memory ?? "n/a",
+                ])
             }
             output += "\n" + imports.rendered()
         }

@@ -186,6 +186,32 @@ enum ProcessMemory {
         return nil
         #endif
     }
+
+    /// The resident set size now (`VmRSS`), in megabytes; nil where /proc is not available.
+    static func residentMegabytes() -> Double? {
+        #if canImport(Glibc)
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            guard let kibibytes = Double(String(line.dropFirst("VmRSS:".count).filter(\.isNumber))) else { return nil }
+            return kibibytes * 1024 / 1e6
+        }
+        return nil
+        #else
+        return nil
+        #endif
+    }
+
+    /// Starts the peak over from the resident size now (Linux: "5" written to
+    /// /proc/self/clear_refs), so `peakMegabytes` tells the peak of what follows; false
+    /// where it cannot.
+    @discardableResult
+    static func resetPeak() -> Bool {
+        #if canImport(Glibc)
+        return (try? Data("5".utf8).write(to: URL(fileURLWithPath: "/proc/self/clear_refs"))) != nil
+        #else
+        return false
+        #endif
+    }
 }
 
 // MARK: - Machine
