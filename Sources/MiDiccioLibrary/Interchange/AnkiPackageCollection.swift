@@ -168,8 +168,7 @@ struct AnkiCollection {
     /// both in note order. Errors in reading the collection are `AnkiPackageError`s;
     /// `body`'s own pass on as they are.
     func forEachNote(_ body: (Note) throws -> Void) throws {
-        struct Passed: Error { let error: any Error }
-        do {
+        try readingInto(body, translate: { error in (error as? SQLiteError).map { Self.describe($0, name: name) } ?? error }) { each in
             // A card in a filtered deck remembers its home deck in odid; the home deck is
             // the one that says what the note is about.
             let cards = try database.prepare("SELECT nid, CASE WHEN odid != 0 THEN odid ELSE did END FROM cards ORDER BY nid, ord")
@@ -184,17 +183,13 @@ struct AnkiCollection {
                 }
                 let tags = try Self.text(row, 2, name: name, what: "the tags of note \(id)")
                 let fields = try Self.text(row, 3, name: name, what: "the fields of note \(id)")
-                let note = Note(
-                    id: id, typeID: row.int64(1),
-                    fields: fields.split(separator: "\u{1F}", omittingEmptySubsequences: false).map(String.init),
-                    tags: tags.split(whereSeparator: { $0.isWhitespace }).map(String.init),
-                    deckIDs: decks)
-                do { try body(note) } catch { throw Passed(error: error) }
+                try each(
+                    Note(
+                        id: id, typeID: row.int64(1),
+                        fields: fields.split(separator: "\u{1F}", omittingEmptySubsequences: false).map(String.init),
+                        tags: tags.split(whereSeparator: { $0.isWhitespace }).map(String.init),
+                        deckIDs: decks))
             }
-        } catch let passed as Passed {
-            throw passed.error
-        } catch let error as SQLiteError {
-            throw Self.describe(error, name: name)
         }
     }
 

@@ -72,6 +72,32 @@ protocol ImportedRows: Sendable {
     func forEachRow(_ body: (SheetRow) throws -> Void) throws
 }
 
+/// Runs `read`, which hands rows to `body` while it reads them: an error of `body` (the
+/// library's, while it writes what was read) comes out as it was, and an error of `read`
+/// itself goes through `translate` (a problem of the file, said about it). Without this,
+/// an error thrown back through a reader looks like the reader's own.
+func readingInto<Row>(
+    _ body: (Row) throws -> Void, translate: (any Error) -> any Error, _ read: (_ each: (Row) throws -> Void) throws -> Void
+) throws {
+    do {
+        // (`body` is only called while `read` runs, never kept.)
+        try withoutActuallyEscaping(body) { body in
+            try read { row in
+                do { try body(row) } catch { throw PassedError(error: error) }
+            }
+        }
+    } catch let passed as PassedError {
+        throw passed.error
+    } catch {
+        throw translate(error)
+    }
+}
+
+/// An error of the callback `readingInto` hands rows to, on its way out through the reader.
+private struct PassedError: Error {
+    let error: any Error
+}
+
 /// The first bytes of every SQLite 3 database file.
 private let sqliteSignature = Array("SQLite format 3\0".utf8)
 /// A zip archive's local file header, as in Anki packages.
@@ -241,15 +267,8 @@ final class SQLiteImportFile {
     /// in reading this file become import errors about it; `body`'s own errors (the
     /// library's, while it writes what was read) pass on as they are.
     func reading(_ sql: String, _ values: [SQLValue] = [], _ body: (Statement) throws -> Void) throws {
-        struct Passed: Error { let error: any Error }
-        do {
-            try sqlite {
-                try database.prepare(sql).forEachRow(values) { row in
-                    do { try body(row) } catch { throw Passed(error: error) }
-                }
-            }
-        } catch let passed as Passed {
-            throw passed.error
+        try readingInto(body, translate: { error in (error as? SQLiteError).map(invalidImport) ?? error }) { each in
+            try database.prepare(sql).forEachRow(values, each)
         }
     }
 
@@ -258,7 +277,12 @@ final class SQLiteImportFile {
         do {
             return try body()
         } catch let error as SQLiteError {
-            throw LibraryError.invalidImport(file: file, line: nil, message: "SQLite cannot read it (\(error.message))")
+            throw invalidImport(error)
         }
+    }
+
+    /// SQLite's `error` in reading this file, as an import error about it.
+    private func invalidImport(_ error: SQLiteError) -> LibraryError {
+        LibraryError.invalidImport(file: file, line: nil, message: "SQLite cannot read it (\(error.message))")
     }
 }
