@@ -32,15 +32,22 @@ struct WebDAVLargeFilesKeptOnDiskTests {
         #expect(storage.requestCounts["HEAD"] == 1)
     }
 
+    /// A fresh folder on the test server, reached through a fault proxy (`storage`) and
+    /// directly (`direct`). Its snapshot folder is made directly, so the first request
+    /// through the proxy is an upload.
+    private static func throughProxy(_ name: String) throws -> (proxy: FaultProxy, storage: WebDAVStorage, direct: WebDAVStorage) {
+        let server = try WebDAVTestServer.require()
+        let address = try server.freshAddress(name)
+        let direct = server.storage(address)
+        try direct.write("snapshots/d/000000000001-aa.snap", Data("small".utf8))
+        let proxy = try FaultProxy(upstream: server.url)
+        return (proxy, server.storage(try WebDAVAddress.parse(proxy.url + address.url.path).address), direct)
+    }
+
     @Test("a server that refuses a body in chunks gets it whole, then and after")
     func chunksRefused() throws {
-        let server = try WebDAVTestServer.require()
-        let address = try server.freshAddress("large-upload-refused")
-        // The folder made directly, so the first request through the proxy is the upload.
-        try server.storage(address).write("snapshots/d/000000000001-aa.snap", Data("small".utf8))
-        let proxy = try FaultProxy(upstream: server.url)
+        let (proxy, storage, _) = try Self.throughProxy("large-upload-refused")
         defer { proxy.stop() }
-        let storage = server.storage(try WebDAVAddress.parse(proxy.url + address.url.path).address)
         proxy.answer(["411 Length Required"])
         let first = LargeCloudFiles.noise(2 << 20), second = LargeCloudFiles.noise(2 << 20)
         try storage.create("snapshots/d/000000000002-bb.snap", bytes: try LargeCloudFiles.heldInFile(first))
@@ -55,13 +62,8 @@ struct WebDAVLargeFilesKeptOnDiskTests {
 
     @Test("a server that keeps fewer bytes than a body in chunks brought fails the upload, saying so, and keeps no short file")
     func shortFileRefused() throws {
-        let server = try WebDAVTestServer.require()
-        let address = try server.freshAddress("large-upload-short")
-        // The folder made directly, so the first request through the proxy is the upload.
-        try server.storage(address).write("snapshots/d/000000000001-aa.snap", Data("small".utf8))
-        let proxy = try FaultProxy(upstream: server.url)
+        let (proxy, storage, direct) = try Self.throughProxy("large-upload-short")
         defer { proxy.stop() }
-        let storage = server.storage(try WebDAVAddress.parse(proxy.url + address.url.path).address)
         proxy.truncateNextBody(by: 1_000)
         let bytes = LargeCloudFiles.noise(2 << 20)
         let path = "snapshots/d/000000000002-bb.snap"
@@ -71,10 +73,10 @@ struct WebDAVLargeFilesKeptOnDiskTests {
             guard case CloudError.failed(let failed, let reason) = error else { return false }
             return failed == path && reason == "the server kept \(bytes.count - 1_000) of the \(bytes.count) bytes sent"
         }
-        #expect(try server.storage(address).read(path) == nil)
+        #expect(try direct.read(path) == nil)
         // Sent again whole, it is kept whole.
         try storage.create(path, bytes: try LargeCloudFiles.heldInFile(bytes))
-        #expect(try server.storage(address).read(path) == bytes)
+        #expect(try direct.read(path) == bytes)
     }
 
     @Test("the size limit still holds for a download kept on disk")
