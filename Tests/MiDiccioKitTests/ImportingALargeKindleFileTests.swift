@@ -25,7 +25,7 @@ struct ImportingALargeKindleFileTests {
     /// 3,000 look-ups of 700 stems, each stem's look-ups far apart in the file. Among them:
     /// a stem in two languages (two words), stems that differ only in their whitespace
     /// (one word), forms without a stem, a sentence looked up twice, forms that differ only
-    /// in case, and one word looked up 60 times (its examples make two words).
+    /// in case, and one word looked up 61 times (its examples make two words).
     private func lookups() -> [Lookup] {
         var lookups: [Lookup] = []
         for index in 0..<3_000 {
