@@ -61,8 +61,8 @@ public enum ImportLimits {
     public static let rows = 1_000_000
 }
 
-/// Words a database holds (Kindle, KOReader, an Anki package's collection), read from it
-/// while they are written rather than held in memory. The import reads them on its
+/// Words a file holds (a sheet or list, a Kindle or KOReader database, an Anki package's
+/// collection), read from it while they are written rather than held in memory. The import reads them on its
 /// reading thread: one thread at a time, so a reader holding a connection may be
 /// `@unchecked Sendable`.
 protocol ImportedRows: Sendable {
@@ -70,6 +70,15 @@ protocol ImportedRows: Sendable {
     var estimatedRows: Int { get }
     /// Hands each word to `body`, in the file's order.
     func forEachRow(_ body: (SheetRow) throws -> Void) throws
+    /// The same, each with its fields as the file had them where the format has such (a
+    /// list without a header), else nil.
+    func forEachRowWithFields(_ body: (SheetRow, [String]?) throws -> Void) throws
+}
+
+extension ImportedRows {
+    func forEachRowWithFields(_ body: (SheetRow, [String]?) throws -> Void) throws {
+        try forEachRow { try body($0, nil) }
+    }
 }
 
 /// Runs `read`, which hands rows to `body` while it reads them: an error of `body` (the

@@ -60,12 +60,10 @@ public struct ImportReport: Hashable, Sendable {
 private struct ReadImport {
     var format: ImportFormat
     var rows: [SheetRow]
-    /// A MiDiccio CSV/TSV or an Anki text export, read row by row while the words are
-    /// written (`rows` is empty then): a million rows are never held at once.
-    var sheet: SheetSource?
     var list: HeaderlessList?
-    /// A Kindle or KOReader database or an Anki package, read while its words are
-    /// written (`rows` is empty then).
+    /// A sheet (`SheetSource`), a Kindle or KOReader database or an Anki package, read
+    /// row by row while its words are written (`rows` is empty then): a million rows are
+    /// never held at once.
     var stream: (any ImportedRows)?
 }
 
@@ -85,7 +83,7 @@ public struct ImportUndoReport: Hashable, Sendable {
 private struct ImportDryRun: Error {}
 
 /// Where an import reads a sheet's rows from, while it writes them.
-private enum SheetSource: Sendable {
+private enum SheetSource: ImportedRows {
     /// A MiDiccio CSV or TSV read from its file a megabyte at a time (checked as UTF-8
     /// first), with the rows its lines make, as far as they tell.
     case file(path: String, format: SheetFormat, rows: Int)
@@ -113,6 +111,26 @@ private enum SheetSource: Sendable {
 
     /// The rows after the header that the lines `scan` counted make.
     static func rows(_ scan: FileSystem.TextScan) -> Int { max(scan.lines - 1, 0) }
+
+    func forEachRow(_ body: (SheetRow) throws -> Void) throws {
+        try forEachRowWithFields { row, _ in try body(row) }
+    }
+
+    /// Each row of a MiDiccio CSV/TSV, an Anki text export or a list without a header
+    /// (with its fields as the file had them).
+    func forEachRowWithFields(_ body: (SheetRow, [String]?) throws -> Void) throws {
+        switch self {
+        case .file(let path, let format, _):
+            try WordSheet.forEachRow(pieces: try filePieces(path), format: format) { try body($0, nil) }
+        case .text(let text, let format):
+            try WordSheet.forEachRow(text, format: format) { try body($0, nil) }
+        case .list(let path, let separator, let columns, _):
+            try HeaderlessList.forEachCard(pieces: try filePieces(path), separator: separator) { card in
+                let (row, fields) = try HeaderlessList.row(card, columns: columns)
+                try body(row, fields)
+            }
+        }
+    }
 }
 
 /// A word id as two integers, for an import to hold and sort a million of them in 16 MB:
@@ -217,18 +235,18 @@ extension WordLibrary {
             report.columns = list.columns
             report.sampleFields = Array(list.fields.prefix(options.sampleSize))
         }
-        if case .list(_, let separator, let columns, _) = read.sheet {
+        if case .list(_, let separator, let columns, _) = read.stream as? SheetSource {
             report.separator = HeaderlessList.describe(String(UnicodeScalar(separator)))
             report.columns = columns
         }
         // How many words: exact for rows read whole, estimated from a sheet's lines or a
         // database's look-ups.
-        let most = read.sheet?.estimatedRows ?? read.stream?.estimatedRows ?? read.rows.count
+        let most = read.stream?.estimatedRows ?? read.rows.count
         // Rows read as they are written are checked then.
-        let contents = read.sheet != nil || read.stream != nil ? [] : try validated(read.rows, file: path)
+        let contents = read.stream != nil ? [] : try validated(read.rows, file: path)
         do {
             return try writingInBulk(expectedWords: most, onlyAddsWords: true) {
-                let total = read.sheet == nil && read.stream == nil ? contents.count : most
+                let total = read.stream == nil ? contents.count : most
                 progress?(0, total)
                 // Every term already in the library, read once: a query per row cost more
                 // than the rest of the duplicate handling.
@@ -284,23 +302,16 @@ extension WordLibrary {
                 // Rows of a sheet or a database are read and checked on another thread while
                 // this one writes them (`Handoff`); the first bad row still ends the import
                 // with nothing written, as the transaction is rolled back.
-                let locale = collation.locale
-                let sampleSize = options.sampleSize
-                var produce: (@Sendable (_ emit: (SheetBatch) throws -> Void) throws -> Void)?
-                if let sheet = read.sheet {
-                    produce = { emit in try Self.readSheet(sheet, file: path, sampleSize: sampleSize, locale: locale, emit) }
-                } else if let stream = read.stream {
+                if let stream = read.stream {
+                    let locale = collation.locale
+                    let sampleSize = options.sampleSize
                     // Kindle rows are checked once earlier imports are left out: a word's
                     // examples are cut into words of at most 50 then.
                     let known = try (stream as? KindleVocabulary.Words).map { try examplesImportedBefore($0.termKeys) }
-                    produce = { emit in
-                        try Self.readRows(file: path, sampleSize: sampleSize, locale: locale, known: known, emit) { body in
-                            try stream.forEachRow { try body($0, nil) }
-                        }
-                    }
-                }
-                if let produce {
-                    try Handoff.run(capacity: Self.importBatchesAhead, produce: produce) { (batch: SheetBatch) in
+                    try Handoff.run(capacity: Self.importBatchesAhead) { emit in
+                        try Self.readRows(
+                            file: path, sampleSize: sampleSize, locale: locale, known: known, emit, eachRow: stream.forEachRowWithFields)
+                    } consume: { (batch: SheetBatch) in
                         report.rowCount += batch.rowsRead
                         report.alreadyImported += batch.alreadyImported
                         report.sample += batch.sample
@@ -308,7 +319,7 @@ extension WordLibrary {
                         for word in batch.words { try add(word.content, key: word.columns.termKey, columns: word.columns) }
                     }
                     // Read once the reading thread has stopped.
-                    if let package = read.stream as? AnkiPackage.Words {
+                    if let package = stream as? AnkiPackage.Words {
                         report.droppedMediaReferences = package.droppedMediaReferences
                         report.notesWithoutTerm = package.notesWithoutTerm
                     }
@@ -337,32 +348,12 @@ extension WordLibrary {
     static let importBatchRows = 256
     static let importBatchesAhead = 16
 
-    /// Reads a MiDiccio CSV/TSV or an Anki text export row by row, checks each row, and
-    /// hands them to `emit` in batches with the columns computed from them (term keys,
-    /// sort keys in `locale`'s order, JSON) and the first `sampleSize` rows. Runs on the
-    /// reading thread of an import: it touches no library state, and has its own collator.
-    private static func readSheet(
-        _ source: SheetSource, file: String, sampleSize: Int, locale: String, _ emit: (SheetBatch) throws -> Void
-    ) throws {
-        try readRows(file: file, sampleSize: sampleSize, locale: locale, emit) { body in
-            switch source {
-            case .file(let path, let format, _):
-                try WordSheet.forEachRow(pieces: try filePieces(path), format: format) { try body($0, nil) }
-            case .text(let text, let format):
-                try WordSheet.forEachRow(text, format: format) { try body($0, nil) }
-            case .list(let path, let separator, let columns, _):
-                try HeaderlessList.forEachCard(pieces: try filePieces(path), separator: separator) { card in
-                    let (row, fields) = try HeaderlessList.row(card, columns: columns)
-                    try body(row, fields)
-                }
-            }
-        }
-    }
-
     /// Checks each row `eachRow` hands on (with its fields as the file had them, for a
     /// list without a header), and hands them to `emit` in batches with the columns
-    /// computed from them and the first `sampleSize` rows. With `known` (a Kindle import),
-    /// look-ups imported before are left out first (`newLookups`).
+    /// computed from them (term keys, sort keys in `locale`'s order, JSON) and the first
+    /// `sampleSize` rows. With `known` (a Kindle import), look-ups imported before are left
+    /// out first (`newLookups`). Runs on the reading thread of an import: it touches no
+    /// library state, and has its own collator.
     private static func readRows(
         file: String, sampleSize: Int, locale: String, known: [String: Set<String>]? = nil,
         _ emit: (SheetBatch) throws -> Void,
@@ -512,10 +503,11 @@ extension WordLibrary {
             {
                 guard let scan = try files({ try FileSystem.scanUTF8Text(path) }) else { try refuseBrokenUTF8(path) }
                 if scan.hasNUL { throw binaryFile(path, format: format) }
-                return ReadImport(format: format, rows: [], sheet: .file(path: path, format: sheetFormat, rows: SheetSource.rows(scan)))
+                return ReadImport(
+                    format: format, rows: [], stream: SheetSource.file(path: path, format: sheetFormat, rows: SheetSource.rows(scan)))
             }
             if format == .list, !isSQLite, let list = try streamedList(path, head: Array(data), layout: options.layout) {
-                return ReadImport(format: format, rows: [], sheet: list)
+                return ReadImport(format: format, rows: [], stream: list)
             }
             guard let text = try files({ try FileSystem.readUTF8Text(path) }) else { try refuseBrokenUTF8(path) }
             if isSQLite || text.unicodeScalars.contains("\0") { throw binaryFile(path, format: format) }
@@ -525,7 +517,7 @@ extension WordLibrary {
                     try checkRowCount(list.rows.count, file: path)
                     return ReadImport(format: format, rows: list.rows, list: list)
                 }
-                return ReadImport(format: format, rows: [], sheet: .text(text, format: SheetFormat(rawValue: format.rawValue)))
+                return ReadImport(format: format, rows: [], stream: SheetSource.text(text, format: SheetFormat(rawValue: format.rawValue)))
             } catch let error as SheetError {
                 throw Self.invalidImport(error, file: path)
             }
