@@ -96,15 +96,20 @@ enum KindleVocabulary {
         /// to the notes, each look-up's sentence is an example, each book's title and
         /// author a line of the notes, the language and `kindle` are tags.
         func forEachRow(_ body: (SheetRow) throws -> Void) throws {
+            /// Texts each kept once, in the order first seen.
+            struct FirstOfEach {
+                var texts: [String] = []
+                private var seen = Set<String>()
+                mutating func add(_ text: String) { if seen.insert(text).inserted { texts.append(text) } }
+            }
             var current: Int64 = -1
             var row = SheetRow(term: "")
-            var forms: [String] = []
-            var books: [String] = []
-            var seen = Set<String>()
+            var forms = FirstOfEach(), examples = FirstOfEach(), books = FirstOfEach()
             func handOn() throws {
                 var notes: [String] = []
-                if !forms.isEmpty { notes.append("Looked up as: " + forms.joined(separator: ", ")) }
-                notes += books.map { "Book: " + $0 }
+                if !forms.texts.isEmpty { notes.append("Looked up as: " + forms.texts.joined(separator: ", ")) }
+                notes += books.texts.map { "Book: " + $0 }
+                row.examples = examples.texts
                 row.notes = notes.joined(separator: "\n")
                 try body(row)
             }
@@ -122,18 +127,14 @@ enum KindleVocabulary {
                     current = lookup.int64(0)
                     let tags = [tagText(oneLine(lookup.text(3))), tag].filter { !$0.isEmpty }
                     row = SheetRow(term: Self.term(form: lookup.text(1), stem: lookup.text(2)), tags: tags)
-                    forms = []
-                    books = []
-                    seen = []
+                    (forms, examples, books) = (FirstOfEach(), FirstOfEach(), FirstOfEach())
                 }
-                // Forms, sentences and books each once, in look-up order ("f", "s", "b").
-                if !form.isEmpty, form.lowercased() != row.term.lowercased(), seen.insert("f" + form).inserted {
-                    forms.append(form)
-                }
+                // Forms, sentences and books each once, in look-up order.
+                if !form.isEmpty, form.lowercased() != row.term.lowercased() { forms.add(form) }
                 let usage = oneLine(lookup.text(4))
-                if !usage.isEmpty, seen.insert("s" + usage).inserted { row.examples.append(usage) }
+                if !usage.isEmpty { examples.add(usage) }
                 let book = [oneLine(lookup.text(5)), oneLine(lookup.text(6))].filter { !$0.isEmpty }.joined(separator: " — ")
-                if !book.isEmpty, seen.insert("b" + book).inserted { books.append(book) }
+                if !book.isEmpty { books.add(book) }
             }
             if current >= 0 { try handOn() }
         }
