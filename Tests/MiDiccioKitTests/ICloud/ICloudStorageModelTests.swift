@@ -72,11 +72,14 @@ struct ICloudStorageModelTests {
     @Test("an asset whose download address has expired is looked up again and read")
     func expiredDownloadAddress() throws {
         let (tenant, writer, reader) = try Self.pair("expired-url")
-        try tenant.configure(downloadLifetime: 1)
+        // The fake stamps an address's expiry in whole seconds, so a lifetime of 1 s could
+        // leave the new address a few milliseconds, too few under load: 3 s leaves at
+        // least 2 s for the look-up and the download, and is over by the wait below.
+        try tenant.configure(downloadLifetime: 3)
         let large = Data(repeating: 42, count: 600 * 1024)
         try writer.write("snapshots/a/000000000002-00000000000000bb.snap", large)
         try reader.beginPass(cache: nil)
-        Thread.sleep(forTimeInterval: 1.3)
+        Thread.sleep(forTimeInterval: 3.2)
         reader.resetCounts()
         #expect(try reader.read("snapshots/a/000000000002-00000000000000bb.snap") == large)
         #expect(reader.requestCounts["records/lookup"] == 1, "\(reader.requestCounts)")
