@@ -125,10 +125,17 @@ package enum FileSystem {
         private let path: String
         private let size: Int
 
-        /// Opens the file at `path` for reading `size` bytes at a time.
-        package init(_ path: String, size: Int = 1 << 20) throws {
+        /// Opens the file at `path` for reading `size` bytes at a time, from byte `offset`.
+        package init(_ path: String, size: Int = 1 << 20, from offset: Int = 0) throws {
             guard let handle = FileHandle(forReadingAtPath: path) else {
                 throw FileError(path: path, reason: "cannot be read (check its permissions)")
+            }
+            if offset > 0 {
+                do {
+                    try handle.seek(toOffset: UInt64(offset))
+                } catch {
+                    throw FileError(path: path, reason: "cannot be read: \(describe(error))")
+                }
             }
             self.handle = handle
             self.path = path

@@ -159,9 +159,10 @@ enum LibraryFile {
     }
 }
 
-/// The file at `path` a megabyte at a time (nil at its end), its errors as `fileError`.
-func filePieces(_ path: String) throws -> () throws -> [UInt8]? {
-    let reader = try files { try FileSystem.ChunkReader(path) }
+/// The file at `path` a megabyte at a time from byte `offset` (nil at its end), its errors
+/// as `fileError`.
+func filePieces(_ path: String, from offset: Int = 0) throws -> () throws -> [UInt8]? {
+    let reader = try files { try FileSystem.ChunkReader(path, from: offset) }
     return { try files { try reader.next() } }
 }
 

@@ -125,11 +125,27 @@ struct HeaderlessList {
     static func read(_ text: String, layout: ListLayout, preferComma: Bool = false) throws(SheetError) -> HeaderlessList {
         var body = Substring(text)
         if body.unicodeScalars.first == "\u{FEFF}" { body = Substring(body.unicodeScalars.dropFirst()) }
-        let separator = layout.separator ?? guessSeparator(body, cardSeparator: layout.cardSeparator, preferComma: preferComma)
-        if let cardSeparator = layout.cardSeparator, cardSeparator == separator {
-            throw SheetError(line: 0, message: "the separator between fields and the one between cards are the same")
+        let separator: String
+        if let given = layout.separator {
+            separator = given
+        } else if let cardSeparator = layout.cardSeparator {
+            var cutter = CardCutter(cardSeparator: cardSeparator)
+            var cards: [Substring] = []
+            cutter.add(String(body)) { card, _ in cards.append(card) }
+            cutter.finish { card, _ in cards.append(card) }
+            separator = guessSeparator(firstCards: cards, preferComma: preferComma)
+        } else {
+            separator = guessSeparator(lines: body, preferComma: preferComma)
         }
-        let records = try split(body, separator: separator, cardSeparator: layout.cardSeparator)
+        let cutting = try cutting(separator: separator, cardSeparator: layout.cardSeparator)
+        var records: [DelimitedRecord] = []
+        do {
+            try forEachCard(of: body, cutting: cutting) { records.append($0) }
+        } catch let error as SheetError {
+            throw error
+        } catch {
+            preconditionFailure("only the reader throws while cards are collected: \(error)")
+        }
         let width = records.map(\.fields.count).max() ?? 0
         let columns = layout.columns ?? defaultColumns(width: width)
         var list = HeaderlessList(separator: separator, columns: columns, rows: [], fields: [])
@@ -140,6 +156,20 @@ struct HeaderlessList {
             list.fields.append(fields)
         }
         return list
+    }
+
+    /// How cards of fields split by `separator`, and by `cardSeparator` or line breaks,
+    /// are cut: a one-byte separator between lines by the CSV reader (quotes work as in
+    /// any spreadsheet export), anything else as is, without quoting, the way Quizlet
+    /// writes its custom separators.
+    static func cutting(separator: String, cardSeparator: String?) throws(SheetError) -> ListCutting {
+        if let cardSeparator, cardSeparator == separator {
+            throw SheetError(line: 0, message: "the separator between fields and the one between cards are the same")
+        }
+        if cardSeparator == nil, separator.utf8.count == 1, let byte = separator.utf8.first, DelimitedText.isValidSeparator(byte) {
+            return .delimited(byte)
+        }
+        return .asIs(separator: separator, cardSeparator: cardSeparator)
     }
 
     /// The row a card (`record`, not blank) makes under `columns`, and its trimmed fields.
@@ -168,32 +198,99 @@ struct HeaderlessList {
         return (row, fields)
     }
 
-    /// The separator byte a list can be read with as it streams, given its start
-    /// (`head`, whole lines): a one-byte separator between fields and line breaks between
-    /// cards, the common case, read by the CSV reader. Nil for a card separator or a
-    /// separator of several characters, which are cut from the whole text.
-    static func streamingSeparator(head: Substring, layout: ListLayout, preferComma: Bool) -> UInt8? {
-        guard layout.cardSeparator == nil else { return nil }
+    /// How a list read as it streams is cut (`cutting(separator:cardSeparator:)`), with
+    /// its separator guessed when not given: from its start (`head`, whole lines) for
+    /// cards on lines, or else from its first cards, read from `pieces` (only as far as
+    /// they go).
+    static func streamingCutting(
+        head: Substring, pieces: () throws -> () throws -> [UInt8]?, layout: ListLayout, preferComma: Bool
+    ) throws -> ListCutting {
         var body = head
         if body.unicodeScalars.first == "\u{FEFF}" { body = Substring(body.unicodeScalars.dropFirst()) }
-        let separator = layout.separator ?? guessSeparator(body, cardSeparator: nil, preferComma: preferComma)
-        guard separator.utf8.count == 1, let byte = separator.utf8.first, DelimitedText.isValidSeparator(byte) else { return nil }
-        return byte
+        if let given = layout.separator { return try cutting(separator: given, cardSeparator: layout.cardSeparator) }
+        guard let cardSeparator = layout.cardSeparator else {
+            return try cutting(separator: guessSeparator(lines: body, preferComma: preferComma), cardSeparator: nil)
+        }
+        var cards: [Substring] = []
+        var cutter = CardCutter(cardSeparator: cardSeparator)
+        let take: (Substring, Int) throws -> Void = { card, _ in
+            if !card.isEmpty { cards.append(card) }
+            if cards.count == guessedCards { throw EnoughCards() }
+        }
+        do {
+            try forEachTextSegment(pieces: try pieces()) { try cutter.add($0, take) }
+            try cutter.finish(take)
+        } catch is EnoughCards {}
+        return try cutting(separator: guessSeparator(firstCards: cards, preferComma: preferComma), cardSeparator: cardSeparator)
     }
 
+    /// Ends the reading of a list's first cards once the guess has them.
+    private struct EnoughCards: Error {}
+
     /// Calls `body` with each card of a list whose text arrives in pieces (`next`, nil at
-    /// its end), read with `separator` as `read` reads the whole text: blank cards are
-    /// skipped, and a structural problem throws with its line.
+    /// its end), cut as `read` cuts the whole text: blank cards are skipped, and a
+    /// structural problem throws with its line. The bytes must be UTF-8 (checked before).
     static func forEachCard(
-        pieces next: () throws -> [UInt8]?, separator: UInt8, _ body: (DelimitedRecord) throws -> Void
+        pieces next: () throws -> [UInt8]?, cutting: ListCutting, _ body: (DelimitedRecord) throws -> Void
     ) throws {
-        do {
-            try DelimitedText.forEachRecord(pieces: next, separator: separator) { record in
-                if !WordSheet.isBlankRecord(record) { try body(record) }
+        switch cutting {
+        case .delimited(let separator):
+            do {
+                try DelimitedText.forEachRecord(pieces: next, separator: separator) { record in
+                    if !WordSheet.isBlankRecord(record) { try body(record) }
+                }
+            } catch let error as DelimitedTextError {
+                throw SheetError(line: error.line, message: error.message)
             }
-        } catch let error as DelimitedTextError {
-            throw SheetError(line: error.line, message: error.message)
+        case .asIs(let separator, let cardSeparator):
+            try forEachCardAsIs(separator: separator, cardSeparator: cardSeparator, body) { try forEachTextSegment(pieces: next, $0) }
         }
+    }
+
+    /// Each card of `text` (read whole; a byte order mark already left out), as
+    /// `forEachCard(pieces:cutting:_:)` gives them.
+    private static func forEachCard(of text: Substring, cutting: ListCutting, _ body: (DelimitedRecord) throws -> Void) throws {
+        switch cutting {
+        case .delimited(let separator):
+            do {
+                try DelimitedText.forEachRecord(text, separator: separator) { record in
+                    if !WordSheet.isBlankRecord(record) { try body(record) }
+                }
+            } catch let error as DelimitedTextError {
+                throw SheetError(line: error.line, message: error.message)
+            }
+        case .asIs(let separator, let cardSeparator):
+            try forEachCardAsIs(separator: separator, cardSeparator: cardSeparator, body) { try $0(String(text)) }
+        }
+    }
+
+    /// The records of a list cut as is, whose text `segments` hands out in segments that
+    /// end on character boundaries.
+    private static func forEachCardAsIs(
+        separator: String, cardSeparator: String?, _ body: (DelimitedRecord) throws -> Void,
+        segments: (_ each: (String) throws -> Void) throws -> Void
+    ) throws {
+        var cutter = CardCutter(cardSeparator: cardSeparator)
+        try withoutActuallyEscaping(body) { body in
+            let take: (Substring, Int) throws -> Void = { card, line in
+                if let record = record(card: card, line: line, separator: separator, cardSeparator: cardSeparator) { try body(record) }
+            }
+            try segments { try cutter.add($0, take) }
+            try cutter.finish(take)
+        }
+    }
+
+    /// The record a card cut as is makes, starting on `line`: its fields cut at
+    /// `separator`; nil for a blank card. A card after a card separator starts on the line
+    /// of its first visible character.
+    private static func record(card: Substring, line: Int, separator: String, cardSeparator: String?) -> DelimitedRecord? {
+        let fields = card.split(separator: separator, omittingEmptySubsequences: false).map(String.init)
+        guard !WordSheet.isBlankRecord(DelimitedRecord(line: line, fields: fields)) else { return nil }
+        var start = line
+        if cardSeparator != nil, let first = card.firstIndex(where: { !$0.isWhitespace }) {
+            start += card[..<first].filter(\.isNewline).count
+        }
+        return DelimitedRecord(line: start, fields: fields)
     }
 
     /// Term, meaning, then notes for every further column.
@@ -201,16 +298,25 @@ struct HeaderlessList {
         (0..<max(width, 2)).map { $0 == 0 ? .term : $0 == 1 ? .meaning : .notes }
     }
 
-    /// The first candidate found on every non-blank line of the first twenty: tab, then
-    /// `;` and `|` (rarer inside a meaning than a comma), then `,`. A list of terms alone
-    /// has none, and gets a tab, which it does not contain.
-    private static func guessSeparator(_ body: Substring, cardSeparator: String?, preferComma: Bool) -> String {
-        let cards: [Substring]
-        if let cardSeparator {
-            cards = Array(body.split(separator: cardSeparator, maxSplits: 20).prefix(20))
-        } else {
-            cards = Array(body.split(omittingEmptySubsequences: true, whereSeparator: \.isNewline).prefix(20))
-        }
+    /// How many cards, or lines, the separator is guessed from.
+    private static let guessedCards = 20
+
+    /// The separator guessed from the first twenty non-blank lines (`guessSeparator(in:)`).
+    private static func guessSeparator(lines body: Substring, preferComma: Bool) -> String {
+        let lines = body.split(omittingEmptySubsequences: true, whereSeparator: \.isNewline).prefix(guessedCards)
+        return guessSeparator(in: Array(lines), preferComma: preferComma)
+    }
+
+    /// The separator guessed from a list's cards cut at a card separator, all or the first
+    /// twenty that hold anything.
+    private static func guessSeparator(firstCards cards: [Substring], preferComma: Bool) -> String {
+        guessSeparator(in: Array(cards.lazy.filter { !$0.isEmpty }.prefix(guessedCards)), preferComma: preferComma)
+    }
+
+    /// The first candidate found on every non-blank card of `cards`: tab, then `;` and `|`
+    /// (rarer inside a meaning than a comma), then `,`. A list of terms alone has none, and
+    /// gets a tab, which it does not contain.
+    private static func guessSeparator(in cards: [Substring], preferComma: Bool) -> String {
         let sample = cards.filter { !WordSheet.trimmed(String($0)).isEmpty }
         let candidates = preferComma ? ["\t", ",", ";", "|"] : ["\t", ";", "|", ","]
         for candidate in candidates where !sample.isEmpty && sample.allSatisfy({ $0.contains(candidate) }) {
@@ -219,43 +325,113 @@ struct HeaderlessList {
         return "\t"
     }
 
-    /// Cards and their fields. A one-byte separator between lines goes through the CSV
-    /// reader (quotes work as in any spreadsheet export); anything else is cut as is,
-    /// without quoting, the way Quizlet writes its custom separators.
-    private static func split(
-        _ body: Substring, separator: String, cardSeparator: String?
-    ) throws(SheetError) -> [DelimitedRecord] {
-        if cardSeparator == nil, separator.utf8.count == 1, let byte = separator.utf8.first,
-            DelimitedText.isValidSeparator(byte)
-        {
-            do {
-                return try DelimitedText.parse(body, separator: byte).filter { !WordSheet.isBlankRecord($0) }
-            } catch {
-                throw SheetError(line: error.line, message: error.message)
-            }
-        }
-        var records: [DelimitedRecord] = []
-        var line = 1
-        let cards: [Substring]
-        if let cardSeparator {
-            cards = body.split(separator: cardSeparator, omittingEmptySubsequences: false)
-        } else {
-            // Keep empty lines so that line numbers stay right.
-            cards = body.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
-        }
-        for card in cards {
-            let fields = card.split(separator: separator, omittingEmptySubsequences: false).map(String.init)
-            let record = DelimitedRecord(line: line, fields: fields)
-            if !WordSheet.isBlankRecord(record) {
-                // A card that starts after the line break ending the last one begins on the next line.
-                var start = line
-                if cardSeparator != nil, let first = card.firstIndex(where: { !$0.isWhitespace }) {
-                    start += card[..<first].filter(\.isNewline).count
+    /// Text split from UTF-8 pieces (`next`, nil at the end) where a character surely
+    /// ends, so that every segment, and the text they make together, has the characters of
+    /// the whole text: after a line feed (a character boundary whatever follows), or
+    /// between two ASCII bytes other than CR LF. A byte order mark at the start is left
+    /// out, as the whole text leaves it out.
+    static func forEachTextSegment(pieces next: () throws -> [UInt8]?, _ body: (String) throws -> Void) throws {
+        var buffer: [UInt8] = []
+        var atStart = true
+        var ended = false
+        while !ended {
+            // Only the new bytes (and the one before them) can hold a new place to cut.
+            let searchFrom = max(buffer.count, 1)
+            if let piece = try next() { buffer += piece } else { ended = true }
+            var cut = ended ? buffer.count : 0
+            if !ended {
+                var index = buffer.count - 1
+                while index >= searchFrom {
+                    let before = buffer[index - 1], after = buffer[index]
+                    if before == DelimitedText.lf
+                        || (before < 0x80 && after < 0x80 && !(before == DelimitedText.cr && after == DelimitedText.lf))
+                    {
+                        cut = index
+                        break
+                    }
+                    index -= 1
                 }
-                records.append(DelimitedRecord(line: start, fields: fields))
             }
-            line += cardSeparator.map { card.filter(\.isNewline).count + $0.filter(\.isNewline).count } ?? 1
+            guard cut > 0 else { continue }
+            var segment = String(decoding: buffer[..<cut], as: UTF8.self)
+            if atStart, segment.unicodeScalars.first == "\u{FEFF}" { segment = String(segment.unicodeScalars.dropFirst()) }
+            atStart = false
+            buffer.removeFirst(cut)
+            try body(segment)
         }
-        return records
+    }
+}
+
+/// How a list without a header is cut into cards and their fields.
+enum ListCutting: Equatable {
+    /// Fields split by one byte and cards by line breaks, read by the CSV reader.
+    case delimited(UInt8)
+    /// Fields split by `separator` (any text) and cards by `cardSeparator`, or line breaks
+    /// when nil; cut as is, without quoting.
+    case asIs(separator: String, cardSeparator: String?)
+
+    /// The separator between fields.
+    var separator: String {
+        switch self {
+        case .delimited(let byte): String(UnicodeScalar(byte))
+        case .asIs(let separator, _): separator
+        }
+    }
+}
+
+/// Cuts a list's text, which arrives in segments that end on character boundaries, into
+/// its cards, as `split` cuts the whole text: at each card separator, found left to right
+/// (characters compared as Swift compares them), or at each line break (LF, CRLF or CR)
+/// when there is none. Each card goes to the caller with the line it starts on.
+struct CardCutter {
+    /// Between cards; nil: a line break.
+    let cardSeparator: String?
+    /// The text after the last card cut.
+    private var pending = ""
+    /// The line `pending` starts on.
+    private var line = 1
+    /// Line breaks in the card separator.
+    private let separatorLines: Int
+    /// The card separator's characters.
+    private let separatorLength: Int
+
+    init(cardSeparator: String?) {
+        self.cardSeparator = cardSeparator
+        separatorLines = cardSeparator?.filter(\.isNewline).count ?? 0
+        separatorLength = cardSeparator?.count ?? 1
+    }
+
+    /// Adds `segment` and hands `body` each card it completes.
+    mutating func add(_ segment: String, _ body: (Substring, Int) throws -> Void) rethrows {
+        // Only the end of the text before can start a separator that `segment` completes.
+        let searchFrom = pending.utf8.count
+        pending += segment
+        var from = pending.utf8.index(pending.startIndex, offsetBy: searchFrom)
+        for _ in 1..<separatorLength where from > pending.startIndex { from = pending.index(before: from) }
+        var cardStart = pending.startIndex
+        while let cut = nextCut(from: from) {
+            let card = pending[cardStart..<cut.lowerBound]
+            try body(card, line)
+            line += cardSeparator == nil ? 1 : card.filter(\.isNewline).count + separatorLines
+            cardStart = cut.upperBound
+            from = cardStart
+        }
+        pending = String(pending[cardStart...])
+    }
+
+    /// Hands `body` the last card (the text after the last cut, even empty), as `split`
+    /// gives it.
+    mutating func finish(_ body: (Substring, Int) throws -> Void) rethrows {
+        try body(pending[...], line)
+        pending = ""
+    }
+
+    private func nextCut(from start: String.Index) -> Range<String.Index>? {
+        let rest = pending[start...]
+        guard let cardSeparator else {
+            guard let index = rest.firstIndex(where: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }) else { return nil }
+            return index..<pending.index(after: index)
+        }
+        return rest.firstRange(of: cardSeparator)
     }
 }

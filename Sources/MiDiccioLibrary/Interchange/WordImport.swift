@@ -59,12 +59,9 @@ public struct ImportReport: Hashable, Sendable {
 /// The rows of a file and how they were read.
 private struct ReadImport {
     var format: ImportFormat
-    var rows: [SheetRow]
-    var list: HeaderlessList?
     /// A sheet (`SheetSource`), a Kindle or KOReader database or an Anki package, read
-    /// row by row while its words are written (`rows` is empty then): a million rows are
-    /// never held at once.
-    var stream: (any ImportedRows)?
+    /// row by row while its words are written: a million rows are never held at once.
+    var stream: any ImportedRows
 }
 
 /// What undoing an import did.
@@ -87,13 +84,17 @@ private enum SheetSource: ImportedRows {
     /// A MiDiccio CSV or TSV read from its file a megabyte at a time (checked as UTF-8
     /// first), with the rows its lines make, as far as they tell.
     case file(path: String, format: SheetFormat, rows: Int)
-    /// Text read whole: an Anki text export (read whole by `WordSheet`), or a sheet in a
-    /// format given by name.
+    /// An Anki plain-text export read from its file a megabyte at a time from its notes on
+    /// (byte `offset`), with its fields' targets found in a first pass (the widest note's),
+    /// and its notes counted.
+    case anki(path: String, notes: WordSheet.AnkiNotes, offset: Int, targets: WordSheet.AnkiFieldTargets, rows: Int)
+    /// Text read whole: an Anki text export whose header the first megabyte does not
+    /// settle (read whole by `WordSheet`).
     case text(String, format: SheetFormat?)
-    /// A list without a header whose fields are split by one byte and cards by line
-    /// breaks, read from its file a megabyte at a time like a MiDiccio sheet, with the
-    /// columns found in a first pass (the widest card's) or given, and its cards counted.
-    case list(path: String, separator: UInt8, columns: [ListColumn], rows: Int)
+    /// A list without a header, read from its file a megabyte at a time like a MiDiccio
+    /// sheet and cut as `cutting` says, with the columns found in a first pass (the widest
+    /// card's) or given, and its cards counted.
+    case list(path: String, cutting: ListCutting, columns: [ListColumn], rows: Int)
 
     /// About how many words the sheet holds, from its lines (a header line and a line
     /// without a final line break taken into account): exact unless a field spans lines
@@ -101,7 +102,7 @@ private enum SheetSource: ImportedRows {
     /// their progress reports and the size of the write they announce.
     var estimatedRows: Int {
         switch self {
-        case .file(_, _, let rows), .list(_, _, _, let rows): return rows
+        case .file(_, _, let rows), .list(_, _, _, let rows), .anki(_, _, _, _, let rows): return rows
         case .text(let text, _):
             var scan = FileSystem.TextScan()
             scan.add(text.utf8)
@@ -122,10 +123,14 @@ private enum SheetSource: ImportedRows {
         switch self {
         case .file(let path, let format, _):
             try WordSheet.forEachRow(pieces: try filePieces(path), format: format) { try body($0, nil) }
+        case .anki(let path, let notes, let offset, let targets, _):
+            try WordSheet.forEachAnkiRecord(pieces: try filePieces(path, from: offset), notes: notes) { record in
+                if let row = try notes.row(record, targets: targets) { try body(row, nil) }
+            }
         case .text(let text, let format):
             try WordSheet.forEachRow(text, format: format) { try body($0, nil) }
-        case .list(let path, let separator, let columns, _):
-            try HeaderlessList.forEachCard(pieces: try filePieces(path), separator: separator) { card in
+        case .list(let path, let cutting, let columns, _):
+            try HeaderlessList.forEachCard(pieces: try filePieces(path), cutting: cutting) { card in
                 let (row, fields) = try HeaderlessList.row(card, columns: columns)
                 try body(row, fields)
             }
@@ -228,25 +233,15 @@ extension WordLibrary {
         let read = try readImport(path, options: options)
         var report = ImportReport()
         report.format = read.format
-        report.rowCount = read.rows.count
-        report.sample = Array(read.rows.prefix(options.sampleSize))
-        if let list = read.list {
-            report.separator = HeaderlessList.describe(list.separator)
-            report.columns = list.columns
-            report.sampleFields = Array(list.fields.prefix(options.sampleSize))
-        }
-        if case .list(_, let separator, let columns, _) = read.stream as? SheetSource {
-            report.separator = HeaderlessList.describe(String(UnicodeScalar(separator)))
+        if case .list(_, let cutting, let columns, _) = read.stream as? SheetSource {
+            report.separator = HeaderlessList.describe(cutting.separator)
             report.columns = columns
         }
-        // How many words: exact for rows read whole, estimated from a sheet's lines or a
-        // database's look-ups.
-        let most = read.stream?.estimatedRows ?? read.rows.count
-        // Rows read as they are written are checked then.
-        let contents = read.stream != nil ? [] : try validated(read.rows, file: path)
+        // How many words, estimated from a sheet's lines or cards or a database's look-ups.
+        let most = read.stream.estimatedRows
         do {
             return try writingInBulk(expectedWords: most, onlyAddsWords: true) {
-                let total = read.stream == nil ? contents.count : most
+                let total = most
                 progress?(0, total)
                 // Every term already in the library, read once: a query per row cost more
                 // than the rest of the duplicate handling.
@@ -272,10 +267,10 @@ extension WordLibrary {
                     report.added += ready.count
                     ready.removeAll(keepingCapacity: true)
                 }
-                func add(_ content: WordContent, key: String, columns: NewWordColumns? = nil) throws {
+                func add(_ content: WordContent, columns: NewWordColumns) throws {
                     if let progress, done > 0, done % Self.progressInterval == 0 { progress(done, max(total, done)) }
                     done += 1
-                    let isDuplicate = !seenKeys.insert(TermKeyDigest(key)).inserted
+                    let isDuplicate = !seenKeys.insert(TermKeyDigest(columns.termKey)).inserted
                     if isDuplicate && options.skipDuplicates {
                         report.skippedDuplicates += 1
                         return
@@ -293,38 +288,32 @@ extension WordLibrary {
                         id: ids.removeLast().id, term: content.term, meaning: content.meaning, reading: content.reading,
                         examples: content.examples, notes: content.notes, tags: content.tags,
                         createdAt: now, updatedAt: now)
-                    let columns =
-                        columns
-                        ?? NewWordColumns(term: word.term, examples: word.examples, tags: word.tags, termKey: key, collation: collation)
                     ready.append((word, columns))
                     if ready.count == Self.importBatchRows { try writeReady() }
                 }
                 // Rows of a sheet or a database are read and checked on another thread while
                 // this one writes them (`Handoff`); the first bad row still ends the import
                 // with nothing written, as the transaction is rolled back.
-                if let stream = read.stream {
-                    let locale = collation.locale
-                    let sampleSize = options.sampleSize
-                    // Kindle rows are checked once earlier imports are left out: a word's
-                    // examples are cut into words of at most 50 then.
-                    let known = try (stream as? KindleVocabulary.Words).map { try examplesImportedBefore($0.termKeys) }
-                    try Handoff.run(capacity: Self.importBatchesAhead) { emit in
-                        try Self.readRows(
-                            file: path, sampleSize: sampleSize, locale: locale, known: known, emit, eachRow: stream.forEachRowWithFields)
-                    } consume: { (batch: SheetBatch) in
-                        report.rowCount += batch.rowsRead
-                        report.alreadyImported += batch.alreadyImported
-                        report.sample += batch.sample
-                        report.sampleFields += batch.sampleFields
-                        for word in batch.words { try add(word.content, key: word.columns.termKey, columns: word.columns) }
-                    }
-                    // Read once the reading thread has stopped.
-                    if let package = stream as? AnkiPackage.Words {
-                        report.droppedMediaReferences = package.droppedMediaReferences
-                        report.notesWithoutTerm = package.notesWithoutTerm
-                    }
-                } else {
-                    for content in contents { try add(content, key: TermKey.fold(content.term)) }
+                let stream = read.stream
+                let locale = collation.locale
+                let sampleSize = options.sampleSize
+                // Kindle rows are checked once earlier imports are left out: a word's
+                // examples are cut into words of at most 50 then.
+                let known = try (stream as? KindleVocabulary.Words).map { try examplesImportedBefore($0.termKeys) }
+                try Handoff.run(capacity: Self.importBatchesAhead) { emit in
+                    try Self.readRows(
+                        file: path, sampleSize: sampleSize, locale: locale, known: known, emit, eachRow: stream.forEachRowWithFields)
+                } consume: { (batch: SheetBatch) in
+                    report.rowCount += batch.rowsRead
+                    report.alreadyImported += batch.alreadyImported
+                    report.sample += batch.sample
+                    report.sampleFields += batch.sampleFields
+                    for word in batch.words { try add(word.content, columns: word.columns) }
+                }
+                // Read once the reading thread has stopped.
+                if let package = stream as? AnkiPackage.Words {
+                    report.droppedMediaReferences = package.droppedMediaReferences
+                    report.notesWithoutTerm = package.notesWithoutTerm
                 }
                 try writeReady()
                 // The rows after those the library had are the words just added. An import
@@ -484,7 +473,7 @@ extension WordLibrary {
             let words: any ImportedRows =
                 format == .kindle
                 ? try KindleVocabulary.Words(source, since: since) : try KOReaderVocabulary.Words(source, since: since)
-            return ReadImport(format: format, rows: [], stream: words)
+            return ReadImport(format: format, stream: words)
         case .apkg, .colpkg:
             let package: AnkiPackage.Words
             do {
@@ -493,7 +482,7 @@ extension WordLibrary {
                 throw LibraryError.invalidImport(file: path, line: nil, message: error.message)
             }
             try checkRowCount(package.estimatedRows, file: path)
-            return ReadImport(format: format, rows: [], stream: package)
+            return ReadImport(format: format, stream: package)
         case .csv, .tsv, .ankiText, .list:
             // A MiDiccio CSV or TSV is checked in one pass and then read a megabyte at a
             // time while it is written: a file of a million words is never held whole.
@@ -504,58 +493,80 @@ extension WordLibrary {
                 guard let scan = try files({ try FileSystem.scanUTF8Text(path) }) else { try refuseBrokenUTF8(path) }
                 if scan.hasNUL { throw binaryFile(path, format: format) }
                 return ReadImport(
-                    format: format, rows: [], stream: SheetSource.file(path: path, format: sheetFormat, rows: SheetSource.rows(scan)))
+                    format: format, stream: SheetSource.file(path: path, format: sheetFormat, rows: SheetSource.rows(scan)))
             }
-            if format == .list, !isSQLite, let list = try streamedList(path, head: Array(data), layout: options.layout) {
-                return ReadImport(format: format, rows: [], stream: list)
+            if format == .list, !isSQLite {
+                return ReadImport(format: format, stream: try streamedList(path, head: Array(data), layout: options.layout))
+            }
+            if !isSQLite, let notes = try streamedAnkiText(path, head: Array(data), format: format) {
+                return ReadImport(format: format, stream: notes)
             }
             guard let text = try files({ try FileSystem.readUTF8Text(path) }) else { try refuseBrokenUTF8(path) }
             if isSQLite || text.unicodeScalars.contains("\0") { throw binaryFile(path, format: format) }
-            do {
-                if format == .list {
-                    let list = try HeaderlessList.read(text, layout: options.layout, preferComma: path.lowercased().hasSuffix(".csv"))
-                    try checkRowCount(list.rows.count, file: path)
-                    return ReadImport(format: format, rows: list.rows, list: list)
-                }
-                return ReadImport(format: format, rows: [], stream: SheetSource.text(text, format: SheetFormat(rawValue: format.rawValue)))
-            } catch let error as SheetError {
-                throw Self.invalidImport(error, file: path)
-            }
+            return ReadImport(format: format, stream: SheetSource.text(text, format: SheetFormat(rawValue: format.rawValue)))
         }
     }
 
-    /// A list without a header that can be read as it streams (`HeaderlessList
-    /// .streamingSeparator`), checked in one pass (UTF-8, no NUL) and, unless its columns
-    /// are given, read once more for its widest card; nil when it must be read whole.
-    private func streamedList(_ path: String, head: [UInt8], layout: ListLayout) throws -> SheetSource? {
+    /// A list without a header, read as it streams: checked in one pass (UTF-8, no NUL),
+    /// its separator guessed from its start when not given, and read once more for its
+    /// widest card and its cards (unless its columns are given and its cards are lines).
+    private func streamedList(_ path: String, head: [UInt8], layout: ListLayout) throws -> SheetSource {
+        guard let scan = try files({ try FileSystem.scanUTF8Text(path) }) else { try refuseBrokenUTF8(path) }
+        if scan.hasNUL { throw binaryFile(path, format: .list) }
         // The separator is guessed from the first lines, as when the text is read whole:
         // the start of the file up to its last line break within the first megabyte.
         let whole = head.count < ImportFormat.detectionBytes
         let end = whole ? head.count : (head.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0)
         let lines = Array(head[..<end])
         let start = String(decoding: lines[..<FileSystem.completeUTF8Prefix(lines)], as: UTF8.self)
-        guard
-            let separator = HeaderlessList.streamingSeparator(
-                head: Substring(start), layout: layout, preferComma: path.lowercased().hasSuffix(".csv"))
-        else { return nil }
-        guard let scan = try files({ try FileSystem.scanUTF8Text(path) }) else { try refuseBrokenUTF8(path) }
-        if scan.hasNUL { throw binaryFile(path, format: .list) }
         var cards = 0
         var widest = 0
-        if layout.columns == nil {
-            do {
-                try HeaderlessList.forEachCard(pieces: try filePieces(path), separator: separator) { card in
+        let counted = layout.columns == nil || layout.cardSeparator != nil
+        let cutting: ListCutting
+        do {
+            cutting = try HeaderlessList.streamingCutting(
+                head: Substring(start), pieces: { try filePieces(path) }, layout: layout,
+                preferComma: path.lowercased().hasSuffix(".csv"))
+            if counted {
+                try HeaderlessList.forEachCard(pieces: try filePieces(path), cutting: cutting) { card in
                     cards += 1
                     widest = max(widest, card.fields.count)
                 }
-            } catch let error as SheetError {
-                throw Self.invalidImport(error, file: path)
             }
-            try checkRowCount(cards, file: path)
+        } catch let error as SheetError {
+            throw Self.invalidImport(error, file: path)
         }
+        if counted { try checkRowCount(cards, file: path) }
         let columns = layout.columns ?? HeaderlessList.defaultColumns(width: widest)
-        let rows = layout.columns == nil ? cards : scan.lines
-        return .list(path: path, separator: separator, columns: columns, rows: rows)
+        return .list(path: path, cutting: cutting, columns: columns, rows: counted ? cards : scan.lines)
+    }
+
+    /// An Anki plain-text export, read as it streams: checked in one pass (UTF-8, no NUL),
+    /// its header read from its start, and its notes read once more for the most fields
+    /// one has and their count. Nil when it is not an Anki export, or when the first
+    /// megabyte does not hold its header whole (then it is read whole).
+    private func streamedAnkiText(_ path: String, head: [UInt8], format: ImportFormat) throws -> SheetSource? {
+        let complete = head.count < ImportFormat.detectionBytes
+        let end = complete ? head.count : (head.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0)
+        guard let scan = try files({ try FileSystem.scanUTF8Text(path) }) else { try refuseBrokenUTF8(path) }
+        if scan.hasNUL { throw binaryFile(path, format: format) }
+        let start = String(decoding: head[..<end], as: UTF8.self)
+        do {
+            guard
+                let (notes, offset) = try WordSheet.ankiNotes(
+                    head: Substring(start), complete: complete, format: SheetFormat(rawValue: format.rawValue))
+            else { return nil }
+            var widest = 0
+            var rows = 0
+            try WordSheet.forEachAnkiRecord(pieces: try filePieces(path, from: offset), notes: notes) { record in
+                widest = max(widest, record.fields.count)
+                if !WordSheet.isBlankRecord(record) { rows += 1 }
+            }
+            try checkRowCount(rows, file: path)
+            return .anki(path: path, notes: notes, offset: offset, targets: notes.targets(width: widest), rows: rows)
+        } catch let error as SheetError {
+            throw Self.invalidImport(error, file: path)
+        }
     }
 
     /// A problem a sheet's reader found, as the import's error naming `file` (and the
@@ -594,12 +605,6 @@ extension WordLibrary {
             throw LibraryError.invalidImport(
                 file: file, line: nil, message: "\(count) rows; MiDiccio imports at most \(ImportLimits.rows) at once")
         }
-    }
-
-    /// Every row checked against the word limits; the first bad one throws with its line
-    /// (or, from a database, its term) and field.
-    private func validated(_ rows: [SheetRow], file: String) throws -> [WordContent] {
-        try rows.map { try Self.validated($0, file: file) }
     }
 
     /// One row checked against the word limits.

@@ -337,7 +337,7 @@ extension WordSheet {
 
 extension WordSheet {
     /// Settings gathered from Anki's `#key:value` header lines.
-    private struct AnkiHeader {
+    fileprivate struct AnkiHeader {
         var separator: UInt8?
         var html = false
         var tagsColumn: Int?
@@ -348,7 +348,7 @@ extension WordSheet {
     }
 
     /// Where one field of an Anki record goes.
-    private enum AnkiTarget {
+    fileprivate enum AnkiTarget {
         case term, meaning, reading, examples, notes, tags, ignored
         /// A column whose name means nothing to MiDiccio, kept as a `Name: value` note.
         case labelledNote(String)
@@ -360,34 +360,105 @@ extension WordSheet {
         lineNumber firstHeaderLine: Int,
         format: SheetFormat?
     ) throws(SheetError) -> [SheetRow] {
+        guard let (notes, cursor) = try readAnkiHeader(body, from: start, lineNumber: firstHeaderLine, format: format, complete: true)
+        else { preconditionFailure("the header lines of a whole text always end") }
+        let data = Substring(body.unicodeScalars[cursor...])
+        let records = try parse(data, separator: notes.separator, firstLine: notes.firstLine)
+        let targets = notes.targets(width: records.reduce(0) { max($0, $1.fields.count) })
+        var rows: [SheetRow] = []
+        rows.reserveCapacity(records.count)
+        for record in records {
+            if let row = try notes.row(record, targets: targets) { rows.append(row) }
+        }
+        return rows
+    }
+
+    /// Reads the `#key:value` lines from `start` (line `firstHeaderLine`) on: how the notes
+    /// after them are read, and where they start. With `complete` false, `body` is only the
+    /// start of the text (whole lines): nil when the header lines reach its end, as they
+    /// may go on after it.
+    private static func readAnkiHeader(
+        _ body: Substring, from start: Substring.Index, lineNumber firstHeaderLine: Int, format: SheetFormat?,
+        complete: Bool
+    ) throws(SheetError) -> (AnkiNotes, Substring.Index)? {
         var header = AnkiHeader()
         var cursor = start
         var lineNumber = firstHeaderLine
+        var ended = false
         while let line = nextLine(in: body, from: cursor) {
             let text = String(decoding: body.utf8[line.content], as: UTF8.self)
-            guard let (key, value) = ankiHeader(in: text) else { break }
+            guard let (key, value) = ankiHeader(in: text) else {
+                ended = true
+                break
+            }
             try apply(key: key, value: value, line: lineNumber, to: &header)
             cursor = line.next
             lineNumber += 1
         }
-
+        guard ended || complete else { return nil }
         let separator = header.separator ?? format.map(separatorByte(for:)) ?? UInt8(ascii: "\t")
         let names: [String]? = header.columnsValue.map { value in
             value.utf8.split(separator: separator, omittingEmptySubsequences: false)
                 .map { trimmed(String(decoding: $0, as: UTF8.self)) }
         }
-        let data = Substring(body.unicodeScalars[cursor...])
-        let records = try parse(data, separator: separator, firstLine: lineNumber)
-        let width = records.reduce(names?.count ?? 0) { max($0, $1.fields.count) }
-        let targets = ankiTargets(width: width, names: names, header: header)
+        return (AnkiNotes(header: header, separator: separator, names: names, firstLine: lineNumber), cursor)
+    }
 
-        var rows: [SheetRow] = []
-        rows.reserveCapacity(records.count)
-        for record in records where !isBlankRecord(record) {
+    /// An Anki plain-text export from its start (`head`, whole lines, or the whole text
+    /// when `complete`): how its notes are read and the byte of the file where they start.
+    /// Nil when the text is not an Anki export, or when its header lines, or the blank
+    /// lines before them, reach the end of `head`.
+    static func ankiNotes(head: Substring, complete: Bool, format: SheetFormat?) throws(SheetError) -> (AnkiNotes, offset: Int)? {
+        var sheet = head
+        if sheet.unicodeScalars.first == "\u{FEFF}" { sheet = Substring(sheet.unicodeScalars.dropFirst()) }
+        var cursor = sheet.utf8.startIndex
+        var lineNumber = 1
+        while let line = nextLine(in: sheet, from: cursor), isBlank(sheet.utf8[line.content]) {
+            cursor = line.next
+            lineNumber += 1
+        }
+        guard let first = nextLine(in: sheet, from: cursor),
+            ankiHeader(in: String(decoding: sheet.utf8[first.content], as: UTF8.self)) != nil,
+            let (notes, start) = try readAnkiHeader(sheet, from: cursor, lineNumber: lineNumber, format: format, complete: complete)
+        else { return nil }
+        return (notes, head.utf8.distance(from: head.utf8.startIndex, to: start))
+    }
+
+    /// Each record of an Anki export's notes, whose bytes arrive in pieces (`next`, nil at
+    /// the end) from where they start, as the whole text's are read.
+    static func forEachAnkiRecord(
+        pieces next: () throws -> [UInt8]?, notes: AnkiNotes, _ body: (DelimitedRecord) throws -> Void
+    ) throws {
+        do {
+            try DelimitedText.forEachRecord(pieces: next, separator: notes.separator, firstLine: notes.firstLine, body)
+        } catch let error as DelimitedTextError {
+            throw SheetError(line: error.line, message: error.message)
+        }
+    }
+
+    /// How the notes of an Anki plain-text export are read, once its header is.
+    struct AnkiNotes {
+        fileprivate let header: AnkiHeader
+        /// Between fields.
+        let separator: UInt8
+        /// The `#columns:` names, when given.
+        fileprivate let names: [String]?
+        /// The line the notes start on.
+        let firstLine: Int
+
+        /// Where each field goes, given the most fields a record has (every record,
+        /// blank ones too).
+        func targets(width: Int) -> AnkiFieldTargets {
+            AnkiFieldTargets(targets: WordSheet.ankiTargets(width: max(width, names?.count ?? 0), names: names, header: header))
+        }
+
+        /// The row `record` makes; nil for a blank one.
+        func row(_ record: DelimitedRecord, targets: AnkiFieldTargets) throws(SheetError) -> SheetRow? {
+            guard !isBlankRecord(record) else { return nil }
             var row = SheetRow(line: record.line, term: "")
             var noteLines: [String] = []
             for (index, raw) in record.fields.enumerated() {
-                let target = targets[index]
+                let target = targets.targets[index]
                 if case .tags = target {
                     // Tags are plain words even in HTML exports.
                     row.tags += tagList(raw)
@@ -412,9 +483,13 @@ extension WordSheet {
             guard !row.term.isEmpty else {
                 throw SheetError(line: record.line, message: "term is empty")
             }
-            rows.append(row)
+            return row
         }
-        return rows
+    }
+
+    /// Where each field of an Anki export's notes goes (`AnkiNotes.targets(width:)`).
+    struct AnkiFieldTargets {
+        fileprivate let targets: [AnkiTarget]
     }
 
     /// Recognises `#key:value`; the key must look like a word or words (`tags column`) so
@@ -488,7 +563,7 @@ extension WordSheet {
         return number - 1
     }
 
-    private static func ankiTargets(width: Int, names: [String]?, header: AnkiHeader) -> [AnkiTarget] {
+    fileprivate static func ankiTargets(width: Int, names: [String]?, header: AnkiHeader) -> [AnkiTarget] {
         var targets: [AnkiTarget] = []
         targets.reserveCapacity(width)
         var taken: Set<String> = []
