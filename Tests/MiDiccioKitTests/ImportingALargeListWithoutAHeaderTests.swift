@@ -57,7 +57,7 @@ struct ImportingALargeListWithoutAHeaderTests {
             let text = largeList()
             #expect(text.utf8.count > 2 << 20)
             let path = try write(text, in: fixture)
-            let whole = try HeaderlessList.read(text, layout: ListLayout())
+            let whole = try WholeList.read(text, layout: ListLayout())
             let report = try fixture.library.importWords(from: path, options: listOptions)
 
             #expect(report.added == whole.rows.count)

@@ -11,45 +11,7 @@ import Testing
 /// whole text did, and a bad card or note anywhere still leaves nothing imported.
 @Suite("A list with a card separator and an Anki text export import as they stream, as if read whole")
 struct ImportingCardSeparatedListsAndAnkiTextTests {
-    // MARK: - The cutting, against the way the whole text was cut before
-
-    /// Cards as the whole text was cut before streaming (kept here as the reference): the
-    /// text split at each card separator, or at each line break, then each card at the
-    /// separator; blank cards left out, and a card after a card separator starting on the
-    /// line of its first visible character.
-    private static func referenceCards(_ body: Substring, separator: String, cardSeparator: String?) -> [DelimitedRecord] {
-        var records: [DelimitedRecord] = []
-        var line = 1
-        let cards: [Substring]
-        if let cardSeparator {
-            cards = body.split(separator: cardSeparator, omittingEmptySubsequences: false)
-        } else {
-            cards = body.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
-        }
-        for card in cards {
-            let fields = card.split(separator: separator, omittingEmptySubsequences: false).map(String.init)
-            if !WordSheet.isBlankRecord(DelimitedRecord(line: line, fields: fields)) {
-                var start = line
-                if cardSeparator != nil, let first = card.firstIndex(where: { !$0.isWhitespace }) {
-                    start += card[..<first].filter(\.isNewline).count
-                }
-                records.append(DelimitedRecord(line: start, fields: fields))
-            }
-            line += cardSeparator.map { card.filter(\.isNewline).count + $0.filter(\.isNewline).count } ?? 1
-        }
-        return records
-    }
-
-    /// The separator guessed before streaming, from the first twenty pieces of the text
-    /// split at the card separator.
-    private static func referenceGuess(_ body: Substring, cardSeparator: String) -> String {
-        let cards = Array(body.split(separator: cardSeparator, maxSplits: 20).prefix(20))
-        let sample = cards.filter { !WordSheet.trimmed(String($0)).isEmpty }
-        for candidate in ["\t", ";", "|", ","] where !sample.isEmpty && sample.allSatisfy({ $0.contains(candidate) }) {
-            return candidate
-        }
-        return "\t"
-    }
+    // MARK: - The cutting, against the way the whole text was cut before (`WholeList`)
 
     /// Random text from pieces chosen to trip a cut: the separators whole and in part,
     /// line breaks of every kind, an accent composed and decomposed (equal characters to
@@ -98,13 +60,13 @@ struct ImportingCardSeparatedListsAndAnkiTextTests {
             let text = Self.randomText(&generator, parts: round % 50 == 0 ? 3_000 : Int(generator.next() % 120))
             var body = Substring(text)
             if body.unicodeScalars.first == "\u{FEFF}" { body = Substring(body.unicodeScalars.dropFirst()) }
-            let expected = Self.referenceCards(body, separator: separator, cardSeparator: cardSeparator)
+            let expected = try WholeList.cards(body, separator: separator, cardSeparator: cardSeparator)
             let cutting = ListCutting.asIs(separator: separator, cardSeparator: cardSeparator)
             var streamed: [DelimitedRecord] = []
             try HeaderlessList.forEachCard(pieces: Self.randomPieces(text, &generator), cutting: cutting) { streamed.append($0) }
             #expect(streamed == expected, "round \(round): \(text.debugDescription)")
             guard let cardSeparator else { continue }
-            let guess = Self.referenceGuess(body, cardSeparator: cardSeparator)
+            let guess = WholeList.guessSeparator(body, cardSeparator: cardSeparator, preferComma: false)
             let layout = ListLayout(cardSeparator: cardSeparator)
             let pieces = Self.randomPieces(text, &generator)
             if guess == cardSeparator {
@@ -161,7 +123,7 @@ struct ImportingCardSeparatedListsAndAnkiTextTests {
             let text = largeQuizletList()
             #expect(text.utf8.count > 3 << 19)
             let path = try write(text, named: "quizlet.txt", in: fixture)
-            let whole = try HeaderlessList.read(text, layout: quizletOptions.layout)
+            let whole = try WholeList.read(text, layout: quizletOptions.layout)
             let report = try fixture.library.importWords(from: path, options: quizletOptions)
 
             #expect(report.added == 27_999 && whole.rows.count == 27_999)

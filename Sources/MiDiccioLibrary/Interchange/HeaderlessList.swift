@@ -97,17 +97,9 @@ extension String {
     }
 }
 
-/// A list read without a header: its rows, the raw fields behind them and the layout found.
-struct HeaderlessList {
-    /// The separator between fields that was used.
-    var separator: String
-    /// What each position held.
-    var columns: [ListColumn]
-    /// The rows, in file order.
-    var rows: [SheetRow]
-    /// Each row's fields as the file had them (trimmed), for a preview.
-    var fields: [[String]]
-
+/// A list without a header: how it is cut into cards and fields, and the rows its cards
+/// make.
+enum HeaderlessList {
     /// The separator as people call it, for messages and previews.
     static func describe(_ separator: String) -> String {
         switch separator {
@@ -119,43 +111,6 @@ struct HeaderlessList {
         case "\n": "line breaks"
         default: "\"\(separator)\""
         }
-    }
-
-    /// Reads `text` as cards of fields. `preferComma`: the file's name ends in `.csv`.
-    static func read(_ text: String, layout: ListLayout, preferComma: Bool = false) throws(SheetError) -> HeaderlessList {
-        var body = Substring(text)
-        if body.unicodeScalars.first == "\u{FEFF}" { body = Substring(body.unicodeScalars.dropFirst()) }
-        let separator: String
-        if let given = layout.separator {
-            separator = given
-        } else if let cardSeparator = layout.cardSeparator {
-            var cutter = CardCutter(cardSeparator: cardSeparator)
-            var cards: [Substring] = []
-            cutter.add(String(body)) { card, _ in cards.append(card) }
-            cutter.finish { card, _ in cards.append(card) }
-            separator = guessSeparator(firstCards: cards, preferComma: preferComma)
-        } else {
-            separator = guessSeparator(lines: body, preferComma: preferComma)
-        }
-        let cutting = try cutting(separator: separator, cardSeparator: layout.cardSeparator)
-        var records: [DelimitedRecord] = []
-        do {
-            try forEachCard(of: body, cutting: cutting) { records.append($0) }
-        } catch let error as SheetError {
-            throw error
-        } catch {
-            preconditionFailure("only the reader throws while cards are collected: \(error)")
-        }
-        let width = records.map(\.fields.count).max() ?? 0
-        let columns = layout.columns ?? defaultColumns(width: width)
-        var list = HeaderlessList(separator: separator, columns: columns, rows: [], fields: [])
-        list.rows.reserveCapacity(records.count)
-        for record in records {
-            let (row, fields) = try self.row(record, columns: columns)
-            list.rows.append(row)
-            list.fields.append(fields)
-        }
-        return list
     }
 
     /// How cards of fields split by `separator`, and by `cardSeparator` or line breaks,
@@ -228,8 +183,8 @@ struct HeaderlessList {
     private struct EnoughCards: Error {}
 
     /// Calls `body` with each card of a list whose text arrives in pieces (`next`, nil at
-    /// its end), cut as `read` cuts the whole text: blank cards are skipped, and a
-    /// structural problem throws with its line. The bytes must be UTF-8 (checked before).
+    /// its end), as the whole text is cut: blank cards are skipped, and a structural
+    /// problem throws with its line. The bytes must be UTF-8 (checked before).
     static func forEachCard(
         pieces next: () throws -> [UInt8]?, cutting: ListCutting, _ body: (DelimitedRecord) throws -> Void
     ) throws {
@@ -243,40 +198,14 @@ struct HeaderlessList {
                 throw SheetError(line: error.line, message: error.message)
             }
         case .asIs(let separator, let cardSeparator):
-            try forEachCardAsIs(separator: separator, cardSeparator: cardSeparator, body) { try forEachTextSegment(pieces: next, $0) }
-        }
-    }
-
-    /// Each card of `text` (read whole; a byte order mark already left out), as
-    /// `forEachCard(pieces:cutting:_:)` gives them.
-    private static func forEachCard(of text: Substring, cutting: ListCutting, _ body: (DelimitedRecord) throws -> Void) throws {
-        switch cutting {
-        case .delimited(let separator):
-            do {
-                try DelimitedText.forEachRecord(text, separator: separator) { record in
-                    if !WordSheet.isBlankRecord(record) { try body(record) }
+            var cutter = CardCutter(cardSeparator: cardSeparator)
+            try withoutActuallyEscaping(body) { body in
+                let take: (Substring, Int) throws -> Void = { card, line in
+                    if let record = record(card: card, line: line, separator: separator, cardSeparator: cardSeparator) { try body(record) }
                 }
-            } catch let error as DelimitedTextError {
-                throw SheetError(line: error.line, message: error.message)
+                try forEachTextSegment(pieces: next) { try cutter.add($0, take) }
+                try cutter.finish(take)
             }
-        case .asIs(let separator, let cardSeparator):
-            try forEachCardAsIs(separator: separator, cardSeparator: cardSeparator, body) { try $0(String(text)) }
-        }
-    }
-
-    /// The records of a list cut as is, whose text `segments` hands out in segments that
-    /// end on character boundaries.
-    private static func forEachCardAsIs(
-        separator: String, cardSeparator: String?, _ body: (DelimitedRecord) throws -> Void,
-        segments: (_ each: (String) throws -> Void) throws -> Void
-    ) throws {
-        var cutter = CardCutter(cardSeparator: cardSeparator)
-        try withoutActuallyEscaping(body) { body in
-            let take: (Substring, Int) throws -> Void = { card, line in
-                if let record = record(card: card, line: line, separator: separator, cardSeparator: cardSeparator) { try body(record) }
-            }
-            try segments { try cutter.add($0, take) }
-            try cutter.finish(take)
         }
     }
 
@@ -380,9 +309,10 @@ enum ListCutting: Equatable {
 }
 
 /// Cuts a list's text, which arrives in segments that end on character boundaries, into
-/// its cards, as `split` cuts the whole text: at each card separator, found left to right
-/// (characters compared as Swift compares them), or at each line break (LF, CRLF or CR)
-/// when there is none. Each card goes to the caller with the line it starts on.
+/// its cards as lists were cut when read whole (`split` of the whole text): at each card
+/// separator, found left to right (characters compared as Swift compares them), or at
+/// each line break (LF, CRLF or CR) when there is none. Each card goes to the caller with
+/// the line it starts on.
 struct CardCutter {
     /// Between cards; nil: a line break.
     let cardSeparator: String?
@@ -420,7 +350,7 @@ struct CardCutter {
     }
 
     /// Hands `body` the last card (the text after the last cut, even empty), as `split`
-    /// gives it.
+    /// of the whole text gives it.
     mutating func finish(_ body: (Substring, Int) throws -> Void) rethrows {
         try body(pending[...], line)
         pending = ""
