@@ -2,8 +2,10 @@ import Foundation
 import MiDiccioKit
 import MiDiccioStore
 
-/// The imports of issue 16 that `midiccio-bench library` times next to its own: a list
-/// without a header, and a Kindle `vocab.db`, each into a library of its own.
+/// The imports of issue 16 that `midiccio-bench library` times next to its own, each into
+/// a library of its own: a list without a header, the same words as Quizlet's custom
+/// separators and as an Anki plain-text export (both read as they stream since issue 12),
+/// and a Kindle `vocab.db`.
 enum ImportFormatsBenchmark {
     /// Rows of the list without a header (issue 16: 100,000).
     static let defaultListRows = 100_000
@@ -21,34 +23,50 @@ enum ImportFormatsBenchmark {
         var residentBeforeMegabytes: Double?
     }
 
-    /// Writes both files in `folder`, imports each into a new library, and returns the
+    /// Writes the files in `folder`, imports each into a new library, and returns the
     /// times. `listRows` and `lookups` scale with `--words` so that a small run stays small.
     static func measure(vocabulary: SyntheticVocabulary, listRows: Int, lookups: Int, in folder: String) throws -> [Figure] {
         let listPath = folder + "/list.tsv"
+        let quizletPath = folder + "/quizlet.txt"
+        let ankiPath = folder + "/anki.txt"
         do {
             // Let go before the imports, whose peak memory is measured.
-            var text = ""
-            text.reserveCapacity(listRows * 40)
+            var list = ""
+            var quizlet = ""
+            var anki = "#separator:tab\n#html:true\n#tags column:3\n"
+            list.reserveCapacity(listRows * 40)
+            quizlet.reserveCapacity(listRows * 40)
+            anki.reserveCapacity(listRows * 60)
             for index in 0..<listRows {
                 let row = vocabulary.row(index)
-                text += oneLine(row.term) + "\t" + oneLine(row.meaning) + "\n"
+                let term = oneLine(row.term), meaning = oneLine(row.meaning)
+                list += term + "\t" + meaning + "\n"
+                quizlet += term.replacingOccurrences(of: ";;", with: ";") + " - " + meaning.replacingOccurrences(of: ";;", with: ";") + ";;"
+                anki += term + "\t<i>" + meaning + "</i>\t" + row.tags.joined(separator: " ") + "\n"
             }
-            try Data(text.utf8).write(to: URL(fileURLWithPath: listPath))
+            try Data(list.utf8).write(to: URL(fileURLWithPath: listPath))
+            try Data(quizlet.utf8).write(to: URL(fileURLWithPath: quizletPath))
+            try Data(anki.utf8).write(to: URL(fileURLWithPath: ankiPath))
         }
+        var quizletOptions = ImportOptions()
+        quizletOptions.format = .list
+        quizletOptions.layout = ListLayout(separator: " - ", cardSeparator: ";;")
 
         let kindlePath = folder + "/vocab.db"
         try writeKindle(vocabulary: vocabulary, lookups: lookups, to: kindlePath)
 
         var figures: [Figure] = []
-        for (name, path) in [
-            ("import \(Format.grouped(listRows))-row list without a header (TSV)", listPath),
-            ("import Kindle vocab.db, \(Format.grouped(lookups)) look-ups", kindlePath),
+        for (name, path, options) in [
+            ("import \(Format.grouped(listRows))-row list without a header (TSV)", listPath, ImportOptions()),
+            ("import the same as a Quizlet list (\" - \" and \";;\")", quizletPath, quizletOptions),
+            ("import the same as an Anki plain-text export (HTML, tags)", ankiPath, ImportOptions()),
+            ("import Kindle vocab.db, \(Format.grouped(lookups)) look-ups", kindlePath, ImportOptions()),
         ] {
             let library = try WordLibrary(path: folder + "/\(figures.count).sqlite", environment: ["LANG": "es_ES.UTF-8"])
             Progress.note(name)
             let before = ProcessMemory.residentMegabytes()
             let reset = ProcessMemory.resetPeak()
-            let (report, seconds) = try Stopwatch.measure { try library.importWords(from: path) }
+            let (report, seconds) = try Stopwatch.measure { try library.importWords(from: path, options: options) }
             guard report.added > 0 else { throw BenchFailure("\(name) added no words") }
             figures.append(
                 Figure(
