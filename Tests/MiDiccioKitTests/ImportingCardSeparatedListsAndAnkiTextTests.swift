@@ -163,10 +163,19 @@ struct ImportingCardSeparatedListsAndAnkiTextTests {
             let path = try write(text, named: "quizlet.txt", in: fixture)
             // The lines before the bad card: those of the cards over two lines, and the two
             // line breaks that open it.
-            let line = text.filter(\.isNewline).count + 1
+            let line = WholeList.lineBreaks(text[...]) + 1
             let error = #expect(throws: LibraryError.self) { try fixture.library.importWords(from: path, options: quizletOptions) }
             #expect(Self.failure(error) == "line \(line): term: is empty")
             #expect(try fixture.library.counts().words == 0)
+        }
+    }
+
+    @Test("a card with a CR and, later, a LF spans three lines: the next card's line counts both")
+    func crAndLaterLFAreTwoLineBreaks() throws {
+        try withTemporaryLibrary { fixture in
+            let path = try write("uno - one\rmás\n;;dos - two\r\n;; - sin término;;", named: "cr.txt", in: fixture)
+            let error = #expect(throws: LibraryError.self) { try fixture.library.importWords(from: path, options: quizletOptions) }
+            #expect(Self.failure(error) == "line 4: term: is empty")
         }
     }
 

@@ -199,9 +199,10 @@ enum HeaderlessList {
             }
         case .asIs(let separator, let cardSeparator):
             var cutter = CardCutter(cardSeparator: cardSeparator)
+            let fields = TextSearch(separator)
             try withoutActuallyEscaping(body) { body in
                 let take: (Substring, Int) throws -> Void = { card, line in
-                    if let record = record(card: card, line: line, separator: separator, cardSeparator: cardSeparator) { try body(record) }
+                    if let record = record(card: card, line: line, fields: fields, cardSeparator: cardSeparator) { try body(record) }
                 }
                 try forEachTextSegment(pieces: next) { try cutter.add($0, take) }
                 try cutter.finish(take)
@@ -209,17 +210,23 @@ enum HeaderlessList {
         }
     }
 
-    /// The record a card cut as is makes, starting on `line`: its fields cut at
-    /// `separator`; nil for a blank card. A card after a card separator starts on the line
-    /// of its first visible character.
-    private static func record(card: Substring, line: Int, separator: String, cardSeparator: String?) -> DelimitedRecord? {
-        let fields = card.split(separator: separator, omittingEmptySubsequences: false).map(String.init)
-        guard !WordSheet.isBlankRecord(DelimitedRecord(line: line, fields: fields)) else { return nil }
-        var start = line
-        if cardSeparator != nil, let first = card.firstIndex(where: { !$0.isWhitespace }) {
-            start += card[..<first].filter(\.isNewline).count
+    /// The record a card cut as is makes, starting on `line`: its fields cut where
+    /// `fields` finds their separator; nil for a blank card. A card after a card separator
+    /// starts on the line of its first visible character.
+    private static func record(card: Substring, line: Int, fields: TextSearch, cardSeparator: String?) -> DelimitedRecord? {
+        var cut: [String] = []
+        var start = card.startIndex
+        while let match = fields.firstRange(in: card[start...]) {
+            cut.append(String(card[start..<match.lowerBound]))
+            start = match.upperBound
         }
-        return DelimitedRecord(line: start, fields: fields)
+        cut.append(String(card[start...]))
+        guard !WordSheet.isBlankRecord(DelimitedRecord(line: line, fields: cut)) else { return nil }
+        var first = line
+        if cardSeparator != nil, let visible = card.firstIndex(where: { !$0.isWhitespace }) {
+            first += TextSearch.lineBreaks(in: card[..<visible])
+        }
+        return DelimitedRecord(line: first, fields: cut)
     }
 
     /// Term, meaning, then notes for every further column.
@@ -320,6 +327,8 @@ struct CardCutter {
     private var pending = ""
     /// The line `pending` starts on.
     private var line = 1
+    /// Finds the card separator.
+    private let search: TextSearch?
     /// Line breaks in the card separator.
     private let separatorLines: Int
     /// The card separator's characters.
@@ -327,7 +336,8 @@ struct CardCutter {
 
     init(cardSeparator: String?) {
         self.cardSeparator = cardSeparator
-        separatorLines = cardSeparator?.filter(\.isNewline).count ?? 0
+        search = cardSeparator.map(TextSearch.init)
+        separatorLines = cardSeparator.map { TextSearch.lineBreaks(in: $0[...]) } ?? 0
         separatorLength = cardSeparator?.count ?? 1
     }
 
@@ -342,7 +352,7 @@ struct CardCutter {
         while let cut = nextCut(from: from) {
             let card = pending[cardStart..<cut.lowerBound]
             try body(card, line)
-            line += cardSeparator == nil ? 1 : card.filter(\.isNewline).count + separatorLines
+            line += cardSeparator == nil ? 1 : TextSearch.lineBreaks(in: card) + separatorLines
             cardStart = cut.upperBound
             from = cardStart
         }
@@ -358,10 +368,60 @@ struct CardCutter {
 
     private func nextCut(from start: String.Index) -> Range<String.Index>? {
         let rest = pending[start...]
-        guard let cardSeparator else {
+        guard let search else {
             guard let index = rest.firstIndex(where: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }) else { return nil }
             return index..<pending.index(after: index)
         }
-        return rest.firstRange(of: cardSeparator)
+        return search.firstRange(in: rest)
+    }
+}
+
+/// Finds a separator in text as a search over characters does (leftmost first, characters
+/// compared as Swift compares them), many times faster when the separator is ASCII: its
+/// bytes are looked for, and a match counts only where a character starts and where one
+/// ends (`;` followed by a combining accent is another character, not `;`). The text must
+/// start and end where characters do.
+struct TextSearch {
+    /// The separator.
+    let text: String
+    /// Its bytes, when every one is ASCII.
+    private let ascii: [UInt8]?
+
+    init(_ text: String) {
+        self.text = text
+        ascii = !text.isEmpty && text.utf8.allSatisfy({ $0 < 0x80 }) ? Array(text.utf8) : nil
+    }
+
+    /// The first match in `text`, nil when there is none.
+    func firstRange(in haystack: Substring) -> Range<String.Index>? {
+        guard let ascii else { return haystack.firstRange(of: text) }
+        let utf8 = haystack.utf8
+        let base = haystack.base
+        var from = utf8.startIndex
+        while let found = utf8[from...].firstIndex(of: ascii[0]) {
+            guard let end = utf8.index(found, offsetBy: ascii.count, limitedBy: utf8.endIndex) else { return nil }
+            if ascii.count == 1 || utf8[found..<end].elementsEqual(ascii),
+                found.samePosition(in: base) != nil, end.samePosition(in: base) != nil
+            {
+                return found..<end
+            }
+            from = utf8.index(after: found)
+        }
+        return nil
+    }
+
+    /// The line breaks in `text`: its characters that are one (`Character.isNewline`; CR
+    /// LF is one), counted on its bytes when they are all ASCII. (Counting the characters
+    /// of `filter(\.isNewline)` instead joined a CR and a later LF into one, and put every
+    /// later line number one short, as lists cut as is were read before.)
+    static func lineBreaks(in text: Substring) -> Int {
+        var count = 0
+        var previous: UInt8 = 0
+        for byte in text.utf8 {
+            if byte >= 0x80 { return text.reduce(0) { $1.isNewline ? $0 + 1 : $0 } }
+            if (0x0A...0x0D).contains(byte) && !(byte == 0x0A && previous == 0x0D) { count += 1 }
+            previous = byte
+        }
+        return count
     }
 }

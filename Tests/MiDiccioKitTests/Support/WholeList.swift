@@ -1,8 +1,10 @@
 @testable import MiDiccioLibrary
 
 /// A list without a header read whole, as MiDiccio read every list before lists were
-/// streamed (kept here, word for word, as the reference the streamed imports are checked
-/// against): its separator, columns, rows and each row's fields as the file had them.
+/// streamed (kept here as the reference the streamed imports are checked against): its
+/// separator, columns, rows and each row's fields as the file had them. Kept word for word
+/// but for one fix: line breaks are counted one by one (`lineBreaks`), where counting the
+/// characters of `filter(\.isNewline)` joined a CR and a later LF into one.
 struct WholeList {
     var separator: String
     var columns: [ListColumn]
@@ -65,12 +67,17 @@ struct WholeList {
             if !WordSheet.isBlankRecord(DelimitedRecord(line: line, fields: fields)) {
                 var start = line
                 if cardSeparator != nil, let first = card.firstIndex(where: { !$0.isWhitespace }) {
-                    start += card[..<first].filter(\.isNewline).count
+                    start += lineBreaks(card[..<first])
                 }
                 records.append(DelimitedRecord(line: start, fields: fields))
             }
-            line += cardSeparator.map { card.filter(\.isNewline).count + $0.filter(\.isNewline).count } ?? 1
+            line += cardSeparator.map { lineBreaks(card) + lineBreaks($0[...]) } ?? 1
         }
         return records
+    }
+
+    /// The characters of `text` that are line breaks (CR LF is one).
+    static func lineBreaks(_ text: Substring) -> Int {
+        text.reduce(0) { $1.isNewline ? $0 + 1 : $0 }
     }
 }
