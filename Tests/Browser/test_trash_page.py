@@ -1,6 +1,7 @@
 """The Trash as its own page (issue 13, part 4): reached from the bar, searchable, paged by
 key, with bulk restore (undoable) and bulk permanent delete (after a confirm)."""
 import os
+import time
 
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
@@ -96,4 +97,33 @@ def test_trash_keys_move_and_select(page):
     wait(page, lambda d: d.find_element(By.ID, "trash-selection").text == "")
     # The list's own keys did nothing meanwhile: nothing was selected there.
     assert not page.find_element(By.ID, "bulk-bar").is_displayed()
+    api("/api/bulk/purge", "POST", {"ids": ids}, token)
+
+
+def test_more_while_the_trash_is_reloading_adds_the_next_page_once(page):
+    """"More" clicked while the Trash's list is still being fetched again (opened from
+    Settings a second time) waited for nothing and asked for the first page once more:
+    the list showed every entry of it twice. Now it waits for the fresh list and adds the
+    page after it."""
+    token = csrf(page)
+    ids = [api("/api/words", "POST", {"term": f"recarga{index:03d}", "meaning": "twice?"}, token)["word"]["id"]
+           for index in range(120)]
+    api("/api/bulk/trash", "POST", {"ids": ids}, token)
+    page.get(page.current_url.split("#")[0] + "#/trash")
+    wait(page, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#trash-list li")) == 50)
+    page.get(page.current_url.split("#")[0] + "#settings")
+    wait(page, lambda d: d.find_element(By.ID, "settings-trash-link").is_displayed())
+    # The list of the first visit is still in the page. The app opens the Trash on the
+    # hash change (its fetch then on its way); "More" is clicked right after, in the same
+    # turn of the event loop as that fetch's start.
+    page.execute_script(
+        """
+        window.addEventListener("hashchange", () => setTimeout(() => document.getElementById("trash-more").click(), 0),
+                                {once: true});
+        document.getElementById("settings-trash-link").click();
+        """)
+    wait(page, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#trash-list li")) == 100)
+    time.sleep(0.5)  # anything still on its way lands
+    shown = [item.get_attribute("data-id") for item in page.find_elements(By.CSS_SELECTOR, "#trash-list li")]
+    assert len(shown) == 100 and len(set(shown)) == 100
     api("/api/bulk/purge", "POST", {"ids": ids}, token)

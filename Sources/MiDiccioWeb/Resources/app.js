@@ -421,7 +421,7 @@
   // The Trash is read a page at a time, by key (after the last entry shown): a
   // 100,000-word Trash shows its newest 50 at once. The selection is either the ticked
   // entries or every entry matching the search ("all": the server picks them).
-  const trash = { lastId: "", generation: 0, total: 0, all: false, anchor: null };
+  const trash = { lastId: "", generation: 0, total: 0, all: false, anchor: null, refreshing: null, addingMore: false };
 
   function trashItem(word) {
     const item = element("li");
@@ -453,7 +453,23 @@
     return item;
   }
 
+  // "More" continues the list shown, after its last entry: it waits for a fresh list still
+  // on its way (it would otherwise ask for the first page again, and add it twice), and a
+  // page already being added is not asked for again.
   async function loadTrash(more) {
+    if (more) {
+      if (trash.refreshing) await trash.refreshing;
+      if (trash.addingMore) return;
+      trash.addingMore = true;
+      try { await showTrashPage(true); } finally { trash.addingMore = false; }
+      return;
+    }
+    const refreshing = showTrashPage(false);
+    trash.refreshing = refreshing;
+    try { await refreshing; } finally { if (trash.refreshing === refreshing) trash.refreshing = null; }
+  }
+
+  async function showTrashPage(more) {
     if (!more) { trash.lastId = ""; trash.generation += 1; trash.all = false; trash.anchor = null; $("trash-all").checked = false; }
     const generation = trash.generation;
     const term = $("trash-search").value.trim();
