@@ -392,7 +392,7 @@ struct TextSearch {
         ascii = !text.isEmpty && text.utf8.allSatisfy({ $0 < 0x80 }) ? Array(text.utf8) : nil
     }
 
-    /// The first match in `text`, nil when there is none.
+    /// The first match in `haystack`, nil when there is none.
     func firstRange(in haystack: Substring) -> Range<String.Index>? {
         guard let ascii else { return haystack.firstRange(of: text) }
         let utf8 = haystack.utf8
