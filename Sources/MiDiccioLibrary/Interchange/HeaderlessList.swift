@@ -190,12 +190,10 @@ enum HeaderlessList {
     ) throws {
         switch cutting {
         case .delimited(let separator):
-            do {
+            try SheetError.readingDelimitedText {
                 try DelimitedText.forEachRecord(pieces: next, separator: separator) { record in
                     if !WordSheet.isBlankRecord(record) { try body(record) }
                 }
-            } catch let error as DelimitedTextError {
-                throw SheetError(line: error.line, message: error.message)
             }
         case .asIs(let separator, let cardSeparator):
             var cutter = CardCutter(cardSeparator: cardSeparator)

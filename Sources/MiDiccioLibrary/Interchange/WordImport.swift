@@ -490,8 +490,7 @@ extension WordLibrary {
                 WordSheet.announcedFormat(of: String(decoding: data[..<FileSystem.completeUTF8Prefix(Array(data))], as: UTF8.self))
                     != .ankiText
             {
-                guard let scan = try files({ try FileSystem.scanUTF8Text(path) }) else { try refuseBrokenUTF8(path) }
-                if scan.hasNUL { throw binaryFile(path, format: format) }
+                let scan = try scannedText(path, format: format)
                 return ReadImport(
                     format: format, stream: SheetSource.file(path: path, format: sheetFormat, rows: SheetSource.rows(scan)))
             }
@@ -511,14 +510,9 @@ extension WordLibrary {
     /// its separator guessed from its start when not given, and read once more for its
     /// widest card and its cards (unless its columns are given and its cards are lines).
     private func streamedList(_ path: String, head: [UInt8], layout: ListLayout) throws -> SheetSource {
-        guard let scan = try files({ try FileSystem.scanUTF8Text(path) }) else { try refuseBrokenUTF8(path) }
-        if scan.hasNUL { throw binaryFile(path, format: .list) }
-        // The separator is guessed from the first lines, as when the text is read whole:
-        // the start of the file up to its last line break within the first megabyte.
-        let whole = head.count < ImportFormat.detectionBytes
-        let end = whole ? head.count : (head.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0)
-        let lines = Array(head[..<end])
-        let start = String(decoding: lines[..<FileSystem.completeUTF8Prefix(lines)], as: UTF8.self)
+        let scan = try scannedText(path, format: .list)
+        // The separator is guessed from the first lines, as when the text is read whole.
+        let (start, _) = Self.wholeLines(head)
         var cards = 0
         var widest = 0
         let counted = layout.columns == nil || layout.cardSeparator != nil
@@ -546,11 +540,8 @@ extension WordLibrary {
     /// one has and their count. Nil when it is not an Anki export, or when the first
     /// megabyte does not hold its header whole (then it is read whole).
     private func streamedAnkiText(_ path: String, head: [UInt8], format: ImportFormat) throws -> SheetSource? {
-        let complete = head.count < ImportFormat.detectionBytes
-        let end = complete ? head.count : (head.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0)
-        guard let scan = try files({ try FileSystem.scanUTF8Text(path) }) else { try refuseBrokenUTF8(path) }
-        if scan.hasNUL { throw binaryFile(path, format: format) }
-        let start = String(decoding: head[..<end], as: UTF8.self)
+        _ = try scannedText(path, format: format)
+        let (start, complete) = Self.wholeLines(head)
         do {
             guard
                 let (notes, offset) = try WordSheet.ankiNotes(
@@ -567,6 +558,23 @@ extension WordLibrary {
         } catch let error as SheetError {
             throw Self.invalidImport(error, file: path)
         }
+    }
+
+    /// The file at `path` checked in one pass as text: UTF-8 (or the error saying where it
+    /// stops being so) and without NUL (or the error calling it binary, not `format`).
+    private func scannedText(_ path: String, format: ImportFormat) throws -> FileSystem.TextScan {
+        guard let scan = try files({ try FileSystem.scanUTF8Text(path) }) else { try refuseBrokenUTF8(path) }
+        if scan.hasNUL { throw binaryFile(path, format: format) }
+        return scan
+    }
+
+    /// The start of a file (`head`, its first `ImportFormat.detectionBytes` at most) up to
+    /// its last line break, as text, and whether that is the whole file.
+    private static func wholeLines(_ head: [UInt8]) -> (text: String, complete: Bool) {
+        let complete = head.count < ImportFormat.detectionBytes
+        let end = complete ? head.count : (head.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0)
+        let lines = Array(head[..<end])
+        return (String(decoding: lines[..<FileSystem.completeUTF8Prefix(lines)], as: UTF8.self), complete)
     }
 
     /// A problem a sheet's reader found, as the import's error naming `file` (and the

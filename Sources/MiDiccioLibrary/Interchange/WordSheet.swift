@@ -71,6 +71,16 @@ public struct SheetError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// The message prefixed with its line, as `line 7: term is empty`.
     public var description: String { "line \(line): \(message)" }
+
+    /// Runs `body`, a reading of delimited text: a structural problem it finds (an
+    /// unterminated quote) becomes the sheet's error, at the same line.
+    static func readingDelimitedText<T>(_ body: () throws -> T) rethrows -> T {
+        do {
+            return try body()
+        } catch let error as DelimitedTextError {
+            throw SheetError(line: error.line, message: error.message)
+        }
+    }
 }
 
 // MARK: - Reading and writing
@@ -230,24 +240,20 @@ extension WordSheet {
         pieces next: () throws -> [UInt8]?, format: SheetFormat, _ body: (SheetRow) throws -> Void
     ) throws {
         var rows = MiDiccioRows(format: format)
-        do {
+        try SheetError.readingDelimitedText {
             try DelimitedText.forEachRecord(pieces: next, separator: separatorByte(for: format), firstLine: 1) { record in
                 if let row = try rows.take(record) { try body(row) }
             }
-        } catch let error as DelimitedTextError {
-            throw SheetError(line: error.line, message: error.message)
         }
         try rows.finish()
     }
 
     private static func readMiDiccio(_ text: Substring, format: SheetFormat, _ body: (SheetRow) throws -> Void) throws {
         var rows = MiDiccioRows(format: format)
-        do {
+        try SheetError.readingDelimitedText {
             try DelimitedText.forEachRecord(text, separator: separatorByte(for: format), firstLine: 1) { record in
                 if let row = try rows.take(record) { try body(row) }
             }
-        } catch let error as DelimitedTextError {
-            throw SheetError(line: error.line, message: error.message)
         }
         try rows.finish()
     }
@@ -429,10 +435,8 @@ extension WordSheet {
     static func forEachAnkiRecord(
         pieces next: () throws -> [UInt8]?, notes: AnkiNotes, _ body: (DelimitedRecord) throws -> Void
     ) throws {
-        do {
+        try SheetError.readingDelimitedText {
             try DelimitedText.forEachRecord(pieces: next, separator: notes.separator, firstLine: notes.firstLine, body)
-        } catch let error as DelimitedTextError {
-            throw SheetError(line: error.line, message: error.message)
         }
     }
 
