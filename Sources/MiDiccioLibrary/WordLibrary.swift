@@ -48,6 +48,11 @@ public final class WordLibrary {
     /// one stores the batch's words (`SyncBatch.forEachRecord(_:thenEventsInto:)`). Tests
     /// lower it to check small batches the same way.
     package var reviewEventsReadAsideFrom = 20_000
+    /// The fewest words in a sync's batch file that a second thread decodes (and, for
+    /// a library that had no words, prepares the rows of) while this one merges them
+    /// (`SyncBatch.forEachRecord(_:thenEventsInto:)`). Tests lower it to check small
+    /// batches the same way.
+    package var recordsReadAsideFrom = 2_000
     /// While `writingInBulk` runs: the first row it inserted (nil until one is), whose
     /// search entries are made in one statement at its end.
     private var bulkFrom: Int64??
@@ -550,25 +555,65 @@ public final class WordLibrary {
     /// and all of `times`, the local device writing. In a bulk write (`writingInBulk`)
     /// they go in `HotStatements.rowsPerInsert` at a time.
     package func insertNew(_ words: [(word: Word, columns: NewWordColumns)], times: FieldTimes, pending: Bool) throws {
-        var rest = words[...]
+        try insertNew(words.count, pending: pending) { index in
+            (words[index].word, times, StoredWord.localWriters, words[index].columns)
+        }
+    }
+
+    /// A new word with its field times and writers (numbered as the library numbers
+    /// devices) and its derived columns: a word received from another device.
+    package struct NewRow {
+        /// The word.
+        var word: Word
+        /// When each field was last written, and by whom.
+        var times: FieldTimes
+        var writers: [Int64]
+        /// Its derived columns, made ahead (`ColumnMaker`).
+        var columns: NewWordColumns
+
+        /// A row of these values.
+        package init(word: Word, times: FieldTimes, writers: [Int64], columns: NewWordColumns) {
+            self.word = word
+            self.times = times
+            self.writers = writers
+            self.columns = columns
+        }
+    }
+
+    /// Saves new words with their own times and writers, none of them stored yet, as
+    /// `save` does each with `previous` nil; several rows per statement in a bulk write.
+    package func insertNew(_ rows: [NewRow], pending: Bool) throws {
+        try insertNew(rows.count, pending: pending) { index in
+            (rows[index].word, rows[index].times, rows[index].writers, rows[index].columns)
+        }
+    }
+
+    /// `count` new words, the one at each index given by `row`.
+    private func insertNew(
+        _ count: Int, pending: Bool, row: (Int) -> (word: Word, times: FieldTimes, writers: [Int64], columns: NewWordColumns)
+    ) throws {
+        var next = 0
         if case .some = bulkFrom {
             let batch = HotStatements.rowsPerInsert
-            while rest.count >= batch {
+            while count - next >= batch {
                 var values: [SQLValue] = []
                 values.reserveCapacity(batch * HotStatements.valuesPerInsertedRow)
-                for (word, columns) in rest.prefix(batch) {
+                for index in next..<next + batch {
+                    let (word, times, writers, columns) = row(index)
                     try updateDigest(removing: nil, adding: word)
                     let change = pending ? try nextChange() : 0
-                    values += newRowValues(
-                        word, times: times, writers: StoredWord.localWriters, pending: pending, change: change, columns: columns)
+                    values += newRowValues(word, times: times, writers: writers, pending: pending, change: change, columns: columns)
                 }
                 try database.run(try hot.statement(.insertWords), values)
                 // One statement's rows take consecutive row numbers.
                 if case .some(.none) = bulkFrom { try noteBulkStart(sqlite3LastInsertRowID() - Int64(batch - 1)) }
-                rest = rest.dropFirst(batch)
+                next += batch
             }
         }
-        for (word, columns) in rest { try save(word, times: times, previous: nil, pending: pending, columns: columns) }
+        for index in next..<count {
+            let (word, times, writers, columns) = row(index)
+            try save(word, times: times, writers: writers, previous: nil, pending: pending, columns: columns)
+        }
     }
 
     /// The columns of a new word's row that are computed from its fields: what `save`
@@ -591,6 +636,27 @@ public final class WordLibrary {
             self.tags = JSONText.array(tags)
         }
     }
+
+    /// Makes new words' derived columns (`NewWordColumns`) under a library's collation,
+    /// on the thread that holds it: a sync reading a large batch file prepares them on
+    /// the thread that decodes the file, as an import's reading thread does, so the
+    /// writing thread does not. Not to be shared between threads (ICU's collator).
+    package struct ColumnMaker {
+        private let collation: TermCollation
+
+        /// A maker for the term order of `locale` (a library's `collationLocale`).
+        package init(locale: String) {
+            collation = TermCollation(locale: locale)
+        }
+
+        /// The derived columns of `word`, as `save` computes them for a new word.
+        package func columns(for word: Word) -> NewWordColumns {
+            NewWordColumns(term: word.term, examples: word.examples, tags: word.tags, collation: collation)
+        }
+    }
+
+    /// The locale of this library's term order, for a `ColumnMaker` of its own.
+    package var collationLocale: String { collation.locale }
 
     /// True for a row the bulk write under way inserted.
     private func isBulkRow(_ seq: Int64) -> Bool {

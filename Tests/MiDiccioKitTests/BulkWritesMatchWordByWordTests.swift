@@ -137,10 +137,28 @@ struct BulkWritesMatchWordByWordTests {
         }
     }
 
+    /// The term keys and sort keys of every word, by id: what a first sync makes on the
+    /// thread that decodes a large file must be what the writing thread would make.
+    static func keys(_ library: WordLibrary) throws -> [String] {
+        try library.database.prepare("SELECT id || ' ' || term_key || ' ' || hex(sort_key) FROM words ORDER BY id").rows { $0.text(0) }
+    }
+
+    /// Every word's row number and sync columns, in row order, and every tag row: the
+    /// rows must go in in the order of the file, pending as word by word.
+    static func rowOrder(_ library: WordLibrary) throws -> [String] {
+        let words = "SELECT seq || ' ' || id || ' ' || pending || ' ' || local_change FROM words ORDER BY seq"
+        let tags = "SELECT word_seq || ' ' || tag_key || ' ' || tag FROM word_tags ORDER BY word_seq, tag_key"
+        return try library.database.prepare(words).rows { $0.text(0) } + library.database.prepare(tags).rows { $0.text(0) }
+    }
+
+    /// How many words a batch file must hold to be decoded on a second thread (with
+    /// each new word's keys made there): always (1), and never.
+    static let asideThresholds = [1, Int.max]
+
     @Test(
         "a new device's first sync of the seeded simulation's kind of library: edits, Trash, purges and tags",
-        arguments: indexThresholds)
-    func firstSync(deferIndexesFrom: Int) throws {
+        arguments: indexThresholds, asideThresholds)
+    func firstSync(deferIndexesFrom: Int, readAsideFrom: Int) throws {
         try withSyncFixture { fixture in
             let a = try fixture.device("a")
             var generator = SeededGenerator(seed: 5)
@@ -148,6 +166,7 @@ struct BulkWritesMatchWordByWordTests {
             for index in 0..<400 {
                 ids.append(try a.add("palabra \(index)", meaning: "word \(index)", tags: ["t\(index % 9)"]))
             }
+            for term in ["über", "Ñandú", "ÁRBOL", "日本語", "ﬁn", "e\u{301}cole"] { ids.append(try a.add(term, meaning: "m")) }
             for _ in 0..<120 {
                 let id = ids[Int.random(in: 0..<ids.count, using: &generator)]
                 _ = try a.library.edit(id, WordEdit(notes: "nota \(Int.random(in: 0..<1000, using: &generator))"))
@@ -158,14 +177,47 @@ struct BulkWritesMatchWordByWordTests {
             let bulk = try fixture.device("bulk"), wordByWord = try fixture.device("word-by-word")
             wordByWord.library.usesBulkWrites = false
             bulk.library.deferredIndexesFrom = deferIndexesFrom
+            bulk.library.recordsReadAsideFrom = readAsideFrom
+            wordByWord.library.recordsReadAsideFrom = Int.max
             try bulk.sync()
             try wordByWord.sync()
-            #expect(try bulk.library.list().count == 370)
+            #expect(try bulk.library.list().count == 376)
             #expect(try bulk.everyWord() == wordByWord.everyWord())
+            #expect(try Self.keys(bulk.library) == Self.keys(wordByWord.library))
+            #expect(try Self.rowOrder(bulk.library) == Self.rowOrder(wordByWord.library))
             #expect(try Self.searches(bulk.library) == Self.searches(wordByWord.library))
             #expect(try bulk.library.libraryDigest() == wordByWord.library.libraryDigest())
             #expect(try Self.schema(bulk.library) == Self.schema(wordByWord.library))
             try Self.indexAgrees(bulk.library)
+        }
+    }
+
+    @Test("a device with words of its own merges a large file decoded on a second thread as one decoded in line")
+    func pullReadAside() throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a")
+            var ids: [WordID] = []
+            for index in 0..<50 { ids.append(try a.add("palabra \(index)", meaning: "word \(index)", tags: ["t\(index % 3)"])) }
+            try a.sync()
+            let aside = try fixture.device("aside"), inLine = try fixture.device("in-line")
+            aside.library.recordsReadAsideFrom = 1
+            inLine.library.recordsReadAsideFrom = Int.max
+            try aside.sync()
+            try inLine.sync()
+            // Edits, deletes and new words, over words both devices hold.
+            for id in ids[0..<20] { _ = try a.library.edit(id, WordEdit(meaning: "changed", tags: ["nueva"])) }
+            _ = try a.library.delete(Array(ids[20..<25]))
+            for index in 0..<30 { _ = try a.add("nueva \(index)", meaning: "new \(index)") }
+            try a.sync()
+            try aside.sync()
+            try inLine.sync()
+            #expect(try aside.library.list().count == 75)
+            #expect(try aside.everyWord() == inLine.everyWord())
+            #expect(try aside.everyWord() == a.everyWord())
+            #expect(try Self.keys(aside.library) == Self.keys(inLine.library))
+            #expect(try Self.searches(aside.library) == Self.searches(inLine.library))
+            #expect(try aside.library.libraryDigest() == inLine.library.libraryDigest())
+            try Self.indexAgrees(aside.library)
         }
     }
 

@@ -72,19 +72,31 @@ public struct SyncBatch: Sendable {
     /// Calls `body` with each record in order, then hands the batch's review events to
     /// `events`. A batch read as a stream is read through once more: its records one at a
     /// time, then its events straight from the file when they lie in key order (the bulk
-    /// path: no event is made whole; with many of them, a second thread reads them while
-    /// this one stores the words), else made whole and sorted (`ReviewEventImport`).
-    package func forEachRecord(_ body: (SyncRecord) throws -> Void, thenEventsInto events: ReviewEventImport) throws {
+    /// path: no event is made whole), else made whole and sorted (`ReviewEventImport`).
+    ///
+    /// A large file (`ReviewEventImport.recordsReadAsideFrom` words, or as many events in
+    /// key order as `readsAsideFrom`) is decoded on a second thread while this one merges
+    /// what it has decoded. With `columnsLocale` (a library that had no words), that
+    /// thread also makes each record's derived columns under that term order and hands
+    /// them to `body` beside it, for a word new here; otherwise `body` gets nil.
+    /// `recordsDone` runs after the last record, before any event.
+    package func forEachRecord(
+        _ body: (SyncRecord, WordLibrary.NewWordColumns?) throws -> Void, recordsDone: () throws -> Void = {},
+        thenEventsInto events: ReviewEventImport, columnsLocale: String? = nil
+    ) throws {
         guard let file = recordFile else {
-            try records.forEach(body)
+            for record in records { try body(record, nil) }
+            try recordsDone()
             if !self.events.isEmpty { try events.insert(self.events) }
             return
         }
-        if file.eventsInKeyOrder && file.events >= events.readsAsideFrom {
-            return try forEachRecord(body, readingEventsAsideInto: events)
+        if file.count >= events.recordsReadAsideFrom || (file.eventsInKeyOrder && file.events >= events.readsAsideFrom) {
+            return try forEachRecord(body, recordsDone: recordsDone, readingAsideInto: events, columnsLocale: columnsLocale)
         }
         var reader = try BatchFileReader(file.bytes, formatVersion: file.formatVersion)
-        while let record = try reader.next() { try body(record) }
+        let maker = columnsLocale.map { WordLibrary.ColumnMaker(locale: $0) }
+        while let record = try reader.next() { try body(record, maker?.columns(for: record.word)) }
+        try recordsDone()
         guard file.events > 0 else { return }
         _ = try reader.readTrailer()
         if file.eventsInKeyOrder {
@@ -98,29 +110,61 @@ public struct SyncBatch: Sendable {
         }
     }
 
-    /// What the thread reading a batch's events hands over: first that it has started
-    /// (this thread then merges the words, while that one reads on), then the events'
-    /// device table, then events a few thousand at a time.
+    /// What the thread reading a batch file aside hands over, in the file's order:
+    /// records a few hundred at a time (with their derived columns when asked for), then
+    /// the events' device table and events a few thousand at a time, or (not in key
+    /// order) every event at once.
     private enum AsideRead: Sendable {
-        case started
+        case records([(SyncRecord, WordLibrary.NewWordColumns?)])
         case devices([String])
         case events([ReviewEventRow])
+        case wholeEvents([ReviewEvent])
     }
 
-    /// `forEachRecord(_:thenEventsInto:)` with the events read on a second thread, its own
-    /// reader passing over the records while this thread merges them. At most a few
-    /// blocks of events wait between the two (`Handoff`'s bounded queue).
-    private func forEachRecord(_ body: (SyncRecord) throws -> Void, readingEventsAsideInto events: ReviewEventImport) throws {
+    /// Records decoded aside in one block: enough to make handing them over cheap, few
+    /// enough that the blocks waiting between the threads stay small.
+    static let asideRecordBlock = 256
+
+    /// `forEachRecord(_:recordsDone:thenEventsInto:columnsLocale:)` with the file decoded
+    /// on a second thread. At most a few blocks wait between the two (`Handoff`'s bounded
+    /// queue).
+    private func forEachRecord(
+        _ body: (SyncRecord, WordLibrary.NewWordColumns?) throws -> Void, recordsDone: () throws -> Void,
+        readingAsideInto events: ReviewEventImport, columnsLocale: String?
+    ) throws {
         guard let file = recordFile else { return }
-        let bytes = file.bytes, version = file.formatVersion
+        let bytes = file.bytes, version = file.formatVersion, eventsInKeyOrder = file.eventsInKeyOrder
+        let eventCount = file.events
         var devices: [Int64] = []
+        var recordsEnded = false
+        func endRecords() throws {
+            guard !recordsEnded else { return }
+            recordsEnded = true
+            try recordsDone()
+        }
         try Handoff.run(
-            capacity: 4,
+            capacity: 8,
             produce: { emit in
-                try emit(AsideRead.started)
                 var reader = try BatchFileReader(bytes, formatVersion: version)
-                while try reader.skip() {}
+                let maker = columnsLocale.map { WordLibrary.ColumnMaker(locale: $0) }
+                var records: [(SyncRecord, WordLibrary.NewWordColumns?)] = []
+                records.reserveCapacity(Self.asideRecordBlock)
+                while let record = try reader.next() {
+                    records.append((record, maker?.columns(for: record.word)))
+                    guard records.count == Self.asideRecordBlock else { continue }
+                    try emit(AsideRead.records(records))
+                    records.removeAll(keepingCapacity: true)
+                }
+                if !records.isEmpty { try emit(.records(records)) }
+                guard eventCount > 0 else { return }
                 _ = try reader.readTrailer()
+                guard eventsInKeyOrder else {
+                    var whole: [ReviewEvent] = []
+                    whole.reserveCapacity(eventCount)
+                    while let event = try reader.nextEvent() { whole.append(event) }
+                    try emit(.wholeEvents(whole))
+                    return
+                }
                 try emit(.devices(reader.eventDevices))
                 var block: [ReviewEventRow] = []
                 block.reserveCapacity(4_096)
@@ -133,13 +177,17 @@ public struct SyncBatch: Sendable {
             },
             consume: { item in
                 switch item {
-                case .started:
-                    var reader = try BatchFileReader(bytes, formatVersion: version)
-                    while let record = try reader.next() { try body(record) }
-                case .devices(let table): devices = try events.deviceNumbers(for: table)
+                case .records(let records): for (record, columns) in records { try body(record, columns) }
+                case .devices(let table):
+                    try endRecords()
+                    devices = try events.deviceNumbers(for: table)
                 case .events(let block): try events.insert(block, devices: devices)
+                case .wholeEvents(let whole):
+                    try endRecords()
+                    try events.insert(whole)
                 }
             })
+        try endRecords()
     }
 
     /// The cloud format version a reader needs for this batch: 4 when it carries review

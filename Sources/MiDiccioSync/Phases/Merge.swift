@@ -58,15 +58,31 @@ extension SyncSession {
             // both the bulk path of a new device and the word-by-word path carry them, and
             // a purged word's events stay out.
             let events = batches.reduce(0) { $0 + $1.eventCount }
+            // Into a library with no words, a large file's rows are made ready (term keys,
+            // sort keys) on the thread that decodes it: nearly every word is new here.
+            let columnsLocale = empty ? store.library.collationLocale : nil
+            // Words new here with their rows made ahead wait here to go in a few hundred
+            // at a time, several to a statement; written before anything reads the words.
+            var fresh: [(record: SyncRecord, columns: WordLibrary.NewWordColumns)] = []
+            var freshPending = false
+            func saveFresh() throws {
+                guard !fresh.isEmpty else { return }
+                try store.saveNewMerged(fresh, pending: freshPending)
+                fresh.removeAll(keepingCapacity: true)
+            }
             try store.mergeReviewEvents(expected: events, purged: purged) { reviews in
                 for batch in batches {
                     try batch.forEachRecord(
-                        { incoming in
+                        { incoming, columns in
                             if done > 0, done % WordLibrary.progressInterval == 0 { announce(.merging(words: total, done: done)) }
                             done += 1
                             let id = incoming.word.id
                             guard !purged.contains(id) else { return }
-                            let local = !empty || inserted.contains(id.hashValue) ? try store.local(id) : nil
+                            var local: LocalRecord?
+                            if !empty || inserted.contains(id.hashValue) {
+                                try saveFresh()
+                                local = try store.local(id)
+                            }
                             if empty && local == nil { inserted.insert(id.hashValue) }
                             if guarded && wasLive[id] == nil { wasLive[id] = local.map { !$0.record.word.isDeleted } ?? false }
                             let outcome = MergeRules.merge(local: local?.record, incoming: incoming)
@@ -81,8 +97,16 @@ extension SyncSession {
                             if !outcome.changedFields.isEmpty {
                                 if local?.pending == true { merged += 1 } else { pulled += 1 }
                             }
-                            try store.saveMerged(outcome.record, replacing: local, pending: relayed.contains(batch.device))
-                        }, thenEventsInto: reviews)
+                            // A word new here is saved as `incoming`, which `columns` were made from.
+                            if local == nil, let columns {
+                                fresh.append((outcome.record, columns))
+                                freshPending = relayed.contains(batch.device)
+                                if fresh.count == Self.freshWordsPerWrite { try saveFresh() }
+                            } else {
+                                try saveFresh()  // rows keep the order of the file
+                                try store.saveMerged(outcome.record, replacing: local, pending: relayed.contains(batch.device))
+                            }
+                        }, recordsDone: saveFresh, thenEventsInto: reviews, columnsLocale: columnsLocale)
                 }
             }
             // Joplin lost notes when a sync read absence as deletion; MiDiccio never does,
@@ -104,6 +128,9 @@ extension SyncSession {
         kept.purged += purgedHere
         if purgedHere > 0 { try store.scrubFreedContent() }
     }
+
+    /// How many words new here, with their rows made ahead, a merge saves at once.
+    static let freshWordsPerWrite = 256
 
     /// Purges what has been in the Trash here longer than `trash.autoPurgeDays`.
     func autoPurge() throws {
