@@ -53,6 +53,9 @@ public final class WordLibrary {
     /// (`SyncBatch.forEachRecord(_:thenEventsInto:)`). Tests lower it to check small
     /// batches the same way.
     package var recordsReadAsideFrom = 2_000
+    /// The fewest words of a backup that a restore parses on a second thread while this
+    /// one writes them. Tests lower it to check small backups the same way.
+    package var restoreReadAsideFrom = 2_000
     /// While `writingInBulk` runs: the first row it inserted (nil until one is), whose
     /// search entries are made in one statement at its end.
     private var bulkFrom: Int64??

@@ -117,8 +117,10 @@ struct BulkWritesMatchWordByWordTests {
         }
     }
 
-    @Test("a backup restore over a library with words, edited and deleted ones among them", arguments: indexThresholds)
-    func restore(deferIndexesFrom: Int) throws {
+    @Test(
+        "a backup restore over a library with words, edited and deleted ones among them, the backup read in line or aside",
+        arguments: indexThresholds, asideThresholds)
+    func restore(deferIndexesFrom: Int, readAsideFrom: Int) throws {
         try withTemporaryDirectory { directory in
             let (source, _) = try Self.pair(directory.appendingPathComponent("source").createdDirectory())
             let path = directory.appendingPathComponent("words.tsv").path
@@ -129,6 +131,8 @@ struct BulkWritesMatchWordByWordTests {
             let backup = directory.appendingPathComponent("backup.json").path
             _ = try source.exportBackup(to: backup)
             let (bulk, wordByWord) = try Self.pair(directory, deferIndexesFrom: deferIndexesFrom)
+            bulk.restoreReadAsideFrom = readAsideFrom
+            wordByWord.restoreReadAsideFrom = Int.max
             for library in [bulk, wordByWord] {
                 _ = try library.add(WordContent(term: "local", meaning: "only here"))
                 _ = try library.restoreBackup(from: backup, replace: true)

@@ -112,7 +112,7 @@ extension WordLibrary {
                 try database.run("DELETE FROM restore_undo")
                 var inBackup = Set<WordID>()
                 var index = 0
-                try BackupFile.forEachWord(pieces: try backupPieces(path), file: path) { restored in
+                func restore(_ restored: Word) throws {
                     if let progress, index > 0, index % Self.progressInterval == 0 { progress(index, checked.wordCount) }
                     index += 1
                     // Only a replace needs the backup's ids, to trash the words it lacks.
@@ -126,6 +126,25 @@ extension WordLibrary {
                     } else {
                         try merge(restored, local: local, report: &report)
                     }
+                }
+                // A large backup is parsed again on a second thread while this one writes
+                // (`Handoff`), a few blocks of words apart at most.
+                if checked.wordCount >= restoreReadAsideFrom {
+                    try Handoff.run(capacity: 8) { emit in
+                        var block: [Word] = []
+                        block.reserveCapacity(Self.restoreBlock)
+                        try BackupFile.forEachWord(pieces: try filePieces(path), file: path) { word in
+                            block.append(word)
+                            guard block.count == Self.restoreBlock else { return }
+                            try emit(block)
+                            block.removeAll(keepingCapacity: true)
+                        }
+                        if !block.isEmpty { try emit(block) }
+                    } consume: { (block: [Word]) in
+                        for restored in block { try restore(restored) }
+                    }
+                } else {
+                    try BackupFile.forEachWord(pieces: try backupPieces(path), file: path, restore)
                 }
                 if replace {
                     let live = try database.cached("SELECT \(Self.columns) FROM words WHERE deleted_at IS NULL").rows([], Self.storedWord)
@@ -148,6 +167,9 @@ extension WordLibrary {
         } catch is DryRunRollback {}
         return report
     }
+
+    /// How many words a backup's second reading hands over at once.
+    static let restoreBlock = 256
 
     /// The backup file at `path` a megabyte at a time (nil at its end).
     private func backupPieces(_ path: String) throws -> () throws -> [UInt8]? {

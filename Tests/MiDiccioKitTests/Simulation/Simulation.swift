@@ -148,9 +148,13 @@ struct Simulation {
             name: "device\(index)", path: path, storage: storage,
             clock: ManualClock(start: Timestamp(milliseconds: trueTime + skew)),
             makeID: { ids.nextID() }, makeDeviceID: { deviceIDs.nextID() }, tune: Self.tune(nonces))
-        // Every other device decodes each file it pulls on a second thread, as a large
-        // file is (with the rows of words new here made there when its library is empty).
-        if index % 2 == 1 { device.library.recordsReadAsideFrom = 1 }
+        // Every other device decodes each file it pulls, and parses each backup it
+        // restores, on a second thread, as a large one is (with the rows of words new here
+        // made there when a pull finds its library empty).
+        if index % 2 == 1 {
+            device.library.recordsReadAsideFrom = 1
+            device.library.restoreReadAsideFrom = 1
+        }
         members.append(Member(device: device, skew: skew, storage: storage))
     }
 
