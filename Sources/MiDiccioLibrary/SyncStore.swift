@@ -168,20 +168,17 @@ package final class SyncStore {
 
     /// Saves `merged` over `replacing` (nil: a word new here) as received from other
     /// devices: not pending, unless it was pending here already or `pending` asks for it
-    /// (what this library must pass on itself). `columns`, for a word new here, are its
-    /// derived columns made ahead (`WordLibrary.ColumnMaker`). Call inside `write`.
-    package func saveMerged(
-        _ merged: SyncRecord, replacing: LocalRecord?, pending: Bool = false, columns: WordLibrary.NewWordColumns? = nil
-    ) throws {
+    /// (what this library must pass on itself). Call inside `write`.
+    package func saveMerged(_ merged: SyncRecord, replacing: LocalRecord?, pending: Bool = false) throws {
         try library.guarded {
             let writers = try merged.writers.map { try number($0) }
-            try library.save(
-                merged.word, times: merged.times, writers: writers, previous: replacing?.stored, pending: pending, columns: columns)
+            try library.save(merged.word, times: merged.times, writers: writers, previous: replacing?.stored, pending: pending)
         }
     }
 
     /// Saves words new here, received from other devices, as `saveMerged` does each with
-    /// `replacing` nil, several rows to a statement in a bulk write. Call inside `write`.
+    /// `replacing` nil, with their derived columns made ahead (`WordLibrary.ColumnMaker`),
+    /// several rows to a statement in a bulk write. Call inside `write`.
     package func saveNewMerged(_ records: [(record: SyncRecord, columns: WordLibrary.NewWordColumns)], pending: Bool) throws {
         try library.guarded {
             let rows = try records.map { record, columns in

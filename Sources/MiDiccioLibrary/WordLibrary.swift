@@ -34,7 +34,8 @@ public final class WordLibrary {
     /// Whether `midiccio_tag_key` (TagSet.key) is defined on this connection.
     private var bulkTagKeyDefined = false
 
-    /// False makes `writingInBulk` write word by word (tests compare the two).
+    /// False makes `writingInBulk` write word by word, and a restore into an empty library
+    /// look each word up as any restore does (tests compare the two).
     package var usesBulkWrites = true
     /// The fewest words `writingInBulk` builds the indexes again for (below it, putting
     /// rows into the indexes one by one costs less than sorting the whole table). Tests
@@ -45,12 +46,12 @@ public final class WordLibrary {
     /// imports the same way.
     package var reviewTimeIndexRebuildFrom = 50_000
     /// The fewest review events in key order a sync reads on a second thread while this
-    /// one stores the batch's words (`SyncBatch.forEachRecord(_:thenEventsInto:)`). Tests
+    /// one stores the batch's words (`SyncBatch.forEachRecord(_:recordsDone:thenEventsInto:columnsLocale:)`). Tests
     /// lower it to check small batches the same way.
     package var reviewEventsReadAsideFrom = 20_000
     /// The fewest words in a sync's batch file that a second thread decodes (and, for
     /// a library that had no words, prepares the rows of) while this one merges them
-    /// (`SyncBatch.forEachRecord(_:thenEventsInto:)`). Tests lower it to check small
+    /// (`SyncBatch.forEachRecord(_:recordsDone:thenEventsInto:columnsLocale:)`). Tests lower it to check small
     /// batches the same way.
     package var recordsReadAsideFrom = 2_000
     /// The fewest words of a backup that a restore parses on a second thread while this

@@ -112,9 +112,34 @@ extension WordLibrary {
                 try database.run("DELETE FROM restore_undo")
                 var inBackup = Set<WordID>()
                 var index = 0
-                func restore(_ restored: Word) throws {
+                // Into a library that holds no word (a new laptop, say) a merge has nothing
+                // to look up: every word goes in as read, several rows to a statement, its
+                // derived columns made as it is read, and the undo's rows in one statement
+                // at the end (each word was absent before).
+                let intoEmpty = try usesBulkWrites && !replace && (database.integer("SELECT EXISTS (SELECT 1 FROM words)") ?? 0) == 0
+                var fresh: [NewRow] = []
+                func saveFresh() throws {
+                    guard !fresh.isEmpty else { return }
+                    try insertNew(fresh, pending: true)
+                    fresh.removeAll(keepingCapacity: true)
+                }
+                func restore(_ restored: Word, columns: NewWordColumns?) throws {
                     if let progress, index > 0, index % Self.progressInterval == 0 { progress(index, checked.wordCount) }
                     index += 1
+                    if intoEmpty, let columns {
+                        // A marker wins over a backup, as in `merge`.
+                        if try isPurged(restored.id) {
+                            report.skippedPurged += 1
+                            return
+                        }
+                        fresh.append(
+                            NewRow(
+                                word: restored, times: FieldTimes(all: restored.updatedAt), writers: StoredWord.localWriters,
+                                columns: columns))
+                        report.countAdded(restored.term)
+                        if fresh.count == Self.restoreBlock { try saveFresh() }
+                        return
+                    }
                     // Only a replace needs the backup's ids, to trash the words it lacks.
                     if replace { inBackup.insert(restored.id) }
                     let local = try stored(restored.id)
@@ -127,24 +152,33 @@ extension WordLibrary {
                         try merge(restored, local: local, report: &report)
                     }
                 }
+                let locale = intoEmpty ? collationLocale : nil
                 // A large backup is parsed again on a second thread while this one writes
                 // (`Handoff`), a few blocks of words apart at most.
                 if checked.wordCount >= restoreReadAsideFrom {
                     try Handoff.run(capacity: 8) { emit in
-                        var block: [Word] = []
+                        let maker = locale.map { ColumnMaker(locale: $0) }
+                        var block: [(Word, NewWordColumns?)] = []
                         block.reserveCapacity(Self.restoreBlock)
                         try BackupFile.forEachWord(pieces: try filePieces(path), file: path) { word in
-                            block.append(word)
+                            block.append((word, maker?.columns(for: word)))
                             guard block.count == Self.restoreBlock else { return }
                             try emit(block)
                             block.removeAll(keepingCapacity: true)
                         }
                         if !block.isEmpty { try emit(block) }
-                    } consume: { (block: [Word]) in
-                        for restored in block { try restore(restored) }
+                    } consume: { (block: [(Word, NewWordColumns?)]) in
+                        for (restored, columns) in block { try restore(restored, columns: columns) }
                     }
                 } else {
-                    try BackupFile.forEachWord(pieces: try backupPieces(path), file: path, restore)
+                    let maker = locale.map { ColumnMaker(locale: $0) }
+                    try BackupFile.forEachWord(pieces: try backupPieces(path), file: path) { word in
+                        try restore(word, columns: maker?.columns(for: word))
+                    }
+                }
+                try saveFresh()
+                if intoEmpty {
+                    try database.run("INSERT OR IGNORE INTO restore_undo (word_id, prior) SELECT id, NULL FROM words ORDER BY id")
                 }
                 if replace {
                     let live = try database.cached("SELECT \(Self.columns) FROM words WHERE deleted_at IS NULL").rows([], Self.storedWord)
