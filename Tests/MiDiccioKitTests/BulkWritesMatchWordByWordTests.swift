@@ -117,19 +117,26 @@ struct BulkWritesMatchWordByWordTests {
         }
     }
 
+    /// The backup file of a library that imported `sheet` and moved five words to the
+    /// Trash (made in `directory`, under the pair's ids).
+    static func backupOfSheet(in directory: URL) throws -> String {
+        let (source, _) = try pair(directory.appendingPathComponent("source").createdDirectory())
+        let path = directory.appendingPathComponent("words.tsv").path
+        try Data(sheet.utf8).write(to: URL(fileURLWithPath: path))
+        _ = try source.importSheet(from: path, format: .tsv)
+        let ids = try source.list(ListQuery(limit: 20)).map(\.id)
+        _ = try source.delete(Array(ids[0..<5]))
+        let backup = directory.appendingPathComponent("backup.json").path
+        _ = try source.exportBackup(to: backup)
+        return backup
+    }
+
     @Test(
         "a backup restore over a library with words, edited and deleted ones among them, the backup read in line or aside",
         arguments: indexThresholds, asideThresholds)
     func restore(deferIndexesFrom: Int, readAsideFrom: Int) throws {
         try withTemporaryDirectory { directory in
-            let (source, _) = try Self.pair(directory.appendingPathComponent("source").createdDirectory())
-            let path = directory.appendingPathComponent("words.tsv").path
-            try Data(Self.sheet.utf8).write(to: URL(fileURLWithPath: path))
-            _ = try source.importSheet(from: path, format: .tsv)
-            let ids = try source.list(ListQuery(limit: 20)).map(\.id)
-            _ = try source.delete(Array(ids[0..<5]))
-            let backup = directory.appendingPathComponent("backup.json").path
-            _ = try source.exportBackup(to: backup)
+            let backup = try Self.backupOfSheet(in: directory)
             let (bulk, wordByWord) = try Self.pair(directory, deferIndexesFrom: deferIndexesFrom)
             bulk.restoreReadAsideFrom = readAsideFrom
             wordByWord.restoreReadAsideFrom = Int.max
@@ -164,14 +171,7 @@ struct BulkWritesMatchWordByWordTests {
         arguments: asideThresholds)
     func restoreIntoEmpty(readAsideFrom: Int) throws {
         try withTemporaryDirectory { directory in
-            let (source, _) = try Self.pair(directory.appendingPathComponent("source").createdDirectory())
-            let path = directory.appendingPathComponent("words.tsv").path
-            try Data(Self.sheet.utf8).write(to: URL(fileURLWithPath: path))
-            _ = try source.importSheet(from: path, format: .tsv)
-            let ids = try source.list(ListQuery(limit: 20)).map(\.id)
-            _ = try source.delete(Array(ids[0..<5]))
-            let backup = directory.appendingPathComponent("backup.json").path
-            _ = try source.exportBackup(to: backup)
+            let backup = try Self.backupOfSheet(in: directory)
             let (bulk, wordByWord) = try Self.pair(directory.appendingPathComponent("into").createdDirectory(), deferIndexesFrom: 1)
             bulk.restoreReadAsideFrom = readAsideFrom
             wordByWord.restoreReadAsideFrom = Int.max
