@@ -46,12 +46,12 @@ public final class WordLibrary {
     /// imports the same way.
     package var reviewTimeIndexRebuildFrom = 50_000
     /// The fewest review events in key order a sync reads on a second thread while this
-    /// one stores the batch's words (`SyncBatch.forEachRecord(_:recordsDone:thenEventsInto:columnsLocale:)`). Tests
+    /// one stores the batch's words (`SyncBatch.forEachRecord(_:recordsDone:thenEventsInto:recordsAsideFrom:columnsLocale:)`). Tests
     /// lower it to check small batches the same way.
     package var reviewEventsReadAsideFrom = 20_000
     /// The fewest words in a sync's batch file that a second thread decodes (and, for
     /// a library that had no words, prepares the rows of) while this one merges them
-    /// (`SyncBatch.forEachRecord(_:recordsDone:thenEventsInto:columnsLocale:)`). Tests lower it to check small
+    /// (`SyncBatch.forEachRecord(_:recordsDone:thenEventsInto:recordsAsideFrom:columnsLocale:)`). Tests lower it to check small
     /// batches the same way.
     package var recordsReadAsideFrom = 2_000
     /// The fewest words of a backup that a restore parses on a second thread while this
@@ -555,24 +555,16 @@ public final class WordLibrary {
         }
     }
 
-    /// Saves new words, none of them stored yet, as `save` does each with `previous` nil
-    /// and all of `times`, the local device writing. In a bulk write (`writingInBulk`)
-    /// they go in `HotStatements.rowsPerInsert` at a time.
-    package func insertNew(_ words: [(word: Word, columns: NewWordColumns)], times: FieldTimes, pending: Bool) throws {
-        try insertNew(words.count, pending: pending) { index in
-            (words[index].word, times, StoredWord.localWriters, words[index].columns)
-        }
-    }
-
     /// A new word with its field times and writers (numbered as the library numbers
-    /// devices) and its derived columns: a word received from another device.
+    /// devices; 0 is this one) and its derived columns, made ahead (`ColumnMaker`, or an
+    /// import's reading thread).
     package struct NewRow {
         /// The word.
         var word: Word
         /// When each field was last written, and by whom.
         var times: FieldTimes
         var writers: [Int64]
-        /// Its derived columns, made ahead (`ColumnMaker`).
+        /// Its derived columns.
         var columns: NewWordColumns
 
         /// A row of these values.
@@ -584,29 +576,20 @@ public final class WordLibrary {
         }
     }
 
-    /// Saves new words with their own times and writers, none of them stored yet, as
-    /// `save` does each with `previous` nil; several rows per statement in a bulk write.
+    /// Saves new words, none of them stored yet, as `save` does each with `previous` nil.
+    /// In a bulk write (`writingInBulk`) they go in `HotStatements.rowsPerInsert` at a time.
     package func insertNew(_ rows: [NewRow], pending: Bool) throws {
-        try insertNew(rows.count, pending: pending) { index in
-            (rows[index].word, rows[index].times, rows[index].writers, rows[index].columns)
-        }
-    }
-
-    /// `count` new words, the one at each index given by `row`.
-    private func insertNew(
-        _ count: Int, pending: Bool, row: (Int) -> (word: Word, times: FieldTimes, writers: [Int64], columns: NewWordColumns)
-    ) throws {
         var next = 0
         if case .some = bulkFrom {
             let batch = HotStatements.rowsPerInsert
-            while count - next >= batch {
+            while rows.count - next >= batch {
                 var values: [SQLValue] = []
                 values.reserveCapacity(batch * HotStatements.valuesPerInsertedRow)
-                for index in next..<next + batch {
-                    let (word, times, writers, columns) = row(index)
-                    try updateDigest(removing: nil, adding: word)
+                for row in rows[next..<next + batch] {
+                    try updateDigest(removing: nil, adding: row.word)
                     let change = pending ? try nextChange() : 0
-                    values += newRowValues(word, times: times, writers: writers, pending: pending, change: change, columns: columns)
+                    values += newRowValues(
+                        row.word, times: row.times, writers: row.writers, pending: pending, change: change, columns: row.columns)
                 }
                 try database.run(try hot.statement(.insertWords), values)
                 // One statement's rows take consecutive row numbers.
@@ -614,9 +597,8 @@ public final class WordLibrary {
                 next += batch
             }
         }
-        for index in next..<count {
-            let (word, times, writers, columns) = row(index)
-            try save(word, times: times, writers: writers, previous: nil, pending: pending, columns: columns)
+        for row in rows[next...] {
+            try save(row.word, times: row.times, writers: row.writers, previous: nil, pending: pending, columns: row.columns)
         }
     }
 

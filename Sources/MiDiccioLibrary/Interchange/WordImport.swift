@@ -261,9 +261,10 @@ extension WordLibrary {
                 let lastRowBefore = try database.integer("SELECT max(seq) FROM words") ?? 0
                 var done = 0
                 // Words ready to write, written a batch at a time (`insertNew`).
-                var ready: [(word: Word, columns: NewWordColumns)] = []
+                var ready: [NewRow] = []
+                let times = FieldTimes(all: now)
                 func writeReady() throws {
-                    try insertNew(ready, times: FieldTimes(all: now), pending: true)
+                    try insertNew(ready, pending: true)
                     report.added += ready.count
                     ready.removeAll(keepingCapacity: true)
                 }
@@ -288,7 +289,7 @@ extension WordLibrary {
                         id: ids.removeLast().id, term: content.term, meaning: content.meaning, reading: content.reading,
                         examples: content.examples, notes: content.notes, tags: content.tags,
                         createdAt: now, updatedAt: now)
-                    ready.append((word, columns))
+                    ready.append(NewRow(word: word, times: times, writers: StoredWord.localWriters, columns: columns))
                     if ready.count == Self.importBatchRows { try writeReady() }
                 }
                 // Rows of a sheet or a database are read and checked on another thread while

@@ -65,10 +65,6 @@ package final class ReviewEventImport {
     /// (`WordLibrary.reviewEventsReadAsideFrom`).
     package var readsAsideFrom: Int { library.reviewEventsReadAsideFrom }
 
-    /// The fewest words in a batch file worth decoding on a second thread
-    /// (`WordLibrary.recordsReadAsideFrom`).
-    package var recordsReadAsideFrom: Int { library.recordsReadAsideFrom }
-
     /// The numbers the reviews table knows `devices` by, in order (numbering the new ones).
     package func deviceNumbers(for devices: [String]) throws -> [Int64] {
         try devices.map { try number(of: $0) }

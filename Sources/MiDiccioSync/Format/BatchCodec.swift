@@ -74,15 +74,15 @@ public struct SyncBatch: Sendable {
     /// time, then its events straight from the file when they lie in key order (the bulk
     /// path: no event is made whole), else made whole and sorted (`ReviewEventImport`).
     ///
-    /// A large file (`ReviewEventImport.recordsReadAsideFrom` words, or as many events in
-    /// key order as `readsAsideFrom`) is decoded on a second thread while this one merges
+    /// A large file (`recordsAsideFrom` words or more, or as many events in key order as
+    /// `events.readsAsideFrom`) is decoded on a second thread while this one merges
     /// what it has decoded. With `columnsLocale` (a library that had no words), that
     /// thread also makes each record's derived columns under that term order and hands
     /// them to `body` beside it, for a word new here; otherwise `body` gets nil.
     /// `recordsDone` runs after the last record, before any event.
     package func forEachRecord(
         _ body: (SyncRecord, WordLibrary.NewWordColumns?) throws -> Void, recordsDone: () throws -> Void = {},
-        thenEventsInto events: ReviewEventImport, columnsLocale: String? = nil
+        thenEventsInto events: ReviewEventImport, recordsAsideFrom: Int, columnsLocale: String? = nil
     ) throws {
         guard let file = recordFile else {
             for record in records { try body(record, nil) }
@@ -90,7 +90,7 @@ public struct SyncBatch: Sendable {
             if !self.events.isEmpty { try events.insert(self.events) }
             return
         }
-        if file.count >= events.recordsReadAsideFrom || (file.eventsInKeyOrder && file.events >= events.readsAsideFrom) {
+        if file.count >= recordsAsideFrom || (file.eventsInKeyOrder && file.events >= events.readsAsideFrom) {
             return try forEachRecord(body, recordsDone: recordsDone, readingAsideInto: events, columnsLocale: columnsLocale)
         }
         var reader = try BatchFileReader(file.bytes, formatVersion: file.formatVersion)
@@ -125,7 +125,7 @@ public struct SyncBatch: Sendable {
     /// enough that the blocks waiting between the threads stay small.
     static let asideRecordBlock = 256
 
-    /// `forEachRecord(_:recordsDone:thenEventsInto:columnsLocale:)` with the file decoded
+    /// `forEachRecord(_:recordsDone:thenEventsInto:recordsAsideFrom:columnsLocale:)` with the file decoded
     /// on a second thread. At most a few blocks wait between the two (`Handoff`'s bounded
     /// queue).
     private func forEachRecord(

@@ -106,7 +106,8 @@ extension SyncSession {
                                 try saveFresh()  // rows keep the order of the file
                                 try store.saveMerged(outcome.record, replacing: local, pending: relayed.contains(batch.device))
                             }
-                        }, recordsDone: saveFresh, thenEventsInto: reviews, columnsLocale: columnsLocale)
+                        }, recordsDone: saveFresh, thenEventsInto: reviews, recordsAsideFrom: store.library.recordsReadAsideFrom,
+                        columnsLocale: columnsLocale)
                 }
             }
             // Joplin lost notes when a sync read absence as deletion; MiDiccio never does,
