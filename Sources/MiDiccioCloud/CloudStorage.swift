@@ -107,6 +107,18 @@ public enum CloudBytes: Sendable {
         }
     }
 
+    /// True when `other` holds the same bytes, compared a megabyte at a time.
+    public func hasSameBytes(as other: CloudBytes) throws -> Bool {
+        guard count == other.count else { return false }
+        var offset = 0
+        while offset < count {
+            let size = min(1 << 20, count - offset)
+            guard try piece(at: offset, count: size) == other.piece(at: offset, count: size) else { return false }
+            offset += size
+        }
+        return true
+    }
+
     /// Copies up to `buffer.count` bytes from `offset` into `buffer`; returns how many.
     public func read(at offset: Int, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         switch self {

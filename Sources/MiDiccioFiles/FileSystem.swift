@@ -301,12 +301,19 @@ package enum FileSystem {
     /// reading and writing and owner-only: it is gone once its descriptor is closed, even
     /// after a crash. A large download is kept in one instead of in memory.
     package static func anonymousFile() throws -> Int32 {
+        let (descriptor, path) = try temporaryFile()
+        unlink(path)
+        return descriptor
+    }
+
+    /// A new, empty, owner-only file in the temporary folder ($TMPDIR, else /tmp) with a
+    /// random name: its descriptor (open for reading and writing) and its path.
+    package static func temporaryFile() throws -> (descriptor: Int32, path: String) {
         let folder = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         var template = Array("\(folder)/.midiccio-XXXXXX".utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else { throw FileError(path: folder, reason: errorText(errno)) }
-        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
-        return descriptor
+        return (descriptor, String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
 
     /// read(2), under a name no `read` method of a caller's type shadows.

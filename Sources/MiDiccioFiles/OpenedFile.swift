@@ -28,17 +28,24 @@ public final class OpenedFile: Sendable {
 
     deinit { close(descriptor) }
 
-    /// A path that opens this same file again, from its start, for an API that reads a
-    /// file by name (URLSession's body stream): `/proc/self/fd/N`, which works for a file
-    /// without a name too. Nil where there is no such path.
-    package var reopeningPath: String? {
-        #if os(Linux)
-        let path = "/proc/self/fd/\(descriptor)"
-        // Without /proc (a container that mounts none) there is no such path.
-        return access(path, R_OK) == 0 ? path : nil
-        #else
-        return nil
-        #endif
+    /// A copy of the file under a name of its own in the temporary folder, for an API that
+    /// sends a file by name with its length (URLSession's upload from a file): the copy is
+    /// made a megabyte at a time and removed when the returned value is freed.
+    package func namedCopy() throws -> NamedTemporaryFile {
+        let copy = try NamedTemporaryFile.make()
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var offset = 0
+        while offset < size {
+            let read = try buffer.withUnsafeMutableBytes { try self.read(at: offset, into: $0) }
+            guard read > 0 else { throw FileError(path: path, reason: "ended after \(offset) of \(size) bytes") }
+            if let failure = buffer.withUnsafeBytes({
+                FileSystem.writeAll(UnsafeRawBufferPointer(rebasing: $0[..<read]), to: copy.descriptor, at: offset)
+            }) {
+                throw FileError(path: copy.path, reason: failure)
+            }
+            offset += read
+        }
+        return copy
     }
 
     /// The `count` bytes from `offset` on, or fewer where the file ends (one that shrank
@@ -65,5 +72,31 @@ public final class OpenedFile: Sendable {
             if count >= 0 { return count }
             if errno != EINTR { throw FileError(path: path, reason: FileSystem.errorText(errno)) }
         }
+    }
+}
+
+/// A file with a name in the temporary folder ($TMPDIR, else /tmp), owner-only, open for
+/// writing: removed (name and bytes) when this value is freed. Only for what must be
+/// handed over by name; everything else uses `FileSystem.anonymousFile`, which leaves
+/// nothing behind even after a crash.
+package final class NamedTemporaryFile: Sendable {
+    /// Where it is.
+    package let path: String
+    fileprivate let descriptor: Int32
+
+    private init(path: String, descriptor: Int32) {
+        self.path = path
+        self.descriptor = descriptor
+    }
+
+    deinit {
+        close(descriptor)
+        unlink(path)
+    }
+
+    /// Makes an empty one.
+    static func make() throws -> NamedTemporaryFile {
+        let (descriptor, path) = try FileSystem.temporaryFile()
+        return NamedTemporaryFile(path: path, descriptor: descriptor)
     }
 }

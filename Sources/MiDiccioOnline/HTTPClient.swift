@@ -127,9 +127,9 @@ final class BlockingHTTPClient: Sendable {
     ///
     /// With `spillFrom`, a body that grows past that many bytes goes on in a temporary file
     /// (`HTTPAnswer.spooled`) instead of memory: a snapshot of a million words. With
-    /// `bodyFile`, the request's body is read from that file as it is sent, in chunks
-    /// (`Transfer-Encoding: chunked`), instead of from memory; it needs a
-    /// `reopeningPath`.
+    /// `bodyFile`, the request's body is that file, sent with its length (`Content-Length`)
+    /// and read from a named copy as it goes out, never whole in memory (a server may
+    /// refuse a body of unknown length, or keep none of it).
     func send(
         _ request: URLRequest, timeout: TimeInterval, maxBodyBytes: Int, overallFactor: Double = 20, spillFrom: Int? = nil,
         bodyFile: OpenedFile? = nil
@@ -210,20 +210,29 @@ private final class HTTPSession: Sendable {
         bodyFile: OpenedFile?
     ) -> Result<HTTPAnswer, HTTPFailure> {
         var request = request
+        // URLSession sends a file by name with its length; a body stream would go in
+        // chunks, with no length. The copy lives until the exchange ends (`withExtendedLifetime`
+        // below); when none can be made (no room for it), the body is sent from memory.
+        var copy: NamedTemporaryFile?
         if let bodyFile {
-            // A stream is read once: each attempt opens the file again, from its start.
-            guard let path = bodyFile.reopeningPath, let stream = InputStream(fileAtPath: path) else {
-                return .failure(.unreadableBody(reason: "its temporary file cannot be opened again"))
-            }
             request.httpBody = nil
-            request.httpBodyStream = stream
+            do {
+                copy = try bodyFile.namedCopy()
+            } catch {
+                guard let whole = try? bodyFile.bytes(at: 0, count: bodyFile.size), whole.count == bodyFile.size else {
+                    return .failure(.unreadableBody(reason: "\(error)"))
+                }
+                request.httpBody = whole
+            }
         }
         // FoundationNetworking truncates this to whole seconds (0.5 would mean "at
         // once") and only watches for silence; the deadline below is the one that
         // counts, this one a backstop just after it.
         request.timeoutInterval = (timeout + 1).rounded(.up)
         let exchange = HTTPExchange(limit: maxBodyBytes, spillFrom: spillFrom)
-        let task = session.dataTask(with: request)
+        let task =
+            copy.map { session.uploadTask(with: request, fromFile: URL(fileURLWithPath: $0.path)) } ?? session.dataTask(with: request)
+        defer { withExtendedLifetime(copy) {} }
         delegate.register(exchange, for: task.taskIdentifier)
         defer { delegate.unregister(task.taskIdentifier) }
         task.resume()

@@ -78,7 +78,7 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
 
     private let authorization: String?
     private let client: BlockingHTTPClient
-    private let state = Mutex<(counts: [String: Int], folders: Set<String>, streamsBodies: Bool)>(([:], [], true))
+    private let state = Mutex<(counts: [String: Int], folders: Set<String>)>(([:], []))
 
     /// Uses the folder at `address`, sending `user` and `password` with Basic
     /// authentication (over https or http) when a user is given.
@@ -180,11 +180,10 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
         try upload(path, .memory(data), exclusive: true)
     }
 
-    /// `create` for bytes kept in a file (a large snapshot): sent from the file as they
-    /// are read, in chunks, never held whole. A server that refuses a body sent in chunks
-    /// (411 Length Required, 501, 400, or a connection closed while it goes out) gets it
-    /// whole instead, then and for as long as this storage is used; a server that keeps
-    /// another number of bytes than were sent is an error.
+    /// `create` for bytes kept in a file (a large snapshot): sent with their length, read
+    /// from the file as they go out, never held whole. The size the server then reports
+    /// is checked (a `HEAD`): a server that kept another number of bytes than were sent is
+    /// an error, and the short file is removed.
     public func create(_ path: String, bytes: CloudBytes) throws {
         try upload(path, bytes, exclusive: true)
     }
@@ -231,26 +230,13 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
         var madeFolder = false
         var headers = ["Content-Type": "application/octet-stream"]
         if exclusive { headers["If-None-Match"] = "*" }
-        var data = data
-        if case .file(let file) = data, !state.withLock({ $0.streamsBodies }) || file.reopeningPath == nil {
-            data = .memory(try data.wholeData())
-        }
         while true {
             let answer: HTTPAnswer
             switch data {
             case .memory(let bytes):
                 answer = try send("PUT", fileURL(path), path: path, body: bytes, headers: headers).answer
             case .file(let file):
-                do {
-                    answer = try send("PUT", fileURL(path), path: path, bodyFile: file, headers: headers).answer
-                } catch is StreamedBodyDropped {
-                    // A server that refuses a body in chunks may close the connection
-                    // while it is still being sent, before its answer is read: as good
-                    // as a refusal. Whole from now on (and retried as usual then).
-                    state.withLock { $0.streamsBodies = false }
-                    data = .memory(try data.wholeData())
-                    continue
-                }
+                answer = try send("PUT", fileURL(path), path: path, bodyFile: file, headers: headers).answer
             }
             switch answer.status {
             case 200, 201, 204:
@@ -265,10 +251,6 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
                 }
                 markExisting(folder)
                 return
-            case 400 where data.isFile, 411 where data.isFile, 501 where data.isFile:
-                // A body in chunks refused: whole from now on.
-                state.withLock { $0.streamsBodies = false }
-                data = .memory(try data.wholeData())
             case 412 where exclusive:
                 throw CloudError.exists(path: path)
             case 404 where !madeFolder, 409 where !madeFolder:
@@ -289,11 +271,8 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
         try send("HEAD", url, path: path, maxBody: Int.max).answer
     }
 
-    /// A connection dropped while a body went out in chunks (see `put`).
-    private struct StreamedBodyDropped: Error {}
-
-    /// Checks that the file the server now holds at `path` has `size` bytes (a `HEAD`):
-    /// a body sent in chunks has no length the server could have checked it against.
+    /// Checks that the file the server now holds at `path` has `size` bytes (a `HEAD`): a
+    /// server behind a gateway that loses part of a large body may still answer 201.
     private func checkSize(_ path: String, _ size: Int) throws {
         let answer = try head(fileURL(path), path: path)
         guard answer.status == 200, let length = answer.header("Content-Length").flatMap({ Int($0) }) else { return }
@@ -387,7 +366,6 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
                 }
                 options.sleep(delay)
             case .failure(.dropped):
-                if bodyFile != nil { throw StreamedBodyDropped() }
                 guard let delay = options.retry.delay(afterAttempt: attempt, retryAfter: nil) else {
                     throw CloudError.unavailable(
                         "the connection to \(address.hostAndPort) dropped \(attempt) time\(attempt == 1 ? "" : "s")")

@@ -870,6 +870,10 @@ class Content:
         fault = self.t.take_fault("asset.put")
         if fault is not None:
             return fault_answer(fault)
+        # Assumption: like other object stores (S3 answers 411 MissingContentLength), the
+        # content host wants the body's length; a body in chunks is refused.
+        if "chunked" in (self.req.headers.get("Transfer-Encoding") or "").lower():
+            return json_response(411, {"error": "the upload needs a Content-Length"})
         del self.t.uploads[upload_id]
         asset = Asset(self.req.body, slot["record"], slot["field"])
         self.t.receipts[asset.receipt] = asset

@@ -379,6 +379,17 @@ class AssetTests(Base):
         self.assertEqual(a.raw("POST", a.url(tokens[0]["url"]), content).status, 404)  # single use
         return single
 
+    def test_upload_in_chunks_refused(self):
+        a = self.account()
+        a.make_zone()
+        tokens = a.ok("assets/upload", {"zoneID": {"zoneName": "MiDiccio"},
+                                        "tokens": [{"recordType": "CloudFile", "recordName": "big", "fieldName": "file"}]})["tokens"]
+        # http.client sends an iterable without a length in chunks.
+        self.assertEqual(a.raw("POST", a.url(tokens[0]["url"]), iter([b"abc", b"def"])).status, 411)
+        # The upload URL is still unused: the bytes with their length are kept.
+        answer = a.raw("POST", a.url(tokens[0]["url"]), b"abcdef")
+        self.assertEqual((answer.status, answer.json["singleFile"]["size"]), (200, 6))
+
     def test_upload_attach_download_replace(self):
         a = self.account()
         a.make_zone()

@@ -1,5 +1,6 @@
 import Foundation
 import MiDiccioCloud
+import MiDiccioFiles
 import Synchronization
 
 #if canImport(FoundationNetworking)
@@ -25,6 +26,8 @@ final class CloudKitAPI: Sendable {
         /// The whole address without tokens: an API operation, or an asset URL.
         var url: String
         var body: Data?
+        /// A body held in a file, sent from it with its length instead of `body`.
+        var bodyFile: OpenedFile?
         var contentType = "application/json"
         var maxBody = 4 << 20
         /// From this many bytes on, the answer's body goes on in a temporary file
@@ -83,12 +86,14 @@ final class CloudKitAPI: Sendable {
             var request = URLRequest(url: url)
             request.httpMethod = call.method
             request.httpBody = call.body
-            if call.body != nil { request.setValue(call.contentType, forHTTPHeaderField: "Content-Type") }
+            if call.body != nil || call.bodyFile != nil { request.setValue(call.contentType, forHTTPHeaderField: "Content-Type") }
             request.setValue("MiDiccio", forHTTPHeaderField: "User-Agent")
             counts.withLock { $0[call.kind, default: 0] += 1 }
             if dropped { resent = true }
             var retryAfter: TimeInterval?
-            switch client.send(request, timeout: options.timeout, maxBodyBytes: call.maxBody, spillFrom: call.spillFrom) {
+            switch client.send(
+                request, timeout: options.timeout, maxBodyBytes: call.maxBody, spillFrom: call.spillFrom, bodyFile: call.bodyFile)
+            {
             case .success(let answer):
                 if sendsTokens, let renewed = answer.header(Self.renewedTokenHeader) { session.renew(renewed) }
                 let error = sendsTokens ? Self.serverError(answer) : nil

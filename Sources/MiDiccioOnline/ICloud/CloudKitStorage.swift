@@ -280,31 +280,45 @@ public final class CloudKitStorage: CloudStorage, CustomStringConvertible, Senda
         return (parsed.item, parsed.downloadURL)
     }
 
-    /// Uploads `data` as the asset of record `name`; the receipt goes into the record.
-    private func uploadAsset(_ data: Data, name: String, about: String) throws -> [String: Any] {
+    /// Uploads `bytes` as the asset of record `name`; the receipt goes into the record. Bytes
+    /// held in a file go from it with their length, never whole in memory.
+    private func uploadAsset(_ bytes: CloudBytes, name: String, about: String) throws -> [String: Any] {
         let (object, _) = try api.post(
             "assets/upload", database: database,
             body: ["zoneID": zoneID, "tokens": [["recordType": Self.recordType, "recordName": name, "fieldName": "file"]]], about: about)
         guard let url = ((object["tokens"] as? [[String: Any]])?.first)?["url"] as? String else {
             throw CloudError.failed(path: about, reason: "iCloud gave no address to upload to")
         }
-        let reply = try api.send(
-            CloudKitAPI.Call(url: url, body: data, contentType: "application/octet-stream", about: about, kind: "asset.put"))
+        var call = CloudKitAPI.Call(url: url, contentType: "application/octet-stream", about: about, kind: "asset.put")
+        switch bytes {
+        case .memory(let data): call.body = data
+        case .file(let file): call.bodyFile = file
+        }
+        let reply = try api.send(call)
         guard reply.answer.status == 200, let receipt = try CloudKitAPI.object(reply.answer, about: about)["singleFile"] as? [String: Any]
         else { throw api.failure(reply.answer, about: about) }
+        // The receipt says how many bytes iCloud kept: a short asset is never attached.
+        if let kept = (receipt["size"] as? NSNumber)?.intValue, kept != bytes.count {
+            throw CloudError.failed(path: about, reason: "iCloud kept \(kept) of the \(bytes.count) bytes sent")
+        }
         return receipt
     }
 
     /// Saves `data` at `path` with `operationType` ("forceReplace" or "create"); returns
     /// the per-record error CloudKit gave, if any, and whether the request was sent again.
-    private func save(_ path: String, _ data: Data, operationType: String) throws -> (error: CloudKitAPI.ServerError?, resent: Bool) {
+    private func save(_ path: String, _ bytes: CloudBytes, operationType: String) throws -> (error: CloudKitAPI.ServerError?, resent: Bool)
+    {
         let name = try Self.checkedName(path)
         try ensureZone()
-        var fields: [String: Any] = ["path": ["value": path, "type": "STRING"], "size": ["value": data.count, "type": "INT64"]]
-        if data.count <= api.options.inlineLimit {
+        var fields: [String: Any] = ["path": ["value": path, "type": "STRING"], "size": ["value": bytes.count, "type": "INT64"]]
+        // Bytes kept in the record itself, and in the index: small files only.
+        var inline: Data?
+        if bytes.count <= api.options.inlineLimit {
+            let data = try bytes.wholeData()
+            inline = data
             fields["data"] = ["value": data.base64EncodedString(), "type": "BYTES"]
         } else {
-            fields["file"] = ["value": try uploadAsset(data, name: name, about: path), "type": "ASSETID"]
+            fields["file"] = ["value": try uploadAsset(bytes, name: name, about: path), "type": "ASSETID"]
         }
         let operation: [String: Any] = [
             "operationType": operationType, "record": ["recordName": name, "recordType": Self.recordType, "fields": fields],
@@ -320,11 +334,11 @@ public final class CloudKitStorage: CloudStorage, CustomStringConvertible, Senda
         if let error = CloudKitAPI.ServerError(result) { return (error, attempt.resent) }
         // What the answer says of the record (an answer without its fields leaves the
         // rest to the next pass), and the news of a replaced zone is spent: one save.
-        var item = CloudKitIndex.Item(path: path, tag: "", size: data.count, modified: 0, asset: false, data: data)
+        var item = CloudKitIndex.Item(path: path, tag: "", size: bytes.count, modified: 0, asset: inline == nil, data: inline)
         if let parsed = Self.parse(result) {
             item = parsed.item
-            item.data = item.asset ? nil : data
-            item.size = data.count
+            item.data = item.asset ? nil : inline
+            item.size = bytes.count
             if let url = parsed.downloadURL { state.withLock { $0.downloadURLs[name] = url } }
         }
         mutate { index in
@@ -408,20 +422,26 @@ public final class CloudKitStorage: CloudStorage, CustomStringConvertible, Senda
     /// Creates or replaces the file's record (with `forceReplace`: each file has one writer).
     public func write(_ path: String, _ data: Data) throws {
         try ensureCurrent()
-        if let error = try save(path, data, operationType: "forceReplace").error { throw api.failure(error, about: path) }
+        if let error = try save(path, .memory(data), operationType: "forceReplace").error { throw api.failure(error, about: path) }
     }
 
     /// Creates the file's record only when none exists (CloudKit's `create`).
     public func create(_ path: String, _ data: Data) throws {
+        try create(path, bytes: .memory(data))
+    }
+
+    /// `create` for bytes that may be held in a file (a large snapshot): its asset goes up
+    /// from the file with its length, never whole in memory.
+    public func create(_ path: String, bytes: CloudBytes) throws {
         try ensureCurrent()
         if index.items[CloudKitIndex.recordName(path)] != nil { throw CloudError.exists(path: path) }
-        let (error, resent) = try save(path, data, operationType: "create")
+        let (error, resent) = try save(path, bytes, operationType: "create")
         guard let error else { return }
         guard error.code == "EXISTS" else { throw api.failure(error, about: path) }
         // After a dropped connection, the first attempt may have made it: then it is ours.
         if resent, let existing = try lookUp(CloudKitIndex.recordName(path), about: path) {
             mutate { $0.items[CloudKitIndex.recordName(path)] = existing.item }
-            if try read(path) == data { return }
+            if let found = try readBytes(path), try found.hasSameBytes(as: bytes) { return }
         }
         throw CloudError.exists(path: path)
     }

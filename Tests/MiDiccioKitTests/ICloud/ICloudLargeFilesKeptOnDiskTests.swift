@@ -7,7 +7,9 @@ import Testing
 @testable import MiDiccioSync
 
 /// A snapshot downloaded from iCloud as an asset is kept in a temporary file as it
-/// arrives, not in memory, as from WebDAV and Google Drive.
+/// arrives, not in memory, as from WebDAV and Google Drive; one uploaded goes from its
+/// temporary file, with its length (the fake, like other object stores, refuses a body in
+/// chunks).
 @Suite("A large file from iCloud is kept on disk while it downloads", .enabled(if: ICloudTests.shouldRun, ICloudTests.skipReason))
 struct ICloudLargeFilesKeptOnDiskTests {
     @Test("an asset of a megabyte or more is handed over from a temporary file, byte for byte; a small file from memory")
@@ -17,6 +19,17 @@ struct ICloudLargeFilesKeptOnDiskTests {
             // Read by a second device, whose index holds no bytes of either file.
             _ = try cloud.device("b")
             try LargeCloudFiles.expectLargeOnDiskSmallInMemory(writer: cloud.storage("a"), reader: cloud.storage("b"))
+        }
+    }
+
+    @Test("a file held open goes up as an asset from it with its length, byte for byte, and never over another")
+    func uploadFromFile() throws {
+        try withICloud("large-upload") { cloud in
+            _ = try cloud.device("a")
+            let storage = cloud.storage("a")
+            storage.resetCounts()
+            try LargeCloudFiles.expectCreatedFromFile(storage)
+            #expect(storage.requestCounts["asset.put"] == 1)
         }
     }
 

@@ -78,8 +78,8 @@ final class FaultProxy: @unchecked Sendable {
     func answer(_ head: String, body: Data) { settings.withLock { $0.answers.append((head, body)) } }
 
     /// Passes the next new connection's first request on with the last `count` bytes of
-    /// its chunked body left out (re-encoded as one chunk): a server that keeps less than
-    /// it was sent. A body not sent in chunks goes on as it came.
+    /// its body left out and its `Content-Length` lowered to match: a server that keeps
+    /// less than it was sent. A body without a length goes on as it came.
     func truncateNextBody(by count: Int) { settings.withLock { $0.truncations.append(count) } }
 
     /// Connections accepted so far.
@@ -169,8 +169,10 @@ final class FaultProxy: @unchecked Sendable {
         }
     }
 
-    /// Reads one request from `source` and sends it to `target`, its chunked body short of
-    /// its last `count` bytes; false when the connection ended first.
+    /// Reads one request's head from `source` and sends the request on to `target` with
+    /// its body (of a `Content-Length`) short of its last `count` bytes, the length
+    /// lowered to match; the bytes left out are read and dropped. A request without a
+    /// length (a body in chunks) goes on as it came. False when the connection ended first.
     private func forwardTruncated(from source: Int32, to target: Int32, dropping count: Int) -> Bool {
         var received = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
@@ -180,43 +182,29 @@ final class FaultProxy: @unchecked Sendable {
             received += buffer[0..<read]
             return true
         }
-        func find(_ text: String, from start: Int) -> Int? {
-            let pattern = Array(text.utf8)
-            guard received.count >= start + pattern.count else { return nil }
-            return (start...(received.count - pattern.count)).first { Array(received[$0..<$0 + pattern.count]) == pattern }
+        let pattern = Array("\r\n\r\n".utf8)
+        func headEnd() -> Int? {
+            guard received.count >= pattern.count else { return nil }
+            return (0...(received.count - pattern.count)).first { Array(received[$0..<$0 + pattern.count]) == pattern }
         }
-        var headEnd = find("\r\n\r\n", from: 0)
-        while headEnd == nil {
+        var end = headEnd()
+        while end == nil {
             guard more() else { return false }
-            headEnd = find("\r\n\r\n", from: 0)
+            end = headEnd()
         }
-        let head = Array(received[..<(headEnd! + 4)])
-        guard String(decoding: head, as: UTF8.self).lowercased().contains("transfer-encoding: chunked") else {
-            return sendAll(target, Data(received))
+        let lines = String(decoding: received[..<end!], as: UTF8.self).components(separatedBy: "\r\n")
+        let lengthLine = lines.firstIndex { $0.lowercased().hasPrefix("content-length:") }
+        guard let lengthLine, let length = Int(lines[lengthLine].dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)),
+            length > count
+        else { return sendAll(target, Data(received)) }
+        var head = lines
+        head[lengthLine] = "Content-Length: \(length - count)"
+        let bodyStart = end! + pattern.count
+        while received.count < bodyStart + length {
+            guard more() else { return false }
         }
-        // Each chunk: its size in hex, CRLF, the bytes, CRLF; a chunk of size 0 ends it.
-        var body = [UInt8]()
-        var at = head.count
-        while true {
-            var lineEnd = find("\r\n", from: at)
-            while lineEnd == nil {
-                guard more() else { return false }
-                lineEnd = find("\r\n", from: at)
-            }
-            let sizeText = String(decoding: received[at..<lineEnd!], as: UTF8.self).split(separator: ";").first ?? ""
-            guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16) else { return false }
-            at = lineEnd! + 2
-            while received.count < at + size + 2 {
-                guard more() else { return false }
-            }
-            if size == 0 { break }
-            body += received[at..<at + size]
-            at += size + 2
-        }
-        let kept = Array(body.dropLast(count))
-        let rest = Array(received[(at + 2)...])
-        return sendAll(
-            target, Data(head + Array(String(kept.count, radix: 16).utf8) + [13, 10] + kept + Array("\r\n0\r\n\r\n".utf8) + rest))
+        let kept = Data((head.joined(separator: "\r\n") + "\r\n\r\n").utf8) + Data(received[bodyStart..<bodyStart + length - count])
+        return sendAll(target, kept + Data(received[(bodyStart + length)...]))
     }
 
     /// Sleeps `seconds` in short steps, cut short when the proxy stops.
