@@ -57,6 +57,8 @@ package struct FakeCloudKitFault: Sendable {
     package var times: Int
     /// Whether the connection is closed with no answer instead.
     package var drop: Bool
+    /// For "asset.put": the upload succeeds but keeps only this many bytes (and says so).
+    package var keep: Int?
 
     /// A fault for the next `times` requests of `op`.
     package init(
@@ -75,6 +77,13 @@ package struct FakeCloudKitFault: Sendable {
         FakeCloudKitFault(op: op, status: 429, code: "THROTTLED", retryAfter: retryAfter, times: times)
     }
 
+    /// The next asset upload keeps only its first `bytes` bytes.
+    package static func assetKeeping(_ bytes: Int) -> FakeCloudKitFault {
+        var fault = FakeCloudKitFault(op: "asset.put")
+        fault.keep = bytes
+        return fault
+    }
+
     /// `times` connections closed with no answer.
     package static func dropped(_ op: String = "*", times: Int = 1) -> FakeCloudKitFault {
         FakeCloudKitFault(op: op, times: times, drop: true)
@@ -86,6 +95,7 @@ package struct FakeCloudKitFault: Sendable {
         if let status { object["status"] = status }
         if let code { object["code"] = code }
         if let retryAfter { object["retryAfter"] = retryAfter }
+        if let keep { object["keep"] = keep }
         return object
     }
 }

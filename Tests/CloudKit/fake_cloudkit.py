@@ -868,14 +868,17 @@ class Content:
             self.t.uploads.pop(upload_id, None)
             raise CkError("NOT_FOUND", "unknown, used or expired upload URL")
         fault = self.t.take_fault("asset.put")
-        if fault is not None:
+        kept = self.req.body
+        if fault is not None and fault["keep"] is not None:
+            kept = kept[:fault["keep"]]  # a content host that lost the end of the body
+        elif fault is not None:
             return fault_answer(fault)
         # Assumption: like other object stores (S3 answers 411 MissingContentLength), the
         # content host wants the body's length; a body in chunks is refused.
         if "chunked" in (self.req.headers.get("Transfer-Encoding") or "").lower():
             return json_response(411, {"error": "the upload needs a Content-Length"})
         del self.t.uploads[upload_id]
-        asset = Asset(self.req.body, slot["record"], slot["field"])
+        asset = Asset(kept, slot["record"], slot["field"])
         self.t.receipts[asset.receipt] = asset
         return json_response(200, {"singleFile": asset.single_file()})
 
@@ -934,7 +937,7 @@ class Control:
         for e in entries:
             if not isinstance(e, dict):
                 raise bad_request("each fault is a dictionary.")
-            unknown = sorted(set(e) - {"op", "status", "code", "retryAfter", "times", "drop", "reason"})
+            unknown = sorted(set(e) - {"op", "status", "code", "retryAfter", "times", "drop", "reason", "keep"})
             if unknown:
                 raise bad_request("unknown fault keys: %s" % ", ".join(unknown))
             code, status = e.get("code"), e.get("status")
@@ -951,8 +954,11 @@ class Control:
             op = e.get("op", "*")
             if op != "*" and op not in STAT_NAMES:
                 raise bad_request("unknown op %r" % (op,))
+            keep = e.get("keep")
+            if keep is not None and (op != "asset.put" or isinstance(keep, bool) or not isinstance(keep, int) or keep < 0):
+                raise bad_request("keep is a number of bytes, for asset.put only.")
             faults.append({"op": op, "status": status, "code": code, "retryAfter": retry, "times": times,
-                           "drop": bool(e.get("drop", False)), "reason": e.get("reason")})
+                           "drop": bool(e.get("drop", False)), "reason": e.get("reason"), "keep": keep})
         self.t.faults = faults
         return self.faults()
 

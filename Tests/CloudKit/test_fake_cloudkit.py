@@ -390,6 +390,18 @@ class AssetTests(Base):
         answer = a.raw("POST", a.url(tokens[0]["url"]), b"abcdef")
         self.assertEqual((answer.status, answer.json["singleFile"]["size"]), (200, 6))
 
+    def test_upload_keeping_part_of_the_body(self):
+        a = self.account()
+        a.make_zone()
+        self.assertEqual(a.raw("POST", "/_fake/faults", json.dumps({"op": "records/modify", "keep": 3})).status, 400)
+        a.faults({"op": "asset.put", "keep": 4})
+        tokens = a.ok("assets/upload", {"zoneID": {"zoneName": "MiDiccio"},
+                                        "tokens": [{"recordType": "CloudFile", "recordName": "big", "fieldName": "file"}]})["tokens"]
+        answer = a.raw("POST", a.url(tokens[0]["url"]), b"abcdefgh")
+        self.assertEqual((answer.status, answer.json["singleFile"]["size"]), (200, 4))
+        [record] = a.modify(op("create", "big", {"file": {"type": "ASSETID", "value": answer.json["singleFile"]}}))
+        self.assertEqual(a.raw("GET", a.url(record["fields"]["file"]["value"]["downloadURL"])).body, b"abcd")
+
     def test_upload_attach_download_replace(self):
         a = self.account()
         a.make_zone()

@@ -33,6 +33,31 @@ struct ICloudLargeFilesKeptOnDiskTests {
         }
     }
 
+    @Test("an asset iCloud keeps short is never attached to a record: the upload fails, saying so")
+    func shortAssetRefused() throws {
+        try withICloud("large-upload-short") { cloud in
+            _ = try cloud.device("a")
+            _ = try cloud.device("b")
+            let storage = cloud.storage("a"), other = cloud.storage("b")
+            let bytes = LargeCloudFiles.noise(2 << 20)
+            let path = "snapshots/d/000000000002-bb.snap"
+            try cloud.tenant.setFaults([.assetKeeping(bytes.count - 1_000)])
+            #expect {
+                try storage.create(path, bytes: try LargeCloudFiles.heldInFile(bytes))
+            } throws: { error in
+                guard case CloudError.failed(let failed, let reason) = error else { return false }
+                return failed == path && reason == "iCloud kept \(bytes.count - 1_000) of the \(bytes.count) bytes sent"
+            }
+            // No record was saved: another device finds nothing there, and sent again the
+            // file is kept whole.
+            try other.beginPass(cache: nil)
+            #expect(try other.read(path) == nil)
+            try storage.create(path, bytes: try LargeCloudFiles.heldInFile(bytes))
+            try other.beginPass(cache: nil)
+            #expect(try other.read(path) == bytes)
+        }
+    }
+
     @Test("a new device takes a snapshot of several megabytes through iCloud")
     func firstSyncFromDisk() throws {
         try withICloud("large-first-sync") { cloud in
