@@ -301,16 +301,20 @@ package enum FileSystem {
     /// reading and writing and owner-only: it is gone once its descriptor is closed, even
     /// after a crash. A large download is kept in one instead of in memory.
     package static func anonymousFile() throws -> Int32 {
-        let (descriptor, path) = try temporaryFile()
+        let (descriptor, path) = try temporaryFile(in: temporaryFolder, prefix: ".midiccio-")
         unlink(path)
         return descriptor
     }
 
-    /// A new, empty, owner-only file in the temporary folder ($TMPDIR, else /tmp) with a
-    /// random name: its descriptor (open for reading and writing) and its path.
-    package static func temporaryFile() throws -> (descriptor: Int32, path: String) {
-        let folder = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        var template = Array("\(folder)/.midiccio-XXXXXX".utf8CString)
+    /// The temporary folder: $TMPDIR, else /tmp.
+    package static var temporaryFolder: String {
+        ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+    }
+
+    /// A new, empty, owner-only file in `folder` named `prefix` and six random characters:
+    /// its descriptor (open for reading and writing) and its path.
+    package static func temporaryFile(in folder: String, prefix: String) throws -> (descriptor: Int32, path: String) {
+        var template = Array("\(folder)/\(prefix)XXXXXX".utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else { throw FileError(path: folder, reason: errorText(errno)) }
         return (descriptor, String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self))

@@ -28,11 +28,11 @@ public final class OpenedFile: Sendable {
 
     deinit { close(descriptor) }
 
-    /// A copy of the file under a name of its own in the temporary folder, for an API that
-    /// sends a file by name with its length (URLSession's upload from a file): the copy is
-    /// made a megabyte at a time and removed when the returned value is freed.
-    package func namedCopy() throws -> NamedTemporaryFile {
-        let copy = try NamedTemporaryFile.make()
+    /// A copy of the file under a name of its own in `folder` (the temporary folder), for
+    /// an API that sends a file by name with its length (URLSession's upload from a file):
+    /// the copy is made a megabyte at a time and removed when the returned value is freed.
+    package func namedCopy(in folder: String = FileSystem.temporaryFolder) throws -> NamedTemporaryFile {
+        let copy = try NamedTemporaryFile.make(in: folder)
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var offset = 0
         while offset < size {
@@ -75,14 +75,20 @@ public final class OpenedFile: Sendable {
     }
 }
 
-/// A file with a name in the temporary folder ($TMPDIR, else /tmp), owner-only, open for
-/// writing: removed (name and bytes) when this value is freed. Only for what must be
-/// handed over by name; everything else uses `FileSystem.anonymousFile`, which leaves
-/// nothing behind even after a crash.
+/// A file with a name in the temporary folder, owner-only, open for writing: removed (name
+/// and bytes) when this value is freed. Only for what must be handed over by name;
+/// everything else uses `FileSystem.anonymousFile`, which leaves nothing behind even after
+/// a crash. What a crash leaves of these (`.midiccio-upload-XXXXXX`) is removed by the next
+/// one made in that folder once it is a day old.
 package final class NamedTemporaryFile: Sendable {
     /// Where it is.
     package let path: String
     fileprivate let descriptor: Int32
+
+    /// The names' prefix.
+    static let prefix = ".midiccio-upload-"
+    /// How old a leftover must be before it is removed: no upload takes that long.
+    static let leftoverAge: TimeInterval = 24 * 3600
 
     private init(path: String, descriptor: Int32) {
         self.path = path
@@ -94,9 +100,26 @@ package final class NamedTemporaryFile: Sendable {
         unlink(path)
     }
 
-    /// Makes an empty one.
-    static func make() throws -> NamedTemporaryFile {
-        let (descriptor, path) = try FileSystem.temporaryFile()
+    /// Makes an empty one in `folder`, first removing this user's leftovers there.
+    static func make(in folder: String) throws -> NamedTemporaryFile {
+        removeLeftovers(in: folder)
+        let (descriptor, path) = try FileSystem.temporaryFile(in: folder, prefix: prefix)
         return NamedTemporaryFile(path: path, descriptor: descriptor)
+    }
+
+    /// Removes the regular files of ours in `folder` older than `leftoverAge` (by their last
+    /// change): what an upload cut short by a crash left. Best effort.
+    static func removeLeftovers(in folder: String, now: Date = Date()) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        for name in names where name.hasPrefix(prefix) {
+            let path = folder + "/" + name
+            // Not following a link (lstat), so only a file of ours goes.
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+                attributes[.type] as? FileAttributeType == .typeRegular,
+                (attributes[.ownerAccountID] as? NSNumber)?.uint32Value == geteuid(),
+                let changed = attributes[.modificationDate] as? Date, now.timeIntervalSince(changed) > leftoverAge
+            else { continue }
+            unlink(path)
+        }
     }
 }
