@@ -91,7 +91,14 @@ public enum BackupFile {
     /// (or the JSON position) and the field. A syntax error anywhere comes first, then the
     /// top level (format, version, the word list and its count), then the first bad word,
     /// then the review history, as a whole-file check finds them.
-    static func check(pieces next: () throws -> [UInt8]?, file: String) throws -> Checked {
+    ///
+    /// With `onWord`, each word is handed over as soon as it is checked, in file order,
+    /// until the first bad one: a restore writes them in its transaction as they come and
+    /// rolls it back when the check throws at the end. What `onWord` throws stops the
+    /// reading and comes back as it is.
+    static func check(
+        pieces next: () throws -> [UInt8]?, file: String, onWord: ((Word) throws -> Void)? = nil
+    ) throws -> Checked {
         func fail(_ location: String?, _ message: String) -> LibraryError {
             .invalidBackup(file: file, location: location, message: message)
         }
@@ -104,8 +111,9 @@ public enum BackupFile {
             switch list {
             case .words:
                 guard firstBadWord == nil else { return }
+                let word: Word
                 do {
-                    let word = try decodeWord(entry, location: "entry \(index + 1)", file: file)
+                    word = try decodeWord(entry, location: "entry \(index + 1)", file: file)
                     let key = IDBytes(word.id)
                     if let first = seen[key] {
                         throw fail("entry \(index + 1)", "id \(word.id) is already used by entry \(first)")
@@ -113,7 +121,9 @@ public enum BackupFile {
                     seen[key] = index + 1
                 } catch {
                     firstBadWord = error
+                    return
                 }
+                try onWord?(word)
             case .reviews:
                 guard firstBadReview == nil else { return }
                 do {
@@ -156,6 +166,37 @@ public enum BackupFile {
         if outline.values["reviews"] != nil || (outline.lists[.reviews] ?? 0) > 1 { throw fail(nil, "\"reviews\" is not a list") }
         if let firstBadReview { throw firstBadReview }
         return Checked(wordCount: count, reviews: reviews)
+    }
+
+    /// Hands each word of a backup to `onWord` in file order as it is read, and gives its
+    /// review history: checking the file as it goes (`check`, whose verdict comes at the
+    /// end), or, when `checkedFirst` says it was checked already, as `forEachWord` does.
+    static func readWords(
+        pieces next: () throws -> [UInt8]?, file: String, checkedFirst: Checked?, _ onWord: (Word) throws -> Void
+    ) throws -> [ReviewEvent] {
+        if let checkedFirst {
+            try forEachWord(pieces: next, file: file, onWord)
+            return checkedFirst.reviews
+        }
+        return try withoutActuallyEscaping(onWord) { try check(pieces: next, file: file, onWord: $0).reviews }
+    }
+
+    /// The `wordCount` a backup states before its first word (where MiDiccio writes it),
+    /// read from the file's start up to that word; nil when none is stated there (or it is
+    /// not a whole number of at least 0), or when that start is not valid JSON.
+    static func statedWordCount(pieces next: () throws -> [UInt8]?) -> Int? {
+        struct FirstWord: Error {}
+        let reader = BackupReader { list, _, _ in
+            if list == .words { throw FirstWord() }
+        }
+        do {
+            try reader.read(pieces: next)
+        } catch is FirstWord {
+        } catch {
+            return nil
+        }
+        guard let count = reader.outline.values["wordCount"] as? Int, count >= 0 else { return nil }
+        return count
     }
 
     /// Hands each word of a backup that `check` passed to `body`, in file order, reading

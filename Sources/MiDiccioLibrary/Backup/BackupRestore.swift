@@ -86,7 +86,8 @@ extension WordLibrary {
         }
     }
 
-    /// Restores a backup file, all in one transaction after the whole file is checked.
+    /// Restores a backup file, all in one transaction, which a problem anywhere in the file
+    /// rolls back: nothing is changed then.
     ///
     /// Merge (default): a backup word newer than the library's copy, or missing from the
     /// library, replaces it and becomes pending so it reaches other devices (product
@@ -95,20 +96,25 @@ extension WordLibrary {
     /// they win on every device. The prior state of every touched word is kept for
     /// `undoRestore()`. With `dryRun` nothing is changed; the report says what would be.
     ///
-    /// `progress` is called with (backup words done, words in the backup) once the file
-    /// is checked, then every `progressInterval` words, and last when every word is done.
+    /// `progress` is called with (backup words done, words in the backup) before the
+    /// first word, then every `progressInterval` words, and last when every word is done.
     public func restoreBackup(
         from path: String, replace: Bool = false, dryRun: Bool = false,
         progress: ((_ done: Int, _ total: Int) -> Void)? = nil
     ) throws -> RestoreReport {
-        // Read twice as it streams, never held whole: first every word is checked (a bad
-        // one anywhere and nothing is written), then each is restored as it is read again.
-        let checked = try BackupFile.check(pieces: try backupPieces(path), file: path)
-        let reviews = checked.reviews
+        // Streamed, never held whole. A file that states its word count before its words
+        // (as MiDiccio writes them) is read once: each word is checked and restored as it
+        // is read, and the check's verdict at the end (a bad word anywhere, a bad end)
+        // rolls the transaction back. Any other is read twice: first every word checked,
+        // then each restored as it is read again. Either way a problem is reported as the
+        // whole-file check finds it (`BackupFile.check`).
+        let stated = BackupFile.statedWordCount(pieces: try backupPieces(path))
+        let checkedFirst = stated == nil ? try BackupFile.check(pieces: try backupPieces(path), file: path) : nil
+        let total = stated ?? checkedFirst?.wordCount ?? 0
         var report = RestoreReport()
-        progress?(0, checked.wordCount)
+        progress?(0, total)
         do {
-            try writingInBulk(expectedWords: checked.wordCount) {
+            try writingInBulk(expectedWords: total) {
                 try database.run("DELETE FROM restore_undo")
                 var inBackup = Set<WordID>()
                 var index = 0
@@ -124,7 +130,7 @@ extension WordLibrary {
                     fresh.removeAll(keepingCapacity: true)
                 }
                 func restore(_ restored: Word, columns: NewWordColumns?) throws {
-                    if let progress, index > 0, index % Self.progressInterval == 0 { progress(index, checked.wordCount) }
+                    if let progress, index > 0, index % Self.progressInterval == 0 { progress(index, total) }
                     index += 1
                     if intoEmpty, let columns {
                         // A marker wins over a backup, as in `merge`.
@@ -153,26 +159,32 @@ extension WordLibrary {
                     }
                 }
                 let locale = intoEmpty ? collationLocale : nil
-                // A large backup is parsed again on a second thread while this one writes
+                var reviews: [ReviewEvent] = []
+                // A large backup is parsed on a second thread while this one writes
                 // (`Handoff`), a few blocks of words apart at most.
-                if checked.wordCount >= restoreReadAsideFrom {
+                if total >= restoreReadAsideFrom {
                     try Handoff.run(capacity: 8) { emit in
                         let maker = locale.map { ColumnMaker(locale: $0) }
                         var block: [(Word, NewWordColumns?)] = []
                         block.reserveCapacity(Self.restoreBlock)
-                        try BackupFile.forEachWord(pieces: try filePieces(path), file: path) { word in
+                        let history = try BackupFile.readWords(pieces: try filePieces(path), file: path, checkedFirst: checkedFirst) {
+                            word in
                             block.append((word, maker?.columns(for: word)))
                             guard block.count == Self.restoreBlock else { return }
-                            try emit(block)
+                            try emit(.words(block))
                             block.removeAll(keepingCapacity: true)
                         }
-                        if !block.isEmpty { try emit(block) }
-                    } consume: { (block: [(Word, NewWordColumns?)]) in
-                        for (restored, columns) in block { try restore(restored, columns: columns) }
+                        if !block.isEmpty { try emit(.words(block)) }
+                        try emit(.reviews(history))
+                    } consume: { (batch: RestoreBatch) in
+                        switch batch {
+                        case .words(let block): for (restored, columns) in block { try restore(restored, columns: columns) }
+                        case .reviews(let history): reviews = history
+                        }
                     }
                 } else {
                     let maker = locale.map { ColumnMaker(locale: $0) }
-                    try BackupFile.forEachWord(pieces: try backupPieces(path), file: path) { word in
+                    reviews = try BackupFile.readWords(pieces: try backupPieces(path), file: path, checkedFirst: checkedFirst) { word in
                         try restore(word, columns: maker?.columns(for: word))
                     }
                 }
@@ -195,15 +207,22 @@ extension WordLibrary {
                 // moved by the undo was edited since, and the undo keeps that edit.
                 try database.run(
                     "UPDATE restore_undo SET restored_updated_at = (SELECT updated_at FROM words WHERE words.id = restore_undo.word_id)")
-                progress?(checked.wordCount, checked.wordCount)
+                progress?(total, total)
                 if dryRun { throw DryRunRollback() }
             }
         } catch is DryRunRollback {}
         return report
     }
 
-    /// How many words a backup's second reading hands over at once.
+    /// How many words a backup's reading thread hands over at once.
     static let restoreBlock = 256
+
+    /// What a backup's reading thread hands over: words with their derived columns (into
+    /// an empty library), then the review history once the file is read.
+    private enum RestoreBatch: Sendable {
+        case words([(Word, NewWordColumns?)])
+        case reviews([ReviewEvent])
+    }
 
     /// The backup file at `path` a megabyte at a time (nil at its end).
     private func backupPieces(_ path: String) throws -> () throws -> [UInt8]? {
