@@ -3,7 +3,8 @@ import MiDiccioKit
 
 /// `midiccio-bench sync`: what syncing costs a person with a large word list, through
 /// the folder back end: a new device's first sync, the one-time full upload, a sync with
-/// nothing to do (at two library sizes), and one changed word each way.
+/// nothing to do (at two library sizes), and one changed word each way; then the full
+/// upload and first sync again with every field filled (issue 12's "realistic words").
 enum SyncBenchmark {
     /// The subcommand as `main.swift` registers it.
     static let subcommand = BenchSubcommand(
@@ -94,6 +95,18 @@ enum SyncBenchmark {
             pushBytes.append(Double(pushed.bytesWritten))
         }
 
+        // The same words with every field filled, on a pair of their own.
+        Progress.note("full upload and first sync of \(Format.grouped(wordCount)) words with every field filled")
+        let full = try Pair(words: wordCount, seed: seed, full: true, in: workspace.path + "/full")
+        let (fullReport, fullWordsUpload) = try Stopwatch.measure { try full.engineA.sync() }
+        guard fullReport.fullUpload, fullReport.pushed == wordCount else {
+            throw BenchFailure("the full upload of full words pushed \(fullReport.pushed) of \(wordCount) words")
+        }
+        let (_, fullWordsFirstSync) = try Stopwatch.measure { try full.engineB.sync() }
+        guard try full.b.counts().words == wordCount else {
+            throw BenchFailure("the new device holds \(try full.b.counts().words) of \(wordCount) full words")
+        }
+
         var table = TextTable(header: ["figure", "value", "target", "result"], rightAligned: [false, true, true, false])
         func row(_ figure: String, _ value: Double, _ unit: String, digits: Int, target: Double) {
             table.rows.append([
@@ -110,6 +123,10 @@ enum SyncBenchmark {
         row(
             "bytes written to push one word (median)", Statistics.median(pushBytes) ?? 0, "B", digits: 0,
             target: Double(Target.oneWordBytes))
+        row(
+            "full upload, every field filled (80-character meanings, 2 examples, 2 tags, 10% CJK)", fullWordsUpload, "s", digits: 3,
+            target: Target.fullUpload)
+        row("first sync of a new device, every field filled", fullWordsFirstSync, "s", digits: 3, target: Target.firstSync)
         print("midiccio-bench sync: folder back end, \(Machine.coreCount) cores")
         print(table.rendered(), terminator: "")
         let ratio = noOpSmall > 0 ? noOpLarge / noOpSmall : 0
@@ -127,17 +144,18 @@ enum SyncBenchmark {
         return Statistics.median(samples) ?? 0
     }
 
-    /// Two devices on one cloud folder; device A starts with the generated words.
+    /// Two devices on one cloud folder; device A starts with the generated words (every
+    /// field filled when `full`).
     struct Pair {
         let a: WordLibrary
         let b: WordLibrary
         let engineA: SyncEngine
         let engineB: SyncEngine
 
-        init(words: Int, seed: UInt64, in folder: String) throws {
+        init(words: Int, seed: UInt64, full: Bool = false, in folder: String) throws {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             let sheet = folder + "/words.tsv"
-            _ = try SyntheticVocabulary(seed: seed).writeSheet(count: words, to: sheet)
+            _ = try SyntheticVocabulary(seed: seed).writeSheet(count: words, to: sheet, full: full)
             a = try WordLibrary(path: folder + "/a.sqlite", environment: ["LANG": "es_ES.UTF-8"])
             _ = try a.importSheet(from: sheet, format: .tsv)
             b = try WordLibrary(path: folder + "/b.sqlite", environment: ["LANG": "es_ES.UTF-8"])

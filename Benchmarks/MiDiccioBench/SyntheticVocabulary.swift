@@ -76,9 +76,35 @@ struct SyntheticVocabulary {
         return SheetRow(term: term, meaning: meaning, reading: reading, examples: examples, notes: notes, tags: tags)
     }
 
-    /// Writes rows `0..<count` as a MiDiccio TSV file (via `WordSheet.write`), in chunks
-    /// so memory stays flat whatever the count; returns the file size in bytes.
-    func writeSheet(count: Int, to path: String) throws -> Int {
+    /// Row `index` with every field filled, as issue 12's "realistic words": a meaning of
+    /// about 80 characters, two examples, two tags, and one term in ten in CJK characters
+    /// (with a kana reading); the rest as `row` makes them (accents, readings, notes).
+    func fullRow(_ index: Int) -> SheetRow {
+        var row = row(index)
+        var random = SeededGenerator(seed: seed ^ 0x5EED_F011 ^ (UInt64(index) &* 0x9E37_79B9_7F4A_7C15))
+        if random.chance(10) {
+            row.term = (0..<(2 + random.next(below: 3))).map { _ in random.pick(Self.cjkCharacters) }.joined()
+            row.reading = (0..<(3 + random.next(below: 4))).map { _ in random.pick(Self.kana) }.joined()
+        }
+        var meaning = ""
+        while meaning.count < 76 {
+            meaning += (meaning.isEmpty ? "" : " ") + random.pick(Self.englishWords)
+        }
+        row.meaning = meaning
+        row.examples = (0..<2).map { _ in random.pick(Self.exampleTemplates).replacingOccurrences(of: "%", with: row.term) }
+        var tags: [String] = []
+        while tags.count < 2 {
+            let tag = random.pick(Self.tags)
+            if !tags.contains(tag) { tags.append(tag) }
+        }
+        row.tags = tags
+        return row
+    }
+
+    /// Writes rows `0..<count` (`fullRow`s when `full`) as a MiDiccio TSV file (via
+    /// `WordSheet.write`), in chunks so memory stays flat whatever the count; returns the
+    /// file size in bytes.
+    func writeSheet(count: Int, to path: String, full: Bool = false) throws -> Int {
         guard FileManager.default.createFile(atPath: path, contents: nil),
             let file = FileHandle(forWritingAtPath: path)
         else {
@@ -88,7 +114,7 @@ struct SyntheticVocabulary {
         let chunkSize = 2_000
         var written = 0
         for start in stride(from: 0, to: count, by: chunkSize) {
-            let rows = (start..<min(count, start + chunkSize)).map(row)
+            let rows = (start..<min(count, start + chunkSize)).map { full ? fullRow($0) : row($0) }
             var text = WordSheet.write(rows, format: .tsv)
             // Every chunk starts with the header row; only the file's first one keeps it.
             if start > 0, let endOfHeader = text.firstIndex(of: "\n") {
@@ -188,6 +214,11 @@ struct SyntheticVocabulary {
         "Compare with the word from lesson %n.",
         "My teacher says %term sounds old-fashioned.",
     ]
+
+    private static let cjkCharacters = Array("日本語学生先火水木金土山川田中大小人口手目耳花雨雪風空海道店駅車電話時間今年月週朝夜食飲見聞読書話")
+        .map(String.init)
+
+    private static let kana = Array("あいうえおかきくけこさしすせそたちつてとなにぬねのはひふへほまみむめもやゆよらりるれろわん").map(String.init)
 
     private static let tags = [
         "noun", "verb", "adjective", "adverb", "phrase", "idiom", "slang", "formal", "informal", "food",
