@@ -109,10 +109,14 @@ final class BlockingHTTPClient: Sendable {
 
     private let idleLimit: UInt64
     private let connections: Mutex<Connections>
+    /// Where a body file's named copy is made; nil: the temporary folder.
+    private let copyFolder: String?
 
-    /// Makes a client that reuses a connection idle for at most `idleLimit` seconds.
-    init(idleLimit: TimeInterval = standardIdleLimit) {
+    /// Makes a client that reuses a connection idle for at most `idleLimit` seconds and
+    /// makes the named copies of body files in `copyFolder` (nil: the temporary folder).
+    init(idleLimit: TimeInterval = standardIdleLimit, copyFolder: String? = nil) {
         self.idleLimit = UInt64(max(0, min(idleLimit, 1e9)) * 1e9)
+        self.copyFolder = copyFolder
         connections = Mutex(Connections(current: HTTPSession()))
     }
 
@@ -137,7 +141,7 @@ final class BlockingHTTPClient: Sendable {
         let session = checkOut()
         let result = session.send(
             request, timeout: timeout, maxBodyBytes: maxBodyBytes, overallFactor: overallFactor, spillFrom: spillFrom,
-            bodyFile: bodyFile)
+            bodyFile: bodyFile, copyFolder: copyFolder ?? FileSystem.temporaryFolder)
         var failed = false
         if case .failure = result { failed = true }
         checkIn(session, failed: failed)
@@ -207,7 +211,7 @@ private final class HTTPSession: Sendable {
     /// See `BlockingHTTPClient.send`.
     func send(
         _ request: URLRequest, timeout: TimeInterval, maxBodyBytes: Int, overallFactor: Double, spillFrom: Int?,
-        bodyFile: OpenedFile?
+        bodyFile: OpenedFile?, copyFolder: String
     ) -> Result<HTTPAnswer, HTTPFailure> {
         var request = request
         // URLSession sends a file by name with its length; a body stream would go in
@@ -217,7 +221,7 @@ private final class HTTPSession: Sendable {
         if let bodyFile {
             request.httpBody = nil
             do {
-                copy = try bodyFile.namedCopy()
+                copy = try bodyFile.namedCopy(in: copyFolder)
             } catch {
                 guard let whole = try? bodyFile.bytes(at: 0, count: bodyFile.size), whole.count == bodyFile.size else {
                     return .failure(.unreadableBody(reason: "\(error)"))

@@ -63,6 +63,9 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
         /// second). Tests replace it: a long limit reuses connections across pauses, as
         /// this client once did; 0 never reuses one.
         var connectionIdleLimit = BlockingHTTPClient.standardIdleLimit
+        /// Where a file to upload gets its named copy (nil: the temporary folder). Tests
+        /// point it at a folder that does not exist.
+        var copyFolder: String?
 
         /// The standard options: 15 s timeout, four attempts.
         public init() {}
@@ -86,7 +89,7 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
         self.address = address
         self.user = user
         self.options = options
-        client = BlockingHTTPClient(idleLimit: options.connectionIdleLimit)
+        client = BlockingHTTPClient(idleLimit: options.connectionIdleLimit, copyFolder: options.copyFolder)
         if let user {
             authorization = "Basic " + Data("\(user):\(password ?? "")".utf8).base64EncodedString()
         } else {

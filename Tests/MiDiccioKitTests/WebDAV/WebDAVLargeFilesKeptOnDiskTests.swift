@@ -76,6 +76,21 @@ struct WebDAVLargeFilesKeptOnDiskTests {
         #expect(try direct.read(path) == bytes)
     }
 
+    @Test("with no room for its named copy, a file held open is sent from memory, whole and byte for byte")
+    func noRoomForTheCopy() throws {
+        let server = try WebDAVTestServer.require()
+        let address = try server.freshAddress("large-upload-no-copy")
+        var options = WebDAVStorage.Options()
+        options.copyFolder = "/nonexistent-midiccio-folder"
+        try server.storage(address).write("snapshots/d/000000000001-aa.snap", Data("small".utf8))
+        let storage = server.storage(address, options: options)
+        let bytes = LargeCloudFiles.noise(2 << 20)
+        try storage.create("snapshots/d/000000000002-bb.snap", bytes: try LargeCloudFiles.heldInFile(bytes))
+        #expect(try server.storage(address).read("snapshots/d/000000000002-bb.snap") == bytes)
+        #expect(storage.requestCounts["PUT"] == 1)
+        #expect(storage.requestCounts["HEAD"] == 1)
+    }
+
     @Test("the size limit still holds for a download kept on disk")
     func limitHolds() throws {
         let server = try WebDAVTestServer.require()
