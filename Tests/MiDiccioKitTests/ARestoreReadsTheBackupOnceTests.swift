@@ -36,6 +36,26 @@ struct ARestoreReadsTheBackupOnceTests {
         return without.replacingCharacters(in: end, with: ",\n  \"wordCount\": \(words.count)\n}")
     }
 
+    /// Runs `body` with a new library that reads backups of `readingAsideFrom` words or
+    /// more on a second thread.
+    private static func withLibrary(readingAsideFrom: Int, _ body: (WordLibrary, TemporaryLibrary) throws -> Void) throws {
+        try withTemporaryLibrary { fixture in
+            fixture.library.restoreReadAsideFrom = readingAsideFrom
+            try body(fixture.library, fixture)
+        }
+    }
+
+    /// Where and why restoring `path` into `library` was refused as an invalid backup;
+    /// nil (an issue recorded) when it was not.
+    private static func refusal(_ library: WordLibrary, _ path: String, replace: Bool = false) -> (location: String?, message: String)? {
+        let error = #expect(throws: LibraryError.self) { _ = try library.restoreBackup(from: path, replace: replace) }
+        guard case .invalidBackup(_, let location, let message) = error else {
+            Issue.record("expected invalidBackup, got \(String(describing: error))")
+            return nil
+        }
+        return (location, message)
+    }
+
     /// The text of every stored word and of the undo data, for comparing two libraries.
     private static func contents(_ library: WordLibrary) throws -> [String] {
         let snapshot = try library.snapshot()
@@ -74,21 +94,15 @@ struct ARestoreReadsTheBackupOnceTests {
         "a bad word early and a file cut short: the cut is reported, as a whole-file check finds it, and nothing changes",
         arguments: [1, Int.max], [false, true])
     func syntaxErrorComesFirst(readAsideFrom: Int, intoEmpty: Bool) throws {
-        try withTemporaryLibrary { fixture in
-            let library = fixture.library
-            library.restoreReadAsideFrom = readAsideFrom
+        try Self.withLibrary(readingAsideFrom: readAsideFrom) { library, fixture in
             if !intoEmpty { _ = try library.add(WordContent(term: "local", meaning: "here")) }
             var words = Self.words(300)
             words[1].term = ""
             let text = BackupFile.encode(words, exportedAt: CorruptBackup.exported)
             try writeText(String(text.prefix(text.count - 40)), to: fixture.file("cut.json"))
             let before = try library.snapshot()
-            let error = #expect(throws: LibraryError.self) { _ = try library.restoreBackup(from: fixture.file("cut.json")) }
-            guard case .invalidBackup(_, _, let message) = error else {
-                Issue.record("expected invalidBackup, got \(String(describing: error))")
-                return
-            }
-            #expect(message.contains("not valid JSON"), "message: \(message)")
+            let refusal = Self.refusal(library, fixture.file("cut.json"))
+            #expect(refusal?.message.contains("not valid JSON") == true, "message: \(String(describing: refusal))")
             #expect(try library.snapshot() == before)
         }
     }
@@ -97,23 +111,14 @@ struct ARestoreReadsTheBackupOnceTests {
         "a bad word after many restored ones undoes them all, the indexes of an empty library included, then a good backup restores",
         arguments: [1, Int.max], [false, true])
     func lateBadWordUndoesAll(readAsideFrom: Int, replace: Bool) throws {
-        try withTemporaryLibrary { fixture in
-            let library = fixture.library
-            library.restoreReadAsideFrom = readAsideFrom
+        try Self.withLibrary(readingAsideFrom: readAsideFrom) { library, fixture in
             library.deferredIndexesFrom = 1
             let schema = try library.database.prepare("SELECT name FROM sqlite_master ORDER BY name").rows { $0.text(0) }
             var words = Self.words(3_000)
             let good = words
             words[2_998].tags = (1...51).map { "t\($0)" }
             try writeBackup(words, to: fixture.file("late.json"), exportedAt: CorruptBackup.exported)
-            let error = #expect(throws: LibraryError.self) {
-                _ = try library.restoreBackup(from: fixture.file("late.json"), replace: replace)
-            }
-            guard case .invalidBackup(_, let location, _) = error else {
-                Issue.record("expected invalidBackup, got \(String(describing: error))")
-                return
-            }
-            #expect(location == "entry 2999, field \"tags\"")
+            #expect(Self.refusal(library, fixture.file("late.json"), replace: replace)?.location == "entry 2999, field \"tags\"")
             #expect(try library.allStored().isEmpty)
             #expect(try library.snapshot().undo.isEmpty)
             #expect(try library.database.prepare("SELECT name FROM sqlite_master ORDER BY name").rows { $0.text(0) } == schema)
