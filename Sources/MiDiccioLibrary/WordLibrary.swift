@@ -556,8 +556,7 @@ public final class WordLibrary {
     }
 
     /// A new word with its field times and writers (numbered as the library numbers
-    /// devices; 0 is this one) and its derived columns, made ahead (`ColumnMaker`, or an
-    /// import's reading thread).
+    /// devices; 0 is this one) and its derived columns, made ahead (`ColumnMaker`).
     package struct NewRow {
         /// The word.
         var word: Word
@@ -624,9 +623,9 @@ public final class WordLibrary {
     }
 
     /// Makes new words' derived columns (`NewWordColumns`) under a library's collation,
-    /// on the thread that holds it: a sync reading a large batch file prepares them on
-    /// the thread that decodes the file, as an import's reading thread does, so the
-    /// writing thread does not. Not to be shared between threads (ICU's collator).
+    /// on the thread that holds it: an import, a restore or a sync reading a large file
+    /// prepares them on the thread that reads it, so the writing thread does not. Not to
+    /// be shared between threads (ICU's collator).
     package struct ColumnMaker {
         private let collation: TermCollation
 
@@ -637,7 +636,12 @@ public final class WordLibrary {
 
         /// The derived columns of `word`, as `save` computes them for a new word.
         package func columns(for word: Word) -> NewWordColumns {
-            NewWordColumns(term: word.term, examples: word.examples, tags: word.tags, collation: collation)
+            columns(term: word.term, examples: word.examples, tags: word.tags)
+        }
+
+        /// The derived columns of a new word with these fields.
+        func columns(term: String, examples: [String], tags: [String]) -> NewWordColumns {
+            NewWordColumns(term: term, examples: examples, tags: tags, collation: collation)
         }
     }
 

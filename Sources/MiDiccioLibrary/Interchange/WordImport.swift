@@ -349,7 +349,7 @@ extension WordLibrary {
         _ emit: (SheetBatch) throws -> Void,
         eachRow: (_ body: (SheetRow, [String]?) throws -> Void) throws -> Void
     ) throws {
-        let collation = TermCollation(locale: locale)
+        let maker = ColumnMaker(locale: locale)
         var batch = SheetBatch()
         var rows = 0
         do {
@@ -376,10 +376,7 @@ extension WordLibrary {
                     for row in fresh {
                         let content = try validated(row, file: file)
                         batch.words.append(
-                            (
-                                content,
-                                NewWordColumns(term: content.term, examples: content.examples, tags: content.tags, collation: collation)
-                            ))
+                            (content, maker.columns(term: content.term, examples: content.examples, tags: content.tags)))
                         if batch.words.count == importBatchRows {
                             try emit(batch)
                             batch = SheetBatch()
