@@ -7,6 +7,7 @@ SWIFT ?= swift
 # (Debian 12 ships mod_webdav in its own package). nodejs: the web tests run
 # `node --check` on the page's script (Tests/MiDiccioWebTests/PageFileTests.swift).
 # sqlite3: the process tests check libraries with the shell's `PRAGMA integrity_check`.
+# libsqlite3-dev: its static library is linked into each binary (README, "Start-up").
 # python3: the fake Google Drive and fake CloudKit the tests sync through (Tests/GoogleDrive,
 # Tests/CloudKit; standard library only).
 # libssl-dev: OpenSSL's libcrypto, random bytes and SHA-256 for the Google sign-in (PKCE).

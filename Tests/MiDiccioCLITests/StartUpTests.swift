@@ -5,6 +5,7 @@ import Testing
 /// networking; whatever goes online runs in `midiccio-online`, which `midiccio` hands the
 /// command line to. The libraries a process loads are read from the dynamic loader's own
 /// report (`LD_DEBUG=libs`, on stderr), so nothing is inferred from how the binary was built.
+/// On Linux SQLite is linked into each binary from its static library (README, "Start-up").
 @Suite("Start-up: what each binary loads")
 final class StartUpTests {
     let sandbox: Sandbox
@@ -39,7 +40,9 @@ final class StartUpTests {
             let run = try processes.run(arguments, environment: ["LD_DEBUG": "libs"])
             #expect(run.succeeded, "\(run)")
             let loaded = Self.loadedLibraries(run)
-            #expect(loaded.contains { $0.hasPrefix("libsqlite3") }, "the loader's report was not read: \(loaded.sorted())")
+            #expect(loaded.contains { $0.hasPrefix("libc.so") }, "the loader's report was not read: \(loaded.sorted())")
+            // SQLite is linked into the binary on Linux: its shared library is not loaded.
+            #expect(!loaded.contains { $0.hasPrefix("libsqlite3") }, "\(arguments) loaded a shared SQLite: \(loaded.sorted())")
             for library in Self.onlineLibraries {
                 #expect(!loaded.contains { $0.hasPrefix(library) }, "\(arguments) loaded \(library): \(loaded.sorted())")
             }
@@ -58,6 +61,9 @@ final class StartUpTests {
         for library in ["libmicrohttpd", "libFoundationNetworking"] {
             #expect(loaded.contains { $0.hasPrefix(library) }, "sync did not load \(library): \(loaded.sorted())")
         }
+        // One SQLite in the process, linked in: none of what the online binary loads
+        // brings a shared one beside it.
+        #expect(!loaded.contains { $0.hasPrefix("libsqlite3") }, "sync loaded a shared SQLite: \(loaded.sorted())")
         #endif
     }
 
