@@ -19,8 +19,10 @@ import MiDiccioStore
 /// - **prebuilt SQLite file**: the whole library, its indexes and search index included
 ///   (`VACUUM INTO`), zstd-compressed; a new device copies its pages in (SQLite's backup
 ///   API), as Anki's full download does.
+/// - **prebuilt SQLite file, tables copied in**: the same file, its tables copied inside one
+///   write transaction of the library, which leaves the rest of the library alone.
 ///
-/// Neither other form is used by MiDiccio: this measures them so the README can say why
+/// No other form is used by MiDiccio: this measures them so the README can say why
 /// (the digest a real adoption also computes, and its checks, are left out).
 enum SnapshotFormsBenchmark {
     /// The subcommand as `main.swift` registers it.
@@ -95,6 +97,8 @@ enum SnapshotFormsBenchmark {
         figures.append(try syncedColumns(from: source, in: workspace.path, expected: expected))
         Progress.note("prebuilt SQLite file")
         figures.append(try prebuilt(from: source, in: workspace.path, expected: expected))
+        Progress.note("prebuilt SQLite file, its tables copied in the library's own transaction")
+        figures.append(try prebuiltTables(from: source, in: workspace.path, expected: expected))
 
         var table = TextTable(
             header: ["snapshot form", "compressed", "make (uploader)", "adopt (new device)", "× change file"],
@@ -203,6 +207,69 @@ enum SnapshotFormsBenchmark {
         }
         try check(target, against: expected, form: "prebuilt")
         return Figures(form: "prebuilt SQLite file (with indexes)", compressedBytes: try size(packed), make: make, adopt: adopt)
+    }
+
+    /// The tables a prebuilt file hands over: the words, their tag rows and counts, and
+    /// the search index's own tables (FTS5 keeps its index in ordinary tables).
+    static let prebuiltTables = [
+        "words", "word_tags", "tag_counts", "words_fts_data", "words_fts_idx", "words_fts_docsize", "words_fts_config",
+    ]
+
+    /// The same prebuilt file, adopted inside one write transaction of the library itself:
+    /// the library is checked to hold no word under the write lock, then each table is
+    /// copied with `INSERT INTO main.t SELECT * FROM snapshot.t`. With the triggers off
+    /// and the two schemas alike, SQLite copies rows and index entries as they are (its
+    /// transfer optimisation) instead of building the indexes and search index again.
+    /// Unlike the backup API this leaves every other table (this device's own state)
+    /// alone, and nothing can be written between the check and the copy. Also timed: the
+    /// checks an untrusted file would need (`quick_check` of the file, and the search
+    /// index's own `integrity-check` once copied).
+    static func prebuiltTables(from source: String, in folder: String, expected: Counts) throws -> Figures {
+        let file = folder + "/tables.sqlite", packed = file + ".zst", unpacked = folder + "/tables-in.sqlite"
+        let target = try emptyLibrary(folder + "/tables-library.sqlite")
+        let (_, make) = try Stopwatch.measure {
+            let database = try Database(path: source, create: true)
+            try database.run("VACUUM INTO ?", [.text(file)])
+            try compress(file, to: packed)
+        }
+        let steps = Steps()
+        let (_, adopt) = try Stopwatch.measure {
+            try steps.time("decompress") { try decompress(packed, to: unpacked) }
+            let database = try libraryConnection(target)
+            try database.execute("PRAGMA foreign_keys = OFF")
+            try database.run("ATTACH DATABASE ? AS snapshot", [.text(unpacked)])
+            try steps.time("quick_check") {
+                guard try database.text("PRAGMA snapshot.quick_check") == "ok" else { throw BenchFailure("quick_check failed") }
+            }
+            try steps.time("commit", after: "copy") {
+                try database.write {
+                    guard try database.integer("SELECT EXISTS (SELECT 1 FROM main.words)") == 0 else {
+                        throw BenchFailure("the library already holds words")
+                    }
+                    let names = prebuiltTables.map { "'\($0)'" }.joined(separator: ", ")
+                    let triggers = try database.prepare(
+                        "SELECT name, sql FROM main.sqlite_schema WHERE type = 'trigger' AND tbl_name IN (\(names))"
+                    ).rows([]) { (name: $0.text(0), sql: $0.text(1)) }
+                    try steps.time("copy") {
+                        for trigger in triggers { try database.execute("DROP TRIGGER main.\"\(trigger.name)\"") }
+                        for table in prebuiltTables {
+                            try database.execute("DELETE FROM main.\(table)")
+                            try database.execute("INSERT INTO main.\(table) SELECT * FROM snapshot.\(table)")
+                        }
+                        for trigger in triggers { try database.execute(trigger.sql) }
+                    }
+                }
+            }
+            try database.execute("DETACH DATABASE snapshot")
+        }
+        let (_, indexCheck) = try Stopwatch.measure {
+            let database = try libraryConnection(target)
+            try database.execute("INSERT INTO words_fts (words_fts) VALUES ('integrity-check')")
+        }
+        try check(target, against: expected, form: "prebuilt tables")
+        return Figures(
+            form: "prebuilt SQLite file, tables copied in", compressedBytes: try size(packed), make: make, adopt: adopt,
+            steps: steps.summary + "; then the search index's integrity-check \(Format.decimal(indexCheck, 2)) s")
     }
 
     // MARK: - Support
