@@ -27,7 +27,16 @@ BENCH_ARGS ?= library --words 100000
 format:
 	$(SWIFT) format --in-place --recursive Sources Tests Benchmarks Package.swift
 
+# SwiftPM does not compile again the objects that import a system library when its module
+# map changes: objects from before SQLite was linked in (2026-12-02) still ask for the
+# shared library. A build folder older than that has its objects removed, once.
+BUILD_GENERATION := .build/.generation-sqlite-linked-in
+
 deps:
+	@if ls -d .build/*-linux-* >/dev/null 2>&1 && [ ! -e $(BUILD_GENERATION) ]; then \
+	  echo "Compiling everything again, once: SQLite is now linked into the binaries (README, \"Start-up\")"; \
+	  rm -rf .build/*-linux-* .build/debug .build/release; \
+	fi; mkdir -p .build && touch $(BUILD_GENERATION)
 	@missing=""; for p in $(APT_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
