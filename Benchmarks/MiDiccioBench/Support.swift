@@ -314,14 +314,13 @@ struct TemporaryDirectory {
 }
 
 /// Two libraries for a sync benchmark in `folder`: `a` with `words` generated words
-/// (imported from a TSV sheet), `b` empty, both with Spanish collation.
+/// (every field filled when `full`; imported from TSV sheets, more than one when the
+/// words pass the import's size limit), `b` empty, both with Spanish collation.
 enum BenchLibraries {
-    static func pair(words: Int, seed: UInt64, in folder: String) throws -> (a: WordLibrary, b: WordLibrary) {
+    static func pair(words: Int, seed: UInt64, full: Bool = false, in folder: String) throws -> (a: WordLibrary, b: WordLibrary) {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let sheet = folder + "/words.tsv"
-        _ = try SyntheticVocabulary(seed: seed).writeSheet(count: words, to: sheet)
         let a = try WordLibrary(path: folder + "/a.sqlite", environment: ["LANG": "es_ES.UTF-8"])
-        _ = try a.importSheet(from: sheet, format: .tsv)
+        try SyntheticVocabulary(seed: seed).importWords(count: words, into: a, sheetsIn: folder, full: full)
         let b = try WordLibrary(path: folder + "/b.sqlite", environment: ["LANG": "es_ES.UTF-8"])
         return (a, b)
     }

@@ -153,12 +153,7 @@ enum SyncBenchmark {
         let engineB: SyncEngine
 
         init(words: Int, seed: UInt64, full: Bool = false, in folder: String) throws {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            let sheet = folder + "/words.tsv"
-            _ = try SyntheticVocabulary(seed: seed).writeSheet(count: words, to: sheet, full: full)
-            a = try WordLibrary(path: folder + "/a.sqlite", environment: ["LANG": "es_ES.UTF-8"])
-            _ = try a.importSheet(from: sheet, format: .tsv)
-            b = try WordLibrary(path: folder + "/b.sqlite", environment: ["LANG": "es_ES.UTF-8"])
+            (a, b) = try BenchLibraries.pair(words: words, seed: seed, full: full, in: folder)
             let remote = RemoteConfig.folder(path: folder + "/cloud")
             try a.setRemote(remote)
             try b.setRemote(remote)

@@ -105,6 +105,15 @@ struct SyntheticVocabulary {
     /// `WordSheet.write`), in chunks so memory stays flat whatever the count; returns the
     /// file size in bytes.
     func writeSheet(count: Int, to path: String, full: Bool = false) throws -> Int {
+        try writeSheet(rows: 0..<count, to: path, full: full).bytes
+    }
+
+    /// Writes rows from `rows`, with the header, as `writeSheet(count:)` does, stopping
+    /// before a chunk of rows that would take the file past `maxBytes`; returns the file
+    /// size and the row after the last one written.
+    func writeSheet(
+        rows: Range<Int>, to path: String, full: Bool = false, maxBytes: Int = .max
+    ) throws -> (bytes: Int, end: Int) {
         guard FileManager.default.createFile(atPath: path, contents: nil),
             let file = FileHandle(forWritingAtPath: path)
         else {
@@ -113,18 +122,35 @@ struct SyntheticVocabulary {
         defer { try? file.close() }
         let chunkSize = 2_000
         var written = 0
-        for start in stride(from: 0, to: count, by: chunkSize) {
-            let rows = (start..<min(count, start + chunkSize)).map { full ? fullRow($0) : row($0) }
-            var text = WordSheet.write(rows, format: .tsv)
+        for start in stride(from: rows.lowerBound, to: rows.upperBound, by: chunkSize) {
+            let chunk = (start..<min(rows.upperBound, start + chunkSize)).map { full ? fullRow($0) : row($0) }
+            var text = WordSheet.write(chunk, format: .tsv)
             // Every chunk starts with the header row; only the file's first one keeps it.
-            if start > 0, let endOfHeader = text.firstIndex(of: "\n") {
+            if start > rows.lowerBound, let endOfHeader = text.firstIndex(of: "\n") {
                 text.removeSubrange(...endOfHeader)
             }
             let data = Data(text.utf8)
+            if start > rows.lowerBound, written + data.count > maxBytes { return (written, start) }
             try file.write(contentsOf: data)
             written += data.count
         }
-        return written
+        return (written, rows.upperBound)
+    }
+
+    /// Imports rows `0..<count` into `library` from TSV sheets written in `folder`, each
+    /// under the import's size limit (a million words with every field filled take
+    /// 200 MB), one import after another.
+    func importWords(count: Int, into library: WordLibrary, sheetsIn folder: String, full: Bool = false) throws {
+        var start = 0
+        var part = 0
+        while start < count {
+            let sheet = folder + "/words-\(part).tsv"
+            let end = try writeSheet(rows: start..<count, to: sheet, full: full, maxBytes: ImportLimits.fileBytes - (1 << 20)).end
+            _ = try library.importSheet(from: sheet, format: .tsv)
+            try? FileManager.default.removeItem(atPath: sheet)
+            start = end
+            part += 1
+        }
     }
 
     // MARK: Building blocks
