@@ -205,6 +205,49 @@ enum SnapshotFormsBenchmark {
         return Figures(form: "prebuilt SQLite file (with indexes)", compressedBytes: try size(packed), make: make, adopt: adopt)
     }
 
+    /// Counts the prebuilt file's words that break what the library holds a word to: an
+    /// id in the form of a lowercase UUID, the fields' lengths (`WordLimits`), examples and
+    /// tags as JSON arrays no longer than their limits, and whole-number times. What an
+    /// untrusted file's rows would be checked against, timed in SQL.
+    static let rowsBreakingLimits = """
+        SELECT count(*) FROM snapshot.words WHERE NOT (
+            bench_is_word_id(id)
+            AND length(term) BETWEEN 1 AND \(WordLimits.termLength)
+            AND length(meaning) <= \(WordLimits.textLength) AND length(reading) <= \(WordLimits.textLength)
+            AND length(notes) <= \(WordLimits.textLength)
+            AND json_type(examples) = 'array' AND json_type(tags) = 'array'
+            AND json_array_length(examples) <= \(WordLimits.exampleCount)
+            AND json_array_length(tags) <= \(WordLimits.tagCount)
+            AND typeof(created_at) = 'integer' AND typeof(updated_at) = 'integer'
+            AND typeof(deleted_at) IN ('integer', 'null')
+        )
+        """
+
+    /// `bench_is_word_id(text)`: 1 for a lowercase UUID (8-4-4-4-12 hexadecimal digits),
+    /// else 0. SQLite's own GLOB or `ltrim` took 0.18–0.24 s over 100,000 ids; a loop over
+    /// the bytes takes a few milliseconds.
+    static func defineWordIDCheck(_ database: Database) throws {
+        let code = sqlite3_create_function_v2(
+            database.handle, "bench_is_word_id", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil,
+            { context, _, arguments in
+                guard let context, let arguments, let value = arguments[0], let text = sqlite3_value_text(value),
+                    sqlite3_value_bytes(value) == 36
+                else {
+                    sqlite3_result_int(context, 0)
+                    return
+                }
+                var valid: Int32 = 1
+                for index in 0..<36 {
+                    let byte = text[index]
+                    let isDash = index == 8 || index == 13 || index == 18 || index == 23
+                    let isHex = (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66)
+                    if isDash ? byte != 0x2D : !isHex { valid = 0 }
+                }
+                sqlite3_result_int(context, valid)
+            }, nil, nil, nil)
+        guard code == SQLITE_OK else { throw BenchFailure("cannot define bench_is_word_id") }
+    }
+
     /// The tables a prebuilt file hands over: the words, their tag rows and counts, and
     /// the search index's own tables (FTS5 keeps its index in ordinary tables).
     static let prebuiltTables = [
@@ -218,8 +261,9 @@ enum SnapshotFormsBenchmark {
     /// transfer optimisation) instead of building the indexes and search index again.
     /// Unlike the backup API this leaves every other table (this device's own state)
     /// alone, and nothing can be written between the check and the copy. Also timed: the
-    /// checks an untrusted file would need (`quick_check` of the file, and the search
-    /// index's own `integrity-check` once copied).
+    /// checks an untrusted file would need (`quick_check` of the file, its rows against the
+    /// limits, its term and sort keys made again, and the search index's own
+    /// `integrity-check` once copied).
     static func prebuiltTables(from source: String, in folder: String, expected: Counts) throws -> Figures {
         let file = folder + "/tables.sqlite", packed = file + ".zst", unpacked = folder + "/tables-in.sqlite"
         let target = try emptyLibrary(folder + "/tables-library.sqlite")
@@ -232,6 +276,15 @@ enum SnapshotFormsBenchmark {
             try database.run("ATTACH DATABASE ? AS snapshot", [.text(unpacked)])
             try steps.time("quick_check") {
                 guard try database.text("PRAGMA snapshot.quick_check") == "ok" else { throw BenchFailure("quick_check failed") }
+            }
+            try steps.time("row checks") {
+                try defineWordIDCheck(database)
+                guard try database.integer(Self.rowsBreakingLimits) == 0 else { throw BenchFailure("rows break the limits") }
+            }
+            try steps.time("keys made again") {
+                try defineKeyFunctions(database)
+                _ = try database.integer(
+                    "SELECT sum(length(bench_term_key(term)) + length(bench_sort_key(term))) FROM snapshot.words")
             }
             try steps.time("commit", after: "copy") {
                 try database.write {
