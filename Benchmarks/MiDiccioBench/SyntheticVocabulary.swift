@@ -55,9 +55,7 @@ struct SyntheticVocabulary {
 
         let exampleRoll = random.next(below: 100)
         let exampleCount = exampleRoll < 35 ? 0 : exampleRoll < 80 ? 1 : 2
-        let examples = (0..<exampleCount).map { _ in
-            random.pick(Self.exampleTemplates).replacingOccurrences(of: "%", with: term)
-        }
+        let examples = (0..<exampleCount).map { _ in Self.example(of: term, &random) }
 
         var notes = ""
         if random.chance(25) {
@@ -68,11 +66,7 @@ struct SyntheticVocabulary {
 
         let tagRoll = random.next(below: 100)
         let tagCount = tagRoll < 20 ? 0 : tagRoll < 60 ? 1 : tagRoll < 85 ? 2 : 3
-        var tags: [String] = []
-        while tags.count < tagCount {
-            let tag = random.pick(Self.tags)
-            if !tags.contains(tag) { tags.append(tag) }
-        }
+        let tags = Self.tags(tagCount, &random)
         return SheetRow(term: term, meaning: meaning, reading: reading, examples: examples, notes: notes, tags: tags)
     }
 
@@ -91,13 +85,8 @@ struct SyntheticVocabulary {
             meaning += (meaning.isEmpty ? "" : " ") + random.pick(Self.englishWords)
         }
         row.meaning = meaning
-        row.examples = (0..<2).map { _ in random.pick(Self.exampleTemplates).replacingOccurrences(of: "%", with: row.term) }
-        var tags: [String] = []
-        while tags.count < 2 {
-            let tag = random.pick(Self.tags)
-            if !tags.contains(tag) { tags.append(tag) }
-        }
-        row.tags = tags
+        row.examples = (0..<2).map { _ in Self.example(of: row.term, &random) }
+        row.tags = Self.tags(2, &random)
         return row
     }
 
@@ -154,6 +143,21 @@ struct SyntheticVocabulary {
     }
 
     // MARK: Building blocks
+
+    /// An example sentence holding `term`.
+    private static func example(of term: String, _ random: inout SeededGenerator) -> String {
+        random.pick(exampleTemplates).replacingOccurrences(of: "%", with: term)
+    }
+
+    /// `count` different tags from the pool, in the order drawn.
+    private static func tags(_ count: Int, _ random: inout SeededGenerator) -> [String] {
+        var tags: [String] = []
+        while tags.count < count {
+            let tag = random.pick(Self.tags)
+            if !tags.contains(tag) { tags.append(tag) }
+        }
+        return tags
+    }
 
     /// One word of 2–4 syllables (mostly 3–4); sometimes capitalised, sometimes with one accented vowel
     /// or an ñ, which is what makes accent-insensitive search matter.
