@@ -28,8 +28,13 @@ public final class WordLibrary {
     private var tally: WordTally?
     /// The page cache of a bulk write, in KiB.
     static let bulkCacheKiB = 20_480
-    /// The size of FTS5's table of pending index entries while a bulk write builds them.
-    static let bulkSearchHashBytes = 8 << 20
+    /// The size of FTS5's table of pending index entries while a bulk write builds them
+    /// (each time it fills, FTS5 writes them out as a segment of the index). Tests lower
+    /// it to make several segments from a few words.
+    package var bulkSearchHashBytes = 8 << 20
+    /// How many segments of one level FTS5 lets pile up while a bulk write that merges
+    /// them at its end builds the search index (a million words made 24 of 8 MB).
+    static let bulkSearchCrisisMerge = 200
 
     /// Whether `midiccio_tag_key` (TagSet.key) is defined on this connection.
     private var bulkTagKeyDefined = false
@@ -744,13 +749,26 @@ public final class WordLibrary {
                 // fewer, larger segments and a third less time. Back to the default after.
                 // Only a matter of speed: an SQLite that does not know the option writes
                 // the index all the same.
-                try? database.execute("INSERT INTO words_fts (words_fts, rank) VALUES ('hashsize', \(Self.bulkSearchHashBytes))")
+                try? database.execute("INSERT INTO words_fts (words_fts, rank) VALUES ('hashsize', \(bulkSearchHashBytes))")
+                // When the words written outnumber those held before (the indexes are
+                // built again, below), each segment FTS5 writes out stays as it is
+                // until the end, which then merges them all at once: at a million words
+                // that took the search index from 7.0–8.4 s to 5.5 s, and left one
+                // segment for searches to read instead of several. Into a larger
+                // library, the merge at the end would rewrite its whole index: FTS5
+                // merges as it goes, as with any write.
+                let mergeAtEnd = !deferred.isEmpty
+                if mergeAtEnd { try setSearchIndexMerging(automerge: 0, crisismerge: Self.bulkSearchCrisisMerge) }
                 try database.run(
                     """
                     INSERT INTO words_fts (rowid, term, reading, meaning, examples, notes, tags)
                     SELECT seq, term, reading, meaning, examples, notes, tags FROM words
                     WHERE seq >= ? AND +deleted_at IS NULL ORDER BY seq
                     """, [.integer(first)])
+                if mergeAtEnd {
+                    try database.execute("INSERT INTO words_fts (words_fts) VALUES ('optimize')")
+                    try setSearchIndexMerging(automerge: 4, crisismerge: 16)
+                }
                 try? database.execute("INSERT INTO words_fts (words_fts, rank) VALUES ('hashsize', 1048576)")
                 // Tags in the order they are written, so the first spelling of a tag that
                 // a word holds twice (in another case) wins, as word by word. The trigger
@@ -787,6 +805,15 @@ public final class WordLibrary {
             for sql in deferred { try database.execute(sql) }
             return result
         }
+    }
+
+    /// Sets how FTS5 merges the search index's segments as it writes them: `automerge`
+    /// 0 merges none as it goes (FTS5's default is 4), and `crisismerge` is how many
+    /// segments of one level it lets pile up before it merges them all the same (default
+    /// 16). These are the search index's own settings, kept in the file with it.
+    private func setSearchIndexMerging(automerge: Int, crisismerge: Int) throws {
+        try database.execute("INSERT INTO words_fts (words_fts, rank) VALUES ('automerge', \(automerge))")
+        try database.execute("INSERT INTO words_fts (words_fts, rank) VALUES ('crisismerge', \(crisismerge))")
     }
 
     /// Drops the indexes of `words` and `word_tags` that the schema made with CREATE
