@@ -3,6 +3,20 @@ import PackageDescription
 
 let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
 
+// A target lists every core module it is built over, not only those it imports: a release
+// build inlines code across modules (a class's size and fields among it), and SwiftPM
+// compiles a target again only when a module it lists changes. A target that reached
+// `WordLibrary` through `MiDiccioKit` alone kept the old size of it after a field was
+// added, and its binary wrote past each library object it made (2026-12-02).
+
+/// The core's modules up to the sync engine: what the everyday commands are built over.
+let coreUpToSync: [Target.Dependency] = [
+    "MiDiccioModel", "MiDiccioFiles", "MiDiccioStore", "MiDiccioLibrary", "MiDiccioCloud", "MiDiccioSync",
+]
+/// The whole core: the above, the clouds reached online, and `MiDiccioKit`, which
+/// re-exports them.
+let wholeCore: [Target.Dependency] = coreUpToSync + ["MiDiccioOnline", "MiDiccioKit"]
+
 /// How SQLite is linked: on Linux Debian's static library (`libsqlite3-dev` has it), then
 /// what it needs (libm, zlib); elsewhere the system's shared one. Every product that links
 /// `MiDiccioStore` gets it, so a process holds one SQLite.
@@ -104,30 +118,30 @@ let package = Package(
         .target(name: "MiDiccioCloud", dependencies: ["MiDiccioModel", "MiDiccioFiles"], swiftSettings: strict),
         .target(
             name: "MiDiccioSync",
-            dependencies: ["MiDiccioModel", "MiDiccioFiles", "MiDiccioLibrary", "MiDiccioCloud", "CZlib"],
+            dependencies: ["MiDiccioModel", "MiDiccioFiles", "MiDiccioStore", "MiDiccioLibrary", "MiDiccioCloud", "CZlib"],
             swiftSettings: strict
         ),
         .target(
             name: "MiDiccioOnline",
             dependencies: [
-                "MiDiccioModel", "MiDiccioFiles", "MiDiccioLibrary", "MiDiccioCloud", "MiDiccioSync",
+                "MiDiccioModel", "MiDiccioFiles", "MiDiccioStore", "MiDiccioLibrary", "MiDiccioCloud", "MiDiccioSync",
                 .target(name: "CCrypto", condition: .when(platforms: [.linux])),
             ],
             swiftSettings: strict
         ),
         .target(
             name: "MiDiccioKit",
-            dependencies: ["MiDiccioModel", "MiDiccioLibrary", "MiDiccioCloud", "MiDiccioSync", "MiDiccioOnline"],
+            dependencies: coreUpToSync + ["MiDiccioOnline"],
             swiftSettings: strict
         ),
         .target(
             name: "MiDiccioTesting",
-            dependencies: ["MiDiccioKit", "MiDiccioCLI"],
+            dependencies: wholeCore + ["MiDiccioCLICore", "MiDiccioCLI"],
             swiftSettings: strict
         ),
         .target(
             name: "MiDiccioWeb",
-            dependencies: ["MiDiccioKit", "MiDiccioFiles", "CMicroHTTPD", "CQRencode", "CErrorPages"],
+            dependencies: wholeCore + ["CMicroHTTPD", "CQRencode", "CErrorPages"],
             // Compiled into the binary as byte arrays: `midiccio` stays one file, and
             // nothing is read from disk at run time.
             resources: [
@@ -144,12 +158,12 @@ let package = Package(
         // The everyday commands and the command-line framework, without networking.
         .target(
             name: "MiDiccioCLICore",
-            dependencies: ["MiDiccioModel", "MiDiccioLibrary", "MiDiccioCloud", "MiDiccioSync"],
+            dependencies: coreUpToSync,
             swiftSettings: strict
         ),
         .target(
             name: "MiDiccioCLI",
-            dependencies: ["MiDiccioCLICore", "MiDiccioKit", "MiDiccioWeb"],
+            dependencies: wholeCore + ["MiDiccioCLICore", "MiDiccioWeb"],
             swiftSettings: strict
         ),
         // `midiccio`: the everyday commands, with the Swift runtime and Foundation linked in
@@ -157,7 +171,7 @@ let package = Package(
         // online to `midiccio-online`, its sibling (README, "Start-up").
         .executableTarget(
             name: "midiccio",
-            dependencies: ["MiDiccioCLICore"],
+            dependencies: coreUpToSync + ["MiDiccioCLICore"],
             swiftSettings: strict,
             // The static Foundation also needs the libraries it is built on, which the
             // modules (compiled against the shared one) do not name. `--no-export-dynamic`
@@ -176,35 +190,32 @@ let package = Package(
         // `midiccio-online`: every command, the web app, sign-in and sync included.
         .executableTarget(
             name: "midiccio-online",
-            dependencies: ["MiDiccioCLI"],
+            dependencies: wholeCore + ["MiDiccioCLICore", "MiDiccioWeb", "MiDiccioCLI"],
             path: "Sources/midiccio-online",
             swiftSettings: strict
         ),
         .executableTarget(
             name: "MiDiccioBench",
-            dependencies: [
-                "MiDiccioKit", "MiDiccioStore", "MiDiccioCLI", "MiDiccioWeb", "MiDiccioTesting", "CSQLite", "CZstd", "CCollation",
+            dependencies: wholeCore + [
+                "MiDiccioCLICore", "MiDiccioCLI", "MiDiccioWeb", "MiDiccioTesting", "CSQLite", "CZstd", "CCollation",
             ],
             path: "Benchmarks/MiDiccioBench",
             swiftSettings: strict
         ),
         .testTarget(
             name: "MiDiccioKitTests",
-            dependencies: [
-                "MiDiccioKit", "MiDiccioModel", "MiDiccioStore", "MiDiccioLibrary", "MiDiccioCloud", "MiDiccioSync",
-                "MiDiccioOnline", "MiDiccioTesting",
-            ],
+            dependencies: wholeCore + ["MiDiccioTesting"],
             exclude: ["Fixtures"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "MiDiccioWebTests",
-            dependencies: ["MiDiccioWeb", "MiDiccioKit", "MiDiccioTesting"],
+            dependencies: wholeCore + ["MiDiccioCLICore", "MiDiccioCLI", "MiDiccioWeb", "MiDiccioTesting"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "MiDiccioCLITests",
-            dependencies: ["MiDiccioCLI", "MiDiccioCLICore", "MiDiccioKit", "MiDiccioTesting"],
+            dependencies: wholeCore + ["MiDiccioCLICore", "MiDiccioWeb", "MiDiccioCLI", "MiDiccioTesting"],
             swiftSettings: strict
         ),
     ]
