@@ -752,11 +752,12 @@ public final class WordLibrary {
                 try? database.execute("INSERT INTO words_fts (words_fts, rank) VALUES ('hashsize', \(bulkSearchHashBytes))")
                 // When the words written outnumber those held before (the indexes are
                 // built again, below), each segment FTS5 writes out stays as it is
-                // until the end, which then merges them all at once: at a million words
-                // that took the search index from 7.0–8.4 s to 5.5 s, and left one
-                // segment for searches to read instead of several. Into a larger
-                // library, the merge at the end would rewrite its whole index: FTS5
-                // merges as it goes, as with any write.
+                // until the end, which then merges them all at once. That takes about as
+                // long as merging along the way (at a million words, within the noise of
+                // 5.3–9.0 s), and leaves searches one segment to read instead of seven:
+                // a tenth faster there (README, "Bulk work"). Into a larger library,
+                // the merge at the end would rewrite its whole index: FTS5 merges as it
+                // goes, as with any write.
                 let mergeAtEnd = !deferred.isEmpty
                 if mergeAtEnd { try setSearchIndexMerging(automerge: 0, crisismerge: Self.bulkSearchCrisisMerge) }
                 try database.run(

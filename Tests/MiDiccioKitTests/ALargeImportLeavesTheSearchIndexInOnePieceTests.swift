@@ -46,13 +46,6 @@ struct ALargeImportLeavesTheSearchIndexInOnePieceTests {
         try library.database.integer("SELECT v FROM words_fts_config WHERE k = ?", [.text(key)])
     }
 
-    /// FTS5's own check that the index holds exactly the rows' text.
-    static func indexAgrees(_ library: WordLibrary) throws {
-        try library.database.write {
-            try library.database.execute("INSERT INTO words_fts (words_fts, rank) VALUES ('integrity-check', 1)")
-        }
-    }
-
     @Test("an import into an empty library ends with one segment and the usual merging")
     func firstImport() throws {
         try withTemporaryDirectory { directory in
@@ -61,7 +54,7 @@ struct ALargeImportLeavesTheSearchIndexInOnePieceTests {
             #expect(try Self.segments(library) == 1)
             #expect(try Self.setting("automerge", library) == 4)
             #expect(try Self.setting("crisismerge", library) == 16)
-            try Self.indexAgrees(library)
+            try BulkWritesMatchWordByWordTests.indexAgrees(library)
             #expect(try library.search("palabra123").map(\.term) == ["palabra123"])
             #expect(try library.search("number 399").map(\.term) == ["palabra399"])
             #expect(try library.countMatches(query: "ejemplo") == 400)
@@ -77,7 +70,7 @@ struct ALargeImportLeavesTheSearchIndexInOnePieceTests {
             // Built with merges as it went, from segments of a kilobyte: not one piece.
             #expect(try Self.segments(library) > 1)
             #expect(try Self.setting("automerge", library) == 4)
-            try Self.indexAgrees(library)
+            try BulkWritesMatchWordByWordTests.indexAgrees(library)
             #expect(try library.search("palabra450").map(\.term) == ["palabra450"])
             #expect(try library.countMatches(query: "ejemplo") == 600)
         }
@@ -98,7 +91,7 @@ struct ALargeImportLeavesTheSearchIndexInOnePieceTests {
             #expect(throws: LibraryError.self) { try Self.importWords(library, from: 0, count: 300, in: directory) }
             #expect(try Self.setting("automerge", library) == nil)
             #expect(try Self.setting("crisismerge", library) == nil)
-            try Self.indexAgrees(library)
+            try BulkWritesMatchWordByWordTests.indexAgrees(library)
             #expect(try library.countMatches(query: "ejemplo") == 0)
             #expect(try library.search("uno").map(\.term) == ["uno"])
             #expect(try library.counts().words == 1)
