@@ -35,6 +35,9 @@ public final class WordLibrary {
     /// How many segments of one level FTS5 lets pile up while a bulk write that merges
     /// them at its end builds the search index (a million words made 24 of 8 MB).
     static let bulkSearchCrisisMerge = 200
+    /// How many segments of one level FTS5 merges into one as it writes (its default
+    /// `automerge`), and so the fewest a bulk write merges at its end.
+    static let searchMergeFrom = 4
 
     /// Whether `midiccio_tag_key` (TagSet.key) is defined on this connection.
     private var bulkTagKeyDefined = false
@@ -752,12 +755,15 @@ public final class WordLibrary {
                 try? database.execute("INSERT INTO words_fts (words_fts, rank) VALUES ('hashsize', \(bulkSearchHashBytes))")
                 // When the words written outnumber those held before (the indexes are
                 // built again, below), each segment FTS5 writes out stays as it is
-                // until the end, which then merges them all at once. That takes about as
-                // long as merging along the way (at a million words, within the noise of
-                // 5.3–9.0 s), and leaves searches one segment to read instead of seven:
-                // a tenth faster there (README, "Bulk work"). Into a larger library,
-                // the merge at the end would rewrite its whole index: FTS5 merges as it
-                // goes, as with any write.
+                // until the end. Then, if there are as many as FTS5 would have merged
+                // along the way (`searchMergeFrom`), they are merged all at once. That
+                // takes about as long as merging along the way (at a million words,
+                // within the noise of 5.3–9.0 s), and leaves searches one segment to
+                // read instead of seven: a tenth faster there (README, "Bulk work").
+                // Fewer (100,000 words make three) stay as they are, as FTS5 leaves
+                // them: merging those would only add a tenth of a second. Into a larger
+                // library, a merge at the end would rewrite its whole index: FTS5 merges
+                // as it goes, as with any write.
                 let mergeAtEnd = !deferred.isEmpty
                 if mergeAtEnd { try setSearchIndexMerging(automerge: 0, crisismerge: Self.bulkSearchCrisisMerge) }
                 try database.run(
@@ -767,8 +773,10 @@ public final class WordLibrary {
                     WHERE seq >= ? AND +deleted_at IS NULL ORDER BY seq
                     """, [.integer(first)])
                 if mergeAtEnd {
-                    try database.execute("INSERT INTO words_fts (words_fts) VALUES ('optimize')")
-                    try setSearchIndexMerging(automerge: 4, crisismerge: 16)
+                    if try searchIndexSegments() >= Self.searchMergeFrom {
+                        try database.execute("INSERT INTO words_fts (words_fts) VALUES ('optimize')")
+                    }
+                    try setSearchIndexMerging(automerge: Self.searchMergeFrom, crisismerge: 16)
                 }
                 try? database.execute("INSERT INTO words_fts (words_fts, rank) VALUES ('hashsize', 1048576)")
                 // Tags in the order they are written, so the first spelling of a tag that
@@ -806,6 +814,13 @@ public final class WordLibrary {
             for sql in deferred { try database.execute(sql) }
             return result
         }
+    }
+
+    /// How many segments the search index is in, each with rows of its own in FTS5's
+    /// table of leaf pages (`words_fts_idx`). Entries FTS5 still holds in memory, to write
+    /// out at the commit or when its table fills, are not one yet.
+    func searchIndexSegments() throws -> Int64 {
+        try database.integer("SELECT count(DISTINCT segid) FROM words_fts_idx") ?? 0
     }
 
     /// Sets how FTS5 merges the search index's segments as it writes them: `automerge`

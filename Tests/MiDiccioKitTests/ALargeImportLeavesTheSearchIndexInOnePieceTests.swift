@@ -35,10 +35,9 @@ struct ALargeImportLeavesTheSearchIndexInOnePieceTests {
         return try library.importSheet(from: path, format: .tsv).added
     }
 
-    /// How many segments the search index is in: each has its own rows in FTS5's table
-    /// of segment pages (`words_fts_idx`).
+    /// How many segments the search index is in.
     static func segments(_ library: WordLibrary) throws -> Int64 {
-        try library.database.integer("SELECT count(DISTINCT segid) FROM words_fts_idx") ?? 0
+        try library.searchIndexSegments()
     }
 
     /// A setting the search index keeps in its own table, nil when it has its default.
@@ -57,6 +56,20 @@ struct ALargeImportLeavesTheSearchIndexInOnePieceTests {
             try BulkWritesMatchWordByWordTests.indexAgrees(library)
             #expect(try library.search("palabra123").map(\.term) == ["palabra123"])
             #expect(try library.search("number 399").map(\.term) == ["palabra399"])
+            #expect(try library.countMatches(query: "ejemplo") == 400)
+        }
+    }
+
+    @Test("a large import that writes fewer segments than FTS5 would merge leaves them as they are")
+    func fewSegments() throws {
+        try withTemporaryDirectory { directory in
+            let library = try Self.library(directory)
+            library.bulkSearchHashBytes = 32_000
+            #expect(try Self.importWords(library, from: 0, count: 400, in: directory) == 400)
+            let segments = try Self.segments(library)
+            #expect((2..<Int64(WordLibrary.searchMergeFrom)).contains(segments), "\(segments) segments")
+            #expect(try Self.setting("automerge", library) == 4)
+            try BulkWritesMatchWordByWordTests.indexAgrees(library)
             #expect(try library.countMatches(query: "ejemplo") == 400)
         }
     }
