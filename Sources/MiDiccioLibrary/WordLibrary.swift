@@ -752,7 +752,7 @@ public final class WordLibrary {
                 // fewer, larger segments and a third less time. Back to the default after.
                 // Only a matter of speed: an SQLite that does not know the option writes
                 // the index all the same.
-                try? database.execute("INSERT INTO words_fts (words_fts, rank) VALUES ('hashsize', \(bulkSearchHashBytes))")
+                try? setSearchIndexOption("hashsize", bulkSearchHashBytes)
                 // When the words written outnumber those held before (the indexes are
                 // built again, below), each segment FTS5 writes out stays as it is
                 // until the end. Then, if there are as many as FTS5 would have merged
@@ -778,7 +778,7 @@ public final class WordLibrary {
                     }
                     try setSearchIndexMerging(automerge: Self.searchMergeFrom, crisismerge: 16)
                 }
-                try? database.execute("INSERT INTO words_fts (words_fts, rank) VALUES ('hashsize', 1048576)")
+                try? setSearchIndexOption("hashsize", 1_048_576)
                 // Tags in the order they are written, so the first spelling of a tag that
                 // a word holds twice (in another case) wins, as word by word. The trigger
                 // that counts each tag row as it goes in is off meanwhile; the counts of
@@ -826,10 +826,15 @@ public final class WordLibrary {
     /// Sets how FTS5 merges the search index's segments as it writes them: `automerge`
     /// 0 merges none as it goes (FTS5's default is 4), and `crisismerge` is how many
     /// segments of one level it lets pile up before it merges them all the same (default
-    /// 16). These are the search index's own settings, kept in the file with it.
+    /// 16).
     private func setSearchIndexMerging(automerge: Int, crisismerge: Int) throws {
-        try database.execute("INSERT INTO words_fts (words_fts, rank) VALUES ('automerge', \(automerge))")
-        try database.execute("INSERT INTO words_fts (words_fts, rank) VALUES ('crisismerge', \(crisismerge))")
+        try setSearchIndexOption("automerge", automerge)
+        try setSearchIndexOption("crisismerge", crisismerge)
+    }
+
+    /// Sets one of the search index's own settings (FTS5 keeps them in the file with it).
+    private func setSearchIndexOption(_ name: String, _ value: Int) throws {
+        try database.execute("INSERT INTO words_fts (words_fts, rank) VALUES ('\(name)', \(value))")
     }
 
     /// Drops the indexes of `words` and `word_tags` that the schema made with CREATE
