@@ -7,6 +7,11 @@ static inline sqlite3_destructor_type midiccio_sqlite_transient(void) {
     return SQLITE_TRANSIENT;
 }
 
-/// Turns on secure_delete-style behaviour is done by PRAGMA; nothing variadic is needed
-/// beyond sqlite3_config, which MiDiccio does not call.
+/// Stops SQLite counting the memory it takes (SQLITE_CONFIG_MEMSTATUS): the count puts a
+/// process-wide mutex around every allocation and free. sqlite3_config is variadic, which
+/// Swift cannot call. It works only before SQLite is first used; after that it
+/// gives SQLITE_MISUSE and changes nothing.
+static inline int midiccio_sqlite_stop_counting_memory(void) {
+    return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
 #endif
