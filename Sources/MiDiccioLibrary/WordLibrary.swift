@@ -161,6 +161,10 @@ public final class WordLibrary {
     /// The page is chosen in the order's index alone (its rows hold the order and the row
     /// number), and only the page's words are read: a page 50,000 words deep skips index
     /// entries, not words; with `after` it skips nothing.
+    ///
+    /// With a tag, a page of a common tag walks the order's index and looks each word's
+    /// tag up, stopping at the page's end; a rare tag's words are read and sorted (see
+    /// `walksOrder(forTagKey:reaching:)`).
     public func list(_ query: ListQuery = ListQuery()) throws -> [Word] {
         let (order, key) =
             switch query.sort {
@@ -168,14 +172,21 @@ public final class WordLibrary {
             case .created: ("created_at DESC, seq DESC", "(created_at, seq) < (?, ?)")
             case .term: ("sort_key, term, seq", "(sort_key, term, seq) > (?, ?, ?)")
             }
-        var values: [SQLValue] = []
-        var filter = ""
-        if let tag = query.tag {
-            filter += " AND seq IN (SELECT word_seq FROM word_tags WHERE tag_key = ?)"
-            values.append(.text(TagSet.key(tag)))
-        }
         return try guarded {
             try database.read {
+                var values: [SQLValue] = []
+                var filter = ""
+                if let tag = query.tag {
+                    let tagKey = TagSet.key(tag)
+                    // A negative limit is no limit, as in SQLite.
+                    let reach = query.limit.flatMap { $0 < 0 ? nil : Double($0) + Double(max(0, query.offset)) }
+                    if try walksOrder(forTagKey: tagKey, reaching: reach) {
+                        filter += " AND EXISTS (SELECT 1 FROM word_tags t WHERE t.tag_key = ? AND t.word_seq = words.seq)"
+                    } else {
+                        filter += " AND seq IN (SELECT word_seq FROM word_tags WHERE tag_key = ?)"
+                    }
+                    values.append(.text(tagKey))
+                }
                 if let after = query.after, let start = try stored(after), !start.word.isDeleted {
                     filter += " AND \(key)"
                     switch query.sort {
@@ -197,6 +208,22 @@ public final class WordLibrary {
                 .rows(values, Self.storedWord).map(\.word)
             }
         }
+    }
+
+    /// Whether a list page of the tag `tagKey` that ends `reach` words into the list
+    /// (nil: the whole list) is cheaper found by walking the order's index, looking up
+    /// each word's tag, than by reading every word of the tag and sorting them. The walk
+    /// passes about `reach` × live words ÷ tagged words index entries, the sort reads the
+    /// tagged words: the walk wins when the tag is common. At a million words the most
+    /// used tag of the web bench (about 45,000 words) took 77 ms to sort for its first
+    /// page; walked, 100,000 words' most used tag took 0.2 ms against 16 ms sorted.
+    /// Both give the same page: only the plan differs. The two counts are kept by the
+    /// library, so choosing costs no scan.
+    func walksOrder(forTagKey tagKey: String, reaching reach: Double?) throws -> Bool {
+        guard let reach else { return false }
+        let tagged = Double(try database.integer("SELECT count FROM tag_counts WHERE tag_key = ?", [.text(tagKey)]) ?? 0)
+        guard tagged > 0 else { return false }
+        return tagged * tagged >= reach * Double(try counts().words)
     }
 
     /// How many words are in the library (and in the Trash, separately). Kept up to date
