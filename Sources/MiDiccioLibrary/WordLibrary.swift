@@ -295,12 +295,17 @@ public final class WordLibrary {
     /// Entries `trash()` hides are left out here too. The page is chosen in the Trash's
     /// index alone, so a page of a 100,000-word Trash reads only its own words. With
     /// `after` (the last entry of the page before) the page starts after that entry, by
-    /// key: an entry restored or purged meanwhile shifts nothing.
+    /// key: an entry restored or purged meanwhile shifts nothing. With no term, the total
+    /// is the Trash's count that the library keeps, less the hidden entries: no scan of the
+    /// Trash for each page.
     public func trashPage(term: String = "", limit: Int, offset: Int = 0, after: WordID? = nil) throws -> (words: [Word], total: Int) {
         var (filter, values) = try trashFilter(term: term)
         return try guarded {
             try database.read {
-                let total = Int(try database.integer("SELECT count(*) FROM words WHERE \(filter)", values) ?? 0)
+                let total =
+                    TermKey.fold(term.trimmed).isEmpty
+                    ? try counts().trash - hiddenTrashCount()
+                    : Int(try database.integer("SELECT count(*) FROM words WHERE \(filter)", values) ?? 0)
                 if let after, let start = try stored(after), let deletedAt = start.word.deletedAt {
                     filter += " AND (deleted_at, seq) < (?, ?)"
                     values += [.time(deletedAt), .integer(start.seq)]
