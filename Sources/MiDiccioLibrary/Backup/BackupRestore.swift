@@ -289,7 +289,7 @@ extension WordLibrary {
 
     /// True when `undoRestore()` has something to put back.
     public func canUndoRestore() throws -> Bool {
-        try guarded { (try database.integer("SELECT count(*) FROM restore_undo") ?? 0) > 0 }
+        try guarded { try database.integer("SELECT EXISTS (SELECT 1 FROM restore_undo)") == 1 }
     }
 
     // MARK: - Restore steps

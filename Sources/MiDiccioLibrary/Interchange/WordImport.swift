@@ -430,7 +430,7 @@ extension WordLibrary {
 
     /// True when `undoImport()` has something to put back.
     public func canUndoImport() throws -> Bool {
-        try guarded { (try database.integer("SELECT count(*) FROM import_undo") ?? 0) > 0 }
+        try guarded { try database.integer("SELECT EXISTS (SELECT 1 FROM import_undo)") == 1 }
     }
 
     // MARK: - Reading
