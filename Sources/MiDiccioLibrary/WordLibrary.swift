@@ -164,7 +164,7 @@ public final class WordLibrary {
     ///
     /// With a tag, a page of a common tag walks the order's index and looks each word's
     /// tag up, stopping at the page's end; a rare tag's words are read and sorted (see
-    /// `walksOrder(forTagKey:reaching:)`).
+    /// `walksOrder(forTag:reaching:)`).
     public func list(_ query: ListQuery = ListQuery()) throws -> [Word] {
         let (order, key) =
             switch query.sort {
@@ -177,15 +177,14 @@ public final class WordLibrary {
                 var values: [SQLValue] = []
                 var filter = ""
                 if let tag = query.tag {
-                    let tagKey = TagSet.key(tag)
                     // A negative limit is no limit, as in SQLite.
                     let reach = query.limit.flatMap { $0 < 0 ? nil : Double($0) + Double(max(0, query.offset)) }
-                    if try walksOrder(forTagKey: tagKey, reaching: reach) {
+                    if try walksOrder(forTag: tag, reaching: reach) {
                         filter += " AND EXISTS (SELECT 1 FROM word_tags t WHERE t.tag_key = ? AND t.word_seq = words.seq)"
                     } else {
                         filter += " AND seq IN (SELECT word_seq FROM word_tags WHERE tag_key = ?)"
                     }
-                    values.append(.text(tagKey))
+                    values.append(.text(TagSet.key(tag)))
                 }
                 if let after = query.after, let start = try stored(after), !start.word.isDeleted {
                     filter += " AND \(key)"
@@ -210,7 +209,7 @@ public final class WordLibrary {
         }
     }
 
-    /// Whether a list page of the tag `tagKey` that ends `reach` words into the list
+    /// Whether a list page of `tag` that ends `reach` words into the list
     /// (nil: the whole list) is cheaper found by walking the order's index, looking up
     /// each word's tag, than by reading every word of the tag and sorting them. The walk
     /// passes about `reach` × live words ÷ tagged words index entries, the sort reads the
@@ -218,9 +217,9 @@ public final class WordLibrary {
     /// most used tag (about 45,000 of a million words) took 77 ms sorted and 1.3–1.7 ms
     /// walked. Both give the same page: only the plan differs. The two counts are kept by
     /// the library, so choosing costs no scan.
-    func walksOrder(forTagKey tagKey: String, reaching reach: Double?) throws -> Bool {
+    func walksOrder(forTag tag: String, reaching reach: Double?) throws -> Bool {
         guard let reach else { return false }
-        let tagged = Double(try database.integer("SELECT count FROM tag_counts WHERE tag_key = ?", [.text(tagKey)]) ?? 0)
+        let tagged = Double(try tagCount(tag))
         guard tagged > 0 else { return false }
         return tagged * tagged >= reach * Double(try counts().words)
     }
@@ -296,17 +295,20 @@ public final class WordLibrary {
     /// `after` (the last entry of the page before) the page starts after that entry, by
     /// key: an entry restored or purged meanwhile shifts nothing. With no term, the total
     /// is the Trash's count that the library keeps, less the hidden entries: no scan of the
-    /// Trash for each page.
-    public func trashPage(term: String = "", limit: Int, offset: Int = 0, after: WordID? = nil) throws -> (words: [Word], total: Int) {
-        // One cutoff for the page and its total, so an entry that comes of age meanwhile
-        // is in both or in neither.
+    /// Trash for each page. `hidden` is `hiddenTrashCount()`, counted with the same cutoff.
+    public func trashPage(
+        term: String = "", limit: Int, offset: Int = 0, after: WordID? = nil
+    ) throws -> (words: [Word], total: Int, hidden: Int) {
+        // One cutoff for the page, its total and the hidden count, so an entry that comes
+        // of age meanwhile is counted the same way in all three.
         let cutoff = try hiddenTrashCutoff()
         var (filter, values) = trashFilter(term: term, cutoff: cutoff)
         return try guarded {
             try database.read {
+                let hidden = try hiddenTrashCount(before: cutoff)
                 let total =
                     TermKey.fold(term.trimmed).isEmpty
-                    ? try counts().trash - hiddenTrashCount(before: cutoff)
+                    ? try counts().trash - hidden
                     : Int(try database.integer("SELECT count(*) FROM words WHERE \(filter)", values) ?? 0)
                 if let after, let start = try stored(after), let deletedAt = start.word.deletedAt {
                     filter += " AND (deleted_at, seq) < (?, ?)"
@@ -319,7 +321,7 @@ public final class WordLibrary {
                     JOIN words w ON w.seq = page.seq ORDER BY w.deleted_at DESC, w.seq DESC
                     """
                 ).rows(values + [.integer(Int64(max(0, limit))), .integer(Int64(max(0, offset)))], Self.storedWord).map(\.word)
-                return (words, total)
+                return (words, total, hidden)
             }
         }
     }

@@ -431,14 +431,12 @@ public final class WebApp: HTTPHandler {
             guard let id = WordID(text) else { throw BadRequest(message: "after must be a word id", field: "after") }
             after = id
         }
-        let (page, hidden) = try pool.withLibrary {
-            (try $0.trashPage(term: term, limit: limit, offset: offset, after: after), try $0.hiddenTrashCount())
-        }
+        let page = try pool.withLibrary { try $0.trashPage(term: term, limit: limit, offset: offset, after: after) }
         return .json(
             JSONText.object([
                 ("words", WordJSON.compactArray(page.words)), ("total", String(page.total)),
                 ("hasMore", String(page.words.count == limit && (after != nil || offset + page.words.count < page.total))),
-                ("hidden", String(hidden)),
+                ("hidden", String(page.hidden)),
             ]))
     }
 

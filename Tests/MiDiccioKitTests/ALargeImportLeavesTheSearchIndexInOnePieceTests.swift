@@ -35,11 +35,6 @@ struct ALargeImportLeavesTheSearchIndexInOnePieceTests {
         return try library.importSheet(from: path, format: .tsv).added
     }
 
-    /// How many segments the search index is in.
-    static func segments(_ library: WordLibrary) throws -> Int64 {
-        try library.searchIndexSegments()
-    }
-
     /// A setting the search index keeps in its own table, nil when it has its default.
     static func setting(_ key: String, _ library: WordLibrary) throws -> Int64? {
         try library.database.integer("SELECT v FROM words_fts_config WHERE k = ?", [.text(key)])
@@ -61,7 +56,7 @@ struct ALargeImportLeavesTheSearchIndexInOnePieceTests {
             let library = try Self.library(directory)
             library.bulkSearchHashBytes = hashBytes
             #expect(try Self.importWords(library, from: 0, count: 400, in: directory) == 400)
-            let made = try Self.segments(library)
+            let made = try library.searchIndexSegments()
             #expect(segments.contains(made), "\(made) segments")
             #expect(try Self.setting("automerge", library) == 4)
             #expect(try Self.setting("crisismerge", library) == 16)
@@ -79,7 +74,7 @@ struct ALargeImportLeavesTheSearchIndexInOnePieceTests {
             #expect(try Self.importWords(library, from: 0, count: 400, in: directory) == 400)
             #expect(try Self.importWords(library, from: 400, count: 200, in: directory) == 200)
             // Built with merges as it went, from segments of a kilobyte: not one piece.
-            #expect(try Self.segments(library) > 1)
+            #expect(try library.searchIndexSegments() > 1)
             #expect(try Self.setting("automerge", library) == 4)
             try BulkWritesMatchWordByWordTests.indexAgrees(library)
             #expect(try library.search("palabra450").map(\.term) == ["palabra450"])
@@ -109,7 +104,7 @@ struct ALargeImportLeavesTheSearchIndexInOnePieceTests {
             // Without the trigger, the same import goes in whole, in one piece.
             try library.database.execute("DROP TRIGGER stop_at_the_end")
             #expect(try Self.importWords(library, from: 0, count: 300, in: directory) == 300)
-            #expect(try Self.segments(library) == 1)
+            #expect(try library.searchIndexSegments() == 1)
             #expect(try library.countMatches(query: "ejemplo") == 300)
         }
     }

@@ -31,11 +31,11 @@ struct ATagsListPagesAlikeWhateverItsSizeTests {
 
             // 157 of 237 live words carry "común" (a page reaching 104 words walks), 2 carry "raro".
             #expect(try library.tagCount("común") == 157)
-            #expect(try library.walksOrder(forTagKey: TagSet.key("común"), reaching: 9))
-            #expect(try library.walksOrder(forTagKey: TagSet.key("común"), reaching: 104))
-            #expect(try !library.walksOrder(forTagKey: TagSet.key("común"), reaching: 105))
-            #expect(try !library.walksOrder(forTagKey: TagSet.key("común"), reaching: nil))
-            #expect(try !library.walksOrder(forTagKey: TagSet.key("raro"), reaching: 9))
+            #expect(try library.walksOrder(forTag: "común", reaching: 9))
+            #expect(try library.walksOrder(forTag: "común", reaching: 104))
+            #expect(try !library.walksOrder(forTag: "común", reaching: 105))
+            #expect(try !library.walksOrder(forTag: "común", reaching: nil))
+            #expect(try !library.walksOrder(forTag: "raro", reaching: 9))
 
             for sort in ListSort.allCases {
                 let whole = try library.list(ListQuery(sort: sort))

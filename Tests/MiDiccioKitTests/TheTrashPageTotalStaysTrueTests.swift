@@ -13,10 +13,12 @@ import Testing
 struct TheTrashPageTotalStaysTrueTests {
     static let day: Int64 = 86_400_000
 
-    /// The total of a Trash page, checked against every entry the pages show.
+    /// The total of a Trash page, checked against every entry the pages show; its hidden
+    /// count against `hiddenTrashCount()`.
     static func checkedTotal(_ library: WordLibrary, term: String = "", _ comment: Comment) throws -> Int {
         let page = try library.trashPage(term: term, limit: 500)
         #expect(page.total == page.words.count, comment)
+        #expect(page.hidden == (try library.hiddenTrashCount()), comment)
         return page.total
     }
 
