@@ -233,6 +233,7 @@ extension WordLibrary {
             }
         case .matches(let query, let tag):
             let (members, values) = SearchPlan(query: SearchQuery(parsing: query), tag: tag).members()
+            try makeSearchChanges()
             return try database.prepare("SELECT \(Self.columns) FROM words WHERE seq IN (\(members)) ORDER BY seq")
                 .rows(values, Self.storedWord)
         case .trash(let term):

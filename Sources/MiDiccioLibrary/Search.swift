@@ -64,6 +64,7 @@ extension WordLibrary {
         let limit = max(0, request.limit)
         let offset = max(0, request.offset)
         let plan = SearchPlan(query: query, tag: request.tag)
+        try guarded { try makeSearchChanges() }
         if request.sort == nil && plan.isRanked {
             return try guarded {
                 try database.read { try findRanked(plan, limit: limit, offset: offset, counted: request.counted) }
@@ -102,7 +103,10 @@ extension WordLibrary {
     public func countMatches(query: String, tag: String? = nil) throws -> Int {
         let plan = SearchPlan(query: SearchQuery(parsing: query), tag: tag)
         let (sql, values) = plan.countStatement()
-        return try guarded { try database.read { Int(try database.cached(sql).rows(values) { $0.int64(0) }.first ?? 0) } }
+        return try guarded {
+            try makeSearchChanges()
+            return try database.read { Int(try database.cached(sql).rows(values) { $0.int64(0) }.first ?? 0) }
+        }
     }
 }
 

@@ -26,6 +26,12 @@ public final class WordLibrary {
     private var digest: UInt64?
     /// Words in and out of the Trash, while a write changes them (see `counts()`).
     private var tally: WordTally?
+    /// While `writing` runs: the search-index changes held back to its end (nil outside a
+    /// write, where each is made at once).
+    private var searchChanges: SearchChanges?
+    /// How many words' search-index changes a write holds back at most
+    /// (`SearchChanges`). Tests lower it to make them several times in one write.
+    package var searchChangesHeldBack = 4_096
     /// The page cache of a bulk write, in KiB.
     static let bulkCacheKiB = 20_480
     /// The size of FTS5's table of pending index entries while a bulk write builds them
@@ -711,12 +717,30 @@ public final class WordLibrary {
         // Rows a bulk write inserted get their entries at its end, from the rows as they
         // are then.
         if case .some(.some(let first)) = bulkFrom, seq >= first { return }
-        try database.run(try hot.statement(.addToSearch), Self.searchValues(word, seq: seq))
+        let values = Self.searchValues(word, seq: seq)
+        guard searchChanges != nil else { return try database.run(try hot.statement(.addToSearch), values) }
+        searchChanges?.add(values, seq: seq)
+        if searchChanges?.isFull == true { try makeSearchChanges() }
     }
 
     func removeFromSearch(_ word: Word, seq: Int64) throws {
         if case .some(.some(let first)) = bulkFrom, seq >= first { return }
-        try database.run(try hot.statement(.removeFromSearch), Self.searchValues(word, seq: seq))
+        let values = Self.searchValues(word, seq: seq)
+        guard searchChanges != nil else { return try database.run(try hot.statement(.removeFromSearch), values) }
+        searchChanges?.remove(values, seq: seq)
+        if searchChanges?.isFull == true { try makeSearchChanges() }
+    }
+
+    /// Makes the search-index changes the write under way has held back
+    /// (`SearchChanges`), so the index matches the rows. Anything that reads the index
+    /// inside a write calls this first.
+    func makeSearchChanges() throws {
+        guard let changes = searchChanges, !changes.isEmpty else { return }
+        searchChanges = SearchChanges(limit: searchChangesHeldBack)
+        for step in changes.steps() {
+            if let values = step.remove { try database.run(try hot.statement(.removeFromSearch), values) }
+            if let values = step.add { try database.run(try hot.statement(.addToSearch), values) }
+        }
     }
 
     private func insertTags(_ tags: [String], seq: Int64) throws {
@@ -791,6 +815,9 @@ public final class WordLibrary {
                 if tally.live + tally.trash < expectedWords { deferred = try dropSecondaryIndexes() }
             }
             let result = try body()
+            // Entries of rows stored before go first: a row this write removed may have
+            // left its number to one it inserted.
+            try makeSearchChanges()
             if case .some(.some(let first)) = bulkFrom {
                 // FTS5 keeps what it indexes in a hash table and writes it out as a new
                 // segment each time it passes 1 MB (then merges segments): 8 MB makes
@@ -909,10 +936,15 @@ public final class WordLibrary {
     /// Runs `body` as one write transaction; any error rolls everything back.
     package func writing<T>(_ body: () throws -> T) throws -> T {
         try guarded {
-            try database.write {
+            let outermostSearch = searchChanges == nil
+            if outermostSearch { searchChanges = SearchChanges(limit: searchChangesHeldBack) }
+            // Rolled back or committed, nothing is left to make.
+            defer { if outermostSearch { searchChanges = nil } }
+            return try database.write {
                 let outermost = changeCounter == nil
                 let outermostDigest = digest == nil
                 let result = try body()
+                if outermostSearch { try makeSearchChanges() }
                 if outermost, let changeCounter {
                     try setInfo("change.counter", String(changeCounter))
                 }

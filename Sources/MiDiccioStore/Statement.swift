@@ -1,7 +1,7 @@
 import CSQLite
 
 /// A value bound to a statement parameter.
-package enum SQLValue {
+package enum SQLValue: Equatable {
     case null
     case integer(Int64)
     case text(String)

@@ -6,9 +6,10 @@ import Testing
 @testable import MiDiccioModel
 @testable import MiDiccioStore
 
-/// A pull of more words than the library holds, that also changes many of the words it
-/// holds, keeps the index of each word's tag rows while it builds the others again. The
-/// library must end as word by word.
+/// A write that changes many words already stored (a pull of another device's bulk tag, a
+/// bulk action in the web app, its undo) holds their search-index changes back and makes
+/// them together (`SearchChanges`), and a pull of more words than the library holds keeps
+/// the index of each word's tag rows. Either way the library must end as word by word.
 @Suite("Many changed words in one write leave the library true")
 struct ManyChangedWordsInOneWriteTests {
     typealias Bulk = BulkWritesMatchWordByWordTests
@@ -17,6 +18,102 @@ struct ManyChangedWordsInOneWriteTests {
     static func searches(_ library: WordLibrary) throws -> [[String]] {
         try ["palabra", "nueva", "otra", "verde", "rojo", "t1", "zeta"].map { query in
             try library.search(query, limit: 500).map(\.id.rawValue)
+        }
+    }
+
+    @Test("one write that changes words several times, removes one and reuses its row, and searches midway")
+    func manyChangesInOneWrite() throws {
+        try withTemporaryLibrary { temporary in
+            let library = temporary.library
+            // Three words' changes at a time, so they are made several times in the write.
+            library.searchChangesHeldBack = 3
+            var ids: [WordID] = []
+            for index in 0..<12 {
+                ids.append(try library.add(WordContent(term: "palabra \(index)", meaning: "rojo", tags: ["t\(index % 3)"])).word.id)
+            }
+            let last = try #require(ids.last)
+            try library.delete([last])
+            try library.writing {
+                // The same word edited three times, then moved to the Trash and back.
+                try library.edit(ids[0], WordEdit(meaning: "verde"))
+                try library.edit(ids[0], WordEdit(meaning: "azul"))
+                try library.edit(ids[0], WordEdit(meaning: "verde otra vez"))
+                try library.delete([ids[1]])
+                try library.restore([ids[1]])
+                try library.edit(ids[1], WordEdit(term: "otra palabra"))
+                // A search inside the write sees every change before it.
+                #expect(try library.search("verde").map(\.id) == [ids[0]])
+                #expect(try library.search("azul").isEmpty)
+                #expect(try library.countMatches(query: "otra") == 2)
+                // The newest row removed for good, as a pulled purge does: the next word
+                // added takes its number.
+                let stored = try #require(try library.stored(last))
+                try library.removePermanently(stored)
+                let added = try library.add(WordContent(term: "nueva", meaning: "rojo"))
+                #expect(try library.database.integer("SELECT seq FROM words WHERE id = ?", [.text(added.word.id.rawValue)]) == stored.seq)
+                // A tag on many words, and an edit that changes nothing searched.
+                try library.addTag("zeta", to: .words(Array(ids[2..<10])))
+                try library.edit(ids[3], WordEdit(reading: ""))
+            }
+            try Bulk.indexAgrees(library)
+            #expect(try library.search("verde").map(\.id) == [ids[0]])
+            #expect(try library.search("azul").isEmpty)
+            #expect(try Set(library.search("otra").map(\.id)) == [ids[0], ids[1]])
+            #expect(try library.search("nueva").count == 1)
+            #expect(try library.countMatches(query: "zeta") == 8)
+            #expect(try library.countMatches(query: "rojo") == 11)
+            try TagCountsStayTrueTests.expectTrue(library, "after the write")
+        }
+    }
+
+    @Test("a write that fails drops the changes it held back, and the next write makes its own")
+    func failedWrite() throws {
+        try withTemporaryLibrary { temporary in
+            let library = temporary.library
+            library.searchChangesHeldBack = 2
+            var ids: [WordID] = []
+            for index in 0..<6 { ids.append(try library.add(WordContent(term: "palabra \(index)", meaning: "rojo")).word.id) }
+            struct Stop: Error {}
+            #expect(throws: Stop.self) {
+                try library.writing {
+                    for id in ids[0..<5] { try library.edit(id, WordEdit(meaning: "verde")) }
+                    throw Stop()
+                }
+            }
+            try Bulk.indexAgrees(library)
+            #expect(try library.countMatches(query: "verde") == 0)
+            #expect(try library.countMatches(query: "rojo") == 6)
+            try library.edit(ids[5], WordEdit(meaning: "verde"))
+            try Bulk.indexAgrees(library)
+            #expect(try library.search("verde").map(\.id) == [ids[5]])
+        }
+    }
+
+    @Test("a bulk tag, its undo and a bulk Trash move leave the search index true")
+    func bulkActions() throws {
+        try withTemporaryLibrary { temporary in
+            let library = temporary.library
+            library.searchChangesHeldBack = 5
+            var ids: [WordID] = []
+            for index in 0..<40 {
+                ids.append(try library.add(WordContent(term: "palabra \(index)", meaning: "rojo", tags: ["t\(index % 4)"])).word.id)
+            }
+            try library.addTag("verde", to: .matches(query: "palabra", tag: "t1"))
+            try Bulk.indexAgrees(library)
+            #expect(try library.countMatches(query: "verde") == 10)
+            try library.removeTag("t1", from: .matches(query: "verde", tag: nil))
+            try Bulk.indexAgrees(library)
+            #expect(try library.countMatches(query: "t1") == 0)
+            try library.undoBulkAction()
+            try Bulk.indexAgrees(library)
+            #expect(try library.countMatches(query: "t1") == 10)
+            try library.moveToTrash(.matches(query: "verde", tag: nil))
+            try Bulk.indexAgrees(library)
+            #expect(try library.countMatches(query: "palabra") == 30)
+            try library.undoBulkAction()
+            try Bulk.indexAgrees(library)
+            #expect(try library.countMatches(query: "palabra") == 40)
+            try TagCountsStayTrueTests.expectTrue(library, "after the bulk actions")
         }
     }
 
@@ -53,6 +150,7 @@ struct ManyChangedWordsInOneWriteTests {
             let bulk = try fixture.device("bulk"), wordByWord = try fixture.device("word-by-word")
             bulk.library.deferredIndexesFrom = 1
             bulk.library.recordsReadAsideFrom = 1
+            bulk.library.searchChangesHeldBack = 7
             wordByWord.library.usesBulkWrites = false
             wordByWord.library.recordsReadAsideFrom = Int.max
             try bulk.sync()
