@@ -3,8 +3,9 @@ import MiDiccioKit
 
 /// `midiccio-bench sync`: what syncing costs a person with a large word list, through
 /// the folder back end: a new device's first sync, the one-time full upload, a sync with
-/// nothing to do (at two library sizes), and one changed word each way; then the full
-/// upload and first sync again with every field filled (issue 12's "realistic words").
+/// nothing to do (at two library sizes), one changed word each way, and a tag on a tenth
+/// of the words pushed and pulled; then the full upload and first sync again with every
+/// field filled (issue 12's "realistic words").
 enum SyncBenchmark {
     /// The subcommand as `main.swift` registers it.
     static let subcommand = BenchSubcommand(
@@ -95,6 +96,18 @@ enum SyncBenchmark {
             pushBytes.append(Double(pushed.bytesWritten))
         }
 
+        // A tenth of the words tagged at once on one device (the web app's bulk tag), then
+        // pushed and pulled: each changed word goes through the merge rules.
+        Progress.note("a tag on a tenth of the words, pushed and pulled")
+        let tenth = try large.a.list(ListQuery(sort: .term, limit: wordCount / 10)).map(\.id)
+        let (_, bulkTag) = try Stopwatch.measure { try large.a.addTag("bench-tenth", to: .words(tenth)) }
+        let (tenthPushed, tenthPush) = try Stopwatch.measure { try large.engineA.sync() }
+        let (tenthPulled, tenthPull) = try Stopwatch.measure { try large.engineB.sync() }
+        guard tenthPushed.pushed == tenth.count, tenthPulled.pulled == tenth.count, try large.b.tagCount("bench-tenth") == tenth.count
+        else {
+            throw BenchFailure("the tag on \(tenth.count) words: pushed \(tenthPushed.pushed), pulled \(tenthPulled.pulled)")
+        }
+
         // The same words with every field filled, on a pair of their own.
         Progress.note("full upload and first sync of \(Format.grouped(wordCount)) words with every field filled")
         let full = try Pair(words: wordCount, seed: seed, full: true, in: workspace.path + "/full")
@@ -123,6 +136,12 @@ enum SyncBenchmark {
         row(
             "bytes written to push one word (median)", Statistics.median(pushBytes) ?? 0, "B", digits: 0,
             target: Double(Target.oneWordBytes))
+        // No target in the issue: changing a tenth of the words should cost no more than
+        // bringing every word to a new device.
+        let tenthWords = Format.grouped(tenth.count)
+        row("a tag on \(tenthWords) words (one bulk action)", bulkTag, "s", digits: 3, target: firstSync)
+        row("those \(tenthWords) changed words pushed", tenthPush, "s", digits: 3, target: firstSync)
+        row("those \(tenthWords) changed words pulled", tenthPull, "s", digits: 3, target: firstSync)
         row(
             "full upload, every field filled (80-character meanings, 2 examples, 2 tags, 10% CJK)", fullWordsUpload, "s", digits: 3,
             target: Target.fullUpload)
