@@ -14,13 +14,4 @@ static inline sqlite3_destructor_type midiccio_sqlite_transient(void) {
 static inline int midiccio_sqlite_stop_counting_memory(void) {
     return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
-
-/// Lets a statement journal (what SQLite keeps to undo one statement inside a transaction)
-/// hold up to `bytes` in memory before it moves to a temporary file
-/// (SQLITE_CONFIG_STMTJRNL_SPILL; SQLite's default is 64 KiB). Once moved, it stays a file
-/// until the transaction ends. Like the call above, it works only before SQLite is first
-/// used.
-static inline int midiccio_sqlite_keep_statement_journals(int bytes) {
-    return sqlite3_config(SQLITE_CONFIG_STMTJRNL_SPILL, bytes);
-}
 #endif

@@ -44,25 +44,13 @@ package final class Database {
     /// about 6% less time (README, "Bulk work"). MiDiccio reads no memory figure from
     /// SQLite. Only on Linux, where this binary holds its own SQLite; on Apple platforms
     /// the system's SQLite may already be in use by the system's own frameworks.
-    ///
-    /// At the same time, a statement journal may hold `statementJournalBytes` in memory.
     private static let memoryCountStopped: Bool = {
         #if canImport(Glibc)
-        _ = midiccio_sqlite_keep_statement_journals(Int32(statementJournalBytes))
         return midiccio_sqlite_stop_counting_memory() == SQLITE_OK
         #else
         return false
         #endif
     }()
-
-    /// How much of a statement journal SQLite keeps in memory before it moves it to a
-    /// temporary file for the rest of the transaction (on Linux, set with the memory
-    /// count). Every update of a word and every tag row keeps one (their triggers and
-    /// foreign keys can fail halfway), of a few pages. With SQLite's 64 KiB, the first
-    /// statement of a write that changed more (a segment of the search index written
-    /// out) sent every later one to the file, a system call per page: a fifth of a
-    /// pull of 50,000 changed words. 8 MiB stays within the memory a bulk write may use.
-    package static let statementJournalBytes = 8 << 20
 
     /// Whether SQLite has counted any memory in this process (its high-water mark is not
     /// zero): false on Linux once a connection has opened, as `memoryCountStopped` turns
