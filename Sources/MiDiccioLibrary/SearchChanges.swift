@@ -3,12 +3,12 @@ import MiDiccioStore
 /// The search-index changes a write makes to rows, held back and made together, in row
 /// order.
 ///
-/// Made one at a time, between a word's other statements, they cost most of a write of
-/// many words. Before each statement that SQLite may have to undo on its own (an update
+/// Made one at a time, between a word's other statements, they cost a write of many words
+/// dearly. Before each statement that SQLite may have to undo on its own (an update
 /// of a word, a tag row: their triggers and foreign keys give them a statement journal),
 /// SQLite asks FTS5 for a savepoint, and FTS5 writes out the entries it holds in memory
 /// as a new segment of the index. Word by word that is a segment of a word or two each
-/// time, merged again and again: pulling 50,000 changed words spent a third of its time
+/// time, merged again and again: pulling 50,000 changed words spent a fifth of its time
 /// writing and merging them (README, "Bulk work").
 ///
 /// A row changed twice keeps the entry the index held before the first change and the
