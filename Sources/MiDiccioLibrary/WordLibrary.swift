@@ -920,9 +920,9 @@ public final class WordLibrary {
         // go in at the end in the order of their words, so it only grows at its end; and
         // without it, each word already stored whose tags the write changes, or that it
         // moves to the Trash or purges, read every tag row of the library (the tag rows'
-        // statement, the tag counts' triggers, the foreign key's cascade): a pull of
-        // 150,000 words into a library of 100,000 that changed 50,000 of them took
-        // minutes instead of seconds.
+        // statement, the tag counts' triggers, the foreign key's cascade): a library of
+        // 100,000 words pulling 60,000 new words and a tag on 50,000 of its own took
+        // 419 s instead of 6.6 s.
         let indexes = try database.cached(
             """
             SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'words' AND sql IS NOT NULL
