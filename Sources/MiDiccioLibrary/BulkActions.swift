@@ -232,8 +232,7 @@ extension WordLibrary {
                 return stored
             }
         case .matches(let query, let tag):
-            let (members, values) = SearchPlan(query: SearchQuery(parsing: query), tag: tag).members()
-            try makeSearchChanges()
+            let (members, values) = try searchPlan(SearchQuery(parsing: query), tag: tag).members()
             return try database.prepare("SELECT \(Self.columns) FROM words WHERE seq IN (\(members)) ORDER BY seq")
                 .rows(values, Self.storedWord)
         case .trash(let term):

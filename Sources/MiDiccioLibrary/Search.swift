@@ -63,8 +63,7 @@ extension WordLibrary {
         let query = SearchQuery(parsing: request.query)
         let limit = max(0, request.limit)
         let offset = max(0, request.offset)
-        let plan = SearchPlan(query: query, tag: request.tag)
-        try guarded { try makeSearchChanges() }
+        let plan = try guarded { try searchPlan(query, tag: request.tag) }
         if request.sort == nil && plan.isRanked {
             return try guarded {
                 try database.read { try findRanked(plan, limit: limit, offset: offset, counted: request.counted) }
@@ -101,12 +100,18 @@ extension WordLibrary {
     /// How many words outside the Trash match `query` and `tag`: the total `find` gives,
     /// on its own.
     public func countMatches(query: String, tag: String? = nil) throws -> Int {
-        let plan = SearchPlan(query: SearchQuery(parsing: query), tag: tag)
-        let (sql, values) = plan.countStatement()
         return try guarded {
-            try makeSearchChanges()
+            let (sql, values) = try searchPlan(SearchQuery(parsing: query), tag: tag).countStatement()
             return try database.read { Int(try database.cached(sql).rows(values) { $0.int64(0) }.first ?? 0) }
         }
+    }
+
+    /// The plan of a search, with the search index brought up to date first: every read of
+    /// the index goes through a plan, so a write that holds changes back
+    /// (`SearchChanges`) makes them before anything inside it searches.
+    func searchPlan(_ query: SearchQuery, tag: String?) throws -> SearchPlan {
+        try makeSearchChanges()
+        return SearchPlan(query: query, tag: tag)
     }
 }
 

@@ -44,7 +44,7 @@ struct SearchChanges {
 
     /// Notes that `values` is to be the index's entry for row `seq`.
     mutating func add(_ values: [SQLValue], seq: Int64) {
-        rows[seq] = (rows[seq].map(\.before) ?? nil, values)
+        rows[seq] = (rows[seq]?.before, values)
     }
 
     /// The changes to make, in row order: for each row, its old entry taken out, then

@@ -732,8 +732,8 @@ public final class WordLibrary {
     }
 
     /// Makes the search-index changes the write under way has held back
-    /// (`SearchChanges`), so the index matches the rows. Anything that reads the index
-    /// inside a write calls this first.
+    /// (`SearchChanges`), so the index matches the rows. A search plan
+    /// (`searchPlan(_:tag:)`) calls this first.
     func makeSearchChanges() throws {
         guard let changes = searchChanges, !changes.isEmpty else { return }
         searchChanges = SearchChanges(limit: searchChangesHeldBack)

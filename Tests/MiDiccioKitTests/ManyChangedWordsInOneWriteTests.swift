@@ -21,16 +21,22 @@ struct ManyChangedWordsInOneWriteTests {
         }
     }
 
+    /// Adds words "palabra 0" ... meaning "rojo", each tagged `t(index % tagKinds)` (no tag
+    /// when `tagKinds` is 0), and gives their ids.
+    static func addWords(_ count: Int, to library: WordLibrary, tagKinds: Int) throws -> [WordID] {
+        try (0..<count).map { index in
+            let tags = tagKinds > 0 ? ["t\(index % tagKinds)"] : []
+            return try library.add(WordContent(term: "palabra \(index)", meaning: "rojo", tags: tags)).word.id
+        }
+    }
+
     @Test("one write that changes words several times, removes one and reuses its row, and searches midway")
     func manyChangesInOneWrite() throws {
         try withTemporaryLibrary { temporary in
             let library = temporary.library
             // Three words' changes at a time, so they are made several times in the write.
             library.searchChangesHeldBack = 3
-            var ids: [WordID] = []
-            for index in 0..<12 {
-                ids.append(try library.add(WordContent(term: "palabra \(index)", meaning: "rojo", tags: ["t\(index % 3)"])).word.id)
-            }
+            let ids = try Self.addWords(12, to: library, tagKinds: 3)
             let last = try #require(ids.last)
             try library.delete([last])
             try library.writing {
@@ -71,8 +77,7 @@ struct ManyChangedWordsInOneWriteTests {
         try withTemporaryLibrary { temporary in
             let library = temporary.library
             library.searchChangesHeldBack = 2
-            var ids: [WordID] = []
-            for index in 0..<6 { ids.append(try library.add(WordContent(term: "palabra \(index)", meaning: "rojo")).word.id) }
+            let ids = try Self.addWords(6, to: library, tagKinds: 0)
             struct Stop: Error {}
             #expect(throws: Stop.self) {
                 try library.writing {
@@ -94,10 +99,7 @@ struct ManyChangedWordsInOneWriteTests {
         try withTemporaryLibrary { temporary in
             let library = temporary.library
             library.searchChangesHeldBack = 5
-            var ids: [WordID] = []
-            for index in 0..<40 {
-                ids.append(try library.add(WordContent(term: "palabra \(index)", meaning: "rojo", tags: ["t\(index % 4)"])).word.id)
-            }
+            _ = try Self.addWords(40, to: library, tagKinds: 4)
             try library.addTag("verde", to: .matches(query: "palabra", tag: "t1"))
             try Bulk.indexAgrees(library)
             #expect(try library.countMatches(query: "verde") == 10)
