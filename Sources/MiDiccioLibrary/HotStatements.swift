@@ -7,25 +7,12 @@ final class HotStatements {
     /// The statements, by what they do.
     enum Kind: Int, CaseIterable {
         /// `insertWords` is `insertWord` for `HotStatements.rowsPerInsert` words at once.
-        case insertWord, insertWords, updateWord, addToSearch, removeFromSearch, insertTag, deleteTags
+        case insertWord, insertWords, addToSearch, removeFromSearch, insertTag, deleteTags
 
         var sql: String {
             switch self {
             case .insertWord: HotStatements.insertSQL(rows: 1)
             case .insertWords: HotStatements.insertSQL(rows: HotStatements.rowsPerInsert)
-            case .updateWord:
-                """
-                UPDATE words SET id = ?1, term = ?2, meaning = ?3, reading = ?4, examples = ?5, notes = ?6, tags = ?7,
-                    created_at = ?8, updated_at = ?9, deleted_at = ?10, term_time = ?11, meaning_time = ?12,
-                    reading_time = ?13, examples_time = ?14, notes_time = ?15, tags_time = ?16, deleted_time = ?17,
-                    pending = ?18, local_change = ?19, term_key = ?20, sort_key = coalesce(?21, sort_key),
-                    term_by = ?23, meaning_by = ?24, reading_by = ?25, examples_by = ?26, notes_by = ?27,
-                    tags_by = ?28, deleted_by = ?29,
-                    trash_seen_at = CASE WHEN ?10 IS NULL THEN NULL
-                                         WHEN deleted_at IS ?10 AND trash_seen_at IS NOT NULL THEN trash_seen_at
-                                         ELSE ?30 END
-                WHERE seq = ?22
-                """
             case .addToSearch:
                 "INSERT INTO words_fts (rowid, term, reading, meaning, examples, notes, tags) VALUES (?, ?, ?, ?, ?, ?, ?)"
             case .removeFromSearch:
@@ -62,11 +49,77 @@ final class HotStatements {
             """
     }
 
+    /// The columns of `words` that an index, an index's condition or a trigger reads.
+    /// An update of a stored word sets these only when they change: SQLite then leaves
+    /// alone every index and trigger that reads none of the columns it sets. Setting
+    /// them all made every save rewrite ten index entries and run the Trash's triggers,
+    /// and so keep a statement journal, which SQLite moves to a temporary file for the
+    /// rest of the write once one passes 64 KiB: a system call per page after that. A
+    /// tag put on a word now rewrites two indexes' entries and keeps no journal.
+    struct IndexedColumns: OptionSet, Hashable {
+        let rawValue: UInt8
+        static let id = IndexedColumns(rawValue: 1 << 0)
+        static let createdAt = IndexedColumns(rawValue: 1 << 1)
+        static let updatedAt = IndexedColumns(rawValue: 1 << 2)
+        /// `deleted_at` with `trash_seen_at`, which follows it.
+        static let deletedAt = IndexedColumns(rawValue: 1 << 3)
+        /// The term's keys, `term_key` and `sort_key`.
+        static let termKeys = IndexedColumns(rawValue: 1 << 4)
+        static let pending = IndexedColumns(rawValue: 1 << 5)
+        static let localChange = IndexedColumns(rawValue: 1 << 6)
+    }
+
+    /// The UPDATE of a stored word that sets its fields, field times and writers, then
+    /// the `columns` given, in the order `IndexedColumns` lists them (`deletedAt` takes
+    /// two values: the time, then now, the time this device saw the word enter the
+    /// Trash), then takes the row number.
+    static func updateSQL(setting columns: IndexedColumns) -> String {
+        var assignments = ["term", "meaning", "reading", "examples", "notes", "tags"]
+        assignments += WordField.allCases.map { "\($0.rawValue)_time" }
+        assignments += WordField.allCases.map { "\($0.rawValue)_by" }
+        var sql = assignments.enumerated().map { "\($1) = ?\($0 + 1)" }
+        var next = assignments.count + 1
+        func set(_ column: String) {
+            sql.append("\(column) = ?\(next)")
+            next += 1
+        }
+        if columns.contains(.id) { set("id") }
+        if columns.contains(.createdAt) { set("created_at") }
+        if columns.contains(.updatedAt) { set("updated_at") }
+        if columns.contains(.deletedAt) {
+            // Kept while the word stays in the Trash; set when it enters; cleared when it leaves.
+            let time = next
+            set("deleted_at")
+            sql.append(
+                """
+                trash_seen_at = CASE WHEN ?\(time) IS NULL THEN NULL
+                    WHEN deleted_at IS ?\(time) AND trash_seen_at IS NOT NULL THEN trash_seen_at ELSE ?\(next) END
+                """)
+            next += 1
+        }
+        if columns.contains(.termKeys) {
+            set("term_key")
+            set("sort_key")
+        }
+        if columns.contains(.pending) { set("pending") }
+        if columns.contains(.localChange) { set("local_change") }
+        return "UPDATE words SET \(sql.joined(separator: ", ")) WHERE seq = ?\(next)"
+    }
+
     private unowned let database: Database
     private var prepared: [Statement?] = Array(repeating: nil, count: Kind.allCases.count)
+    private var updates: [UInt8: Statement] = [:]
 
     init(database: Database) {
         self.database = database
+    }
+
+    /// The prepared UPDATE of a stored word that sets `columns` (`updateSQL`).
+    func update(setting columns: IndexedColumns) throws -> Statement {
+        if let statement = updates[columns.rawValue] { return statement }
+        let statement = try database.prepare(Self.updateSQL(setting: columns))
+        updates[columns.rawValue] = statement
+        return statement
     }
 
     /// The prepared statement of `kind`.

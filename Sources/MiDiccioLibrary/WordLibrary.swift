@@ -559,22 +559,48 @@ public final class WordLibrary {
             try insertTags(word.tags, seq: seq)
             return
         }
-        var values: [SQLValue] = [
-            .text(word.id.rawValue), .text(word.term), .text(word.meaning), .text(word.reading),
-            .text(JSONText.array(word.examples)), .text(word.notes), .text(JSONText.array(word.tags)),
-            .time(word.createdAt), .time(word.updatedAt), .time(word.deletedAt),
-        ]
-        values += WordField.allCases.map { .time(times[$0]) }
-        values += [.integer(pending || previous.pending ? 1 : 0), .integer(change)]
-        let writerValues: [SQLValue] = writers.map { .integer($0) }
-        let sortChanged = previous.word.term != word.term
-        values += [.text(TermKey.fold(word.term)), sortChanged ? .blob(collation.sortKey(word.term)) : .null, .integer(previous.seq)]
-        values += writerValues
-        // The time this device saw the word enter the Trash (kept while it stays there).
-        values.append(.time(clock.now()))
-        try database.run(try hot.statement(.updateWord), values)
-        let seq = previous.seq
         let old = previous.word
+        var values: [SQLValue] = [
+            .text(word.term), .text(word.meaning), .text(word.reading), .text(JSONText.array(word.examples)),
+            .text(word.notes), .text(JSONText.array(word.tags)),
+        ]
+        values.reserveCapacity(32)
+        for field in WordField.allCases { values.append(.time(times[field])) }
+        for writer in writers { values.append(.integer(writer)) }
+        // The columns indexes and triggers read, only where they change (HotStatements.IndexedColumns).
+        var columns: HotStatements.IndexedColumns = []
+        if old.id != word.id {
+            columns.insert(.id)
+            values.append(.text(word.id.rawValue))
+        }
+        if old.createdAt != word.createdAt {
+            columns.insert(.createdAt)
+            values.append(.time(word.createdAt))
+        }
+        if old.updatedAt != word.updatedAt {
+            columns.insert(.updatedAt)
+            values.append(.time(word.updatedAt))
+        }
+        // A word in the Trash keeps the time this device saw it enter, or gets it now.
+        if old.deletedAt != word.deletedAt || word.deletedAt != nil {
+            columns.insert(.deletedAt)
+            values += [.time(word.deletedAt), .time(clock.now())]
+        }
+        if old.term != word.term {
+            columns.insert(.termKeys)
+            values += [.text(TermKey.fold(word.term)), .blob(collation.sortKey(word.term))]
+        }
+        if pending && !previous.pending {
+            columns.insert(.pending)
+            values.append(.integer(1))
+        }
+        if change != previous.localChange {
+            columns.insert(.localChange)
+            values.append(.integer(change))
+        }
+        values.append(.integer(previous.seq))
+        try database.run(try hot.update(setting: columns), values)
+        let seq = previous.seq
         let textChanged =
             old.term != word.term || old.reading != word.reading || old.meaning != word.meaning
             || old.examples != word.examples || old.notes != word.notes || old.tags != word.tags
