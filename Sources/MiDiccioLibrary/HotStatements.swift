@@ -1,13 +1,14 @@
 import MiDiccioModel
 import MiDiccioStore
 
-/// The statements every save of a word runs, prepared once per connection: looking
-/// them up by their SQL text on each call cost more than running some of them.
+/// The statements every save of a word runs, and the lookup a sync makes for every word
+/// it reads, prepared once per connection: looking them up by their SQL text on each
+/// call cost more than running some of them.
 final class HotStatements {
     /// The statements, by what they do.
     enum Kind: Int, CaseIterable {
         /// `insertWords` is `insertWord` for `HotStatements.rowsPerInsert` words at once.
-        case insertWord, insertWords, addToSearch, removeFromSearch, insertTag, deleteTags
+        case insertWord, insertWords, addToSearch, removeFromSearch, insertTag, deleteTag, storedByID
 
         var sql: String {
             switch self {
@@ -19,8 +20,10 @@ final class HotStatements {
                 "INSERT INTO words_fts (words_fts, rowid, term, reading, meaning, examples, notes, tags) VALUES ('delete', ?, ?, ?, ?, ?, ?, ?)"
             case .insertTag:
                 "INSERT OR IGNORE INTO word_tags (tag_key, word_seq, tag) VALUES (?, ?, ?)"
-            case .deleteTags:
-                "DELETE FROM word_tags WHERE word_seq = ?"
+            case .deleteTag:
+                "DELETE FROM word_tags WHERE word_seq = ? AND tag_key = ?"
+            case .storedByID:
+                "SELECT \(WordLibrary.columns) FROM words WHERE id = ?"
             }
         }
     }

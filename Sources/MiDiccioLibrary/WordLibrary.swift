@@ -505,8 +505,8 @@ public final class WordLibrary {
 
     /// The stored form of the word with this id.
     package func stored(_ id: WordID) throws -> StoredWord? {
-        try database.cached("SELECT \(Self.columns) FROM words WHERE id = ?")
-            .rows([.text(id.rawValue)], Self.storedWord).first
+        // Prepared once: a sync looks up every word of a snapshot it reads.
+        try hot.statement(.storedByID).rows([.text(id.rawValue)], Self.storedWord).first
     }
 
     /// Applies a local change to `previous` as a new edit: `change` gets the word and the
@@ -607,10 +607,7 @@ public final class WordLibrary {
         // Only words outside the Trash are in the search index.
         if !old.isDeleted && (textChanged || word.isDeleted) { try removeFromSearch(old, seq: seq) }
         if !word.isDeleted && (textChanged || old.isDeleted) { try addToSearch(word, seq: seq) }
-        if old.tags != word.tags, !isBulkRow(seq) {
-            try database.run(try hot.statement(.deleteTags), [.integer(seq)])
-            try insertTags(word.tags, seq: seq)
-        }
+        if old.tags != word.tags, !isBulkRow(seq) { try changeTagRows(from: old.tags, to: word.tags, seq: seq) }
     }
 
     /// The values of `HotStatements.Kind.insertWord` for a new word, in its order.
@@ -766,6 +763,34 @@ public final class WordLibrary {
         for step in changes.steps() {
             if let values = step.remove { try database.run(try hot.statement(.removeFromSearch), values) }
             if let values = step.add { try database.run(try hot.statement(.addToSearch), values) }
+        }
+    }
+
+    /// The tag rows a word with `tags` has: each tag key once, with the first spelling
+    /// the word gives it (`insertTags` inserts them in order and ignores a key seen).
+    static func tagRows(_ tags: [String]) -> [(key: String, tag: String)] {
+        var seen = Set<String>()
+        return tags.compactMap { tag in
+            let key = TagSet.key(tag)
+            return seen.insert(key).inserted ? (key, tag) : nil
+        }
+    }
+
+    /// Changes a stored word's tag rows from those of `old` to those of `new`: only the
+    /// rows that differ (a tag gone, a tag new, a tag whose first spelling changed), so a
+    /// tag put on a word inserts one row and counts it once, where deleting every row and
+    /// inserting them again ran the tag counts' triggers for each (a pull of 26,855 tagged
+    /// words: 1.78 s against 2.19 s). A tag kept as it was keeps its count's row, and
+    /// with it the spelling the tag list shows.
+    private func changeTagRows(from old: [String], to new: [String], seq: Int64) throws {
+        let before = Self.tagRows(old), after = Self.tagRows(new)
+        let beforeByKey = Dictionary(before, uniquingKeysWith: { first, _ in first })
+        let afterByKey = Dictionary(after, uniquingKeysWith: { first, _ in first })
+        for row in before where afterByKey[row.key] != row.tag {
+            try database.run(try hot.statement(.deleteTag), [.integer(seq), .text(row.key)])
+        }
+        for row in after where beforeByKey[row.key] != row.tag {
+            try database.run(try hot.statement(.insertTag), [.text(row.key), .integer(seq), .text(row.tag)])
         }
     }
 

@@ -79,6 +79,10 @@ struct AnEditWritesOnlyWhatItChangesTests {
             let entered = clock.now()
             clock.advance(by: 10)
             _ = try library.restore([ids[3]])
+            // Tag rows change one by one: a spelling that comes first now, a tag added, one
+            // written twice, one removed.
+            _ = try library.edit(ids[3], WordEdit(tags: ["Letra", "letra", "griega"]))
+            _ = try library.edit(ids[0], WordEdit(tags: ["árboles", "bosque", "BOSQUE"]))
             // Changes pulled from another device: written as received, not pending here,
             // over a word that is pending (it stays pending), over one in the Trash (it
             // keeps the time it was seen entering) and over one not pending.
