@@ -16,6 +16,8 @@ struct ListCommand: ParsableCommand {
     @OptionGroup var output = OutputOptions.words
     @OptionGroup var syncOnOpen: SyncOnOpen
 
+    func validate() throws(UsageError) { try refuseBlankTag(tag) }
+
     func run(_ context: ToolContext) throws {
         try syncOnOpen.run(context)
         // A page past the end is simply empty; otherwise say why there is nothing.
@@ -29,6 +31,14 @@ struct ListCommand: ParsableCommand {
 }
 
 extension ListSort: ExpressibleByArgument {}
+
+/// Refuses a blank `--tag` filter: no word has an empty tag, so the command would show
+/// nothing, as if the library were empty or the tag unused.
+func refuseBlankTag(_ tag: String?) throws(UsageError) {
+    if let tag, tag.allSatisfy(\.isWhitespace) {
+        throw UsageError("--tag is empty; give the tag to show, as --tag verbs")
+    }
+}
 
 /// `midiccio search`
 struct SearchCommand: ParsableCommand {
@@ -54,6 +64,8 @@ struct SearchCommand: ParsableCommand {
     @Option(name: "offset", help: "Skip the first n matches.", range: 0...Int(Int32.max)) var offset = 0
     @OptionGroup var output = OutputOptions.words
     @OptionGroup var syncOnOpen: SyncOnOpen
+
+    func validate() throws(UsageError) { try refuseBlankTag(tag) }
 
     func run(_ context: ToolContext) throws {
         try syncOnOpen.run(context)

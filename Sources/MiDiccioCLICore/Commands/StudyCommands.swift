@@ -53,6 +53,8 @@ struct DueCommand: ParsableCommand {
     @Option(name: "new", help: "New words to include, instead of what is left of study.newPerDay today.", range: 0...9_999) var new: Int?
     @OptionGroup var output = OutputOptions(help: "Print the words with their schedules as JSON.")
 
+    func validate() throws(UsageError) { try refuseBlankTag(tag) }
+
     func run(_ context: ToolContext) throws {
         let queue = try context.library().studyQueue(tag: tag, newLimit: new)
         if output.json {
@@ -136,6 +138,8 @@ struct StudyCommand: ParsableCommand {
     @Option(name: "tag", short: "t", help: "Only words with this tag.") var tag: String?
     @Flag(name: "reverse", help: "Show the meaning and ask for the term.") var reverse = false
     @Option(name: "new", help: "New words this session, instead of what is left of study.newPerDay today.", range: 0...9_999) var new: Int?
+
+    func validate() throws(UsageError) { try refuseBlankTag(tag) }
 
     func run(_ context: ToolContext) throws {
         let library = try context.library()
