@@ -199,6 +199,17 @@ package final class SyncStore {
         }
     }
 
+    /// Hands every pending word to `body` in the order of their changes, one at a time:
+    /// a change file of many words (a tag put on 100,000 of them) never holds them all.
+    package func forEachPending(_ body: (SyncRecord) throws -> Void) throws {
+        try library.guarded {
+            try database.cached("SELECT \(WordLibrary.columns) FROM words WHERE pending = 1 ORDER BY local_change").forEachRow {
+                row in
+                try body(try localRecord(try WordLibrary.storedWord(row)).record)
+            }
+        }
+    }
+
     /// Every word, the Trash included.
     package func allRecords() throws -> [SyncRecord] {
         var records: [SyncRecord] = []

@@ -46,7 +46,8 @@ public final class SyncEngine {
     public let appVersion: String
     /// Write a snapshot once this many change files follow the last one.
     public var snapshotInterval: Int64 = 32
-    /// Upload as a snapshot instead of a change file above this many pending words.
+    /// Above this many pending words, the change file is encoded as the words are read,
+    /// never held whole in memory (`writeLargeChangeFile`).
     public var largeUploadThreshold = 2_000
     /// A device silent for longer than this no longer holds back compaction, and must
     /// read everything again (from snapshots) before it uploads.

@@ -25,18 +25,22 @@ extension SyncSession {
         guard state.fullUpload || pendingCount > 0 || !markers.isEmpty || !settings.isEmpty || !events.isEmpty else { return false }
         announce(.uploading(words: pendingCount))
         let seq = state.lastSeq + 1
-        let asSnapshot = state.fullUpload || pendingCount > engine.largeUploadThreshold
         let fullUpload = state.fullUpload
         let file: SyncState.OwnFile
         var markerPosition: Int64?
         let uploaded: SyncStore.Uploaded
-        if asSnapshot {
-            let snapshot = try writeSnapshot(seq: seq, fullUpload: fullUpload)
+        if fullUpload {
+            let snapshot = try writeSnapshot(seq: seq, fullUpload: true)
             file = snapshot.file
             markerPosition = snapshot.markerPosition
             uploaded = .pendingThrough(snapshot.lastChange)
-            report.fullUpload = fullUpload
-            report.pushed = fullUpload ? try store.wordCount() : pendingCount
+            report.fullUpload = true
+            report.pushed = try store.wordCount()
+        } else if pendingCount > engine.largeUploadThreshold {
+            let written = try writeLargeChangeFile(seq: seq, markers: markers, settings: settings, events: events)
+            file = written.file
+            uploaded = .pendingThrough(written.lastChange)
+            report.pushed = written.words
         } else {
             let pending = try store.pending()
             let batch = SyncBatch(
@@ -57,7 +61,7 @@ extension SyncSession {
             next.lastSeq = seq
             next.files.append(file)
             next.inflight = nil
-            if asSnapshot { next.snapshot = file }
+            if fullUpload { next.snapshot = file }
             if let markerPosition { next.snapshotMarkers = markerPosition }
             next.fullUpload = false
         }
@@ -113,6 +117,27 @@ extension SyncSession {
             report.bytesWritten += bytes.count
             return file
         }
+    }
+
+    /// Writes the pending words as change file `seq`, encoded and compressed one word at a
+    /// time as they are read, in one read transaction with the newest change it holds,
+    /// so words changed later stay pending. Many changed words (a tag put on 100,000 of a
+    /// million) went up as a snapshot of the whole library before, which every other
+    /// device then read and looked up word by word: pulling a tag on 10,000 of 100,000
+    /// words took 1.5–1.8 s that way, 0.7 s as a change file.
+    private func writeLargeChangeFile(
+        seq: Int64, markers: [PurgeMarker], settings: [SettingRecord], events: [ReviewEvent]
+    ) throws -> (file: SyncState.OwnFile, words: Int, lastChange: Int64) {
+        let (bytes, words, lastChange) = try store.read {
+            let words = try store.pendingCount()
+            var file = BatchFileWriter(
+                kind: .changes, device: deviceID, seq: seq, cursors: [:], writers: try store.writerIDs(), records: words,
+                formatVersion: SyncBatch.formatVersion(markers: markers, settings: settings, events: events),
+                spillFrom: CloudBytes.fileFrom)
+            try store.forEachPending { try file.append($0) }
+            return (try file.finishBytes(markers: markers, settings: settings, events: events), words, try store.lastPendingChange())
+        }
+        return (try writeOwnFile(.changes, seq: seq, bytes: bytes), words, lastChange)
     }
 
     /// A snapshot as `writeSnapshot` wrote it.

@@ -94,6 +94,54 @@ struct InFlightEditTests {
         }
     }
 
+    @Test(
+        "many changed words go up as one change file written as they are read; one edited meanwhile stays pending, and the other device pulls only the changed words"
+    )
+    func editDuringLargeChangeFileStaysPending() throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a"), b = try fixture.device("b")
+            var ids: [WordID] = []
+            for index in 0..<8 { ids.append(try a.add("palabra \(index)", meaning: "word \(index)", tags: ["t"])) }
+            try fixture.syncRounds([a, b])
+            a.tune = { $0.largeUploadThreshold = 3 }
+            fixture.advanceClocks(by: 1_000)
+            let tagged = Array(ids[0..<6])
+            _ = try a.library.addTag("nuevo", to: .words(tagged))
+            let other = try a.secondConnection()
+            let edited = SyncFlag()
+            var written: [String] = []
+            fixture.storage.beforeWrite = { path in
+                written.append(path)
+                guard path.hasPrefix(CloudLayout.changesFolder(a.id) + "/"), !edited.value else { return }
+                edited.value = true
+                a.clock.advance(by: 10)
+                try other.edit(ids[0], WordEdit(meaning: "edited during the upload"))
+            }
+            let report = try a.sync()
+            fixture.storage.beforeWrite = nil
+            #expect(edited.value, "the edit happened during the upload")
+            #expect(report.pushed == 6 && !report.snapshotWritten && !report.fullUpload)
+            #expect(!written.contains { $0.hasPrefix(CloudLayout.snapshotsFolder(a.id) + "/") }, "\(written)")
+            // The file holds the six words as they were read, the edit not among them.
+            let path = try #require(written.first { $0.hasPrefix(CloudLayout.changesFolder(a.id) + "/") })
+            let batch = try BatchCodec.decode(try #require(try fixture.storage.read(path)))
+            #expect(batch.kind == .changes && batch.records.map(\.word.id) == tagged)
+            #expect(batch.records.first?.word.meaning == "word 0")
+            #expect(try a.stored(ids[0]).pending, "the edit made during the upload waits for the next sync")
+            #expect(try ids[1...].map { try a.stored($0).pending } == Array(repeating: false, count: 7))
+
+            let pulled = try b.sync()
+            #expect(pulled.pulled == 6)
+            #expect(try tagged.allSatisfy { try b.word($0).tags == ["t", "nuevo"] })
+            #expect(try b.word(ids[6]).tags == ["t"])
+            fixture.advanceClocks(by: 1_000)
+            #expect(try a.sync().pushed == 1)
+            try b.sync()
+            #expect(try b.word(ids[0]).meaning == "edited during the upload")
+            #expect(try a.library.libraryDigest() == b.library.libraryDigest())
+        }
+    }
+
     @Test("words not touched during the upload stop being pending")
     func untouchedWordsAreDone() throws {
         try withSyncFixture { fixture in
