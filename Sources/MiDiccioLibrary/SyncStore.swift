@@ -191,21 +191,20 @@ package final class SyncStore {
 
     /// Every pending word, in the order of their changes.
     package func pending() throws -> [LocalRecord] {
-        try library.guarded {
-            // Ordered by the pending index's own column: ORDER BY seq made SQLite walk the
-            // whole table, so a sync with nothing to do grew with the library.
-            try database.cached("SELECT \(WordLibrary.columns) FROM words WHERE pending = 1 ORDER BY local_change")
-                .rows([], WordLibrary.storedWord).map { try localRecord($0) }
-        }
+        var records: [LocalRecord] = []
+        try forEachPending { records.append($0) }
+        return records
     }
 
     /// Hands every pending word to `body` in the order of their changes, one at a time:
     /// a change file of many words (a tag put on 100,000 of them) never holds them all.
-    package func forEachPending(_ body: (SyncRecord) throws -> Void) throws {
+    package func forEachPending(_ body: (LocalRecord) throws -> Void) throws {
         try library.guarded {
+            // Ordered by the pending index's own column: ORDER BY seq made SQLite walk the
+            // whole table, so a sync with nothing to do grew with the library.
             try database.cached("SELECT \(WordLibrary.columns) FROM words WHERE pending = 1 ORDER BY local_change").forEachRow {
                 row in
-                try body(try localRecord(try WordLibrary.storedWord(row)).record)
+                try body(try localRecord(try WordLibrary.storedWord(row)))
             }
         }
     }
