@@ -4,9 +4,10 @@ import MiDiccioStore
 /// order.
 ///
 /// Made one at a time, between a word's other statements, they cost a write of many words
-/// dearly. Before each statement that SQLite may have to undo on its own (an update
-/// of a word, a tag row: their triggers and foreign keys give them a statement journal),
-/// SQLite asks FTS5 for a savepoint, and FTS5 writes out the entries it holds in memory
+/// dearly. Before each statement that SQLite may have to undo on its own (a tag row, a
+/// word moved to the Trash or out of it: their triggers and foreign keys give them a
+/// statement journal; an update that sets no column a trigger reads has none since
+/// `HotStatements.IndexedColumns`), SQLite asks FTS5 for a savepoint, and FTS5 writes out the entries it holds in memory
 /// as a new segment of the index. Word by word that is a segment of a word or two each
 /// time, merged again and again: pulling 50,000 changed words spent a fifth of its time
 /// writing and merging them (README, "Bulk work").

@@ -784,8 +784,8 @@ public final class WordLibrary {
     /// with it the spelling the tag list shows.
     private func changeTagRows(from old: [String], to new: [String], seq: Int64) throws {
         let before = Self.tagRows(old), after = Self.tagRows(new)
-        let beforeByKey = Dictionary(before, uniquingKeysWith: { first, _ in first })
-        let afterByKey = Dictionary(after, uniquingKeysWith: { first, _ in first })
+        let beforeByKey = Dictionary(uniqueKeysWithValues: before)
+        let afterByKey = Dictionary(uniqueKeysWithValues: after)
         for row in before where afterByKey[row.key] != row.tag {
             try database.run(try hot.statement(.deleteTag), [.integer(seq), .text(row.key)])
         }
