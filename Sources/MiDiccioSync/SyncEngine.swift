@@ -13,8 +13,11 @@ public enum SyncActivity: Sendable, Equatable {
     /// Merging `words` words into the library, `done` of them so far: announced with
     /// `done` 0 as the merge starts, then every `WordLibrary.progressInterval` words.
     case merging(words: Int, done: Int = 0)
-    /// Uploading this many words.
-    case uploading(words: Int)
+    /// Uploading `words` words. Announced with `done` 0 as the upload starts; a change
+    /// file of more than `SyncEngine.largeUploadThreshold` words is encoded as its words
+    /// are read, and announces `done` of them every `WordLibrary.progressInterval` words,
+    /// then `done == words` while the file is compressed and written.
+    case uploading(words: Int, done: Int = 0)
     /// Writing every word, the Trash included, into one file (a snapshot): `done` of
     /// `words` read so far, announced with 0 as it starts, every
     /// `WordLibrary.progressInterval` words, then with `done == words` while the file is

@@ -147,7 +147,7 @@ extension WebApp {
         case .reachingCloud: ("Reaching the cloud", 0, 0)
         case .downloading: ("Receiving", 0, 0)
         case .merging(let words, let done): ("Merging", done, words)
-        case .uploading(let words): ("Sending", 0, words)
+        case .uploading(let words, let done): ("Sending", done, words)
         case .writingSnapshot(let words, let done, _): ("Writing a snapshot", done, words)
         case .tidying: ("Tidying", 0, 0)
         }

@@ -119,5 +119,11 @@ struct ProgressLineTests {
             SyncCommand.describe(.writingSnapshot(words: 3_000, done: 1_000, fullUpload: false), firstSync: false)
                 == "Syncing: writing a snapshot: 1,000 of 3,000 words")
         #expect(SyncCommand.describe(.uploading(words: 1), firstSync: false) == "Syncing: uploading 1 word")
+        #expect(
+            SyncCommand.describe(.uploading(words: 100_000, done: 12_000), firstSync: false)
+                == "Syncing: uploading 12,000 of 100,000 words")
+        #expect(
+            SyncCommand.describe(.uploading(words: 100_000, done: 100_000), firstSync: false)
+                == "Syncing: compressing and writing 100,000 words")
     }
 }

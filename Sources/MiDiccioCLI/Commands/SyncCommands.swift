@@ -468,8 +468,12 @@ extension SyncCommand {
             return "\(syncing): downloading"
         case .merging(let words, let done):
             return "\(syncing): merging \(ProgressLine.count(done, of: words))"
-        case .uploading(let words):
-            return "\(syncing): uploading \(ProgressLine.number(words)) word\(words == 1 ? "" : "s")"
+        case .uploading(let words, let done):
+            // A large change file counts its words as it reads them, then writes itself.
+            if done == 0 { return "\(syncing): uploading \(ProgressLine.number(words)) word\(words == 1 ? "" : "s")" }
+            return done < words
+                ? "\(syncing): uploading \(ProgressLine.count(done, of: words))"
+                : "\(syncing): compressing and writing \(ProgressLine.number(words)) words"
         case .writingSnapshot(let words, let done, let fullUpload):
             let head = fullUpload ? "Uploading every word once" : "\(syncing): writing a snapshot"
             return done < words
