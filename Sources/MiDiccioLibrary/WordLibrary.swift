@@ -34,6 +34,9 @@ public final class WordLibrary {
     package var searchChangesHeldBack = 4_096
     /// The page cache of a bulk write, in KiB.
     static let bulkCacheKiB = 20_480
+    /// How many words a bulk action reads at once (`forEachBulkWord`); tests make it
+    /// small to cross several reads with a few words.
+    package var bulkWordsPerRead = 1_000
     /// The size of FTS5's table of pending index entries while a bulk write builds them
     /// (each time it fills, FTS5 writes them out as a segment of the index). Tests lower
     /// it to make several segments from a few words.

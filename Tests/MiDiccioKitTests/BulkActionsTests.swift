@@ -174,6 +174,44 @@ struct BulkActionsTests {
         }
     }
 
+    @Test(
+        "an action on more words than it reads at once changes every one, and a word it must refuse in its last read changes none"
+    )
+    func manyReads() throws {
+        try withTemporaryLibrary { temporary in
+            let library = temporary.library
+            library.bulkWordsPerRead = 3
+            let words = try (0..<10).map { try Self.add(library, "casa\($0)", meaning: "house") }
+            let full = try Self.add(library, "casona", tags: (0..<WordLimits.tagCount).map { "t\($0)" }, meaning: "house")
+            let perro = try Self.add(library, "perro", meaning: "dog")
+            try Self.clearPending(library)
+            let digest = try library.libraryDigest()
+            // The full word is the eleventh match, alone in the fourth read.
+            #expect(throws: LibraryError.self) { try library.addTag("x", to: .matches(query: "house", tag: nil)) }
+            #expect(try library.libraryDigest() == digest)
+            #expect(try Self.pendingIDs(library).isEmpty)
+            #expect(try library.lastBulkAction() == nil)
+
+            temporary.clock.advance(by: 1000)
+            let trashed = try library.moveToTrash(.matches(query: "house", tag: nil))
+            #expect(trashed.changed == 11)
+            #expect(try Self.pendingIDs(library) == Set((words + [full]).map(\.id.rawValue)))
+            #expect(try library.word(perro.id)?.deletedAt == nil)
+            temporary.clock.advance(by: 1000)
+            let restored = try library.restoreFromTrash(.trash(term: "cas"))
+            #expect(restored.changed == 11)
+            #expect(try (words + [full, perro]).allSatisfy { try library.word($0.id)?.deletedAt == nil })
+            #expect(try library.bulkIDs(.matches(query: "house", tag: nil)).count == 11)
+
+            let tagged = try library.addTag("x", to: .matches(query: "casa", tag: nil))
+            #expect(tagged.changed == 10)
+            #expect(try words.allSatisfy { try library.word($0.id)?.tags == ["x"] })
+            #expect(try library.word(full.id)?.tags.count == WordLimits.tagCount)
+            #expect(try library.undoBulkAction().changed == 10)
+            #expect(try words.allSatisfy { try library.word($0.id)?.tags == [] })
+        }
+    }
+
     @Test("purging all matches in the Trash leaves markers, removes the undo data, and refuses live words")
     func purgeMatches() throws {
         try withTemporaryLibrary { temporary in
