@@ -148,10 +148,10 @@ extension WordLibrary {
             guard var last = try lastBulkAction(), step == nil || step == last.step else {
                 throw LibraryError.nothingBulkToUndo
             }
-            let rows = try database.cached("SELECT word_id, prior_tags FROM bulk_undo").rows { ($0.text(0), $0.optionalText(1)) }
-            var changed = 0
-            for (idText, priorText) in rows {
-                guard let id = WordID(idText), let current = try stored(id) else { continue }
+            var changed = 0, rows = 0
+            try forEachUndoRow { idText, priorText in
+                rows += 1
+                guard let id = WordID(idText), let current = try stored(id) else { return }
                 let before = current.word
                 let after = try update(current) { word, time in
                     switch last.action {
@@ -177,13 +177,27 @@ extension WordLibrary {
             }
             try database.run("DELETE FROM bulk_undo")
             try database.run("UPDATE bulk_undo_action SET undone = 1 WHERE id = 1")
-            last.unchanged = rows.count - changed
+            last.unchanged = rows - changed
             last.changed = changed
             return last
         }
     }
 
     // MARK: - Steps
+
+    /// Hands each row of the undo data (a word's id, and its tags before a tag was
+    /// removed) to `body`, in id order, read `bulkWordsPerRead` at a time, as
+    /// `forEachBulkWord` reads the words. `body` changes words, never these rows.
+    private func forEachUndoRow(_ body: (String, String?) throws -> Void) throws {
+        let read = try database.cached("SELECT word_id, prior_tags FROM bulk_undo WHERE word_id > ? ORDER BY word_id LIMIT ?")
+        var after = ""
+        while true {
+            let rows = try read.rows([.text(after), .integer(Int64(bulkWordsPerRead))]) { ($0.text(0), $0.optionalText(1)) }
+            for (id, prior) in rows { try body(id, prior) }
+            guard rows.count == bulkWordsPerRead, let last = rows.last else { return }
+            after = last.0
+        }
+    }
 
     /// The tag as a word would store it (trimmed), or the reason it cannot be one.
     private static func checkedTag(_ tag: String) throws -> String {

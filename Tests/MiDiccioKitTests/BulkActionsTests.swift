@@ -175,7 +175,7 @@ struct BulkActionsTests {
     }
 
     @Test(
-        "an action on more words than it reads at once changes every one, and a word it must refuse in its last read changes none"
+        "an action on more words than it reads at once changes every one and undoes every one, and a word it must refuse in its last read changes none"
     )
     func manyReads() throws {
         try withTemporaryLibrary { temporary in
