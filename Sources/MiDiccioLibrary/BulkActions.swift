@@ -270,5 +270,4 @@ extension WordLibrary {
             for stored in try read.rows([.text(SearchPlan.jsonList(part))], Self.storedWord) { try body(stored) }
         }
     }
-
 }
