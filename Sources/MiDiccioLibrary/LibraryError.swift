@@ -85,6 +85,10 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
             return "\(path): \(reason)"
         case .damaged(let what):
             return "the library is damaged: \(what); nothing was changed (restore a backup, or ask for help)"
+        case .storage(let error) where error.isBusy:
+            // SQLite's "database is locked" does not say who holds it, or what to do.
+            return
+                "the library is busy: another program (the web app, a sync or another midiccio command) has been writing to it for over \(LibraryFile.busyTimeoutSeconds) seconds; nothing was changed. Try again when it is done (\(error))"
         case .storage(let error):
             return "the library could not be updated (nothing was changed): \(error)"
         }

@@ -21,6 +21,9 @@ import Darwin
 enum LibraryFile {
     /// The SQLite `application_id` of every MiDiccio library ("MiDc").
     static let applicationID: Int32 = 0x4D69_4463
+    /// How long a connection waits for another's write lock before it gives up
+    /// (SQLite's busy timeout).
+    static let busyTimeoutSeconds = 10
 
     /// Serialises the one moment a descriptor of a library file is opened outside
     /// SQLite: creating a new file owner-only. Every open passes through it, so no
@@ -47,7 +50,7 @@ enum LibraryFile {
             throw LibraryError.cannotOpen(path: path, reason: error.message)
         }
         do {
-            try database.execute("PRAGMA busy_timeout = 10000")
+            try database.execute("PRAGMA busy_timeout = \(busyTimeoutSeconds * 1000)")
             // A library this MiDiccio set up needs only a look, under no write lock: a
             // command that only reads never waits behind another process's long write.
             let current = try existing && checkingHeader(path) { try database.read { try isCurrent(database) } }

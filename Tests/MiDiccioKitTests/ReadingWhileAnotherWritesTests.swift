@@ -32,4 +32,26 @@ struct ReadingWhileAnotherWritesTests {
             #expect(try reader.list().map(\.meaning) == ["being rewritten"])
         }
     }
+
+    @Test("a change that waits past the busy timeout says the library is busy, and changes nothing")
+    func busyChangeSaysSo() throws {
+        try withLibraryFile { path, clock in
+            let library = try WordLibrary(path: path, clock: clock, environment: [:])
+            try library.add(WordContent(term: "palabra", meaning: "word"))
+            let writer = try Database(path: path, create: false)
+            try writer.execute("BEGIN IMMEDIATE")
+            try writer.execute("UPDATE library_info SET value = value WHERE key = 'change.counter'")
+            // Ten seconds in use; a fifth of a second here.
+            try library.database.execute("PRAGMA busy_timeout = 200")
+            do {
+                try library.add(WordContent(term: "casa", meaning: "house"))
+                Issue.record("the add went through while another connection held the write lock")
+            } catch let error as LibraryError {
+                #expect(error.description.hasPrefix("the library is busy: another program"))
+                #expect(error.description.contains("nothing was changed"))
+            }
+            try writer.execute("ROLLBACK")
+            #expect(try library.list().map(\.term) == ["palabra"])
+        }
+    }
 }
