@@ -33,6 +33,31 @@ struct ReadingWhileAnotherWritesTests {
         }
     }
 
+    @Test("the study queue and the study figures answer while another connection holds a write transaction")
+    func studyDuringAWrite() throws {
+        try withLibraryFile { path, clock in
+            let library = try WordLibrary(path: path, clock: clock, environment: [:])
+            let word = try library.add(WordContent(term: "palabra", meaning: "word")).word
+            try library.review(word.id, grade: .good)
+            #expect(try library.studyQueue().due.isEmpty)
+            let writer = try Database(path: path, create: false)
+            try writer.execute("BEGIN IMMEDIATE")
+            try writer.execute("UPDATE words SET meaning = 'being rewritten'")
+            // Ten seconds in use; a fifth of a second here: a write lock taken would fail.
+            try library.database.execute("PRAGMA busy_timeout = 200")
+            #expect(try library.studyQueue().due.isEmpty)
+            #expect(try library.studyStats().counts.values.reduce(0, +) == 1)
+            // A cache made for another desired retention must be made again: that is a write.
+            try writer.execute("UPDATE library_info SET value = 'fsrs6 0.5' WHERE key = 'study.cache'")
+            try writer.execute("COMMIT")
+            try writer.execute("BEGIN IMMEDIATE")
+            try writer.execute("UPDATE words SET meaning = 'rewritten again'")
+            #expect(throws: LibraryError.self) { try library.studyStats() }
+            try writer.execute("ROLLBACK")
+            #expect(try library.studyStats().counts.values.reduce(0, +) == 1)
+        }
+    }
+
     @Test("a change that waits past the busy timeout says the library is busy, and changes nothing")
     func busyChangeSaysSo() throws {
         try withLibraryFile { path, clock in

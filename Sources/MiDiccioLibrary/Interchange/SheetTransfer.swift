@@ -68,7 +68,7 @@ extension WordLibrary {
     /// date first), by word id.
     private func studyStates() throws -> [String: (state: StudyState, due: Timestamp)] {
         let scheduler = try scheduler()
-        try writing { try ensureStudyCache(for: scheduler) }
+        try makeStudyCacheCurrent(for: scheduler)
         return try guarded {
             var states: [String: (state: StudyState, due: Timestamp)] = [:]
             try database.cached("SELECT word_id, state, due FROM study_cache").forEachRow { row in

@@ -181,10 +181,24 @@ extension WordLibrary {
             ])
     }
 
+    /// What `library_info` holds under `study.cache` when the cache was made for `scheduler`.
+    static func studyCacheKey(_ scheduler: FSRSScheduler) -> String {
+        "fsrs6 \(scheduler.desiredRetention)"
+    }
+
+    /// Brings the schedule cache up to date (`ensureStudyCache`), taking the write lock
+    /// only when it is out of date. The study queue, the study figures and an export read
+    /// the cache; with it current they no longer wait behind another program's long write
+    /// (the web app's figures waited 9.9 s behind a bulk tag of 270,375 words).
+    func makeStudyCacheCurrent(for scheduler: FSRSScheduler) throws {
+        if try guarded({ try info("study.cache") }) == Self.studyCacheKey(scheduler) { return }
+        try writing { try ensureStudyCache(for: scheduler) }
+    }
+
     /// Rebuilds the whole cache when it was made with other scheduler settings (the
     /// desired retention changed here or on another device). Call inside `writing`.
     package func ensureStudyCache(for scheduler: FSRSScheduler) throws {
-        let key = "fsrs6 \(scheduler.desiredRetention)"
+        let key = Self.studyCacheKey(scheduler)
         guard try info("study.cache") != key else { return }
         // An import of many events leaves the time index to be made here (`ReviewEventImport`).
         try database.execute(ReviewEventImport.createTimeIndex)
@@ -229,7 +243,7 @@ extension WordLibrary {
     public func studyQueue(tag: String? = nil, newLimit: Int? = nil, at time: Timestamp? = nil) throws -> StudyQueue {
         let now = time ?? clock.now()
         let scheduler = try scheduler()
-        try writing { try ensureStudyCache(for: scheduler) }
+        try makeStudyCacheCurrent(for: scheduler)
         return try guarded {
             try database.read {
                 let dayStart = startOfDay(now)

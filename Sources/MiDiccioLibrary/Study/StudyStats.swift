@@ -29,7 +29,7 @@ extension WordLibrary {
     public func studyStats(at time: Timestamp? = nil) throws -> StudyStats {
         let now = time ?? clock.now()
         let scheduler = try scheduler()
-        try writing { try ensureStudyCache(for: scheduler) }
+        try makeStudyCacheCurrent(for: scheduler)
         return try guarded {
             try database.read {
                 let today = startOfDay(now)
