@@ -7,10 +7,10 @@ import MiDiccioStore
 /// dearly. Before each statement that SQLite may have to undo on its own (a tag row, a
 /// word moved to the Trash or out of it: their triggers and foreign keys give them a
 /// statement journal; an update that sets no column a trigger reads has none since
-/// `HotStatements.IndexedColumns`), SQLite asks FTS5 for a savepoint, and FTS5 writes out the entries it holds in memory
-/// as a new segment of the index. Word by word that is a segment of a word or two each
-/// time, merged again and again: pulling 50,000 changed words spent a fifth of its time
-/// writing and merging them (README, "Bulk work").
+/// `HotStatements.IndexedColumns`), SQLite asks FTS5 for a savepoint, and FTS5 writes
+/// out the entries it holds in memory as a new segment of the index. Word by word that is
+/// a segment of a word or two each time, merged again and again: pulling 50,000 changed
+/// words spent a fifth of its time writing and merging them (README, "Bulk work").
 ///
 /// A row changed twice keeps the entry the index held before the first change and the
 /// entry after the last, so the index always takes out exactly what it holds.

@@ -198,15 +198,13 @@ package final class SyncStore {
 
     /// Hands every pending word to `body` in the order of their changes, one at a time:
     /// a change file of many words (a tag put on 100,000 of them) never holds them all.
-    package func forEachPending(_ body: (LocalRecord) throws -> Void) throws {
-        try library.guarded {
-            // Ordered by the pending index's own column: ORDER BY seq made SQLite walk the
-            // whole table, so a sync with nothing to do grew with the library.
-            try database.cached("SELECT \(WordLibrary.columns) FROM words WHERE pending = 1 ORDER BY local_change").forEachRow {
-                row in
-                try body(try localRecord(try WordLibrary.storedWord(row)))
-            }
-        }
+    /// `progress` is told how many have been read every `WordLibrary.progressInterval`
+    /// words.
+    package func forEachPending(progress: ((_ read: Int) -> Void)? = nil, _ body: (LocalRecord) throws -> Void) throws {
+        // Ordered by the pending index's own column: ORDER BY seq made SQLite walk the
+        // whole table, so a sync with nothing to do grew with the library.
+        try forEachLocal(
+            "SELECT \(WordLibrary.columns) FROM words WHERE pending = 1 ORDER BY local_change", progress: progress, body)
     }
 
     /// Every word, the Trash included.
@@ -220,12 +218,20 @@ package final class SyncStore {
     /// at a time: a snapshot of a million words never holds them all. `progress` is told
     /// how many have been read every `WordLibrary.progressInterval` words.
     package func forEachRecord(progress: ((_ read: Int) -> Void)? = nil, _ body: (SyncRecord) throws -> Void) throws {
+        try forEachLocal("SELECT \(WordLibrary.columns) FROM words ORDER BY seq", progress: progress) { try body($0.record) }
+    }
+
+    /// Hands each word `sql` selects (`WordLibrary.columns`) to `body`, as sync sees it,
+    /// telling `progress` how many have been read every `WordLibrary.progressInterval`.
+    private func forEachLocal(
+        _ sql: String, progress: ((_ read: Int) -> Void)?, _ body: (LocalRecord) throws -> Void
+    ) throws {
         var read = 0
         try library.guarded {
-            try database.cached("SELECT \(WordLibrary.columns) FROM words ORDER BY seq").forEachRow { row in
+            try database.cached(sql).forEachRow { row in
                 read += 1
                 if let progress, read % WordLibrary.progressInterval == 0 { progress(read) }
-                try body(try localRecord(try WordLibrary.storedWord(row)).record)
+                try body(try localRecord(try WordLibrary.storedWord(row)))
             }
         }
     }

@@ -134,12 +134,9 @@ extension SyncSession {
                 kind: .changes, device: deviceID, seq: seq, cursors: [:], writers: try store.writerIDs(), records: words,
                 formatVersion: SyncBatch.formatVersion(markers: markers, settings: settings, events: events),
                 spillFrom: CloudBytes.fileFrom)
-            var read = 0
-            try store.forEachPending {
-                try file.append($0.record)
-                read += 1
-                if read % WordLibrary.progressInterval == 0, read < words { announce(.uploading(words: words, done: read)) }
-            }
+            try store.forEachPending(
+                progress: { read in if read < words { self.announce(.uploading(words: words, done: read)) } },
+                { try file.append($0.record) })
             announce(.uploading(words: words, done: words))
             return (try file.finishBytes(markers: markers, settings: settings, events: events), words, try store.lastPendingChange())
         }
