@@ -38,10 +38,8 @@ public final class FolderStorage: CloudStorage {
     private func full(_ path: String) -> String { path.isEmpty ? root : root + "/" + path }
 
     private func checkRoot() throws {
-        var isDirectory: ObjCBool = false
         let parent = FileSystem.parent(of: root)
-        guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory) || FileManager.default.fileExists(atPath: parent)
-        else {
+        guard FileManager.default.fileExists(atPath: root) || FileManager.default.fileExists(atPath: parent) else {
             throw CloudError.unavailable("\(root) does not exist (is the drive or sync folder mounted?)")
         }
     }
@@ -65,7 +63,7 @@ public final class FolderStorage: CloudStorage {
             let type = status.st_mode & S_IFMT
             // A folder named like a MiDiccio file is listed so that it gets reported;
             // other folders are simply not files.
-            if type == S_IFDIR && !name.contains(".") { return nil }
+            if type == S_IFDIR && !name.utf8.contains(UInt8(ascii: ".")) { return nil }
             return CloudEntry(name: name, size: type == S_IFREG ? Int(status.st_size) : 0)
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import MiDiccioModel
 
 /// What came back to a sign-in's loopback address (or was pasted by the user), read by
 /// the sign-in it belongs to: Google's or Apple's.
@@ -21,7 +22,7 @@ public enum SignInAnswer: Sendable, Equatable {
     /// Values are form-decoded, as the browser shows them ("+" is a space, "%2F" a slash),
     /// and the first of two equal names counts.
     public static func query(ofPastedAddress text: String, holdingOneOf names: [String]) -> [String: String]? {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmed
         guard !trimmed.isEmpty, trimmed.count <= 16 * 1024, !trimmed.contains(where: \.isWhitespace) else { return nil }
         let queryText: Substring
         if let mark = trimmed.firstIndex(of: "?") {
@@ -41,7 +42,7 @@ public enum SignInAnswer: Sendable, Equatable {
     }
 
     private static func decoded(_ text: Substring) -> String? {
-        text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+        String(text.map { $0 == "+" ? " " : $0 }).percentDecoded
     }
 }
 

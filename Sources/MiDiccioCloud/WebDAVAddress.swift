@@ -28,7 +28,7 @@ public struct WebDAVAddress: Hashable, Sendable, CustomStringConvertible {
     /// (`https://ana:secret@host/dav`), which are kept out of the address itself. Throws
     /// a message for people when `text` is not an http or https URL with a host.
     public static func parse(_ text: String) throws(WebDAVAddressError) -> (address: WebDAVAddress, user: String?, password: String?) {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmed
         guard !trimmed.isEmpty else { throw WebDAVAddressError(message: "the WebDAV URL is empty") }
         guard let components = URLComponents(string: trimmed), let scheme = components.scheme?.lowercased() else {
             throw WebDAVAddressError(
@@ -53,7 +53,7 @@ public struct WebDAVAddress: Hashable, Sendable, CustomStringConvertible {
         guard let url = clean.url else {
             throw WebDAVAddressError(message: "the WebDAV URL cannot be read; check its spelling")
         }
-        guard let decoded = path.removingPercentEncoding, !decoded.contains("\0") else {
+        guard let decoded = path.percentDecoded, !decoded.utf8.contains(0) else {
             throw WebDAVAddressError(message: "the WebDAV URL's path has a broken %-escape")
         }
         let address = WebDAVAddress(url: url, decodedPath: decoded)

@@ -44,7 +44,7 @@ public struct WebDAVCredentials: Hashable, Sendable, CustomStringConvertible, Cu
     /// The credentials stored at `path`, or nil when there is no file.
     public static func load(from path: String) throws -> WebDAVCredentials? {
         guard let data = try FileSystem.contentsIfPresent(path) else { return nil }
-        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+        guard let object = JSONText.parse(data) as? [String: Any],
             object["format"] as? String == "midiccio-credentials",
             let webdav = object["webdav"] as? [String: Any],
             let address = webdav["url"] as? String,
@@ -60,16 +60,13 @@ public struct WebDAVCredentials: Hashable, Sendable, CustomStringConvertible, Cu
     /// created with mode 0600 before any byte is written, so the password is never
     /// readable by others, not even for a moment.
     public func save(to path: String) throws {
-        var webdav: [String: Any] = ["url": address, "password": password]
-        if let user { webdav["user"] = user }
-        let object: [String: Any] = ["format": "midiccio-credentials", "version": 1, "webdav": webdav]
-        let data: Data
-        do {
-            data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted])
-        } catch {
-            throw FileError(path: path, reason: "cannot be encoded")
-        }
-        try Self.writePrivately(data + Data("\n".utf8), to: path)
+        var webdav = [("url", JSONText.quote(address)), ("password", JSONText.quote(password))]
+        if let user { webdav.append(("user", JSONText.quote(user))) }
+        let object = [
+            ("format", JSONText.quote("midiccio-credentials")), ("version", "1"),
+            ("webdav", JSONText.object(webdav.sorted { $0.0 < $1.0 }, spaced: true)),
+        ]
+        try Self.writePrivately(JSONText.fileObject(object), to: path)
     }
 
     /// Removes the credentials file at `path`; no file is not an error.
@@ -79,7 +76,7 @@ public struct WebDAVCredentials: Hashable, Sendable, CustomStringConvertible, Cu
 
     /// The permission bits of the file at `path` (0o600 ...), or nil when it is missing.
     public static func permissions(of path: String) -> Int? {
-        (try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue
+        FileSystem.status(path).map { Int($0.st_mode & 0o7777) }
     }
 
     /// Writes `data` to a new temporary file made with mode 0600 (O_CREAT | O_EXCL, so

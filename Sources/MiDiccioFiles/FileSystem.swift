@@ -46,15 +46,7 @@ package enum FileSystem {
 
     /// The first `count` bytes of the file at `path` (fewer when it is shorter).
     package static func readPrefix(_ path: String, count: Int) throws -> Data {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw FileError(path: path, reason: "cannot be read (check its permissions)")
-        }
-        defer { try? handle.close() }
-        do {
-            return try handle.read(upToCount: count) ?? Data()
-        } catch {
-            throw FileError(path: path, reason: "cannot be read: \(describe(error))")
-        }
+        Data(try ChunkReader(path, size: max(1, count)).next() ?? [])
     }
 
     /// The file at `path` as text, or nil when it is not valid UTF-8. It is read a
@@ -63,9 +55,7 @@ package enum FileSystem {
     package static func readUTF8Text(_ path: String) throws -> String? {
         let reader = try ChunkReader(path)
         var text = ""
-        if let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber {
-            text.reserveCapacity(size.intValue)
-        }
+        if let size = status(path)?.st_size { text.reserveCapacity(Int(size)) }
         // A character cut by the end of a chunk waits for the next one.
         var pending: [UInt8] = []
         while let chunk = try reader.next() {
@@ -120,39 +110,50 @@ package enum FileSystem {
     }
 
     /// Reads a file a piece at a time: `next()` gives its next bytes, nil at its end.
+    /// A descriptor of its own and read(2), not `FileHandle`, which lives in the part of
+    /// Foundation the everyday binary leaves out (README, "Start-up").
     package final class ChunkReader {
-        private let handle: FileHandle
+        private let descriptor: Int32
         private let path: String
         private let size: Int
 
         /// Opens the file at `path` for reading `size` bytes at a time, from byte `offset`.
         package init(_ path: String, size: Int = 1 << 20, from offset: Int = 0) throws {
-            guard let handle = FileHandle(forReadingAtPath: path) else {
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else {
                 throw FileError(path: path, reason: "cannot be read (check its permissions)")
             }
-            if offset > 0 {
-                do {
-                    try handle.seek(toOffset: UInt64(offset))
-                } catch {
-                    throw FileError(path: path, reason: "cannot be read: \(describe(error))")
-                }
+            if offset > 0 && lseek(descriptor, off_t(offset), SEEK_SET) < 0 {
+                let code = errno
+                close(descriptor)
+                throw FileError(path: path, reason: "cannot be read: \(errorText(code))")
             }
-            self.handle = handle
+            self.descriptor = descriptor
             self.path = path
             self.size = size
         }
 
-        deinit { try? handle.close() }
+        deinit { close(descriptor) }
 
-        /// The next bytes of the file, or nil at its end.
+        /// The next bytes of the file (at most `size`, fewer only at its end), or nil at
+        /// its end.
         package func next() throws -> [UInt8]? {
-            let chunk: Data
-            do {
-                chunk = try handle.read(upToCount: size) ?? Data()
-            } catch {
-                throw FileError(path: path, reason: "cannot be read: \(describe(error))")
+            var chunk = [UInt8](repeating: 0, count: size)
+            var filled = 0
+            while filled < size {
+                let count = chunk.withUnsafeMutableBytes { raw in
+                    FileSystem.readSome(descriptor, into: raw.baseAddress! + filled, count: size - filled)
+                }
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    throw FileError(path: path, reason: "cannot be read: \(errorText(errno))")
+                }
+                if count == 0 { break }
+                filled += count
             }
-            return chunk.isEmpty ? nil : [UInt8](chunk)
+            guard filled > 0 else { return nil }
+            chunk.removeLast(size - filled)
+            return chunk
         }
     }
 
@@ -362,12 +363,35 @@ package enum FileSystem {
         }
     }
 
-    /// Foundation's words for `error` without their closing period: they are quoted inside
-    /// a sentence that goes on ("…already exists; nothing was changed").
-    package static func describe(_ error: Error) -> String {
-        var text = error.localizedDescription
+    /// Words for `error` without a closing period: they are quoted inside a sentence that
+    /// goes on ("…already exists; nothing was changed"). A failed file operation says what
+    /// the system said ("No such file or directory"): FileManager's errors carry the
+    /// system's error code, and `localizedDescription` lives in the part of Foundation the
+    /// everyday binary leaves out (README, "Start-up").
+    package static func describe(_ error: any Error) -> String {
+        var text: String
+        if let described = (error as? any LocalizedError)?.errorDescription {
+            text = described
+        } else if let posix = error as? POSIXError {
+            text = errorText(posix.code.rawValue)
+        } else if let cocoa = error as? CocoaError {
+            if let posix = cocoa.underlying as? POSIXError {
+                text = errorText(posix.code.rawValue)
+            } else {
+                text = "file error \(cocoa.code.rawValue)"
+            }
+        } else {
+            text = String(describing: error)
+        }
         while text.hasSuffix(".") { text.removeLast() }
         return text
+    }
+
+    /// The file's status (stat(2), symbolic links followed), or nil when nothing is at
+    /// `path` or it cannot be reached.
+    package static func status(_ path: String) -> stat? {
+        var status = stat()
+        return stat(path, &status) == 0 ? status : nil
     }
 
     /// Creates `path` and its parents when missing.

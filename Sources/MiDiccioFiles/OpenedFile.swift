@@ -114,10 +114,10 @@ package final class NamedTemporaryFile: Sendable {
         for name in names where name.hasPrefix(prefix) {
             let path = folder + "/" + name
             // Not following a link (lstat), so only a file of ours goes.
-            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-                attributes[.type] as? FileAttributeType == .typeRegular,
-                (attributes[.ownerAccountID] as? NSNumber)?.uint32Value == geteuid(),
-                let changed = attributes[.modificationDate] as? Date, now.timeIntervalSince(changed) > leftoverAge
+            var status = stat()
+            guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_uid == geteuid(),
+                let changed = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
+                now.timeIntervalSince(changed) > leftoverAge
             else { continue }
             unlink(path)
         }

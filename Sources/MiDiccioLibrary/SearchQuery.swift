@@ -43,7 +43,7 @@ public struct SearchQuery: Sendable, Equatable {
                 continue
             }
             let name = body[..<colon].lowercased()
-            let value = String(body[body.index(after: colon)...]).replacingOccurrences(of: "\"", with: "")
+            let value = String(body[body.index(after: colon)...].filter { $0 != "\"" })
             if name == "tag" || name == "tags" {
                 if !value.isEmpty {
                     if excluding { excluded.append(value) } else { tags.append(value) }

@@ -144,7 +144,7 @@ public final class WordLibrary {
     ///
     /// `inTrash` nil accepts any word; true or false restricts the candidates.
     public func resolve(_ idOrPrefix: String, inTrash: Bool? = nil) throws -> Word {
-        let prefix = idOrPrefix.lowercased().trimmingCharacters(in: .whitespaces)
+        let prefix = idOrPrefix.lowercased().trimmed
         if let id = WordID(prefix) {
             guard let word = try word(id) else { throw LibraryError.wordNotFound(prefix) }
             return word

@@ -1,5 +1,11 @@
 import Foundation
 
+/// JSON's `null` among the Swift values `JSONText.parse` and the backup reader make.
+package struct JSONNull: Sendable, Hashable {
+    /// The null.
+    package init() {}
+}
+
 /// Minimal JSON writing with a fixed key order (people read backups and `--json`
 /// output; a stable order keeps diffs small), and string-array reading.
 public enum JSONText {
@@ -38,6 +44,12 @@ public enum JSONText {
         return "{" + pairs.map { quote($0.0) + colon + $0.1 }.joined(separator: comma) + "}"
     }
 
+    /// A small file's JSON object, a line ending it: `object`'s spaced form with the keys
+    /// sorted, as the sign-in and credentials files are written.
+    package static func fileObject(_ pairs: [(String, String)]) -> Data {
+        Data((object(pairs.sorted { $0.0 < $1.0 }, spaced: true) + "\n").utf8)
+    }
+
     /// `text` as a JSON string, or `null`.
     public static func optional(_ text: String?) -> String { text.map(quote) ?? "null" }
 
@@ -67,14 +79,44 @@ public enum JSONText {
     /// Reads a JSON array of strings written by `array`; [] for anything else.
     ///
     /// Every word read from the store parses two of these, so the common case is read by
-    /// hand in one pass; anything unusual goes to JSONSerialization.
+    /// hand in one pass; anything unusual goes to JSONDecoder.
     package static func stringArray(_ text: String) -> [String] {
         if text == "[]" { return [] }
         if let fast = fastStringArray(text) { return fast }
-        guard let data = text.data(using: .utf8),
-            let value = try? JSONSerialization.jsonObject(with: data) as? [String]
-        else { return [] }
-        return value
+        return (try? JSONDecoder().decode([String].self, from: Data(text.utf8))) ?? []
+    }
+
+    /// Reads a whole JSON document into Swift values: `[String: Any]`, `[Any]`, `String`,
+    /// `Bool`, `Int` (a whole number that fits), `Double` and `JSONNull`; nil when `data`
+    /// is not JSON. It stands in for Foundation's `JSONSerialization`, which lives in the
+    /// part of Foundation the everyday binary leaves out (README, "Start-up"), and its
+    /// values are Swift's own, never `NSNumber` or `NSNull`.
+    package static func parse(_ data: Data) -> Any? {
+        (try? JSONDecoder().decode(ParsedValue.self, from: data))?.value
+    }
+
+    /// One value of a document `parse` reads.
+    private struct ParsedValue: Decodable {
+        let value: Any
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if container.decodeNil() {
+                value = JSONNull()
+            } else if let bool = try? container.decode(Bool.self) {
+                value = bool
+            } else if let integer = try? container.decode(Int.self) {
+                value = integer
+            } else if let number = try? container.decode(Double.self) {
+                value = number
+            } else if let text = try? container.decode(String.self) {
+                value = text
+            } else if let array = try? container.decode([ParsedValue].self) {
+                value = array.map(\.value)
+            } else {
+                value = try container.decode([String: ParsedValue].self).mapValues(\.value)
+            }
+        }
     }
 
     /// `["a","b\"c"]` without whitespace, with the escapes `array` writes; nil otherwise.

@@ -1,5 +1,6 @@
 import Foundation
 import MiDiccioFiles
+import MiDiccioModel
 
 /// This device's sign-in to Google Drive, kept in a file beside the library
 /// (`library.sqlite.google-drive`) that only its owner can read (mode 0600), as the
@@ -54,7 +55,7 @@ public struct GoogleDriveCredentials: Hashable, Sendable, CustomStringConvertibl
     /// The credentials stored at `path`, or nil when there is no file.
     public static func load(from path: String) throws -> GoogleDriveCredentials? {
         guard let data = try FileSystem.contentsIfPresent(path) else { return nil }
-        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+        guard let object = JSONText.parse(data) as? [String: Any],
             object["format"] as? String == "midiccio-google-drive",
             let clientID = object["clientId"] as? String, !clientID.isEmpty,
             let refreshToken = object["refreshToken"] as? String, !refreshToken.isEmpty,
@@ -66,27 +67,22 @@ public struct GoogleDriveCredentials: Hashable, Sendable, CustomStringConvertibl
         }
         return GoogleDriveCredentials(
             clientID: clientID, clientSecret: object["clientSecret"] as? String, refreshToken: refreshToken, scope: scope,
-            accessToken: object["accessToken"] as? String, accessTokenExpiry: (object["accessTokenExpiry"] as? NSNumber)?.int64Value)
+            accessToken: object["accessToken"] as? String, accessTokenExpiry: (object["accessTokenExpiry"] as? Int).map(Int64.init))
     }
 
     /// Writes the credentials to `path`, replacing the file atomically; the new file is
     /// made with mode 0600 before any byte is written.
     public func save(to path: String) throws {
-        var object: [String: Any] = [
-            "format": "midiccio-google-drive", "version": 1, "clientId": clientID, "refreshToken": refreshToken, "scope": scope,
+        var object: [(String, String)] = [
+            ("format", JSONText.quote("midiccio-google-drive")), ("version", "1"), ("clientId", JSONText.quote(clientID)),
+            ("refreshToken", JSONText.quote(refreshToken)), ("scope", JSONText.quote(scope)),
         ]
-        if let clientSecret { object["clientSecret"] = clientSecret }
+        if let clientSecret { object.append(("clientSecret", JSONText.quote(clientSecret))) }
         if let accessToken, let accessTokenExpiry {
-            object["accessToken"] = accessToken
-            object["accessTokenExpiry"] = accessTokenExpiry
+            object.append(("accessToken", JSONText.quote(accessToken)))
+            object.append(("accessTokenExpiry", String(accessTokenExpiry)))
         }
-        let data: Data
-        do {
-            data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted])
-        } catch {
-            throw FileError(path: path, reason: "cannot be encoded")
-        }
-        try FileSystem.writeAtomically(data + Data("\n".utf8), to: path, ownerOnly: true)
+        try FileSystem.writeAtomically(JSONText.fileObject(object), to: path, ownerOnly: true)
     }
 
     /// Removes the file at `path`; no file is not an error.

@@ -1,5 +1,6 @@
 import Foundation
 import MiDiccioFiles
+import MiDiccioModel
 import Synchronization
 
 /// This device's sign-in to iCloud, kept in a file beside the library
@@ -56,7 +57,7 @@ public struct ICloudCredentials: Hashable, Sendable, CustomStringConvertible, Cu
     /// The credentials stored at `path`, or nil when there is no file.
     public static func load(from path: String) throws -> ICloudCredentials? {
         guard let data = try FileSystem.contentsIfPresent(path) else { return nil }
-        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+        guard let object = JSONText.parse(data) as? [String: Any],
             object["format"] as? String == "midiccio-icloud",
             let container = object["container"] as? String, CloudKitDatabase.isContainer(container),
             let environment = (object["environment"] as? String).flatMap(CloudKitEnvironment.init(rawValue:)),
@@ -74,18 +75,13 @@ public struct ICloudCredentials: Hashable, Sendable, CustomStringConvertible, Cu
     /// Writes the credentials to `path`, replacing the file atomically; the new file is
     /// made with mode 0600 before any byte is written.
     public func save(to path: String) throws {
-        var object: [String: Any] = [
-            "format": "midiccio-icloud", "version": 1, "container": container, "environment": environment.rawValue,
-            "apiToken": apiToken, "webAuthToken": webAuthToken,
+        var object: [(String, String)] = [
+            ("format", JSONText.quote("midiccio-icloud")), ("version", "1"), ("container", JSONText.quote(container)),
+            ("environment", JSONText.quote(environment.rawValue)), ("apiToken", JSONText.quote(apiToken)),
+            ("webAuthToken", JSONText.quote(webAuthToken)),
         ]
-        if let userRecordName { object["userRecordName"] = userRecordName }
-        let data: Data
-        do {
-            data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted])
-        } catch {
-            throw FileError(path: path, reason: "cannot be encoded")
-        }
-        try FileSystem.writeAtomically(data + Data("\n".utf8), to: path, ownerOnly: true)
+        if let userRecordName { object.append(("userRecordName", JSONText.quote(userRecordName))) }
+        try FileSystem.writeAtomically(JSONText.fileObject(object), to: path, ownerOnly: true)
     }
 
     /// Removes the file at `path`; no file is not an error.

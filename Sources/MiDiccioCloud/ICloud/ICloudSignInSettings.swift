@@ -1,4 +1,5 @@
 import Foundation
+import MiDiccioModel
 
 /// What a sign-in to iCloud needs besides the user: the CloudKit container and its API
 /// token (both made by whoever packages MiDiccio, in the CloudKit Console), the
@@ -85,7 +86,7 @@ public struct ICloudSignInSettings: Sendable, Hashable, CustomStringConvertible 
         variables: [String: String], builtIn: BuiltIn? = ICloudSignInSettings.builtIn
     ) throws(Problem) -> ICloudSignInSettings {
         func pick(_ given: String?, _ variable: String, _ built: String?) -> (value: String, origin: Origin)? {
-            if let given = given?.trimmingCharacters(in: .whitespaces), !given.isEmpty { return (given, .given) }
+            if let given = given?.trimmed, !given.isEmpty { return (given, .given) }
             if let named = variables[variable], !named.isEmpty { return (named, .environment) }
             if let built, !built.isEmpty { return (built, .builtIn) }
             return nil
@@ -99,7 +100,7 @@ public struct ICloudSignInSettings: Sendable, Hashable, CustomStringConvertible 
         guard let kind = CloudKitEnvironment(rawValue: environment.value) else {
             throw .invalid(.environment, environment.origin, "must be development or production, not '\(environment.value)'")
         }
-        let typedZone = zone?.trimmingCharacters(in: .whitespaces) ?? ""
+        let typedZone = zone?.trimmed ?? ""
         let zone = typedZone.isEmpty ? CloudKitDatabase.defaultZone : typedZone
         guard let database = CloudKitDatabase(container: container.value, environment: kind, zone: zone) else {
             throw .invalid(

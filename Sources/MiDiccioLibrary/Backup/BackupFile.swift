@@ -260,7 +260,7 @@ public enum BackupFile {
         guard let idText = object["id"] as? String else { throw fail("id", "missing or not text") }
         guard let id = WordID(idText) else { throw fail("id", "\"\(idText.prefix(60))\" is not a UUID") }
         func text(_ key: String, required: Bool = false) throws -> String {
-            guard let value = object[key], !(value is NSNull) else {
+            guard let value = object[key], !(value is JSONNull) else {
                 if required { throw fail(key, "missing") }
                 return ""
             }
@@ -268,12 +268,12 @@ public enum BackupFile {
             return string
         }
         func list(_ key: String) throws -> [String] {
-            guard let value = object[key], !(value is NSNull) else { return [] }
+            guard let value = object[key], !(value is JSONNull) else { return [] }
             guard let strings = value as? [String] else { throw fail(key, "must be a list of text") }
             return strings
         }
         func time(_ key: String, required: Bool) throws -> Timestamp? {
-            guard let value = object[key], !(value is NSNull) else {
+            guard let value = object[key], !(value is JSONNull) else {
                 if required { throw fail(key, "missing") }
                 return nil
             }

@@ -1,13 +1,14 @@
 import CYajl
 import Foundation
+import MiDiccioModel
 
 /// Reads a backup's JSON as it streams, through yajl's event parser: the top-level values
 /// other than the `words` and `reviews` lists are built whole (they are small), and each
 /// entry of those two lists is built on its own and handed to `onEntry`, then dropped. A
 /// backup of any size is read in the memory of one entry.
 ///
-/// Values are built as `JSONSerialization` builds them, so `BackupFile` checks them the
-/// same way: `String`, `Int` (or `Double` for a fraction), `Bool`, `NSNull`, `[Any]` and
+/// Values are built as `JSONText.parse` builds them, so `BackupFile` checks them the
+/// same way: `String`, `Int` (or `Double` for a fraction), `Bool`, `JSONNull`, `[Any]` and
 /// `[String: Any]`.
 final class BackupReader {
     /// The two lists whose entries stream.
@@ -101,7 +102,7 @@ final class BackupReader {
     private static func error(_ handle: yajl_handle) -> String {
         guard let text = yajl_get_error(handle, 0, nil, 0) else { return "a syntax error" }
         defer { yajl_free_error(handle, text) }
-        return String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
+        return String(cString: text).trimmed
     }
 
     // MARK: - Building values
@@ -175,11 +176,11 @@ final class BackupReader {
 
     private static var callbacks: yajl_callbacks {
         yajl_callbacks(
-            yajl_null: { readerOf($0).put(NSNull()) ? 1 : 0 },
+            yajl_null: { readerOf($0).put(JSONNull()) ? 1 : 0 },
             yajl_boolean: { readerOf($0).put($1 != 0) ? 1 : 0 },
             yajl_integer: { readerOf($0).put(Int($1)) ? 1 : 0 },
-            // A whole number written with a fraction (2.0) reads as an Int, as
-            // JSONSerialization's numbers do.
+            // A whole number written with a fraction (2.0) reads as an Int, as it does
+            // in `JSONText.parse`.
             yajl_double: { context, value in
                 let whole = value.rounded() == value && abs(value) < 9e15
                 return readerOf(context).put(whole ? Int(value) : value) ? 1 : 0

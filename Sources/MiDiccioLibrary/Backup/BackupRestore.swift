@@ -263,8 +263,7 @@ extension WordLibrary {
                     continue
                 }
                 let prior = try BackupFile.decodeWord(
-                    try JSONSerialization.jsonObject(with: Data(priorText.utf8)),
-                    location: "undo data", file: path)
+                    JSONText.parse(Data(priorText.utf8)) ?? JSONNull(), location: "undo data", file: path)
                 let result = try update(current) { word, time in
                     word.term = prior.term
                     word.meaning = prior.meaning

@@ -243,7 +243,7 @@ extension AnkiPackage {
     ) throws(AnkiPackageError) -> (term: Int, meaning: Int?) {
         guard !choices.isEmpty else { return (0, type.fields.count > 1 ? 1 : nil) }
         for names in choices where !names.isEmpty {
-            let ordinals = names.compactMap { name in type.fields.firstIndex { $0.caseInsensitiveCompare(name) == .orderedSame } }
+            let ordinals = names.compactMap { name in type.fields.firstIndex { $0.lowercased() == name.lowercased() } }
             if ordinals.count == names.count { return (ordinals[0], ordinals.count > 1 ? ordinals[1] : nil) }
         }
         let asked = choices.map { $0.joined(separator: ",") }.joined(separator: " or ")
@@ -256,7 +256,7 @@ extension AnkiPackage {
     /// plain-text import does it.
     static func plainText(ofField field: String) -> (text: String, droppedMedia: Int) {
         // Most fields hold neither `[` nor `<`, so no media reference: the searches below go
-        // through Foundation's string search, which was a quarter of an import's time.
+        // through a string search, which was a quarter of an import's time.
         var hasBracket = false
         var hasTag = false
         for byte in field.utf8 {
@@ -266,7 +266,7 @@ extension AnkiPackage {
         var dropped = 0
         var rest = Substring(field)
         var kept = ""
-        while hasBracket, let start = rest.range(of: "[sound:") {
+        while hasBracket, let start = rest.firstRange(of: "[sound:") {
             guard let end = rest[start.upperBound...].firstIndex(of: "]") else { break }
             kept += rest[..<start.lowerBound]
             rest = rest[rest.index(after: end)...]
@@ -277,7 +277,7 @@ extension AnkiPackage {
         let lowered = hasTag ? kept.lowercased() : ""
         for tag in ["<img", "<audio", "<video"] where hasTag {
             var search = lowered[...]
-            while let found = search.range(of: tag) {
+            while let found = search.firstRange(of: tag) {
                 let next = search[found.upperBound...].first
                 if next == nil || next == ">" || next == "/" || next!.isWhitespace { dropped += 1 }
                 search = search[found.upperBound...]

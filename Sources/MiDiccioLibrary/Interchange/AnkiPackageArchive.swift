@@ -339,7 +339,7 @@ func makePrivateTemporaryFolder(in parent: String? = nil) throws(AnkiPackageErro
     do {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
     } catch {
-        throw AnkiPackageError("cannot make a temporary folder for the collection (\(error.localizedDescription))")
+        throw AnkiPackageError("cannot make a temporary folder for the collection (\(FileSystem.describe(error)))")
     }
     return folder
 }

@@ -253,7 +253,7 @@ enum HeaderlessList {
     private static func guessSeparator(in cards: [Substring], preferComma: Bool) -> String {
         let sample = cards.filter { !WordSheet.trimmed(String($0)).isEmpty }
         let candidates = preferComma ? ["\t", ",", ";", "|"] : ["\t", ";", "|", ","]
-        for candidate in candidates where !sample.isEmpty && sample.allSatisfy({ $0.contains(candidate) }) {
+        for candidate in candidates where !sample.isEmpty && sample.allSatisfy({ $0.firstRange(of: candidate) != nil }) {
             return candidate
         }
         return "\t"

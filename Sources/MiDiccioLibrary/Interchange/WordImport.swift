@@ -598,11 +598,11 @@ extension WordLibrary {
         if let type = attributes[.type] as? FileAttributeType, type != .typeRegular {
             throw LibraryError.invalidImport(file: path, line: nil, message: "not a regular file")
         }
-        if let size = attributes[.size] as? NSNumber, size.intValue > ImportLimits.fileBytes {
+        if let size = FileSystem.status(path).map({ Int($0.st_size) }), size > ImportLimits.fileBytes {
             throw LibraryError.invalidImport(
                 file: path, line: nil,
                 message:
-                    "the file is \(size.intValue / 1_048_576) MB; MiDiccio imports files of up to \(ImportLimits.fileBytes / 1_048_576) MB")
+                    "the file is \(size / 1_048_576) MB; MiDiccio imports files of up to \(ImportLimits.fileBytes / 1_048_576) MB")
         }
     }
 
@@ -636,7 +636,7 @@ extension WordLibrary {
         try database.cached("SELECT term_key, examples FROM words").forEachRow { row in
             let key = row.text(0)
             guard keys.contains(key) else { return }
-            let examples = (try? JSONSerialization.jsonObject(with: Data(row.text(1).utf8))) as? [String] ?? []
+            let examples = JSONText.stringArray(row.text(1))
             known[key, default: []].formUnion(examples)
         }
         return known

@@ -161,7 +161,7 @@ public struct CloudManifest: Hashable, Sendable {
 
     /// Reads a manifest; nil when the bytes are not one.
     public static func decode(_ data: Data) -> CloudManifest? {
-        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+        guard let object = JSONText.parse(data) as? [String: Any],
             object["format"] as? String == formatName,
             let version = object["version"] as? Int,
             let read = object["minimumReadVersion"] as? Int,

@@ -100,12 +100,12 @@ public struct DeviceRecord: Hashable, Sendable {
     /// Reads a record; nil when the bytes are not one (a file caught half written, or
     /// not a MiDiccio record at all).
     public static func decode(_ data: Data) -> DeviceRecord? {
-        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+        guard let object = JSONText.parse(data) as? [String: Any],
             object["format"] as? String == "midiccio-device",
             let device = object["device"] as? String,
             let lastSyncText = object["lastSync"] as? String, let lastSync = Timestamp(iso8601: lastSyncText),
-            let lastSeq = (object["lastSeq"] as? NSNumber)?.int64Value,
-            let snapshotSeq = (object["snapshotSeq"] as? NSNumber)?.int64Value,
+            let lastSeq = (object["lastSeq"] as? Int).map(Int64.init),
+            let snapshotSeq = (object["snapshotSeq"] as? Int).map(Int64.init),
             let read = numbers(object["read"])
         else { return nil }
         var record = DeviceRecord(
@@ -128,8 +128,8 @@ public struct DeviceRecord: Hashable, Sendable {
         guard let object = value as? [String: Any] else { return nil }
         var result: [String: Int64] = [:]
         for (key, value) in object {
-            guard let number = (value as? NSNumber)?.int64Value else { return nil }
-            result[key] = number
+            guard let number = value as? Int else { return nil }
+            result[key] = Int64(number)
         }
         return result
     }
