@@ -250,7 +250,7 @@ package final class ToolContext {
         if let path = environment["MIDICCIO_LIBRARY"], !path.isEmpty { return path }
         let dataHome =
             environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
+            ?? (environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path) + "/.local/share"
         return dataHome + "/midiccio/library.sqlite"
     }
 

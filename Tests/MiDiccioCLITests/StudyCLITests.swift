@@ -1,8 +1,10 @@
 import Foundation
+import MiDiccioModel
 import MiDiccioTesting
 import Testing
 
 @testable import MiDiccioCLI
+@testable import MiDiccioCLICore
 
 @Suite("Studying from the command line: review, due, show, stats and study")
 final class StudyCLITests {
@@ -113,5 +115,27 @@ final class StudyCLITests {
         #expect(counts["learning"] as? Int == 1)
         let text = sandbox.run("stats").output
         #expect(text.contains("Reviews a day") && text.contains("True retention") && text.contains("1 new, 1 learning"))
+    }
+
+    @Test("stats shows true retention to a tenth of a percent, and study's times are the local clock, with the date on another day")
+    func retentionAndClock() throws {
+        #expect(StatsCommand.percent(0.875) == "87.5 %")
+        #expect(StatsCommand.percent(1) == "100.0 %")
+        #expect(StatsCommand.percent(0) == "0.0 %")
+        #expect(StatsCommand.percent(0.99996) == "100.0 %")
+        #expect(StatsCommand.percent(0.12345) == "12.3 %")
+        // Checked against Foundation's own formatter in the same time zone.
+        let formatter = DateFormatter()
+        formatter.timeZone = .current
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        let now = Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
+        func date(_ time: Timestamp) -> Date { Date(timeIntervalSince1970: Double(time.milliseconds) / 1000) }
+        formatter.dateFormat = "HH:mm"
+        #expect(StudyCommand.clock(now, now: now) == formatter.string(from: date(now)))
+        let earlier = Timestamp(milliseconds: now.milliseconds - 3 * 86_400_000 - 1234)
+        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        #expect(StudyCommand.clock(earlier, now: now) == formatter.string(from: date(earlier)))
+        let before1970 = Timestamp(milliseconds: -1500)
+        #expect(StudyCommand.clock(before1970, now: now) == formatter.string(from: date(before1970)))
     }
 }

@@ -48,7 +48,7 @@ struct ImportCommand: ParsableCommand {
 
     /// The names each --fields gives, trimmed: one (the term's) or two.
     private var fieldNames: [[String]] {
-        fields.map { $0.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) } }
+        fields.map { $0.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmed } }
     }
 
     func validate() throws(UsageError) {

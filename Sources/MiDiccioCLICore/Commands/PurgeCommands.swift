@@ -46,7 +46,7 @@ struct TrashEmptyCommand: ParsableCommand {
                 throw ToolFailure("emptying the Trash purges \(count) words permanently; add --yes to confirm")
             }
             context.io.writeError("Purge the \(count) word\(count == 1 ? "" : "s") in the Trash permanently, on every device? [y/N] ")
-            let answer = (context.io.readLine() ?? "").trimmingCharacters(in: .whitespaces).lowercased()
+            let answer = (context.io.readLine() ?? "").trimmed.lowercased()
             guard answer == "y" || answer == "yes" else {
                 context.note("Nothing was purged.")
                 return

@@ -118,10 +118,16 @@ struct StatsCommand: ParsableCommand {
         }
         var text = bars("Reviews a day (last 30 days)", stats.reviewsPerDay) { String(stats.reviewsPerDay[$0].start.iso8601.prefix(10)) }
         text += bars("Due (next 14 days)", stats.forecast) { $0 == 0 ? "today" : "+\($0) d" }
-        let retention = stats.trueRetention.map { String(format: "%.1f %%", $0 * 100) } ?? "-"
+        let retention = stats.trueRetention.map { Self.percent($0) } ?? "-"
         text += "True retention (30 days): \(retention) of \(stats.retentionAnswers) answers\n"
         text += "Words: " + counts.map { "\($0.1) \($0.0)" }.joined(separator: ", ") + "\n"
         context.io.write(text)
+    }
+
+    /// A fraction as a percentage with one decimal ("87.5 %"), to the nearest tenth.
+    static func percent(_ fraction: Double) -> String {
+        let tenths = Int((fraction * 1000).rounded())
+        return (tenths < 0 ? "-" : "") + "\(abs(tenths) / 10).\(abs(tenths) % 10) %"
     }
 }
 
@@ -186,7 +192,7 @@ struct StudyCommand: ParsableCommand {
                     let seconds = Int(Date().timeIntervalSince(shown).rounded())
                     let schedule = try library.review(word.id, grade: grade, seconds: seconds)
                     answered += 1
-                    out.write("  \(grade.name): due \(schedule.due.map(Self.clock) ?? "-")\n")
+                    out.write("  \(grade.name): due \(schedule.due.map { Self.clock($0) } ?? "-")\n")
                     session.reload()
                     break answer
                 case "u":
@@ -213,12 +219,22 @@ struct StudyCommand: ParsableCommand {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// A time as the local HH:MM, with the date when it is not today.
-    static func clock(_ time: Timestamp) -> String {
-        let date = Date(timeIntervalSince1970: Double(time.milliseconds) / 1000)
-        let formatter = DateFormatter()
-        formatter.dateFormat = Calendar.current.isDateInToday(date) ? "HH:mm" : "yyyy-MM-dd HH:mm"
-        return formatter.string(from: date)
+    /// A time as the local HH:MM, with the date when it is not today (the C library's
+    /// local time: `DateFormatter` lives in the part of Foundation the everyday binary leaves
+    /// out, README "Start-up").
+    static func clock(_ time: Timestamp, now: Timestamp = SystemClock().now()) -> String {
+        func local(_ time: Timestamp) -> tm {
+            var seconds = time_t(time.milliseconds / 1000 - (time.milliseconds % 1000 < 0 ? 1 : 0))
+            var parts = tm()
+            localtime_r(&seconds, &parts)
+            return parts
+        }
+        let parts = local(time)
+        let today = local(now)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let clock = two(parts.tm_hour) + ":" + two(parts.tm_min)
+        if parts.tm_year == today.tm_year && parts.tm_yday == today.tm_yday { return clock }
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) " + clock
     }
 }
 

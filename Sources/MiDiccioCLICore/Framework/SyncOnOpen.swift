@@ -1,8 +1,10 @@
+import Dispatch
 import Foundation
 import MiDiccioCloud
 import MiDiccioLibrary
 import MiDiccioModel
 import MiDiccioSync
+import Synchronization
 
 /// Product notes: "The app now syncs when you open it." Commands that show words sync
 /// first when a remote is set, but never make the user wait more than a few seconds:
@@ -30,7 +32,7 @@ struct SyncOnOpen: ParsableArguments {
         let environment = context.environment
         let remotes = context.remotes
         let outcome = SyncOutcome()
-        let thread = Thread {
+        OwnThread.start {
             do {
                 let connection = try WordLibrary(path: path, create: false, environment: environment)
                 // Requests time out as soon as the command stops waiting for them.
@@ -46,7 +48,6 @@ struct SyncOnOpen: ParsableArguments {
                 outcome.finish("could not sync (\(error)); showing the words on this device")
             }
         }
-        thread.start()
         if !outcome.wait(seconds: Self.patience) {
             context.note("warning: \(Self.unfinished(outcome.activity)); showing the words on this device")
         } else if let warning = outcome.warning {
@@ -70,40 +71,33 @@ extension SyncOnOpen {
 }
 
 /// The result of a background sync, handed from its thread to the command's.
-private final class SyncOutcome: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var done = false
-    private(set) var warning: String?
-    private var lastActivity: SyncActivity?
+private final class SyncOutcome: Sendable {
+    private struct State {
+        var warning: String?
+        var activity: SyncActivity?
+    }
+
+    private let state = Mutex(State())
+    /// Signalled once, when the sync finishes.
+    private let finished = DispatchSemaphore(value: 0)
 
     /// What the sync was doing last.
-    package var activity: SyncActivity? {
-        condition.lock()
-        defer { condition.unlock() }
-        return lastActivity
+    var activity: SyncActivity? { state.withLock { $0.activity } }
+
+    /// Why the finished sync earns a warning, if it does.
+    var warning: String? { state.withLock { $0.warning } }
+
+    func note(_ activity: SyncActivity) {
+        state.withLock { $0.activity = activity }
     }
 
-    package func note(_ activity: SyncActivity) {
-        condition.lock()
-        lastActivity = activity
-        condition.unlock()
+    func finish(_ warning: String?) {
+        state.withLock { $0.warning = warning }
+        finished.signal()
     }
 
-    package func finish(_ warning: String?) {
-        condition.lock()
-        self.warning = warning
-        done = true
-        condition.signal()
-        condition.unlock()
-    }
-
-    package func wait(seconds: TimeInterval) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        condition.lock()
-        defer { condition.unlock() }
-        while !done {
-            if !condition.wait(until: deadline) { return done }
-        }
-        return true
+    /// True when the sync finished within `seconds`.
+    func wait(seconds: TimeInterval) -> Bool {
+        finished.wait(timeout: .now() + seconds) == .success
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MiDiccioFiles
 
 /// Where a command's output goes; tests capture it instead of printing.
 public protocol TerminalIO: AnyObject {
@@ -23,12 +24,15 @@ public final class StandardIO: TerminalIO {
     /// Makes the standard streams.
     public init() {}
 
+    // write(2) straight to the descriptor, unbuffered as `FileHandle` wrote, which lives
+    // in the part of Foundation the everyday binary leaves out (README, "Start-up"). A
+    // write that fails (a closed pipe) drops the text, as nothing else can be done with it.
     public func write(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        _ = FileSystem.writeAll(Data(text.utf8), to: 1)
     }
 
     public func writeError(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
+        _ = FileSystem.writeAll(Data(text.utf8), to: 2)
     }
 
     public var outputIsTerminal: Bool { isatty(1) == 1 }

@@ -28,7 +28,7 @@ package enum Handoff {
         // A thread of its own, not a dispatch queue: a pool whose threads were all busy
         // (two imports at once, say) could leave the reader waiting while the writer
         // waits for it.
-        Thread.detachNewThread {
+        OwnThread.start {
             let outcome: (any Error)?
             do {
                 try produce { batch in try queue.put(batch) }
