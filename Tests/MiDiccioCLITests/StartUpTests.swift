@@ -50,6 +50,23 @@ final class StartUpTests {
         #endif
     }
 
+    @Test("the everyday binary leaves out Foundation's older half: no JSONSerialization, FileHandle, Thread or DateFormatter")
+    func everydayBinaryLeavesTheOlderFoundationOut() throws {
+        #if os(Linux)
+        // Linked in, the older Foundation (swift-corelibs-foundation and CoreFoundation)
+        // costs every command about a millisecond at its start (README, "Start-up"). Its
+        // symbols are named `$s10Foundation…`; FoundationEssentials' are
+        // `$s20FoundationEssentials…`, and stay.
+        let child = try processes.launch(try BuiltTool.symbolLister(), ["--defined-only", processes.executable])
+        let run = processes.finish(child)
+        #expect(run.succeeded, "\(run)")
+        let symbols = run.output.split(separator: "\n").compactMap { $0.split(separator: " ").last }
+        #expect(symbols.contains { $0.hasPrefix("$s20FoundationEssentials") }, "the symbol list was not read: \(symbols.count) symbols")
+        let older = symbols.filter { $0.hasPrefix("$s10Foundation") }.count
+        #expect(older == 0, "symbols of the older Foundation, such as \(symbols.filter { $0.hasPrefix("$s10Foundation") }.prefix(3))")
+        #endif
+    }
+
     @Test("a command that goes online runs in midiccio-online, which loads the web server and networking")
     func onlineCommandsHandOff() throws {
         #if os(Linux)

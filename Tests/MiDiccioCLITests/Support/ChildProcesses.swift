@@ -51,6 +51,18 @@ enum BuiltTool {
     }
 }
 
+extension BuiltTool {
+    /// A program that lists a binary's symbols: the toolchain's `llvm-nm`, else binutils'
+    /// `nm`, from PATH. Fails the test when there is neither.
+    static func symbolLister() throws -> String {
+        let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init) + ["/usr/bin"]
+        let found = ["llvm-nm", "nm"].lazy.compactMap { name in
+            folders.map { $0 + "/" + name }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        }.first
+        return try #require(found, "neither llvm-nm (the Swift toolchain's) nor nm (binutils) is on PATH")
+    }
+}
+
 /// A child process failed to start or to end.
 struct ChildProcessError: Error, CustomStringConvertible {
     var message: String
