@@ -26,6 +26,11 @@ public enum BulkActionKind: String, Sendable, CaseIterable {
     case restore
 }
 
+/// How far a bulk action (or its undo) has come: words gone through, of all it goes
+/// through. It is called with 0 first, then after every `bulkWordsPerRead` words, and with
+/// the total last; the transaction is still to be committed then.
+public typealias BulkProgress = (_ done: Int, _ total: Int) -> Void
+
 /// What a bulk action (or its undo) changed.
 public struct BulkResult: Sendable, Equatable {
     /// The action.
@@ -61,27 +66,28 @@ extension WordLibrary {
 
     /// Adds `tag` to every word of `target` that lacks it (in any case). All or nothing:
     /// a word in the Trash, or one that would get more than `WordLimits.tagCount` tags,
-    /// refuses the whole action.
+    /// refuses the whole action. `progress` hears how far it has come.
     @discardableResult
-    public func addTag(_ tag: String, to target: BulkTarget) throws -> BulkResult {
-        try tagAction(.addTag, tag, target) { tags, tag in TagSet.applying(adding: [tag], removing: [], to: tags) }
+    public func addTag(_ tag: String, to target: BulkTarget, progress: BulkProgress? = nil) throws -> BulkResult {
+        try tagAction(.addTag, tag, target, progress) { tags, tag in TagSet.applying(adding: [tag], removing: [], to: tags) }
     }
 
     /// Removes `tag` (in any case) from every word of `target` that carries it. Words in
-    /// the Trash are refused, as for `addTag`.
+    /// the Trash are refused, as for `addTag`. `progress` hears how far it has come.
     @discardableResult
-    public func removeTag(_ tag: String, from target: BulkTarget) throws -> BulkResult {
-        try tagAction(.removeTag, tag, target) { tags, tag in TagSet.applying(adding: [], removing: [tag], to: tags) }
+    public func removeTag(_ tag: String, from target: BulkTarget, progress: BulkProgress? = nil) throws -> BulkResult {
+        try tagAction(.removeTag, tag, target, progress) { tags, tag in TagSet.applying(adding: [], removing: [tag], to: tags) }
     }
 
     /// A tag action: `newTags` gives a word's tags after it from its tags and the tag as
     /// checked (trimmed); words in the Trash and words that would get more than
     /// `WordLimits.tagCount` tags refuse the whole action.
     private func tagAction(
-        _ action: BulkActionKind, _ tag: String, _ target: BulkTarget, _ newTags: @escaping ([String], String) -> [String]
+        _ action: BulkActionKind, _ tag: String, _ target: BulkTarget, _ progress: BulkProgress?,
+        _ newTags: @escaping ([String], String) -> [String]
     ) throws -> BulkResult {
         let tag = try Self.checkedTag(tag)
-        return try bulkAction(action, tag: tag, target) { stored in
+        return try bulkAction(action, tag: tag, target, progress) { stored in
             guard !stored.word.isDeleted else {
                 throw LibraryError.wrongTrashState(stored.word.id, term: stored.word.term, inTrash: true)
             }
@@ -98,9 +104,10 @@ extension WordLibrary {
     }
 
     /// Moves every word of `target` to the Trash; words already there stay as they are.
+    /// `progress` hears how far it has come.
     @discardableResult
-    public func moveToTrash(_ target: BulkTarget) throws -> BulkResult {
-        try bulkAction(.moveToTrash, tag: nil, target) { stored in
+    public func moveToTrash(_ target: BulkTarget, progress: BulkProgress? = nil) throws -> BulkResult {
+        try bulkAction(.moveToTrash, tag: nil, target, progress) { stored in
             guard !stored.word.isDeleted else { return false }
             _ = try update(stored) { word, time in word.deletedAt = time }
             return true
@@ -108,10 +115,11 @@ extension WordLibrary {
     }
 
     /// Takes every word of `target` out of the Trash (bumping its time, as `restore`
-    /// does); words outside the Trash stay as they are.
+    /// does); words outside the Trash stay as they are. `progress` hears how far it has
+    /// come.
     @discardableResult
-    public func restoreFromTrash(_ target: BulkTarget) throws -> BulkResult {
-        try bulkAction(.restore, tag: nil, target) { stored in
+    public func restoreFromTrash(_ target: BulkTarget, progress: BulkProgress? = nil) throws -> BulkResult {
+        try bulkAction(.restore, tag: nil, target, progress) { stored in
             guard stored.word.isDeleted else { return false }
             _ = try update(stored) { word, _ in word.deletedAt = nil }
             return true
@@ -141,15 +149,16 @@ extension WordLibrary {
     /// (pending): a tag added is removed, a tag removed comes back (in its place, when the
     /// tags did not change since), words trashed are restored and restored words go back
     /// to the Trash. With `step`, only that action is undone: a later one refuses with
-    /// `nothingBulkToUndo`. One step: a second undo has nothing to undo.
+    /// `nothingBulkToUndo`. One step: a second undo has nothing to undo. `progress` hears
+    /// how far it has come, in the words the action changed.
     @discardableResult
-    public func undoBulkAction(step: Int64? = nil) throws -> BulkResult {
+    public func undoBulkAction(step: Int64? = nil, progress: BulkProgress? = nil) throws -> BulkResult {
         try writing {
             guard var last = try lastBulkAction(), step == nil || step == last.step else {
                 throw LibraryError.nothingBulkToUndo
             }
             var changed = 0, rows = 0
-            try forEachUndoRow { idText, priorText in
+            try forEachUndoRow(total: last.changed, progress: progress) { idText, priorText in
                 rows += 1
                 guard let id = WordID(idText), let current = try stored(id) else { return }
                 let before = current.word
@@ -188,13 +197,21 @@ extension WordLibrary {
     /// Hands each row of the undo data (a word's id, and its tags before a tag was
     /// removed) to `body`, in id order, read `bulkWordsPerRead` at a time, as
     /// `forEachBulkWord` reads the words. `body` changes words, never these rows.
-    private func forEachUndoRow(_ body: (String, String?) throws -> Void) throws {
+    /// `progress` hears how many rows were handed over, of `total` (the action's count).
+    private func forEachUndoRow(total: Int, progress: BulkProgress?, _ body: (String, String?) throws -> Void) throws {
         let read = try database.cached("SELECT word_id, prior_tags FROM bulk_undo WHERE word_id > ? ORDER BY word_id LIMIT ?")
         var after = ""
+        var done = 0
+        progress?(0, total)
         while true {
             let rows = try read.rows([.text(after), .integer(Int64(bulkWordsPerRead))]) { ($0.text(0), $0.optionalText(1)) }
             for (id, prior) in rows { try body(id, prior) }
-            guard rows.count == bulkWordsPerRead, let last = rows.last else { return }
+            done += rows.count
+            guard rows.count == bulkWordsPerRead, let last = rows.last else {
+                progress?(max(done, total), max(done, total))
+                return
+            }
+            progress?(done, max(done, total))
             after = last.0
         }
     }
@@ -217,12 +234,13 @@ extension WordLibrary {
     /// changed word held before for the undo, and records the action as the one to undo.
     /// `change` answers whether it changed the word.
     private func bulkAction(
-        _ action: BulkActionKind, tag: String?, _ target: BulkTarget, _ change: (StoredWord) throws -> Bool
+        _ action: BulkActionKind, tag: String?, _ target: BulkTarget, _ progress: BulkProgress?,
+        _ change: (StoredWord) throws -> Bool
     ) throws -> BulkResult {
         try writing {
             try database.run("DELETE FROM bulk_undo")
             var changed = 0, unchanged = 0
-            try forEachBulkWord(target) { stored in
+            try forEachBulkWord(target, progress: progress) { stored in
                 guard try change(stored) else { return unchanged += 1 }
                 changed += 1
                 let prior: SQLValue = action == .removeTag ? .text(JSONText.array(stored.word.tags)) : .null
@@ -248,13 +266,17 @@ extension WordLibrary {
     /// read `bulkWordsPerRead` at a time as `body` goes, never all at once: a tag put on
     /// 270,375 matches among a million words held them all in memory (250 MB). `body`
     /// may change the word it is given, not another. Must run inside a read or a write.
-    private func forEachBulkWord(_ target: BulkTarget, _ body: (StoredWord) throws -> Void) throws {
+    /// `progress` hears how many were handed over, of all.
+    private func forEachBulkWord(_ target: BulkTarget, progress: BulkProgress? = nil, _ body: (StoredWord) throws -> Void) throws {
         let (members, values): (String, [SQLValue])
         switch target {
         case .words(let ids):
-            for id in Self.unique(ids) {
+            let unique = Self.unique(ids)
+            progress?(0, unique.count)
+            for (index, id) in unique.enumerated() {
                 guard let stored = try stored(id) else { throw LibraryError.wordNotFound(id.rawValue) }
                 try body(stored)
+                if (index + 1) % bulkWordsPerRead == 0 || index + 1 == unique.count { progress?(index + 1, unique.count) }
             }
             return
         case .matches(let query, let tag):
@@ -265,9 +287,11 @@ extension WordLibrary {
         }
         let seqs = try database.prepare("SELECT seq FROM words WHERE seq IN (\(members)) ORDER BY seq").rows(values) { $0.int64(0) }
         let read = try database.cached("SELECT \(Self.columns) FROM words WHERE seq IN (SELECT value FROM json_each(?)) ORDER BY seq")
+        progress?(0, seqs.count)
         for start in stride(from: 0, to: seqs.count, by: bulkWordsPerRead) {
             let part = seqs[start..<min(start + bulkWordsPerRead, seqs.count)]
             for stored in try read.rows([.text(SearchPlan.jsonList(part))], Self.storedWord) { try body(stored) }
+            progress?(part.endIndex, seqs.count)
         }
     }
 }

@@ -212,6 +212,31 @@ struct BulkActionsTests {
         }
     }
 
+    @Test("a bulk action and its undo say how far they have come: 0 first, then after every read, and the total last")
+    func progress() throws {
+        try withTemporaryLibrary { temporary in
+            let library = temporary.library
+            library.bulkWordsPerRead = 3
+            let words = try (0..<8).map { try Self.add(library, "casa\($0)", meaning: "house") }
+            _ = try Self.add(library, "perro", meaning: "dog")
+            var heard: [[Int]] = []
+            let tagged = try library.addTag("x", to: .matches(query: "house", tag: nil)) { heard.append([$0, $1]) }
+            #expect(tagged.changed == 8)
+            #expect(heard == [[0, 8], [3, 8], [6, 8], [8, 8]])
+            heard = []
+            #expect(try library.undoBulkAction { heard.append([$0, $1]) }.changed == 8)
+            #expect(heard == [[0, 8], [3, 8], [6, 8], [8, 8]])
+            // Named words count once each, a read at a time too.
+            heard = []
+            let named = Array(words.prefix(6)).map(\.id)
+            #expect(try library.moveToTrash(.words(named + [named[0]])) { heard.append([$0, $1]) }.changed == 6)
+            #expect(heard == [[0, 6], [3, 6], [6, 6]])
+            heard = []
+            #expect(try library.restoreFromTrash(.trash(term: "casa")) { heard.append([$0, $1]) }.changed == 6)
+            #expect(heard == [[0, 6], [3, 6], [6, 6]])
+        }
+    }
+
     @Test("purging all matches in the Trash leaves markers, removes the undo data, and refuses live words")
     func purgeMatches() throws {
         try withTemporaryLibrary { temporary in
