@@ -30,6 +30,47 @@ final class BulkActionRouteTests {
         #expect(try web.send("POST", "/api/bulk/undo", json: #"{"step": \#(step)}"#).status == 409)
     }
 
+    @Test("with a key a bulk action is a job counted in words; with async=1 too it answers 202 and its job holds the answer")
+    func asJobs() throws {
+        let library = try web.library()
+        for index in 0..<2_500 { try library.add(WordContent(term: "w\(index)", meaning: "house")) }
+        let tagged = try web.send("POST", "/api/bulk/tag?key=bk1", json: #"{"select": "matches", "q": "house", "tag": "repaso"}"#)
+        #expect(tagged.status == 200)
+        #expect(tagged.json["changed"] as? Int == 2_500)
+        let job = try web.send("GET", "/api/jobs/bk1")
+        #expect(job.json["phase"] as? String == "Adding the tag")
+        #expect(job.json["unit"] as? String == "words")
+        #expect(job.json["done"] as? Int == 2_500)
+        #expect(job.json["total"] as? Int == 2_500)
+        #expect(job.json["finished"] as? Bool == true)
+
+        let step = try #require(tagged.json["step"] as? Int)
+        let started = try web.send("POST", "/api/bulk/undo?key=bk2&async=1", json: #"{"step": \#(step)}"#)
+        #expect(started.status == 202)
+        var undo = try web.send("GET", "/api/jobs/bk2")
+        let deadline = Date().addingTimeInterval(30)
+        while undo.json["finished"] as? Bool != true && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.02)
+            undo = try web.send("GET", "/api/jobs/bk2")
+        }
+        #expect(undo.json["phase"] as? String == "Undoing")
+        #expect(undo.json["status"] as? Int == 200)
+        #expect((undo.json["answer"] as? [String: Any])?["changed"] as? Int == 2_500)
+        #expect(try library.tagCount("repaso") == 0)
+
+        // A refusal in the background is the job's answer, and changes nothing.
+        let refused = try web.send("POST", "/api/bulk/tag?key=bk3&async=1", json: #"{"select": "matches", "q": "house", "tag": " "}"#)
+        #expect(refused.status == 202)
+        var failed = try web.send("GET", "/api/jobs/bk3")
+        while failed.json["finished"] as? Bool != true && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.02)
+            failed = try web.send("GET", "/api/jobs/bk3")
+        }
+        #expect(failed.json["status"] as? Int == 422)
+        #expect((failed.json["answer"] as? [String: Any])?["field"] as? String == "tag")
+        #expect(try library.lastBulkAction() == nil)
+    }
+
     @Test("all matches of a search with a tag: removed tag, Trash and restore, purge")
     func allMatches() throws {
         let library = try web.library()
