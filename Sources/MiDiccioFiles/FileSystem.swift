@@ -121,7 +121,12 @@ package enum FileSystem {
         package init(_ path: String, size: Int = 1 << 20, from offset: Int = 0) throws {
             let descriptor = open(path, O_RDONLY | O_CLOEXEC)
             guard descriptor >= 0 else {
-                throw FileError(path: path, reason: "cannot be read (check its permissions)")
+                let code = errno
+                throw FileError(
+                    path: path,
+                    reason: code == ENOENT
+                        ? "no such file"
+                        : code == EACCES ? "cannot be read (check its permissions)" : "cannot be read: \(errorText(code))")
             }
             if offset > 0 && lseek(descriptor, off_t(offset), SEEK_SET) < 0 {
                 let code = errno

@@ -148,7 +148,9 @@ struct FilesFromEarlierVersionsStillReadTests {
             let error = #expect(throws: FileError.self) { try FileSystem.read(folder.path + "/none") }
             #expect(error?.reason == "no such file")
             let unreadable = #expect(throws: FileError.self) { try FileSystem.ChunkReader(missing) }
-            #expect(unreadable?.path == missing)
+            #expect(unreadable?.path == missing && unreadable?.reason == "no such file")
+            let folderError = #expect(throws: FileError.self) { try FileSystem.ChunkReader(folder.path, size: 4).next() }
+            #expect(folderError?.reason == "cannot be read: \(FileSystem.errorText(EISDIR))")
         }
     }
 
