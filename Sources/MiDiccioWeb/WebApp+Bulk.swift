@@ -65,8 +65,9 @@ extension WebApp {
         let key = request.query["key"]
         return try answerMaybeInBackground(request, key: key) {
             // No counts: a purge goes word by word through `purge(_:)`; the page shows it busy.
-            let purged = try self.jobs.run(key, phase: "Deleting permanently", unit: "words") { (_: BulkProgress?) in
-                try self.pool.withLibrary { try $0.purge(target) }
+            let phase = "Deleting permanently"
+            let purged = try self.jobs.run(key, phase: phase, unit: "words") { (report: (@Sendable (String, Int, Int) -> Void)?) in
+                try self.afterSync(phase, report) { try self.pool.withLibrary { try $0.purge(target) } }
             }
             return .json(JSONText.object([("purged", String(purged))]))
         }
@@ -86,16 +87,35 @@ extension WebApp {
     /// (`GET api/jobs/KEY`, in words), and with `async=1` too it runs in the background and
     /// its request answers 202 at once. A tag on a quarter of a million words takes about
     /// 15 s at a million; without a key it answers when done, as before.
+    ///
+    /// It waits for a sync of this app to end first ("Waiting for the sync"): the page syncs
+    /// when it opens, and the action would otherwise fail as busy after 10 s.
     private func bulkJob(
         _ request: HTTPRequest, phase: String, _ action: @escaping @Sendable (WordLibrary, BulkProgress?) throws -> BulkResult
     ) throws -> HTTPResponse {
         let key = request.query["key"]
         return try answerMaybeInBackground(request, key: key) {
-            let result = try self.jobs.run(key, phase: phase, unit: "words") { progress in
-                try self.pool.withLibrary { try action($0, progress) }
+            let result = try self.jobs.run(key, phase: phase, unit: "words") { (report: (@Sendable (String, Int, Int) -> Void)?) in
+                try self.afterSync(phase, report) {
+                    try self.pool.withLibrary { library in
+                        try action(library, report.map { report in { done, total in report(phase, done, total) } })
+                    }
+                }
             }
             return .json(Self.encode(result))
         }
+    }
+
+    /// Runs `body` once no sync of this app is running: while one is, the job's phase is
+    /// "Waiting for the sync", and `phase` again once it has ended.
+    private func afterSync<T>(_ phase: String, _ report: (@Sendable (String, Int, Int) -> Void)?, _ body: () throws -> T) rethrows -> T {
+        if !syncLock.try() {
+            report?("Waiting for the sync", 0, 0)
+            syncLock.lock()
+            report?(phase, 0, 0)
+        }
+        defer { syncLock.unlock() }
+        return try body()
     }
 
     private static func encode(_ result: BulkResult) -> String {

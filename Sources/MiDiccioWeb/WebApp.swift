@@ -17,8 +17,11 @@ public final class WebApp: HTTPHandler {
     let pool: LibraryPool
     /// The page with this session's CSRF token, made once: the token lives as long as the app.
     private let page: Data
-    /// One sync at a time: two tabs pressing "Sync now" would otherwise both upload.
-    private let syncLock = NSLock()
+    /// One sync at a time: two tabs pressing "Sync now" would otherwise both upload. A bulk
+    /// action takes it too, so one asked for while the page's sync runs (a first sync of a
+    /// large library takes half a minute) waits for it, instead of failing after SQLite's
+    /// 10 s wait for the write lock.
+    let syncLock = NSLock()
     /// The idempotency keys of the imports and restores already submitted.
     private let submitted = SubmittedUploads()
     /// How far the long actions under way have come (`WebApp+LongActions.swift`).
@@ -548,7 +551,8 @@ public final class WebApp: HTTPHandler {
     }
 
     private func sync(job: String?) throws -> HTTPResponse {
-        try jobs.run(job, phase: "Waiting for another sync", unit: "words") { (report: (@Sendable (String, Int, Int) -> Void)?) in
+        let waiting = "Waiting for another sync or bulk action"
+        return try jobs.run(job, phase: waiting, unit: "words") { (report: (@Sendable (String, Int, Int) -> Void)?) in
             try syncLock.withLock {
                 try pool.withLibrary { library in
                     guard let remote = try library.remote() else {

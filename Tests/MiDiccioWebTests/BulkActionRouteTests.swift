@@ -1,7 +1,8 @@
 import Foundation
 import MiDiccioKit
-import MiDiccioWeb
 import Testing
+
+@testable import MiDiccioWeb
 
 /// The browse table's bulk actions through the API: a tag on many words, many words to
 /// or out of the Trash, purge, and one undo (issue 13, part 2).
@@ -69,6 +70,35 @@ final class BulkActionRouteTests {
         #expect(failed.json["status"] as? Int == 422)
         #expect((failed.json["answer"] as? [String: Any])?["field"] as? String == "tag")
         #expect(try library.lastBulkAction() == nil)
+    }
+
+    @Test("a bulk action asked for while a sync of the app runs waits for it, saying so, and then runs")
+    func waitsForTheSync() throws {
+        let library = try web.library()
+        for index in 0..<30 { try library.add(WordContent(term: "w\(index)", meaning: "house")) }
+        /// The job `key` once `done` says so (at most 30 s).
+        func job(_ key: String, until done: ([String: Any]) -> Bool) throws -> [String: Any] {
+            let deadline = Date().addingTimeInterval(30)
+            while true {
+                let json = try web.send("GET", "/api/jobs/\(key)").json
+                if done(json) || Date() > deadline { return json }
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+        }
+        // As a sync does while it runs.
+        web.app.syncLock.lock()
+        let started = try web.send("POST", "/api/bulk/tag?key=w1&async=1", json: #"{"select": "matches", "q": "house", "tag": "later"}"#)
+        #expect(started.status == 202)
+        let waiting = try job("w1") { $0["phase"] as? String == "Waiting for the sync" }
+        #expect(waiting["phase"] as? String == "Waiting for the sync")
+        #expect(waiting["finished"] as? Bool == false)
+        #expect(try library.tagCount("later") == 0)
+        web.app.syncLock.unlock()
+        let done = try job("w1") { $0["finished"] as? Bool == true }
+        #expect(done["status"] as? Int == 200)
+        #expect(done["phase"] as? String == "Adding the tag")
+        #expect((done["answer"] as? [String: Any])?["changed"] as? Int == 30)
+        #expect(try library.tagCount("later") == 30)
     }
 
     @Test("all matches of a search with a tag: removed tag, Trash and restore, purge")
