@@ -47,7 +47,10 @@ extension WebApp {
         let tag = try body.string("tag") ?? ""
         let remove = try body.bool("remove") ?? false
         return try bulkJob(request, phase: remove ? "Removing the tag" : "Adding the tag") { library, progress in
-            remove ? try library.removeTag(tag, from: target, progress: progress) : try library.addTag(tag, to: target, progress: progress)
+            Self.encode(
+                remove
+                    ? try library.removeTag(tag, from: target, progress: progress) : try library.addTag(tag, to: target, progress: progress)
+            )
         }
     }
 
@@ -55,21 +58,17 @@ extension WebApp {
     func bulkTrash(_ request: HTTPRequest, restore: Bool) throws -> HTTPResponse {
         let target = try Self.bulkTarget(try JSONBody(request.body))
         return try bulkJob(request, phase: restore ? "Restoring" : "Moving to the Trash") { library, progress in
-            restore ? try library.restoreFromTrash(target, progress: progress) : try library.moveToTrash(target, progress: progress)
+            Self.encode(
+                restore ? try library.restoreFromTrash(target, progress: progress) : try library.moveToTrash(target, progress: progress))
         }
     }
 
     /// `POST api/bulk/purge` with a target: deleted permanently, no undo (the page asks first).
     func bulkPurge(_ request: HTTPRequest) throws -> HTTPResponse {
         let target = try Self.bulkTarget(try JSONBody(request.body))
-        let key = request.query["key"]
-        return try answerMaybeInBackground(request, key: key) {
-            // No counts: a purge goes word by word through `purge(_:)`; the page shows it busy.
-            let phase = "Deleting permanently"
-            let purged = try self.jobs.run(key, phase: phase, unit: "words") { (report: (@Sendable (String, Int, Int) -> Void)?) in
-                try self.afterSync(phase, report) { try self.pool.withLibrary { try $0.purge(target) } }
-            }
-            return .json(JSONText.object([("purged", String(purged))]))
+        // No counts: a purge goes word by word through `purge(_:)`; the page shows it busy.
+        return try bulkJob(request, phase: "Deleting permanently") { library, _ in
+            JSONText.object([("purged", String(try library.purge(target)))])
         }
     }
 
@@ -79,43 +78,37 @@ extension WebApp {
         let body = try JSONBody(request.body)
         let step = try body.integer("step")
         return try bulkJob(request, phase: "Undoing") { library, progress in
-            try library.undoBulkAction(step: step.map(Int64.init), progress: progress)
+            Self.encode(try library.undoBulkAction(step: step.map(Int64.init), progress: progress))
         }
     }
 
-    /// Runs one bulk action as a job: with `key=` in the address the page can follow it
-    /// (`GET api/jobs/KEY`, in words), and with `async=1` too it runs in the background and
-    /// its request answers 202 at once. A tag on a quarter of a million words takes about
-    /// 15 s at a million; without a key it answers when done, as before.
+    /// Runs one bulk action as a job and answers with the JSON `action` returns: with `key=`
+    /// in the address the page can follow it (`GET api/jobs/KEY`, in words), and with
+    /// `async=1` too it runs in the background and its request answers 202 at once. A tag on
+    /// a quarter of a million words takes about 15 s at a million; without a key it answers
+    /// when done, as before.
     ///
-    /// It waits for a sync of this app to end first ("Waiting for the sync"): the page syncs
-    /// when it opens, and the action would otherwise fail as busy after 10 s.
+    /// It waits for a sync of this app to end first ("Waiting for the sync", then `phase`
+    /// again): the page syncs when it opens, and the action would otherwise fail as busy
+    /// after 10 s.
     private func bulkJob(
-        _ request: HTTPRequest, phase: String, _ action: @escaping @Sendable (WordLibrary, BulkProgress?) throws -> BulkResult
+        _ request: HTTPRequest, phase: String, _ action: @escaping @Sendable (WordLibrary, BulkProgress?) throws -> String
     ) throws -> HTTPResponse {
         let key = request.query["key"]
         return try answerMaybeInBackground(request, key: key) {
-            let result = try self.jobs.run(key, phase: phase, unit: "words") { (report: (@Sendable (String, Int, Int) -> Void)?) in
-                try self.afterSync(phase, report) {
-                    try self.pool.withLibrary { library in
+            .json(
+                try self.jobs.run(key, phase: phase, unit: "words") { (report: (@Sendable (String, Int, Int) -> Void)?) in
+                    if !self.syncLock.try() {
+                        report?("Waiting for the sync", 0, 0)
+                        self.syncLock.lock()
+                        report?(phase, 0, 0)
+                    }
+                    defer { self.syncLock.unlock() }
+                    return try self.pool.withLibrary { library in
                         try action(library, report.map { report in { done, total in report(phase, done, total) } })
                     }
-                }
-            }
-            return .json(Self.encode(result))
+                })
         }
-    }
-
-    /// Runs `body` once no sync of this app is running: while one is, the job's phase is
-    /// "Waiting for the sync", and `phase` again once it has ended.
-    private func afterSync<T>(_ phase: String, _ report: (@Sendable (String, Int, Int) -> Void)?, _ body: () throws -> T) rethrows -> T {
-        if !syncLock.try() {
-            report?("Waiting for the sync", 0, 0)
-            syncLock.lock()
-            report?(phase, 0, 0)
-        }
-        defer { syncLock.unlock() }
-        return try body()
     }
 
     private static func encode(_ result: BulkResult) -> String {

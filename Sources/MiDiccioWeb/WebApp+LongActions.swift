@@ -66,7 +66,7 @@ final class JobBoard: Sendable {
             return true
         }
         guard fresh else { return .error(409, "this action is already running") }
-        Thread.detachNewThread {
+        OwnThread.start {
             let answer = work()
             self.jobs.withLock { jobs in
                 jobs.byKey[key]?.answer = answer

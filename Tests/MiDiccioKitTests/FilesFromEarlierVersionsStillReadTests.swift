@@ -11,11 +11,18 @@ import Testing
 /// wrote with `JSONSerialization` (pretty-printed, slashes escaped) must still read.
 @Suite("Sign-in files, addresses and file errors read as they did before")
 struct FilesFromEarlierVersionsStillReadTests {
+    /// Writes `text` to the file `name` in `folder` and gives its path.
+    static func file(in folder: URL, _ name: String, _ text: String) throws -> String {
+        let path = folder.appendingPathComponent(name).path
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
     @Test("a WebDAV credentials file an earlier version wrote still reads, and a saved one reads back the same")
     func webDAVCredentials() throws {
         try withTemporaryDirectory { folder in
-            let path = folder.appendingPathComponent("library.sqlite.credentials").path
-            try Data(
+            let path = try Self.file(
+                in: folder, "library.sqlite.credentials",
                 #"""
                 {
                   "format" : "midiccio-credentials",
@@ -27,8 +34,7 @@ struct FilesFromEarlierVersionsStillReadTests {
                   }
                 }
 
-                """#.utf8
-            ).write(to: URL(fileURLWithPath: path))
+                """#)
             let old = try #require(try WebDAVCredentials.load(from: path))
             #expect(old.address == "https://cloud.example.com/dav/MiDiccio")
             #expect(old.user == "ana")
@@ -45,8 +51,8 @@ struct FilesFromEarlierVersionsStillReadTests {
     @Test("Google Drive and iCloud sign-in files of an earlier version still read, with the token's expiry as a number")
     func signInFiles() throws {
         try withTemporaryDirectory { folder in
-            let google = folder.appendingPathComponent("g").path
-            try Data(
+            let google = try Self.file(
+                in: folder, "g",
                 #"""
                 {
                   "accessToken" : "ya29.a0",
@@ -57,8 +63,7 @@ struct FilesFromEarlierVersionsStillReadTests {
                   "scope" : "https:\/\/www.googleapis.com\/auth\/drive.appdata",
                   "version" : 1
                 }
-                """#.utf8
-            ).write(to: URL(fileURLWithPath: google))
+                """#)
             let drive = try #require(try GoogleDriveCredentials.load(from: google))
             #expect(drive.accessTokenExpiry == 1_764_600_000_123)
             #expect(drive.refreshToken == "1//0g" && drive.clientSecret == nil)
@@ -67,8 +72,8 @@ struct FilesFromEarlierVersionsStillReadTests {
             let again = try #require(try GoogleDriveCredentials.load(from: google))
             #expect(again.accessToken == "ya29.a0" && again.accessTokenExpiry == 1_764_600_000_123 && again.clientID == drive.clientID)
 
-            let icloud = folder.appendingPathComponent("i").path
-            try Data(
+            let icloud = try Self.file(
+                in: folder, "i",
                 #"""
                 {
                   "apiToken" : "abc",
@@ -78,13 +83,12 @@ struct FilesFromEarlierVersionsStillReadTests {
                   "version" : 1,
                   "webAuthToken" : "w+\/t"
                 }
-                """#.utf8
-            ).write(to: URL(fileURLWithPath: icloud))
+                """#)
             let apple = try #require(try ICloudCredentials.load(from: icloud))
             #expect(apple.environment == .development && apple.webAuthToken == "w+/t" && apple.userRecordName == nil)
 
             // A broken file says so, and says nothing of what it holds.
-            try Data(#"{"format": "midiccio-google-drive", "clientId": 5}"#.utf8).write(to: URL(fileURLWithPath: google))
+            _ = try Self.file(in: folder, "g", #"{"format": "midiccio-google-drive", "clientId": 5}"#)
             let error = #expect(throws: FileError.self) { try GoogleDriveCredentials.load(from: google) }
             #expect(error?.reason.contains("is not a MiDiccio Google Drive sign-in file") == true)
         }
@@ -157,8 +161,7 @@ struct FilesFromEarlierVersionsStillReadTests {
     @Test("a file read in pieces gives every byte once, from any offset, and its prefix alone when asked")
     func readingInPieces() throws {
         try withTemporaryDirectory { folder in
-            let path = folder.appendingPathComponent("ten").path
-            try Data("0123456789".utf8).write(to: URL(fileURLWithPath: path))
+            let path = try Self.file(in: folder, "ten", "0123456789")
             let reader = try FileSystem.ChunkReader(path, size: 4)
             var pieces: [String] = []
             while let piece = try reader.next() { pieces.append(String(decoding: piece, as: UTF8.self)) }
@@ -166,8 +169,7 @@ struct FilesFromEarlierVersionsStillReadTests {
             #expect(try FileSystem.ChunkReader(path, size: 4, from: 7).next().map { String(decoding: $0, as: UTF8.self) } == "789")
             #expect(try FileSystem.readPrefix(path, count: 3) == Data("012".utf8))
             #expect(try FileSystem.readPrefix(path, count: 100) == Data("0123456789".utf8))
-            let empty = folder.appendingPathComponent("empty").path
-            try Data().write(to: URL(fileURLWithPath: empty))
+            let empty = try Self.file(in: folder, "empty", "")
             #expect(try FileSystem.ChunkReader(empty).next() == nil)
             #expect(try FileSystem.readPrefix(empty, count: 8).isEmpty)
         }
