@@ -90,6 +90,13 @@ package final class Database {
         guard code == SQLITE_OK else { throw SQLiteError(code: code, message: String(cString: sqlite3_errmsg(handle))) }
     }
 
+    /// Keeps the WAL file (emptied) and the shared-memory index file beside the database
+    /// when the last connection closes, instead of deleting them (SQLITE_FCNTL_PERSIST_WAL).
+    package func keepWALFiles() {
+        var on: Int32 = 1
+        _ = sqlite3_file_control(handle, "main", SQLITE_FCNTL_PERSIST_WAL, &on)
+    }
+
     /// Runs one or more statements that return no rows.
     package func execute(_ sql: String) throws {
         var errorMessage: UnsafeMutablePointer<CChar>?
