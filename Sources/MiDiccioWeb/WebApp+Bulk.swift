@@ -90,11 +90,13 @@ extension WebApp {
     ///
     /// It waits for a sync of this app to end first ("Waiting for the sync", then `phase`
     /// again): the page syncs when it opens, and the action would otherwise fail as busy
-    /// after 10 s.
+    /// after 10 s. In the background it also waits for another program writing to the
+    /// library (`waitingForOtherWriters`).
     private func bulkJob(
         _ request: HTTPRequest, phase: String, _ action: @escaping @Sendable (WordLibrary, BulkProgress?) throws -> String
     ) throws -> HTTPResponse {
         let key = request.query["key"]
+        let inBackground = request.query["async"] == "1"
         return try answerMaybeInBackground(request, key: key) {
             .json(
                 try self.jobs.run(key, phase: phase, unit: "words") { (report: (@Sendable (String, Int, Int) -> Void)?) in
@@ -105,9 +107,37 @@ extension WebApp {
                     }
                     defer { self.syncLock.unlock() }
                     return try self.pool.withLibrary { library in
-                        try action(library, report.map { report in { done, total in report(phase, done, total) } })
+                        let waiting = inBackground ? report.map { report in { report(Self.waitingForWritersPhase, 0, 0) } } : nil
+                        return try Self.waitingForOtherWriters(waiting) {
+                            try action(library, report.map { report in { done, total in report(phase, done, total) } })
+                        }
                     }
                 })
+        }
+    }
+
+    /// The phase a job in the background shows while another program writes to the library.
+    static let waitingForWritersPhase = "Waiting for another program that is writing to the library"
+
+    /// How long a bulk job in the background waits, in all, for other programs to finish
+    /// writing to the library before it fails as busy: a `midiccio sync` or import in a
+    /// terminal can hold the library for minutes at a million words.
+    static let busyWaitLimit: Duration = .seconds(600)
+
+    /// Runs `body`, and again each time it fails because another program holds the
+    /// library's write lock (each try has waited SQLite's busy timeout), telling `waiting`
+    /// so; for at most `busyWaitLimit`, then the busy error stands. Every bulk action is
+    /// one transaction, which a refused try never began, so a try again changes nothing
+    /// twice. Without `waiting` (a request that waits for the answer) it fails at once.
+    static func waitingForOtherWriters<T>(_ waiting: (() -> Void)?, _ body: () throws -> T) throws -> T {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: busyWaitLimit)
+        while true {
+            do {
+                return try body()
+            } catch LibraryError.storage(let error) where error.isBusy && waiting != nil && clock.now < deadline {
+                waiting?()
+            }
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import MiDiccioKit
+import MiDiccioStore
 import Testing
 
 @testable import MiDiccioWeb
@@ -99,6 +100,42 @@ final class BulkActionRouteTests {
         #expect(done["phase"] as? String == "Adding the tag")
         #expect((done["answer"] as? [String: Any])?["changed"] as? Int == 30)
         #expect(try library.tagCount("later") == 30)
+    }
+
+    @Test("a bulk action in the background waits for another program writing to the library, saying so, and then runs")
+    func waitsForAnotherWriter() throws {
+        let library = try web.library()
+        for index in 0..<30 { try library.add(WordContent(term: "w\(index)", meaning: "house")) }
+        // A `midiccio sync` or import in a terminal holds the write lock past SQLite's 10 s.
+        let writer = try Database(path: web.libraryPath, create: false)
+        try writer.execute("BEGIN IMMEDIATE")
+        let started = try web.send("POST", "/api/bulk/tag?key=o1&async=1", json: #"{"select": "matches", "q": "house", "tag": "later"}"#)
+        #expect(started.status == 202)
+        let deadline = Date().addingTimeInterval(40)
+        var waiting = try web.send("GET", "/api/jobs/o1").json
+        while waiting["phase"] as? String != WebApp.waitingForWritersPhase && waiting["finished"] as? Bool != true && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+            waiting = try web.send("GET", "/api/jobs/o1").json
+        }
+        #expect(waiting["phase"] as? String == WebApp.waitingForWritersPhase)
+        #expect(waiting["finished"] as? Bool == false)
+        #expect(try library.tagCount("later") == 0)
+        try writer.execute("COMMIT")
+        var done = waiting
+        while done["finished"] as? Bool != true && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+            done = try web.send("GET", "/api/jobs/o1").json
+        }
+        #expect(done["status"] as? Int == 200)
+        #expect((done["answer"] as? [String: Any])?["changed"] as? Int == 30)
+        #expect(try library.tagCount("later") == 30)
+
+        // A request that waits for its answer still fails as busy, and changes nothing.
+        try writer.execute("BEGIN IMMEDIATE")
+        let refused = try web.send("POST", "/api/bulk/tag", json: #"{"select": "matches", "q": "house", "tag": "sooner"}"#)
+        try writer.execute("COMMIT")
+        #expect(refused.status == 503)
+        #expect(try library.tagCount("sooner") == 0)
     }
 
     @Test("all matches of a search with a tag: removed tag, Trash and restore, purge")
