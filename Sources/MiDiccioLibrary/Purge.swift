@@ -6,20 +6,31 @@ extension WordLibrary {
     /// Deletes words in the Trash permanently. Each leaves a marker (its id and the
     /// purge time, nothing of its content) that sync carries to every device, where it
     /// beats any version of the word. All or nothing: a word not in the Trash is refused.
+    ///
+    /// The purged words' text then leaves the search index's old segments and the WAL
+    /// (`scrubIfOwed`); should another program be writing meanwhile, that waits for the
+    /// next purge or sync, and the purge still stands.
     @discardableResult
     public func purge(_ ids: [WordID]) throws -> [Word] {
-        let purged: [Word] = try writing {
+        let purged = try purgeOwingScrub(ids)
+        try scrubIfOwed()
+        return purged
+    }
+
+    /// The transaction of `purge`, which leaves the scrub owed.
+    package func purgeOwingScrub(_ ids: [WordID]) throws -> [Word] {
+        try writing {
             let time = clock.now()
-            return try Self.unique(ids).map { id in
+            let purged = try Self.unique(ids).map { id in
                 guard let stored = try stored(id) else { throw LibraryError.wordNotFound(id.rawValue) }
                 guard stored.word.isDeleted else { throw LibraryError.notInTrashForPurge(id, term: stored.word.term) }
                 try removePermanently(stored)
                 try recordMarker(PurgeMarker(id: id, purgedAt: time), pending: true, byThisDevice: true)
                 return stored.word
             }
+            if !purged.isEmpty { try oweScrub() }
+            return purged
         }
-        if !purged.isEmpty { try scrubFreedContent() }
-        return purged
     }
 
     /// Purges every word in the Trash; returns how many.
@@ -85,12 +96,39 @@ extension WordLibrary {
             """, [.text(marker.id.rawValue), .time(marker.purgedAt), .integer(pending ? 1 : 0), .integer(byThisDevice ? 1 : 0)])
     }
 
+    /// Notes, in the transaction that purges, that the purged words' text is still to be
+    /// scrubbed from the search index and the WAL (`scrubIfOwed`).
+    package func oweScrub() throws {
+        try setInfo(Self.scrubOwedKey, "1")
+    }
+
+    /// The `library_info` key set while a purge's scrub is owed.
+    static let scrubOwedKey = "purge.scrubOwed"
+
+    /// Scrubs the purged words' text (`scrubFreedContent`) when a purge owes it. The purge
+    /// has committed by then, so another program that writes to the library for longer
+    /// than the busy timeout does not undo it, nor make it report a failure: the scrub
+    /// stays owed, and the next purge or sync makes it. Returns false when it is still owed.
+    @discardableResult
+    package func scrubIfOwed() throws -> Bool {
+        guard try guarded({ try info(Self.scrubOwedKey) }) != nil else { return true }
+        do {
+            try scrubFreedContent()
+            return true
+        } catch LibraryError.storage(let error) where error.isBusy {
+            return false
+        }
+    }
+
     /// Rewrites the search index without deleted entries (FTS5 keeps a deleted word's
     /// tokens in old segments until they merge) and empties the WAL, so with
     /// secure_delete no purged text survives anywhere in the library's files.
-    package func scrubFreedContent() throws {
+    func scrubFreedContent() throws {
         try guarded {
-            try database.write { try database.execute("INSERT INTO words_fts (words_fts) VALUES ('optimize')") }
+            try database.write {
+                try database.execute("INSERT INTO words_fts (words_fts) VALUES ('optimize')")
+                try database.run("DELETE FROM library_info WHERE key = ?", [.text(Self.scrubOwedKey)])
+            }
             // Another connection reading at this moment can keep the WAL from being
             // emptied; its next checkpoint finishes the job.
             try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -348,9 +348,16 @@ package final class SyncStore {
         }
     }
 
-    /// Overwrites freed pages and empties the WAL after purges.
-    package func scrubFreedContent() throws {
-        try library.scrubFreedContent()
+    /// Notes, in a merge's transaction that applied purge markers, that their words' text
+    /// is still to be scrubbed (`scrubIfOwed`).
+    package func oweScrub() throws {
+        try library.oweScrub()
+    }
+
+    /// Rewrites the search index and empties the WAL when a purge, here or pulled, owes it;
+    /// stays owed while another program writes (`WordLibrary.scrubIfOwed`).
+    package func scrubIfOwed() throws {
+        try library.scrubIfOwed()
     }
 
     // MARK: - Settings

@@ -121,20 +121,23 @@ extension SyncSession {
                 next.absorbed[index].through = max(next.absorbed[index].through, cursors[device] ?? 0)
             }
             next.purgedElsewhere += purgedHere
+            if purgedHere > 0 { try store.oweScrub() }
         }
         report.pulled += pulled
         report.merged += merged
         report.purgedElsewhere += purgedHere
         kept.pulled += pulled + merged
         kept.purged += purgedHere
-        if purgedHere > 0 { try store.scrubFreedContent() }
     }
 
     /// How many words new here, with their rows made ahead, a merge saves at once.
     static let freshWordsPerWrite = 256
 
-    /// Purges what has been in the Trash here longer than `trash.autoPurgeDays`.
+    /// Purges what has been in the Trash here longer than `trash.autoPurgeDays`, then
+    /// scrubs the text of words purged by this sync's merge or by an earlier purge whose
+    /// scrub another program's write kept waiting.
     func autoPurge() throws {
         if try store.autoPurge() > 0 { report.autoPurged = true }
+        try store.scrubIfOwed()
     }
 }
