@@ -130,9 +130,11 @@ final class BulkActionRouteTests {
         #expect((done["answer"] as? [String: Any])?["changed"] as? Int == 30)
         #expect(try library.tagCount("later") == 30)
 
-        // A request that waits for its answer still fails as busy, and changes nothing.
+        // A request that waits for its answer still fails as busy, and changes nothing:
+        // after SQLite's 10 s, so the answer is awaited for longer than the usual 10 s.
         try writer.execute("BEGIN IMMEDIATE")
-        let refused = try web.send("POST", "/api/bulk/tag", json: #"{"select": "matches", "q": "house", "tag": "sooner"}"#)
+        let refused = try web.send(
+            "POST", "/api/bulk/tag", json: #"{"select": "matches", "q": "house", "tag": "sooner"}"#, timeout: 60)
         try writer.execute("COMMIT")
         #expect(refused.status == 503)
         #expect(try library.tagCount("sooner") == 0)

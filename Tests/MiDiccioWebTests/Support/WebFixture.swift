@@ -48,10 +48,11 @@ final class WebFixture {
     func library() throws -> WordLibrary { try WordLibrary(path: libraryPath) }
 
     /// Sends one request over a real socket. State-changing methods carry the CSRF
-    /// token unless `csrf` says otherwise; `host` replaces the Host header.
+    /// token unless `csrf` says otherwise; `host` replaces the Host header. The answer is
+    /// awaited for at most `timeout` seconds.
     func send(
         _ method: String, _ target: String, body: Data = Data(), csrf: String?? = .none,
-        host: String? = nil, headers: [String: String] = [:]
+        host: String? = nil, headers: [String: String] = [:], timeout: Int = 10
     ) throws -> RawResponse {
         var lines = ["\(method) \(target) HTTP/1.1", "Host: \(host ?? self.host)", "Connection: close"]
         let token: String? =
@@ -64,7 +65,7 @@ final class WebFixture {
         if !body.isEmpty || ["POST", "PUT"].contains(method) { lines.append("Content-Length: \(body.count)") }
         var request = Data((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8)
         request.append(body)
-        return try RawHTTP.exchange(port: server.port, request: request)
+        return try RawHTTP.exchange(port: server.port, request: request, timeout: timeout)
     }
 
     /// A GET of the word list from another client (`source`, a loopback address), over a
@@ -78,7 +79,7 @@ final class WebFixture {
     }
 
     /// `send` with a JSON text body.
-    func send(_ method: String, _ target: String, json: String, csrf: String?? = .none) throws -> RawResponse {
-        try send(method, target, body: Data(json.utf8), csrf: csrf)
+    func send(_ method: String, _ target: String, json: String, csrf: String?? = .none, timeout: Int = 10) throws -> RawResponse {
+        try send(method, target, body: Data(json.utf8), csrf: csrf, timeout: timeout)
     }
 }
