@@ -44,6 +44,12 @@ def test_a_bulk_tag_on_many_words_and_its_undo_show_how_far_they_have_come(page)
     assert toast.startswith("Added the tag") and "repaso" in toast and f"to {COUNT:,} words" in toast, toast
     lines, seen = counted(page, "Adding the tag")
     assert lines, seen
+    # Once every word is handed over, the label says the step is finishing (its search
+    # index and commit), and no count comes after that.
+    texts = [line for line, _ in seen if line]
+    ending = [i for i, line in enumerate(texts) if line == f"Adding the tag: {COUNT:,} words done, finishing\u2026"]
+    assert not any(line.endswith(f" of {COUNT:,} words") for line in (texts[ending[0]:] if ending else [])), texts
+    assert f"Adding the tag: {COUNT:,} of {COUNT:,} words" not in texts, texts
     # The buttons stay disabled while it runs, and the progress is gone once it is done.
     assert all(disabled for line, disabled in seen if line)
     assert not page.find_element(By.ID, "bulk-progress-box").is_displayed()

@@ -1000,10 +1000,15 @@
           if (job.status >= 400) throw apiFailure(job.status, job.answer);
           return job.answer;
         }
-        if (job.total > 0) {
+        if (job.total > 0 && job.done < job.total) {
           bar.max = job.total;
-          bar.value = Math.min(job.done, job.total);
+          bar.value = job.done;
           if (label) label.textContent = job.phase + ": " + job.done.toLocaleString() + " of " + job.total.toLocaleString() + " " + job.unit;
+        } else if (job.total > 0) {
+          // Every word handed over, the step still ends (a bulk action's search index and
+          // commit take seconds at a million words): a moving bar, not one stuck at its end.
+          bar.removeAttribute("value");
+          if (label) label.textContent = job.phase + ": " + job.total.toLocaleString() + " " + job.unit + " done, finishing\u2026";
         } else {
           bar.removeAttribute("value");
           if (label) label.textContent = job.phase + "\u2026";
