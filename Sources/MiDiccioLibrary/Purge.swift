@@ -102,6 +102,13 @@ extension WordLibrary {
         try setInfo(Self.scrubOwedKey, "1")
     }
 
+    /// True while a purge's scrub is owed: another program was writing to the library when
+    /// it was due, so the purged words' text may remain in the search index's older
+    /// segments and the WAL until the next purge or sync (`scrubIfOwed`).
+    public func purgedTextRemains() throws -> Bool {
+        try guarded { try info(Self.scrubOwedKey) != nil }
+    }
+
     /// The `library_info` key set while a purge's scrub is owed.
     static let scrubOwedKey = "purge.scrubOwed"
 
@@ -111,7 +118,7 @@ extension WordLibrary {
     /// stays owed, and the next purge or sync makes it. Returns false when it is still owed.
     @discardableResult
     package func scrubIfOwed() throws -> Bool {
-        guard try guarded({ try info(Self.scrubOwedKey) }) != nil else { return true }
+        guard try purgedTextRemains() else { return true }
         do {
             try scrubFreedContent()
             return true

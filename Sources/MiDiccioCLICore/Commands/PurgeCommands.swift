@@ -22,7 +22,16 @@ struct PurgeCommand: ParsableCommand {
             ids, inTrash: true, output: output, context: context, action: { try $0.purge($1) },
             json: { "[" + $0.map { JSONText.quote($0.id.rawValue) }.joined(separator: ", ") + "]" },
             line: { "Purged \"\($0.term)\" (\($0.id)) permanently" })
+        try noteTextRemaining(try context.library(), context)
     }
+}
+
+/// Says on standard error when a purge stood but its scrub waits for another program
+/// (`WordLibrary.purgedTextRemains`).
+func noteTextRemaining(_ library: WordLibrary, _ context: ToolContext) throws {
+    guard try library.purgedTextRemains() else { return }
+    context.note(
+        "Another program is writing to the library: the purged words' text leaves its search index at the next purge or sync.")
 }
 
 /// `midiccio trash empty`
@@ -54,6 +63,7 @@ struct TrashEmptyCommand: ParsableCommand {
         }
         let purged = try library.emptyTrash()
         context.io.write("Purged \(purged) word\(purged == 1 ? "" : "s") permanently\n")
+        try noteTextRemaining(library, context)
     }
 }
 

@@ -32,14 +32,14 @@ struct APurgeStandsWhileAnotherProgramWritesTests {
                 try writer.execute("ROLLBACK")
                 #expect(try library.isPurged(word.id))
                 #expect(try library.word(word.id) == nil)
-                #expect(try library.info(WordLibrary.scrubOwedKey) != nil)
+                #expect(try library.purgedTextRemains())
                 // The search index's old segment still holds the token: the check below can fail.
                 #expect(purgeLibraryFiles(of: library, holding: token) != [])
             }
             let reopened = try WordLibrary(path: path, clock: clock, environment: [:])
             #expect(try reopened.emptyTrash() == 0)
             #expect(purgeLibraryFiles(of: reopened, holding: token) == [])
-            #expect(try reopened.info(WordLibrary.scrubOwedKey) == nil)
+            #expect(try !reopened.purgedTextRemains())
             #expect(try reopened.search("door").map(\.term) == ["puerta"])
         }
     }
@@ -59,12 +59,12 @@ struct APurgeStandsWhileAnotherProgramWritesTests {
             #expect(purgeLibraryFiles(of: a.library, holding: token) != [])
             try a.sync()
             #expect(purgeLibraryFiles(of: a.library, holding: token) == [])
-            #expect(try a.library.info(WordLibrary.scrubOwedKey) == nil)
+            #expect(try !a.library.purgedTextRemains())
 
             try b.sync()
             #expect(try b.library.isPurged(id))
             #expect(purgeLibraryFiles(of: b.library, holding: token) == [])
-            #expect(try b.library.info(WordLibrary.scrubOwedKey) == nil)
+            #expect(try !b.library.purgedTextRemains())
         }
     }
 }
