@@ -200,3 +200,18 @@ extension Statement {
         isNull(index) ? nil : Timestamp(milliseconds: int64(index))
     }
 }
+
+// MARK: - The file whole while a process keeps it open
+
+extension WordLibrary {
+    /// Rows this connection has written since it opened: a write of its own changes it.
+    package var rowsWritten: Int64 { database.totalChanges }
+
+    /// Copies what the WAL holds into the library file itself, so a copy of the file
+    /// alone holds every word written, even while this process keeps the library open
+    /// (the last connection to close does this anyway). Passive: it waits for no other
+    /// connection, and leaves what a reader still needs for a later call.
+    package func moveLogIntoFile() throws {
+        try guarded { try database.execute("PRAGMA wal_checkpoint(PASSIVE)") }
+    }
+}
