@@ -90,6 +90,7 @@ public final class SyncEngine {
             try session.resyncIfSilentTooLong()
             try session.pull(allowMassDelete: allowMassDelete)
             try session.autoPurge()
+            try session.scrubPurgedText()
             let uploaded = try session.upload()
             let snapshot = try session.writeSnapshotIfDue()
             try session.compact()

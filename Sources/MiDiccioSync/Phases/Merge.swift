@@ -133,11 +133,14 @@ extension SyncSession {
     /// How many words new here, with their rows made ahead, a merge saves at once.
     static let freshWordsPerWrite = 256
 
-    /// Purges what has been in the Trash here longer than `trash.autoPurgeDays`, then
-    /// scrubs the text of words purged by this sync's merge or by an earlier purge whose
-    /// scrub another program's write kept waiting.
+    /// Purges what has been in the Trash here longer than `trash.autoPurgeDays`.
     func autoPurge() throws {
         if try store.autoPurge() > 0 { report.autoPurged = true }
+    }
+
+    /// Scrubs the text of words purged by this sync's merge, or by an earlier purge whose
+    /// scrub another program's write kept waiting (`WordLibrary.scrubIfOwed`).
+    func scrubPurgedText() throws {
         try store.scrubIfOwed()
     }
 }
