@@ -204,9 +204,6 @@ extension Statement {
 // MARK: - The file whole while a process keeps it open
 
 extension WordLibrary {
-    /// Rows this connection has written since it opened: a write of its own changes it.
-    package var rowsWritten: Int64 { database.totalChanges }
-
     /// Copies what the WAL holds into the library file itself, so a copy of the file
     /// alone holds every word written, even while this process keeps the library open
     /// (the last connection to close does this anyway). Passive: it waits for no other

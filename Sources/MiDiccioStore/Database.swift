@@ -151,10 +151,6 @@ package final class Database {
         }
     }
 
-    /// Rows this connection has inserted, updated or deleted since it opened: grows with
-    /// every write it makes.
-    package var totalChanges: Int64 { sqlite3_total_changes64(handle) }
-
     /// True while a transaction is open on this connection (SQLite's own view: outside
     /// one, a statement commits by itself).
     package var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }

@@ -14,51 +14,39 @@ final class LibraryPool: @unchecked Sendable {
     private var idle: [WordLibrary] = []
     private let maximumIdle = 8
 
-    /// True when a connection wrote since the log was last moved into the file.
-    private var wrote = false
-
     init(path: String, environment: [String: String]) {
         self.path = path
         self.environment = environment
-        Self.moveLogAfterWrites(of: self)
+        Self.moveLogEverySecond(of: self)
     }
 
     /// Runs `body` with a connection nobody else is using.
     func withLibrary<T>(_ body: (WordLibrary) throws -> T) throws -> T {
         let borrowed = lock.withLock { idle.popLast() }
         let library = try borrowed ?? WordLibrary(path: path, environment: environment)
-        let before = library.rowsWritten
         defer {
-            let wroteNow = library.rowsWritten != before
             lock.withLock {
-                if wroteNow { wrote = true }
                 if idle.count < maximumIdle { idle.append(library) }
             }
         }
         return try body(library)
     }
 
-    /// Whether a connection wrote since the last call.
-    private func takeWrote() -> Bool {
-        lock.withLock {
-            defer { wrote = false }
-            return wrote
-        }
-    }
-
-    /// How often, in seconds, the log is moved into the library file after a write.
+    /// How often, in seconds, the log is moved into the library file.
     static let logMoveInterval = 1.0
 
-    /// While `pool` lives, moves the log into the library file within about a second of
-    /// any write through it (`WordLibrary.moveLogIntoFile`): the web app keeps the library
-    /// open for days, and SQLite alone moves the log only once it passes 4 MB, so a copy
-    /// of the file alone, taken to a new laptop while the app ran, lacked the newest words.
-    private static func moveLogAfterWrites(of pool: LibraryPool) {
+    /// While `pool` lives, moves the log into the library file every second
+    /// (`WordLibrary.moveLogIntoFile`), whoever wrote it: the web app keeps the library
+    /// open for days, and while it does, neither SQLite (until the log passes 4 MB) nor a
+    /// `midiccio` command that closes (it is not the last connection) moves the log, so a
+    /// copy of the file alone, taken to a new laptop while the app ran, lacked the newest
+    /// words. With nothing new in the log, SQLite only reads the log's header.
+    private static func moveLogEverySecond(of pool: LibraryPool) {
         OwnThread.start { [weak pool] in
             while true {
                 Thread.sleep(forTimeInterval: logMoveInterval)
                 guard let pool else { return }
-                if pool.takeWrote() { try? pool.withLibrary { try $0.moveLogIntoFile() } }
+                try? pool.withLibrary { try $0.moveLogIntoFile() }
             }
         }
     }
