@@ -9,11 +9,12 @@ extension WordLibrary {
     ///
     /// The purged words' text then leaves the search index's old segments and the WAL
     /// (`scrubIfOwed`); should another program be writing meanwhile, that waits for the
-    /// next purge or sync, and the purge still stands.
+    /// next purge or sync, and the purge still stands. With `scrubsLater`, it waits for
+    /// whoever calls `scrubIfOwed` next.
     @discardableResult
     public func purge(_ ids: [WordID]) throws -> [Word] {
         let purged = try purgeOwingScrub(ids)
-        try scrubIfOwed()
+        if !scrubsLater { try scrubIfOwed() }
         return purged
     }
 

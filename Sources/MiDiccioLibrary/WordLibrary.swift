@@ -54,6 +54,13 @@ public final class WordLibrary {
     /// False makes `writingInBulk` write word by word, and a restore into an empty library
     /// look each word up as any restore does (tests compare the two).
     package var usesBulkWrites = true
+
+    /// When true, a purge (`purge`, `emptyTrash`, `autoPurge`, a bulk purge) commits and
+    /// returns, leaving the scrub of its words' text owed (`scrubIfOwed`) to a caller that
+    /// runs it apart: the web app, whose background thread scrubs within a second, so
+    /// "Delete permanently" answers at once. The scrub rewrites the whole search index
+    /// (about 4 s at a million words) whatever the number of words purged.
+    package var scrubsLater = false
     /// The fewest words `writingInBulk` builds the indexes again for (below it, putting
     /// rows into the indexes one by one costs less than sorting the whole table). Tests
     /// lower it to check small writes the same way.

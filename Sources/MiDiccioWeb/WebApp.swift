@@ -65,15 +65,18 @@ public final class WebApp: HTTPHandler {
     }
 
     /// Serves the library at `libraryPath`, with `now` (milliseconds since 1970) as the
-    /// clock that expires Google sign-ins (tests move it).
+    /// clock that expires Google sign-ins (tests move it). Every `housekeepingInterval`
+    /// seconds (one by default), the app scrubs purged text and moves the log into the
+    /// library file (`LibraryPool`).
     package init(
         libraryPath: String, policy: SecurityPolicy, appVersion: String, environment: [String: String],
-        now: @escaping @Sendable () -> Int64
+        now: @escaping @Sendable () -> Int64, housekeepingInterval: Double? = nil
     ) {
         self.policy = policy
         self.appVersion = appVersion
         self.environment = environment
-        self.pool = LibraryPool(path: libraryPath, environment: environment)
+        self.pool = LibraryPool(
+            path: libraryPath, environment: environment, interval: housekeepingInterval ?? LibraryPool.housekeepingInterval)
         self.page = AppAssets.page(csrfToken: policy.csrfToken)
         self.googleSignIns = GoogleSignInBook(now: now)
         self.iCloudSignIns = ICloudSignInDesk(now: now)

@@ -18,11 +18,13 @@ final class WebFixture {
     /// `environment` is added to the app's; `now` is the clock that expires Google
     /// sign-ins (milliseconds since 1970); `port` 0 picks a free one.
     /// `hostNames` (with `bindHost`, say 0.0.0.0) serves as `--lan` does; `limits` are the
-    /// server's (a test may shrink the connection limit).
+    /// server's (a test may shrink the connection limit). `housekeepingInterval` replaces
+    /// the app's second between scrubs of purged text and moves of the log.
     init(
         accessToken: String? = nil, environment: [String: String] = [:], port: UInt16 = 0,
         hostNames: Set<String>? = nil, bindHost: String = "127.0.0.1", limits: HTTPServer.Limits = HTTPServer.Limits(),
-        now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
+        now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) },
+        housekeepingInterval: Double? = nil
     ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("midiccio-web-tests-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -32,7 +34,8 @@ final class WebFixture {
             libraryPath: libraryPath,
             policy: hostNames.map { SecurityPolicy(hostNames: $0, accessToken: accessToken) }
                 ?? SecurityPolicy(host: "127.0.0.1", accessToken: accessToken),
-            appVersion: "midiccio test", environment: ["LANG": "en_US.UTF-8"].merging(environment) { $1 }, now: now)
+            appVersion: "midiccio test", environment: ["LANG": "en_US.UTF-8"].merging(environment) { $1 }, now: now,
+            housekeepingInterval: housekeepingInterval)
         server = try HTTPServer(host: bindHost, port: port, limits: limits, handler: app)
     }
 
