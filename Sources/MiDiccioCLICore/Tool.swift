@@ -254,6 +254,13 @@ package final class ToolContext {
         return dataHome + "/midiccio/library.sqlite"
     }
 
+    /// Closes the library `library()` opened, if no one else holds it: `serve` checks the
+    /// library at start, then leaves the file to the web app's own connections, which
+    /// close while the app sits idle.
+    package func closeLibrary() {
+        openLibrary = nil
+    }
+
     /// The library, opened (and created) on first use.
     package func library() throws -> WordLibrary {
         if let openLibrary { return openLibrary }

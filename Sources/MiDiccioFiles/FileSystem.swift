@@ -417,9 +417,39 @@ package enum FileSystem {
         return (UInt64(status.st_dev), UInt64(status.st_ino))
     }
 
+    /// What says, cheaply, that the file at `path` is no longer as it was: its device,
+    /// inode, size and modification time (symbolic links followed), or nil when nothing is
+    /// there. Another file moved into its place changes the inode; one copied over it, the
+    /// size or the time.
+    package static func stamp(_ path: String) -> FileStamp? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        #if canImport(Glibc)
+        let modified = status.st_mtim
+        #else
+        let modified = status.st_mtimespec
+        #endif
+        return FileStamp(
+            device: UInt64(status.st_dev), inode: UInt64(status.st_ino), size: Int64(status.st_size),
+            modifiedSeconds: Int64(modified.tv_sec), modifiedNanoseconds: Int64(modified.tv_nsec))
+    }
+
     /// The folder that holds `path` ("." for a bare file name).
     package static func parent(of path: String) -> String {
         let parent = URL(fileURLWithPath: path).deletingLastPathComponent().path
         return parent.isEmpty ? "." : parent
     }
+}
+
+/// A file's identity and last change as `FileSystem.stamp` reads them: equal stamps taken
+/// at two moments say nothing was written to the file, nor put in its place, between them.
+package struct FileStamp: Equatable, Sendable {
+    /// The device and inode: another file moved into the path changes them.
+    package let device: UInt64
+    package let inode: UInt64
+    /// The size in bytes.
+    package let size: Int64
+    /// The modification time, in seconds and nanoseconds since 1970.
+    package let modifiedSeconds: Int64
+    package let modifiedNanoseconds: Int64
 }

@@ -4,10 +4,10 @@ import MiDiccioWeb
 import Testing
 
 /// People copy their library file to a new laptop or into a backup while the web app is
-/// still running in the background. The app keeps the library open for days, and SQLite
-/// moves its write-ahead log into the file only once the log passes 4 MB (a command that
-/// closes meanwhile is not the last connection), so the newest words were in the log
-/// alone, and a copy of the file alone lacked them.
+/// still running. The app keeps the library open while it is in use, and SQLite moves its
+/// write-ahead log into the file only once the log passes 4 MB (a command that closes
+/// meanwhile is not the last connection), so the newest words were in the log alone, and
+/// a copy of the file alone lacked them.
 @Suite("A copy of the library file taken while the web app runs")
 final class ACopyTakenWhileTheAppRunsHoldsEveryWordTests {
     let web: WebFixture

@@ -73,18 +73,21 @@ struct ServeCommand: ParsableCommand {
     }
 
     func run(_ context: ToolContext) throws {
-        // Open (or create) the library now, so a bad path fails here and not in the browser.
-        let library = try context.library()
+        // Open (or create) the library now, so a bad path fails here and not in the browser;
+        // then close it: the app opens connections of its own while it is in use, and keeps
+        // none open while it sits idle (a file restored from a backup meanwhile stays whole).
+        let libraryPath = try context.library().path
+        context.closeLibrary()
         let wildcard = lan || SecurityPolicy.isWildcard(host)
         let bindHost = lan ? "0.0.0.0" : host
         var accessToken = token
         var browsers = PairedBrowsers()
         if beyondLoopback && accessToken == nil {
-            let tokenFile = PairingToken(libraryPath: library.path)
+            let tokenFile = PairingToken(libraryPath: libraryPath)
             let stored = try tokenFile.load(renew: newToken)
             accessToken = stored.token
             // The paired browsers are kept beside the token; a new token signs them all out.
-            browsers = try PairedBrowsers(path: library.path + ".serve-browsers")
+            browsers = try PairedBrowsers(path: libraryPath + ".serve-browsers")
             if stored.isNew {
                 browsers.signOutAll()
                 context.note("A new access token is kept in \(tokenFile.path).")
@@ -97,7 +100,7 @@ struct ServeCommand: ParsableCommand {
             ? SecurityPolicy(hostNames: MachineNames.all(), accessToken: accessToken, browsers: browsers)
             : SecurityPolicy(host: host, accessToken: accessToken, browsers: browsers)
         let app = WebApp(
-            libraryPath: library.path, policy: policy, appVersion: "midiccio \(Tool.version)", environment: context.environment)
+            libraryPath: libraryPath, policy: policy, appVersion: "midiccio \(Tool.version)", environment: context.environment)
         // Signals arrive as dispatch events (handled on a queue, not in a signal handler),
         // so stopping runs ordinary code: the daemon finishes requests in progress.
         let stop = DispatchSemaphore(value: 0)
@@ -123,7 +126,7 @@ struct ServeCommand: ParsableCommand {
             context.io.write("Open it on your phone: scan this code with its camera (on the same network).\n")
             context.io.write(code.terminalText)
         }
-        context.note("Library: \(library.path). Press Ctrl-C to stop.")
+        context.note("Library: \(libraryPath). Press Ctrl-C to stop.")
         stop.wait()
         server.stop()
         context.note("Stopped.")

@@ -1,0 +1,116 @@
+import Foundation
+import MiDiccioKit
+import MiDiccioStore
+import Testing
+
+/// People restore their library file from a backup, or copy another one over it, while
+/// the web app sits in the background. The app kept its connections open for days: they
+/// read their cached pages of the file that was there before and wrote them into the new
+/// one, a malformed library (found by hand, with `cp` and with a move), or went on
+/// writing into the file moved away, whose words then vanished. The app now closes its
+/// connections when left alone, and opens new ones when the file is not as it left it.
+@Suite("A library file restored from a backup while the web app runs")
+final class ALibraryRestoredWhileTheAppRunsStaysWholeTests {
+    let web: WebFixture
+    let backupPath: String
+
+    init() throws {
+        web = try WebFixture()
+        // A backup of another library: nothing of the app's file is in it.
+        backupPath = web.directory + "/backup.sqlite"
+        let backup = try WordLibrary(path: backupPath)
+        for term in ["respaldo", "copia", "reserva"] { try backup.add(WordContent(term: term, meaning: "guardada")) }
+    }
+
+    /// How a person puts a backup in the library's place.
+    enum Replacement: String, CustomTestStringConvertible {
+        /// `cp backup.sqlite library.sqlite`: the same file, rewritten.
+        case copiedOver = "copied over the library file"
+        /// A file manager, or `mv`: another file under the same name.
+        case movedIn = "moved into the library's place"
+
+        var testDescription: String { rawValue }
+    }
+
+    @Test(
+        "a backup put in place while the app sits idle is the library the app then uses, whole",
+        arguments: [
+            Replacement.copiedOver, .movedIn,
+        ])
+    func replacedWhileIdle(_ how: Replacement) throws {
+        try useTheApp()
+        try waitUntilTheAppIsIdle()
+        try replace(how)
+        try expectTheBackupThenNewWords()
+    }
+
+    @Test(
+        "a backup put in place while the app is in use is the library its next request uses, whole",
+        arguments: [
+            Replacement.copiedOver, .movedIn,
+        ])
+    func replacedWhileInUse(_ how: Replacement) throws {
+        try useTheApp()
+        try waitUntilTheAppIsIdle()
+        // A request opens a connection again, with pages of the file in its cache; the
+        // file is replaced right after it.
+        #expect(try web.send("GET", "/api/words?limit=50").status == 200)
+        try replace(how)
+        try expectTheBackupThenNewWords()
+    }
+
+    // MARK: - Steps
+
+    /// Words added and listed through the app: its connections hold pages of the file in
+    /// their caches, and the log holds the words.
+    private func useTheApp() throws {
+        for index in 1...30 {
+            let added = try web.send(
+                "POST", "/api/words", json: #"{"term": "antes\#(index)", "meaning": "\#(String(repeating: "x", count: 300))"}"#)
+            #expect(added.status == 201)
+        }
+        #expect(try web.send("GET", "/api/words?limit=50").status == 200)
+    }
+
+    /// Waits (at most 20 s) until the app has closed the library: the last connection to
+    /// close empties the log.
+    private func waitUntilTheAppIsIdle() throws {
+        let deadline = Date().addingTimeInterval(20)
+        while logSize() > 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+        #expect(logSize() == 0, "the app closed the library once left alone")
+    }
+
+    private func replace(_ how: Replacement) throws {
+        switch how {
+        case .copiedOver:
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: backupPath))
+            let file = try #require(FileHandle(forWritingAtPath: web.libraryPath))
+            try file.truncate(atOffset: 0)
+            try file.write(contentsOf: bytes)
+            try file.close()
+        case .movedIn:
+            let moving = web.directory + "/moving.sqlite"
+            try FileManager.default.copyItem(atPath: backupPath, toPath: moving)
+            #expect(rename(moving, web.libraryPath) == 0)
+        }
+    }
+
+    private func logSize() -> Int {
+        (try? FileManager.default.attributesOfItem(atPath: web.libraryPath + "-wal")[.size] as? Int) ?? 0
+    }
+
+    /// The app shows the backup's words, adds new ones to it, and the file passes SQLite's
+    /// integrity check with exactly those words.
+    private func expectTheBackupThenNewWords() throws {
+        let shown = try web.send("GET", "/api/words?limit=50")
+        #expect(shown.status == 200)
+        #expect(shown.json["total"] as? Int == 3)
+        for index in 1...5 {
+            #expect(try web.send("POST", "/api/words", json: #"{"term": "despues\#(index)"}"#).status == 201)
+        }
+        let check = try Database(path: web.libraryPath, create: false)
+        #expect(try check.text("PRAGMA integrity_check") == "ok")
+        let terms = try web.library().list().map(\.term).sorted()
+        #expect(terms == ["copia", "despues1", "despues2", "despues3", "despues4", "despues5", "reserva", "respaldo"])
+    }
+}
