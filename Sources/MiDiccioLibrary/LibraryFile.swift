@@ -211,4 +211,12 @@ extension WordLibrary {
     package func moveLogIntoFile() throws {
         try guarded { try database.execute("PRAGMA wal_checkpoint(PASSIVE)") }
     }
+
+    /// Moves what the WAL holds into the file this connection opened and empties the WAL
+    /// (waiting, up to the busy timeout, for readers to finish). For a connection to a
+    /// file moved away from its path: SQLite's own close leaves such a file's WAL beside
+    /// the path, and the file now there would take it for its own.
+    package func emptyLog() throws {
+        try guarded { try database.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+    }
 }

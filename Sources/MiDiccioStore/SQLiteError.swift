@@ -16,6 +16,12 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
         self.sql = sql
     }
 
+    /// A busy error (SQLITE_BUSY) raised outside SQLite: something else is still writing,
+    /// and waiting for it took too long.
+    public static func busy(_ message: String) -> SQLiteError {
+        SQLiteError(code: SQLITE_BUSY, message: message)
+    }
+
     /// True when another connection held the lock past the busy timeout.
     public var isBusy: Bool { code & 0xFF == SQLITE_BUSY || code & 0xFF == SQLITE_LOCKED }
 

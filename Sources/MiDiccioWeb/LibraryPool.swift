@@ -1,6 +1,7 @@
 import Foundation
 import MiDiccioFiles
 import MiDiccioKit
+import MiDiccioStore
 
 /// Open connections to one library, lent to one request at a time, and closed again once
 /// the app has been left alone for a moment.
@@ -13,24 +14,33 @@ import MiDiccioKit
 /// People restore a library file from a backup, or copy one over it, while the app sits
 /// in the background. A connection kept open past that moment reads its cached pages of
 /// the file that was there before and writes them into the new one (a malformed library,
-/// found by hand), or goes on writing into a file moved out of the way. So connections
-/// close once the app has been idle for `closeAfter` seconds, as if it were not running,
-/// and a connection is lent only while the file looks as it did when the pool's
-/// connections were opened (`FileStamp`).
+/// found by hand), or goes on writing into a file moved out of the way. So:
+/// - connections close once the app has been idle for `closeAfter` seconds, as if it were
+///   not running;
+/// - a connection is lent only while the file looks as it did when the pool's connections
+///   were opened (`FileStamp`); otherwise they close and new ones open;
+/// - when another file was moved into the path, no connection opens until every one to
+///   the file moved away has closed: the last of them empties the log beside the path,
+///   which the new file's first connection would otherwise take for its own.
+///
+/// Connections close under the pool's lock, as the last reference to them goes.
 final class LibraryPool: @unchecked Sendable {
     let path: String
     private let environment: [String: String]
     private let closeAfter: Double
-    private let lock = NSLock()
+    private let condition = NSCondition()
     private var idle: [WordLibrary] = []
     private let maximumIdle = 8
-    /// How many connections requests or the pool's thread have borrowed.
-    private var lent = 0
+    /// How many connections are lent, by the generation they were opened in.
+    private var lent: [Int: Int] = [:]
     /// The file as it was when the connections now open were opened; nil when none is.
     private var stamp: FileStamp?
-    /// Counts the times every open connection was given up; a connection borrowed before
-    /// the last time is closed when it comes back.
+    /// Counts the times every open connection was given up; a connection opened before the
+    /// last time is closed when it comes back.
     private var generation = 0
+    /// The first generation whose connections reach the file now in the path: those of
+    /// earlier generations reach a file moved away.
+    private var movedAt = 0
     /// When a request last gave its connection back.
     private var lastUse = Date()
 
@@ -53,53 +63,100 @@ final class LibraryPool: @unchecked Sendable {
         try withLibrary(byRequest: true, body)
     }
 
+    /// A lent connection; the pool drops it from here when it comes back, so that, when it
+    /// does not keep it, the connection closes under the pool's lock.
+    private final class Lease {
+        var library: WordLibrary?
+        let generation: Int
+
+        init(_ library: WordLibrary, _ generation: Int) {
+            self.library = library
+            self.generation = generation
+        }
+    }
+
     /// Lends a connection to `body`. A request's use keeps the connections open
     /// (`closeAfter`); the pool's thread's does not. With `ownWrite`, what `body` writes
     /// into the library file itself (a checkpoint) is taken for the pool's own: the stamp
     /// is read again after it, so the next request keeps the connections.
     private func withLibrary<T>(byRequest: Bool, ownWrite: Bool = false, _ body: (WordLibrary) throws -> T) throws -> T {
-        var stale: [WordLibrary] = []
-        let (borrowed, borrowedIn) = lock.withLock {
-            // Another file in the path, or this one written by something that is not a
-            // connection of ours: what the open connections cached may no longer be in it.
-            let now = FileSystem.stamp(path)
-            if now != stamp {
-                (stale, idle) = (idle, [])
-                generation += 1
-                stamp = now
-            }
-            lent += 1
-            return (idle.popLast(), generation)
-        }
-        // The connections to a file moved away close before one opens the new file: the
-        // last of them empties the log that both files' connections would share.
-        stale.removeAll()
-        let library: WordLibrary
-        do {
-            library = try borrowed ?? Self.open(path, environment)
-        } catch {
-            lock.withLock { lent -= 1 }
-            throw error
-        }
-        var surplus: [WordLibrary] = []
-        defer {
-            lock.withLock {
-                lent -= 1
-                if byRequest { lastUse = Date() }
-                if ownWrite && borrowedIn == generation { stamp = FileSystem.stamp(path) }
-                if borrowedIn == generation && idle.count < maximumIdle {
-                    idle.append(library)
-                } else {
-                    surplus.append(library)
-                }
-            }
-            surplus.removeAll()
-        }
+        let lease = try borrow()
+        defer { giveBack(lease, byRequest: byRequest, ownWrite: ownWrite) }
+        guard let library = lease.library else { preconditionFailure("a lease holds its connection until given back") }
         return try body(library)
     }
 
+    private func borrow() throws -> Lease {
+        condition.lock()
+        defer { condition.unlock() }
+        dropIfFileChanged()
+        let deadline = Date().addingTimeInterval(Self.movedFileWait)
+        while lent.contains(where: { $0.key < movedAt && $0.value > 0 }) {
+            guard condition.wait(until: deadline) else {
+                throw LibraryError.storage(
+                    .busy("the library file was replaced while a long action was still writing to the one it replaced"))
+            }
+        }
+        // Opened under the lock too: a connection to a file just moved into the path waits
+        // for the ones to the file moved away.
+        let library = try idle.popLast() ?? Self.open(path, environment)
+        lent[generation, default: 0] += 1
+        return Lease(library, generation)
+    }
+
+    /// Under the lock: when the file is not as the open connections found it (another
+    /// file in the path, or this one written by something that is not a connection of
+    /// ours, so what they cached may no longer be in it), closes the idle ones and has the
+    /// lent ones close when they come back.
+    private func dropIfFileChanged() {
+        let now = FileSystem.stamp(path)
+        guard now != stamp else { return }
+        if let known = stamp, now.map({ known.device != $0.device || known.inode != $0.inode }) ?? true {
+            movedAt = generation + 1
+        }
+        retire(idle, generation)
+        idle = []
+        generation += 1
+        stamp = now
+    }
+
+    private func giveBack(_ lease: Lease, byRequest: Bool, ownWrite: Bool) {
+        condition.lock()
+        defer { condition.unlock() }
+        if byRequest { lastUse = Date() }
+        if ownWrite && lease.generation == generation, let known = stamp, let now = FileSystem.stamp(path),
+            now.device == known.device && now.inode == known.inode
+        {
+            // The pool's own checkpoint changed the size and time; another file moved into
+            // the path meanwhile never is its own.
+            stamp = now
+        }
+        lent[lease.generation, default: 1] -= 1
+        if lent[lease.generation] == 0 { lent[lease.generation] = nil }
+        if lease.generation == generation && idle.count < maximumIdle, let library = lease.library {
+            idle.append(library)
+        } else if let library = lease.library {
+            retire([library], lease.generation)
+        }
+        // Closes the connection, unless kept above.
+        lease.library = nil
+        condition.broadcast()
+    }
+
+    /// Readies connections of `generation` to close. SQLite does not empty the log of a
+    /// file moved away from its path when its last connection closes (it leaves the file
+    /// as it is), so the file now in the path would take that log for its own: the last
+    /// connection to a file moved away empties the log first (while another one is still
+    /// lent, its reads or writes would keep that waiting). Called under the lock, after
+    /// the lease of a connection given back has left `lent`.
+    private func retire(_ libraries: [WordLibrary], _ generation: Int) {
+        guard generation < movedAt, !lent.contains(where: { $0.key < movedAt }), let last = libraries.last else { return }
+        try? last.emptyLog()
+    }
+
+    /// Opens a connection; a library deleted while the app ran is not made again, empty.
     private static func open(_ path: String, _ environment: [String: String]) throws -> WordLibrary {
-        let library = try WordLibrary(path: path, environment: environment)
+        let library = try WordLibrary(path: path, create: false, environment: environment)
         library.scrubsLater = true
         return library
     }
@@ -109,6 +166,10 @@ final class LibraryPool: @unchecked Sendable {
 
     /// After how many seconds without a request the pool closes its connections.
     static let idleCloseAfter = 2.0
+
+    /// How long, in seconds, a request waits for a long action still writing to a library
+    /// file moved away before it is refused as busy (SQLite's own busy timeout).
+    static let movedFileWait = 10.0
 
     /// How long, in seconds, the pool's thread leaves a scrub that failed for another
     /// reason than a busy library (a full disk, say) before trying it again: each try
@@ -147,17 +208,21 @@ final class LibraryPool: @unchecked Sendable {
     }
 
     /// True while a connection is open, idle or lent.
-    private var holdsConnections: Bool { lock.withLock { !idle.isEmpty || lent > 0 } }
+    private var holdsConnections: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return !idle.isEmpty || !lent.isEmpty
+    }
 
     /// Closes every idle connection once no request has used one for `closeAfter`
     /// seconds and none is lent.
     private func closeIfIdle() {
-        var closing: [WordLibrary] = []
-        lock.withLock {
-            guard lent == 0, Date().timeIntervalSince(lastUse) >= closeAfter else { return }
-            (closing, idle) = (idle, [])
-            stamp = nil
-        }
-        closing.removeAll()
+        condition.lock()
+        defer { condition.unlock() }
+        guard lent.isEmpty, Date().timeIntervalSince(lastUse) >= closeAfter else { return }
+        // A file moved into the path meanwhile: the connections to the old one empty its log.
+        dropIfFileChanged()
+        idle = []
+        stamp = nil
     }
 }

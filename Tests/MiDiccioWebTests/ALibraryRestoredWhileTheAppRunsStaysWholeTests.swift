@@ -3,6 +3,8 @@ import MiDiccioKit
 import MiDiccioStore
 import Testing
 
+@testable import MiDiccioWeb
+
 /// People restore their library file from a backup, or copy another one over it, while
 /// the web app sits in the background. The app kept its connections open for days: they
 /// read their cached pages of the file that was there before and wrote them into the new
@@ -57,6 +59,35 @@ final class ALibraryRestoredWhileTheAppRunsStaysWholeTests {
         #expect(try web.send("GET", "/api/words?limit=50").status == 200)
         try replace(how)
         try expectTheBackupThenNewWords()
+    }
+
+    @Test("a backup moved into place while a connection still writes to the old file waits for it, and takes nothing from it")
+    func movedInWhileAConnectionIsLent() throws {
+        // The words just added are still in the log, not yet in the file.
+        try useTheApp()
+        let held = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        let app = web.app
+        Thread.detachNewThread {
+            // A long action, or the app's own thread, holding a connection to the old file.
+            _ = try? app.pool.withLibrary { _ in
+                held.signal()
+                Thread.sleep(forTimeInterval: 1)
+            }
+            done.signal()
+        }
+        held.wait()
+        try replace(.movedIn)
+        let started = Date()
+        #expect(try web.send("POST", "/api/words", json: #"{"term": "despues0"}"#).status == 201)
+        #expect(Date().timeIntervalSince(started) > 0.5, "the request waited for the connection to the old file")
+        done.wait()
+
+        let shown = try web.send("GET", "/api/words?limit=50")
+        #expect(shown.json["total"] as? Int == 4)
+        let check = try Database(path: web.libraryPath, create: false)
+        #expect(try check.text("PRAGMA integrity_check") == "ok")
+        #expect(try web.library().list().map(\.term).sorted() == ["copia", "despues0", "reserva", "respaldo"])
     }
 
     // MARK: - Steps
