@@ -452,4 +452,10 @@ package struct FileStamp: Equatable, Sendable {
     /// The modification time, in seconds and nanoseconds since 1970.
     package let modifiedSeconds: Int64
     package let modifiedNanoseconds: Int64
+
+    /// True when both stamps are of one file (device and inode), whatever was written to it
+    /// between them.
+    package func isSameFile(as other: FileStamp) -> Bool {
+        device == other.device && inode == other.inode
+    }
 }

@@ -15,7 +15,7 @@ import MiDiccioStore
 /// in the background. A connection kept open past that moment reads its cached pages of
 /// the file that was there before and writes them into the new one (a malformed library,
 /// found by hand), or goes on writing into a file moved out of the way. So:
-/// - connections close once the app has been idle for `closeAfter` seconds, as if it were
+/// - connections close once the app has been idle for `idleCloseAfter` seconds, as if it were
 ///   not running;
 /// - a connection is lent only while the file looks as it did when the pool's connections
 ///   were opened (`FileStamp`); otherwise they close and new ones open;
@@ -27,7 +27,6 @@ import MiDiccioStore
 final class LibraryPool: @unchecked Sendable {
     let path: String
     private let environment: [String: String]
-    private let closeAfter: Double
     private let condition = NSCondition()
     private var idle: [WordLibrary] = []
     private let maximumIdle = 8
@@ -46,14 +45,10 @@ final class LibraryPool: @unchecked Sendable {
 
     /// Opens connections to the library at `path` as they are needed. Every `interval`
     /// seconds, a thread of the pool's own looks after the library (`keepFileWholeEvery`);
-    /// connections close once no request has used one for `closeAfter` seconds.
-    init(
-        path: String, environment: [String: String], interval: Double = LibraryPool.housekeepingInterval,
-        closeAfter: Double = LibraryPool.idleCloseAfter
-    ) {
+    /// connections close once no request has used one for `idleCloseAfter` seconds.
+    init(path: String, environment: [String: String], interval: Double = LibraryPool.housekeepingInterval) {
         self.path = path
         self.environment = environment
-        self.closeAfter = closeAfter
         Self.keepFileWholeEvery(interval, of: self)
     }
 
@@ -76,7 +71,7 @@ final class LibraryPool: @unchecked Sendable {
     }
 
     /// Lends a connection to `body`. A request's use keeps the connections open
-    /// (`closeAfter`); the pool's thread's does not. With `ownWrite`, what `body` writes
+    /// (`idleCloseAfter`); the pool's thread's does not. With `ownWrite`, what `body` writes
     /// into the library file itself (a checkpoint) is taken for the pool's own: the stamp
     /// is read again after it, so the next request keeps the connections.
     private func withLibrary<T>(byRequest: Bool, ownWrite: Bool = false, _ body: (WordLibrary) throws -> T) throws -> T {
@@ -111,7 +106,7 @@ final class LibraryPool: @unchecked Sendable {
     private func dropIfFileChanged() {
         let now = FileSystem.stamp(path)
         guard now != stamp else { return }
-        if let known = stamp, now.map({ known.device != $0.device || known.inode != $0.inode }) ?? true {
+        if let known = stamp, !(now.map(known.isSameFile) ?? false) {
             movedAt = generation + 1
         }
         retire(idle, generation)
@@ -125,7 +120,7 @@ final class LibraryPool: @unchecked Sendable {
         defer { condition.unlock() }
         if byRequest { lastUse = Date() }
         if ownWrite && lease.generation == generation, let known = stamp, let now = FileSystem.stamp(path),
-            now.device == known.device && now.inode == known.inode
+            now.isSameFile(as: known)
         {
             // The pool's own checkpoint changed the size and time; another file moved into
             // the path meanwhile never is its own.
@@ -184,7 +179,7 @@ final class LibraryPool: @unchecked Sendable {
     ///   wrote it: while the app is in use, neither SQLite (until the log passes 4 MB) nor
     ///   a `midiccio` command that closes (it is not the last connection) moves the log, so
     ///   a copy of the file alone, taken meanwhile, lacked the newest words;
-    /// - once no request has come for `closeAfter` seconds, closes every connection (the
+    /// - once no request has come for `idleCloseAfter` seconds, closes every connection (the
     ///   last to close empties the log): the library at rest is as safe to copy, or to
     ///   replace from a backup, as when the app is not running.
     private static func keepFileWholeEvery(_ interval: Double, of pool: LibraryPool) {
@@ -214,12 +209,12 @@ final class LibraryPool: @unchecked Sendable {
         return !idle.isEmpty || !lent.isEmpty
     }
 
-    /// Closes every idle connection once no request has used one for `closeAfter`
+    /// Closes every idle connection once no request has used one for `idleCloseAfter`
     /// seconds and none is lent.
     private func closeIfIdle() {
         condition.lock()
         defer { condition.unlock() }
-        guard lent.isEmpty, Date().timeIntervalSince(lastUse) >= closeAfter else { return }
+        guard lent.isEmpty, Date().timeIntervalSince(lastUse) >= Self.idleCloseAfter else { return }
         // A file moved into the path meanwhile: the connections to the old one empty its log.
         dropIfFileChanged()
         idle = []
