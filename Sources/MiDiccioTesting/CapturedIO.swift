@@ -18,6 +18,15 @@ package final class CapturedIO: TerminalIO {
     package func writeError(_ text: String) { errorOutput += text }
     package func readInput() -> String { input }
     package var inputIsTerminal = false
+    /// Runs before `readKey` takes the key at this index (0 for the first): a test's
+    /// moment between two keys, as a person pausing at the keyboard.
+    package var beforeKey: ((Int) -> Void)?
+    private var keysRead = 0
+    package func readKey() -> Character? {
+        beforeKey?(keysRead)
+        keysRead += 1
+        return input.isEmpty ? nil : input.removeFirst()
+    }
     package func readLine() -> String? {
         guard !input.isEmpty else { return nil }
         let line = input.prefix { $0 != "\n" }

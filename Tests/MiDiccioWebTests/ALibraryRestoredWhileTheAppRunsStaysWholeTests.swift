@@ -1,6 +1,7 @@
 import Foundation
 import MiDiccioKit
 import MiDiccioStore
+import MiDiccioTesting
 import Testing
 
 @testable import MiDiccioWeb
@@ -24,16 +25,6 @@ final class ALibraryRestoredWhileTheAppRunsStaysWholeTests {
         for term in ["respaldo", "copia", "reserva"] { try backup.add(WordContent(term: term, meaning: "guardada")) }
     }
 
-    /// How a person puts a backup in the library's place.
-    enum Replacement: String, CustomTestStringConvertible {
-        /// `cp backup.sqlite library.sqlite`: the same file, rewritten.
-        case copiedOver = "copied over the library file"
-        /// A file manager, or `mv`: another file under the same name.
-        case movedIn = "moved into the library's place"
-
-        var testDescription: String { rawValue }
-    }
-
     /// Whether the app holds connections when the backup is put in place.
     enum Moment: String, CustomTestStringConvertible {
         /// Left alone: the app has closed the library.
@@ -46,8 +37,8 @@ final class ALibraryRestoredWhileTheAppRunsStaysWholeTests {
 
     @Test(
         "a backup put in place is the library the app's next request uses, whole",
-        arguments: [Replacement.copiedOver, .movedIn], [Moment.idle, .inUse])
-    func replaced(_ how: Replacement, _ moment: Moment) throws {
+        arguments: BackupPutInPlace.allCases, [Moment.idle, .inUse])
+    func replaced(_ how: BackupPutInPlace, _ moment: Moment) throws {
         try useTheApp()
         try waitUntilTheAppIsIdle()
         if moment == .inUse { #expect(try web.send("GET", "/api/words?limit=50").status == 200) }
@@ -105,19 +96,8 @@ final class ALibraryRestoredWhileTheAppRunsStaysWholeTests {
         #expect(logSize() == 0, "the app closed the library once left alone")
     }
 
-    private func replace(_ how: Replacement) throws {
-        switch how {
-        case .copiedOver:
-            let bytes = try Data(contentsOf: URL(fileURLWithPath: backupPath))
-            let file = try #require(FileHandle(forWritingAtPath: web.libraryPath))
-            try file.truncate(atOffset: 0)
-            try file.write(contentsOf: bytes)
-            try file.close()
-        case .movedIn:
-            let moving = web.directory + "/moving.sqlite"
-            try FileManager.default.copyItem(atPath: backupPath, toPath: moving)
-            #expect(rename(moving, web.libraryPath) == 0)
-        }
+    private func replace(_ how: BackupPutInPlace) throws {
+        try how.put(backupPath, at: web.libraryPath)
     }
 
     private func logSize() -> Int {

@@ -148,15 +148,22 @@ struct StudyCommand: ParsableCommand {
     func validate() throws(UsageError) { try refuseBlankTag(tag) }
 
     func run(_ context: ToolContext) throws {
-        let library = try context.library()
         let keys = KeyReader(context.io)
         defer { keys.restore() }
-        var session = StudySessionState(library: library, tag: tag, newLimit: new)
+        // The library is open only while a step reads or writes it, never while the session
+        // waits for a key: a backup put in its place, or a restore in the web app, meanwhile
+        // is the library the next answer goes to (README, "Putting a backup in the library's
+        // place").
+        func key() -> Character? {
+            context.closeLibrary()
+            return keys.next()
+        }
+        var session = StudySessionState(library: context.library, tag: tag, newLimit: new)
         let out = context.io
         var answered = 0
         while true {
             guard let card = try session.next() else {
-                let next = try library.studyQueue(tag: tag, newLimit: 0).nextDue
+                let next = try context.library().studyQueue(tag: tag, newLimit: 0).nextDue
                 out.write("\nDone: \(answered) answered." + (next.map { " Come back at \(Self.clock($0))." } ?? "") + "\n")
                 return
             }
@@ -166,12 +173,12 @@ struct StudyCommand: ParsableCommand {
             let shown = Date()
             var undone = false
             reveal: while true {
-                guard let key = keys.next() else { return }
+                guard let key = key() else { return }
                 switch key {
                 case " ", "\n", "\r": break reveal
                 case "q": return
                 case "u":
-                    if try library.undoLastReview() != nil {
+                    if try context.library().undoLastReview() != nil {
                         answered -= 1
                         out.write("  Undone.\n")
                         session.reload()
@@ -185,18 +192,23 @@ struct StudyCommand: ParsableCommand {
             out.write(Self.back(word, reverse: reverse))
             out.write("  1 again   2 hard   3 good   4 easy   u undo   q quit\n")
             answer: while true {
-                guard let key = keys.next() else { return }
+                guard let key = key() else { return }
                 switch key {
                 case "1", "2", "3", "4":
                     let grade = ReviewGrade(rawValue: Int(String(key))!)!
                     let seconds = Int(Date().timeIntervalSince(shown).rounded())
-                    let schedule = try library.review(word.id, grade: grade, seconds: seconds)
-                    answered += 1
-                    out.write("  \(grade.name): due \(schedule.due.map { Self.clock($0) } ?? "-")\n")
+                    do {
+                        let schedule = try context.library().review(word.id, grade: grade, seconds: seconds)
+                        answered += 1
+                        out.write("  \(grade.name): due \(schedule.due.map { Self.clock($0) } ?? "-")\n")
+                    } catch LibraryError.wordNotFound, LibraryError.wrongTrashState {
+                        // Deleted, or gone with a restored backup, while the card was shown.
+                        out.write("  Not recorded: \((word.term).shownSafely) is no longer in the library (deleted meanwhile).\n")
+                    }
                     session.reload()
                     break answer
                 case "u":
-                    if try library.undoLastReview() != nil {
+                    if try context.library().undoLastReview() != nil {
                         answered -= 1
                         out.write("  Undone.\n")
                         session.reload()
@@ -241,13 +253,14 @@ struct StudyCommand: ParsableCommand {
 /// The queue a study session works through, built again after every answer (a word in
 /// learning comes back when due within the session).
 struct StudySessionState {
-    let library: WordLibrary
+    /// The library, opened for each step.
+    let library: () throws -> WordLibrary
     let tag: String?
     var newLimit: Int?
     var cards: [StudyCard] = []
     var loaded = false
 
-    init(library: WordLibrary, tag: String?, newLimit: Int?) {
+    init(library: @escaping () throws -> WordLibrary, tag: String?, newLimit: Int?) {
         self.library = library
         self.tag = tag
         self.newLimit = newLimit
@@ -261,6 +274,7 @@ struct StudySessionState {
     mutating func next() throws -> StudyCard? {
         if !loaded {
             // --new counts for the session: new words answered in it use it up.
+            let library = try library()
             let studiedNew = try library.studyQueue(tag: tag, newLimit: 0).studiedToday.new
             let limit = newLimit.map { max(0, $0 - (studiedNew - baseline(studiedNew))) }
             cards = try library.studyQueue(tag: tag, newLimit: limit).cards
@@ -277,11 +291,9 @@ struct StudySessionState {
 }
 
 /// Keys typed at the terminal, one at a time (raw mode), or the characters of standard
-/// input when it is not a terminal (scripts and tests).
+/// input when it is not a terminal (scripts and tests), read as they come.
 final class KeyReader {
     private let io: TerminalIO
-    private var buffered: [Character] = []
-    private var piped = false
     #if canImport(Glibc) || canImport(Darwin)
     private var saved = termios()
     private var raw = false
@@ -296,23 +308,12 @@ final class KeyReader {
             raw = tcsetattr(0, TCSANOW, &settings) == 0
         }
         #endif
-        if !io.inputIsTerminal {
-            piped = true
-            buffered = Array(io.readInput()).reversed()
-        }
     }
 
-    /// The next key; nil at the end of input.
+    /// The next key; nil at the end of input or on Ctrl-D.
     func next() -> Character? {
-        if piped { return buffered.popLast() }
-        #if canImport(Glibc) || canImport(Darwin)
-        var byte: UInt8 = 0
-        guard read(0, &byte, 1) == 1 else { return nil }
-        if byte == 4 { return nil }  // Ctrl-D
-        return Character(Unicode.Scalar(byte))
-        #else
-        return io.readLine()?.first
-        #endif
+        guard let key = io.readKey(), key != "\u{04}" else { return nil }
+        return key
     }
 
     /// Puts the terminal back as it was.

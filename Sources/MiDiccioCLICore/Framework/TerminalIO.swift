@@ -17,6 +17,9 @@ public protocol TerminalIO: AnyObject {
     var inputIsTerminal: Bool { get }
     /// Reads one line of standard input (an answer), without its newline.
     func readLine() -> String?
+    /// Reads one key of standard input (one byte, from a terminal in raw mode or a pipe),
+    /// waiting for it; nil at the end of input.
+    func readKey() -> Character?
 }
 
 /// The process's real standard streams.
@@ -39,6 +42,12 @@ public final class StandardIO: TerminalIO {
     public var inputIsTerminal: Bool { isatty(0) == 1 }
     public func readLine() -> String? { Swift.readLine(strippingNewline: true) }
     public var errorIsTerminal: Bool { isatty(2) == 1 }
+
+    public func readKey() -> Character? {
+        var byte: UInt8 = 0
+        guard read(0, &byte, 1) == 1 else { return nil }
+        return Character(Unicode.Scalar(byte))
+    }
 
     public func readInput() -> String {
         var lines: [String] = []

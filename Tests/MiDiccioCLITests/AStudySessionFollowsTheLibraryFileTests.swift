@@ -1,0 +1,72 @@
+import Foundation
+import MiDiccioStore
+import MiDiccioTesting
+import Testing
+
+@testable import MiDiccioCLI
+@testable import MiDiccioCLICore
+
+/// A study session in the terminal lasts as long as a person keeps answering: minutes,
+/// or a whole evening with pauses. It kept the library open all along, so a backup put
+/// in the library's place meanwhile met the connection to the file that was there
+/// before: answers went into the file moved away, or cached pages of the old file were
+/// written into the new one. The session now opens the library for each step only.
+@Suite("A study session in the terminal answers into the library file as it is now")
+final class AStudySessionFollowsTheLibraryFileTests {
+    let sandbox: Sandbox
+    let uno: String
+    let dos: String
+
+    init() throws {
+        sandbox = try Sandbox()
+        uno = try sandbox.add("uno", "--meaning", "one")
+        dos = try sandbox.add("dos", "--meaning", "two")
+        try sandbox.add("tres", "--meaning", "three")
+    }
+
+    @Test("a backup put in place between two answers takes the next answer, and stays whole", arguments: BackupPutInPlace.allCases)
+    func backupPutInPlace(_ how: BackupPutInPlace) throws {
+        // The backup: the library before any answer.
+        let backup = sandbox.path("backup.sqlite")
+        try FileManager.default.copyItem(atPath: sandbox.libraryPath, toPath: backup)
+        // Space shows uno, 3 answers it; then, before the next key, the backup is put in
+        // place; Space shows dos, 3 answers it, q stops.
+        let run = study(" 3 3q") { index in
+            if index == 2 { #expect(throws: Never.self) { try how.put(backup, at: self.sandbox.libraryPath) } }
+        }
+        #expect(run.status == 0, "\(run.output)")
+        let check = try Database(path: sandbox.libraryPath, create: false)
+        #expect(try check.text("PRAGMA integrity_check") == "ok")
+        #expect(try reviews(of: uno) == 0, "uno's answer went with the file the backup replaced")
+        #expect(try reviews(of: dos) == 1, "dos's answer is in the backup put in place")
+        #expect(try sandbox.listedTerms() == ["dos", "tres", "uno"])
+    }
+
+    @Test("a word put in the Trash elsewhere while its card is shown is not recorded, and the session goes on")
+    func wordDeletedMeanwhile() throws {
+        let run = study(" 3 3q") { index in
+            if index == 1 { #expect(self.sandbox.run("delete", self.uno).status == 0) }
+        }
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains("Not recorded: uno is no longer in the library"), "\(run.output)")
+        #expect(try reviews(of: dos) == 1)
+        #expect(sandbox.run("trash").output.contains("uno"))
+    }
+
+    /// Runs `midiccio study` in-process with `keys` as the keys typed; `between` runs
+    /// before the key at each index is read, as something done elsewhere while a person
+    /// looks at a card.
+    private func study(_ keys: String, between: @escaping (Int) -> Void) -> (status: Int32, output: String) {
+        let io = CapturedIO(input: keys)
+        io.beforeKey = between
+        let status = Tool.run(["study"], environment: sandbox.environment, io: io)
+        return (status, io.output + io.errorOutput)
+    }
+
+    /// How many answers the word `id` has, as `show --json` tells.
+    private func reviews(of id: String) throws -> Int? {
+        let shown = sandbox.run("show", id, "--json")
+        try #require(shown.status == 0, "\(shown.errorOutput)")
+        return try shown.jsonObject()["study"].flatMap { ($0 as? [String: Any])?["reviews"] as? Int }
+    }
+}
