@@ -159,6 +159,8 @@ enum SnapshotFormsBenchmark {
                             INSERT INTO words_fts (rowid, term, reading, meaning, examples, notes, tags)
                             SELECT seq, term, reading, meaning, examples, notes, tags FROM words WHERE +deleted_at IS NULL ORDER BY seq
                             """)
+                        try database.execute(
+                            "INSERT INTO terms_fts (rowid, term) SELECT seq, term FROM words WHERE +deleted_at IS NULL ORDER BY seq")
                     }
                     try steps.time("tags") {
                         try database.execute(
@@ -244,9 +246,10 @@ enum SnapshotFormsBenchmark {
     }
 
     /// The tables a prebuilt file hands over: the words, their tag rows and counts, and
-    /// the search index's own tables (FTS5 keeps its index in ordinary tables).
+    /// the search indexes' own tables (FTS5 keeps its index in ordinary tables).
     static let prebuiltTables = [
         "words", "word_tags", "tag_counts", "words_fts_data", "words_fts_idx", "words_fts_docsize", "words_fts_config",
+        "terms_fts_data", "terms_fts_idx", "terms_fts_docsize", "terms_fts_config",
     ]
 
     /// The same prebuilt file, adopted inside one write transaction of the library itself:
@@ -305,6 +308,7 @@ enum SnapshotFormsBenchmark {
         let (_, indexCheck) = try Stopwatch.measure {
             let database = try libraryConnection(target)
             try database.execute("INSERT INTO words_fts (words_fts) VALUES ('integrity-check')")
+            try database.execute("INSERT INTO terms_fts (terms_fts) VALUES ('integrity-check')")
         }
         try check(target, against: expected, form: "prebuilt tables")
         return Figures(

@@ -8,7 +8,8 @@ final class HotStatements {
     /// The statements, by what they do.
     enum Kind: Int, CaseIterable {
         /// `insertWords` is `insertWord` for `HotStatements.rowsPerInsert` words at once.
-        case insertWord, insertWords, addToSearch, removeFromSearch, insertTag, deleteTag, storedByID
+        case insertWord, insertWords, addToSearch, removeFromSearch, addToTermSearch, removeFromTermSearch, insertTag, deleteTag
+        case storedByID
 
         var sql: String {
             switch self {
@@ -18,6 +19,10 @@ final class HotStatements {
                 "INSERT INTO words_fts (rowid, term, reading, meaning, examples, notes, tags) VALUES (?, ?, ?, ?, ?, ?, ?)"
             case .removeFromSearch:
                 "INSERT INTO words_fts (words_fts, rowid, term, reading, meaning, examples, notes, tags) VALUES ('delete', ?, ?, ?, ?, ?, ?, ?)"
+            case .addToTermSearch:
+                "INSERT INTO terms_fts (rowid, term) VALUES (?, ?)"
+            case .removeFromTermSearch:
+                "INSERT INTO terms_fts (terms_fts, rowid, term) VALUES ('delete', ?, ?)"
             case .insertTag:
                 "INSERT OR IGNORE INTO word_tags (tag_key, word_seq, tag) VALUES (?, ?, ?)"
             case .deleteTag:

@@ -128,13 +128,14 @@ extension WordLibrary {
         }
     }
 
-    /// Rewrites the search index without deleted entries (FTS5 keeps a deleted word's
+    /// Rewrites the search indexes without deleted entries (FTS5 keeps a deleted word's
     /// tokens in old segments until they merge) and empties the WAL, so with
     /// secure_delete no purged text survives anywhere in the library's files.
     func scrubFreedContent() throws {
         try guarded {
             try database.write {
                 try database.execute("INSERT INTO words_fts (words_fts) VALUES ('optimize')")
+                try database.execute("INSERT INTO terms_fts (terms_fts) VALUES ('optimize')")
                 try database.run("DELETE FROM library_info WHERE key = ?", [.text(Self.scrubOwedKey)])
             }
             // Another connection reading at this moment can keep the WAL from being

@@ -206,16 +206,19 @@ extension SearchPlan {
         return ("words_fts MATCH ?\(tags)", [.text(all)] + tagValues)
     }
 
-    /// The full-text match in the term only (tier 2), with the field prefixes.
-    private var termMatch: String {
-        (["{term} : (\(Self.prefixes(freeTokens)))"] + fieldClauses).joined(separator: " AND ")
+    /// The full-text match in the term only (tier 2): the query's words in the index of
+    /// terms (`terms_fts`), a tenth the size of the whole search index; with field
+    /// prefixes, which only the whole index holds, in its term column.
+    private var termMatch: (table: String, match: String) {
+        guard !fieldClauses.isEmpty else { return ("terms_fts", Self.prefixes(freeTokens)) }
+        return ("words_fts", (["{term} : (\(Self.prefixes(freeTokens)))"] + fieldClauses).joined(separator: " AND "))
     }
 
-    /// Leaves out full-text matches a term tier already holds.
-    private var notInTermTiers: (String, [SQLValue]) {
+    /// Leaves out full-text matches (rows of `table`) a term tier already holds.
+    private func notInTermTiers(_ table: String = "words_fts") -> (String, [SQLValue]) {
         guard !freeTokens.isEmpty else { return ("", []) }
         return (
-            " AND NOT EXISTS (SELECT 1 FROM words r WHERE r.seq = words_fts.rowid AND r.term_key >= ? AND r.term_key < ?)",
+            " AND NOT EXISTS (SELECT 1 FROM words r WHERE r.seq = \(table).rowid AND r.term_key >= ? AND r.term_key < ?)",
             [.text(key), .text(keyEnd)]
         )
     }
@@ -242,14 +245,16 @@ extension SearchPlan {
                 order: "term_key, seq", values: [.text(key), .text(keyEnd)] + values)
         case 2:
             let (tags, tagValues) = tagFilter("+rowid")
-            let (outside, outsideValues) = notInTermTiers
+            let (table, match) = termMatch
+            let (outside, outsideValues) = notInTermTiers(table)
+            let rank = table == "words_fts" ? bm25 : "bm25(\(table))"
             return SearchTier(
-                column: "rowid", source: "words_fts WHERE words_fts MATCH ?\(tags)\(outside)", order: "\(bm25), rowid DESC",
-                values: [.text(termMatch)] + tagValues + outsideValues)
+                column: "rowid", source: "\(table) WHERE \(table) MATCH ?\(tags)\(outside)", order: "\(rank), rowid DESC",
+                values: [.text(match)] + tagValues + outsideValues)
         default:
             // The matches older than the ranked ones, newest first.
             let (match, matchValues) = fullTextFilter
-            var (outside, outsideValues) = notInTermTiers
+            var (outside, outsideValues) = notInTermTiers()
             var (notInTerm, notInTermValues) = notInTermMatch
             if let termTierWords, !freeTokens.isEmpty {
                 (notInTerm, notInTermValues) = ("", [])
@@ -264,7 +269,8 @@ extension SearchPlan {
     /// Leaves out matches in the term (tier 2).
     private var notInTermMatch: (String, [SQLValue]) {
         guard !freeTokens.isEmpty else { return ("", []) }
-        return (" AND +rowid NOT IN (SELECT rowid FROM words_fts WHERE words_fts MATCH ?)", [.text(termMatch)])
+        let (table, match) = termMatch
+        return (" AND +rowid NOT IN (SELECT rowid FROM \(table) WHERE \(table) MATCH ?)", [.text(match)])
     }
 
     /// A JSON array of row numbers, for `json_each`.
@@ -282,11 +288,12 @@ extension SearchPlan {
         var earlier = "0"
         var earlierValues: [SQLValue] = []
         if !freeTokens.isEmpty && !termTiersKnown {
+            let (table, match) = termMatch
             earlier = """
-                (+rowid IN (SELECT rowid FROM words_fts WHERE words_fts MATCH ?)
+                (+rowid IN (SELECT rowid FROM \(table) WHERE \(table) MATCH ?)
                  OR EXISTS (SELECT 1 FROM words r WHERE r.seq = words_fts.rowid AND r.term_key >= ? AND r.term_key < ?))
                 """
-            earlierValues = [.text(termMatch), .text(key), .text(keyEnd)]
+            earlierValues = [.text(match), .text(key), .text(keyEnd)]
         }
         return (
             """

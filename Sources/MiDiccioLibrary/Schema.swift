@@ -408,6 +408,20 @@ enum Migrations {
                     CREATE INDEX reviews_pending ON reviews (time) WHERE pending = 1;
                     """)
             }),
+        Migration(
+            name: "2026-12-terms-search-index",
+            sql: """
+                -- The terms alone, indexed as the search index indexes them. A search finds the
+                -- terms holding the query's words here: in the term column of the whole index,
+                -- FTS5 reads every column's entries of those words first, which at a million
+                -- words was a third of a two-word search. A tenth the size of the whole index.
+                CREATE VIRTUAL TABLE terms_fts USING fts5 (
+                    term,
+                    content = 'words_fts_source', content_rowid = 'seq',
+                    tokenize = 'unicode61 remove_diacritics 2'
+                );
+                INSERT INTO terms_fts (terms_fts) VALUES ('rebuild');
+                """),
     ]
 
     /// Marks a library that had words before a migration: its next sync uploads every

@@ -751,7 +751,7 @@ public final class WordLibrary {
         // are then.
         if case .some(.some(let first)) = bulkFrom, seq >= first { return }
         let values = Self.searchValues(word, seq: seq)
-        guard searchChanges != nil else { return try database.run(try hot.statement(.addToSearch), values) }
+        guard searchChanges != nil else { return try changeSearch(remove: nil, add: values) }
         searchChanges?.add(values, seq: seq)
         if searchChanges?.isFull == true { try makeSearchChanges() }
     }
@@ -759,7 +759,7 @@ public final class WordLibrary {
     func removeFromSearch(_ word: Word, seq: Int64) throws {
         if case .some(.some(let first)) = bulkFrom, seq >= first { return }
         let values = Self.searchValues(word, seq: seq)
-        guard searchChanges != nil else { return try database.run(try hot.statement(.removeFromSearch), values) }
+        guard searchChanges != nil else { return try changeSearch(remove: values, add: nil) }
         searchChanges?.remove(values, seq: seq)
         if searchChanges?.isFull == true { try makeSearchChanges() }
     }
@@ -770,10 +770,19 @@ public final class WordLibrary {
     func makeSearchChanges() throws {
         guard let changes = searchChanges, !changes.isEmpty else { return }
         searchChanges = SearchChanges(limit: searchChangesHeldBack)
-        for step in changes.steps() {
-            if let values = step.remove { try database.run(try hot.statement(.removeFromSearch), values) }
-            if let values = step.add { try database.run(try hot.statement(.addToSearch), values) }
-        }
+        for step in changes.steps() { try changeSearch(remove: step.remove, add: step.add) }
+    }
+
+    /// Takes a row's entry `remove` out of the search indexes and puts `add` in (values
+    /// as `searchValues` gives them; nil: none). The index of terms (`terms_fts`) takes
+    /// the row number and the term, and is left alone when the term stays the same.
+    private func changeSearch(remove: [SQLValue]?, add: [SQLValue]?) throws {
+        if let remove { try database.run(try hot.statement(.removeFromSearch), remove) }
+        if let add { try database.run(try hot.statement(.addToSearch), add) }
+        let (termBefore, termAfter) = (remove.map { Array($0.prefix(2)) }, add.map { Array($0.prefix(2)) })
+        guard termBefore != termAfter else { return }
+        if let termBefore { try database.run(try hot.statement(.removeFromTermSearch), termBefore) }
+        if let termAfter { try database.run(try hot.statement(.addToTermSearch), termAfter) }
     }
 
     /// The tag rows a word with `tags` has: each tag key once, with the first spelling
@@ -905,6 +914,9 @@ public final class WordLibrary {
                     SELECT seq, term, reading, meaning, examples, notes, tags FROM words
                     WHERE seq >= ? AND +deleted_at IS NULL ORDER BY seq
                     """, [.integer(first)])
+                try database.run(
+                    "INSERT INTO terms_fts (rowid, term) SELECT seq, term FROM words WHERE seq >= ? AND +deleted_at IS NULL ORDER BY seq",
+                    [.integer(first)])
                 if mergeAtEnd {
                     if try searchIndexSegments() >= Self.searchMergeFrom {
                         try database.execute("INSERT INTO words_fts (words_fts) VALUES ('optimize')")

@@ -30,10 +30,12 @@ struct BulkWritesMatchWordByWordTests {
         }
     }
 
-    /// SQLite's own check that the search index holds exactly the rows' text.
+    /// SQLite's own check that the search indexes (the whole one and the terms') hold
+    /// exactly the rows' text.
     static func indexAgrees(_ library: WordLibrary) throws {
         try library.database.write {
             try library.database.execute("INSERT INTO words_fts (words_fts, rank) VALUES ('integrity-check', 1)")
+            try library.database.execute("INSERT INTO terms_fts (terms_fts, rank) VALUES ('integrity-check', 1)")
         }
     }
 
