@@ -1236,7 +1236,15 @@
       const seconds = Math.min(86400, Math.round((Date.now() - study.shownAt) / 1000));
       await api("POST", "/api/study/answer", { id: study.card.word.id, grade: String(grade), seconds });
       await loadStudyCard();
-    } catch (error) { toast(error.message); } finally { study.busy = false; }
+    } catch (error) {
+      if (error.status === 404 || error.status === 409) {
+        // Deleted, or gone with a restored backup, while the card was shown: on to the next.
+        toast("Not recorded: " + quoted(study.card.word.term) + " is no longer in the library (deleted meanwhile)");
+        await loadStudyCard();
+      } else {
+        toast(error.message);
+      }
+    } finally { study.busy = false; }
   }
 
   async function undoStudyAnswer() {
