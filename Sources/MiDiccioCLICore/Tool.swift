@@ -1,5 +1,6 @@
 import Foundation
 import MiDiccioCloud
+import MiDiccioFiles
 import MiDiccioLibrary
 import MiDiccioSync
 
@@ -235,6 +236,8 @@ package final class ToolContext {
     /// True when the command line asked for `--json`: no progress line then.
     package let json: Bool
     private var openLibrary: WordLibrary?
+    /// True once the warning about a library inside a synced folder was given.
+    private var warnedOfSyncedFolder = false
 
     package init(global: GlobalOptions, environment: [String: String], io: TerminalIO, remotes: RemoteReach, json: Bool = false) {
         self.global = global
@@ -264,6 +267,7 @@ package final class ToolContext {
     /// The library, opened (and created) on first use.
     package func library() throws -> WordLibrary {
         if let openLibrary { return openLibrary }
+        warnIfInSyncedFolder()
         // Opening a library keyed by another ICU computes every term's keys again, once:
         // about a second per 100,000 words, shown like an import's progress.
         let progress = progressLine(json: json)
@@ -279,6 +283,25 @@ package final class ToolContext {
         // off (the default) this is one small query.
         try library.autoPurge()
         return library
+    }
+
+    /// Warns, once, when the library file is inside a folder a sync program copies
+    /// (`SyncedFolder`): it can damage the library or set one computer's words aside as a
+    /// conflict. MIDICCIO_SYNCED_FOLDER_OK=1 silences it.
+    private func warnIfInSyncedFolder() {
+        guard !warnedOfSyncedFolder else { return }
+        warnedOfSyncedFolder = true
+        guard environment["MIDICCIO_SYNCED_FOLDER_OK"] != "1", let folder = SyncedFolder.holding(libraryPath, environment: environment)
+        else { return }
+        note(
+            """
+            Warning: the library \(libraryPath) is inside a folder that \(folder.program) syncs (\(folder.root)). \
+            \(folder.program) copies the file while MiDiccio writes it, which can damage the library on another \
+            computer, and words written on two computers end up in two files, one set aside as a conflict. \
+            Keep the library outside that folder and sync through it instead: \
+            midiccio remote set folder '\(folder.root)/MiDiccio' (README, "A library inside a synced folder"; \
+            MIDICCIO_SYNCED_FOLDER_OK=1 hides this warning).
+            """)
     }
 
     /// Prints words for people or as JSON.

@@ -1,0 +1,88 @@
+import Foundation
+import MiDiccioFiles
+import MiDiccioTesting
+import Testing
+
+@testable import MiDiccioCLI
+@testable import MiDiccioCLICore
+
+/// People sync their computers by putting the library file itself in Dropbox or
+/// Syncthing. Those programs copy it while it is written, and two computers writing set
+/// one file aside as a conflict: words out of sight, or a damaged library. MiDiccio warns.
+@Suite("A library inside a folder a sync program copies is warned about")
+final class ALibraryInsideASyncedFolderIsWarnedAboutTests {
+    let sandbox: Sandbox
+
+    init() throws {
+        sandbox = try Sandbox()
+    }
+
+    @Test(
+        "each program's marker, at the top of the folder or above the library's own folder",
+        arguments: [
+            (".stfolder", "Syncthing"), (".dropbox", "Dropbox"), (".sync/ID", "Resilio Sync"), (".debris", "MEGA"),
+        ])
+    func marker(_ name: String, _ program: String) throws {
+        let root = sandbox.path("Synced")
+        let marker = root + "/" + name
+        try FileManager.default.createDirectory(
+            atPath: (marker as NSString).deletingLastPathComponent + "/deep/er", withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: marker, contents: Data()))
+        let found = SyncedFolder.holding(root + "/deep/er/library.sqlite", environment: sandbox.environment)
+        let realRoot = try #require(realpath(root, nil))
+        defer { free(realRoot) }
+        #expect(found == SyncedFolder(program: program, root: String(cString: realRoot)))
+        #expect(SyncedFolder.holding(sandbox.path("library.sqlite"), environment: sandbox.environment) == nil, "beside it, not in it")
+    }
+
+    @Test("a folder Nextcloud's or ownCloud's desktop client syncs, as its settings list it", arguments: ["Nextcloud", "ownCloud"])
+    func desktopClientSettings(_ program: String) throws {
+        let home = sandbox.path("home")
+        let settings = home + "/.config/\(program)/\(program.lowercased()).cfg"
+        try FileManager.default.createDirectory(atPath: home + "/.config/\(program)", withIntermediateDirectories: true)
+        let root = sandbox.path("Nube")
+        let text = "[Accounts]\n0\\Folders\\1\\localPath=\(root)/\r\n0\\Folders\\1\\paused=false\n"
+        #expect(FileManager.default.createFile(atPath: settings, contents: Data(text.utf8)))
+        let environment = ["HOME": home]
+        #expect(
+            SyncedFolder.holding(root + "/MiDiccio/library.sqlite", environment: environment) == SyncedFolder(program: program, root: root))
+        #expect(SyncedFolder.holding(root + "-other/library.sqlite", environment: environment) == nil, "a folder beside it")
+        #expect(SyncedFolder.holding(root + "/MiDiccio/library.sqlite", environment: ["HOME": sandbox.path("elsewhere")]) == nil)
+    }
+
+    @Test("on macOS, iCloud Drive and the File Provider clouds are known by their place")
+    func macOSPlaces() {
+        let drive = SyncedFolder.holding(
+            "/Users/ana/Library/Mobile Documents/com~apple~CloudDocs/MiDiccio/library.sqlite", environment: [:])
+        #expect(drive == SyncedFolder(program: "iCloud Drive", root: "/Users/ana/Library/Mobile Documents/com~apple~CloudDocs"))
+        let provider = SyncedFolder.holding(
+            "/Users/ana/Library/CloudStorage/GoogleDrive-ana@example.com/My Drive/library.sqlite", environment: [:])
+        #expect(provider?.program == "GoogleDrive-ana@example.com")
+        #expect(provider?.root == "/Users/ana/Library/CloudStorage/GoogleDrive-ana@example.com")
+        #expect(SyncedFolder.holding("/Users/ana/Library/Application Support/MiDiccio/library.sqlite", environment: [:]) == nil)
+    }
+
+    @Test("every command warns once on stderr and goes on; MIDICCIO_SYNCED_FOLDER_OK=1 hides it")
+    func commandsWarn() throws {
+        let root = sandbox.path("Sync")
+        try FileManager.default.createDirectory(atPath: root + "/.stfolder", withIntermediateDirectories: true)
+        let library = root + "/library.sqlite"
+        var environment = sandbox.environment
+        environment["MIDICCIO_LIBRARY"] = library
+        let added = sandbox.run(["add", "casa", "--meaning", "house", "--json"], environment: environment)
+        #expect(added.status == 0)
+        #expect(added.output.contains("\"term\": \"casa\""), "stdout holds only the JSON: \(added.output)")
+        #expect(added.errorOutput.components(separatedBy: "Warning: the library").count == 2, "\(added.errorOutput)")
+        #expect(added.errorOutput.contains("Syncthing") && added.errorOutput.contains("midiccio remote set folder"))
+
+        // A study session opens the library for each answer: still one warning.
+        let io = CapturedIO(input: " 3q")
+        #expect(Tool.run(["study"], environment: environment, io: io) == 0)
+        #expect(io.errorOutput.components(separatedBy: "Warning: the library").count == 2, "\(io.errorOutput)")
+
+        environment["MIDICCIO_SYNCED_FOLDER_OK"] = "1"
+        let listed = sandbox.run(["list"], environment: environment)
+        #expect(listed.status == 0 && listed.output.contains("casa"))
+        #expect(listed.errorOutput.isEmpty, "\(listed.errorOutput)")
+    }
+}
