@@ -7,8 +7,8 @@ import Darwin
 #endif
 
 /// A folder that a sync program (Syncthing, Dropbox, Nextcloud, iCloud Drive, …) keeps
-/// in step with other computers, found by what the program leaves in it or by where the
-/// system keeps it.
+/// in step with other computers, found by what the program leaves in it, by the folders
+/// its settings list, or by where the system keeps it.
 ///
 /// A library file in such a folder is copied by that program while MiDiccio writes it:
 /// the copy can be torn (a damaged library on the other computer), and two computers

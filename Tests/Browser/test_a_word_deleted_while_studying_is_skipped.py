@@ -2,30 +2,14 @@
 the Study page: its answer is not recorded, the page says so and shows the next card,
 instead of refusing the same answer again and again."""
 import json
-import os
 import subprocess
 
-from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
 from conftest import api
+from test_study_ten_words_with_the_keyboard import BINARY, LIBRARY, front, press, shown
 from test_web_app import csrf, wait
-
-BINARY = os.environ.get("MIDICCIO_BINARY", ".build/debug/midiccio")
-LIBRARY = os.environ.get("MIDICCIO_LIBRARY", "")
-
-
-def shown(driver, element_id):
-    return driver.find_element(By.ID, element_id).is_displayed()
-
-
-def front(driver):
-    return driver.find_element(By.ID, "study-front").text
-
-
-def press(driver, key):
-    ActionChains(driver).send_keys(key).perform()
 
 
 def test_a_word_deleted_while_studying_is_skipped(page):
