@@ -135,17 +135,13 @@ public final class FolderStorage: CloudStorage {
 
     /// The real path a symbolic link leads to, when it stays inside the cloud folder.
     private func resolveLinkInside(_ path: String, _ file: String) throws -> String {
-        guard let resolved = realpath(file, nil) else {
+        guard let target = FileSystem.realPath(file) else {
             let reason = errno == ELOOP ? "it is a link that loops" : "it is a link to nothing (\(FileSystem.errorText(errno)))"
             throw CloudError.unreadable(path: path, reason: reason)
         }
-        defer { free(resolved) }
-        let target = String(cString: resolved)
-        guard let rootResolved = realpath(root, nil) else {
+        guard let base = FileSystem.realPath(root) else {
             throw CloudError.unavailable("\(root) cannot be resolved (\(FileSystem.errorText(errno)))")
         }
-        defer { free(rootResolved) }
-        let base = String(cString: rootResolved)
         guard target.hasPrefix(base == "/" ? "/" : base + "/") else {
             throw CloudError.unreadable(path: path, reason: "it is a link to somewhere outside the cloud folder, which is never followed")
         }

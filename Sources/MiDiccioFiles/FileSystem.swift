@@ -392,6 +392,14 @@ package enum FileSystem {
         return text
     }
 
+    /// The path with every symbolic link and `.`/`..` resolved (C's realpath), or nil
+    /// when it cannot be (errno then says why: a missing file, a loop).
+    package static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     /// The file's status (stat(2), symbolic links followed), or nil when nothing is at
     /// `path` or it cannot be reached.
     package static func status(_ path: String) -> stat? {

@@ -111,9 +111,7 @@ public struct SyncedFolder: Sendable, Equatable {
             free(here)
         }
         let name = absolute[absolute.index(after: absolute.lastIndex(of: "/")!)...]
-        guard let folder = realpath(parent(absolute), nil) else { return absolute }
-        defer { free(folder) }
-        let real = String(cString: folder)
+        guard let real = FileSystem.realPath(parent(absolute)) else { return absolute }
         return (real == "/" ? "" : real) + "/" + name
     }
 }

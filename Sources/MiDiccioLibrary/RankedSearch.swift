@@ -209,9 +209,13 @@ extension SearchPlan {
     /// The full-text match in the term only (tier 2): the query's words in the index of
     /// terms (`terms_fts`), a tenth the size of the whole search index; with field
     /// prefixes, which only the whole index holds, in its term column.
-    private var termMatch: (table: String, match: String) {
-        guard !fieldClauses.isEmpty else { return ("terms_fts", Self.prefixes(freeTokens)) }
-        return ("words_fts", (["{term} : (\(Self.prefixes(freeTokens)))"] + fieldClauses).joined(separator: " AND "))
+    /// `rank` orders its rows best first.
+    private var termMatch: (table: String, match: String, rank: String) {
+        guard !fieldClauses.isEmpty else { return ("terms_fts", Self.prefixes(freeTokens), "bm25(terms_fts)") }
+        return (
+            "words_fts", (["{term} : (\(Self.prefixes(freeTokens)))"] + fieldClauses).joined(separator: " AND "),
+            "bm25(words_fts, \(SearchRanking.bm25Weights))"
+        )
     }
 
     /// Leaves out full-text matches (rows of `table`) a term tier already holds.
@@ -231,7 +235,6 @@ extension SearchPlan {
     /// every word of the term tiers (0 to 2), which the last tier then leaves out as they
     /// are instead of matching the term column again.
     func tier(_ index: Int, threshold: Int64, excluding termTierWords: Set<Int64>? = nil) -> SearchTier {
-        let bm25 = "bm25(words_fts, \(SearchRanking.bm25Weights))"
         switch index {
         case 0:
             let (filters, values) = termFilters
@@ -245,9 +248,8 @@ extension SearchPlan {
                 order: "term_key, seq", values: [.text(key), .text(keyEnd)] + values)
         case 2:
             let (tags, tagValues) = tagFilter("+rowid")
-            let (table, match) = termMatch
+            let (table, match, rank) = termMatch
             let (outside, outsideValues) = notInTermTiers(table)
-            let rank = table == "words_fts" ? bm25 : "bm25(\(table))"
             return SearchTier(
                 column: "rowid", source: "\(table) WHERE \(table) MATCH ?\(tags)\(outside)", order: "\(rank), rowid DESC",
                 values: [.text(match)] + tagValues + outsideValues)
@@ -269,7 +271,7 @@ extension SearchPlan {
     /// Leaves out matches in the term (tier 2).
     private var notInTermMatch: (String, [SQLValue]) {
         guard !freeTokens.isEmpty else { return ("", []) }
-        let (table, match) = termMatch
+        let (table, match, _) = termMatch
         return (" AND +rowid NOT IN (SELECT rowid FROM \(table) WHERE \(table) MATCH ?)", [.text(match)])
     }
 
@@ -288,7 +290,7 @@ extension SearchPlan {
         var earlier = "0"
         var earlierValues: [SQLValue] = []
         if !freeTokens.isEmpty && !termTiersKnown {
-            let (table, match) = termMatch
+            let (table, match, _) = termMatch
             earlier = """
                 (+rowid IN (SELECT rowid FROM \(table) WHERE \(table) MATCH ?)
                  OR EXISTS (SELECT 1 FROM words r WHERE r.seq = words_fts.rowid AND r.term_key >= ? AND r.term_key < ?))

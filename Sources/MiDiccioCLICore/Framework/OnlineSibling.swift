@@ -1,5 +1,6 @@
 import Foundation
 import MiDiccioCloud
+import MiDiccioFiles
 import MiDiccioSync
 
 #if canImport(Glibc)
@@ -55,9 +56,7 @@ package enum OnlineSibling {
         #else
         guard let executable = Bundle.main.executablePath else { return nil }
         #endif
-        guard let resolved = realpath(executable, nil) else { return nil }
-        defer { free(resolved) }
-        let own = String(cString: resolved)
+        guard let own = FileSystem.realPath(executable) else { return nil }
         guard let slash = own.lastIndex(of: "/") else { return nil }
         return own[..<slash] + "/" + name
     }
