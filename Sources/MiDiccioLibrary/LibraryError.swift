@@ -10,6 +10,9 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
     case newerSchema(path: String, version: Int)
     /// The library file could not be opened or created.
     case cannotOpen(path: String, reason: String)
+    /// The library file an app opened is no longer at its path (moved, renamed, deleted,
+    /// or its drive disconnected); it is not made again, empty, in its place.
+    case libraryGone(path: String)
     /// No word has this id or id prefix.
     case wordNotFound(String)
     /// The prefix matches several words.
@@ -52,6 +55,9 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
             return "this library was written by a newer MiDiccio (schema \(version)); update MiDiccio (\(path) was left untouched)"
         case .cannotOpen(let path, let reason):
             return "cannot open library \(path): \(reason)"
+        case .libraryGone(let path):
+            return
+                "the library file \(path) is not there any more: it was moved, renamed or deleted while MiDiccio ran, or the drive holding it was disconnected. Nothing was written. Put the file back, or start MiDiccio again with --library and the file's new place."
         case .wordNotFound(let id):
             return "no word with id \(id)"
         case .ambiguousID(let prefix, let candidates):

@@ -31,11 +31,12 @@ enum LibraryFile {
     /// is closed again.
     private static let creation = Mutex(())
 
-    /// Opens the library at `path`, creating it (and its folder) when missing.
+    /// Opens the library at `path`, creating it (and its folder) when missing and `create`
+    /// is true; without `create`, a missing file is `libraryGone`.
     static func open(path: String, create: Bool) throws -> (Database, isNew: Bool) {
         let existing = try inspect(path: path)
         if !existing && !create {
-            throw LibraryError.cannotOpen(path: path, reason: "no such file")
+            throw LibraryError.libraryGone(path: path)
         }
         if !existing { try files { try FileSystem.createDirectory(FileSystem.parent(of: path)) } }
         try creation.withLock { _ in

@@ -751,6 +751,9 @@ public final class WebApp: HTTPHandler {
                 return .error(422, error.description, field: "file")
             case .storage(let underlying) where underlying.isBusy:
                 return .error(503, "the library is busy (another program is writing to it); try again")
+            case .libraryGone:
+                // Not the app's fault, and over once the file is back.
+                return .error(503, error.description)
             default:
                 return .error(500, error.description)
             }
