@@ -269,13 +269,18 @@ package final class ToolContext {
         if let openLibrary { return openLibrary }
         warnIfInSyncedFolder()
         // Opening a library keyed by another ICU computes every term's keys again, once:
-        // about a second per 100,000 words, shown like an import's progress.
+        // about a second per 100,000 words, shown like an import's progress. A library of
+        // an earlier MiDiccio is brought up to date once, which can build a whole index.
         let progress = progressLine(json: json)
         defer { progress.finish() }
+        let started = MonotonicClock().now().milliseconds
         let library = try WordLibrary(
             path: libraryPath, environment: environment,
             keyProgress: { done, total in
                 progress.show("Updating the sort order of terms for this system: \(ProgressLine.count(done, of: total))")
+            },
+            upgradeProgress: {
+                progress.show(ProgressLine.upgrading(seconds: (MonotonicClock().now().milliseconds - started) / 1_000))
             })
         progress.finish()
         openLibrary = library

@@ -32,8 +32,9 @@ enum LibraryFile {
     private static let creation = Mutex(())
 
     /// Opens the library at `path`, creating it (and its folder) when missing and `create`
-    /// is true; without `create`, a missing file is `libraryGone`.
-    static func open(path: String, create: Bool) throws -> (Database, isNew: Bool) {
+    /// is true; without `create`, a missing file is `libraryGone`. `upgradeTick` is called
+    /// now and then while a library made by an earlier MiDiccio is brought up to date.
+    static func open(path: String, create: Bool, upgradeTick: (() -> Void)? = nil) throws -> (Database, isNew: Bool) {
         let existing = try inspect(path: path)
         if !existing && !create {
             throw LibraryError.libraryGone(path: path)
@@ -57,7 +58,10 @@ enum LibraryFile {
             let current = try existing && checkingHeader(path) { try database.read { try isCurrent(database) } }
             if !current { try setUp(database, path: path) }
             try configure(database)
-            if !current { try Migrator.migrate(database, Migrations.all, now: { SystemClock().now().milliseconds }) }
+            if !current {
+                let tick = existing ? upgradeTick : nil
+                try Migrator.migrate(database, Migrations.all, now: { SystemClock().now().milliseconds }, tick: tick)
+            }
         } catch let error as SQLiteError {
             throw LibraryError.cannotOpen(path: path, reason: error.message)
         }

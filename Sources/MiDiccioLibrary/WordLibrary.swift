@@ -98,14 +98,18 @@ public final class WordLibrary {
     /// library written by a newer schema. `keyProgress` hears how far the one-time
     /// computing of every term's keys has come (words done, words in all), when a library
     /// keyed by another ICU is opened (`refreshTermKeys`); it is not called otherwise.
+    /// `upgradeProgress` is called now and then (about every millisecond of work) while a
+    /// library made by an earlier MiDiccio is brought up to this one's schema, which can
+    /// build a whole index (seconds at a million words); not while a new library is made.
     public init(
         path: String, create: Bool = true, clock: any Clock = SystemClock(),
         environment: [String: String] = ProcessInfo.processInfo.environment,
         makeID: (() -> WordID)? = nil,
         makeDeviceID: @escaping () -> WordID = { WordID.random() },
-        keyProgress: ((_ done: Int, _ total: Int) -> Void)? = nil
+        keyProgress: ((_ done: Int, _ total: Int) -> Void)? = nil,
+        upgradeProgress: (() -> Void)? = nil
     ) throws {
-        let (database, isNew) = try LibraryFile.open(path: path, create: create)
+        let (database, isNew) = try LibraryFile.open(path: path, create: create, upgradeTick: upgradeProgress)
         self.path = path
         self.isNew = isNew
         self.database = database

@@ -151,6 +151,33 @@ package final class Database {
         }
     }
 
+    /// Runs `body` with `tick` called every `instructions` steps of SQLite's virtual
+    /// machine, in every statement `body` runs (those an FTS5 rebuild runs inside itself
+    /// too): a sign of life from one long statement that has no count of its own. `tick`
+    /// cannot stop the statement. Without `tick`, runs `body` alone.
+    package func withTicks<T>(every instructions: Int32, _ tick: (() -> Void)?, _ body: () throws -> T) throws -> T {
+        guard let tick else { return try body() }
+        let box = Unmanaged.passRetained(TickBox(tick))
+        sqlite3_progress_handler(
+            handle, instructions,
+            { context in
+                guard let context else { return 0 }
+                Unmanaged<TickBox>.fromOpaque(context).takeUnretainedValue().tick()
+                return 0
+            }, box.toOpaque())
+        defer {
+            sqlite3_progress_handler(handle, 0, nil, nil)
+            box.release()
+        }
+        return try body()
+    }
+
+    /// The closure `withTicks` hands to SQLite as a pointer.
+    private final class TickBox {
+        let tick: () -> Void
+        init(_ tick: @escaping () -> Void) { self.tick = tick }
+    }
+
     /// True while a transaction is open on this connection (SQLite's own view: outside
     /// one, a statement commits by itself).
     package var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }

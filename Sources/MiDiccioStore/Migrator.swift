@@ -33,13 +33,18 @@ package enum Migrator {
     /// Applies every migration of `migrations` not applied yet. Each runs in its own
     /// transaction and is checked inside it, so two processes opening one database never
     /// both apply it; a failure keeps the previous schema. `now` is the time recorded.
-    package static func migrate(_ database: Database, _ migrations: [Migration], now: () -> Int64) throws {
+    /// `tick`, when given, is called now and then while a migration runs (`tickEvery`).
+    package static func migrate(
+        _ database: Database, _ migrations: [Migration], now: () -> Int64, tick: (() -> Void)? = nil
+    ) throws {
         for (index, migration) in migrations.enumerated() {
             try database.write {
                 let applied = try database.integer("SELECT count(*) FROM schema_migrations WHERE name = ?", [.text(migration.name)]) ?? 0
                 guard applied == 0 else { return }
-                try database.execute(migration.sql)
-                try migration.afterwards?(database)
+                try database.withTicks(every: tickEvery, tick) {
+                    try database.execute(migration.sql)
+                    try migration.afterwards?(database)
+                }
                 try database.run(
                     "INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)",
                     [.text(migration.name), .integer(now())])
@@ -47,4 +52,8 @@ package enum Migrator {
             }
         }
     }
+
+    /// SQLite virtual-machine steps between two ticks of `migrate`: about a millisecond's
+    /// work, so a progress line can redraw often enough, at no cost worth measuring.
+    package static let tickEvery: Int32 = 100_000
 }

@@ -103,6 +103,13 @@ struct ProgressLineTests {
         #expect(ProgressLine.fileName(String(repeating: "a", count: 40) + ".csv") == String(repeating: "a", count: 31) + "…")
     }
 
+    @Test("an update of a library made by an earlier MiDiccio, which has no count, says how long it has run")
+    func upgradeWording() {
+        #expect(
+            ProgressLine.upgrading(seconds: 3)
+                == "Updating the library for this version of MiDiccio (once; large libraries take a while): 3 s")
+    }
+
     @Test("a sync says what it is doing, and calls the first one of an empty library a first sync")
     func syncWording() {
         #expect(

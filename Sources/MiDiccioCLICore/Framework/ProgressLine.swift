@@ -103,6 +103,12 @@ package final class ProgressLine: @unchecked Sendable {
         "\(number(min(done, total))) of \(number(total)) words"
     }
 
+    /// What an update of a library made by an earlier MiDiccio shows, `seconds` in: it
+    /// has no count to show, so the time says it is still going.
+    package static func upgrading(seconds: Int64) -> String {
+        "Updating the library for this version of MiDiccio (once; large libraries take a while): \(seconds) s"
+    }
+
     /// The last part of `path`, cut short so the line fits a narrow terminal.
     package static func fileName(_ path: String) -> String {
         let name = URL(fileURLWithPath: path).lastPathComponent
