@@ -101,7 +101,9 @@ let package = Package(
         // The core, bottom to top: each layer imports only those below it, and the
         // compiler refuses the other way (README, "Code layout").
         .target(name: "MiDiccioModel", swiftSettings: strict),
-        .target(name: "MiDiccioFiles", swiftSettings: strict),
+        // statfs(2), which Swift's Glibc module leaves out (Sources/CFileSystem/include says why).
+        .target(name: "CFileSystem"),
+        .target(name: "MiDiccioFiles", dependencies: ["CFileSystem"], swiftSettings: strict),
         // An FTS5 auxiliary function: search ranks the newest matches from what it gives
         // (Sources/CFullTextRank/include/cfulltextrank.h says what).
         .target(name: "CFullTextRank", dependencies: ["CSQLite"]),

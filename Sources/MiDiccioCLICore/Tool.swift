@@ -302,7 +302,7 @@ package final class ToolContext {
             """
             Warning: the library \(libraryPath) is inside a folder that \(folder.program) syncs (\(folder.root)). \
             \(folder.program) copies the file while MiDiccio writes it, which can damage the library on another \
-            computer, and words written on two computers end up in two files, one set aside as a conflict. \
+            computer, and words written on two computers end up in two files, one of them overwritten or set aside as a conflict. \
             Keep the library outside that folder and sync through it instead: \
             midiccio remote set folder '\(folder.root)/MiDiccio' (README, "A library inside a synced folder"; \
             MIDICCIO_SYNCED_FOLDER_OK=1 hides this warning).

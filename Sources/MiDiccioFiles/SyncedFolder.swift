@@ -1,3 +1,4 @@
+import CFileSystem
 import Foundation
 
 #if canImport(Glibc)
@@ -8,7 +9,7 @@ import Darwin
 
 /// A folder that a sync program (Syncthing, Dropbox, Nextcloud, iCloud Drive, …) keeps
 /// in step with other computers, found by what the program leaves in it, by the folders
-/// its settings list, or by where the system keeps it.
+/// its settings list, by the type of the drive it mounts, or by where the system keeps it.
 ///
 /// A library file in such a folder is copied by that program while MiDiccio writes it:
 /// the copy can be torn (a damaged library on the other computer), and two computers
@@ -48,6 +49,9 @@ public struct SyncedFolder: Sendable, Equatable {
                 return SyncedFolder(program: program, root: root)
             }
         }
+        if let root = oneDriveFolder(environment), absolute.hasPrefix(root + "/") {
+            return SyncedFolder(program: "OneDrive", root: root)
+        }
         // macOS: iCloud Drive, and the clouds of File Provider (Dropbox, OneDrive, Google
         // Drive and others, each in a folder named after it).
         let components = absolute.utf8.split(separator: UInt8(ascii: "/")).map { String(decoding: $0, as: UTF8.self) }
@@ -60,6 +64,7 @@ public struct SyncedFolder: Sendable, Equatable {
             return SyncedFolder(
                 program: name.isEmpty ? provider : name, root: "/" + components[...(at + 1)].joined(separator: "/"))
         }
+        if let drive = mountedCloudDrive(holding: absolute) { return drive }
         var folder = parent(absolute)
         while !folder.isEmpty {
             let prefix = folder == "/" ? "" : folder
@@ -73,6 +78,72 @@ public struct SyncedFolder: Sendable, Equatable {
         return nil
     }
 
+    /// Linux: the cloud drive mounted through FUSE (rclone, google-drive-ocamlfuse, …)
+    /// that holds `absolute`, from the system's list of mounts, which is read only when the
+    /// library's folder is on a FUSE file system at all (one `statfs`).
+    private static func mountedCloudDrive(holding absolute: String) -> SyncedFolder? {
+        #if canImport(Glibc)
+        guard midiccio_file_system_type(parent(absolute)) == fuseMagic,
+            let mounts = try? FileSystem.readUTF8Text("/proc/self/mountinfo")
+        else { return nil }
+        return cloudMount(holding: absolute, mountInfo: mounts)
+        #else
+        return nil
+        #endif
+    }
+
+    /// `f_type` of every FUSE file system (linux/magic.h, FUSE_SUPER_MAGIC).
+    private static let fuseMagic = 0x6573_5546
+
+    /// The programs that mount a cloud drive through FUSE, by the file system type they
+    /// give their mounts (`fuse.rclone`, without `fuse.`).
+    private static let cloudFileSystems: [String: String] = [
+        "rclone": "rclone", "google-drive-ocamlfuse": "google-drive-ocamlfuse", "onedriver": "onedriver",
+        "gvfsd-fuse": "GNOME's online accounts (gvfs)", "s3fs": "s3fs", "gcsfuse": "gcsfuse", "davfs": "davfs2",
+    ]
+
+    /// The cloud drive holding `absolute` among the mounts `mountInfo` lists (the text of
+    /// Linux's `/proc/self/mountinfo`): the mount deepest above the path, when a program of
+    /// `cloudFileSystems` made it; nil otherwise.
+    package static func cloudMount(holding absolute: String, mountInfo: String) -> SyncedFolder? {
+        var deepest: (point: String, type: String)?
+        for line in mountInfo.split(whereSeparator: \.isNewline) {
+            // "36 35 98:0 /root /mount/point options [optional fields] - type source options"
+            let fields = line.split(separator: " ")
+            guard fields.count > 5, let dash = fields.firstIndex(of: "-"), dash + 1 < fields.count else { continue }
+            let point = unescapedMountPoint(fields[4])
+            let holds = point == "/" || absolute == point || absolute.hasPrefix(point + "/")
+            guard holds, point.utf8.count >= (deepest?.point.utf8.count ?? 0) else { continue }
+            deepest = (point, String(fields[dash + 1]))
+        }
+        guard let deepest else { return nil }
+        let type = deepest.type.hasPrefix("fuse.") ? String(deepest.type.dropFirst(5)) : deepest.type
+        return cloudFileSystems[type].map { SyncedFolder(program: $0, root: deepest.point) }
+    }
+
+    /// A mount point as mountinfo writes it, its space, tab, line feed and backslash
+    /// written as octal escapes (`\040`), made a path again.
+    private static func unescapedMountPoint(_ field: Substring) -> String {
+        // Through the bytes: StringProtocol's contains(_:) is the older Foundation's, which
+        // the everyday binary leaves out.
+        guard field.utf8.contains(UInt8(ascii: "\\")) else { return String(field) }
+        var bytes: [UInt8] = []
+        let utf8 = Array(field.utf8)
+        var index = 0
+        while index < utf8.count {
+            if utf8[index] == UInt8(ascii: "\\"), index + 3 < utf8.count,
+                let code = UInt8(String(decoding: utf8[(index + 1)...(index + 3)], as: UTF8.self), radix: 8)
+            {
+                bytes.append(code)
+                index += 4
+            } else {
+                bytes.append(utf8[index])
+                index += 1
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// The settings files of the desktop clients that list their folders there.
     private static func clientSettings(_ environment: [String: String]) -> [(path: String, program: String)] {
         guard let home = environment["HOME"], !home.isEmpty else { return [] }
@@ -82,6 +153,34 @@ public struct SyncedFolder: Sendable, Equatable {
             (home + "/Library/Preferences/Nextcloud/nextcloud.cfg", "Nextcloud"),
             (home + "/Library/Preferences/ownCloud/owncloud.cfg", "ownCloud"),
         ]
+    }
+
+    /// The folder the OneDrive client for Linux (`onedrive`) syncs, once it has signed in
+    /// (its database or its token is in its settings folder): `sync_dir` of its settings,
+    /// else `~/OneDrive`; nil when the client is not set up.
+    private static func oneDriveFolder(_ environment: [String: String]) -> String? {
+        guard let home = environment["HOME"], !home.isEmpty else { return nil }
+        let folder = (environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.config") + "/onedrive"
+        guard access(folder + "/items.sqlite3", F_OK) == 0 || access(folder + "/refresh_token", F_OK) == 0 else { return nil }
+        var syncDir = "~/OneDrive"
+        let settings = (try? FileSystem.readUTF8Text(folder + "/config")) ?? nil
+        // sync_dir = "~/OneDrive" (a line starting with # is a default left as a comment)
+        for line in (settings ?? "").split(whereSeparator: \.isNewline) {
+            let parts = line.split(separator: "=", maxSplits: 1).map(trimmed)
+            guard parts.count == 2, parts[0] == "sync_dir" else { continue }
+            let value = parts[1]
+            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { syncDir = String(value.dropFirst().dropLast()) }
+        }
+        if syncDir == "~" || syncDir.hasPrefix("~/") { syncDir = home + syncDir.dropFirst() }
+        while syncDir.count > 1 && syncDir.hasSuffix("/") { syncDir.removeLast() }
+        return syncDir.hasPrefix("/") ? syncDir : nil
+    }
+
+    /// `text` without the spaces and tabs at its ends.
+    private static func trimmed(_ text: Substring) -> Substring {
+        let start = text.firstIndex { $0 != " " && $0 != "\t" } ?? text.endIndex
+        let end = text.lastIndex { $0 != " " && $0 != "\t" }.map(text.index(after:)) ?? start
+        return text[start..<max(start, end)]
     }
 
     /// The folders a client's settings file lists (`0\Folders\1\localPath=/home/ana/Nextcloud/`),

@@ -50,6 +50,48 @@ final class ALibraryInsideASyncedFolderIsWarnedAboutTests {
         #expect(SyncedFolder.holding(root + "/MiDiccio/library.sqlite", environment: ["HOME": sandbox.path("elsewhere")]) == nil)
     }
 
+    @Test("the folder the OneDrive client for Linux syncs once signed in: its sync_dir, or ~/OneDrive")
+    func oneDriveClient() throws {
+        let home = sandbox.path("home")
+        let settings = home + "/.config/onedrive"
+        try FileManager.default.createDirectory(atPath: settings, withIntermediateDirectories: true)
+        let environment = ["HOME": home]
+        let inDefault = home + "/OneDrive/MiDiccio/library.sqlite"
+        #expect(SyncedFolder.holding(inDefault, environment: environment) == nil, "not signed in: nothing is synced yet")
+
+        #expect(FileManager.default.createFile(atPath: settings + "/items.sqlite3", contents: Data()))
+        #expect(SyncedFolder.holding(inDefault, environment: environment) == SyncedFolder(program: "OneDrive", root: home + "/OneDrive"))
+
+        // The shipped settings keep every default as a comment; a person's own line counts.
+        let text = "# sync_dir = \"~/OneDrive\"\n  sync_dir   =  \"~/Nube de trabajo/\"  \n# skip_file = \"~*\"\n"
+        #expect(FileManager.default.createFile(atPath: settings + "/config", contents: Data(text.utf8)))
+        #expect(SyncedFolder.holding(inDefault, environment: environment) == nil)
+        #expect(
+            SyncedFolder.holding(home + "/Nube de trabajo/library.sqlite", environment: environment)
+                == SyncedFolder(program: "OneDrive", root: home + "/Nube de trabajo"))
+        #expect(SyncedFolder.holding(home + "/Nube de trabajo-2/library.sqlite", environment: environment) == nil)
+    }
+
+    @Test("a cloud drive mounted through FUSE (rclone, google-drive-ocamlfuse, ...) is known by its mount's type")
+    func mountedCloudDrives() {
+        let mounts = #"""
+            22 1 259:2 / / rw,relatime shared:1 - ext4 /dev/nvme0n1p2 rw
+            61 22 0:52 / /home/ana/Google\040Drive rw,nosuid,nodev,relatime shared:33 - fuse.rclone drive: rw,user_id=1000
+            62 61 0:53 / /home/ana/Google\040Drive/backup rw,relatime shared:34 - ext4 /dev/sdb1 rw
+            63 22 0:54 / /home/ana/gdrive rw,nosuid,nodev shared:35 - fuse.google-drive-ocamlfuse google-drive-ocamlfuse rw
+            64 22 0:55 / /home/ana/secret rw,nosuid,nodev shared:36 - fuse.gocryptfs /home/ana/.secret rw
+            65 22 0:56 / /run/user/1000/gvfs rw,nosuid,nodev shared:37 - fuse.gvfsd-fuse gvfsd-fuse rw
+            """#
+        func found(_ path: String) -> SyncedFolder? { SyncedFolder.cloudMount(holding: path, mountInfo: mounts) }
+        #expect(found("/home/ana/Google Drive/MiDiccio/library.sqlite") == SyncedFolder(program: "rclone", root: "/home/ana/Google Drive"))
+        #expect(found("/home/ana/Google Drive/backup/library.sqlite") == nil, "a disk mounted inside the drive")
+        #expect(found("/home/ana/gdrive/library.sqlite")?.program == "google-drive-ocamlfuse")
+        #expect(found("/run/user/1000/gvfs/google-drive:host=example.com,user=ana/library.sqlite")?.root == "/run/user/1000/gvfs")
+        #expect(found("/home/ana/secret/library.sqlite") == nil, "an encrypted folder is no cloud")
+        #expect(found("/home/ana/Google Drive-old/library.sqlite") == nil)
+        #expect(found("/home/ana/.local/share/midiccio/library.sqlite") == nil)
+    }
+
     @Test("on macOS, iCloud Drive and the File Provider clouds are known by their place")
     func macOSPlaces() {
         let drive = SyncedFolder.holding(
