@@ -284,10 +284,22 @@ package final class ToolContext {
             })
         progress.finish()
         openLibrary = library
+        if library.isNew { noteNewLibrary() }
         // trash.autoPurgeDays applies to libraries that never sync too; with the setting
         // off (the default) this is one small query.
         try library.autoPurge()
         return library
+    }
+
+    /// Says where a library was just made, to a person at a terminal: a mistyped
+    /// `--library` otherwise starts a second, empty word list without a word said, and
+    /// the words added to it seem lost from the first. Not with `--json`, as a progress
+    /// line is not.
+    private func noteNewLibrary() {
+        guard io.errorIsTerminal, !json else { return }
+        note(
+            "Started a new, empty library at \(libraryPath) (there was none). "
+                + "If your words are in another file, give it with --library or MIDICCIO_LIBRARY.")
     }
 
     /// Warns, once, when the library file is inside a folder a sync program copies

@@ -162,6 +162,8 @@ final class ImportExportCLITests {
         #expect(quiet.status == 0)
         #expect(quiet.errorOutput.isEmpty)
 
+        // The library is made first: its first command at a terminal says where it is.
+        #expect(sandbox.run(["list", "--library", sandbox.path("terminal.sqlite")]).status == 0)
         let onATerminal = sandbox.run(["import", file, "--library", sandbox.path("terminal.sqlite")], errorTerminal: true)
         #expect(onATerminal.output == "Imported 200 words from words.csv, read as MiDiccio CSV\n")
         #expect(onATerminal.errorOutput.isEmpty, "within a second no progress line shows")

@@ -22,6 +22,8 @@ final class ProgressOnATerminalTests {
 
     @Test("on a terminal: 'Importing words.tsv: N of 50,000 words' redrawn in place, then cleared; stdout stays clean")
     func onATerminal() throws {
+        // The library is made first: its first command at a terminal says where it is.
+        #expect(sandbox.run(["list"]).status == 0)
         let terminal = try PseudoTerminal()
         let started = Date()
         // An empty NO_COLOR counts as unset, as no-color.org says.
