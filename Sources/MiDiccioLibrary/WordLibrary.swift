@@ -98,7 +98,7 @@ public final class WordLibrary {
     /// library written by a newer schema. `keyProgress` hears how far the one-time
     /// computing of every term's keys has come (words done, words in all), when a library
     /// keyed by another ICU is opened (`refreshTermKeys`); it is not called otherwise.
-    /// `upgradeProgress` is called now and then (about every millisecond of work) while a
+    /// `upgradeProgress` is called now and then (`Migrator.tickEvery`) while a
     /// library made by an earlier MiDiccio is brought up to this one's schema, which can
     /// build a whole index (seconds at a million words); not while a new library is made.
     public init(

@@ -53,7 +53,8 @@ package enum Migrator {
         }
     }
 
-    /// SQLite virtual-machine steps between two ticks of `migrate`: about a millisecond's
-    /// work, so a progress line can redraw often enough, at no cost worth measuring.
+    /// SQLite virtual-machine steps between two ticks of `migrate`: building the index of
+    /// terms over a million words ticked 192 times in about 4 s, often enough for a progress
+    /// line, at no cost worth measuring.
     package static let tickEvery: Int32 = 100_000
 }
