@@ -87,11 +87,12 @@ struct NotALibraryTests {
             let error = #expect(throws: LibraryError.self) {
                 _ = try WordLibrary(path: path, create: false, clock: ManualClock(), environment: [:])
             }
-            guard case .cannotOpen(let errorPath, _) = error else {
-                Issue.record("expected cannotOpen, got \(String(describing: error))")
+            guard case .libraryGone(let errorPath) = error else {
+                Issue.record("expected libraryGone, got \(String(describing: error))")
                 return
             }
             #expect(errorPath == path)
+            #expect(error?.description.contains("is not there any more") == true)
             #expect(try contents(of: directory).isEmpty)
         }
     }
