@@ -167,8 +167,11 @@ struct SearchTier {
 }
 
 extension SearchPlan {
-    /// True when the query has words or field prefixes to rank by.
-    var isRanked: Bool { !freeTokens.isEmpty || !fieldClauses.isEmpty }
+    /// True when the query has text or field prefixes: its matches are found through the
+    /// term index or the search index, and ranked. Text without a word for the search index
+    /// (`🐱`, `%`) still matches the terms starting with it: taken for no search, it listed
+    /// every word while the count said 3, and "all 3 matches" put the whole library in the Trash.
+    var isRanked: Bool { !key.isEmpty || !fieldClauses.isEmpty }
 
     /// True when the search index is read: a one-letter query is answered from terms
     /// only (see `search(_:limit:)`).
@@ -181,7 +184,7 @@ extension SearchPlan {
     /// starting with the query, terms holding its words, the newest other matches ranked,
     /// then the older ones newest first.
     var tierCount: Range<Int> {
-        let termTiers = freeTokens.isEmpty ? 2..<2 : 0..<2
+        let termTiers = key.isEmpty ? 2..<2 : 0..<2
         guard usesFullText else { return termTiers }
         return (freeTokens.isEmpty ? 3 : termTiers.lowerBound)..<5
     }
