@@ -73,6 +73,17 @@ struct JSONBody {
         return flag
     }
 
+    /// An object field, read as strictly; nil when absent or null.
+    func object(_ name: String) throws(BadRequest) -> JSONBody? {
+        guard let value = object[name], !(value is NSNull) else { return nil }
+        guard let inner = value as? [String: Any] else { throw BadRequest(message: "\(name) must be an object", field: name) }
+        return JSONBody(inner)
+    }
+
+    private init(_ object: [String: Any]) {
+        self.object = object
+    }
+
     /// A list of strings; a single string is split into lines (examples typed one per line).
     func strings(_ name: String) throws(BadRequest) -> [String]? {
         guard let value = object[name], !(value is NSNull) else { return nil }

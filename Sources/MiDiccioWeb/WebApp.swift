@@ -332,8 +332,8 @@ public final class WebApp: HTTPHandler {
         return sort
     }
 
-    private func wordEnvelope(_ word: Word, duplicates: [Word] = []) -> String {
-        JSONText.object([("word", WordJSON.object(word, pretty: false)), ("duplicates", WordJSON.compactArray(duplicates))])
+    private func wordEnvelope(_ word: Word, duplicates: [Word] = [], adding more: [(String, String)] = []) -> String {
+        JSONText.object([("word", WordJSON.object(word, pretty: false)), ("duplicates", WordJSON.compactArray(duplicates))] + more)
     }
 
     private func showWord(_ library: WordLibrary, _ id: WordID) throws -> HTTPResponse {
@@ -351,14 +351,65 @@ public final class WebApp: HTTPHandler {
         return .json(wordEnvelope(result.word, duplicates: result.duplicates), status: 201)
     }
 
+    /// `PUT api/words/:id` with the fields to set. With `base`, the fields as the editor
+    /// showed them when it opened, only the fields the person changed are set (and only the
+    /// tags added or removed): what a sync or another program changed meanwhile in the
+    /// others is kept, and the answer's `keptFromElsewhere` names those fields.
     private func editWord(_ library: WordLibrary, _ id: WordID, _ request: HTTPRequest) throws -> HTTPResponse {
         let body = try JSONBody(request.body)
-        let edit = WordEdit(
+        var edit = WordEdit(
             term: try body.string("term"), meaning: try body.string("meaning"), reading: try body.string("reading"),
             examples: try body.strings("examples"), notes: try body.string("notes"), tags: try Self.tags(body))
+        var keptFromElsewhere: [String] = []
+        if let base = try body.object("base") {
+            guard let current = try library.word(id) else { throw LibraryError.wordNotFound(id.rawValue) }
+            keptFromElsewhere = try Self.leaveUntouched(&edit, base: base, current: current)
+        }
         let word = try library.edit(id, edit)
         let duplicates = try library.duplicates(of: word.term).filter { $0.id != word.id }
-        return .json(wordEnvelope(word, duplicates: duplicates))
+        let names = "[" + keptFromElsewhere.map(JSONText.quote).joined(separator: ",") + "]"
+        return .json(wordEnvelope(word, duplicates: duplicates, adding: keptFromElsewhere.isEmpty ? [] : [("keptFromElsewhere", names)]))
+    }
+
+    /// Takes out of `edit` every field that is as `base` (what the editor showed) had it,
+    /// so the word keeps its value now; tags changed become the tags added and removed.
+    /// Returns the fields left to the word's value now that differs from `base`: changed
+    /// elsewhere while the editor was open, and kept.
+    static func leaveUntouched(_ edit: inout WordEdit, base: JSONBody, current: Word) throws -> [String] {
+        var kept: [String] = []
+        func settle<T: Equatable>(_ name: String, _ field: inout T?, _ shown: T?, _ now: T) {
+            guard let value = field, let shown, value == shown else { return }
+            field = nil
+            if now != shown { kept.append(name) }
+        }
+        settle("term", &edit.term, try base.string("term"), current.term)
+        settle("meaning", &edit.meaning, try base.string("meaning"), current.meaning)
+        settle("reading", &edit.reading, try base.string("reading"), current.reading)
+        settle("notes", &edit.notes, try base.string("notes"), current.notes)
+        // The editor shows examples one per line and sends its box's lines, blank ones too.
+        var examples = edit.examples.map(Self.filled)
+        settle("examples", &examples, try base.strings("examples").map(Self.filled), current.examples)
+        if examples == nil { edit.examples = nil }
+        if let tags = edit.tags, let shownTags = try Self.tags(base) {
+            let keys = Set(tags.map(TagSet.key))
+            let shownKeys = Set(shownTags.map(TagSet.key))
+            if keys == shownKeys && tags == shownTags {
+                edit.tags = nil
+                if Set(current.tags.map(TagSet.key)) != shownKeys { kept.append("tags") }
+            } else if keys != shownKeys {
+                // Only what the person added or removed: tags put on elsewhere stay.
+                edit.tags = nil
+                edit.addTags = tags.filter { !shownKeys.contains(TagSet.key($0)) }
+                edit.removeTags = shownTags.filter { !keys.contains(TagSet.key($0)) }
+                if !Set(current.tags.map(TagSet.key)).subtracting(shownKeys).isEmpty { kept.append("tags") }
+            }
+        }
+        return kept
+    }
+
+    /// Examples without blank lines, as a word keeps them.
+    private static func filled(_ examples: [String]) -> [String] {
+        examples.filter { !$0.allSatisfy(\.isWhitespace) }
     }
 
     /// Tags as a list, or as one text separated by spaces or commas (as typed).

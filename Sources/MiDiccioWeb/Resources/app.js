@@ -300,12 +300,15 @@
     $("w-term").textContent = "";
     $("editor").showModal();
     editorSnapshot = editorValues();
+    editorBase = word ? formBody() : null;
     $("f-term").focus();
     if (!word && $("f-term").value) checkDuplicates();
   }
 
   // What the form held when it opened: leaving with other values asks first.
   let editorSnapshot = "";
+  // The word's fields as the form showed them when it opened (null for a new word).
+  let editorBase = null;
   function editorValues() { return JSON.stringify(fields.map((name) => $("f-" + name).value)); }
   function editorChanged() { return $("editor").open && editorValues() !== editorSnapshot; }
 
@@ -332,9 +335,9 @@
     if (input) { input.setAttribute("aria-invalid", "true"); input.focus(); }
   }
 
-  async function saveWord() {
-    clearErrors();
-    const body = {
+  // The word as the form holds it, as the server takes it.
+  function formBody() {
+    return {
       term: $("f-term").value,
       reading: $("f-reading").value,
       meaning: $("f-meaning").value,
@@ -342,8 +345,16 @@
       notes: $("f-notes").value,
       tags: $("f-tags").value.split(/[\s,]+/).filter((tag) => tag !== ""),
     };
+  }
+
+  async function saveWord() {
+    clearErrors();
+    const body = formBody();
     if (!body.term.trim()) { showFieldError("term", "Type the word first."); return; }
     const editing = state.editing;
+    // What the form showed when it opened: the server sets only the fields changed here,
+    // and keeps what a sync or another program changed meanwhile in the others.
+    if (editing && editorBase) body.base = editorBase;
     $("editor-save").disabled = true;
     try {
       const data = editing
@@ -351,7 +362,11 @@
         : await api("POST", "/api/words", body);
       $("editor").close();
       const also = data.duplicates.length ? " (it was already in your library too)" : "";
-      toast((editing ? "Saved \u201c" : "Added \u201c") + data.word.term + "\u201d" + also);
+      const names = data.keptFromElsewhere || [];
+      const kept = names.length
+        ? "; kept the " + (names.length > 1 ? names.slice(0, -1).join(", ") + " and " : "") + names[names.length - 1]
+          + " changed elsewhere meanwhile" : "";
+      toast((editing ? "Saved \u201c" : "Added \u201c") + data.word.term + "\u201d" + also + kept);
       if (editing) {
         const item = $("words").querySelector('[data-id="' + editing.id + '"]');
         if (item && state.sort !== "updated") item.replaceWith(wordItem(data.word)); else await reload();
