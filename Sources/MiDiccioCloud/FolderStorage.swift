@@ -35,6 +35,35 @@ public final class FolderStorage: CloudStorage {
 
     public var displayName: String { "folder \(root)" }
 
+    /// Why a folder cannot be set as the one to sync through; `description` says it to a
+    /// person, with the path.
+    public struct SetupError: Error, CustomStringConvertible {
+        /// What is wrong, with the path.
+        public let description: String
+    }
+
+    /// Makes the MiDiccio folder `path` inside a folder that exists (~/Dropbox/MiDiccio),
+    /// when it is not there yet. Refuses a file in its place, and a path whose parent is
+    /// missing: most likely a typo, or a drive that is not plugged in, where a sync would
+    /// later report the cloud unreachable. What the command line and the web app check
+    /// before they set a folder remote.
+    public static func prepare(_ path: String) throws(SetupError) {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else { throw SetupError(description: "\(path) is a file, not a folder") }
+            return
+        }
+        let parent = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw SetupError(description: "the folder \(parent) does not exist; check the path (or plug in the drive) and try again")
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        } catch {
+            throw SetupError(description: "cannot create \(path): \(FileSystem.describe(error))")
+        }
+    }
+
     private func full(_ path: String) -> String { path.isEmpty ? root : root + "/" + path }
 
     private func checkRoot() throws {

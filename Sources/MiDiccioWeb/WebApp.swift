@@ -591,7 +591,13 @@ public final class WebApp: HTTPHandler {
             guard folder.hasPrefix("/") else {
                 throw BadRequest(message: "give the folder's full path, starting with /", field: "folder")
             }
-            remote = .folder(path: URL(fileURLWithPath: folder).standardizedFileURL.path)
+            let path = URL(fileURLWithPath: folder).standardizedFileURL.path
+            do {
+                try FolderStorage.prepare(path)
+            } catch {
+                throw BadRequest(message: error.description, field: "folder")
+            }
+            remote = .folder(path: path)
         }
         try pool.withLibrary { library in
             if let name = try body.string("deviceName"), !name.isEmpty { try library.setDeviceName(name) }

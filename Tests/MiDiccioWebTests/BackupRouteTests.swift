@@ -110,6 +110,26 @@ final class BackupRouteTests {
         #expect(try web.send("PUT", "/api/remote", json: #"{"folder": "relative/path"}"#).json["field"] as? String == "folder")
     }
 
+    @Test(
+        "a sync folder that is a file, or inside a folder that does not exist, is refused as the command line refuses it, naming it",
+        arguments: ["file", "missing"])
+    func badFolderRefused(_ kind: String) throws {
+        let good = web.directory + "/cloud"
+        try FileManager.default.createDirectory(atPath: good, withIntermediateDirectories: true)
+        #expect(try web.send("PUT", "/api/remote", json: "{\"folder\": \"\(good)\"}").status == 200)
+        let file = web.directory + "/notes.txt"
+        #expect(FileManager.default.createFile(atPath: file, contents: Data("x".utf8)))
+        let path = kind == "file" ? file : web.directory + "/nope/deeper"
+
+        let refused = try web.send("PUT", "/api/remote", json: "{\"folder\": \"\(path)\"}")
+        #expect(refused.status == 400)
+        #expect(refused.json["field"] as? String == "folder")
+        let message = refused.json["error"] as? String ?? ""
+        #expect(message.contains(kind == "file" ? "\(file) is a file, not a folder" : "\(web.directory)/nope does not exist"), "\(message)")
+        #expect(try web.send("GET", "/api/status").json["remoteFolder"] as? String == good, "the remote set before stays")
+        #expect(!FileManager.default.fileExists(atPath: web.directory + "/nope"))
+    }
+
     @Test("a WebDAV server set from Settings keeps its password beside the library, owner-only, and never sends it back")
     func webDAVRemote() throws {
         let secret = "s3cret-\(UUID().uuidString)"

@@ -191,23 +191,12 @@ struct RemoteSetCommand: ParsableCommand {
         return location
     }
 
-    /// Makes the MiDiccio folder inside a folder that exists (~/Dropbox/MiDiccio), and
-    /// refuses a path whose parent is missing: most likely a typo, or a drive that is not
-    /// plugged in, where a sync would later report the cloud unreachable.
+    /// Makes the MiDiccio folder inside a folder that exists (`FolderStorage.prepare`).
     static func prepareFolder(_ path: String) throws {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { throw ToolFailure("\(path) is a file, not a folder") }
-            return
-        }
-        let parent = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw ToolFailure("the folder \(parent) does not exist; check the path (or plug in the drive) and try again")
-        }
         do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+            try FolderStorage.prepare(path)
         } catch {
-            throw ToolFailure("cannot create \(path): \(error.localizedDescription)")
+            throw ToolFailure(error.description)
         }
     }
 
