@@ -767,6 +767,10 @@
     const body = webdav
       ? { webdav: $("remote-url").value, user: $("remote-user").value, password: $("remote-password").value }
       : { folder: $("remote-folder").value };
+    // An empty place turns syncing off: asked first, as a cleared field is easy to save.
+    const leaving = (webdav ? body.webdav : body.folder).trim() === "";
+    const stop = "Stop syncing this library? Its words stay on this device, and the cloud copy is left as it is.";
+    if (leaving && state.hasRemote && !window.confirm(stop)) return;
     try {
       const saved = await api("PUT", "/api/remote", body);
       $("remote-password").value = "";
@@ -777,6 +781,7 @@
         $("remote-user").value = saved.remoteUser || "";
       }
       state.hasRemote = (webdav ? $("remote-url").value : $("remote-folder").value).trim() !== "";
+      if (leaving) $("remote-result").textContent = "Syncing is off. The words stay on this device; give a folder or a server to sync again.";
       await loadStatus();
       if (state.hasRemote) syncNow(true);
     } catch (error) { $("remote-error").textContent = error.message; }

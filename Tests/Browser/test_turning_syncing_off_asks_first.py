@@ -1,0 +1,30 @@
+"""Clearing the sync folder in Settings and pressing Save turned syncing off without a word
+(found by hand). It now asks first, and says what happened once it is off."""
+import tempfile
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+
+from conftest import api
+from test_web_app import csrf, wait
+
+
+def test_a_cleared_sync_folder_asks_before_syncing_stops(page):
+    folder = tempfile.mkdtemp(prefix="midiccio-browser-remote-")
+    api("/api/remote", "PUT", {"folder": folder}, csrf(page))
+    page.refresh()
+    page.find_element(By.ID, "settings-button").click()
+    field = wait(page, EC.visibility_of_element_located((By.ID, "remote-folder")))
+    wait(page, lambda d: field.get_attribute("value") == folder)
+
+    field.clear()
+    page.find_element(By.ID, "remote-save").click()
+    alert = wait(page, EC.alert_is_present())
+    assert "Stop syncing" in alert.text
+    alert.dismiss()
+    assert api("/api/status")["remoteFolder"] == folder, "dismissed: the remote stays"
+
+    page.find_element(By.ID, "remote-save").click()
+    wait(page, EC.alert_is_present()).accept()
+    wait(page, lambda d: "Syncing is off" in d.find_element(By.ID, "remote-result").text)
+    assert api("/api/status")["remote"] is None
