@@ -48,13 +48,14 @@ public final class FolderStorage: CloudStorage {
     /// later report the cloud unreachable. What the command line and the web app check
     /// before they set a folder remote.
     public static func prepare(_ path: String) throws(SetupError) {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { throw SetupError(description: "\(path) is a file, not a folder") }
+        // stat(2) rather than FileManager's ObjCBool, which is the older Foundation's.
+        func isFolder(_ status: stat) -> Bool { status.st_mode & S_IFMT == S_IFDIR }
+        if let status = FileSystem.status(path) {
+            guard isFolder(status) else { throw SetupError(description: "\(path) is a file, not a folder") }
             return
         }
-        let parent = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory.boolValue else {
+        let parent = FileSystem.parent(of: path)
+        guard let status = FileSystem.status(parent), isFolder(status) else {
             throw SetupError(description: "the folder \(parent) does not exist; check the path (or plug in the drive) and try again")
         }
         do {

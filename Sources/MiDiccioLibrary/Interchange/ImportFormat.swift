@@ -155,7 +155,24 @@ extension ImportFormat {
         if text.unicodeScalars.contains(where: { $0 == "\0" }) {
             throw LibraryError.invalidImport(file: file, line: nil, message: "a binary file; MiDiccio reads \(known)")
         }
+        try refuseJSON(text, file: file)
         return WordSheet.announcedFormat(of: text) ?? .list
+    }
+
+    /// Refuses a JSON file, which read as a list without a header imported each of its lines
+    /// as a word: a MiDiccio backup is restored instead (ids, the Trash and reviews kept).
+    /// JSON is told by its first line: `{` or `[` alone, or `{"` or `[{` first.
+    private static func refuseJSON(_ text: String, file: String) throws {
+        let firstLine = text.drop { $0 == "\u{FEFF}" || $0.isWhitespace }.prefix { !$0.isNewline }
+        let line = firstLine.filter { !$0.isWhitespace }
+        guard line == "{" || line == "[" || line.hasPrefix("{\"") || line.hasPrefix("[{") else { return }
+        // Through the bytes: StringProtocol's contains(_:) is the older Foundation's.
+        let isBackup = Array(text.utf8.prefix(4_096)).firstRange(of: Array("\"\(BackupFile.formatName)\"".utf8)) != nil
+        throw LibraryError.invalidImport(
+            file: file, line: nil,
+            message: isBackup
+                ? "a MiDiccio backup, which is restored, not imported: midiccio backup restore '\(file)' (in the web app: Settings, \"Restore from a backup file\")"
+                : "a JSON file; MiDiccio reads JSON only as its own backup (midiccio backup restore), and imports \(known)")
     }
 
     /// How many bytes of a file's start are read to tell its format: a megabyte, and one
