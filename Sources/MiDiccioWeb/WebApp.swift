@@ -648,10 +648,17 @@ public final class WebApp: HTTPHandler {
         }
     }
 
+    /// The refusal of an upload with no bytes: a file chosen but empty (its `name` is
+    /// sent) is named as empty; without a name, no file was chosen.
+    private static func emptyUpload(_ request: HTTPRequest, or noFile: String, nothing done: String) -> BadRequest {
+        guard let name = request.query["name"], !name.isEmpty else { return BadRequest(message: noFile, field: "file") }
+        return BadRequest(message: "\(name.prefix(200)) is empty (0 bytes); nothing was \(done)", field: "file")
+    }
+
     private func restoreBackup(_ request: HTTPRequest) throws -> HTTPResponse {
         let replace = request.query["replace"] == "1"
         let dryRun = request.query["dryRun"] == "1"
-        guard !request.body.isEmpty else { throw BadRequest(message: "choose a backup file first", field: "file") }
+        guard !request.body.isEmpty else { throw Self.emptyUpload(request, or: "choose a backup file first", nothing: "restored") }
         return try submitted.once(dryRun ? nil : request.query["key"]) {
             try TemporaryFile.with(name: Self.uploadName(request, default: "backup.json"), contents: request.body) { path in
                 let report = try jobs.run(dryRun ? nil : request.query["key"], phase: "Restoring", unit: "words") { progress in
@@ -712,7 +719,7 @@ public final class WebApp: HTTPHandler {
         } catch {
             throw BadRequest(message: error.message, field: "columns")
         }
-        guard !request.body.isEmpty else { throw BadRequest(message: "choose a file to import first", field: "file") }
+        guard !request.body.isEmpty else { throw Self.emptyUpload(request, or: "choose a file to import first", nothing: "imported") }
         options.skipDuplicates = request.query["skipDuplicates"] == "1"
         options.dryRun = request.query["dryRun"] == "1"
         return try submitted.once(options.dryRun ? nil : request.query["key"]) {

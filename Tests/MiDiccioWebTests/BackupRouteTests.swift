@@ -110,6 +110,18 @@ final class BackupRouteTests {
         #expect(try web.send("PUT", "/api/remote", json: #"{"folder": "relative/path"}"#).json["field"] as? String == "folder")
     }
 
+    @Test("an empty file chosen to restore or import is named as empty; with no file chosen the page is asked for one")
+    func emptyUploads() throws {
+        for (target, done) in [("/api/backup/restore", "restored"), ("/api/import", "imported")] {
+            let empty = try web.send("POST", target + "?name=vac%C3%ADo.json")
+            #expect(empty.status == 400)
+            #expect(empty.json["error"] as? String == "vacío.json is empty (0 bytes); nothing was \(done)", "\(empty.text)")
+            #expect(empty.json["field"] as? String == "file")
+            let none = try web.send("POST", target)
+            #expect((none.json["error"] as? String ?? "").hasPrefix("choose a"), "\(none.text)")
+        }
+    }
+
     @Test(
         "a sync folder that is a file, or inside a folder that does not exist, is refused as the command line refuses it, naming it",
         arguments: ["file", "missing"])
