@@ -64,6 +64,7 @@ extension WordContent {
             throw WordValidationError(field: "tags", message: "at most \(WordLimits.tagCount) tags (got \(tags.count))")
         }
         for tag in tags {
+            try Self.refuseNUL(tag, field: "tags")
             guard tag.utf8.count <= WordLimits.tagLength || tag.count <= WordLimits.tagLength else {
                 throw WordValidationError(
                     field: "tags", message: "tag \"\(tag.prefix(20))…\" is \(tag.count) characters; the limit is \(WordLimits.tagLength)")
@@ -76,12 +77,23 @@ extension WordContent {
     }
 
     private static func check(_ text: String, field: String, limit: Int) throws(WordValidationError) {
+        try refuseNUL(text, field: field)
         // Counting characters is O(n); the UTF-8 length bounds it cheaply for the usual case.
         if text.utf8.count <= limit { return }
         let count = text.count
         guard count <= limit else {
             throw WordValidationError(field: field, message: "is \(count) characters; the limit is \(limit)")
         }
+    }
+}
+
+extension WordContent {
+    /// Refuses a NUL character (U+0000): no text file carries one, so a word holding it
+    /// could not come back from the library's own CSV export or a sheet (the API took
+    /// one; the export of that library was then refused as a binary file).
+    fileprivate static func refuseNUL(_ text: String, field: String) throws(WordValidationError) {
+        guard text.utf8.contains(0) else { return }
+        throw WordValidationError(field: field, message: "contains a NUL character (U+0000), which no text file can carry")
     }
 }
 

@@ -117,4 +117,30 @@ struct WordLimitsTests {
         let content = try WordContent(term: term).validated()
         #expect(content.term.count == WordLimits.termLength)
     }
+
+    @Test(
+        "a NUL character, which no text file carries, is refused in every field, naming it",
+        arguments: ["term", "meaning", "reading", "notes", "examples[1]", "tags"])
+    func nulRefused(_ field: String) throws {
+        let nul = "a\u{0}b"
+        var content = WordContent(term: "palabra")
+        switch field {
+        case "term": content.term = nul
+        case "meaning": content.meaning = nul
+        case "reading": content.reading = nul
+        case "notes": content.notes = nul
+        case "examples[1]": content.examples = [nul]
+        default: content.tags = [nul]
+        }
+        try withTemporaryLibrary { fixture throws in
+            let error = #expect(throws: LibraryError.self) { try fixture.library.add(content) }
+            guard case .invalidWord(let problem) = error else {
+                Issue.record("expected invalidWord, got \(String(describing: error))")
+                return
+            }
+            #expect(problem.field == field)
+            #expect(problem.message.contains("NUL"))
+            #expect(try fixture.library.counts().words == 0)
+        }
+    }
 }
