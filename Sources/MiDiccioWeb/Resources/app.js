@@ -973,7 +973,10 @@
       let text = "Imported " + plural(report.added, "word", "words") + " (" + (report.format === "list" ? "a list without a header" : report.formatTitle) + "): "
         + report.added.toLocaleString() + " added, 0 updated, " + report.skippedDuplicates.toLocaleString()
         + " skipped as duplicates, 0 moved to the Trash.";
-      if (report.duplicatesAdded) text += " " + report.duplicatesAdded + " have the same term as a word already there (added anyway).";
+      if (report.duplicatesAdded) {
+        text += " " + report.duplicatesAdded + (report.duplicatesAdded === 1 ? " has" : " have")
+          + " the same term as a word already there (added anyway).";
+      }
       if (report.alreadyImported) text += " " + report.alreadyImported + " look-ups imported before were left out.";
       $("import-result").textContent = text + describeLeftOut(report);
       $("import-preview").hidden = true;
