@@ -607,6 +607,8 @@
       state.hasRemote = true;
       setSyncState("Synced " + new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }));
       if (manual) $("sync-result").textContent = "Synced: " + report.pulled + " received, " + report.pushed + " sent.";
+      else if (state.syncFailed) $("sync-result").textContent = "";
+      state.syncFailed = false;
       if (report.pulled > 0 || report.merged > 0) {
         if (!$("editor").open) reload();
         loadTags();
@@ -614,7 +616,9 @@
     } catch (error) {
       // A failed sync is not the user's problem to solve right now: say so quietly.
       setSyncState("Not synced \u2014 will try again", true, error.message);
-      if (manual) $("sync-result").textContent = error.message;
+      // Settings says why, whoever started the sync: a hover title alone hid it.
+      $("sync-result").textContent = manual ? error.message : "The last sync failed: " + error.message;
+      state.syncFailed = true;
     } finally {
       state.syncing = false;
       button.disabled = false;

@@ -1,0 +1,24 @@
+"""A sync folder on a drive that was unplugged: the page's own syncs failed, and the word list
+said "Not synced, will try again" with the reason only in a hover title; Settings said
+"Last sync never" (found by hand). Settings now says why the last sync failed."""
+import shutil
+import tempfile
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+
+from conftest import api
+from test_web_app import csrf, wait
+
+
+def test_settings_shows_why_the_pages_own_sync_failed(page):
+    drive = tempfile.mkdtemp(prefix="midiccio-browser-drive-")
+    folder = drive + "/MiDiccio"
+    api("/api/remote", "PUT", {"folder": folder}, csrf(page))
+    shutil.rmtree(drive)  # the drive is gone
+    page.refresh()  # the page syncs when it opens
+    wait(page, lambda d: "Not synced" in d.find_element(By.ID, "sync-state").text, 15)
+    page.find_element(By.ID, "settings-button").click()
+    result = wait(page, EC.visibility_of_element_located((By.ID, "sync-result")))
+    wait(page, lambda d: result.text.startswith("The last sync failed:"))
+    assert drive in result.text, result.text
