@@ -110,7 +110,8 @@ public struct SyncedFolder: Sendable, Equatable {
         for line in mountInfo.split(whereSeparator: \.isNewline) {
             // "36 35 98:0 /root /mount/point options [optional fields] - type source options"
             let fields = line.split(separator: " ")
-            guard fields.count > 5, let dash = fields.firstIndex(of: "-"), dash + 1 < fields.count else { continue }
+            // The separator comes after the six fixed fields (a mount point may itself be "-").
+            guard fields.count > 7, let dash = fields[6...].firstIndex(of: "-"), dash + 1 < fields.count else { continue }
             let point = unescapedMountPoint(fields[4])
             let holds = point == "/" || absolute == point || absolute.hasPrefix(point + "/")
             guard holds, point.utf8.count >= (deepest?.point.utf8.count ?? 0) else { continue }

@@ -375,7 +375,7 @@ public final class WebApp: HTTPHandler {
     /// so the word keeps its value now; tags changed become the tags added and removed.
     /// Returns the fields left to the word's value now that differs from `base`: changed
     /// elsewhere while the editor was open, and kept.
-    static func leaveUntouched(_ edit: inout WordEdit, base: JSONBody, current: Word) throws -> [String] {
+    private static func leaveUntouched(_ edit: inout WordEdit, base: JSONBody, current: Word) throws -> [String] {
         var kept: [String] = []
         func settle<T: Equatable>(_ name: String, _ field: inout T?, _ shown: T?, _ now: T) {
             guard let value = field, let shown, value == shown else { return }
@@ -397,7 +397,8 @@ public final class WebApp: HTTPHandler {
                 edit.tags = nil
                 if Set(current.tags.map(TagSet.key)) != shownKeys { kept.append("tags") }
             } else if keys != shownKeys {
-                // Only what the person added or removed: tags put on elsewhere stay.
+                // Only what the person added or removed: tags put on elsewhere stay. (A change
+                // of case or order alone is sent whole, as typed.)
                 edit.tags = nil
                 edit.addTags = tags.filter { !shownKeys.contains(TagSet.key($0)) }
                 edit.removeTags = shownTags.filter { !keys.contains(TagSet.key($0)) }

@@ -81,6 +81,7 @@ final class ALibraryInsideASyncedFolderIsWarnedAboutTests {
             63 22 0:54 / /home/ana/gdrive rw,nosuid,nodev shared:35 - fuse.google-drive-ocamlfuse google-drive-ocamlfuse rw
             64 22 0:55 / /home/ana/secret rw,nosuid,nodev shared:36 - fuse.gocryptfs /home/ana/.secret rw
             65 22 0:56 / /run/user/1000/gvfs rw,nosuid,nodev shared:37 - fuse.gvfsd-fuse gvfsd-fuse rw
+            66 22 0:57 / /- rw,relatime - fuse.rclone remote: rw
             """#
         func found(_ path: String) -> SyncedFolder? { SyncedFolder.cloudMount(holding: path, mountInfo: mounts) }
         #expect(found("/home/ana/Google Drive/MiDiccio/library.sqlite") == SyncedFolder(program: "rclone", root: "/home/ana/Google Drive"))
@@ -90,6 +91,7 @@ final class ALibraryInsideASyncedFolderIsWarnedAboutTests {
         #expect(found("/home/ana/secret/library.sqlite") == nil, "an encrypted folder is no cloud")
         #expect(found("/home/ana/Google Drive-old/library.sqlite") == nil)
         #expect(found("/home/ana/.local/share/midiccio/library.sqlite") == nil)
+        #expect(found("/-/library.sqlite") == SyncedFolder(program: "rclone", root: "/-"), "a mount point named -, without optional fields")
     }
 
     @Test("on macOS, iCloud Drive and the File Provider clouds are known by their place")
