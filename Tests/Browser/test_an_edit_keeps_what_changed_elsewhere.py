@@ -10,21 +10,21 @@ from test_web_app import add_through_page, csrf, wait, word_item
 
 
 def test_saving_a_meaning_keeps_a_note_and_a_tag_added_elsewhere(page):
-    add_through_page(page, "perro", "dog", "animal")
-    word_item(page, "perro").find_element(By.CSS_SELECTOR, ".word-open").click()
+    add_through_page(page, "loro", "parrot", "animal")
+    word_item(page, "loro").find_element(By.CSS_SELECTOR, ".word-open").click()
     wait(page, EC.element_to_be_clickable((By.ID, "viewer-edit"))).click()
     meaning = wait(page, EC.visibility_of_element_located((By.ID, "f-meaning")))
 
     # Meanwhile, another program (a script through the API, as a terminal or a sync would).
-    found = api("/api/search?q=perro")["words"][0]
+    found = api("/api/search?q=loro")["words"][0]
     api("/api/words/" + found["id"], "PUT", {"notes": "from the other laptop", "tags": ["animal", "viaje"]}, csrf(page))
 
     meaning.clear()
-    meaning.send_keys("a dog")
+    meaning.send_keys("a parrot")
     page.find_element(By.ID, "editor-save").click()
     toast = wait(page, EC.visibility_of_element_located((By.ID, "toast")))
     wait(page, lambda d: "kept the notes and tags changed elsewhere" in toast.text)
     word = api("/api/words/" + found["id"])["word"]
-    assert word["meaning"] == "a dog"
+    assert word["meaning"] == "a parrot"
     assert word["notes"] == "from the other laptop"
     assert sorted(word["tags"]) == ["animal", "viaje"]

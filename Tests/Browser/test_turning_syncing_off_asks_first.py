@@ -26,5 +26,6 @@ def test_a_cleared_sync_folder_asks_before_syncing_stops(page):
 
     page.find_element(By.ID, "remote-save").click()
     wait(page, EC.alert_is_present()).accept()
+    # Turned off here: the tests share one library, and the next ones sync nowhere.
     wait(page, lambda d: "Syncing is off" in d.find_element(By.ID, "remote-result").text)
     assert api("/api/status")["remote"] is None
