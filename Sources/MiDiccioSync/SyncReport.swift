@@ -179,6 +179,17 @@ public struct SyncStatus: Sendable {
         public var replacedBy: String?
     }
 
+    /// Each device's name for people, in the order of `devices`: its name, followed by
+    /// the start of its id when another device has the same name (a library copied to a
+    /// second laptop keeps the computer's name: two "vm" told nothing apart).
+    public var deviceLabels: [String] {
+        var named: [String: Int] = [:]
+        for device in devices { named[device.name, default: 0] += 1 }
+        return devices.map { device in
+            (named[device.name] ?? 0) > 1 ? "\(device.name) (\(device.id.prefix(8)))" : device.name
+        }
+    }
+
     /// This device's id.
     public var deviceID: String
     /// This device's name.

@@ -545,9 +545,9 @@ public final class WebApp: HTTPHandler {
             let storage = remote.makeStorage(libraryPath: library.path, environment: environment)
             let status = try SyncEngine(library: library, storage: storage, appVersion: appVersion)
                 .status()
-            let devices = status.devices.map { device in
+            let devices = zip(status.devices, status.deviceLabels).map { device, label in
                 JSONText.object([
-                    ("name", JSONText.quote(device.name)), ("app", JSONText.quote(device.app)),
+                    ("name", JSONText.quote(device.name)), ("label", JSONText.quote(label)), ("app", JSONText.quote(device.app)),
                     ("lastSync", JSONText.time(device.lastSync)), ("agrees", String(device.agrees)),
                     ("isThisDevice", String(device.isThisDevice)), ("inactive", String(device.inactive)),
                 ])

@@ -547,8 +547,9 @@ struct StatusCommand: ParsableCommand {
                 + "\n"
         }
         text += "Devices\n"
-        let width = status.devices.map { $0.name.count }.max() ?? 0
-        for device in status.devices {
+        let labels = status.deviceLabels
+        let width = labels.map(\.count).max() ?? 0
+        for (device, label) in zip(status.devices, labels) {
             let agreement =
                 device.isThisDevice
                 ? "this device"
@@ -556,7 +557,7 @@ struct StatusCommand: ParsableCommand {
                     ?? (device.inactive
                         ? "silent for over \(status.retentionDays) days: it will read everything again when it returns" : nil)
                     ?? (device.agrees ? "in agreement" : "differs (sync both to agree)")
-            text += "  \(device.name.padded(to: width))  last sync \(device.lastSync?.iso8601 ?? "never")  \(agreement)\n"
+            text += "  \(label.padded(to: width))  last sync \(device.lastSync?.iso8601 ?? "never")  \(agreement)\n"
         }
         context.io.write(text)
     }

@@ -685,7 +685,7 @@
       if (status.cloudProblem) add("Problem", status.cloudProblem);
       for (const device of status.devices) {
         const item = element("li");
-        item.append(element("strong", "", device.name + (device.isThisDevice ? " (this device)" : "")));
+        item.append(element("strong", "", device.label + (device.isThisDevice ? " (this device)" : "")));
         item.append(element("span", "muted", "last sync " + formatTime(device.lastSync)));
         if (!device.isThisDevice) {
           item.append(device.agrees
