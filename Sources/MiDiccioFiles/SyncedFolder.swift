@@ -147,8 +147,7 @@ public struct SyncedFolder: Sendable, Equatable {
 
     /// The settings files of the desktop clients that list their folders there.
     private static func clientSettings(_ environment: [String: String]) -> [(path: String, program: String)] {
-        guard let home = environment["HOME"], !home.isEmpty else { return [] }
-        let config = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.config"
+        guard let (home, config) = homeAndConfig(environment) else { return [] }
         return [
             (config + "/Nextcloud/nextcloud.cfg", "Nextcloud"), (config + "/ownCloud/owncloud.cfg", "ownCloud"),
             (home + "/Library/Preferences/Nextcloud/nextcloud.cfg", "Nextcloud"),
@@ -160,21 +159,34 @@ public struct SyncedFolder: Sendable, Equatable {
     /// (its database or its token is in its settings folder): `sync_dir` of its settings,
     /// else `~/OneDrive`; nil when the client is not set up.
     private static func oneDriveFolder(_ environment: [String: String]) -> String? {
-        guard let home = environment["HOME"], !home.isEmpty else { return nil }
-        let folder = (environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.config") + "/onedrive"
+        guard let (home, config) = homeAndConfig(environment) else { return nil }
+        let folder = config + "/onedrive"
         guard access(folder + "/items.sqlite3", F_OK) == 0 || access(folder + "/refresh_token", F_OK) == 0 else { return nil }
         var syncDir = "~/OneDrive"
-        let settings = (try? FileSystem.readUTF8Text(folder + "/config")) ?? nil
+        let settings = (try? FileSystem.readUTF8Text(folder + "/config")) ?? ""
         // sync_dir = "~/OneDrive" (a line starting with # is a default left as a comment)
-        for line in (settings ?? "").split(whereSeparator: \.isNewline) {
+        for line in settings.split(whereSeparator: \.isNewline) {
             let parts = line.split(separator: "=", maxSplits: 1).map(trimmed)
             guard parts.count == 2, parts[0] == "sync_dir" else { continue }
             let value = parts[1]
             if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { syncDir = String(value.dropFirst().dropLast()) }
         }
         if syncDir == "~" || syncDir.hasPrefix("~/") { syncDir = home + syncDir.dropFirst() }
-        while syncDir.count > 1 && syncDir.hasSuffix("/") { syncDir.removeLast() }
-        return syncDir.hasPrefix("/") ? syncDir : nil
+        return syncDir.hasPrefix("/") ? withoutLastSlashes(syncDir) : nil
+    }
+
+    /// The home folder and the settings folder (XDG_CONFIG_HOME, else ~/.config), or nil
+    /// without a home.
+    private static func homeAndConfig(_ environment: [String: String]) -> (home: String, config: String)? {
+        guard let home = environment["HOME"], !home.isEmpty else { return nil }
+        return (home, environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.config")
+    }
+
+    /// `path` without the slashes at its end ("/" stays).
+    private static func withoutLastSlashes(_ path: String) -> String {
+        var path = path
+        while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+        return path
     }
 
     /// `text` without the spaces and tabs at its ends.
@@ -190,9 +202,8 @@ public struct SyncedFolder: Sendable, Equatable {
         guard access(path, R_OK) == 0, let text = try? FileSystem.readUTF8Text(path) else { return [] }
         return text.split(whereSeparator: \.isNewline).compactMap { line in
             guard let equals = line.firstIndex(of: "="), line[..<equals].hasSuffix("localPath") else { return nil }
-            var value = String(line[line.index(after: equals)...])
-            while value.count > 1 && value.hasSuffix("/") { value.removeLast() }
-            return value.hasPrefix("/") ? value : nil
+            let value = String(line[line.index(after: equals)...])
+            return value.hasPrefix("/") ? withoutLastSlashes(value) : nil
         }
     }
 

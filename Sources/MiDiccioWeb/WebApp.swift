@@ -367,8 +367,8 @@ public final class WebApp: HTTPHandler {
         }
         let word = try library.edit(id, edit)
         let duplicates = try library.duplicates(of: word.term).filter { $0.id != word.id }
-        let names = "[" + keptFromElsewhere.map(JSONText.quote).joined(separator: ",") + "]"
-        return .json(wordEnvelope(word, duplicates: duplicates, adding: keptFromElsewhere.isEmpty ? [] : [("keptFromElsewhere", names)]))
+        let kept = keptFromElsewhere.isEmpty ? [] : [("keptFromElsewhere", JSONText.array(keptFromElsewhere))]
+        return .json(wordEnvelope(word, duplicates: duplicates, adding: kept))
     }
 
     /// Takes out of `edit` every field that is as `base` (what the editor showed) had it,

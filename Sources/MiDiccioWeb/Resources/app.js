@@ -784,7 +784,7 @@
         $("remote-url").value = saved.remoteWebDAV || "";
         $("remote-user").value = saved.remoteUser || "";
       }
-      state.hasRemote = (webdav ? $("remote-url").value : $("remote-folder").value).trim() !== "";
+      state.hasRemote = !leaving;
       if (leaving) $("remote-result").textContent = "Syncing is off. The words stay on this device; give a folder or a server to sync again.";
       await loadStatus();
       if (state.hasRemote) syncNow(true);
