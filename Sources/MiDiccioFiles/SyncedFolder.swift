@@ -64,6 +64,15 @@ public struct SyncedFolder: Sendable, Equatable {
             return SyncedFolder(
                 program: name.isEmpty ? provider : name, root: "/" + components[...(at + 1)].joined(separator: "/"))
         }
+        if let folder = windowsCloudFolder(components) { return folder }
+        // Insync (Google Drive, OneDrive and Dropbox on Linux) keeps each account's folder
+        // in ~/Insync by default.
+        if let (home, _) = homeAndConfig(environment), absolute.hasPrefix(home + "/Insync/") {
+            let below = absolute.dropFirst(home.count + "/Insync/".count)
+            if let slash = below.firstIndex(of: "/"), slash != below.startIndex {
+                return SyncedFolder(program: "Insync", root: home + "/Insync/" + below[..<slash])
+            }
+        }
         if let drive = mountedCloudDrive(holding: absolute) { return drive }
         var folder = parent(absolute)
         while !folder.isEmpty {
@@ -76,6 +85,28 @@ public struct SyncedFolder: Sendable, Equatable {
             folder = parent(folder)
         }
         return nil
+    }
+
+    /// Windows' drives seen from Linux under WSL (`/mnt/c/Users/ana/OneDrive/…`): the folders
+    /// OneDrive, iCloud for Windows and Google's older Backup and Sync keep in a user's own
+    /// folder. `components` are the path's names, from the top.
+    private static func windowsCloudFolder(_ components: [String]) -> SyncedFolder? {
+        // mnt, the drive's letter, Users, the user, the cloud's folder, then at least the file.
+        guard components.count >= 6, components[0] == "mnt", components[1].utf8.count == 1, components[2] == "Users" else {
+            return nil
+        }
+        let folder = components[4]
+        let program: String
+        if folder == "OneDrive" || folder.hasPrefix("OneDrive - ") {
+            program = "OneDrive"
+        } else if folder == "iCloudDrive" {
+            program = "iCloud Drive"
+        } else if folder == "Google Drive" {
+            program = "Google Drive"
+        } else {
+            return nil
+        }
+        return SyncedFolder(program: program, root: "/" + components[...4].joined(separator: "/"))
     }
 
     /// Linux: the cloud drive mounted through FUSE (rclone, google-drive-ocamlfuse, …)
@@ -100,6 +131,7 @@ public struct SyncedFolder: Sendable, Equatable {
     private static let cloudFileSystems: [String: String] = [
         "rclone": "rclone", "google-drive-ocamlfuse": "google-drive-ocamlfuse", "onedriver": "onedriver",
         "gvfsd-fuse": "GNOME's online accounts (gvfs)", "s3fs": "s3fs", "gcsfuse": "gcsfuse", "davfs": "davfs2",
+        "pCloud.fs": "pCloud Drive",
     ]
 
     /// The cloud drive holding `absolute` among the mounts `mountInfo` lists (the text of

@@ -82,6 +82,7 @@ final class ALibraryInsideASyncedFolderIsWarnedAboutTests {
             64 22 0:55 / /home/ana/secret rw,nosuid,nodev shared:36 - fuse.gocryptfs /home/ana/.secret rw
             65 22 0:56 / /run/user/1000/gvfs rw,nosuid,nodev shared:37 - fuse.gvfsd-fuse gvfsd-fuse rw
             66 22 0:57 / /- rw,relatime - fuse.rclone remote: rw
+            67 22 0:58 / /home/ana/pCloudDrive rw,nosuid,nodev shared:38 - fuse.pCloud.fs pCloud.fs rw
             """#
         func found(_ path: String) -> SyncedFolder? { SyncedFolder.cloudMount(holding: path, mountInfo: mounts) }
         #expect(found("/home/ana/Google Drive/MiDiccio/library.sqlite") == SyncedFolder(program: "rclone", root: "/home/ana/Google Drive"))
@@ -91,6 +92,7 @@ final class ALibraryInsideASyncedFolderIsWarnedAboutTests {
         #expect(found("/home/ana/secret/library.sqlite") == nil, "an encrypted folder is no cloud")
         #expect(found("/home/ana/Google Drive-old/library.sqlite") == nil)
         #expect(found("/home/ana/.local/share/midiccio/library.sqlite") == nil)
+        #expect(found("/home/ana/pCloudDrive/library.sqlite")?.program == "pCloud Drive")
         #expect(found("/-/library.sqlite") == SyncedFolder(program: "rclone", root: "/-"), "a mount point named -, without optional fields")
     }
 
@@ -104,6 +106,29 @@ final class ALibraryInsideASyncedFolderIsWarnedAboutTests {
         #expect(provider?.program == "GoogleDrive-ana@example.com")
         #expect(provider?.root == "/Users/ana/Library/CloudStorage/GoogleDrive-ana@example.com")
         #expect(SyncedFolder.holding("/Users/ana/Library/Application Support/MiDiccio/library.sqlite", environment: [:]) == nil)
+    }
+
+    @Test("on Windows' drives under WSL, OneDrive and iCloud for Windows are known by their folder in the user's own")
+    func windowsFoldersUnderWSL() {
+        func found(_ path: String) -> SyncedFolder? { SyncedFolder.holding(path, environment: [:]) }
+        #expect(
+            found("/mnt/c/Users/ana/OneDrive/MiDiccio/library.sqlite")
+                == SyncedFolder(program: "OneDrive", root: "/mnt/c/Users/ana/OneDrive"))
+        #expect(found("/mnt/d/Users/ana/OneDrive - Contoso/library.sqlite")?.root == "/mnt/d/Users/ana/OneDrive - Contoso")
+        #expect(found("/mnt/c/Users/ana/iCloudDrive/library.sqlite")?.program == "iCloud Drive")
+        #expect(found("/mnt/c/Users/ana/Documents/library.sqlite") == nil)
+        #expect(found("/mnt/c/Users/ana/OneDriveOld/library.sqlite") == nil)
+        #expect(found("/mnt/c/Users/OneDrive/library.sqlite") == nil, "a user named OneDrive, the library in the user's folder")
+    }
+
+    @Test("the account folders Insync keeps in ~/Insync")
+    func insync() {
+        let environment = ["HOME": "/home/ana"]
+        #expect(
+            SyncedFolder.holding("/home/ana/Insync/ana@example.com/Google Drive/library.sqlite", environment: environment)
+                == SyncedFolder(program: "Insync", root: "/home/ana/Insync/ana@example.com"))
+        #expect(SyncedFolder.holding("/home/ana/Insync/library.sqlite", environment: environment) == nil, "beside the accounts")
+        #expect(SyncedFolder.holding("/home/ana/Insync-old/x/library.sqlite", environment: environment) == nil)
     }
 
     @Test("every command warns once on stderr and goes on; MIDICCIO_SYNCED_FOLDER_OK=1 hides it")

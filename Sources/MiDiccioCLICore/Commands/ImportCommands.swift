@@ -207,7 +207,8 @@ struct ImportUndoCommand: ParsableCommand {
         context.io.write("Undid the last import: \(report.trashed) \(report.trashed == 1 ? "word" : "words") moved to the Trash\n")
         if report.keptEdited > 0 {
             context.note(
-                "\(report.keptEdited) \(report.keptEdited == 1 ? "word was" : "words were") edited since the import and kept; "
+                "\(report.keptEdited) \(report.keptEdited == 1 ? "word was" : "words were") changed since the import "
+                    + "(edited, or moved to the Trash and back) and kept; "
                     + "delete \(report.keptEdited == 1 ? "it" : "them") yourself if you want.")
         }
     }

@@ -993,7 +993,8 @@
     try {
       const report = await busy($("import-undo"), "Undoing\u2026", () => api("POST", "/api/import/undo"));
       let text = "The last import was undone: " + plural(report.trashed, "word", "words") + " moved to the Trash.";
-      if (report.keptEdited) text += " " + plural(report.keptEdited, "word was", "words were") + " edited since the import and kept.";
+      if (report.keptEdited) text += " " + plural(report.keptEdited, "word was", "words were")
+        + " changed since the import (edited, or moved to the Trash and back) and kept.";
       $("undo-result").textContent = text;
       $("import-result").textContent = "";
       loadStatus();
