@@ -53,12 +53,13 @@ public struct BulkResult: Sendable, Equatable {
 /// edits too (never a rewind of times), so other devices follow it.
 extension WordLibrary {
     /// The ids of the words `target` names, without repeats; throws when a named word
-    /// does not exist.
-    public func bulkIDs(_ target: BulkTarget) throws -> [WordID] {
+    /// does not exist, or when `expecting` is given and the matches of a search or the
+    /// Trash are not that many (`selectionChanged`).
+    public func bulkIDs(_ target: BulkTarget, expecting: Int? = nil) throws -> [WordID] {
         try guarded {
             try database.read {
                 var ids: [WordID] = []
-                try forEachBulkWord(target) { ids.append($0.word.id) }
+                try forEachBulkWord(target, expecting: expecting) { ids.append($0.word.id) }
                 return ids
             }
         }
@@ -66,28 +67,32 @@ extension WordLibrary {
 
     /// Adds `tag` to every word of `target` that lacks it (in any case). All or nothing:
     /// a word in the Trash, or one that would get more than `WordLimits.tagCount` tags,
-    /// refuses the whole action. `progress` hears how far it has come.
+    /// refuses the whole action, as do matches that are not `expecting` many (the words
+    /// a person saw counted: `selectionChanged`). `progress` hears how far it has come.
     @discardableResult
-    public func addTag(_ tag: String, to target: BulkTarget, progress: BulkProgress? = nil) throws -> BulkResult {
-        try tagAction(.addTag, tag, target, progress) { tags, tag in TagSet.applying(adding: [tag], removing: [], to: tags) }
+    public func addTag(_ tag: String, to target: BulkTarget, expecting: Int? = nil, progress: BulkProgress? = nil) throws -> BulkResult {
+        try tagAction(.addTag, tag, target, expecting, progress) { tags, tag in TagSet.applying(adding: [tag], removing: [], to: tags) }
     }
 
     /// Removes `tag` (in any case) from every word of `target` that carries it. Words in
-    /// the Trash are refused, as for `addTag`. `progress` hears how far it has come.
+    /// the Trash are refused, as for `addTag`, and so is `expecting` as there.
+    /// `progress` hears how far it has come.
     @discardableResult
-    public func removeTag(_ tag: String, from target: BulkTarget, progress: BulkProgress? = nil) throws -> BulkResult {
-        try tagAction(.removeTag, tag, target, progress) { tags, tag in TagSet.applying(adding: [], removing: [tag], to: tags) }
+    public func removeTag(_ tag: String, from target: BulkTarget, expecting: Int? = nil, progress: BulkProgress? = nil) throws
+        -> BulkResult
+    {
+        try tagAction(.removeTag, tag, target, expecting, progress) { tags, tag in TagSet.applying(adding: [], removing: [tag], to: tags) }
     }
 
     /// A tag action: `newTags` gives a word's tags after it from its tags and the tag as
     /// checked (trimmed); words in the Trash and words that would get more than
     /// `WordLimits.tagCount` tags refuse the whole action.
     private func tagAction(
-        _ action: BulkActionKind, _ tag: String, _ target: BulkTarget, _ progress: BulkProgress?,
+        _ action: BulkActionKind, _ tag: String, _ target: BulkTarget, _ expecting: Int?, _ progress: BulkProgress?,
         _ newTags: @escaping ([String], String) -> [String]
     ) throws -> BulkResult {
         let tag = try Self.checkedTag(tag)
-        return try bulkAction(action, tag: tag, target, progress) { stored in
+        return try bulkAction(action, tag: tag, target, expecting, progress) { stored in
             guard !stored.word.isDeleted else {
                 throw LibraryError.wrongTrashState(stored.word.id, term: stored.word.term, inTrash: true)
             }
@@ -104,10 +109,11 @@ extension WordLibrary {
     }
 
     /// Moves every word of `target` to the Trash; words already there stay as they are.
+    /// Matches that are not `expecting` many refuse the whole action (`selectionChanged`).
     /// `progress` hears how far it has come.
     @discardableResult
-    public func moveToTrash(_ target: BulkTarget, progress: BulkProgress? = nil) throws -> BulkResult {
-        try bulkAction(.moveToTrash, tag: nil, target, progress) { stored in
+    public func moveToTrash(_ target: BulkTarget, expecting: Int? = nil, progress: BulkProgress? = nil) throws -> BulkResult {
+        try bulkAction(.moveToTrash, tag: nil, target, expecting, progress) { stored in
             guard !stored.word.isDeleted else { return false }
             _ = try update(stored) { word, time in word.deletedAt = time }
             return true
@@ -115,11 +121,12 @@ extension WordLibrary {
     }
 
     /// Takes every word of `target` out of the Trash (bumping its time, as `restore`
-    /// does); words outside the Trash stay as they are. `progress` hears how far it has
+    /// does); words outside the Trash stay as they are. Entries that are not `expecting`
+    /// many refuse the whole action (`selectionChanged`). `progress` hears how far it has
     /// come.
     @discardableResult
-    public func restoreFromTrash(_ target: BulkTarget, progress: BulkProgress? = nil) throws -> BulkResult {
-        try bulkAction(.restore, tag: nil, target, progress) { stored in
+    public func restoreFromTrash(_ target: BulkTarget, expecting: Int? = nil, progress: BulkProgress? = nil) throws -> BulkResult {
+        try bulkAction(.restore, tag: nil, target, expecting, progress) { stored in
             guard stored.word.isDeleted else { return false }
             _ = try update(stored) { word, _ in word.deletedAt = nil }
             return true
@@ -128,10 +135,11 @@ extension WordLibrary {
 
     /// Deletes every word of `target` permanently, as `purge(_:)` does (each leaves a
     /// marker sync carries everywhere). Cannot be undone: ask first. All or nothing: a
-    /// word outside the Trash refuses the whole action. Returns how many were purged.
+    /// word outside the Trash refuses the whole action, and so do entries that are not
+    /// `expecting` many. Returns how many were purged.
     @discardableResult
-    public func purge(_ target: BulkTarget) throws -> Int {
-        try purge(try bulkIDs(target)).count
+    public func purge(_ target: BulkTarget, expecting: Int? = nil) throws -> Int {
+        try purge(try bulkIDs(target, expecting: expecting)).count
     }
 
     /// The last bulk action, while it can still be undone; nil when there is none.
@@ -234,13 +242,13 @@ extension WordLibrary {
     /// changed word held before for the undo, and records the action as the one to undo.
     /// `change` answers whether it changed the word.
     private func bulkAction(
-        _ action: BulkActionKind, tag: String?, _ target: BulkTarget, _ progress: BulkProgress?,
+        _ action: BulkActionKind, tag: String?, _ target: BulkTarget, _ expecting: Int?, _ progress: BulkProgress?,
         _ change: (StoredWord) throws -> Bool
     ) throws -> BulkResult {
         try writing {
             try database.run("DELETE FROM bulk_undo")
             var changed = 0, unchanged = 0
-            try forEachBulkWord(target, progress: progress) { stored in
+            try forEachBulkWord(target, expecting: expecting, progress: progress) { stored in
                 guard try change(stored) else { return unchanged += 1 }
                 changed += 1
                 let prior: SQLValue = action == .removeTag ? .text(JSONText.array(stored.word.tags)) : .null
@@ -266,8 +274,11 @@ extension WordLibrary {
     /// read `bulkWordsPerRead` at a time as `body` goes, never all at once: a tag put on
     /// 270,375 matches among a million words held them all in memory (250 MB). `body`
     /// may change the word it is given, not another. Must run inside a read or a write.
-    /// `progress` hears how many were handed over, of all.
-    private func forEachBulkWord(_ target: BulkTarget, progress: BulkProgress? = nil, _ body: (StoredWord) throws -> Void) throws {
+    /// `progress` hears how many were handed over, of all. With `expecting`, matches or
+    /// Trash entries that are not that many throw `selectionChanged` before any is handed.
+    private func forEachBulkWord(
+        _ target: BulkTarget, expecting: Int? = nil, progress: BulkProgress? = nil, _ body: (StoredWord) throws -> Void
+    ) throws {
         let (members, values): (String, [SQLValue])
         switch target {
         case .words(let ids):
@@ -286,6 +297,7 @@ extension WordLibrary {
             (members, values) = ("SELECT seq FROM words WHERE \(filter)", filterValues)
         }
         let seqs = try database.prepare("SELECT seq FROM words WHERE seq IN (\(members)) ORDER BY seq").rows(values) { $0.int64(0) }
+        if let expecting, expecting != seqs.count { throw LibraryError.selectionChanged(expected: expecting, found: seqs.count) }
         let read = try database.cached("SELECT \(Self.columns) FROM words WHERE seq IN (SELECT value FROM json_each(?)) ORDER BY seq")
         progress?(0, seqs.count)
         for start in stride(from: 0, to: seqs.count, by: bulkWordsPerRead) {

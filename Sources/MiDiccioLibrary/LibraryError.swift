@@ -39,6 +39,10 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
     case nothingImportedToUndo
     /// There is no bulk action to undo (or a later one replaced the one named).
     case nothingBulkToUndo
+    /// A bulk action on every match of a search (or every Trash entry) found `found`
+    /// words where the person saw `expected`: words were added, changed or deleted
+    /// elsewhere meanwhile. Nothing was changed.
+    case selectionChanged(expected: Int, found: Int)
     /// A file could not be read or written.
     case fileError(path: String, reason: String)
     /// SQLite failed underneath; the transaction was rolled back.
@@ -87,6 +91,9 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
             return "there is no import to undo"
         case .nothingBulkToUndo:
             return "there is nothing to undo: that change was undone already, or a later one replaced it"
+        case .selectionChanged(let expected, let found):
+            return
+                "the words chosen changed meanwhile: \(found) \(found == 1 ? "matches" : "match") now, not \(expected) as shown (words were added, changed or deleted elsewhere); nothing was changed. Look at the list again, then choose once more."
         case .fileError(let path, let reason):
             return "\(path): \(reason)"
         case .damaged(let what):

@@ -40,35 +40,53 @@ extension WebApp {
         }
     }
 
+    /// How many words the page counted for a target that is every match or every Trash
+    /// entry (`"expect": N`): the action is refused when the library holds another number
+    /// of them by then (words added, changed or deleted elsewhere), so it never acts on
+    /// words the person did not see counted. Nil without it (scripts) or for named words.
+    static func bulkExpected(_ body: JSONBody, _ target: BulkTarget) throws -> Int? {
+        if case .words = target { return nil }
+        guard let expected = try body.integer("expect") else { return nil }
+        guard expected >= 0 else { throw BadRequest(message: "expect must be a count of words", field: "expect") }
+        return expected
+    }
+
     /// `POST api/bulk/tag` with a target and `{"tag": TAG, "remove": true|false}`.
     func bulkTag(_ request: HTTPRequest) throws -> HTTPResponse {
         let body = try JSONBody(request.body)
         let target = try Self.bulkTarget(body)
+        let expected = try Self.bulkExpected(body, target)
         let tag = try body.string("tag") ?? ""
         let remove = try body.bool("remove") ?? false
         return try bulkJob(request, phase: remove ? "Removing the tag" : "Adding the tag") { library, progress in
             Self.encode(
                 remove
-                    ? try library.removeTag(tag, from: target, progress: progress) : try library.addTag(tag, to: target, progress: progress)
-            )
+                    ? try library.removeTag(tag, from: target, expecting: expected, progress: progress)
+                    : try library.addTag(tag, to: target, expecting: expected, progress: progress))
         }
     }
 
     /// `POST api/bulk/trash` (move to the Trash) or `api/bulk/restore` with a target.
     func bulkTrash(_ request: HTTPRequest, restore: Bool) throws -> HTTPResponse {
-        let target = try Self.bulkTarget(try JSONBody(request.body))
+        let body = try JSONBody(request.body)
+        let target = try Self.bulkTarget(body)
+        let expected = try Self.bulkExpected(body, target)
         return try bulkJob(request, phase: restore ? "Restoring" : "Moving to the Trash") { library, progress in
             Self.encode(
-                restore ? try library.restoreFromTrash(target, progress: progress) : try library.moveToTrash(target, progress: progress))
+                restore
+                    ? try library.restoreFromTrash(target, expecting: expected, progress: progress)
+                    : try library.moveToTrash(target, expecting: expected, progress: progress))
         }
     }
 
     /// `POST api/bulk/purge` with a target: deleted permanently, no undo (the page asks first).
     func bulkPurge(_ request: HTTPRequest) throws -> HTTPResponse {
-        let target = try Self.bulkTarget(try JSONBody(request.body))
+        let body = try JSONBody(request.body)
+        let target = try Self.bulkTarget(body)
+        let expected = try Self.bulkExpected(body, target)
         // No counts: a purge goes word by word through `purge(_:)`; the page shows it busy.
         return try bulkJob(request, phase: "Deleting permanently") { library, _ in
-            JSONText.object([("purged", String(try library.purge(target)))])
+            JSONText.object([("purged", String(try library.purge(target, expecting: expected)))])
         }
     }
 

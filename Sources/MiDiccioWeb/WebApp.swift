@@ -810,7 +810,7 @@ public final class WebApp: HTTPHandler {
             case .wordNotFound, .prefixTooShort, .ambiguousID:
                 return .error(404, error.description)
             case .duplicateTerm, .wrongTrashState, .notInTrashForPurge, .alreadyInTrash, .nothingToUndo, .nothingImportedToUndo,
-                .nothingBulkToUndo:
+                .nothingBulkToUndo, .selectionChanged:
                 return .error(409, error.description)
             case .invalidBackup, .invalidImport:
                 return .error(422, error.description, field: "file")

@@ -527,7 +527,8 @@
 
   // The selection as the server reads it: the ticked ids, or every entry matching the search.
   function trashTarget() {
-    return trash.all ? { select: "trash", q: $("trash-search").value.trim() } : { ids: selectedTrash() };
+    // With the count shown, so the server refuses if entries came or went meanwhile.
+    return trash.all ? { select: "trash", q: $("trash-search").value.trim(), expect: trash.total } : { ids: selectedTrash() };
   }
 
   async function trashBulk(purge, target, name) {
@@ -545,7 +546,12 @@
       if (purge) { toast(plural(data.purged, "word", "words") + " deleted permanently"); return; }
       toast("Restored " + (name || plural(data.changed, "word", "words")) + ". Press U to undo.", "Undo",
         bulkUndo(data.step, async () => { await loadTrash(); reload(); }, "Moved {n} back to the Trash"));
-    } catch (error) { toast(error.message); showTrashSelection(); }
+    } catch (error) {
+      toast(error.message);
+      // Entries came or went elsewhere: show them as they are now, and count again.
+      if (target.select) await loadTrash();
+      showTrashSelection();
+    }
   }
 
   // The toast's Undo of bulk action `step`: one request takes the whole action back;
@@ -1581,8 +1587,11 @@
     if (selection.key !== key) { selection.key = key; clearSelection(); }
   }
 
+  // "All matches" carries the count the person saw: words added, changed or deleted
+  // elsewhere meanwhile (another window, the command line, a sync) make the server refuse,
+  // rather than act on words nobody saw counted.
   function bulkTarget() {
-    return selection.all ? { select: "matches", q: state.query, filterTag: state.tag } : { ids: [...selection.ids] };
+    return selection.all ? { select: "matches", q: state.query, filterTag: state.tag, expect: state.total } : { ids: [...selection.ids] };
   }
 
   async function bulkTag(remove) {
@@ -1622,6 +1631,8 @@
       toast(describe(data) + (undo ? ". Press U to undo." : "."), undo ? "Undo" : "", undo);
     } catch (error) {
       toast(error.message);
+      // The matches changed meanwhile: list and count them as they are now.
+      if (body.select) await reload();
     } finally {
       for (const button of buttons) button.disabled = false;
       showSelection();
