@@ -78,7 +78,9 @@ extension WordLibrary {
     /// the Trash are refused, as for `addTag`, and so is `expecting` as there.
     /// `progress` hears how far it has come.
     @discardableResult
-    public func removeTag(_ tag: String, from target: BulkTarget, expecting: Int? = nil, progress: BulkProgress? = nil) throws
+    public func removeTag(
+        _ tag: String, from target: BulkTarget, expecting: Int? = nil, progress: BulkProgress? = nil
+    ) throws
         -> BulkResult
     {
         try tagAction(.removeTag, tag, target, expecting, progress) { tags, tag in TagSet.applying(adding: [], removing: [tag], to: tags) }

@@ -17,7 +17,9 @@ final class UndoImportCLITests {
         let undo = sandbox.run("import", "undo")
         #expect(undo.status == 0, "\(undo.errorOutput)")
         #expect(undo.output == "Undid the last import: 1 word moved to the Trash\n")
-        #expect(undo.errorOutput.contains("1 word was changed since the import (edited, or moved to the Trash and back) and kept"), "\(undo.errorOutput)")
+        #expect(
+            undo.errorOutput.contains("1 word was changed since the import (edited, or moved to the Trash and back) and kept"),
+            "\(undo.errorOutput)")
         #expect(try sandbox.listedTerms() == ["katze"])
     }
 

@@ -52,7 +52,9 @@ final class AllMatchesActsOnlyOnTheWordsCountedTests {
         #expect(try library.tagCount("x") == 0)
     }
 
-    @Test("the Trash's entries: one purged elsewhere refuses Restore and Delete permanently of all entries; scripts without a count act on what is there")
+    @Test(
+        "the Trash's entries: one purged elsewhere refuses Restore and Delete permanently of all entries; scripts without a count act on what is there"
+    )
     func trashEntries() throws {
         let library = try web.library()
         let words = try (0..<3).map { try library.add(WordContent(term: "t\($0)", meaning: "m")).word }
