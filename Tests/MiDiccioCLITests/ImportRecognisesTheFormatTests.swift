@@ -38,7 +38,6 @@ final class ImportRecognisesTheFormatTests {
         "a file it cannot read is refused, naming the formats it knows, and nothing changes",
         arguments: [
             (Data([0x50, 0x4B, 0x03, 0x04, 0x00, 0x00]), "zip archive"),
-            (Data("uno\tone\n".utf8) + Data([0xC3, 0x28]) + Data("\n".utf8), "line 2: broken UTF-8"),
             (Data("uno\0one".utf8), "a binary file"),
         ])
     func unreadable(bytes: Data, says: String) throws {
@@ -48,6 +47,26 @@ final class ImportRecognisesTheFormatTests {
         #expect(result.status == 1)
         #expect(result.errorOutput.contains(says), "\(result.errorOutput)")
         #expect(result.errorOutput.contains("kindle (Kindle Vocabulary Builder)"), "\(result.errorOutput)")
+        #expect(try sandbox.listedTerms().isEmpty)
+    }
+
+    @Test("a text file that is not UTF-8 is refused with the likely cause and how to save it again, and nothing changes")
+    func notUTF8() throws {
+        // "café" in Latin-1, as a spreadsheet's plain CSV saves it on Windows.
+        let latin1 = sandbox.path("latin1.csv")
+        try (Data("term,meaning\n".utf8) + Data([0x63, 0x61, 0x66, 0xE9]) + Data(",coffee\n".utf8)).write(to: URL(fileURLWithPath: latin1))
+        let refused = sandbox.run("import", latin1)
+        #expect(refused.status == 1)
+        #expect(refused.errorOutput.contains("line 2: not UTF-8 text from byte 17"), "\(refused.errorOutput)")
+        #expect(refused.errorOutput.contains("Latin-1 or Windows-1252"))
+        #expect(refused.errorOutput.contains("save it again as UTF-8"))
+
+        // Excel's "Unicode Text" is UTF-16 with a byte order mark.
+        let utf16 = sandbox.path("unicode.txt")
+        try (Data([0xFF, 0xFE]) + "uno\tone\n".data(using: .utf16LittleEndian)!).write(to: URL(fileURLWithPath: utf16))
+        let refusedUTF16 = sandbox.run("import", utf16)
+        #expect(refusedUTF16.status == 1)
+        #expect(refusedUTF16.errorOutput.contains("UTF-16 text"), "\(refusedUTF16.errorOutput)")
         #expect(try sandbox.listedTerms().isEmpty)
     }
 

@@ -201,7 +201,8 @@ extension ImportFormat {
     }
 
     /// The bytes as text, or an error naming the line and byte of the first broken
-    /// UTF-8 sequence.
+    /// UTF-8 sequence, with the likely cause (UTF-16, or Latin-1 and Windows-1252 as
+    /// spreadsheets save a plain CSV) and how to save the file again.
     static func utf8Text(_ data: Data, file: String) throws -> String {
         if let text = String(data: data, encoding: .utf8) { return text }
         var line = 1
@@ -219,9 +220,15 @@ extension ImportFormat {
                 break loop
             }
         }
+        let cause =
+            data.starts(with: [0xFF, 0xFE]) || data.starts(with: [0xFE, 0xFF])
+            ? "UTF-16 text (as Excel's \"Unicode Text\" saves it), not UTF-8"
+            : "not UTF-8 text from byte \(offset + 1) of the file on (most often a file saved as Latin-1 or Windows-1252, "
+                + "as a spreadsheet's plain \"CSV\" is)"
         throw LibraryError.invalidImport(
             file: file, line: line,
-            message: "broken UTF-8 at byte \(offset + 1); save the file as UTF-8 text (MiDiccio reads \(known))")
+            message: cause + "; save it again as UTF-8 (in Excel: \"CSV UTF-8\"; in LibreOffice: the character set "
+                + "\"Unicode (UTF-8)\")")
     }
 }
 
