@@ -89,7 +89,13 @@ extension WebApp {
     /// when there is none), and names its word.
     func studyUndo() throws -> HTTPResponse {
         guard let event = try pool.withLibrary({ try $0.undoLastReview() }) else {
-            return .error(409, "nothing to undo: answers already synced stay, since other devices count them")
+            // An answer synced already stays; with none at all, sync is beside the point.
+            let answered = try pool.withLibrary { try $0.reviewEventCount() } > 0
+            return .error(
+                409,
+                answered
+                    ? "nothing to undo: answers already synced stay, since other devices count them"
+                    : "nothing to undo: no word has been answered yet")
         }
         let term = try pool.withLibrary { try $0.word(event.wordID)?.term }
         return .json(

@@ -35,7 +35,10 @@ final class StudyRouteTests {
         #expect(undone.status == 200)
         #expect(undone.json["term"] as? String == "perro")
         #expect(try web.library().reviewEvents(of: WordID(id)!).isEmpty)
-        #expect(try web.send("POST", "/api/study/undo").status == 409)
+        let nothing = try web.send("POST", "/api/study/undo")
+        #expect(nothing.status == 409)
+        // No answer at all: nothing about sync, in a library that may never have synced.
+        #expect(nothing.json["error"] as? String == "nothing to undo: no word has been answered yet")
     }
 
     @Test("answers need the CSRF token, and a bad grade or id is refused naming the field, nothing recorded")

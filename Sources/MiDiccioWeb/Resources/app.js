@@ -1329,7 +1329,9 @@
 
   $("study-button").addEventListener("click", () => { location.hash = "#study"; });
   $("study-back").addEventListener("click", () => { location.hash = ""; });
-  $("study-tag").addEventListener("change", () => { study.tag = $("study-tag").value; loadStudyCard(); });
+  // After the tag or the direction changes, the keys (Space, 1-4) go to the card again,
+  // not to the control, where Space would flip the box back.
+  $("study-tag").addEventListener("change", () => { study.tag = $("study-tag").value; loadStudyCard(); $("study-title").focus(); });
   // "More new words today": N new words beyond today's limit, for this visit (as `study --new`).
   $("study-more-form").addEventListener("submit", (event) => {
     event.preventDefault();
@@ -1352,6 +1354,7 @@
   $("study-reverse").addEventListener("change", () => {
     study.reverse = $("study-reverse").checked;
     loadStudyCard();
+    $("study-title").focus();
   });
   $("study-reveal").addEventListener("click", revealStudyCard);
   for (const button of $("study-grades").querySelectorAll("button")) {
