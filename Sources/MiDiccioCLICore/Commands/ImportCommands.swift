@@ -42,7 +42,7 @@ struct ImportCommand: ParsableCommand {
         SinceDate?
     @Option(name: "fields", valueName: "term,meaning", help: "Anki packages: the fields that hold the term and the meaning.") var fields:
         [String]
-    @Flag(name: "no-duplicates", help: "Skip rows whose term is already in the library.") var noDuplicates = false
+    @Flag(name: "no-duplicates", help: "Skip rows whose term is already in the library, or earlier in the file.") var noDuplicates = false
     @Flag(name: "dry-run", help: "Show the first rows as they would be read, and the counts; change nothing.") var dryRun = false
     @OptionGroup var output = OutputOptions.counts
 
@@ -101,7 +101,8 @@ struct ImportCommand: ParsableCommand {
         context.io.write(Self.leftOut(report))
         if report.duplicatesAdded > 0 {
             context.note(
-                "warning: \(report.duplicatesAdded) imported terms were already in the library (use --no-duplicates to skip them)")
+                "warning: \(report.duplicatesAdded) imported terms were already in the library or earlier in the file "
+                    + "(added anyway; use --no-duplicates to skip them)")
         }
     }
 

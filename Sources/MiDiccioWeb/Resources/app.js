@@ -951,7 +951,7 @@
       }
     }
     let count = plural(report.added, "word", "words") + " of " + report.rows.toLocaleString() + " will be imported";
-    if (report.skippedDuplicates) count += ", " + report.skippedDuplicates + " already in the library skipped";
+    if (report.skippedDuplicates) count += ", " + report.skippedDuplicates + " already in the library or earlier in the file skipped";
     if (report.alreadyImported) count += ", " + report.alreadyImported + " look-ups imported before left out";
     $("import-count").textContent = count + "." + describeLeftOut(report);
     $("import-preview").hidden = false;
@@ -961,7 +961,7 @@
   function describeLeftOut(report) {
     let text = "";
     if (report.droppedMediaReferences) text += " " + report.droppedMediaReferences + " media references (sounds and images) were left out.";
-    if (report.notesWithoutTerm) text += " " + plural(report.notesWithoutTerm, "note", "notes") + " without a term were left out.";
+    if (report.notesWithoutTerm) text += " " + plural(report.notesWithoutTerm, "note", "notes") + " without a term " + (report.notesWithoutTerm === 1 ? "was" : "were") + " left out.";
     return text;
   }
 
@@ -980,12 +980,12 @@
       const url = importURL(file, false);
       const report = await busy($("import-button"), "Importing\u2026", () => runJob(uploadKey("import-file"), url, file,
         $("import-progress-box"), $("import-progress"), $("import-progress-text")));
-      let text = "Imported " + plural(report.added, "word", "words") + " (" + (report.format === "list" ? "a list without a header" : report.formatTitle) + "): "
-        + report.added.toLocaleString() + " added, 0 updated, " + report.skippedDuplicates.toLocaleString()
-        + " skipped as duplicates, 0 moved to the Trash.";
+      // An import only adds words: it never updates one or moves one to the Trash.
+      let text = "Imported " + plural(report.added, "word", "words") + " (" + (report.format === "list" ? "a list without a header" : report.formatTitle) + ")"
+        + (report.skippedDuplicates ? "; " + report.skippedDuplicates.toLocaleString() + " skipped as duplicates." : ".");
       if (report.duplicatesAdded) {
-        text += " " + report.duplicatesAdded + (report.duplicatesAdded === 1 ? " has" : " have")
-          + " the same term as a word already there (added anyway).";
+        text += " " + report.duplicatesAdded.toLocaleString() + (report.duplicatesAdded === 1 ? " has" : " have")
+          + " the same term as another word, in the library or earlier in the file (added anyway).";
       }
       if (report.alreadyImported) text += " " + report.alreadyImported + " look-ups imported before were left out.";
       $("import-result").textContent = text + describeLeftOut(report);
