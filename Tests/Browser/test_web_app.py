@@ -201,7 +201,19 @@ def test_import_a_list_without_a_header_with_a_changed_column_mapping(page):
     assert cells == ["<b>maus</b>", "mouse", "small"]  # a file's text shows as text
     assert "3 words of 3 will be imported" in page.find_element(By.ID, "import-count").text
 
+    # A mapping that cannot be imported is said beside the columns, which stay to be put right.
+    Select(selects[1]).select_by_visible_text("term")
+    wait(page, lambda d: "Two columns are set to" in d.find_element(By.ID, "import-error").text)
+    assert page.find_element(By.ID, "import-preview").is_displayed()
+    page.find_element(By.ID, "import-button").click()
+    assert "Two columns" in page.find_element(By.ID, "import-error").text
+    assert not [w for w in api("/api/words?limit=50")["words"] if w["term"] == "hund"], "nothing imported"
+    selects = page.find_elements(By.CSS_SELECTOR, "#import-head select")
+    Select(selects[1]).select_by_visible_text("meaning")
+    wait(page, lambda d: d.find_element(By.ID, "import-error").text == "")
+
     # The third column holds tags, not notes: the preview is read again with the new mapping.
+    selects = page.find_elements(By.CSS_SELECTOR, "#import-head select")
     Select(selects[2]).select_by_visible_text("tags")
     wait(page, lambda d: [Select(s).first_selected_option.text
                           for s in d.find_elements(By.CSS_SELECTOR, "#import-head select")] == ["term", "meaning", "tags"])

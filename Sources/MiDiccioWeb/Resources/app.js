@@ -965,9 +965,26 @@
     return text;
   }
 
+  // A mapping that cannot be imported is said next to the columns, which stay, so it can
+  // be put right there (the server's refusal would take the preview away).
+  let importMappingProblem = "";
   function changeImportMapping() {
-    importColumns = Array.from(document.querySelectorAll("#import-head select"), (select) => select.value);
+    const chosen = Array.from(document.querySelectorAll("#import-head select"), (select) => select.value);
+    importMappingProblem = mappingProblem(chosen);
+    $("import-error").textContent = importMappingProblem;
+    if (importMappingProblem) return;
+    importColumns = chosen;
     previewImport();
+  }
+
+  function mappingProblem(columns) {
+    if (!columns.includes("term")) return "Choose the column that holds the term.";
+    for (const name of ["term", "meaning", "reading", "examples", "tags"]) {
+      if (columns.filter((column) => column === name).length > 1) {
+        return "Two columns are set to \u201c" + name + "\u201d: choose one (only notes can come from several columns).";
+      }
+    }
+    return "";
   }
 
   async function importFile() {
@@ -975,6 +992,7 @@
     $("import-result").textContent = "";
     const file = $("import-file").files[0];
     if (!file) { $("import-error").textContent = "Choose a file first."; return; }
+    if (importMappingProblem) { $("import-error").textContent = importMappingProblem; return; }
     try {
       if ($("import-button").disabled) return;
       const url = importURL(file, false);
@@ -1817,7 +1835,9 @@
   $("restore-undo").addEventListener("click", undoRestore);
   $("import-button").addEventListener("click", importFile);
   $("import-undo").addEventListener("click", undoImport);
-  $("import-file").addEventListener("change", () => { delete uploadKeys["import-file"]; importColumns = null; $("import-result").textContent = ""; previewImport(); });
+  $("import-file").addEventListener("change", () => {
+    delete uploadKeys["import-file"]; importColumns = null; importMappingProblem = ""; $("import-result").textContent = ""; previewImport();
+  });
   $("import-skip").addEventListener("change", previewImport);
 
   document.addEventListener("keydown", (event) => {
