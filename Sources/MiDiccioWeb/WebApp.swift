@@ -749,7 +749,7 @@ public final class WebApp: HTTPHandler {
                     ("duplicatesAdded", String(report.duplicatesAdded)), ("alreadyImported", String(report.alreadyImported)),
                     ("rows", String(report.rowCount)), ("format", JSONText.optional(report.format?.rawValue)),
                     ("formatTitle", JSONText.optional(report.format?.title)),
-                    ("separator", JSONText.optional(report.separator)),
+                    ("separator", JSONText.optional(report.separator)), ("header", String(report.firstRowNamesColumns)),
                     ("columns", JSONText.array(report.columns.map(\.rawValue))),
                     ("droppedMediaReferences", String(report.droppedMediaReferences)),
                     ("notesWithoutTerm", String(report.notesWithoutTerm)),

@@ -111,6 +111,9 @@ struct ImportCommand: ParsableCommand {
         guard let format = report.format else { return "?" }
         guard format == .list else { return format.title }
         let columns = report.columns.map(\.rawValue).joined(separator: ", ")
+        guard !report.firstRowNamesColumns else {
+            return "a list whose first row names the columns (\(report.separator ?? "?"): \(columns))"
+        }
         return "a list without a header (\(report.separator ?? "?"): \(columns))"
     }
 
@@ -166,6 +169,7 @@ struct ImportCommand: ParsableCommand {
         ]
         if report.format == .list {
             pairs.append(("separator", JSONText.optional(report.separator)))
+            pairs.append(("header", String(report.firstRowNamesColumns)))
             pairs.append(("columns", JSONText.array(report.columns.map(\.rawValue))))
         }
         if report.format == .apkg || report.format == .colpkg {

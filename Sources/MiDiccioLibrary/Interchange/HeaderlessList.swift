@@ -227,6 +227,20 @@ enum HeaderlessList {
         return DelimitedRecord(line: first, fields: cut)
     }
 
+    /// The columns a list's first card names, when it is a header rather than a word:
+    /// every field one of MiDiccio's column names (any case), the term among them, and no
+    /// name twice but notes. Spreadsheets in many languages save "CSV" with semicolons, so a
+    /// MiDiccio-style header (`term;meaning;tags`) arrives as a list; nil for any other card.
+    static func headerColumns(_ record: DelimitedRecord) -> [ListColumn]? {
+        var columns: [ListColumn] = []
+        for field in record.fields {
+            guard let column = ListColumn(rawValue: WordSheet.trimmed(field).lowercased()), column != .skip else { return nil }
+            if column != .notes && columns.contains(column) { return nil }
+            columns.append(column)
+        }
+        return columns.contains(.term) ? columns : nil
+    }
+
     /// Term, meaning, then notes for every further column.
     static func defaultColumns(width: Int) -> [ListColumn] {
         (0..<max(width, 2)).map { $0 == 0 ? .term : $0 == 1 ? .meaning : .notes }

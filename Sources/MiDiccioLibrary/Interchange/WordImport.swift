@@ -45,6 +45,8 @@ public struct ImportReport: Hashable, Sendable {
     public var separator: String?
     /// For a list without a header: what each position went to.
     public var columns: [ListColumn] = []
+    /// For a list: its first row named the columns (`term;meaning;tags`), and was left out.
+    public var firstRowNamesColumns = false
     /// Words in the file (before duplicates and earlier imports are left out).
     public var rowCount = 0
     /// The first rows, as they are read.
@@ -79,6 +81,9 @@ public struct ImportUndoReport: Hashable, Sendable {
 
 private struct ImportDryRun: Error {}
 
+/// Ends the reading of a list once its first card is read.
+private struct FirstCardRead: Error {}
+
 /// Where an import reads a sheet's rows from, while it writes them.
 private enum SheetSource: ImportedRows {
     /// A MiDiccio CSV or TSV read from its file a megabyte at a time (checked as UTF-8
@@ -93,8 +98,9 @@ private enum SheetSource: ImportedRows {
     case text(String, format: SheetFormat?)
     /// A list without a header, read from its file a megabyte at a time like a MiDiccio
     /// sheet and cut as `cutting` says, with the columns found in a first pass (the widest
-    /// card's) or given, and its cards counted.
-    case list(path: String, cutting: ListCutting, columns: [ListColumn], rows: Int)
+    /// card's) or given, and its cards counted. With `header`, its first card names the
+    /// columns (`HeaderlessList.headerColumns`) and is left out.
+    case list(path: String, cutting: ListCutting, columns: [ListColumn], header: Bool, rows: Int)
 
     /// About how many words the sheet holds, from its lines (a header line and a line
     /// without a final line break taken into account): exact unless a field spans lines
@@ -102,7 +108,7 @@ private enum SheetSource: ImportedRows {
     /// their progress reports and the size of the write they announce.
     var estimatedRows: Int {
         switch self {
-        case .file(_, _, let rows), .list(_, _, _, let rows), .anki(_, _, _, _, let rows): return rows
+        case .file(_, _, let rows), .list(_, _, _, _, let rows), .anki(_, _, _, _, let rows): return rows
         case .text(let text, _):
             var scan = FileSystem.TextScan()
             scan.add(text.utf8)
@@ -129,8 +135,10 @@ private enum SheetSource: ImportedRows {
             }
         case .text(let text, let format):
             try WordSheet.forEachRow(text, format: format) { try body($0, nil) }
-        case .list(let path, let cutting, let columns, _):
+        case .list(let path, let cutting, let columns, let header, _):
+            var first = header
             try HeaderlessList.forEachCard(pieces: try filePieces(path), cutting: cutting) { card in
+                if first { return first = false }
                 let (row, fields) = try HeaderlessList.row(card, columns: columns)
                 try body(row, fields)
             }
@@ -233,9 +241,10 @@ extension WordLibrary {
         let read = try readImport(path, options: options)
         var report = ImportReport()
         report.format = read.format
-        if case .list(_, let cutting, let columns, _) = read.stream as? SheetSource {
+        if case .list(_, let cutting, let columns, let header, _) = read.stream as? SheetSource {
             report.separator = HeaderlessList.describe(cutting.separator)
             report.columns = columns
+            report.firstRowNamesColumns = header
         }
         // How many words, estimated from a sheet's lines or cards or a database's look-ups.
         let most = read.stream.estimatedRows
@@ -493,7 +502,10 @@ extension WordLibrary {
                     format: format, stream: SheetSource.file(path: path, format: sheetFormat, rows: SheetSource.rows(scan)))
             }
             if format == .list, !isSQLite {
-                return ReadImport(format: format, stream: try streamedList(path, head: Array(data), layout: options.layout))
+                // `--format list` reads the file as a list without a header, as it says.
+                return ReadImport(
+                    format: format,
+                    stream: try streamedList(path, head: Array(data), layout: options.layout, findHeader: options.format == nil))
             }
             if !isSQLite, let notes = try streamedAnkiText(path, head: Array(data), format: format) {
                 return ReadImport(format: format, stream: notes)
@@ -507,7 +519,7 @@ extension WordLibrary {
     /// A list without a header, read as it streams: checked in one pass (UTF-8, no NUL),
     /// its separator guessed from its start when not given, and read once more for its
     /// widest card and its cards (unless its columns are given and its cards are lines).
-    private func streamedList(_ path: String, head: [UInt8], layout: ListLayout) throws -> SheetSource {
+    private func streamedList(_ path: String, head: [UInt8], layout: ListLayout, findHeader: Bool) throws -> SheetSource {
         let scan = try scannedText(path, format: .list)
         // The separator is guessed from the first lines, as when the text is read whole.
         let (start, _) = Self.wholeLines(head)
@@ -528,9 +540,25 @@ extension WordLibrary {
         } catch let error as SheetError {
             throw Self.invalidImport(error, file: path)
         }
+        // A first card that names the columns is a header (a spreadsheet's CSV saved with
+        // semicolons): left out, and its names are the columns unless they were given.
+        var header: [ListColumn]?
+        if findHeader {
+            do {
+                try HeaderlessList.forEachCard(pieces: try filePieces(path), cutting: cutting) { card in
+                    header = HeaderlessList.headerColumns(card)
+                    throw FirstCardRead()
+                }
+            } catch is FirstCardRead {
+            } catch let error as SheetError {
+                throw Self.invalidImport(error, file: path)
+            }
+        }
+        if header != nil { cards = max(cards - 1, 0) }
         if counted { try checkRowCount(cards, file: path) }
-        let columns = layout.columns ?? HeaderlessList.defaultColumns(width: widest)
-        return .list(path: path, cutting: cutting, columns: columns, rows: counted ? cards : scan.lines)
+        let columns = layout.columns ?? header ?? HeaderlessList.defaultColumns(width: widest)
+        let rows = counted ? cards : max(scan.lines - (header == nil ? 0 : 1), 0)
+        return .list(path: path, cutting: cutting, columns: columns, header: header != nil, rows: rows)
     }
 
     /// An Anki plain-text export, read as it streams: checked in one pass (UTF-8, no NUL),

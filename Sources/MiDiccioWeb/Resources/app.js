@@ -912,7 +912,9 @@
   function showImportPreview(report) {
     const list = report.format === "list";
     $("import-read-as").textContent = list
-      ? "Read as a list without a header, separated by " + report.separator + ". Choose what each column holds:"
+      ? (report.header
+        ? "Read as a list separated by " + report.separator + ", its first row naming the columns (left out). Choose what each column holds:"
+        : "Read as a list without a header, separated by " + report.separator + ". Choose what each column holds:")
       : "Read as " + report.formatTitle + ".";
     const head = $("import-head");
     const body = $("import-rows");
