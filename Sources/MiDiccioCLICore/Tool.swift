@@ -285,10 +285,19 @@ package final class ToolContext {
         progress.finish()
         openLibrary = library
         if library.isNew { noteNewLibrary() }
-        // trash.autoPurgeDays applies to libraries that never sync too; with the setting
-        // off (the default) this is one small query.
-        try library.autoPurge()
+        // trash.autoPurgeDays applies to libraries that never sync too; one that syncs
+        // purges inside its sync, after the pull. With the setting off (the default) this
+        // is one small query.
+        let purged = try library.autoPurgeUnlessSyncing()
+        if purged > 0 && !json { note(Self.autoPurgedNote(purged)) }
         return library
+    }
+
+    /// What a purge by `trash.autoPurgeDays` did, said where it happens: it cannot be
+    /// undone, and a clock set far ahead can set it off.
+    package static func autoPurgedNote(_ count: Int) -> String {
+        "Deleted permanently \(count) word\(count == 1 ? "" : "s") that had been in the Trash longer than trash.autoPurgeDays "
+            + "allows (counted by this computer's clock; 'midiccio config set trash.autoPurgeDays off' stops it)."
     }
 
     /// Says where a library was just made, to a person at a terminal: a mistyped

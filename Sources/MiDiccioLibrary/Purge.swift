@@ -58,6 +58,17 @@ extension WordLibrary {
         return try purge(ids.compactMap(WordID.init)).count
     }
 
+    /// `autoPurge()` for a library that does not sync, as it opens. A library that syncs
+    /// purges only inside a sync, after its pull: a word another device took out of the
+    /// Trash meanwhile is out of it here only then, and a purge made before the pull beat
+    /// that restore on every device (found by hand: the word and the edits made to it
+    /// after its restore were gone everywhere). With the setting off this is one small query.
+    @discardableResult
+    public func autoPurgeUnlessSyncing() throws -> Int {
+        guard try settingDays(.autoPurgeDays) != nil, try SyncStore(self).remoteLocation() == nil else { return 0 }
+        return try autoPurge()
+    }
+
     /// True when the word with this id was purged (here or on another device).
     public func isPurged(_ id: WordID) throws -> Bool {
         try guarded { (try database.integer("SELECT count(*) FROM purged WHERE id = ?", [.text(id.rawValue)]) ?? 0) > 0 }

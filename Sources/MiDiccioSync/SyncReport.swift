@@ -25,8 +25,9 @@ public struct SyncReport: Hashable, Sendable {
     /// Words removed here because another device purged them (edits made here to them
     /// are discarded: a purge beats every version of a word).
     public var purgedElsewhere = 0
-    /// True when this sync purged words whose time in the Trash ran out (trash.autoPurgeDays).
-    public var autoPurged = false
+    /// Words this sync purged because their time in the Trash ran out
+    /// (trash.autoPurgeDays), after the pull: none that another device took out of it.
+    public var autoPurged = 0
     /// True when this device had been silent past the retention period and read
     /// everything again before uploading.
     public var fullResync = false

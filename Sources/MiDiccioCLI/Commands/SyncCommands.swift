@@ -401,7 +401,8 @@ struct SyncCommand: ParsableCommand {
                         ("skippedFiles", "[" + skipped.joined(separator: ", ") + "]"), ("fullUpload", String(report.fullUpload)),
                         ("snapshotWritten", String(report.snapshotWritten)), ("filesWritten", String(report.filesWritten)),
                         ("bytesWritten", String(report.bytesWritten)), ("filesRemoved", String(report.filesRemoved)),
-                        ("purgedElsewhere", String(report.purgedElsewhere)), ("fullResync", String(report.fullResync)),
+                        ("purgedElsewhere", String(report.purgedElsewhere)), ("autoPurged", String(report.autoPurged)),
+                        ("fullResync", String(report.fullResync)),
                         ("startedOver", String(report.startedOver)),
                         ("temporaryFilesRemoved", String(report.temporaryFilesRemoved)),
                         (
@@ -424,6 +425,7 @@ struct SyncCommand: ParsableCommand {
                     "\(report.purgedElsewhere) word\(report.purgedElsewhere == 1 ? " was" : "s were") purged on another device and removed here; edits made here to them were discarded"
                 )
             }
+            if report.autoPurged > 0 { context.note(ToolContext.autoPurgedNote(report.autoPurged)) }
             if report.fullResync {
                 context.note("This device had not synced for a long time, so it read everything again before uploading.")
             }

@@ -135,7 +135,7 @@ extension SyncSession {
 
     /// Purges what has been in the Trash here longer than `trash.autoPurgeDays`.
     func autoPurge() throws {
-        if try store.autoPurge() > 0 { report.autoPurged = true }
+        report.autoPurged += try store.autoPurge()
     }
 
     /// Scrubs the text of words purged by this sync's merge, or by an earlier purge whose

@@ -58,6 +58,44 @@ struct AutoPurgeClockTests {
         }
     }
 
+    @Test("a device opened days later does not purge, before its pull, a word another device took out of the Trash and edited")
+    func restoredElsewhereBeforeThePull() throws {
+        try withSyncFixture { fixture in
+            let first = try fixture.device("a")
+            let second = try fixture.device("b")
+            for device in [first, second] { try device.library.setRemote(.folder(path: "/cloud")) }
+            let word = try first.add("importante")
+            try first.library.setSetting(.autoPurgeDays, to: "1")
+            try fixture.syncRounds([first, second])
+            try first.library.delete([word])
+            try fixture.syncRounds([first, second])
+            try second.library.restore([word])
+            try second.library.edit(word, WordEdit(meaning: "restored and edited on b"))
+            _ = try second.sync()
+
+            fixture.advanceClocks(by: 2 * Self.day)
+            // Every command opens the library first; one that syncs purges only after its pull.
+            #expect(try first.library.autoPurgeUnlessSyncing() == 0)
+            try fixture.syncRounds([first, second])
+            #expect(try !first.library.isPurged(word) && !second.library.isPurged(word))
+            #expect(try first.word(word).meaning == "restored and edited on b")
+            #expect(try !first.word(word).isDeleted)
+        }
+    }
+
+    @Test("a library that does not sync purges as it opens, once the days have passed")
+    func notSyncingPurgesOnOpen() throws {
+        try withSyncFixture { fixture in
+            let device = try fixture.device("a")
+            let word = try device.add("palabra")
+            try device.library.setSetting(.autoPurgeDays, to: "1")
+            try device.library.delete([word])
+            fixture.advanceClocks(by: Self.day + 60_000)
+            #expect(try device.library.autoPurgeUnlessSyncing() == 1)
+            #expect(try device.library.isPurged(word))
+        }
+    }
+
     @Test("a word restored from the Trash and deleted again starts counting its days again")
     func restartedCount() throws {
         try withSyncFixture { fixture in

@@ -47,7 +47,7 @@ struct TrashSettingsTests {
 
             fixture.advanceClocks(by: 29 * Self.day)  // old: 31 days (and the seconds of the syncs); recent: 29 days
             let report = try a.sync()
-            #expect(report.autoPurged)
+            #expect(report.autoPurged == 1)
             #expect(try !a.has(old))
             #expect(try a.library.isPurged(old))
             #expect(try a.library.trash().map(\.id) == [recent])
@@ -92,7 +92,7 @@ struct TrashSettingsTests {
 
             let report = try b.sync()
             #expect(try b.library.setting(.autoPurgeDays) == "30")
-            #expect(report.autoPurged)
+            #expect(report.autoPurged == 1)
             #expect(try !b.has(old))
             #expect(try b.library.isPurged(old))
             #expect(
