@@ -42,9 +42,10 @@ extension SyncSession {
     /// Reads `record`'s entries after `start`: change files in order (every file of a
     /// number, should two copies of a library both have written one), jumping through
     /// its snapshot where change files are gone (compacted) or were never written (a
-    /// full upload). Stops at a number with no file the snapshot does not cover (a sync
-    /// client may deliver files out of order) and at an unreadable file, which is
-    /// reported. Returns the batches and how far they reach.
+    /// full upload). At a number with no file the snapshot does not cover (a sync client
+    /// may deliver files out of order, or lose one) or an unreadable file, which is
+    /// reported, it stops counting, but still reads the files after it. Returns the
+    /// batches and how far they reach without a gap.
     private func fetch(_ record: DeviceRecord, from start: Int64) throws -> ([SyncBatch], Int64) {
         var cursor = start
         var batches: [SyncBatch] = []
@@ -83,6 +84,17 @@ extension SyncSession {
             if try readSnapshot() {
                 files = try changeFiles(of: record, after: cursor)
                 continue
+            }
+            // A file missing or damaged (a cloud client lost it, or has not delivered it
+            // yet) must not hold back the device's later files: a device retired after
+            // that never writes the snapshot that would cover it, and its later words
+            // never reached anyone (found by hand). They are read and merged now, each
+            // word by its own times, so the order does not matter; the cursor stays at the
+            // gap, so the file is looked for again, and what follows it read once more.
+            for seq in files.keys.sorted() where seq > next && seq <= record.lastSeq {
+                for path in files[seq] ?? [] {
+                    if let batch = try readBatch(path, device: record.device, seq: seq, kind: .changes) { batches.append(batch) }
+                }
             }
             break
         }
