@@ -115,13 +115,31 @@ public enum SyncError: Error, Sendable, CustomStringConvertible {
     case badManifest(String)
     /// Sync's own saved state in the library cannot be read.
     case damagedState(String)
-    /// The sync would move too many words to the Trash at once.
-    case massDeletion(count: Int, of: Int)
+    /// The sync would take too many words out of the library at once: `count` of the
+    /// `of` outside the Trash, `purged` of them deleted permanently (another device
+    /// purged them) and the rest moved to the Trash.
+    case massDeletion(count: Int, of: Int, purged: Int)
     /// The cloud failed before anything was saved here.
     case cloud(CloudError)
     /// The sync stopped part way (the cloud or the library failed) after saving some of
     /// its work here; `kept` says exactly what.
     case stopped(cause: any Error, kept: SyncKept)
+
+    /// A mass-deletion stop in words, with `keep` as the way to keep the words first
+    /// (for a purge, which cannot be undone) and `goOn` as the way to let the sync go on;
+    /// nil for any other error.
+    public func massDeletionMessage(keep: String, goOn: String) -> String? {
+        guard case .massDeletion(let count, let total, let purged) = self else { return nil }
+        guard purged > 0 else {
+            return "this sync would move \(count) of your \(total) words to the Trash; nothing was changed. If that is what you want, \(goOn)"
+        }
+        // Said as it is: a purge cannot be undone, so the way back is a backup first.
+        return "this sync would take \(count) of your \(total) words away: "
+            + (purged == count
+                ? "another device deleted them permanently, and they would be deleted permanently here"
+                : "\(purged) deleted permanently on another device, and would be here too, and \(count - purged) moved to the Trash")
+            + "; nothing was changed. If that was a mistake, keep them first with \(keep). To go on, \(goOn)"
+    }
 
     public var description: String {
         switch self {
@@ -135,8 +153,8 @@ public enum SyncError: Error, Sendable, CustomStringConvertible {
             "the cloud folder's \(CloudLayout.manifestPath) cannot be read now (\(reason)); nothing was changed here, the next sync will try again"
         case .damagedState(let reason):
             "this library's sync state cannot be read (\(reason)); nothing was changed. Set the remote again to start over with this cloud"
-        case .massDeletion(let count, let total):
-            "this sync would move \(count) of your \(total) words to the Trash; nothing was changed. If that is what you want, run: midiccio sync --allow-mass-delete"
+        case .massDeletion:
+            massDeletionMessage(keep: "midiccio backup export FILE", goOn: "run: midiccio sync --allow-mass-delete") ?? ""
         case .cloud(.signInNeeded(let message)):
             // Trying again cannot help until the user signs in.
             "\(message); nothing was changed here"

@@ -186,7 +186,9 @@ public final class WebApp: HTTPHandler {
         Route("POST", "api/remote/icloud") { app, request, _ in try app.startICloudSignIn(request) },
         Route("GET", "icloud-callback") { _, _, _ in unknownICloudSignIn() },
         Route("POST", "api/sync") { app, request, _ in
-            try app.answerMaybeInBackground(request, key: request.query["job"]) { try app.sync(job: request.query["job"]) }
+            try app.answerMaybeInBackground(request, key: request.query["job"]) {
+                try app.sync(job: request.query["job"], allowMassDelete: request.query["allowMassDelete"] == "1")
+            }
         },
         Route("GET", "api/jobs/:id") { app, _, key in app.jobProgress(key) },
         Route("GET", "api/backup") { app, _, _ in try app.exportBackup() },
@@ -611,7 +613,9 @@ public final class WebApp: HTTPHandler {
         return try status()
     }
 
-    private func sync(job: String?) throws -> HTTPResponse {
+    /// `POST api/sync`: one sync now; with `allowMassDelete=1`, past the guard that stops a
+    /// sync taking most of the library away (the page asks first).
+    private func sync(job: String?, allowMassDelete: Bool) throws -> HTTPResponse {
         let waiting = "Waiting for another sync or bulk action"
         return try jobs.run(job, phase: waiting, unit: "words") { (report: (@Sendable (String, Int, Int) -> Void)?) in
             try syncLock.withLock {
@@ -628,7 +632,7 @@ public final class WebApp: HTTPHandler {
                             report(phase, done, total)
                         }
                     }
-                    let report = try engine.sync()
+                    let report = try engine.sync(allowMassDelete: allowMassDelete)
                     return .json(
                         JSONText.object([
                             ("synced", "true"), ("pulled", String(report.pulled)),
@@ -823,7 +827,9 @@ public final class WebApp: HTTPHandler {
                 return .error(500, error.description)
             }
         case let error as SyncError:
-            if case .massDeletion = error { return .error(409, error.description) }
+            if let stop = error.massDeletionMessage(keep: "a backup (Download a backup, below)", goOn: "choose Sync anyway") {
+                return .error(409, stop, field: "massDeletion")
+            }
             return .error(502, error.description)
         default:
             return .error(500, "\(error)")

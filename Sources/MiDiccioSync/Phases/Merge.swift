@@ -29,6 +29,8 @@ extension SyncSession {
             // net effect counts (a word deleted and restored again within it is no loss).
             var wasLive: [WordID: Bool] = [:]
             var leaving = Set<WordID>()
+            // Of them, those another device purged: they would be gone for good here too.
+            var leavingPurged = Set<WordID>()
             var purged = try store.purgedIDs()
             for batch in batches {
                 for marker in batch.markers {
@@ -36,7 +38,10 @@ extension SyncSession {
                     case .removedLive:
                         purgedHere += 1
                         if guarded && wasLive[marker.id] == nil { wasLive[marker.id] = true }
-                        if guarded && wasLive[marker.id] == true { leaving.insert(marker.id) }
+                        if guarded && wasLive[marker.id] == true {
+                            leaving.insert(marker.id)
+                            leavingPurged.insert(marker.id)
+                        }
                     case .removedFromTrash:
                         purgedHere += 1
                         if guarded && wasLive[marker.id] == nil { wasLive[marker.id] = false }
@@ -113,7 +118,7 @@ extension SyncSession {
             // Joplin lost notes when a sync read absence as deletion; MiDiccio never does,
             // and still stops when other devices' changes would empty much of the library.
             if guarded, leaving.count * 2 > live {
-                throw SyncError.massDeletion(count: leaving.count, of: live)
+                throw SyncError.massDeletion(count: leaving.count, of: live, purged: leavingPurged.intersection(leaving).count)
             }
             next.cursors = cursors
             for index in next.absorbed.indices where !next.absorbed[index].cleanedUp {

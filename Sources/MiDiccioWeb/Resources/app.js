@@ -592,7 +592,9 @@
     node.title = detail || "";
   }
 
-  async function syncNow(manual) {
+  // `allowMassDelete`: past the guard that stops a sync taking most of the library away,
+  // once the person has read why it stopped and said so.
+  async function syncNow(manual, allowMassDelete) {
     if (state.syncing) return;
     state.syncing = true;
     if (manual) $("sync-result").textContent = "Syncing\u2026";
@@ -601,7 +603,7 @@
     button.setAttribute("aria-busy", "true");
     try {
       const key = newJobKey();
-      const report = await runJob(key, "/api/sync?" + query({ job: key }), undefined, $("sync-progress"), $("sync-progress"),
+      const report = await runJob(key, "/api/sync?" + query({ job: key, allowMassDelete: allowMassDelete ? 1 : "" }), undefined, $("sync-progress"), $("sync-progress"),
         manual ? $("sync-result") : null);
       state.lastSync = Date.now();
       if (!report.synced) {
@@ -611,6 +613,7 @@
         return;
       }
       state.hasRemote = true;
+      $("sync-anyway").hidden = true;
       setSyncState("Synced " + new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }));
       if (manual) $("sync-result").textContent = "Synced: " + report.pulled + " received, " + report.pushed + " sent.";
       else if (state.syncFailed) $("sync-result").textContent = "";
@@ -620,8 +623,11 @@
         loadTags();
       }
     } catch (error) {
-      // A failed sync is not the user's problem to solve right now: say so quietly.
-      setSyncState("Not synced \u2014 will try again", true, error.message);
+      // A failed sync is not the user's problem to solve right now: say so quietly. A sync
+      // that would take most of the library away waits for the person, not for a retry.
+      const asks = error.field === "massDeletion";
+      $("sync-anyway").hidden = !asks;
+      setSyncState(asks ? "Not synced \u2014 see Settings" : "Not synced \u2014 will try again", true, error.message);
       // Settings says why, whoever started the sync: a hover title alone hid it.
       $("sync-result").textContent = manual ? error.message : "The last sync failed: " + error.message;
       state.syncFailed = true;
@@ -632,6 +638,11 @@
       if (!$("settings-view").hidden) loadStatus();
     }
   }
+
+  $("sync-anyway").addEventListener("click", () => {
+    if (!window.confirm($("sync-result").textContent.replace(/^The last sync failed: /, "") + "\n\nSync anyway?")) return;
+    syncNow(true, true);
+  });
 
   let syncTimer = null;
   function scheduleSync() {

@@ -86,6 +86,10 @@ struct MassDeleteGuardTests {
             let error = #expect(throws: SyncError.self) { try a.sync() }
             #expect(error?.massDeletionCounts?.count == 30)
             #expect(error?.massDeletionCounts?.of == 40)
+            // Said as what it is: gone for good, with the way to keep them first.
+            let message = error.map { "\($0)" } ?? ""
+            #expect(message.contains("another device deleted them permanently"), "\(message)")
+            #expect(message.contains("midiccio backup export") && !message.contains("to the Trash"), "\(message)")
             #expect(try a.everyStoredWord() == before, "nothing was purged here")
             try a.sync(allowMassDelete: true)
             #expect(try a.library.counts() == (words: 10, trash: 0))
