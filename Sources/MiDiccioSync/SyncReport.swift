@@ -131,7 +131,8 @@ public enum SyncError: Error, Sendable, CustomStringConvertible {
     public func massDeletionMessage(keep: String, goOn: String) -> String? {
         guard case .massDeletion(let count, let total, let purged) = self else { return nil }
         guard purged > 0 else {
-            return "this sync would move \(count) of your \(total) words to the Trash; nothing was changed. If that is what you want, \(goOn)"
+            return "this sync would move \(count) of your \(total) words to the Trash; nothing was changed. "
+                + "If that is what you want, \(goOn)"
         }
         // Said as it is: a purge cannot be undone, so the way back is a backup first.
         return "this sync would take \(count) of your \(total) words away: "
