@@ -38,6 +38,9 @@ public struct SyncReport: Hashable, Sendable {
     /// Set when this library found itself to be a copy of another device (a file copied
     /// to another computer, or put back from a backup) and went on under a new id.
     public var newIdentity: NewIdentity?
+    /// True when the cloud's manifest had gone while the devices' files were still there,
+    /// and this sync wrote it again.
+    public var manifestWrittenAgain = false
     /// Leftover temporary files of this device's that this sync removed.
     public var temporaryFilesRemoved = 0
 

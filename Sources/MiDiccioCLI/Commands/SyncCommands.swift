@@ -425,6 +425,11 @@ struct SyncCommand: ParsableCommand {
                     "\(report.purgedElsewhere) word\(report.purgedElsewhere == 1 ? " was" : "s were") purged on another device and removed here; edits made here to them were discarded"
                 )
             }
+            if report.manifestWrittenAgain {
+                context.note(
+                    "The cloud's \(CloudLayout.manifestPath) had been removed (the devices' files were still there), so this sync wrote it again."
+                )
+            }
             if report.autoPurged > 0 { context.note(ToolContext.autoPurgedNote(report.autoPurged)) }
             if report.fullResync {
                 context.note("This device had not synced for a long time, so it read everything again before uploading.")

@@ -20,9 +20,16 @@ extension SyncSession {
             // unmounted drive or a sync client still downloading than a new cloud:
             // starting a fresh one there would mark every word as uploaded.
             if state.hasPublished || !state.cursors.isEmpty {
-                throw CloudError.unavailable(
-                    "\(storage.displayName) has no \(CloudLayout.manifestPath) although this device synced with it before; is the drive or sync folder there?"
-                )
+                // Where this device's own record is still there, the cloud is: only the
+                // manifest went (a sync program or a person removed it), and every sync
+                // stopped on it for good. It is written again, as a new device would.
+                let records = try storage.list(CloudLayout.devicesFolder)
+                guard records.contains(where: { CloudLayout.device(fromRecordName: $0.name) == deviceID }) else {
+                    throw CloudError.unavailable(
+                        "\(storage.displayName) has no \(CloudLayout.manifestPath) although this device synced with it before; is the drive or sync folder there?"
+                    )
+                }
+                report.manifestWrittenAgain = true
             }
             // A new cloud folder: this device starts it, in the current format.
             manifest = .current
