@@ -69,8 +69,12 @@ struct BackupUndoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(path: ["backup", "undo"], abstract: "Undo the last backup restore (one step).")
 
     @OptionGroup var output = OutputOptions.counts
+    @OptionGroup var syncOnOpen: SyncOnOpen
 
     func run(_ context: ToolContext) throws {
+        // Edits made on other devices since the restore are kept only if they are here:
+        // pulled first (an undo without it put back the older value over another device's edit).
+        try syncOnOpen.run(context, otherwise: "edits on other devices not synced yet may be undone too")
         let report = try context.library().undoRestore()
         let kept =
             report.keptEdited == 0

@@ -197,8 +197,12 @@ struct ImportUndoCommand: ParsableCommand {
         abstract: "Move the words of the last import to the Trash (one step); words edited since are kept.")
 
     @OptionGroup var output = OutputOptions.counts
+    @OptionGroup var syncOnOpen: SyncOnOpen
 
     func run(_ context: ToolContext) throws {
+        // Words edited on other devices since the import are kept only if their edits are
+        // here: pulled first (an undo without it moved them to the Trash everywhere).
+        try syncOnOpen.run(context, otherwise: "words edited on other devices and not synced yet may go to the Trash too")
         let report = try context.library().undoImport()
         if output.json {
             context.io.write(

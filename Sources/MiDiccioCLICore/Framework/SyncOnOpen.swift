@@ -23,8 +23,9 @@ struct SyncOnOpen: ParsableArguments {
     /// remote is set. Runs on its own connection and thread so a hung cloud cannot block.
     ///
     /// Throws `OnlineNeeded` when this binary cannot reach the remote (`midiccio` syncs
-    /// only with a folder), so the command runs in `midiccio-online` instead.
-    package func run(_ context: ToolContext) throws(OnlineNeeded) {
+    /// only with a folder), so the command runs in `midiccio-online` instead. `otherwise`
+    /// says what the command does when the sync cannot finish in time.
+    package func run(_ context: ToolContext, otherwise: String = "showing the words on this device") throws(OnlineNeeded) {
         if offline || context.environment["MIDICCIO_OFFLINE"] == "1" { return }
         guard let library = try? context.library(), let remote = try? library.remote() else { return }
         guard context.remotes.reaches(remote) else { throw OnlineNeeded() }
@@ -45,11 +46,11 @@ struct SyncOnOpen: ParsableArguments {
                     report.skippedFiles.isEmpty
                         ? nil : "skipped \(report.skippedFiles.count) unreadable cloud file(s); run 'midiccio sync' for details")
             } catch {
-                outcome.finish("could not sync (\(error)); showing the words on this device")
+                outcome.finish("could not sync (\(error)); \(otherwise)")
             }
         }
         if !outcome.wait(seconds: Self.patience) {
-            context.note("warning: \(Self.unfinished(outcome.activity)); showing the words on this device")
+            context.note("warning: \(Self.unfinished(outcome.activity)); \(otherwise)")
         } else if let warning = outcome.warning {
             context.note("warning: \(warning)")
         }
