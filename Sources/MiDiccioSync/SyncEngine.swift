@@ -150,6 +150,9 @@ final class SyncSession {
     var manifestReady = false
     /// Other devices' records, by id order.
     var others: [DeviceRecord] = []
+    /// The numbers of other devices' files this sync could not read, by device (see
+    /// `DeviceRecord.wanted`); published in this device's record.
+    var wants: [String: Int64] = [:]
     /// This device's own record as found in the cloud.
     var ownRecord: DeviceRecord?
     /// True when this device's record is listed but could not be read.

@@ -38,6 +38,11 @@ public struct DeviceRecord: Hashable, Sendable {
     /// pair when they honour the same markers.
     public var purgeClean: PurgeCleanliness?
 
+    /// Files of other devices this device could not read (missing, or damaged: a sync
+    /// program lost or cut them): device id → the number it is held at. The device that
+    /// wrote them answers with a new snapshot, which covers them.
+    public var wanted: [String: Int64] = [:]
+
     /// Which purge markers a device's files honour.
     public struct PurgeCleanliness: Hashable, Sendable {
         /// How many markers.
@@ -83,6 +88,7 @@ public struct DeviceRecord: Hashable, Sendable {
         if let snapshotName { fields.append(("snapshot", JSONText.quote(snapshotName))) }
         if let changeNames { fields.append(("changes", JSONText.array(changeNames))) }
         if !absorbed.isEmpty { fields.append(("absorbed", map(absorbed))) }
+        if !wanted.isEmpty { fields.append(("wanted", map(wanted))) }
         if let purgeClean {
             fields.append(
                 (
@@ -116,6 +122,7 @@ public struct DeviceRecord: Hashable, Sendable {
         record.snapshotName = object["snapshot"] as? String
         record.changeNames = object["changes"] as? [String]
         record.absorbed = numbers(object["absorbed"]) ?? [:]
+        record.wanted = numbers(object["wanted"]) ?? [:]
         if let clean = object["purgeClean"] as? [String: Any], let count = clean["count"] as? Int,
             let digest = clean["digest"] as? String
         {

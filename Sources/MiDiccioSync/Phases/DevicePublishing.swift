@@ -22,6 +22,7 @@ extension SyncSession {
             state.cursors.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","),
             digest, name, "\(clean.count)/\(clean.digest)",
             absorbed.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","),
+            wants.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","),
         ].joined(separator: "|")
         let stale = now - (state.published?.at ?? 0) > 86_400_000
         let missing = ownRecord == nil && !ownRecordUnreadable
@@ -35,6 +36,7 @@ extension SyncSession {
         record.snapshotName = state.snapshot.map { $0.path.split(separator: "/").last.map(String.init) ?? $0.path }
         record.changeNames = changeNames
         record.absorbed = absorbed
+        record.wanted = wants
         record.purgeClean = DeviceRecord.PurgeCleanliness(count: clean.count, digest: clean.digest)
         try prepareToWrite()
         try commit { $0.instanceInFlight = record.instance }

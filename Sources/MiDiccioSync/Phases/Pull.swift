@@ -91,6 +91,8 @@ extension SyncSession {
             // never reached anyone (found by hand). They are read and merged now, each
             // word by its own times, so the order does not matter; the cursor stays at the
             // gap, so the file is looked for again, and what follows it read once more.
+            // Its writer is asked for a new snapshot, which covers the file (answered once).
+            wants[record.device] = next
             for seq in files.keys.sorted() where seq > next && seq <= record.lastSeq {
                 for path in files[seq] ?? [] {
                     if let batch = try readBatch(path, device: record.device, seq: seq, kind: .changes) { batches.append(batch) }

@@ -22,7 +22,14 @@ extension SyncSession {
         }
         let tooMany = state.lastSeq - state.snapshotSeq >= engine.snapshotInterval
         let newMarkers = position > state.snapshotMarkers
-        guard tooMany || newMarkers else { return false }
+        // Another device could not read one of this device's files (a sync program lost
+        // or cut it): a new snapshot covers it, and the words in it reach that device.
+        var answered = state.answeredWants ?? [:]
+        for record in others {
+            if let wanted = record.wanted[deviceID], answered[record.device] != wanted { answered[record.device] = wanted }
+        }
+        let asked = answered != (state.answeredWants ?? [:])
+        guard tooMany || newMarkers || asked else { return false }
         announce(.tidying)
         let snapshot = try writeSnapshot(seq: state.lastSeq)
         try commit { next in
@@ -30,6 +37,7 @@ extension SyncSession {
             next.files.append(snapshot.file)
             next.inflight = nil
             next.snapshotMarkers = snapshot.markerPosition
+            next.answeredWants = answered.isEmpty ? nil : answered
         }
         tidyWanted = true
         return true

@@ -71,6 +71,9 @@ struct SyncState: Codable, Equatable {
     var purgedElsewhere = 0
     /// Earlier device ids this library took over.
     var absorbed: [Absorbed] = []
+    /// The want of each other device (`DeviceRecord.wanted`, the number it is held at in
+    /// this device's stream) that a snapshot has answered: each is answered once.
+    var answeredWants: [String: Int64]?
     /// Why this device believes it is a copy of another library, found while tidying
     /// its folders; the next sync acts on it.
     var copySuspected: String?

@@ -59,6 +59,56 @@ struct ALostChangeFileHoldsNothingBackTests {
         }
     }
 
+    @Test("the writer still syncing: the reader asks in its record, and the writer's next sync covers the lost file with a snapshot")
+    func writerCoversTheLostFile() throws {
+        try withSyncFixture { fixture in
+            let writer = try fixture.device("writer")
+            let reader = try fixture.device("reader")
+            _ = try writer.add("uno")
+            try fixture.syncRounds([writer, reader])
+            let dos = try writer.add("dos")
+            _ = try writer.sync()
+            let tres = try writer.add("tres")
+            _ = try writer.sync()
+            _ = try fixture.storage.delete(try changeFile(2, of: writer, in: fixture.storage))
+
+            _ = try reader.sync()
+            #expect(try reader.has(tres) && !reader.has(dos))
+            let recordBytes = try #require(fixture.storage.files[CloudLayout.devicePath(reader.id)])
+            let asking = try #require(DeviceRecord.decode(recordBytes))
+            #expect(asking.wanted[writer.id] == 2, "the reader names the number it is held at")
+
+            let answer = try writer.sync()
+            #expect(answer.snapshotWritten, "the writer answers with a snapshot")
+            _ = try reader.sync()
+            #expect(try reader.has(dos), "the lost file's word arrives through the snapshot")
+            let again = try writer.sync()
+            #expect(!again.snapshotWritten, "a want is answered once")
+        }
+    }
+
+    @Test("a damaged snapshot: a new device asks, the writer writes another, and the new device gets every word")
+    func damagedSnapshotReplaced() throws {
+        try withSyncFixture { fixture in
+            let writer = try fixture.device("writer")
+            writer.tune = { $0.snapshotInterval = 4 }
+            let words = try (0..<6).map { index in
+                let word = try writer.add("palabra\(index)")
+                _ = try writer.sync()
+                return word
+            }
+            let snapshot = try #require(fixture.storage.files.keys.first { $0.hasPrefix("snapshots/\(writer.id)/") })
+            fixture.storage.plant(snapshot, Data(fixture.storage.files[snapshot]!.prefix(100)))
+
+            let newcomer = try fixture.device("newcomer")
+            let first = try newcomer.sync()
+            #expect(!first.skippedFiles.isEmpty, "the damaged snapshot is reported")
+            _ = try writer.sync()
+            _ = try newcomer.sync()
+            #expect(try words.allSatisfy { try newcomer.has($0) })
+        }
+    }
+
     @Test("a word edited in a later file keeps its newest version when the earlier file arrives late")
     func newestWinsWhateverTheOrder() throws {
         try withSyncFixture { fixture in
