@@ -38,6 +38,8 @@ public struct SyncReport: Hashable, Sendable {
     /// Set when this library found itself to be a copy of another device (a file copied
     /// to another computer, or put back from a backup) and went on under a new id.
     public var newIdentity: NewIdentity?
+    /// True when the cloud held no MiDiccio data, and this sync started it there.
+    public var startedCloud = false
     /// True when the cloud's manifest had gone while the devices' files were still there,
     /// and this sync wrote it again.
     public var manifestWrittenAgain = false
@@ -162,6 +164,11 @@ public enum SyncError: Error, Sendable, CustomStringConvertible {
         case .cloud(.signInNeeded(let message)):
             // Trying again cannot help until the user signs in.
             "\(message); nothing was changed here"
+        case .cloud(.unauthorized(let reason)):
+            // A refused password stays refused: trying again cannot help until it is set again.
+            "\(CloudError.unauthorized(reason)); nothing was changed here. Syncing waits until the cloud lets this device in again "
+                + "(for WebDAV, set the user name and password again: midiccio remote set webdav URL --user NAME "
+                + "--password-stdin, or Settings in the web app)"
         case .cloud(let error):
             "\(error); nothing was changed here, the next sync will try again"
         case .stopped(let cause, let kept):

@@ -425,6 +425,11 @@ struct SyncCommand: ParsableCommand {
                     "\(report.purgedElsewhere) word\(report.purgedElsewhere == 1 ? " was" : "s were") purged on another device and removed here; edits made here to them were discarded"
                 )
             }
+            if report.startedCloud {
+                context.note(
+                    "There was no MiDiccio data in \(remote.displayName), so this sync started it there. If your other devices sync elsewhere, check the path (midiccio remote show)."
+                )
+            }
             if report.manifestWrittenAgain {
                 context.note(
                     "The cloud's \(CloudLayout.manifestPath) had been removed (the devices' files were still there), so this sync wrote it again."

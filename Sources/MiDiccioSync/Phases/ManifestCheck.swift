@@ -31,7 +31,9 @@ extension SyncSession {
                 }
                 report.manifestWrittenAgain = true
             }
-            // A new cloud folder: this device starts it, in the current format.
+            // A new cloud folder: this device starts it, in the current format (and says so:
+            // a mistyped path starts an empty cloud where the other devices are not).
+            if !report.manifestWrittenAgain { report.startedCloud = true }
             manifest = .current
             try storage.write(CloudLayout.manifestPath, manifest.encoded())
             manifestReady = true

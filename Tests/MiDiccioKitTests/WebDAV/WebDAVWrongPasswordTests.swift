@@ -51,6 +51,8 @@ struct WebDAVWrongPasswordTests {
             #expect(reason == "the server refused the user name or password")
             let message = "\(SyncError.cloud(error!))"
             #expect(message.contains("the server refused the user name or password"))
+            // What to do, and no promise that waiting helps.
+            #expect(message.contains("midiccio remote set webdav") && !message.contains("will try again"), "\(message)")
             #expect(!message.contains(wrong) && !message.contains(server.password))
             #expect(try device.library.snapshot() == before, "nothing changed locally")
             #expect(try device.pendingCount() == 1, "the new word is still waiting to be uploaded")
