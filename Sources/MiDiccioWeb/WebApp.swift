@@ -356,41 +356,58 @@ public final class WebApp: HTTPHandler {
     /// `PUT api/words/:id` with the fields to set. With `base`, the fields as the editor
     /// showed them when it opened, only the fields the person changed are set (and only the
     /// tags added or removed): what a sync or another program changed meanwhile in the
-    /// others is kept, and the answer's `keptFromElsewhere` names those fields.
+    /// others is kept, and the answer's `keptFromElsewhere` names those fields. A field
+    /// changed both here and elsewhere takes the save; `replacedFromElsewhere` gives each
+    /// such field with the value it replaced (`field`, `was`), so the page can say so.
     private func editWord(_ library: WordLibrary, _ id: WordID, _ request: HTTPRequest) throws -> HTTPResponse {
         let body = try JSONBody(request.body)
         var edit = WordEdit(
             term: try body.string("term"), meaning: try body.string("meaning"), reading: try body.string("reading"),
             examples: try body.strings("examples"), notes: try body.string("notes"), tags: try Self.tags(body))
         var keptFromElsewhere: [String] = []
+        var replaced: [(field: String, was: String)] = []
         if let base = try body.object("base") {
             guard let current = try library.word(id) else { throw LibraryError.wordNotFound(id.rawValue) }
-            keptFromElsewhere = try Self.leaveUntouched(&edit, base: base, current: current)
+            (keptFromElsewhere, replaced) = try Self.leaveUntouched(&edit, base: base, current: current)
         }
         let word = try library.edit(id, edit)
         let duplicates = try library.duplicates(of: word.term).filter { $0.id != word.id }
-        let kept = keptFromElsewhere.isEmpty ? [] : [("keptFromElsewhere", JSONText.array(keptFromElsewhere))]
-        return .json(wordEnvelope(word, duplicates: duplicates, adding: kept))
+        var adding = keptFromElsewhere.isEmpty ? [] : [("keptFromElsewhere", JSONText.array(keptFromElsewhere))]
+        if !replaced.isEmpty {
+            let entries = replaced.map { JSONText.object([("field", JSONText.quote($0.field)), ("was", JSONText.quote($0.was))]) }
+            adding.append(("replacedFromElsewhere", "[" + entries.joined(separator: ",") + "]"))
+        }
+        return .json(wordEnvelope(word, duplicates: duplicates, adding: adding))
     }
 
     /// Takes out of `edit` every field that is as `base` (what the editor showed) had it,
     /// so the word keeps its value now; tags changed become the tags added and removed.
-    /// Returns the fields left to the word's value now that differs from `base`: changed
-    /// elsewhere while the editor was open, and kept.
-    private static func leaveUntouched(_ edit: inout WordEdit, base: JSONBody, current: Word) throws -> [String] {
+    /// Returns the fields left to the word's value now that differs from `base` (changed
+    /// elsewhere while the editor was open, and kept), and the fields changed both here
+    /// and elsewhere, with the value elsewhere that the save replaces.
+    private static func leaveUntouched(_ edit: inout WordEdit, base: JSONBody, current: Word) throws -> (
+        kept: [String], replaced: [(field: String, was: String)]
+    ) {
         var kept: [String] = []
-        func settle<T: Equatable>(_ name: String, _ field: inout T?, _ shown: T?, _ now: T) {
-            guard let value = field, let shown, value == shown else { return }
+        var replaced: [(field: String, was: String)] = []
+        func settle<T: Equatable>(_ name: String, _ field: inout T?, _ shown: T?, _ now: T, _ text: (T) -> String) {
+            guard let value = field, let shown else { return }
+            guard value == shown else {
+                if now != shown && now != value { replaced.append((name, text(now))) }
+                return
+            }
             field = nil
             if now != shown { kept.append(name) }
         }
-        settle("term", &edit.term, try base.string("term"), current.term)
-        settle("meaning", &edit.meaning, try base.string("meaning"), current.meaning)
-        settle("reading", &edit.reading, try base.string("reading"), current.reading)
-        settle("notes", &edit.notes, try base.string("notes"), current.notes)
+        settle("term", &edit.term, try base.string("term"), current.term) { $0 }
+        settle("meaning", &edit.meaning, try base.string("meaning"), current.meaning) { $0 }
+        settle("reading", &edit.reading, try base.string("reading"), current.reading) { $0 }
+        settle("notes", &edit.notes, try base.string("notes"), current.notes) { $0 }
         // The editor shows examples one per line and sends its box's lines, blank ones too.
         var examples = edit.examples.map(Self.filled)
-        settle("examples", &examples, try base.strings("examples").map(Self.filled), current.examples)
+        settle("examples", &examples, try base.strings("examples").map(Self.filled), current.examples) {
+            $0.joined(separator: " / ")
+        }
         if examples == nil { edit.examples = nil }
         if let tags = edit.tags, let shownTags = try Self.tags(base) {
             let keys = Set(tags.map(TagSet.key))
@@ -407,7 +424,7 @@ public final class WebApp: HTTPHandler {
                 if !Set(current.tags.map(TagSet.key)).subtracting(shownKeys).isEmpty { kept.append("tags") }
             }
         }
-        return kept
+        return (kept, replaced)
     }
 
     /// Examples without blank lines, as a word keeps them.

@@ -28,3 +28,21 @@ def test_saving_a_meaning_keeps_a_note_and_a_tag_added_elsewhere(page):
     assert word["meaning"] == "a parrot"
     assert word["notes"] == "from the other laptop"
     assert sorted(word["tags"]) == ["animal", "viaje"]
+
+
+def test_a_field_changed_both_here_and_elsewhere_says_what_the_save_replaced(page):
+    add_through_page(page, "cotorra", "parakeet", "")
+    word_item(page, "cotorra").find_element(By.CSS_SELECTOR, ".word-open").click()
+    wait(page, EC.element_to_be_clickable((By.ID, "viewer-edit"))).click()
+    meaning = wait(page, EC.visibility_of_element_located((By.ID, "f-meaning")))
+
+    found = api("/api/search?q=cotorra")["words"][0]
+    api("/api/words/" + found["id"], "PUT", {"meaning": "monk parakeet, from the other laptop"}, csrf(page))
+
+    meaning.clear()
+    meaning.send_keys("small parrot")
+    page.find_element(By.ID, "editor-save").click()
+    toast = wait(page, EC.visibility_of_element_located((By.ID, "toast")))
+    wait(page, lambda d: "replaced what was changed elsewhere meanwhile" in toast.text)
+    assert "monk parakeet, from the other laptop" in toast.text
+    assert api("/api/words/" + found["id"])["word"]["meaning"] == "small parrot"

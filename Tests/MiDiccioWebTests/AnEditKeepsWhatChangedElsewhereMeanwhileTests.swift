@@ -63,6 +63,11 @@ final class AnEditKeepsWhatChangedElsewhereMeanwhileTests {
         #expect(saved.status == 200)
         #expect(try web.library().word(id)?.notes == "typed in the editor")
         #expect(saved.json["keptFromElsewhere"] as? [String] == ["tags"])
+        // The page is told what the save replaced, to say so.
+        let replaced = try #require(saved.json["replacedFromElsewhere"] as? [[String: Any]])
+        #expect(replaced.count == 1)
+        #expect(replaced.first?["field"] as? String == "notes")
+        #expect(replaced.first?["was"] as? String == "from the other laptop")
     }
 
     @Test("with nothing changed elsewhere, the answer names nothing kept")
@@ -70,6 +75,7 @@ final class AnEditKeepsWhatChangedElsewhereMeanwhileTests {
         let saved = try save(["meaning": "a dog", "examples": ["el perro", "un perro"]])
         #expect(saved.status == 200)
         #expect(saved.json["keptFromElsewhere"] == nil)
+        #expect(saved.json["replacedFromElsewhere"] == nil)
         #expect(try web.library().word(id)?.examples == ["el perro", "un perro"])
     }
 

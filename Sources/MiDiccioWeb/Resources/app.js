@@ -366,7 +366,10 @@
       const kept = names.length
         ? "; kept the " + (names.length > 1 ? names.slice(0, -1).join(", ") + " and " : "") + names[names.length - 1]
           + " changed elsewhere meanwhile" : "";
-      toast((editing ? "Saved \u201c" : "Added \u201c") + data.word.term + "\u201d" + also + kept);
+      // A field changed both here and elsewhere takes this save: say what it replaced.
+      const replaced = (data.replacedFromElsewhere || []).map((entry) => entry.field + " " + quoted(entry.was.length > 80 ? entry.was.slice(0, 80) + "\u2026" : entry.was)).join(", ");
+      toast((editing ? "Saved \u201c" : "Added \u201c") + data.word.term + "\u201d" + also + kept
+        + (replaced ? "; it replaced what was changed elsewhere meanwhile: " + replaced : ""));
       if (editing) {
         const item = $("words").querySelector('[data-id="' + editing.id + '"]');
         if (item && state.sort !== "updated") item.replaceWith(wordItem(data.word)); else await reload();
