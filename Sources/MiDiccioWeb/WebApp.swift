@@ -385,7 +385,9 @@ public final class WebApp: HTTPHandler {
     /// Returns the fields left to the word's value now that differs from `base` (changed
     /// elsewhere while the editor was open, and kept), and the fields changed both here
     /// and elsewhere, with the value elsewhere that the save replaces.
-    private static func leaveUntouched(_ edit: inout WordEdit, base: JSONBody, current: Word) throws -> (
+    private static func leaveUntouched(
+        _ edit: inout WordEdit, base: JSONBody, current: Word
+    ) throws -> (
         kept: [String], replaced: [(field: String, was: String)]
     ) {
         var kept: [String] = []
