@@ -830,10 +830,26 @@ public final class WebApp: HTTPHandler {
                     field == problem.field
                     ? problem.message : "line \(problem.field.dropFirst(field.count + 1).dropLast()): \(problem.message)"
                 return .error(422, message, field: field)
-            case .wordNotFound, .prefixTooShort, .ambiguousID:
+            // The page names words by their terms, never by ids: these come from a change
+            // made elsewhere (another window, the command line, a sync) since it showed them.
+            case .wordNotFound:
+                return .error(
+                    404, "this word is no longer in the library: it was deleted permanently, here or on another device; nothing was changed"
+                )
+            case .wrongTrashState(_, let term, let inTrash):
+                return .error(
+                    409,
+                    inTrash
+                        ? "\u{201C}\(term)\u{201D} is in the Trash now (moved there elsewhere meanwhile); restore it first"
+                        : "\u{201C}\(term)\u{201D} is not in the Trash any more (restored elsewhere meanwhile); nothing was changed")
+            case .notInTrashForPurge(_, let term):
+                return .error(
+                    409, "\u{201C}\(term)\u{201D} is not in the Trash any more (restored elsewhere meanwhile); nothing was deleted")
+            case .alreadyInTrash(_, let term):
+                return .error(409, "\u{201C}\(term)\u{201D} is already in the Trash")
+            case .prefixTooShort, .ambiguousID:
                 return .error(404, error.description)
-            case .duplicateTerm, .wrongTrashState, .notInTrashForPurge, .alreadyInTrash, .nothingToUndo, .nothingImportedToUndo,
-                .nothingBulkToUndo, .selectionChanged:
+            case .duplicateTerm, .nothingToUndo, .nothingImportedToUndo, .nothingBulkToUndo, .selectionChanged:
                 return .error(409, error.description)
             case .invalidBackup, .invalidImport:
                 return .error(422, error.description, field: "file")

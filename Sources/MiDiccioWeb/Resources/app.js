@@ -552,7 +552,7 @@
     } catch (error) {
       toast(error.message);
       // Entries came or went elsewhere: show them as they are now, and count again.
-      if (target.select) await loadTrash();
+      await loadTrash();
       showTrashSelection();
     }
   }
