@@ -42,6 +42,27 @@ struct UndoingARestoreKeepsLaterEditsTests {
         }
     }
 
+    @Test("a replace leaves a word the backup holds as it is without undo: an edit made to it since is not counted as kept")
+    func replaceOfTheSameWordIsNotUndone() throws {
+        try withTemporaryLibrary { fixture in
+            let library = fixture.library
+            let same = try library.add(WordContent(term: "igual", meaning: "as in the backup")).word
+            let changed = try library.add(WordContent(term: "cambiada", meaning: "before")).word
+            try writeBackup(
+                [same, changed.edited(at: changed.updatedAt) { $0.meaning = "from the backup" }], to: fixture.file("backup.json"))
+            fixture.clock.advance(by: 1_000)
+            let restore = try library.restoreBackup(from: fixture.file("backup.json"), replace: true)
+            #expect(restore.unchanged == 1 && restore.updated == 1)
+
+            fixture.clock.advance(by: 2_000)
+            _ = try library.edit(same.id, WordEdit(meaning: "edited after, never touched by the restore"))
+            _ = try library.edit(changed.id, WordEdit(notes: "edited after the restore"))
+            let undo = try library.undoRestore()
+            #expect(undo.keptEdited == 1, "only the word the restore changed counts")
+            #expect(try library.word(same.id)?.meaning == "edited after, never touched by the restore")
+        }
+    }
+
     @Test("undo data kept before this change (no time) is put back as before")
     func undoDataWithoutATime() throws {
         try withTemporaryLibrary { fixture in

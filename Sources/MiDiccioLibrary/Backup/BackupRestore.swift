@@ -339,7 +339,9 @@ extension WordLibrary {
             // The purged id must stay gone everywhere; the word comes back as a new one.
             restored.id = randomID()
         }
-        try keepUndo(local, id: restored.id)
+        // A word the backup holds as it is here gets a fresh time too, but no undo: the
+        // undo has nothing to put back, and an edit made to it since is not one it keeps.
+        if !(local.map { $0.word.hasSameContent(as: restored) } ?? false) { try keepUndo(local, id: restored.id) }
         // Never before the word's creation: a backup made on a device whose clock is ahead
         // of this one would otherwise give a word updated before it was created.
         let time = max(editTime(after: local?.word), restored.createdAt)
