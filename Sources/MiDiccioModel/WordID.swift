@@ -48,6 +48,38 @@ public struct WordID: Hashable, Comparable, Sendable, CustomStringConvertible {
         return WordID(bytes: bytes)!
     }
 
+    /// The id a word purged under this id comes back under when a backup restores it
+    /// (a purged id stays gone everywhere): derived from this one, the same on every
+    /// device, so two devices restoring one backup, or one restoring it twice, make one
+    /// word rather than a new copy each time. Not secret: a mix of the 16 bytes
+    /// (SplitMix64's finaliser over both halves, each feeding the other), still a
+    /// version 4 UUID.
+    public var restoredAfterPurge: WordID {
+        func mix(_ value: UInt64) -> UInt64 {
+            var z = value &+ 0x9E37_79B9_7F4A_7C15
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        let old = bytes
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        for index in 0..<8 {
+            high = high << 8 | UInt64(old[index])
+            low = low << 8 | UInt64(old[8 + index])
+        }
+        let newHigh = mix(high ^ mix(low))
+        let newLow = mix(low ^ newHigh)
+        var result = [UInt8](repeating: 0, count: 16)
+        for index in 0..<8 {
+            result[index] = UInt8(truncatingIfNeeded: newHigh >> (8 * UInt64(7 - index)))
+            result[8 + index] = UInt8(truncatingIfNeeded: newLow >> (8 * UInt64(7 - index)))
+        }
+        result[6] = (result[6] & 0x0F) | 0x40  // version 4
+        result[8] = (result[8] & 0x3F) | 0x80  // RFC 4122 variant
+        return WordID(bytes: result)!
+    }
+
     /// The id's 16 bytes, as its hex digits spell them: the compact key of the reviews
     /// table, which sorts the same way as the text.
     package var bytes: [UInt8] {

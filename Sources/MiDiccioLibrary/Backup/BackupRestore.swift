@@ -335,9 +335,16 @@ extension WordLibrary {
     @discardableResult
     private func replaceWith(_ restored: Word, local: StoredWord?, report: inout RestoreReport) throws -> WordID {
         var restored = restored
+        var local = local
         if local == nil, try isPurged(restored.id) {
-            // The purged id must stay gone everywhere; the word comes back as a new one.
-            restored.id = randomID()
+            // The purged id must stay gone everywhere; the word comes back under an id
+            // derived from it, the same on every device: one backup restored on two devices,
+            // or twice on one, makes one word (random ids made a copy each time). A word
+            // already back under that id is replaced in place.
+            var id = restored.id.restoredAfterPurge
+            while try isPurged(id) { id = id.restoredAfterPurge }
+            restored.id = id
+            local = try stored(id)
         }
         // A word the backup holds as it is here gets a fresh time too, but no undo: the
         // undo has nothing to put back, and an edit made to it since is not one it keeps.

@@ -103,6 +103,46 @@ struct BackupAfterPurgeTests {
         }
     }
 
+    @Test("one backup restored with replace on two devices, or twice on one, brings a purged word back once, not a copy each time")
+    func replaceTwiceMakesOneWord() throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a"), b = try fixture.device("b")
+            let id = try a.add("gato", meaning: "cat")
+            _ = try a.add("perro", meaning: "dog")
+            try fixture.syncRounds([a, b])
+            let backup = fixture.file("backup.json")
+            try a.library.exportBackup(to: backup)
+            try a.library.delete([id])
+            try a.library.purge([id])
+            try fixture.syncRounds([a, b])
+
+            fixture.advanceClocks(by: 1_000)
+            _ = try a.library.restoreBackup(from: backup, replace: true)
+            _ = try b.library.restoreBackup(from: backup, replace: true)
+            try fixture.syncRounds([a, b])
+            fixture.advanceClocks(by: 1_000)
+            let again = try a.library.restoreBackup(from: backup, replace: true)
+            #expect(again.added == 0 && again.trashed == 0, "the word already back is the one replaced")
+            try fixture.syncRounds([a, b])
+            for device in [a, b] {
+                #expect(try device.library.list().map(\.term).sorted() == ["gato", "perro"], "\(device.name): one gato")
+                #expect(try device.library.counts().trash == 0, "\(device.name): no copies in the Trash")
+            }
+            #expect(try a.everyWord() == b.everyWord())
+        }
+    }
+
+    @Test("the id a purged word comes back under is the same everywhere, differs from the old one, and is a version 4 UUID")
+    func restoredIDIsDerived() {
+        let old = WordID("3f2a9c1e-8b4d-4e6f-9a1b-2c3d4e5f6a7b")!
+        let new = old.restoredAfterPurge
+        #expect(new == old.restoredAfterPurge)
+        #expect(new != old && new.restoredAfterPurge != new)
+        #expect(WordID(new.rawValue) == new)
+        let digits = Array(new.rawValue.utf8)
+        #expect(digits[14] == UInt8(ascii: "4") && [UInt8]("89ab".utf8).contains(digits[19]))
+    }
+
     @Test("a merge restore on a device that learned of the purge from another device skips the word too")
     func mergeSkipsWordsPurgedElsewhere() throws {
         try withSyncFixture { fixture in
