@@ -324,16 +324,3 @@ final class KeyReader {
         #endif
     }
 }
-
-extension String {
-    /// The text with control characters (an escape sequence hidden in a word) shown as
-    /// "?" , so user text never drives the terminal; line breaks are kept.
-    fileprivate var shownSafely: String {
-        String(
-            String.UnicodeScalarView(
-                unicodeScalars.map { scalar in
-                    scalar == "\n" || scalar.properties.generalCategory != .control
-                        ? scalar : "?"
-                }))
-    }
-}

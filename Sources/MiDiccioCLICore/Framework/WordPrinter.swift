@@ -16,10 +16,10 @@ package struct WordPrinter {
     package func table(_ words: [Word], showDeleted: Bool = false) -> String {
         let termWidth = min(30, words.map { $0.term.displayWidth }.max() ?? 0)
         return words.map { word in
-            var line = dim(String(word.id.rawValue.prefix(8))) + "  " + bold(word.term.oneLine.padded(to: termWidth))
-            let meaning = word.meaning.oneLine
+            var line = dim(String(word.id.rawValue.prefix(8))) + "  " + bold(word.term.oneLine.shownSafely.padded(to: termWidth))
+            let meaning = word.meaning.oneLine.shownSafely
             if !meaning.isEmpty { line += "  " + meaning.truncated(to: 50) }
-            if !word.tags.isEmpty { line += "  " + dim(word.tags.map { "#\($0)" }.joined(separator: " ")) }
+            if !word.tags.isEmpty { line += "  " + dim(word.tags.map { "#\($0)" }.joined(separator: " ").shownSafely) }
             if showDeleted, let deletedAt = word.deletedAt { line += "  " + dim("deleted \(deletedAt.iso8601)") }
             return line + "\n"
         }.joined()
@@ -38,7 +38,7 @@ package struct WordPrinter {
         rows.append(("updated", word.updatedAt.iso8601))
         if let deletedAt = word.deletedAt { rows.append(("deleted", "\(deletedAt.iso8601) (in the Trash)")) }
         return rows.map { name, value in
-            let lines = value.split(separator: "\n", omittingEmptySubsequences: false)
+            let lines = value.shownSafely.split(separator: "\n", omittingEmptySubsequences: false)
             let indent = String(repeating: " ", count: 10)
             return dim(name.padded(to: 8)) + "  " + lines.joined(separator: "\n" + indent) + "\n"
         }.joined()
@@ -46,6 +46,28 @@ package struct WordPrinter {
 }
 
 extension String {
+    /// The text with every control character but the line break and the tab shown as
+    /// U+FFFD: a word from a sync or an imported deck may hold an escape sequence, which a
+    /// terminal would run (colours, a bell, a changed title) instead of showing.
+    package var shownSafely: String {
+        // Plain text (the usual case) is passed on as it is, decided from the bytes: C0
+        // controls, DEL, and C1 controls (0xC2 0x80–0x9F in UTF-8).
+        var previous: UInt8 = 0
+        let clean = utf8.allSatisfy { byte in
+            defer { previous = byte }
+            if byte < 0x20 { return byte == 0x0A || byte == 0x09 }
+            if byte == 0x7F { return false }
+            return !(previous == 0xC2 && byte >= 0x80 && byte <= 0x9F)
+        }
+        if clean { return self }
+        var result = String.UnicodeScalarView()
+        for scalar in unicodeScalars {
+            let control = (scalar.value < 0x20 && scalar != "\n" && scalar != "\t") || (0x7F...0x9F).contains(scalar.value)
+            result.append(control ? "\u{FFFD}" : scalar)
+        }
+        return String(result)
+    }
+
     /// The string with line breaks shown as " / ", for one-line tables.
     package var oneLine: String { split(whereSeparator: \.isNewline).joined(separator: " / ") }
 

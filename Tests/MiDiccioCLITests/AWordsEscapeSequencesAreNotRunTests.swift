@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+
+/// A word from another device or an imported deck may hold an escape sequence or a bell
+/// (its notes: "ESC[31m… BEL"). `show` and `list` printed it raw, and the terminal ran
+/// it: colours, a bell, a changed window title. Only `study` showed such text safely.
+@Suite("A word's escape sequences are shown, never run by the terminal")
+final class AWordsEscapeSequencesAreNotRunTests {
+    let sandbox: Sandbox
+
+    init() throws { sandbox = try Sandbox() }
+
+    @Test("show, list and search print control characters as U+FFFD, keep line breaks and tabs, and --json keeps the text")
+    func shownNotRun() throws {
+        // Through a backup, as a sync or an imported deck brings such text.
+        let id = "3f2a9c1e-8b4d-4e6f-9a1b-2c3d4e5f6a7b"
+        let backup = try sandbox.write(
+            """
+            {"format": "midiccio-backup", "version": 1, "exportedAt": "2026-12-01T10:00:00.000Z", "words": [
+            {"id": "\(id)", "term": "ctrl\\u001b]0;pwned\\u0007", "meaning": "red \\u001b[31mtext\\u009b", "reading": "",
+             "examples": [], "notes": "line one\\nline\\ttwo", "tags": [],
+             "createdAt": "2026-12-01T10:00:00.000Z", "updatedAt": "2026-12-01T10:00:00.000Z"}]}
+            """, to: "backup.json")
+        let restored = sandbox.run("backup", "restore", backup)
+        #expect(restored.status == 0, "\(restored.errorOutput)")
+
+        for arguments in [["show", id], ["list"], ["search", "ctrl"]] {
+            let result = sandbox.run(arguments, terminal: true)
+            #expect(result.status == 0, "\(arguments): \(result.errorOutput)")
+            let controls = result.output.unicodeScalars.filter { $0.value < 0x20 && $0 != "\n" && $0 != "\t" && $0 != "\u{1B}" }
+            #expect(controls.isEmpty, "\(arguments) printed \(result.output.debugDescription)")
+            #expect(!result.output.contains("\u{1B}]0;") && !result.output.contains("\u{1B}[31m"), "\(result.output.debugDescription)")
+            #expect(!result.output.unicodeScalars.contains("\u{9B}"))
+            #expect(result.output.contains("\u{FFFD}"))
+        }
+        let shown = sandbox.run("show", id).output
+        #expect(shown.contains("line\ttwo") && shown.contains("line one\n"), "\(shown.debugDescription)")
+        let json = sandbox.run("show", id, "--json").output
+        #expect(json.contains("\\u001b[31m") || json.contains("\\u001B[31m"), "--json keeps the word's text: \(json)")
+    }
+}
