@@ -64,7 +64,10 @@ def check(phone, scope, screenshot):
 
 def test_every_page_fits_a_phone(phone):
     api("/api/words", "POST", dict(term="mariposa", meaning="butterfly, " * 30, examples=["La mariposa vuela."],
-                                   notes="una nota larga " * 20, tags=["animales", "campo"]), csrf(phone))
+                                   notes="una nota larga " * 20,
+                                   # A long tag: the tag filters list it, and must still fit.
+                                   tags=["animales", "campo", "english-phrasal-verbs-with-prepositions-and-particles"]),
+        csrf(phone))
     phone.refresh()
     wait(phone, lambda d: "mariposa" in terms(d))
     check(phone, "body > header, #list-view", "list")
