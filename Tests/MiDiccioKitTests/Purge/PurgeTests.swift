@@ -118,10 +118,11 @@ struct PurgeTests {
             let library = temporary.library
             let planted = try plant(in: library)
             let other = try library.add(WordContent(term: "mesa", meaning: "table", tags: ["compartida"])).word
-            // A replace restore keeps every word's prior state as undo data.
+            // A replace restore keeps the prior state of every word it changes as undo data.
             let backup = temporary.file("backup.json")
             try library.exportBackup(to: backup)
             temporary.clock.advance(by: 1_000)
+            for id in [planted.id, other.id] { _ = try library.edit(id, WordEdit(reading: "changed after the backup")) }
             _ = try library.restoreBackup(from: backup, replace: true)
             let undoRows = { (text: String) in
                 try library.guarded {
