@@ -157,7 +157,8 @@ extension WebApp {
     static func restoreTermLists(_ report: RestoreReport) -> [(String, String)] {
         [
             ("addedTerms", JSONText.array(report.addedTerms)), ("updatedTerms", JSONText.array(report.updatedTerms)),
-            ("trashedTerms", JSONText.array(report.trashedTerms)), ("listedTerms", String(RestoreReport.listedTerms)),
+            ("trashedTerms", JSONText.array(report.trashedTerms)),
+            ("skippedPurgedTerms", JSONText.array(report.skippedPurgedTerms)), ("listedTerms", String(RestoreReport.listedTerms)),
         ]
     }
 }

@@ -139,6 +139,22 @@ final class BackupCLITests {
         #expect(sandbox.run("backup", "undo").status == 1)
     }
 
+    @Test("a restore after an Empty Trash says the words deleted permanently were left out, and that --replace brings them back")
+    func purgedLeftOutIsSaid() throws {
+        let id = try sandbox.add("murciélago", "--meaning", "bat")
+        let backup = sandbox.path("backup.json")
+        #expect(sandbox.run("backup", "export", backup).status == 0)
+        #expect(sandbox.run("delete", id).status == 0)
+        #expect(sandbox.run("trash", "empty", "--yes").status == 0)
+
+        let merged = sandbox.run("backup", "restore", backup)
+        #expect(merged.status == 0)
+        #expect(merged.output.contains("1 left out (deleted permanently since the backup; --replace brings them back"), "\(merged.output)")
+        #expect(try sandbox.listedTerms().isEmpty)
+        #expect(sandbox.run("backup", "restore", backup, "--replace").status == 0)
+        #expect(try sandbox.listedTerms() == ["murciélago"])
+    }
+
     @Test("a dry run keeps the previous restore undoable")
     func dryRunKeepsUndo() throws {
         let id = try sandbox.add("perro", "--meaning", "dog")

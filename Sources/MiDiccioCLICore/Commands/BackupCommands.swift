@@ -4,7 +4,12 @@ import MiDiccioModel
 import MiDiccioSync
 
 private func describe(_ report: RestoreReport) -> String {
-    "\(report.added) added, \(report.updated) updated, \(report.unchanged) unchanged, \(report.trashed) moved to the Trash"
+    let skipped =
+        report.skippedPurged == 0
+        ? ""
+        : ", \(report.skippedPurged) left out (deleted permanently since the backup; --replace brings them back as new words)"
+    return "\(report.added) added, \(report.updated) updated, \(report.unchanged) unchanged, \(report.trashed) moved to the Trash"
+        + skipped
 }
 
 private func json(_ report: RestoreReport, dryRun: Bool = false) -> String {
@@ -12,7 +17,8 @@ private func json(_ report: RestoreReport, dryRun: Bool = false) -> String {
         [
             ("added", String(report.added)), ("updated", String(report.updated)),
             ("unchanged", String(report.unchanged)), ("trashed", String(report.trashed)),
-            ("keptEdited", String(report.keptEdited)), ("dryRun", String(dryRun)),
+            ("skippedPurged", String(report.skippedPurged)), ("keptEdited", String(report.keptEdited)),
+            ("dryRun", String(dryRun)),
         ], spaced: true) + "\n"
 }
 

@@ -24,6 +24,8 @@ public struct RestoreReport: Hashable, Sendable {
     public var updatedTerms: [String] = []
     /// The terms of the first `listedTerms` words moved to the Trash.
     public var trashedTerms: [String] = []
+    /// The terms of the first `listedTerms` backup words left out as purged.
+    public var skippedPurgedTerms: [String] = []
 
     /// How many terms each list of a report holds at most (a preview shows them).
     public static let listedTerms = 50
@@ -38,6 +40,12 @@ public struct RestoreReport: Hashable, Sendable {
     mutating func countUpdated(_ term: String) {
         updated += 1
         if updatedTerms.count < Self.listedTerms { updatedTerms.append(term) }
+    }
+
+    /// Counts a backup word left out as purged, and lists its term while the list has room.
+    mutating func countSkippedPurged(_ term: String) {
+        skippedPurged += 1
+        if skippedPurgedTerms.count < Self.listedTerms { skippedPurgedTerms.append(term) }
     }
 
     /// Counts a word moved to the Trash, and lists its term while the list has room.
@@ -135,7 +143,7 @@ extension WordLibrary {
                     if intoEmpty, let columns {
                         // A marker wins over a backup, as in `merge`.
                         if try isPurged(restored.id) {
-                            report.skippedPurged += 1
+                            report.countSkippedPurged(restored.term)
                             return
                         }
                         fresh.append(
@@ -304,7 +312,7 @@ extension WordLibrary {
     /// time, so a newer edit made on another device still wins when sync pulls it.
     private func merge(_ restored: Word, local: StoredWord?, report: inout RestoreReport) throws {
         if local == nil, try isPurged(restored.id) {
-            report.skippedPurged += 1
+            report.countSkippedPurged(restored.term)
             return
         }
         guard let local else {

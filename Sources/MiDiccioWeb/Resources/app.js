@@ -819,7 +819,13 @@
       report.unchanged + " left as they are"];
     parts.push(report.trashed.toLocaleString() + (dryRun ? " would move" : " moved") + " to the Trash");
     if (report.skippedPurged) parts.push(report.skippedPurged + " skipped (deleted permanently)");
-    return parts.join(", ") + ".";
+    let text = parts.join(", ") + ".";
+    // Words deleted permanently come back only with Replace, as new words: say so, where
+    // a person restores a backup to undo an "Empty Trash".
+    if (report.skippedPurged && !$("backup-replace").checked) {
+      text += " Words deleted permanently come back only with \u201cReplace\u201d ticked, as new words.";
+    }
+    return text;
   }
 
   function restoreURL(file, dryRun) {
@@ -1102,7 +1108,8 @@
     const box = $("restore-lists");
     box.replaceChildren();
     const kinds = [["addedTerms", report.added, "would be added"], ["updatedTerms", report.updated, "would change"],
-      ["trashedTerms", report.trashed, "would move to the Trash"]];
+      ["trashedTerms", report.trashed, "would move to the Trash"],
+      ["skippedPurgedTerms", report.skippedPurged, "deleted permanently, left out"]];
     for (const [key, count, what] of kinds) {
       if (!count) continue;
       const details = element("details", "restore-list");

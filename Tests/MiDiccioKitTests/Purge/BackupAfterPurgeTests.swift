@@ -28,6 +28,7 @@ struct BackupAfterPurgeTests {
 
             let report = try library.restoreBackup(from: backup)
             #expect(report.skippedPurged == 1)
+            #expect(report.skippedPurgedTerms == ["murciélago"], "named, for the preview")
             #expect(report.added == 0)
             #expect(try library.word(purged.id) == nil)
             #expect(try library.search("murciélago").isEmpty)
