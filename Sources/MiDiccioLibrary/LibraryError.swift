@@ -15,6 +15,8 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
     case libraryGone(path: String)
     /// No word has this id or id prefix.
     case wordNotFound(String)
+    /// The word with this id was deleted permanently (purged, here or on another device).
+    case wordPurged(String)
     /// The prefix matches several words.
     case ambiguousID(String, candidates: [Word])
     /// An id prefix shorter than the minimum.
@@ -64,6 +66,8 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
                 "the library file \(path) is not there any more: it was moved, renamed or deleted while MiDiccio ran, or the drive holding it was disconnected. Nothing was written. Put the file back, or start MiDiccio again with --library and the file's new place."
         case .wordNotFound(let id):
             return "no word with id \(id)"
+        case .wordPurged(let id):
+            return "the word \(id) was deleted permanently (purged, here or on another device); nothing of it is kept"
         case .ambiguousID(let prefix, let candidates):
             let list = candidates.prefix(10).map { "  \($0.id)  \($0.term)" }.joined(separator: "\n")
             return "id prefix \(prefix) matches \(candidates.count) words; use more characters:\n\(list)"

@@ -157,7 +157,10 @@ public final class WordLibrary {
     public func resolve(_ idOrPrefix: String, inTrash: Bool? = nil) throws -> Word {
         let prefix = idOrPrefix.lowercased().trimmed
         if let id = WordID(prefix) {
-            guard let word = try word(id) else { throw LibraryError.wordNotFound(prefix) }
+            guard let word = try word(id) else {
+                // Its marker says what became of it: "no word with id" read as a mistyped id.
+                throw try isPurged(id) ? LibraryError.wordPurged(prefix) : LibraryError.wordNotFound(prefix)
+            }
             return word
         }
         guard prefix.count >= 6 else { throw LibraryError.prefixTooShort(idOrPrefix) }
@@ -170,7 +173,12 @@ public final class WordLibrary {
             candidates = candidates.filter { $0.isDeleted == inTrash }
         }
         switch candidates.count {
-        case 0: throw LibraryError.wordNotFound(idOrPrefix)
+        case 0:
+            let purged = try guarded {
+                try database.cached("SELECT id FROM purged WHERE id >= ? AND id < ? LIMIT 2")
+                    .rows([.text(prefix), .text(prefix + "\u{7F}")]) { $0.text(0) }
+            }
+            throw purged.count == 1 ? LibraryError.wordPurged(purged[0]) : LibraryError.wordNotFound(idOrPrefix)
         case 1: return candidates[0]
         default: throw LibraryError.ambiguousID(idOrPrefix, candidates: candidates)
         }

@@ -847,7 +847,7 @@ public final class WebApp: HTTPHandler {
                     409, "\u{201C}\(term)\u{201D} is not in the Trash any more (restored elsewhere meanwhile); nothing was deleted")
             case .alreadyInTrash(_, let term):
                 return .error(409, "\u{201C}\(term)\u{201D} is already in the Trash")
-            case .prefixTooShort, .ambiguousID:
+            case .prefixTooShort, .ambiguousID, .wordPurged:
                 return .error(404, error.description)
             case .duplicateTerm, .nothingToUndo, .nothingImportedToUndo, .nothingBulkToUndo, .selectionChanged:
                 return .error(409, error.description)

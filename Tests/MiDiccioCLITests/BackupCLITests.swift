@@ -147,6 +147,12 @@ final class BackupCLITests {
         #expect(sandbox.run("delete", id).status == 0)
         #expect(sandbox.run("trash", "empty", "--yes").status == 0)
 
+        // The id names what became of the word, not a mistyped id.
+        let shown = sandbox.run("show", id)
+        #expect(shown.status == 1)
+        #expect(shown.errorOutput.contains("was deleted permanently"), "\(shown.errorOutput)")
+        #expect(sandbox.run("show", String(id.prefix(8))).errorOutput.contains("was deleted permanently"))
+
         let merged = sandbox.run("backup", "restore", backup)
         #expect(merged.status == 0)
         #expect(merged.output.contains("1 left out (deleted permanently since the backup; --replace brings them back"), "\(merged.output)")
