@@ -53,6 +53,16 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
     /// changed, and the row is named.
     case damaged(String)
 
+    /// A failure of SQLite as the library's error: `damaged` when SQLite finds the file's
+    /// pages inconsistent, else `storage`.
+    static func from(_ error: SQLiteError) -> LibraryError {
+        guard error.isCorrupt else { return .storage(error) }
+        return .damaged(
+            "SQLite finds the file's pages inconsistent (\(error.message)); a library file copied while MiDiccio "
+                + "was writing it can be torn like this, so copy one only with MiDiccio closed, or move words with "
+                + "'midiccio backup export'")
+    }
+
     public var description: String {
         switch self {
         case .notALibrary(let path, let reason):

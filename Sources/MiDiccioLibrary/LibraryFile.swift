@@ -49,7 +49,7 @@ enum LibraryFile {
         do {
             database = try Database(path: path, create: true)
         } catch let error as SQLiteError {
-            throw LibraryError.cannotOpen(path: path, reason: error.message)
+            throw error.isCorrupt ? LibraryError.from(error) : LibraryError.cannotOpen(path: path, reason: error.message)
         }
         do {
             try database.execute("PRAGMA busy_timeout = \(busyTimeoutSeconds * 1000)")
@@ -63,7 +63,7 @@ enum LibraryFile {
                 try Migrator.migrate(database, Migrations.all, now: { SystemClock().now().milliseconds }, tick: tick)
             }
         } catch let error as SQLiteError {
-            throw LibraryError.cannotOpen(path: path, reason: error.message)
+            throw error.isCorrupt ? LibraryError.from(error) : LibraryError.cannotOpen(path: path, reason: error.message)
         }
         return (database, !existing)
     }

@@ -119,8 +119,13 @@ public final class WordLibrary {
         let ids = WordIDSource()
         self.randomID = makeID ?? { ids.next() }
         self.randomDeviceID = makeDeviceID
-        let stored = try database.prepare("SELECT key, value FROM library_info WHERE key IN ('collation.locale', 'collation.icu')")
-            .rows { ($0.text(0), $0.text(1)) }
+        let stored: [(String, String)]
+        do {
+            stored = try database.prepare("SELECT key, value FROM library_info WHERE key IN ('collation.locale', 'collation.icu')")
+                .rows { ($0.text(0), $0.text(1)) }
+        } catch let error as SQLiteError {
+            throw LibraryError.from(error)
+        }
         let storedLocale = stored.first { $0.0 == "collation.locale" }?.1
         collation = TermCollation(locale: storedLocale ?? TermCollation.environmentLocale(environment))
         if storedLocale == nil {
@@ -1056,13 +1061,7 @@ public final class WordLibrary {
             changeCounter = nil
             digest = nil
             tally = nil
-            if error.isCorrupt {
-                throw LibraryError.damaged(
-                    "SQLite finds the file's pages inconsistent (\(error.message)); a library file copied while MiDiccio "
-                        + "was writing it can be torn like this, so copy one only with MiDiccio closed, or move words with "
-                        + "'midiccio backup export'")
-            }
-            throw LibraryError.storage(error)
+            throw LibraryError.from(error)
         } catch {
             changeCounter = nil
             digest = nil

@@ -39,4 +39,30 @@ struct ATornLibraryFileSaysSoTests {
             }
         }
     }
+
+    @Test("a library whose first pages are torn is refused as damaged as it opens, not with SQLite's words", arguments: [1, 2])
+    func tornEarlyPageIsDamage(page: Int) throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("library.sqlite").path
+            var size = 4_096
+            do {
+                let library = try WordLibrary(path: path, environment: [:])
+                try library.add(WordContent(term: "casa", meaning: "house"))
+                try library.database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                size = Int(try #require(try library.database.integer("PRAGMA page_size")))
+            }
+            // The page of the table of library settings (2) or the file's first page past
+            // its 100-byte header (1): what the opening reads first.
+            let handle = try #require(FileHandle(forWritingAtPath: path))
+            try handle.seek(toOffset: UInt64((page - 1) * size + (page == 1 ? 100 : 0)))
+            try handle.write(contentsOf: Data(repeating: 0xFF, count: page == 1 ? 200 : size))
+            try handle.close()
+            #expect {
+                _ = try WordLibrary(path: path, environment: [:])
+            } throws: { error in
+                guard case LibraryError.damaged = error else { return false }
+                return "\(error)".contains("restore a backup") && !"\(error)".contains("SELECT")
+            }
+        }
+    }
 }
