@@ -48,6 +48,8 @@ struct TagCountsStayTrueTests {
 
             let backup = temporary.file("backup.json")
             _ = try library.exportBackup(to: backup)
+            // Changed after the backup, so its restore has something to undo.
+            try library.edit(ir.id, WordEdit(tags: ["verbs", "after-the-backup"]))
             let sheet = temporary.file("words.tsv")
             let rows = (0..<3000).map { "w\($0)\tmeaning\t\($0 % 3 == 0 ? "verbs" : "bulk")" }
             try Data(("term\tmeaning\ttags\n" + rows.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: sheet))
