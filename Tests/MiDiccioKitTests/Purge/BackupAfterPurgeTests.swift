@@ -82,14 +82,7 @@ struct BackupAfterPurgeTests {
     @Test("a word brought back by a replace restore reaches other devices under its new id; the old id stays purged there")
     func replacedWordSyncsUnderNewID() throws {
         try withSyncFixture { fixture in
-            let a = try fixture.device("a"), b = try fixture.device("b")
-            let id = try a.add("murciélago", meaning: "bat")
-            try fixture.syncRounds([a, b])
-            let backup = fixture.file("backup.json")
-            try a.library.exportBackup(to: backup)
-            try a.library.delete([id])
-            try a.library.purge([id])
-            try fixture.syncRounds([a, b])
+            let (a, b, id, backup) = try purgedAfterBackup(fixture, "murciélago")
             #expect(try !b.has(id))
 
             fixture.advanceClocks(by: 1_000)
@@ -107,15 +100,7 @@ struct BackupAfterPurgeTests {
     @Test("one backup restored with replace on two devices, or twice on one, brings a purged word back once, not a copy each time")
     func replaceTwiceMakesOneWord() throws {
         try withSyncFixture { fixture in
-            let a = try fixture.device("a"), b = try fixture.device("b")
-            let id = try a.add("gato", meaning: "cat")
-            _ = try a.add("perro", meaning: "dog")
-            try fixture.syncRounds([a, b])
-            let backup = fixture.file("backup.json")
-            try a.library.exportBackup(to: backup)
-            try a.library.delete([id])
-            try a.library.purge([id])
-            try fixture.syncRounds([a, b])
+            let (a, b, _, backup) = try purgedAfterBackup(fixture, "gato", alsoKept: "perro")
 
             fixture.advanceClocks(by: 1_000)
             _ = try a.library.restoreBackup(from: backup, replace: true)
@@ -147,19 +132,30 @@ struct BackupAfterPurgeTests {
     @Test("a merge restore on a device that learned of the purge from another device skips the word too")
     func mergeSkipsWordsPurgedElsewhere() throws {
         try withSyncFixture { fixture in
-            let a = try fixture.device("a"), b = try fixture.device("b")
-            let id = try a.add("murciélago", meaning: "bat")
-            try fixture.syncRounds([a, b])
-            let backup = fixture.file("backup-b.json")
-            try b.library.exportBackup(to: backup)
-            try a.library.delete([id])
-            try a.library.purge([id])
-            try fixture.syncRounds([a, b])
+            let (a, b, id, backup) = try purgedAfterBackup(fixture, "murciélago", backupOfSecond: true)
 
             fixture.advanceClocks(by: 1_000)
             #expect(try b.library.restoreBackup(from: backup).skippedPurged == 1)
             try fixture.syncRounds([a, b])
             for device in [a, b] { #expect(try !device.has(id), "\(device.name)") }
         }
+    }
+
+    /// Two devices that synced `term` (and `alsoKept`), a backup taken then (of the first
+    /// device, or of the second), and `term` purged on the first and synced: the devices,
+    /// the purged word's id and the backup's path.
+    private func purgedAfterBackup(
+        _ fixture: SyncFixture, _ term: String, alsoKept: String? = nil, backupOfSecond: Bool = false
+    ) throws -> (TestDevice, TestDevice, WordID, String) {
+        let a = try fixture.device("a"), b = try fixture.device("b")
+        let id = try a.add(term, meaning: "meaning of \(term)")
+        if let alsoKept { _ = try a.add(alsoKept, meaning: "meaning of \(alsoKept)") }
+        try fixture.syncRounds([a, b])
+        let backup = fixture.file("backup.json")
+        try (backupOfSecond ? b : a).library.exportBackup(to: backup)
+        try a.library.delete([id])
+        try a.library.purge([id])
+        try fixture.syncRounds([a, b])
+        return (a, b, id, backup)
     }
 }
