@@ -1283,17 +1283,20 @@
         : "Nothing is scheduled. New words (within today's limit) and words you add show up here.";
       return;
     }
-    const word = data.card.word;
     $("study-state").textContent = data.card.study.state;
+    fillStudyWord(data.card.word);
+    $("study-back-side").hidden = true;
+    $("study-grades").hidden = true;
+    $("study-reveal").hidden = false;
+    study.shownAt = Date.now();
+  }
+
+  function fillStudyWord(word) {
     $("study-front").textContent = study.reverse ? (word.meaning || "(no meaning)") : word.term;
     $("study-answer").textContent = study.reverse ? word.term : word.meaning;
     $("study-reading").textContent = word.reading;
     $("study-examples").replaceChildren(...word.examples.map((example) => userText("li", "", example)));
     $("study-notes").textContent = word.notes;
-    $("study-back-side").hidden = true;
-    $("study-grades").hidden = true;
-    $("study-reveal").hidden = false;
-    study.shownAt = Date.now();
   }
 
   function revealStudyCard() {
@@ -1302,6 +1305,25 @@
     $("study-back-side").hidden = false;
     $("study-reveal").hidden = true;
     $("study-grades").hidden = false;
+    refreshStudyWord(study.card);
+  }
+
+  // The card was read when it was shown; the word may have changed elsewhere since (the
+  // command line, a sync, another window). The answer shows the word as it is now, and
+  // says so, rather than text the grade would then be recorded against unseen.
+  async function refreshStudyWord(card) {
+    let now;
+    try {
+      now = (await api("GET", "/api/words/" + card.word.id)).word;
+    } catch (error) { return; /* a word deleted meanwhile is said when it is answered */ }
+    if (study.card !== card) return;
+    const fields = ["term", "meaning", "reading", "notes"];
+    const changed = fields.some((field) => now[field] !== card.word[field])
+      || JSON.stringify(now.examples) !== JSON.stringify(card.word.examples);
+    if (!changed) return;
+    card.word = now;
+    fillStudyWord(now);
+    toast(quoted(now.term) + " was changed elsewhere meanwhile: shown as it is now.");
   }
 
   async function answerStudyCard(grade) {
