@@ -53,6 +53,17 @@ final class AStudySessionFollowsTheLibraryFileTests {
         #expect(sandbox.run("trash").output.contains("uno"))
     }
 
+    @Test("a word edited elsewhere while its card is shown has its answer shown as it is now, and says so")
+    func wordEditedMeanwhile() throws {
+        let run = study(" 3 3q") { index in
+            if index == 0 { #expect(self.sandbox.run("edit", self.uno, "--meaning", "one, edited elsewhere").status == 0) }
+        }
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains("(changed elsewhere meanwhile; shown as it is now)"), "\(run.output)")
+        #expect(run.output.contains("one, edited elsewhere"), "\(run.output)")
+        #expect(try reviews(of: uno) == 1)
+    }
+
     /// Runs `midiccio study` in-process with `keys` as the keys typed; `between` runs
     /// before the key at each index is read, as something done elsewhere while a person
     /// looks at a card.

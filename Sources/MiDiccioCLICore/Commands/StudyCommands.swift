@@ -189,7 +189,15 @@ struct StudyCommand: ParsableCommand {
                 }
             }
             if undone { continue }
-            out.write(Self.back(word, reverse: reverse))
+            // The word as it is now: edited elsewhere (the web app, a sync) while its card was
+            // shown, its answer is the new text, said so, and the grade goes to what was seen.
+            if let now = try context.library().word(word.id), !now.hasSameContent(as: word) {
+                out.write("  (changed elsewhere meanwhile; shown as it is now)\n")
+                if now.term != word.term { out.write("  " + now.term.shownSafely + "\n") }
+                out.write(Self.back(now, reverse: reverse))
+            } else {
+                out.write(Self.back(word, reverse: reverse))
+            }
             out.write("  1 again   2 hard   3 good   4 easy   u undo   q quit\n")
             answer: while true {
                 guard let key = key() else { return }
