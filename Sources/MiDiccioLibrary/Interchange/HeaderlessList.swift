@@ -19,9 +19,14 @@ public enum ListColumn: String, Sendable, CaseIterable {
 
     /// Reads a `--columns` value such as `term,meaning,tags`; `-` is another name for `skip`.
     public static func list(_ text: String) throws(SheetError) -> [ListColumn] {
-        let names = text.split(separator: ",", omittingEmptySubsequences: false).map {
-            WordSheet.trimmed(String($0)).lowercased()
-        }
+        try columns(
+            named: text.split(separator: ",", omittingEmptySubsequences: false).map { WordSheet.trimmed(String($0)).lowercased() })
+    }
+
+    /// The columns `names` (lowercase, trimmed) name, as a layout: every name known (`-`
+    /// is `skip`), none twice but notes and skip, the term among them. `--columns` and a
+    /// list's header row (`HeaderlessList.headerColumns`) follow these same rules.
+    static func columns(named names: [String]) throws(SheetError) -> [ListColumn] {
         var columns: [ListColumn] = []
         for name in names {
             guard let column = name == "-" ? .skip : ListColumn(rawValue: name) else {
@@ -232,13 +237,11 @@ enum HeaderlessList {
     /// name twice but notes. Spreadsheets in many languages save "CSV" with semicolons, so a
     /// MiDiccio-style header (`term;meaning;tags`) arrives as a list; nil for any other card.
     static func headerColumns(_ record: DelimitedRecord) -> [ListColumn]? {
-        var columns: [ListColumn] = []
-        for field in record.fields {
-            guard let column = ListColumn(rawValue: WordSheet.trimmed(field).lowercased()), column != .skip else { return nil }
-            if column != .notes && columns.contains(column) { return nil }
-            columns.append(column)
-        }
-        return columns.contains(.term) ? columns : nil
+        // The rules of `--columns`, where a header names no column to skip.
+        guard let columns = try? ListColumn.columns(named: record.fields.map { WordSheet.trimmed($0).lowercased() }),
+            !columns.contains(.skip)
+        else { return nil }
+        return columns
     }
 
     /// Term, meaning, then notes for every further column.
