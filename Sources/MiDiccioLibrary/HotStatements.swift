@@ -37,7 +37,7 @@ final class HotStatements {
     /// the work each statement costs besides its rows (a bulk write's rows go in faster).
     static let rowsPerInsert = 16
     /// How many values `insertSQL` takes per row.
-    static let valuesPerInsertedRow = 29
+    static let valuesPerInsertedRow = 30
 
     /// An INSERT of `rows` new words, each with `valuesPerInsertedRow` values in the
     /// order `WordLibrary.newRowValues` gives them (the last one, the time this device saw
@@ -52,7 +52,7 @@ final class HotStatements {
             INSERT INTO words (id, term, meaning, reading, examples, notes, tags, created_at, updated_at, deleted_at,
                 term_time, meaning_time, reading_time, examples_time, notes_time, tags_time, deleted_time,
                 pending, local_change, term_key, sort_key,
-                term_by, meaning_by, reading_by, examples_by, notes_by, tags_by, deleted_by, trash_seen_at)
+                term_by, meaning_by, reading_by, examples_by, notes_by, tags_by, deleted_by, tag_clock, trash_seen_at)
             VALUES \(tuples.joined(separator: ",\n    "))
             """
     }
@@ -77,7 +77,7 @@ final class HotStatements {
         static let localChange = IndexedColumns(rawValue: 1 << 6)
     }
 
-    /// The UPDATE of a stored word that sets its fields, field times and writers, then
+    /// The UPDATE of a stored word that sets its fields, field times, writers and tag clock, then
     /// the `columns` given, in the order `IndexedColumns` lists them (`deletedAt` takes
     /// two values: the time, then now, the time this device saw the word enter the
     /// Trash), then takes the row number.
@@ -85,6 +85,7 @@ final class HotStatements {
         var assignments = ["term", "meaning", "reading", "examples", "notes", "tags"]
         assignments += WordField.allCases.map { "\($0.rawValue)_time" }
         assignments += WordField.allCases.map { "\($0.rawValue)_by" }
+        assignments.append("tag_clock")
         var sql = assignments.enumerated().map { "\($1) = ?\($0 + 1)" }
         var next = assignments.count + 1
         func set(_ column: String) {

@@ -422,6 +422,15 @@ enum Migrations {
                 );
                 INSERT INTO terms_fts (terms_fts) VALUES ('rebuild');
                 """),
+        Migration(
+            name: "2026-12-tag-clock",
+            sql: """
+                -- When each tag was put on the word or taken off (TagClock), as a JSON array
+                -- of key, time, position triples (position -1: taken off); NULL when every tag
+                -- was written at tags_time in the list's order, as nearly all are. Sync merges
+                -- tags one at a time with it.
+                ALTER TABLE words ADD COLUMN tag_clock TEXT;
+                """),
     ]
 
     /// Marks a library that had words before a migration: its next sync uploads every

@@ -14,6 +14,8 @@ public struct StoredWord: Hashable, Sendable {
     /// Who wrote each field's value, indexed like `WordField.allCases`: 0 is this
     /// device, other numbers are rows of `sync_devices`.
     package var writers: [Int64]
+    /// When each tag was put on or taken off (`TagClock`).
+    public var tagClock: TagClock = .implied
     /// The row number inside this library only.
     package var seq: Int64
 

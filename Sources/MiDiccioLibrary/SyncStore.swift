@@ -172,7 +172,9 @@ package final class SyncStore {
     package func saveMerged(_ merged: SyncRecord, replacing: LocalRecord?, pending: Bool = false) throws {
         try library.guarded {
             let writers = try merged.writers.map { try number($0) }
-            try library.save(merged.word, times: merged.times, writers: writers, previous: replacing?.stored, pending: pending)
+            try library.save(
+                merged.word, times: merged.times, writers: writers, previous: replacing?.stored, pending: pending,
+                tagClock: merged.tagClock)
         }
     }
 
@@ -183,7 +185,8 @@ package final class SyncStore {
         try library.guarded {
             let rows = try records.map { record, columns in
                 WordLibrary.NewRow(
-                    word: record.word, times: record.times, writers: try record.writers.map { try number($0) }, columns: columns)
+                    word: record.word, times: record.times, writers: try record.writers.map { try number($0) }, columns: columns,
+                    tagClock: record.tagClock)
             }
             try library.insertNew(rows, pending: pending)
         }
@@ -461,7 +464,7 @@ package final class SyncStore {
             }
         }
         return LocalRecord(
-            record: SyncRecord(word: stored.word, times: stored.times, writers: writers),
+            record: SyncRecord(word: stored.word, times: stored.times, writers: writers, tagClock: stored.tagClock),
             pending: stored.pending, localChange: stored.localChange, stored: stored)
     }
 }

@@ -505,7 +505,7 @@ public final class WordLibrary {
             "seq", "id", "term", "meaning", "reading", "examples", "notes", "tags", "created_at", "updated_at", "deleted_at",
             "term_time", "meaning_time", "reading_time", "examples_time", "notes_time", "tags_time", "deleted_time",
             "pending", "local_change",
-            "term_by", "meaning_by", "reading_by", "examples_by", "notes_by", "tags_by", "deleted_by",
+            "term_by", "meaning_by", "reading_by", "examples_by", "notes_by", "tags_by", "deleted_by", "tag_clock",
         ].map { "\(table).\($0)" }.joined(separator: ", ")
     }
 
@@ -527,7 +527,35 @@ public final class WordLibrary {
         let writers = (0..<Int32(WordField.allCases.count)).map { row.int64(20 + $0) }
         return StoredWord(
             word: word, times: times, pending: row.int64(18) != 0, localChange: row.int64(19),
-            writers: writers, seq: row.int64(0))
+            writers: writers, tagClock: tagClock(stored: row.optionalText(27)), seq: row.int64(0))
+    }
+
+    /// The `tag_clock` column of `clock`: NULL for the implied clock, else a JSON array
+    /// of key, time and position (-1: taken off) for each tag, by key.
+    static func storedTagClock(_ clock: TagClock) -> SQLValue {
+        guard !clock.marks.isEmpty else { return .null }
+        var items: [String] = []
+        items.reserveCapacity(clock.marks.count * 3)
+        for (key, mark) in clock.marks.sorted(by: { $0.key < $1.key }) {
+            items += [key, String(mark.time.milliseconds), String(mark.position ?? -1)]
+        }
+        return .text(JSONText.array(items))
+    }
+
+    /// The clock a `tag_clock` column holds; a damaged one reads as the implied clock
+    /// (the tags themselves are in their own column).
+    static func tagClock(stored text: String?) -> TagClock {
+        guard let text else { return .implied }
+        let items = JSONText.stringArray(text)
+        var marks: [String: TagClock.Mark] = [:]
+        var index = 0
+        while index + 2 < items.count {
+            if let time = Int64(items[index + 1]), let position = Int(items[index + 2]) {
+                marks[items[index]] = TagClock.Mark(time: Timestamp(milliseconds: time), position: position < 0 ? nil : position)
+            }
+            index += 3
+        }
+        return TagClock(marks: marks)
     }
 
     /// The stored form of the word with this id.
@@ -569,9 +597,11 @@ public final class WordLibrary {
     /// replaced (nil for a new word). `columns`, for a new word, are its derived columns
     /// computed ahead (an import's reading thread does, so the writer does not).
     /// Must run inside `writing`.
+    /// `tagClock` is the clock of a word merged from other devices; without it, a change
+    /// of the tags is this device's (`TagClock.written`).
     package func save(
         _ word: Word, times: FieldTimes, writers: [Int64] = StoredWord.localWriters, previous: StoredWord?, pending: Bool,
-        columns: NewWordColumns? = nil
+        columns: NewWordColumns? = nil, tagClock: TagClock? = nil
     ) throws {
         try updateDigest(removing: previous?.word, adding: word)
         let change = pending ? try nextChange() : (previous?.localChange ?? 0)
@@ -579,7 +609,9 @@ public final class WordLibrary {
             let columns = columns ?? NewWordColumns(term: word.term, examples: word.examples, tags: word.tags, collation: collation)
             try database.run(
                 try hot.statement(.insertWord),
-                newRowValues(word, times: times, writers: writers, pending: pending, change: change, columns: columns))
+                newRowValues(
+                    word, times: times, writers: writers, pending: pending, change: change, columns: columns,
+                    tagClock: tagClock ?? .implied))
             let seq = sqlite3LastInsertRowID()
             if case .some(.none) = bulkFrom { try noteBulkStart(seq) }
             if !word.isDeleted { try addToSearch(word, seq: seq) }
@@ -594,6 +626,13 @@ public final class WordLibrary {
         values.reserveCapacity(32)
         for field in WordField.allCases { values.append(.time(times[field])) }
         for writer in writers { values.append(.integer(writer)) }
+        var marks = previous.tagClock
+        if let tagClock {
+            marks = tagClock
+        } else if old.tags != word.tags || times.tags != previous.times.tags {
+            marks = marks.written(word.tags, at: times.tags, over: old.tags, changedAt: previous.times.tags)
+        }
+        values.append(Self.storedTagClock(marks))
         // The columns indexes and triggers read, only where they change (HotStatements.IndexedColumns).
         var columns: HotStatements.IndexedColumns = []
         if old.id != word.id {
@@ -639,7 +678,8 @@ public final class WordLibrary {
 
     /// The values of `HotStatements.Kind.insertWord` for a new word, in its order.
     private func newRowValues(
-        _ word: Word, times: FieldTimes, writers: [Int64], pending: Bool, change: Int64, columns: NewWordColumns
+        _ word: Word, times: FieldTimes, writers: [Int64], pending: Bool, change: Int64, columns: NewWordColumns,
+        tagClock: TagClock
     ) -> [SQLValue] {
         var values: [SQLValue] = [
             .text(word.id.rawValue), .text(word.term), .text(word.meaning), .text(word.reading),
@@ -650,6 +690,8 @@ public final class WordLibrary {
         for field in WordField.allCases { values.append(.time(times[field])) }
         values += [.integer(pending ? 1 : 0), .integer(change), .text(columns.termKey), .blob(columns.sortKey)]
         for writer in writers { values.append(.integer(writer)) }
+        // A list of an older format that is the word's whole list says no more than it does.
+        values.append(tagClock.wholeField ? .null : Self.storedTagClock(tagClock))
         // The time this device saw the word enter the Trash (kept only for a word there).
         values.append(.time(clock.now()))
         return values
@@ -674,13 +716,16 @@ public final class WordLibrary {
         var writers: [Int64]
         /// Its derived columns.
         var columns: NewWordColumns
+        /// When each tag was put on or taken off.
+        var tagClock: TagClock
 
         /// A row of these values.
-        package init(word: Word, times: FieldTimes, writers: [Int64], columns: NewWordColumns) {
+        package init(word: Word, times: FieldTimes, writers: [Int64], columns: NewWordColumns, tagClock: TagClock = .implied) {
             self.word = word
             self.times = times
             self.writers = writers
             self.columns = columns
+            self.tagClock = tagClock
         }
     }
 
@@ -697,7 +742,8 @@ public final class WordLibrary {
                     try updateDigest(removing: nil, adding: row.word)
                     let change = pending ? try nextChange() : 0
                     values += newRowValues(
-                        row.word, times: row.times, writers: row.writers, pending: pending, change: change, columns: row.columns)
+                        row.word, times: row.times, writers: row.writers, pending: pending, change: change, columns: row.columns,
+                        tagClock: row.tagClock)
                 }
                 try database.run(try hot.statement(.insertWords), values)
                 // One statement's rows take consecutive row numbers.
@@ -706,7 +752,9 @@ public final class WordLibrary {
             }
         }
         for row in rows[next...] {
-            try save(row.word, times: row.times, writers: row.writers, previous: nil, pending: pending, columns: row.columns)
+            try save(
+                row.word, times: row.times, writers: row.writers, previous: nil, pending: pending, columns: row.columns,
+                tagClock: row.tagClock)
         }
     }
 

@@ -2,7 +2,8 @@ import MiDiccioCloud
 import MiDiccioLibrary
 import MiDiccioModel
 
-/// The merge rules, one field at a time (last writer wins per field).
+/// The merge rules, one field at a time (last writer wins per field), and the tags one
+/// tag at a time (`TagClock`).
 ///
 /// For each field the value with the newer time wins. Equal time and equal value is
 /// already in sync (product notes: "do nothing"). Equal time with different values is a
@@ -22,15 +23,23 @@ public enum MergeRules {
     /// Merges `incoming` into `local` (nil: the word is new here).
     public static func merge(local: SyncRecord?, incoming: SyncRecord) -> Outcome {
         guard let local else {
-            return Outcome(record: incoming, changedFields: WordField.allCases, changed: true)
+            var record = incoming
+            // A list of an older format replaces nothing here: it is the word's whole list.
+            if record.tagClock.wholeField { record.tagClock = .implied }
+            return Outcome(record: record, changedFields: WordField.allCases, changed: true)
         }
         var word = local.word
         var times = local.times
         var writers = local.writers
+        var tagClock = local.tagClock
         var changedFields: [WordField] = []
         var changed = false
         for field in WordField.allCases {
             let i = field.index
+            if field == .tags {
+                mergeTags(local: local, incoming: incoming, into: &word, &times, &writers, &tagClock, &changedFields, &changed)
+                continue
+            }
             let localTime = local.times[field], incomingTime = incoming.times[field]
             let sameValue = local.word.hasSameValue(field, as: incoming.word)
             let incomingWins: Bool
@@ -62,6 +71,40 @@ public enum MergeRules {
         word.createdAt = min(local.word.createdAt, incoming.word.createdAt)
         if word.createdAt != local.word.createdAt { changed = true }
         word.updatedAt = times.newest
-        return Outcome(record: SyncRecord(word: word, times: times, writers: writers), changedFields: changedFields, changed: changed)
+        return Outcome(
+            record: SyncRecord(word: word, times: times, writers: writers, tagClock: tagClock), changedFields: changedFields,
+            changed: changed)
+    }
+
+    /// The tags, merged one tag at a time (`TagClock.merge`): the field takes the newer
+    /// time, and the writer of the side the field rule would keep, but its list holds every
+    /// tag whose newest mark, on either side, put it on.
+    private static func mergeTags(
+        local: SyncRecord, incoming: SyncRecord, into word: inout Word, _ times: inout FieldTimes, _ writers: inout [String],
+        _ tagClock: inout TagClock, _ changedFields: inout [WordField], _ changed: inout Bool
+    ) {
+        let i = WordField.tags.index
+        let localTime = local.times.tags, incomingTime = incoming.times.tags
+        let incomingLeads: Bool
+        if incomingTime != localTime {
+            incomingLeads = incomingTime > localTime
+        } else if incoming.writers[i] != local.writers[i] {
+            incomingLeads = incoming.writers[i] > local.writers[i]
+        } else {
+            incomingLeads = incoming.word.valueOrdersAfter(.tags, local.word)
+        }
+        let mine = TagClock.Side(tags: local.word.tags, clock: local.tagClock, time: localTime)
+        let theirs = TagClock.Side(tags: incoming.word.tags, clock: incoming.tagClock, time: incomingTime)
+        let time = max(localTime, incomingTime)
+        let (tags, clock) = TagClock.merge(
+            primary: incomingLeads ? theirs : mine, secondary: incomingLeads ? mine : theirs, time: time)
+        let writer = incomingLeads ? incoming.writers[i] : local.writers[i]
+        guard tags != local.word.tags || clock != local.tagClock || time != localTime || writer != local.writers[i] else { return }
+        if tags != local.word.tags { changedFields.append(.tags) }
+        word.tags = tags
+        times.tags = time
+        writers[i] = writer
+        tagClock = clock
+        changed = true
     }
 }

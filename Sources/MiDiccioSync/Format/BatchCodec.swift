@@ -190,15 +190,15 @@ public struct SyncBatch: Sendable {
         try endRecords()
     }
 
-    /// The cloud format version a reader needs for this batch: 4 when it carries review
-    /// events, 2 when it carries purge markers or settings, else 1 (so older devices can
-    /// still read it).
+    /// The cloud format version this batch is written in: always 5 now, since every record
+    /// carries its tag clock (written in format 4 or older, a record's tags would read as
+    /// a list that replaces the whole list). Before format 5, the oldest format that could
+    /// hold the batch was chosen, so that older devices could still read it.
     public var formatVersion: Int { Self.formatVersion(markers: markers, settings: settings, events: events) }
 
     /// The cloud format version of a batch carrying `markers`, `settings` and `events`.
     public static func formatVersion(markers: [PurgeMarker], settings: [SettingRecord], events: [ReviewEvent] = []) -> Int {
-        if !events.isEmpty { return 4 }
-        return markers.isEmpty && settings.isEmpty ? 1 : 2
+        CloudManifest.currentVersion
     }
 }
 
@@ -221,6 +221,9 @@ public enum BatchCodec {
     static let payloadMagic2 = Array("MDB2".utf8)
     /// Format 4 payloads add review events after the settings.
     static let payloadMagic4 = Array("MDB4".utf8)
+    /// Format 5 payloads add each record's tag clock after its tags: a count, then per
+    /// tag its key, time and position plus one (0: taken off).
+    static let payloadMagic5 = Array("MDB5".utf8)
     /// Largest payload a reader accepts (a hostile file must not exhaust memory).
     static let maximumPayload = 1 << 31
 

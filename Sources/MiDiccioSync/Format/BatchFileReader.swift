@@ -18,8 +18,8 @@ package struct BatchFileReader {
     package let cursors: [String: Int64]
     /// How many records the batch holds.
     package let recordCount: Int
-    /// The payload format: 1, 2 with purge markers and settings after the records, or 4
-    /// with review events after those.
+    /// The payload format: 1, 2 with purge markers and settings after the records, 4
+    /// with review events after those, 5 with each record's tag clock.
     package let version: Int
     private let writerTable: [String]
     private var source: PayloadSource
@@ -49,6 +49,9 @@ package struct BatchFileReader {
         } else if magic == BatchCodec.payloadMagic4 {
             guard formatVersion >= 4 else { throw BatchDecodeError(message: "written by a newer MiDiccio (format 4)") }
             version = 4
+        } else if magic == BatchCodec.payloadMagic5 {
+            guard formatVersion >= 5 else { throw BatchDecodeError(message: "written by a newer MiDiccio (format 5)") }
+            version = 5
         } else {
             throw BatchDecodeError(message: "not a MiDiccio batch")
         }
@@ -77,6 +80,8 @@ package struct BatchFileReader {
         var times = FieldTimes(all: created)
         var writers: [String] = []
         writers.reserveCapacity(WordField.allCases.count)
+        // Before format 5 a record's tags were one field: its list replaces the whole list.
+        var tagClock = version >= 5 ? TagClock.implied : .ofWholeField
         for field in WordField.allCases {
             times[field] = Timestamp(milliseconds: try source.i64())
             writers.append(try writer())
@@ -86,7 +91,21 @@ package struct BatchFileReader {
             case .reading: word.reading = try source.string()
             case .examples: word.examples = try source.strings()
             case .notes: word.notes = try source.string()
-            case .tags: word.tags = try source.strings()
+            case .tags:
+                word.tags = try source.strings()
+                if version >= 5 {
+                    let count = try source.count()
+                    if count > 0 {
+                        var marks: [String: TagClock.Mark] = [:]
+                        for _ in 0..<count {
+                            let key = try source.string()
+                            let time = Timestamp(milliseconds: try source.i64())
+                            let position = try source.u32()
+                            marks[key] = TagClock.Mark(time: time, position: position == 0 ? nil : Int(position - 1))
+                        }
+                        tagClock = TagClock(marks: marks)
+                    }
+                }
             case .deleted:
                 let value = try source.i64()
                 word.deletedAt = value < 0 ? nil : Timestamp(milliseconds: value)
@@ -94,7 +113,7 @@ package struct BatchFileReader {
         }
         guard !word.term.isEmpty else { throw BatchDecodeError(message: "word \(id) has an empty term") }
         word.updatedAt = times.newest
-        return SyncRecord(word: word, times: times, writers: writers)
+        return SyncRecord(word: word, times: times, writers: writers, tagClock: tagClock)
     }
 
     /// Checks the next record as `next()` would, making none of its text: the first
@@ -113,8 +132,16 @@ package struct BatchFileReader {
             case .term:
                 guard try source.skipString() > 0 else { throw BatchDecodeError(message: "word \(idText) has an empty term") }
             case .meaning, .reading, .notes: _ = try source.skipString()
-            case .examples, .tags:
+            case .examples:
                 for _ in 0..<(try source.count()) { _ = try source.skipString() }
+            case .tags:
+                for _ in 0..<(try source.count()) { _ = try source.skipString() }
+                if version >= 5 {
+                    for _ in 0..<(try source.count()) {
+                        _ = try source.skipString()
+                        try source.skip(12)
+                    }
+                }
             case .deleted: try source.skip(8)
             }
         }

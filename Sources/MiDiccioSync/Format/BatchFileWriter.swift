@@ -37,7 +37,9 @@ package struct BatchFileWriter {
         }
         writerIndex = index
         block.bytes(
-            formatVersion == 1 ? BatchCodec.payloadMagic : formatVersion >= 4 ? BatchCodec.payloadMagic4 : BatchCodec.payloadMagic2)
+            formatVersion == 1
+                ? BatchCodec.payloadMagic
+                : formatVersion >= 5 ? BatchCodec.payloadMagic5 : formatVersion >= 4 ? BatchCodec.payloadMagic4 : BatchCodec.payloadMagic2)
         block.u8(kind.rawValue)
         block.string(device)
         block.i64(seq)
@@ -71,7 +73,17 @@ package struct BatchFileWriter {
             case .reading: block.string(word.reading)
             case .examples: block.strings(word.examples)
             case .notes: block.string(word.notes)
-            case .tags: block.strings(word.tags)
+            case .tags:
+                block.strings(word.tags)
+                if formatVersion >= 5 {
+                    let marks = record.tagClock.wholeField ? [:] : record.tagClock.marks
+                    block.u32(UInt32(marks.count))
+                    for (key, mark) in marks.sorted(by: { $0.key < $1.key }) {
+                        block.string(key)
+                        block.i64(mark.time.milliseconds)
+                        block.u32(mark.position.map { UInt32($0) + 1 } ?? 0)
+                    }
+                }
             case .deleted: block.i64(word.deletedAt?.milliseconds ?? -1)
             }
         }

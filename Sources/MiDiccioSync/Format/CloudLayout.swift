@@ -122,8 +122,10 @@ public struct CloudManifest: Hashable, Sendable {
     /// which copy of a library wrote them; older devices would not find the files, so
     /// they must neither read nor write. 4: review events in change files and snapshots
     /// (issue 15); an older device would drop them from its snapshots, so it must neither
-    /// read nor write.
-    public static let currentVersion = 4
+    /// read nor write. 5: each record's tag clock (`TagClock`); an older device would
+    /// write lists that replace tags added elsewhere, and drop the clocks from its
+    /// snapshots, so it must neither read nor write.
+    public static let currentVersion = 5
 
     /// The folder's format version.
     public var version: Int
@@ -138,9 +140,11 @@ public struct CloudManifest: Hashable, Sendable {
     public static let withPurgeMarkers = CloudManifest(version: 2, minimumReadVersion: 2, minimumWriteVersion: 2)
     /// The manifest of a format-3 folder (file names with a random part).
     public static let withRandomNames = CloudManifest(version: 3, minimumReadVersion: 3, minimumWriteVersion: 3)
-    /// The manifest this MiDiccio writes: format 4, which only devices of format 4 and
+    /// The manifest of a format-4 folder (review events).
+    public static let withReviewEvents = CloudManifest(version: 4, minimumReadVersion: 4, minimumWriteVersion: 4)
+    /// The manifest this MiDiccio writes: format 5, which only devices of format 5 and
     /// newer may read or write.
-    public static let current = CloudManifest(version: 4, minimumReadVersion: 4, minimumWriteVersion: 4)
+    public static let current = CloudManifest(version: 5, minimumReadVersion: 5, minimumWriteVersion: 5)
 
     /// Makes a manifest.
     public init(version: Int, minimumReadVersion: Int, minimumWriteVersion: Int) {

@@ -53,6 +53,8 @@ struct Simulation {
         var step: Int
         /// True when the device lost it with its newer file, put back from an older copy.
         var lost = false
+        /// For a write of the tags: each tag it put on or took off, by key.
+        var tagMarks: [String: TagClock.Mark] = [:]
     }
 
     /// Where a word was created or purged, and when (for writes a restore of an older
@@ -266,10 +268,13 @@ struct Simulation {
         for (id, stored) in after {
             if created[id] == nil { created[id] = Origin(device: device.name, step: step) }
             for field in WordField.allCases where before[id]?.times[field] != stored.times[field] {
-                writes[id, default: [:]][field, default: []].append(
-                    ObservedWrite(
-                        word: stored.word, time: stored.times[field], writer: device.library.deviceID,
-                        device: device.name, step: step))
+                var write = ObservedWrite(
+                    word: stored.word, time: stored.times[field], writer: device.library.deviceID, device: device.name, step: step)
+                if field == .tags {
+                    write.tagMarks = stored.tagClock.resolved(tags: stored.word.tags, time: stored.times.tags)
+                        .filter { $0.value.time == stored.times.tags }
+                }
+                writes[id, default: [:]][field, default: []].append(write)
             }
         }
     }
@@ -568,6 +573,10 @@ struct Simulation {
             for field in WordField.allCases {
                 let standing = (writes[id]?[field] ?? []).filter { !$0.lost }
                 guard let last = standing.max(by: Self.isOlder(field)) else { continue }
+                if field == .tags {
+                    checkTags(of: id, expected, standing: standing, newest: last)
+                    continue
+                }
                 #expect(
                     fieldText(expected.word, field) == fieldText(last.word, field) && expected.times[field] == last.time,
                     "seed \(seed): \(id) field \(field) holds \(fieldText(expected.word, field).debugDescription) at \(expected.times[field]), but the last write was \(fieldText(last.word, field).debugDescription) at \(last.time) by \(last.writer) (writes: \((writes[id]?[field] ?? []).map { "\($0.device)@\($0.step) \($0.time.milliseconds % 100_000)" }))"
@@ -595,6 +604,22 @@ struct Simulation {
         for id in purged.keys {
             #expect(try reference.reviewEvents(of: id).isEmpty, "seed \(seed): a purged word's events remain")
         }
+    }
+
+    /// Tags merge one tag at a time: the word holds each tag whose newest mark, among the
+    /// writes not lost, put it on (at one millisecond, putting on beats taking off), and
+    /// the field's time is that of its newest write.
+    private func checkTags(of id: WordID, _ stored: StoredWord, standing: [ObservedWrite], newest: ObservedWrite) {
+        var marks: [String: TagClock.Mark] = [:]
+        for write in standing {
+            for (key, mark) in write.tagMarks where marks[key].map({ mark.beats($0) }) ?? true { marks[key] = mark }
+        }
+        let expected = Set(marks.filter(\.value.isPresent).keys)
+        let held = Set(stored.word.tags.map(TagSet.key))
+        #expect(
+            held == expected && stored.times.tags == newest.time,
+            "seed \(seed): \(id) holds tags \(held.sorted()) at \(stored.times.tags), but its writes put on \(expected.sorted()), the newest at \(newest.time) (writes: \(standing.map { "\($0.device)@\($0.step) \($0.time.milliseconds % 100_000) \($0.tagMarks.map { "\($0.key)\($0.value.isPresent ? "+" : "-")" }.sorted())" }))"
+        )
     }
 
     /// The oracle's order of two writes of one field: by time, then by writer id, then

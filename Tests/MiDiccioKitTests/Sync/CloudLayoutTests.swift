@@ -26,11 +26,11 @@ struct CloudLayoutTests {
             let data = try #require(fixture.storage.files[CloudLayout.manifestPath])
             let manifest = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
             #expect(manifest["format"] as? String == "midiccio-sync")
-            // Format 4: review events (format 3 gave file names a random part); only
-            // format-4 devices may read or write.
-            #expect(manifest["version"] as? Int == 4)
-            #expect(manifest["minimumReadVersion"] as? Int == 4)
-            #expect(manifest["minimumWriteVersion"] as? Int == 4)
+            // Format 5: tag clocks (format 4 added review events, format 3 gave file names a
+            // random part); only format-5 devices may read or write.
+            #expect(manifest["version"] as? Int == 5)
+            #expect(manifest["minimumReadVersion"] as? Int == 5)
+            #expect(manifest["minimumWriteVersion"] as? Int == 5)
             #expect(a.cloud.requests("write", under: CloudLayout.manifestPath).count == 1)
 
             let b = try fixture.device("b")
