@@ -55,6 +55,9 @@ struct Simulation {
         var lost = false
         /// For a write of the tags: each tag it put on or took off, by key.
         var tagMarks: [String: TagClock.Mark] = [:]
+        /// Of those, the keys whose mark went with a newer file put back from an older copy
+        /// (tags merge one at a time: a write's marks live on, or not, each on its own).
+        var lostTagMarks = Set<String>()
     }
 
     /// Where a word was created or purged, and when (for writes a restore of an older
@@ -402,7 +405,16 @@ struct Simulation {
             for (field, list) in fields {
                 for (position, write) in list.enumerated() where write.device == name {
                     let key = WriteKey(id: id, field: field, time: write.time, writer: write.writer, value: fieldText(write.word, field))
-                    if present.writes.contains(key) {
+                    var held = present.writes.contains(key)
+                    for (tag, mark) in write.tagMarks {
+                        if present.tagMarks.contains(TagMarkKey(id: id, tag: tag, mark: mark)) {
+                            writes[id]?[field]?[position].lostTagMarks.remove(tag)
+                            held = true
+                        } else if write.step > copy.step {
+                            writes[id]?[field]?[position].lostTagMarks.insert(tag)
+                        }
+                    }
+                    if held {
                         writes[id]?[field]?[position].lost = false
                     } else if write.step > copy.step {
                         writes[id]?[field]?[position].lost = true
@@ -436,15 +448,26 @@ struct Simulation {
         var value: String
     }
 
-    /// What some holder (the cloud, devices, a library file) knows: field writes, words
-    /// and purge markers.
+    /// One tag's mark on one word.
+    struct TagMarkKey: Hashable {
+        var id: WordID
+        var tag: String
+        var mark: TagClock.Mark
+    }
+
+    /// What some holder (the cloud, devices, a library file) knows: field writes, tag
+    /// marks, words and purge markers.
     struct Knowledge {
         var writes = Set<WriteKey>()
+        var tagMarks = Set<TagMarkKey>()
         var ids = Set<WordID>()
         var markers = Set<WordID>()
 
         mutating func note(_ record: SyncRecord) {
             ids.insert(record.word.id)
+            for (tag, mark) in record.tagClock.resolved(tags: record.word.tags, time: record.times.tags) {
+                tagMarks.insert(TagMarkKey(id: record.word.id, tag: tag, mark: mark))
+            }
             for field in WordField.allCases {
                 writes.insert(
                     WriteKey(
@@ -460,6 +483,7 @@ struct Simulation {
 
         mutating func formUnion(_ other: Knowledge) {
             writes.formUnion(other.writes)
+            tagMarks.formUnion(other.tagMarks)
             ids.formUnion(other.ids)
             markers.formUnion(other.markers)
         }
@@ -607,12 +631,14 @@ struct Simulation {
     }
 
     /// Tags merge one tag at a time: the word holds each tag whose newest mark, among the
-    /// writes not lost, put it on (at one millisecond, putting on beats taking off), and
-    /// the field's time is that of its newest write.
+    /// marks not lost, put it on (at one millisecond, putting on beats taking off), and
+    /// the field's time is that of its newest write not lost.
     private func checkTags(of id: WordID, _ stored: StoredWord, standing: [ObservedWrite], newest: ObservedWrite) {
         var marks: [String: TagClock.Mark] = [:]
         for write in standing {
-            for (key, mark) in write.tagMarks where marks[key].map({ mark.beats($0) }) ?? true { marks[key] = mark }
+            for (key, mark) in write.tagMarks where !write.lostTagMarks.contains(key) && (marks[key].map({ mark.beats($0) }) ?? true) {
+                marks[key] = mark
+            }
         }
         let expected = Set(marks.filter(\.value.isPresent).keys)
         let held = Set(stored.word.tags.map(TagSet.key))
