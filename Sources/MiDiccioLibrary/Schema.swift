@@ -425,10 +425,11 @@ enum Migrations {
         Migration(
             name: "2026-12-tag-clock",
             sql: """
-                -- When each tag was put on the word or taken off (TagClock), as a JSON array
-                -- of key, time, position triples (position -1: taken off); NULL when every tag
-                -- was written at tags_time in the list's order, as nearly all are. Sync merges
-                -- tags one at a time with it.
+                -- When each tag was put on the word or taken off, and its place (TagClock):
+                -- '' when every tag was written at tags_time in the list's order, as nearly
+                -- all are; NULL for a list written whole at tags_time, as every list before
+                -- this column was (the tags it leaves out were taken off then); else JSON
+                -- (WordLibrary.storedTagClock). Sync merges tags one at a time with it.
                 ALTER TABLE words ADD COLUMN tag_clock TEXT;
                 """),
     ]

@@ -527,35 +527,47 @@ public final class WordLibrary {
         let writers = (0..<Int32(WordField.allCases.count)).map { row.int64(20 + $0) }
         return StoredWord(
             word: word, times: times, pending: row.int64(18) != 0, localChange: row.int64(19),
-            writers: writers, tagClock: tagClock(stored: row.optionalText(27)), seq: row.int64(0))
+            writers: writers, tagClock: tagClock(stored: row.optionalText(27), tagsTime: times.tags), seq: row.int64(0))
     }
 
-    /// The `tag_clock` column of `clock`: NULL for the implied clock, else a JSON array
-    /// of key, time and position (-1: taken off) for each tag, by key.
-    static func storedTagClock(_ clock: TagClock) -> SQLValue {
-        guard !clock.marks.isEmpty else { return .null }
-        var items: [String] = []
-        items.reserveCapacity(clock.marks.count * 3)
-        for (key, mark) in clock.marks.sorted(by: { $0.key < $1.key }) {
-            items += [key, String(mark.time.milliseconds), String(mark.position ?? -1)]
+    /// The `tag_clock` column of `clock` for tags changed last at `tagsTime`: NULL for a
+    /// list written whole then (as every list was before the column), `''` for tags all
+    /// written then, else a JSON array of the floor (`''`: none) and, for each tag, its
+    /// form, time, 1 or 0 (on or off), order time and position.
+    static func storedTagClock(_ clock: TagClock, tagsTime: Timestamp) -> SQLValue {
+        if clock.marks.isEmpty {
+            if clock.floor == nil { return .text("") }
+            if clock.floor == tagsTime { return .null }
+        }
+        var items: [String] = [clock.floor.map { String($0.milliseconds) } ?? ""]
+        items.reserveCapacity(1 + clock.marks.count * 5)
+        for mark in clock.marks.sorted(by: { $0.key < $1.key }).map(\.value) {
+            items += [
+                mark.form, String(mark.time.milliseconds), mark.isPresent ? "1" : "0", String(mark.orderTime.milliseconds),
+                String(mark.position),
+            ]
         }
         return .text(JSONText.array(items))
     }
 
-    /// The clock a `tag_clock` column holds; a damaged one reads as the implied clock
-    /// (the tags themselves are in their own column).
-    static func tagClock(stored text: String?) -> TagClock {
-        guard let text else { return .implied }
+    /// The clock a `tag_clock` column holds (`storedTagClock`); a damaged one reads as a
+    /// list written whole at `tagsTime` (the tags themselves are in their own column).
+    static func tagClock(stored text: String?, tagsTime: Timestamp) -> TagClock {
+        guard let text else { return .writtenWhole(at: tagsTime) }
+        if text.isEmpty { return .implied }
         let items = JSONText.stringArray(text)
-        var marks: [String: TagClock.Mark] = [:]
-        var index = 0
-        while index + 2 < items.count {
-            if let time = Int64(items[index + 1]), let position = Int(items[index + 2]) {
-                marks[items[index]] = TagClock.Mark(time: Timestamp(milliseconds: time), position: position < 0 ? nil : position)
+        guard let first = items.first else { return .writtenWhole(at: tagsTime) }
+        var clock = TagClock(floor: Int64(first).map { Timestamp(milliseconds: $0) })
+        var index = 1
+        while index + 4 < items.count {
+            if let time = Int64(items[index + 1]), let orderTime = Int64(items[index + 3]), let position = Int(items[index + 4]) {
+                clock.marks[TagSet.key(items[index])] = TagClock.Mark(
+                    time: Timestamp(milliseconds: time), isPresent: items[index + 2] == "1",
+                    orderTime: Timestamp(milliseconds: orderTime), position: position, form: items[index])
             }
-            index += 3
+            index += 5
         }
-        return TagClock(marks: marks)
+        return clock
     }
 
     /// The stored form of the word with this id.
@@ -632,7 +644,7 @@ public final class WordLibrary {
         } else if old.tags != word.tags || times.tags != previous.times.tags {
             marks = marks.written(word.tags, at: times.tags, over: old.tags, changedAt: previous.times.tags)
         }
-        values.append(Self.storedTagClock(marks))
+        values.append(Self.storedTagClock(marks, tagsTime: times.tags))
         // The columns indexes and triggers read, only where they change (HotStatements.IndexedColumns).
         var columns: HotStatements.IndexedColumns = []
         if old.id != word.id {
@@ -690,8 +702,7 @@ public final class WordLibrary {
         for field in WordField.allCases { values.append(.time(times[field])) }
         values += [.integer(pending ? 1 : 0), .integer(change), .text(columns.termKey), .blob(columns.sortKey)]
         for writer in writers { values.append(.integer(writer)) }
-        // A list of an older format that is the word's whole list says no more than it does.
-        values.append(tagClock.wholeField ? .null : Self.storedTagClock(tagClock))
+        values.append(Self.storedTagClock(tagClock, tagsTime: times.tags))
         // The time this device saw the word enter the Trash (kept only for a word there).
         values.append(.time(clock.now()))
         return values

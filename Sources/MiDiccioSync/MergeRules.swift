@@ -23,10 +23,7 @@ public enum MergeRules {
     /// Merges `incoming` into `local` (nil: the word is new here).
     public static func merge(local: SyncRecord?, incoming: SyncRecord) -> Outcome {
         guard let local else {
-            var record = incoming
-            // A list of an older format replaces nothing here: it is the word's whole list.
-            if record.tagClock.wholeField { record.tagClock = .implied }
-            return Outcome(record: record, changedFields: WordField.allCases, changed: true)
+            return Outcome(record: incoming, changedFields: WordField.allCases, changed: true)
         }
         var word = local.word
         var times = local.times
@@ -96,8 +93,7 @@ public enum MergeRules {
         let mine = TagClock.Side(tags: local.word.tags, clock: local.tagClock, time: localTime)
         let theirs = TagClock.Side(tags: incoming.word.tags, clock: incoming.tagClock, time: incomingTime)
         let time = max(localTime, incomingTime)
-        let (tags, clock) = TagClock.merge(
-            primary: incomingLeads ? theirs : mine, secondary: incomingLeads ? mine : theirs, time: time)
+        let (tags, clock) = TagClock.merge(mine, theirs, time: time)
         let writer = incomingLeads ? incoming.writers[i] : local.writers[i]
         guard tags != local.word.tags || clock != local.tagClock || time != localTime || writer != local.writers[i] else { return }
         if tags != local.word.tags { changedFields.append(.tags) }

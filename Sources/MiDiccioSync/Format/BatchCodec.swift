@@ -221,8 +221,8 @@ public enum BatchCodec {
     static let payloadMagic2 = Array("MDB2".utf8)
     /// Format 4 payloads add review events after the settings.
     static let payloadMagic4 = Array("MDB4".utf8)
-    /// Format 5 payloads add each record's tag clock after its tags: a count, then per
-    /// tag its key, time and position plus one (0: taken off).
+    /// Format 5 payloads add each record's tag clock after its tags: its floor (-1: none),
+    /// a count, then per tag its form, time, 1 or 0 (on or off), order time and position.
     static let payloadMagic5 = Array("MDB5".utf8)
     /// Largest payload a reader accepts (a hostile file must not exhaust memory).
     static let maximumPayload = 1 << 31

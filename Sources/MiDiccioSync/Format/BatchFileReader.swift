@@ -80,8 +80,7 @@ package struct BatchFileReader {
         var times = FieldTimes(all: created)
         var writers: [String] = []
         writers.reserveCapacity(WordField.allCases.count)
-        // Before format 5 a record's tags were one field: its list replaces the whole list.
-        var tagClock = version >= 5 ? TagClock.implied : .ofWholeField
+        var tagClock = TagClock.implied
         for field in WordField.allCases {
             times[field] = Timestamp(milliseconds: try source.i64())
             writers.append(try writer())
@@ -94,17 +93,21 @@ package struct BatchFileReader {
             case .tags:
                 word.tags = try source.strings()
                 if version >= 5 {
-                    let count = try source.count()
-                    if count > 0 {
-                        var marks: [String: TagClock.Mark] = [:]
-                        for _ in 0..<count {
-                            let key = try source.string()
-                            let time = Timestamp(milliseconds: try source.i64())
-                            let position = try source.u32()
-                            marks[key] = TagClock.Mark(time: time, position: position == 0 ? nil : Int(position - 1))
-                        }
-                        tagClock = TagClock(marks: marks)
+                    let floor = try source.i64()
+                    tagClock.floor = floor < 0 ? nil : Timestamp(milliseconds: floor)
+                    for _ in 0..<(try source.count()) {
+                        let form = try source.string()
+                        let time = Timestamp(milliseconds: try source.i64())
+                        let present = try source.u8()
+                        guard present <= 1 else { throw BatchDecodeError(message: "word \(id) has a bad tag mark") }
+                        let orderTime = Timestamp(milliseconds: try source.i64())
+                        let position = Int(try source.u32())
+                        tagClock.marks[TagSet.key(form)] = TagClock.Mark(
+                            time: time, isPresent: present == 1, orderTime: orderTime, position: position, form: form)
                     }
+                } else {
+                    // Before format 5 a record's tags were one field: a list written whole.
+                    tagClock = .writtenWhole(at: times.tags)
                 }
             case .deleted:
                 let value = try source.i64()
@@ -137,8 +140,11 @@ package struct BatchFileReader {
             case .tags:
                 for _ in 0..<(try source.count()) { _ = try source.skipString() }
                 if version >= 5 {
+                    try source.skip(8)
                     for _ in 0..<(try source.count()) {
                         _ = try source.skipString()
+                        try source.skip(8)
+                        guard try source.u8() <= 1 else { throw BatchDecodeError(message: "word \(idText) has a bad tag mark") }
                         try source.skip(12)
                     }
                 }

@@ -76,12 +76,15 @@ package struct BatchFileWriter {
             case .tags:
                 block.strings(word.tags)
                 if formatVersion >= 5 {
-                    let marks = record.tagClock.wholeField ? [:] : record.tagClock.marks
-                    block.u32(UInt32(marks.count))
-                    for (key, mark) in marks.sorted(by: { $0.key < $1.key }) {
-                        block.string(key)
+                    let clock = record.tagClock
+                    block.i64(clock.floor?.milliseconds ?? -1)
+                    block.u32(UInt32(clock.marks.count))
+                    for mark in clock.marks.sorted(by: { $0.key < $1.key }).map(\.value) {
+                        block.string(mark.form)
                         block.i64(mark.time.milliseconds)
-                        block.u32(mark.position.map { UInt32($0) + 1 } ?? 0)
+                        block.u8(mark.isPresent ? 1 : 0)
+                        block.i64(mark.orderTime.milliseconds)
+                        block.u32(UInt32(clamping: mark.position))
                     }
                 }
             case .deleted: block.i64(word.deletedAt?.milliseconds ?? -1)

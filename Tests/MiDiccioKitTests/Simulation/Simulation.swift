@@ -448,11 +448,20 @@ struct Simulation {
         var value: String
     }
 
-    /// One tag's mark on one word.
+    /// One tag put on or taken off one word (its place and form left out: a reorder
+    /// elsewhere keeps the tag's mark alive).
     struct TagMarkKey: Hashable {
         var id: WordID
         var tag: String
-        var mark: TagClock.Mark
+        var time: Timestamp
+        var isPresent: Bool
+
+        init(id: WordID, tag: String, mark: TagClock.Mark) {
+            self.id = id
+            self.tag = tag
+            time = mark.time
+            isPresent = mark.isPresent
+        }
     }
 
     /// What some holder (the cloud, devices, a library file) knows: field writes, tag
@@ -636,8 +645,8 @@ struct Simulation {
     private func checkTags(of id: WordID, _ stored: StoredWord, standing: [ObservedWrite], newest: ObservedWrite) {
         var marks: [String: TagClock.Mark] = [:]
         for write in standing {
-            for (key, mark) in write.tagMarks where !write.lostTagMarks.contains(key) && (marks[key].map({ mark.beats($0) }) ?? true) {
-                marks[key] = mark
+            for (key, mark) in write.tagMarks where !write.lostTagMarks.contains(key) {
+                if marks[key].map({ mark.presenceBeats($0) }) ?? true { marks[key] = mark }
             }
         }
         let expected = Set(marks.filter(\.value.isPresent).keys)

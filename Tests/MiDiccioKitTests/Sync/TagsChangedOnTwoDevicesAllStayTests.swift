@@ -144,18 +144,117 @@ struct TagsChangedOnTwoDevicesAllStayTests {
         }
     }
 
-    @Test("a word whose tags were all written at once stores no clock, and one with a tag taken off does")
+    @Test("a tag's case changed on one device brings back no tag taken off on another")
+    func aCaseChangeBringsNothingBack() throws {
+        try withSyncFixture { fixture in
+            let (a, b, id) = try twoDevicesSharing(fixture, tags: ["verb", "spanish"])
+            a.clock.advance(by: 1_000)
+            try a.library.edit(id, WordEdit(removeTags: ["spanish"]))
+            b.clock.advance(by: 2_000)
+            try b.library.edit(id, WordEdit(addTags: ["Verb"], removeTags: ["verb"]))
+            #expect(try b.word(id).tags == ["spanish", "Verb"], "the tag put back, in its new case, goes last")
+            try fixture.syncRounds([a, b])
+            for device in [a, b] {
+                #expect(try device.word(id).tags == ["Verb"], "\(device.name)")
+            }
+        }
+    }
+
+    @Test("a list reordered on one device brings back no tag taken off on another")
+    func aReorderBringsNothingBack() throws {
+        try withSyncFixture { fixture in
+            let (a, b, id) = try twoDevicesSharing(fixture, tags: ["verb", "spanish", "food"])
+            a.clock.advance(by: 1_000)
+            try a.library.edit(id, WordEdit(removeTags: ["spanish"]))
+            b.clock.advance(by: 2_000)
+            try b.library.edit(id, WordEdit(tags: ["food", "verb", "spanish"]))
+            try fixture.syncRounds([a, b])
+            for device in [a, b] {
+                #expect(try device.word(id).tags == ["food", "verb"], "\(device.name)")
+            }
+        }
+    }
+
+    @Test("a tag's case changed on one device stays changed when another device adds a tag later")
+    func aCaseChangeSurvivesAnotherEdit() throws {
+        try withSyncFixture { fixture in
+            let (a, b, id) = try twoDevicesSharing(fixture, tags: ["verb", "spanish"])
+            a.clock.advance(by: 1_000)
+            try a.library.edit(id, WordEdit(tags: ["Verb"]))
+            b.clock.advance(by: 2_000)
+            try b.library.edit(id, WordEdit(addTags: ["food"]))
+            try fixture.syncRounds([a, b])
+            for device in [a, b] {
+                #expect(try device.word(id).tags == ["Verb", "food"], "\(device.name)")
+            }
+        }
+    }
+
+    /// Makes `device`'s word look as an older MiDiccio left it: its list written whole at
+    /// its tags time (no clock), as every word is right after the update.
+    private func writtenByAnOlderVersion(_ device: TestDevice, _ id: WordID) throws {
+        try device.library.database.run("UPDATE words SET tag_clock = NULL WHERE id = ?", [.text(id.rawValue)])
+    }
+
+    @Test("after an update, a tag an older version took off stays off on every device, and they agree")
+    func anOlderVersionsRemovalStaysOff() throws {
+        try withSyncFixture { fixture in
+            let (a, b, id) = try twoDevicesSharing(fixture, tags: ["spanish", "verb"])
+            try writtenByAnOlderVersion(a, id)
+            try writtenByAnOlderVersion(b, id)
+            // b, still on the older version and offline, takes "spanish" off.
+            b.clock.advance(by: 2_000)
+            try b.library.edit(id, WordEdit(removeTags: ["spanish"]))
+            try writtenByAnOlderVersion(b, id)
+            try fixture.syncRounds([a, b, a, b])
+            for device in [a, b] {
+                #expect(try device.word(id).tags == ["verb"], "\(device.name)")
+            }
+            let clocks = (try a.stored(id).tagClock, try b.stored(id).tagClock)
+            #expect(clocks.0 == clocks.1, "\(clocks.0) against \(clocks.1)")
+            // A tag added later, here or there, still merges one tag at a time.
+            a.clock.advance(by: 1_000)
+            try a.library.edit(id, WordEdit(addTags: ["uno"]))
+            b.clock.advance(by: 2_000)
+            try b.library.edit(id, WordEdit(addTags: ["dos"]))
+            try fixture.syncRounds([a, b])
+            for device in [a, b] {
+                #expect(try device.word(id).tags == ["verb", "uno", "dos"], "\(device.name)")
+            }
+        }
+    }
+
+    @Test("after an update, a list an older version wrote whole takes off, everywhere, the tags it left out from before it")
+    func anOlderVersionsListIsWholeEverywhere() throws {
+        try withSyncFixture { fixture in
+            let (a, b, id) = try twoDevicesSharing(fixture, tags: ["spanish", "verb"])
+            try writtenByAnOlderVersion(b, id)
+            // a, updated, adds a tag and syncs; b, on the older version, then writes its list.
+            a.clock.advance(by: 1_000)
+            try a.library.edit(id, WordEdit(addTags: ["fromA"]))
+            try a.sync()
+            b.clock.advance(by: 3_000)
+            try b.library.edit(id, WordEdit(removeTags: ["spanish"]))
+            try writtenByAnOlderVersion(b, id)
+            try fixture.syncRounds([b, a])
+            let tags = try a.word(id).tags
+            #expect(tags == ["verb"], "the older version's list, written last, wins whole, as it did before the update")
+            #expect(try b.word(id).tags == tags)
+        }
+    }
+
+    @Test("a word whose tags were all written at once stores an empty clock, and one with a tag taken off a mark for it")
     func theCommonCaseStoresNothing() throws {
         try withSyncFixture { fixture in
             let (a, b, id) = try twoDevicesSharing(fixture, tags: ["uno", "dos"])
             func column(_ device: TestDevice) throws -> String? {
                 try device.library.database.text("SELECT tag_clock FROM words WHERE id = ?", [.text(id.rawValue)])
             }
-            #expect(try column(a) == nil)
-            #expect(try column(b) == nil, "pulled as it was written")
+            #expect(try column(a) == "")
+            #expect(try column(b) == "", "pulled as it was written")
             a.clock.advance(by: 1_000)
             try a.library.edit(id, WordEdit(removeTags: ["uno"]))
-            #expect(try column(a) != nil, "the tag taken off is remembered")
+            #expect(try column(a).map(\.isEmpty) == false, "the tag taken off is remembered")
             try fixture.syncRounds([a, b])
             #expect(try b.stored(id).tagClock == a.stored(id).tagClock)
             #expect(try b.stored(id).tagClock.marks["uno"]?.isPresent == false)
@@ -165,10 +264,13 @@ struct TagsChangedOnTwoDevicesAllStayTests {
     @Test("a word's tag clock goes through a change file unchanged")
     func clockTravelsInTheFormat() throws {
         let time = Timestamp(milliseconds: 1_764_000_000_000)
-        let clock = TagClock(marks: [
-            "uno": .init(time: time, position: 0), "dos": .init(time: time.next, position: nil),
-            "tres": .init(time: time.next.next, position: 3),
-        ])
+        let clock = TagClock(
+            floor: time,
+            marks: [
+                "uno": .init(time: time, isPresent: true, orderTime: time.next, position: 0, form: "uno"),
+                "dos": .init(time: time.next, isPresent: false, orderTime: time, position: 1, form: "Dos"),
+                "tres": .init(time: time.next.next, isPresent: true, orderTime: time.next.next, position: 3, form: "tres"),
+            ])
         let word = Word(id: WordID.random(), term: "casa", tags: ["uno", "tres"], createdAt: time, updatedAt: time.next.next)
         var times = FieldTimes(all: time)
         times.tags = time.next.next
@@ -209,14 +311,14 @@ struct TagsChangedOnTwoDevicesAllStayTests {
             return SyncRecord(word: word, times: times, writers: Array(repeating: writer, count: 7), tagClock: clock)
         }
         let local = record(["uno", "dos"], at: start, by: "a", clock: .implied)
-        let older = record(["dos", "tres"], at: later, by: "b", clock: .ofWholeField)
+        let older = record(["dos", "tres"], at: later, by: "b", clock: .writtenWhole(at: later))
         let merged = MergeRules.merge(local: local, incoming: older).record
         #expect(merged.word.tags == ["dos", "tres"], "uno was taken off by the newer list")
         #expect(merged.times.tags == later)
         // The same list from a device of format 5, which never knew "uno": nothing taken off.
         let newer = record(["dos", "tres"], at: later, by: "b", clock: .implied)
         #expect(MergeRules.merge(local: local, incoming: newer).record.word.tags == ["uno", "dos", "tres"])
-        // Into a library without the word, the older list is the word's list.
-        #expect(MergeRules.merge(local: nil, incoming: older).record.tagClock == .implied)
+        // Into a library without the word, the older list stays a list written whole.
+        #expect(MergeRules.merge(local: nil, incoming: older).record.tagClock == .writtenWhole(at: later))
     }
 }
