@@ -418,12 +418,19 @@ public final class WebApp: HTTPHandler {
                 edit.tags = nil
                 if Set(current.tags.map(TagSet.key)) != shownKeys { kept.append("tags") }
             } else if keys != shownKeys {
-                // Only what the person added or removed: tags put on elsewhere stay. (A change
-                // of case or order alone is sent whole, as typed.)
+                // Only what the person added or removed: tags put on elsewhere stay.
                 edit.tags = nil
                 edit.addTags = tags.filter { !shownKeys.contains(TagSet.key($0)) }
                 edit.removeTags = shownTags.filter { !keys.contains(TagSet.key($0)) }
                 if !Set(current.tags.map(TagSet.key)).subtracting(shownKeys).isEmpty { kept.append("tags") }
+            } else {
+                // A change of order or case alone, made to the tags the word has now: a tag
+                // taken off elsewhere meanwhile stays off, one put on elsewhere stays, last.
+                let currentKeys = Set(current.tags.map(TagSet.key))
+                edit.tags =
+                    tags.filter { currentKeys.contains(TagSet.key($0)) }
+                    + current.tags.filter { !shownKeys.contains(TagSet.key($0)) }
+                if currentKeys != shownKeys { kept.append("tags") }
             }
         }
         return (kept, replaced)

@@ -56,6 +56,26 @@ final class AnEditKeepsWhatChangedElsewhereMeanwhileTests {
         #expect(Set(try #require(try web.library().word(id)).tags) == ["mascota", "viaje"])
     }
 
+    @Test(
+        "tags only reordered, or their case changed, in the editor keep a tag taken off elsewhere off and one put on elsewhere",
+        arguments: [
+            (["food", "verb", "spanish"], ["food", "verb", "travel"]),
+            (["Verb", "spanish", "food"], ["Verb", "food", "travel"]),
+        ])
+    func reorderOverChangesElsewhere(typed: [String], expected: [String]) throws {
+        let word = try web.library().add(WordContent(term: "hablar", tags: ["verb", "spanish", "food"])).word
+        _ = try web.library().edit(word.id, WordEdit(addTags: ["travel"], removeTags: ["spanish"]))
+        let shown: [String: Any] = ["term": "hablar", "reading": "", "meaning": "", "examples": [""], "notes": "", "tags": word.tags]
+        var body = shown
+        body["tags"] = typed
+        body["base"] = shown
+        let text = String(decoding: try JSONSerialization.data(withJSONObject: body), as: UTF8.self)
+        let saved = try web.send("PUT", "/api/words/\(word.id)", json: text)
+        #expect(saved.status == 200, "\(saved.text)")
+        #expect(try web.library().word(word.id)?.tags == expected)
+        #expect(saved.json["keptFromElsewhere"] as? [String] == ["tags"])
+    }
+
     @Test("a field changed both here and elsewhere takes what was typed here, the last save")
     func sameFieldTakesTheSave() throws {
         try changeElsewhere()
