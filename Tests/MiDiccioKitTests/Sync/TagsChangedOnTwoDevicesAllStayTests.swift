@@ -23,19 +23,31 @@ struct TagsChangedOnTwoDevicesAllStayTests {
         return (a, b, id)
     }
 
+    /// Edits the word on `a`, then later on `b`, neither synced meanwhile; then both sync
+    /// twice.
+    private func editApart(
+        _ fixture: SyncFixture, _ a: TestDevice, _ b: TestDevice, _ id: WordID, first: WordEdit, then: WordEdit
+    ) throws {
+        a.clock.advance(by: 1_000)
+        try a.library.edit(id, first)
+        b.clock.advance(by: 2_000)
+        try b.library.edit(id, then)
+        try fixture.syncRounds([a, b])
+    }
+
+    /// Expects the word to have `tags`, in this order, on every one of `devices`.
+    private func expectTags(_ tags: [String], of id: WordID, on devices: [TestDevice]) throws {
+        for device in devices {
+            #expect(try device.word(id).tags == tags, "\(device.name)")
+        }
+    }
+
     @Test("a tag added on each of two devices stays on both, in the order they were added")
     func addedOnBothStay() throws {
         try withSyncFixture { fixture in
             let (a, b, id) = try twoDevicesSharing(fixture, tags: ["A1"])
-            a.clock.advance(by: 1_000)
-            try a.library.edit(id, WordEdit(addTags: ["hogar"]))
-            b.clock.advance(by: 2_000)
-            try b.library.edit(id, WordEdit(addTags: ["vivienda"]))
-            try fixture.syncRounds([a, b])
-
-            for device in [a, b] {
-                #expect(try device.word(id).tags == ["A1", "hogar", "vivienda"], "\(device.name)")
-            }
+            try editApart(fixture, a, b, id, first: WordEdit(addTags: ["hogar"]), then: WordEdit(addTags: ["vivienda"]))
+            try expectTags(["A1", "hogar", "vivienda"], of: id, on: [a, b])
             #expect(try a.stored(id).tagClock == b.stored(id).tagClock)
             #expect(try a.stored(id).times == b.stored(id).times)
             #expect(try a.stored(id).times.tags == b.stored(id).times.tags)
@@ -55,9 +67,7 @@ struct TagsChangedOnTwoDevicesAllStayTests {
             try a.sync()
             try b.sync()
 
-            for device in [a, b] {
-                #expect(try device.word(id).tags == ["A1", "casa"], "\(device.name)")
-            }
+            try expectTags(["A1", "casa"], of: id, on: [a, b])
         }
     }
 
@@ -68,19 +78,16 @@ struct TagsChangedOnTwoDevicesAllStayTests {
             let other = try a.library.add(WordContent(term: "perro", tags: ["animal"])).word.id
             try fixture.syncRounds([a, b])
             // casa: taken off on a (at +1 s), then on b taken off (+1.5 s) and put back (+2.5 s).
-            a.clock.advance(by: 1_000)
-            try a.library.edit(id, WordEdit(removeTags: ["verbo"]))
-            b.clock.advance(by: 1_500)
-            try b.library.edit(id, WordEdit(removeTags: ["verbo"]))
-            b.clock.advance(by: 1_000)
-            try b.library.edit(id, WordEdit(addTags: ["verbo"]))
             // perro: on b taken off (+3 s) and put back (+3.5 s), on a taken off later (+5 s).
-            b.clock.advance(by: 500)
-            try b.library.edit(other, WordEdit(removeTags: ["animal"]))
-            b.clock.advance(by: 500)
-            try b.library.edit(other, WordEdit(addTags: ["animal"]))
-            a.clock.advance(by: 4_000)
-            try a.library.edit(other, WordEdit(removeTags: ["animal"]))
+            let steps: [(TestDevice, Int64, WordID, WordEdit)] = [
+                (a, 1_000, id, WordEdit(removeTags: ["verbo"])), (b, 1_500, id, WordEdit(removeTags: ["verbo"])),
+                (b, 1_000, id, WordEdit(addTags: ["verbo"])), (b, 500, other, WordEdit(removeTags: ["animal"])),
+                (b, 500, other, WordEdit(addTags: ["animal"])), (a, 4_000, other, WordEdit(removeTags: ["animal"])),
+            ]
+            for (device, wait, word, edit) in steps {
+                device.clock.advance(by: wait)
+                try device.library.edit(word, edit)
+            }
             try fixture.syncRounds([a, b])
 
             for device in [a, b] {
@@ -94,14 +101,9 @@ struct TagsChangedOnTwoDevicesAllStayTests {
     func sameTagOnBothIsOne() throws {
         try withSyncFixture { fixture in
             let (a, b, id) = try twoDevicesSharing(fixture)
-            a.clock.advance(by: 1_000)
-            try a.library.edit(id, WordEdit(addTags: ["verbo"]))
-            b.clock.advance(by: 2_000)
-            try b.library.edit(id, WordEdit(addTags: ["Verbo"]))
-            try fixture.syncRounds([a, b])
-
+            try editApart(fixture, a, b, id, first: WordEdit(addTags: ["verbo"]), then: WordEdit(addTags: ["Verbo"]))
+            try expectTags(["Verbo"], of: id, on: [a, b])
             for device in [a, b] {
-                #expect(try device.word(id).tags == ["Verbo"], "\(device.name)")
                 #expect(try device.library.tags().map(\.tag) == ["Verbo"], "\(device.name)")
             }
         }
@@ -148,15 +150,9 @@ struct TagsChangedOnTwoDevicesAllStayTests {
     func aCaseChangeBringsNothingBack() throws {
         try withSyncFixture { fixture in
             let (a, b, id) = try twoDevicesSharing(fixture, tags: ["verb", "spanish"])
-            a.clock.advance(by: 1_000)
-            try a.library.edit(id, WordEdit(removeTags: ["spanish"]))
-            b.clock.advance(by: 2_000)
-            try b.library.edit(id, WordEdit(addTags: ["Verb"], removeTags: ["verb"]))
-            #expect(try b.word(id).tags == ["spanish", "Verb"], "the tag put back, in its new case, goes last")
-            try fixture.syncRounds([a, b])
-            for device in [a, b] {
-                #expect(try device.word(id).tags == ["Verb"], "\(device.name)")
-            }
+            try editApart(
+                fixture, a, b, id, first: WordEdit(removeTags: ["spanish"]), then: WordEdit(addTags: ["Verb"], removeTags: ["verb"]))
+            try expectTags(["Verb"], of: id, on: [a, b])
         }
     }
 
@@ -164,14 +160,9 @@ struct TagsChangedOnTwoDevicesAllStayTests {
     func aReorderBringsNothingBack() throws {
         try withSyncFixture { fixture in
             let (a, b, id) = try twoDevicesSharing(fixture, tags: ["verb", "spanish", "food"])
-            a.clock.advance(by: 1_000)
-            try a.library.edit(id, WordEdit(removeTags: ["spanish"]))
-            b.clock.advance(by: 2_000)
-            try b.library.edit(id, WordEdit(tags: ["food", "verb", "spanish"]))
-            try fixture.syncRounds([a, b])
-            for device in [a, b] {
-                #expect(try device.word(id).tags == ["food", "verb"], "\(device.name)")
-            }
+            try editApart(
+                fixture, a, b, id, first: WordEdit(removeTags: ["spanish"]), then: WordEdit(tags: ["food", "verb", "spanish"]))
+            try expectTags(["food", "verb"], of: id, on: [a, b])
         }
     }
 
@@ -179,14 +170,8 @@ struct TagsChangedOnTwoDevicesAllStayTests {
     func aCaseChangeSurvivesAnotherEdit() throws {
         try withSyncFixture { fixture in
             let (a, b, id) = try twoDevicesSharing(fixture, tags: ["verb", "spanish"])
-            a.clock.advance(by: 1_000)
-            try a.library.edit(id, WordEdit(tags: ["Verb"]))
-            b.clock.advance(by: 2_000)
-            try b.library.edit(id, WordEdit(addTags: ["food"]))
-            try fixture.syncRounds([a, b])
-            for device in [a, b] {
-                #expect(try device.word(id).tags == ["Verb", "food"], "\(device.name)")
-            }
+            try editApart(fixture, a, b, id, first: WordEdit(tags: ["Verb"]), then: WordEdit(addTags: ["food"]))
+            try expectTags(["Verb", "food"], of: id, on: [a, b])
         }
     }
 
@@ -207,20 +192,12 @@ struct TagsChangedOnTwoDevicesAllStayTests {
             try b.library.edit(id, WordEdit(removeTags: ["spanish"]))
             try writtenByAnOlderVersion(b, id)
             try fixture.syncRounds([a, b, a, b])
-            for device in [a, b] {
-                #expect(try device.word(id).tags == ["verb"], "\(device.name)")
-            }
+            try expectTags(["verb"], of: id, on: [a, b])
             let clocks = (try a.stored(id).tagClock, try b.stored(id).tagClock)
             #expect(clocks.0 == clocks.1, "\(clocks.0) against \(clocks.1)")
             // A tag added later, here or there, still merges one tag at a time.
-            a.clock.advance(by: 1_000)
-            try a.library.edit(id, WordEdit(addTags: ["uno"]))
-            b.clock.advance(by: 2_000)
-            try b.library.edit(id, WordEdit(addTags: ["dos"]))
-            try fixture.syncRounds([a, b])
-            for device in [a, b] {
-                #expect(try device.word(id).tags == ["verb", "uno", "dos"], "\(device.name)")
-            }
+            try editApart(fixture, a, b, id, first: WordEdit(addTags: ["uno"]), then: WordEdit(addTags: ["dos"]))
+            try expectTags(["verb", "uno", "dos"], of: id, on: [a, b])
         }
     }
 
