@@ -37,12 +37,8 @@ public enum MergeRules {
                 mergeTags(local: local, incoming: incoming, into: &word, &times, &writers, &tagClock, &changedFields, &changed)
                 continue
             }
-            let localTime = local.times[field], incomingTime = incoming.times[field]
             let sameValue = local.word.hasSameValue(field, as: incoming.word)
-            let incomingWins: Bool
-            if incomingTime != localTime {
-                incomingWins = incomingTime > localTime
-            } else if sameValue {
+            if incoming.times[field] == local.times[field] && sameValue {
                 // Already in sync. Keep the larger writer id so that a later three-way tie
                 // is decided identically everywhere; this changes no value and no time.
                 if incoming.writers[i] > writers[i] {
@@ -50,17 +46,10 @@ public enum MergeRules {
                     changed = true
                 }
                 continue
-            } else if incoming.writers[i] != local.writers[i] {
-                incomingWins = incoming.writers[i] > local.writers[i]
-            } else {
-                // Equal time, equal writer, different values: two copies of one library
-                // file wrote the field in the same millisecond before one of them took a
-                // new id. The larger value wins, the same way on every device.
-                incomingWins = incoming.word.valueOrdersAfter(field, local.word)
             }
-            guard incomingWins else { continue }
+            guard incomingLeads(field, local: local, incoming: incoming) else { continue }
             word.takeValue(field, from: incoming.word)
-            times[field] = incomingTime
+            times[field] = incoming.times[field]
             writers[i] = incoming.writers[i]
             changed = true
             if !sameValue { changedFields.append(field) }
@@ -73,6 +62,17 @@ public enum MergeRules {
             changed: changed)
     }
 
+    /// True when `incoming`'s value of `field` beats `local`'s: the newer time wins; at one
+    /// time the larger writer id; from one writer at one millisecond (two copies of one
+    /// library file, before one of them took a new id), the larger value. The same way on
+    /// every device.
+    private static func incomingLeads(_ field: WordField, local: SyncRecord, incoming: SyncRecord) -> Bool {
+        let i = field.index
+        if incoming.times[field] != local.times[field] { return incoming.times[field] > local.times[field] }
+        if incoming.writers[i] != local.writers[i] { return incoming.writers[i] > local.writers[i] }
+        return incoming.word.valueOrdersAfter(field, local.word)
+    }
+
     /// The tags, merged one tag at a time (`TagClock.merge`): the field takes the newer
     /// time, and the writer of the side the field rule would keep, but its list holds every
     /// tag whose newest mark, on either side, put it on.
@@ -82,19 +82,11 @@ public enum MergeRules {
     ) {
         let i = WordField.tags.index
         let localTime = local.times.tags, incomingTime = incoming.times.tags
-        let incomingLeads: Bool
-        if incomingTime != localTime {
-            incomingLeads = incomingTime > localTime
-        } else if incoming.writers[i] != local.writers[i] {
-            incomingLeads = incoming.writers[i] > local.writers[i]
-        } else {
-            incomingLeads = incoming.word.valueOrdersAfter(.tags, local.word)
-        }
         let mine = TagClock.Side(tags: local.word.tags, clock: local.tagClock, time: localTime)
         let theirs = TagClock.Side(tags: incoming.word.tags, clock: incoming.tagClock, time: incomingTime)
         let time = max(localTime, incomingTime)
         let (tags, clock) = TagClock.merge(mine, theirs, time: time)
-        let writer = incomingLeads ? incoming.writers[i] : local.writers[i]
+        let writer = incomingLeads(.tags, local: local, incoming: incoming) ? incoming.writers[i] : local.writers[i]
         guard tags != local.word.tags || clock != local.tagClock || time != localTime || writer != local.writers[i] else { return }
         if tags != local.word.tags { changedFields.append(.tags) }
         word.tags = tags

@@ -414,19 +414,19 @@ public final class WebApp: HTTPHandler {
         if let tags = edit.tags, let shownTags = try Self.tags(base) {
             let keys = Set(tags.map(TagSet.key))
             let shownKeys = Set(shownTags.map(TagSet.key))
+            let currentKeys = Set(current.tags.map(TagSet.key))
             if keys == shownKeys && tags == shownTags {
                 edit.tags = nil
-                if Set(current.tags.map(TagSet.key)) != shownKeys { kept.append("tags") }
+                if currentKeys != shownKeys { kept.append("tags") }
             } else if keys != shownKeys {
                 // Only what the person added or removed: tags put on elsewhere stay.
                 edit.tags = nil
                 edit.addTags = tags.filter { !shownKeys.contains(TagSet.key($0)) }
                 edit.removeTags = shownTags.filter { !keys.contains(TagSet.key($0)) }
-                if !Set(current.tags.map(TagSet.key)).subtracting(shownKeys).isEmpty { kept.append("tags") }
+                if !currentKeys.subtracting(shownKeys).isEmpty { kept.append("tags") }
             } else {
                 // A change of order or case alone, made to the tags the word has now: a tag
                 // taken off elsewhere meanwhile stays off, one put on elsewhere stays, last.
-                let currentKeys = Set(current.tags.map(TagSet.key))
                 edit.tags =
                     tags.filter { currentKeys.contains(TagSet.key($0)) }
                     + current.tags.filter { !shownKeys.contains(TagSet.key($0)) }
