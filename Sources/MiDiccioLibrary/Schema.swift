@@ -432,6 +432,26 @@ enum Migrations {
                 -- (WordLibrary.storedTagClock). Sync merges tags one at a time with it.
                 ALTER TABLE words ADD COLUMN tag_clock TEXT;
                 """),
+        Migration(
+            name: "2026-12-tag-keys-composed",
+            sql: "",
+            afterwards: { database in
+                // Tag keys are now in composed form (TagSet.key), so a tag typed "café" and
+                // one pasted as e and an accent are one tag in the tag list and for
+                // `list --tag`. Only tags with non-ASCII text can change. Each row moves to
+                // its new key through the tag rows' triggers, which keep the tag counts true;
+                // a word that carried both forms keeps one row. The keys are local (never
+                // synced), so no upload follows.
+                let rows = try database.prepare("SELECT tag_key, word_seq, tag FROM word_tags WHERE tag GLOB '*[^ -~]*'").rows {
+                    ($0.text(0), $0.int64(1), $0.text(2))
+                }
+                let remove = try database.prepare("DELETE FROM word_tags WHERE tag_key = ? AND word_seq = ?")
+                let insert = try database.prepare("INSERT OR IGNORE INTO word_tags (tag_key, word_seq, tag) VALUES (?, ?, ?)")
+                for (key, seq, tag) in rows where !TagSet.key(tag).utf8.elementsEqual(key.utf8) {
+                    try database.run(remove, [.text(key), .integer(seq)])
+                    try database.run(insert, [.text(TagSet.key(tag)), .integer(seq), .text(tag)])
+                }
+            }),
     ]
 
     /// Marks a library that had words before a migration: its next sync uploads every

@@ -886,7 +886,8 @@ public final class WordLibrary {
     /// words: 1.78 s against 2.19 s). A tag kept as it was keeps its count's row, and
     /// with it the spelling the tag list shows.
     private func changeTagRows(from old: [String], to new: [String], seq: Int64) throws {
-        // By bytes, as the rows hold them (a tag composed and decomposed are two rows' keys).
+        // By bytes, as the rows hold them: a tag changed only from composed to decomposed
+        // form keeps its key, and its row takes the new spelling.
         let before = Self.tagRows(old), after = Self.tagRows(new)
         let beforeByKey = Dictionary(before.map { (Array($0.key.utf8), Array($0.tag.utf8)) }, uniquingKeysWith: { one, _ in one })
         let afterByKey = Dictionary(after.map { (Array($0.key.utf8), Array($0.tag.utf8)) }, uniquingKeysWith: { one, _ in one })

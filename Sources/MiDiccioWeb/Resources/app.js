@@ -224,6 +224,10 @@
     }
   }
 
+  // One tag whatever its case, and whether é is one character or e and an accent (as the
+  // server keys tags: TagSet.key).
+  function tagKey(tag) { return tag.toLowerCase().normalize("NFC"); }
+
   async function loadTags() {
     try {
       const data = await api("GET", "/api/tags");
@@ -237,7 +241,7 @@
         options.push(option);
       }
       // A tag from the address keeps its place even when no word carries it any more.
-      const known = data.tags.find((entry) => entry.tag.toLowerCase() === current.toLowerCase());
+      const known = data.tags.find((entry) => tagKey(entry.tag) === tagKey(current));
       if (current && !known) {
         const option = element("option", "", current + " (0)");
         option.value = current;
@@ -1566,7 +1570,7 @@
 
   function filterByTag(tag) {
     const select = $("tag-filter");
-    let option = Array.from(select.options).find((entry) => entry.value.toLowerCase() === tag.toLowerCase());
+    let option = Array.from(select.options).find((entry) => tagKey(entry.value) === tagKey(tag));
     if (!option) {
       option = element("option", "", tag);
       option.value = tag;
