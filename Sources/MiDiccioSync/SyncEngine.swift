@@ -85,6 +85,7 @@ public final class SyncEngine {
             try session.takeUploadAllRequest()
             try session.checkManifest()
             try session.readDeviceRecords()
+            session.checkClocks()
             try session.checkIdentity()
             try session.readAbsorbedIdentities()
             try session.resyncIfSilentTooLong()

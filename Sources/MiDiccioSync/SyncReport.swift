@@ -45,9 +45,52 @@ public struct SyncReport: Hashable, Sendable {
     public var manifestWrittenAgain = false
     /// Leftover temporary files of this device's that this sync removed.
     public var temporaryFilesRemoved = 0
+    /// Set when another device's clock was found ahead of this device's, or this one's
+    /// behind, by more than `ClockAhead.threshold` (the device furthest ahead).
+    public var clockAhead: ClockAhead?
 
     /// Makes an empty report.
     public init() {}
+}
+
+/// Another device whose clock is ahead of this device's (or this one's is behind): its
+/// record, or a change it sent, carries a time that far in this device's future. Times
+/// are stamped by each device's own clock, so while two clocks disagree an edit made on
+/// the device whose clock is ahead wins over a later edit of the same field made
+/// elsewhere. Anki refuses to sync past five minutes of skew; MiDiccio syncs, and says so.
+public struct ClockAhead: Hashable, Sendable {
+    /// The other device's id.
+    public var deviceID: String
+    /// Its name.
+    public var device: String
+    /// How far ahead, in milliseconds.
+    public var milliseconds: Int64
+
+    /// Less than this is ordinary drift, and said nothing of.
+    public static let threshold: Int64 = 5 * 60_000
+
+    /// Makes the finding.
+    public init(deviceID: String, device: String, milliseconds: Int64) {
+        self.deviceID = deviceID
+        self.device = device
+        self.milliseconds = milliseconds
+    }
+
+    /// How far, for people: "about 62 minutes", "about 3 hours", "about 400 days".
+    public var amount: String {
+        let minutes = (milliseconds + 30_000) / 60_000
+        if minutes < 120 { return "about \(minutes) minutes" }
+        let hours = (minutes + 30) / 60
+        if hours < 48 { return "about \(hours) hours" }
+        return "about \((hours + 12) / 24) days"
+    }
+
+    /// What it means and what to do, for people.
+    public var message: String {
+        "\(device)'s clock is \(amount) ahead of this device's, or this device's clock is behind. "
+            + "Until the clocks agree, an edit made on the device whose clock is ahead wins over a later edit of the "
+            + "same field made on the other. Check the date, time and time zone settings of both."
+    }
 }
 
 /// A library that went on under a new device id, and why.
@@ -207,6 +250,9 @@ public struct SyncStatus: Sendable {
         /// The name of the device that took over its files (a copy of its library that
         /// went on under a new id), if one did.
         public var replacedBy: String?
+        /// How far its clock was ahead of this device's when it last wrote its record,
+        /// when past `ClockAhead.threshold`.
+        public var clockAhead: ClockAhead?
     }
 
     /// Each device's name for people, in the order of `devices`: its name, followed by

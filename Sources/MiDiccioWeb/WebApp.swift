@@ -578,6 +578,7 @@ public final class WebApp: HTTPHandler {
                     ("name", JSONText.quote(device.name)), ("label", JSONText.quote(label)), ("app", JSONText.quote(device.app)),
                     ("lastSync", JSONText.time(device.lastSync)), ("agrees", String(device.agrees)),
                     ("isThisDevice", String(device.isThisDevice)), ("inactive", String(device.inactive)),
+                    ("clockAhead", JSONText.optional(device.clockAhead?.message)),
                 ])
             }
             pairs += [
@@ -664,6 +665,7 @@ public final class WebApp: HTTPHandler {
                             ("synced", "true"), ("pulled", String(report.pulled)),
                             ("pushed", String(report.pushed)), ("merged", String(report.merged)),
                             ("skippedFiles", String(report.skippedFiles.count)),
+                            ("clockAhead", JSONText.optional(report.clockAhead?.message)),
                         ]))
                 }
             }

@@ -405,6 +405,7 @@ struct SyncCommand: ParsableCommand {
                         ("fullResync", String(report.fullResync)),
                         ("startedOver", String(report.startedOver)),
                         ("temporaryFilesRemoved", String(report.temporaryFilesRemoved)),
+                        ("clockAhead", report.clockAhead.map(Self.clockJSON) ?? "null"),
                         (
                             "newIdentity",
                             report.newIdentity.map {
@@ -436,6 +437,7 @@ struct SyncCommand: ParsableCommand {
                 )
             }
             if report.autoPurged > 0 { context.note(ToolContext.autoPurgedNote(report.autoPurged)) }
+            if let clock = report.clockAhead { context.note("warning: \(clock.message)") }
             if report.fullResync {
                 context.note("This device had not synced for a long time, so it read everything again before uploading.")
             }
@@ -458,6 +460,15 @@ struct SyncCommand: ParsableCommand {
 }
 
 extension SyncCommand {
+    /// A clock found ahead, for `--json`: the device, and how far in whole minutes.
+    static func clockJSON(_ clock: ClockAhead) -> String {
+        JSONText.object(
+            [
+                ("device", JSONText.quote(clock.device)), ("deviceId", JSONText.quote(clock.deviceID)),
+                ("minutes", String(clock.milliseconds / 60_000)),
+            ], spaced: true)
+    }
+
     /// What the progress line says while a sync does `activity`; `firstSync` when the
     /// library held no words as the sync began.
     static func describe(_ activity: SyncActivity, firstSync: Bool) -> String {
@@ -523,6 +534,7 @@ struct StatusCommand: ParsableCommand {
                         ("app", JSONText.quote(device.app)), ("lastSync", JSONText.time(device.lastSync)),
                         ("agrees", String(device.agrees)), ("thisDevice", String(device.isThisDevice)),
                         ("inactive", String(device.inactive)), ("replacedBy", JSONText.optional(device.replacedBy)),
+                        ("clockAhead", device.clockAhead.map(SyncCommand.clockJSON) ?? "null"),
                     ],
                     spaced: true)
             }
@@ -571,6 +583,7 @@ struct StatusCommand: ParsableCommand {
                     ?? (device.agrees ? "in agreement" : "differs (sync both to agree)")
             text += "  \(label.padded(to: width))  last sync \(device.lastSync?.iso8601 ?? "never")  \(agreement)\n"
         }
+        for clock in status.devices.compactMap(\.clockAhead) { text += "Warning      \(clock.message)\n" }
         context.io.write(text)
     }
 }

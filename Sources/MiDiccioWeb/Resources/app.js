@@ -624,6 +624,8 @@
       setSyncState("Synced " + new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }));
       if (manual) $("sync-result").textContent = "Synced: " + report.pulled + " received, " + report.pushed + " sent.";
       else if (state.syncFailed) $("sync-result").textContent = "";
+      // A clock ahead somewhere is said whoever started the sync: edits there win meanwhile.
+      if (report.clockAhead) $("sync-result").textContent = (manual ? $("sync-result").textContent + " " : "") + report.clockAhead;
       state.syncFailed = false;
       if (report.pulled > 0 || report.merged > 0) {
         if (!$("editor").open) reload();
@@ -715,6 +717,7 @@
           item.append(device.agrees
             ? element("span", "agrees", "\u2713 same words")
             : element("span", "differs", "different words until it syncs again"));
+          if (device.clockAhead) item.append(element("span", "differs", device.clockAhead));
         }
         devices.append(item);
       }
