@@ -1,5 +1,3 @@
-import Foundation
-
 /// Rules for tags: a set compared case-insensitively whose members keep the form and
 /// order in which they were first written.
 public enum TagSet {
@@ -8,14 +6,17 @@ public enum TagSet {
     /// often writes it) are one tag in the tag rows too, whose keys SQLite compares as bytes.
     public static func key(_ tag: String) -> String {
         let folded = tag.lowercased()
-        return isComposed(folded) ? folded : folded.precomposedStringWithCanonicalMapping
+        // The standard library's own NFC, by which Swift compares strings: keys equal as
+        // bytes exactly when Swift takes the tags as equal (Foundation's form of it would
+        // link the older Foundation into every command: README, "Start-up").
+        return isComposed(folded) ? folded : String(decoding: folded._nfcCodeUnits, as: UTF8.self)
     }
 
     /// True when `text` is surely already in composed form: every character is below
     /// U+0300, where the combining marks start, or is a kana (but for the two combining
     /// voicing marks), a CJK ideograph or a Hangul syllable. A text of these alone has
     /// nothing to compose and nothing that NFC changes, so nearly every tag skips the
-    /// normalization (about 3 µs a tag).
+    /// normalization.
     static func isComposed(_ text: String) -> Bool {
         if text.utf8.allSatisfy({ $0 < 0x80 }) { return true }
         return text.unicodeScalars.allSatisfy { scalar in
