@@ -171,12 +171,19 @@ final class SyncSession {
     /// first time here, changed by another process, or put back from an older copy)
     /// gets its own folder listed.
     static let seenGenerations = Mutex<[String: Int64]>([:])
+    /// True when this library's state, as this sync found it, is not the one this process
+    /// last left (`seenGenerations`). Taken before this sync's own first commit, which an
+    /// update's request for a full upload makes before the identity check: a library put
+    /// back from an older copy and updated went unnoticed (found by the simulation).
+    let unfamiliar: Bool
 
     init(engine: SyncEngine) throws {
         self.engine = engine
         store = SyncStore(engine.library)
         state = try SyncState.load(from: store)
         state.adoptLegacyFiles(device: store.deviceID)
+        let key = store.path + "|" + store.deviceID
+        unfamiliar = SyncSession.seenGenerations.withLock { $0[key] } != state.generation
     }
 
     /// This device's id (it changes when a copy takes a new one).

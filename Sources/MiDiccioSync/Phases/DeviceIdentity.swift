@@ -79,7 +79,7 @@ extension SyncSession {
         if let taker = others.first(where: { $0.absorbed[deviceID] != nil }) {
             return "another copy of this library (\(taker.name)) took over this device's files"
         }
-        if let unknown = try unknownOwnChangeFile() { return Self.unknownFileEvidence(unknown) }
+        if let unknown = try unknownOwnFile() { return Self.unknownFileEvidence(unknown) }
         guard let own = ownRecord else { return nil }
         if let instance = own.instance {
             if state.instances.contains(instance) { return nil }
@@ -97,22 +97,26 @@ extension SyncSession {
         return nil
     }
 
-    /// A change file under this device's id that this library did not write, looked for
-    /// whenever the library's sync state is not the one this process last left (its
-    /// first sync here, another process synced it, or it was put back from an older
-    /// copy) and before every upload. Names without a random part were written before
-    /// format 3, by this library.
-    private func unknownOwnChangeFile() throws -> String? {
-        let key = store.path + "|" + deviceID
-        let unfamiliar = SyncSession.seenGenerations.withLock { $0[key] } != state.generation
+    /// A change file or snapshot under this device's id that this library did not write.
+    /// Change files are looked for whenever the library's sync state is not the one this
+    /// process last left (its first sync here, another process synced it, or it was put
+    /// back from an older copy) and before every upload; snapshots when the state is not
+    /// the one this process left. A full upload (after an update, or a change of id) goes
+    /// as a snapshot: when its record could not be written and the library was then put
+    /// back from an older copy, that snapshot alone held the words uploaded (found by the
+    /// simulation), and taking a new id reads it. Names without a random part were written
+    /// before format 3, by this library.
+    private func unknownOwnFile() throws -> String? {
         let uploading = try somethingToUpload()
         guard unfamiliar || uploading else { return nil }
-        let known = Set(state.files.map(\.path) + (state.inflight.map { [$0.path] } ?? []))
-        let folder = CloudLayout.changesFolder(deviceID)
-        for entry in try storage.list(folder) {
-            guard let parsed = CloudLayout.entry(fromName: entry.name, kind: .changes), parsed.nonce != nil else { continue }
-            let path = folder + "/" + entry.name
-            if !known.contains(path) { return path }
+        let known = Set(state.files.map(\.path) + [state.snapshot?.path, state.inflight?.path].compactMap { $0 })
+        for kind in unfamiliar ? [CloudLayout.Kind.changes, .snapshot] : [.changes] {
+            let folder = CloudLayout.folder(kind, of: deviceID)
+            for entry in try storage.list(folder) {
+                guard let parsed = CloudLayout.entry(fromName: entry.name, kind: kind), parsed.nonce != nil else { continue }
+                let path = folder + "/" + entry.name
+                if !known.contains(path) { return path }
+            }
         }
         return nil
     }

@@ -160,4 +160,50 @@ struct RestoredLibraryTests {
             #expect(try laptop.pendingCount() == 0)
         }
     }
+
+    /// What an update's migration leaves in a library that holds words: a request that
+    /// its next sync upload every word once, which goes as a snapshot.
+    private func updated(_ device: TestDevice) throws {
+        try device.library.database.run("INSERT OR REPLACE INTO library_info (key, value) VALUES ('sync.fullUpload', '1')")
+    }
+
+    @Test(
+        "words uploaded as a snapshot whose device record could not be written come back after the library is put back from a backup",
+        arguments: [false, true])
+    func snapshotBeforeRestoreComesBack(backupUpdatedAsItOpens: Bool) throws {
+        try withSyncFixture { fixture in
+            let laptop = try fixture.device("laptop")
+            let phone = try fixture.device("phone")
+            try laptop.add("temprano")
+            try fixture.syncRounds([laptop, phone])
+            let backup = fixture.file("laptop-backup.sqlite")
+            try laptop.copyLibraryFile(to: backup)
+
+            let late = try laptop.add("tarde", meaning: "added after the backup")
+            try updated(laptop)
+            let record = CloudLayout.devicePath(laptop.id)
+            fixture.storage.beforeWrite = { path in
+                if path == record { throw CloudError.failed(path: path, reason: "injected write failure") }
+            }
+            fixture.advanceClocks(by: 1_000)
+            #expect(throws: SyncError.self) { try laptop.sync() }
+            fixture.storage.beforeWrite = nil
+            #expect(
+                fixture.storage.files.keys.contains { $0.hasPrefix(CloudLayout.folder(.snapshot, of: laptop.id) + "/") },
+                "the words went up in a snapshot that no record names")
+
+            // The laptop is put back from the backup (opened by the new version, it is
+            // updated again: its first sync then starts with the upload request).
+            try laptop.restoreLibraryFile(from: backup)
+            if backupUpdatedAsItOpens { try updated(laptop) }
+            fixture.advanceClocks(by: 1_000)
+            let report = try laptop.sync()
+            #expect(report.newIdentity != nil, "the snapshot under its id shows it was put back")
+            try fixture.syncRounds([laptop, phone], 3)
+            for device in [laptop, phone] {
+                #expect(try device.has(late), "\(device.name): \((try? device.terms()) ?? [])")
+            }
+            #expect(try laptop.everyWord() == phone.everyWord())
+        }
+    }
 }
