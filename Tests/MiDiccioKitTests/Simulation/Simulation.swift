@@ -58,6 +58,9 @@ struct Simulation {
         /// Of those, the keys whose mark went with a newer file put back from an older copy
         /// (tags merge one at a time: a write's marks live on, or not, each on its own).
         var lostTagMarks = Set<String>()
+        /// True for the list an update found on the word (`updateFromOlderVersion`): its
+        /// marks take off, at its time, every tag the list leaves out.
+        var wholeList = false
     }
 
     /// Where a word was created or purged, and when (for writes a restore of an older
@@ -72,6 +75,9 @@ struct Simulation {
     /// Draws for review answers, apart from `random` so that adding reviews left every
     /// other operation of a seed where it was.
     let reviewRandom: SimulationRandomBox
+    /// Draws for updates from the MiDiccio before tags merged one at a time, apart from
+    /// `random` for the same reason.
+    let updateRandom: SimulationRandomBox
     let folder: String
     let shared: (any SimulationCloud)?
     /// Makes each device's own connection to the shared cloud, if devices have their own.
@@ -114,6 +120,7 @@ struct Simulation {
         self.eachDevice = eachDevice
         random = SimulationRandomBox(SeededGenerator(seed: seed))
         reviewRandom = SimulationRandomBox(SeededGenerator(seed: seed &+ 0x15_0000))
+        updateRandom = SimulationRandomBox(SeededGenerator(seed: seed &+ 0x0C_0000))
         shared = fileSync ? nil : storage
         network = fileSync ? FileSyncNetwork() : nil
         folder = NSTemporaryDirectory() + "midiccio-sim-\(seed)-\(UUID().uuidString)"
@@ -212,6 +219,39 @@ struct Simulation {
             }
             network?.deliver(randomInt(0..<4), random: &random.generator)
             try review()
+            if Int.random(in: 0..<100, using: &updateRandom.generator) < 5 {
+                try updateFromOlderVersion(Int.random(in: 0..<members.count, using: &updateRandom.generator))
+            }
+        }
+    }
+
+    /// A device updated from the MiDiccio before tags merged one at a time: every word's
+    /// tag clock is NULL, as the update's migration leaves it (the list written whole at
+    /// its time: the tags it leaves out were taken off then), and the next sync uploads
+    /// every word once. The oracle sees a write of each word's list at its tags' time,
+    /// taking off every other tag any write of that word put on or took off.
+    mutating func updateFromOlderVersion(_ index: Int) throws {
+        let device = members[index].device
+        trace("\(device.name) updated from the version before tag clocks")
+        let state = try device.state()
+        try device.library.database.execute(
+            "UPDATE words SET tag_clock = NULL; INSERT OR REPLACE INTO library_info (key, value) VALUES ('sync.fullUpload', '1')")
+        for (id, stored) in state {
+            let time = stored.times.tags
+            let earlier = writes[id]?[.tags] ?? []
+            guard let writer = (earlier.filter { $0.time == time && !$0.lost }.first ?? earlier.first { $0.time == time })?.writer
+            else { continue }
+            var write = ObservedWrite(word: stored.word, time: time, writer: writer, device: device.name, step: step)
+            write.wholeList = true
+            for other in earlier {
+                for key in other.tagMarks.keys {
+                    write.tagMarks[key] = TagClock.Mark(time: time, isPresent: false, orderTime: time, position: 0, form: key)
+                }
+            }
+            for (position, tag) in stored.word.tags.enumerated() {
+                write.tagMarks[TagSet.key(tag)] = TagClock.Mark(time: time, isPresent: true, orderTime: time, position: position, form: tag)
+            }
+            writes[id, default: [:]][.tags, default: []].append(write)
         }
     }
 
@@ -407,7 +447,10 @@ struct Simulation {
                     let key = WriteKey(id: id, field: field, time: write.time, writer: write.writer, value: fieldText(write.word, field))
                     var held = present.writes.contains(key)
                     for (tag, mark) in write.tagMarks {
-                        if present.tagMarks.contains(TagMarkKey(id: id, tag: tag, mark: mark)) {
+                        // A list an update found takes a tag off as its floor does, which
+                        // stands for every tag it leaves out.
+                        let byFloor = write.wholeList && !mark.isPresent && present.floors[id].map { $0 >= write.time } == true
+                        if byFloor || present.tagMarks.contains(TagMarkKey(id: id, tag: tag, mark: mark)) {
                             writes[id]?[field]?[position].lostTagMarks.remove(tag)
                             held = true
                         } else if write.step > copy.step {
@@ -471,9 +514,12 @@ struct Simulation {
         var tagMarks = Set<TagMarkKey>()
         var ids = Set<WordID>()
         var markers = Set<WordID>()
+        /// The newest floor of each word's tag clock (`TagClock.floor`).
+        var floors: [WordID: Timestamp] = [:]
 
         mutating func note(_ record: SyncRecord) {
             ids.insert(record.word.id)
+            if let floor = record.tagClock.floor { floors[record.word.id] = max(floor, floors[record.word.id] ?? floor) }
             for (tag, mark) in record.tagClock.resolved(tags: record.word.tags, time: record.times.tags) {
                 tagMarks.insert(TagMarkKey(id: record.word.id, tag: tag, mark: mark))
             }
@@ -495,6 +541,7 @@ struct Simulation {
             tagMarks.formUnion(other.tagMarks)
             ids.formUnion(other.ids)
             markers.formUnion(other.markers)
+            floors.merge(other.floors) { max($0, $1) }
         }
     }
 
