@@ -102,8 +102,23 @@ struct RestoredLibraryTests {
         }
     }
 
-    @Test("a change file written just before the library was put back, whose record never reached the cloud, is not lost")
-    func unannouncedChangeFileIsRead() throws {
+    /// How the words went up before the library was put back: as a change file, or as the
+    /// snapshot of a full upload (after an update), the backup itself updated again or not
+    /// as it opens.
+    enum LastUpload: CaseIterable, Sendable {
+        case changeFile, fullUpload, fullUploadThenUpdatedBackup
+    }
+
+    /// What an update's migration leaves in a library that holds words: a request that
+    /// its next sync upload every word once, which goes as a snapshot.
+    private func updated(_ device: TestDevice) throws {
+        try device.library.database.run("INSERT OR REPLACE INTO library_info (key, value) VALUES ('sync.fullUpload', '1')")
+    }
+
+    @Test(
+        "words uploaded just before the library was put back, whose record never reached the cloud, are not lost",
+        arguments: LastUpload.allCases)
+    func unannouncedUploadIsRead(upload: LastUpload) throws {
         try withBackend(.folder) { fixture in
             let laptop = try fixture.device("laptop")
             let phone = try fixture.device("phone")
@@ -111,14 +126,26 @@ struct RestoredLibraryTests {
             try fixture.syncRounds([laptop, phone])
             let backup = fixture.file("laptop-backup.sqlite")
             try laptop.copyLibraryFile(to: backup)
-            let lonely = try laptop.add("solitaria", meaning: "its change file is in the cloud, its record never got there")
+            let lonely = try laptop.add("solitaria", meaning: "its file is in the cloud, its record never got there")
+            if upload != .changeFile { try updated(laptop) }
             laptop.cloud.beforeWrite = { path in
                 if path.hasPrefix("devices/") { throw CloudError.failed(path: path, reason: "No space left on device") }
             }
             fixture.advanceClocks(by: 1_000)
             #expect(throws: SyncError.self) { try laptop.sync() }
             laptop.cloud.beforeWrite = nil
+            let kind: CloudLayout.Kind = upload == .changeFile ? .changes : .snapshot
+            let folder = fixture.diskPath(CloudLayout.folder(kind, of: laptop.id))
+            #expect(
+                (try? FileManager.default.contentsOfDirectory(atPath: folder))?.isEmpty == false,
+                "the word went up in a file no record names")
+
             try laptop.restoreLibraryFile(from: backup)
+            // Opened by a newer version, the backup is updated again: its first sync then
+            // starts with the request to upload every word (found by the simulation).
+            if upload == .fullUploadThenUpdatedBackup { try updated(laptop) }
+            fixture.advanceClocks(by: 1_000)
+            #expect(try laptop.sync().newIdentity != nil, "the file under its id shows it was put back")
             try fixture.syncRounds([laptop, phone], 3)
             #expect(try laptop.has(lonely) && phone.has(lonely))
             #expect(try laptop.everyWord() == phone.everyWord())
@@ -158,52 +185,6 @@ struct RestoredLibraryTests {
             #expect(try laptop.has(lonely) && phone.has(lonely), "passed on by the library that took the old id over")
             #expect(try laptop.everyWord() == phone.everyWord())
             #expect(try laptop.pendingCount() == 0)
-        }
-    }
-
-    /// What an update's migration leaves in a library that holds words: a request that
-    /// its next sync upload every word once, which goes as a snapshot.
-    private func updated(_ device: TestDevice) throws {
-        try device.library.database.run("INSERT OR REPLACE INTO library_info (key, value) VALUES ('sync.fullUpload', '1')")
-    }
-
-    @Test(
-        "words uploaded as a snapshot whose device record could not be written come back after the library is put back from a backup",
-        arguments: [false, true])
-    func snapshotBeforeRestoreComesBack(backupUpdatedAsItOpens: Bool) throws {
-        try withSyncFixture { fixture in
-            let laptop = try fixture.device("laptop")
-            let phone = try fixture.device("phone")
-            try laptop.add("temprano")
-            try fixture.syncRounds([laptop, phone])
-            let backup = fixture.file("laptop-backup.sqlite")
-            try laptop.copyLibraryFile(to: backup)
-
-            let late = try laptop.add("tarde", meaning: "added after the backup")
-            try updated(laptop)
-            let record = CloudLayout.devicePath(laptop.id)
-            fixture.storage.beforeWrite = { path in
-                if path == record { throw CloudError.failed(path: path, reason: "injected write failure") }
-            }
-            fixture.advanceClocks(by: 1_000)
-            #expect(throws: SyncError.self) { try laptop.sync() }
-            fixture.storage.beforeWrite = nil
-            #expect(
-                fixture.storage.files.keys.contains { $0.hasPrefix(CloudLayout.folder(.snapshot, of: laptop.id) + "/") },
-                "the words went up in a snapshot that no record names")
-
-            // The laptop is put back from the backup (opened by the new version, it is
-            // updated again: its first sync then starts with the upload request).
-            try laptop.restoreLibraryFile(from: backup)
-            if backupUpdatedAsItOpens { try updated(laptop) }
-            fixture.advanceClocks(by: 1_000)
-            let report = try laptop.sync()
-            #expect(report.newIdentity != nil, "the snapshot under its id shows it was put back")
-            try fixture.syncRounds([laptop, phone], 3)
-            for device in [laptop, phone] {
-                #expect(try device.has(late), "\(device.name): \((try? device.terms()) ?? [])")
-            }
-            #expect(try laptop.everyWord() == phone.everyWord())
         }
     }
 }
