@@ -58,9 +58,13 @@ struct Simulation {
         /// Of those, the keys whose mark went with a newer file put back from an older copy
         /// (tags merge one at a time: a write's marks live on, or not, each on its own).
         var lostTagMarks = Set<String>()
-        /// True for the list an update found on the word (`updateFromOlderVersion`): its
-        /// marks take off, at its time, every tag the list leaves out.
+        /// True for the list an update found on the word (`updateFromOlderVersion`): it
+        /// takes off, at its time, every tag it leaves out, even one put on at an older
+        /// time by a write the simulation makes later (a device whose clock is behind).
         var wholeList = false
+        /// For such a list, true when that taking off went with a newer file put back
+        /// from an older copy (its floor is known nowhere).
+        var floorLost = false
     }
 
     /// Where a word was created or purged, and when (for writes a restore of an older
@@ -94,6 +98,10 @@ struct Simulation {
     /// Purges undone by putting back a copy from before them (a later copy may redo them).
     var droppedPurges: [WordID: Origin] = [:]
     var tokens: [WordID: String] = [:]
+    /// Words a backup restore brought back under a new id, by the token they came back
+    /// with: the purged word's text is theirs too, and may stay in a file as long as one
+    /// of them is not purged (an edit since leaves it in the history SQLite keeps).
+    var reissued: [String: Set<WordID>] = [:]
     var backups: [String] = []
     var joined = false
     var tokenCount = 0
@@ -225,17 +233,22 @@ struct Simulation {
         }
     }
 
-    /// A device updated from the MiDiccio before tags merged one at a time: every word's
-    /// tag clock is NULL, as the update's migration leaves it (the list written whole at
-    /// its time: the tags it leaves out were taken off then), and the next sync uploads
-    /// every word once. The oracle sees a write of each word's list at its tags' time,
-    /// taking off every other tag any write of that word put on or took off.
+    /// A device updated from the MiDiccio before tags merged one at a time: the tag clock
+    /// of every word whose tags were written at once is NULL, as the update's migration
+    /// leaves it (the list written whole at its time: the tags it leaves out were taken
+    /// off then), and the next sync uploads every word once. The oracle sees a write of
+    /// each such list at its tags' time, taking off every other tag of that word.
+    ///
+    /// A word whose clock holds marks keeps it: those marks were made by this version, so
+    /// the version before never wrote that list (making such a list whole again would
+    /// move its tags' places backwards, which no real update does: the order of a list
+    /// and its marks' places no longer agreed, found with seed 720).
     mutating func updateFromOlderVersion(_ index: Int) throws {
         let device = members[index].device
         trace("\(device.name) updated from the version before tag clocks")
-        let state = try device.state()
-        try device.library.database.execute(
-            "UPDATE words SET tag_clock = NULL; INSERT OR REPLACE INTO library_info (key, value) VALUES ('sync.fullUpload', '1')")
+        let state = try device.state().filter { $0.value.tagClock.marks.isEmpty }
+        for id in state.keys { try device.library.database.run("UPDATE words SET tag_clock = NULL WHERE id = ?", [.text(id.rawValue)]) }
+        try device.library.database.run("INSERT OR REPLACE INTO library_info (key, value) VALUES ('sync.fullUpload', '1')")
         for (id, stored) in state {
             let time = stored.times.tags
             let earlier = writes[id]?[.tags] ?? []
@@ -243,11 +256,6 @@ struct Simulation {
             else { continue }
             var write = ObservedWrite(word: stored.word, time: time, writer: writer, device: device.name, step: step)
             write.wholeList = true
-            for other in earlier {
-                for key in other.tagMarks.keys {
-                    write.tagMarks[key] = TagClock.Mark(time: time, isPresent: false, orderTime: time, position: 0, form: key)
-                }
-            }
             for (position, tag) in stored.word.tags.enumerated() {
                 write.tagMarks[TagSet.key(tag)] = TagClock.Mark(time: time, isPresent: true, orderTime: time, position: position, form: tag)
             }
@@ -309,7 +317,10 @@ struct Simulation {
             droppedPurges[id] = nil
         }
         for (id, stored) in after {
-            if created[id] == nil { created[id] = Origin(device: device.name, step: step) }
+            if created[id] == nil {
+                created[id] = Origin(device: device.name, step: step)
+                if tokens[id] == nil, let token = Self.token(in: stored.word.notes) { reissued[token, default: []].insert(id) }
+            }
             for field in WordField.allCases where before[id]?.times[field] != stored.times[field] {
                 var write = ObservedWrite(
                     word: stored.word, time: stored.times[field], writer: device.library.deviceID, device: device.name, step: step)
@@ -331,6 +342,14 @@ struct Simulation {
             tags: Array(tags.shuffled(using: &random.generator).prefix(randomInt(0..<3))))
         let id = try device.library.add(content).word.id
         tokens[id] = token
+    }
+
+    /// The token `add` put in a word's notes, if `text` holds one.
+    static func token(in text: String) -> String? {
+        guard let start = text.range(of: "qzx"), let end = text.range(of: "qzx", range: start.upperBound..<text.endIndex) else {
+            return nil
+        }
+        return String(text[start.lowerBound..<end.upperBound])
     }
 
     mutating func edit(on device: TestDevice) throws {
@@ -446,11 +465,17 @@ struct Simulation {
                 for (position, write) in list.enumerated() where write.device == name {
                     let key = WriteKey(id: id, field: field, time: write.time, writer: write.writer, value: fieldText(write.word, field))
                     var held = present.writes.contains(key)
+                    // A list an update found takes tags off through its floor, known
+                    // wherever a floor as new is.
+                    if write.wholeList {
+                        if present.floors[id].map({ $0 >= write.time }) == true {
+                            writes[id]?[field]?[position].floorLost = false
+                        } else if write.step > copy.step {
+                            writes[id]?[field]?[position].floorLost = true
+                        }
+                    }
                     for (tag, mark) in write.tagMarks {
-                        // A list an update found takes a tag off as its floor does, which
-                        // stands for every tag it leaves out.
-                        let byFloor = write.wholeList && !mark.isPresent && present.floors[id].map { $0 >= write.time } == true
-                        if byFloor || present.tagMarks.contains(TagMarkKey(id: id, tag: tag, mark: mark)) {
+                        if present.tagMarks.contains(TagMarkKey(id: id, tag: tag, mark: mark)) {
                             writes[id]?[field]?[position].lostTagMarks.remove(tag)
                             held = true
                         } else if write.step > copy.step {
@@ -691,8 +716,15 @@ struct Simulation {
     /// the field's time is that of its newest write not lost.
     private func checkTags(of id: WordID, _ stored: StoredWord, standing: [ObservedWrite], newest: ObservedWrite) {
         var marks: [String: TagClock.Mark] = [:]
+        let everyKey = Set((writes[id]?[.tags] ?? []).flatMap(\.tagMarks.keys))
         for write in standing {
-            for (key, mark) in write.tagMarks where !write.lostTagMarks.contains(key) {
+            var writeMarks = write.tagMarks.filter { !write.lostTagMarks.contains($0.key) }
+            if write.wholeList && !write.floorLost {
+                for key in everyKey where write.tagMarks[key] == nil {
+                    writeMarks[key] = TagClock.Mark(time: write.time, isPresent: false, orderTime: write.time, position: 0, form: key)
+                }
+            }
+            for (key, mark) in writeMarks {
                 if marks[key].map({ mark.presenceBeats($0) }) ?? true { marks[key] = mark }
             }
         }
@@ -727,7 +759,9 @@ struct Simulation {
     /// of purged words may remain.
     private func checkNoPurgedText(_ states: [[WordID: StoredWord]]) throws {
         let liveText = states.flatMap { $0.values.map { $0.word.notes + $0.word.meaning + $0.word.reading } }.joined()
-        let forbidden = purged.keys.compactMap { tokens[$0] }.filter { !liveText.contains($0) }
+        let forbidden = purged.keys.compactMap { tokens[$0] }.filter { token in
+            !liveText.contains(token) && (reissued[token] ?? []).allSatisfy { purged[$0] != nil }
+        }
         guard !forbidden.isEmpty else { return }
         let files = cloudFiles()
         let memberIDs = Dictionary(members.map { ($0.device.id, $0) }, uniquingKeysWith: { first, _ in first })
