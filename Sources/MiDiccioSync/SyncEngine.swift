@@ -88,6 +88,10 @@ public final class SyncEngine {
             session.checkClocks()
             try session.checkIdentity()
             try session.readAbsorbedIdentities()
+            // A new id is announced before anything is written under it: should its last
+            // record fail, the files under it are still found (a library put back from a
+            // copy older than the takeover reads the folders of the id that took it over).
+            if session.report.newIdentity != nil { try session.publishRecordIfNeeded(force: true) }
             try session.resyncIfSilentTooLong()
             try session.pull(allowMassDelete: allowMassDelete)
             try session.autoPurge()
@@ -96,8 +100,10 @@ public final class SyncEngine {
             let snapshot = try session.writeSnapshotIfDue()
             try session.compact()
             try session.removeLeftoverRecordFiles()
-            try session.cleanUpAbsorbedIdentities()
             try session.publishRecordIfNeeded(force: uploaded || snapshot)
+            // Only once the record naming this library's snapshot is out: before, the old
+            // id's files were the only ones any record named.
+            try session.cleanUpAbsorbedIdentities()
             try session.finish()
         } catch {
             throw session.failure(error)

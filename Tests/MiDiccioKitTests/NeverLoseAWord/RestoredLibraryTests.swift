@@ -1,5 +1,6 @@
 import Foundation
 import MiDiccioTesting
+import Synchronization
 import Testing
 
 @testable import MiDiccioCloud
@@ -148,6 +149,76 @@ struct RestoredLibraryTests {
             #expect(try laptop.sync().newIdentity != nil, "the file under its id shows it was put back")
             try fixture.syncRounds([laptop, phone], 3)
             #expect(try laptop.has(lonely) && phone.has(lonely))
+            #expect(try laptop.everyWord() == phone.everyWord())
+        }
+    }
+
+    /// Makes `device`'s writes of a record fail for any id under which a snapshot was
+    /// written in this sync: the last record of a takeover, whose snapshot holds every
+    /// word, does not reach the cloud.
+    private func failRecordsAfterTheirSnapshot(_ device: TestDevice) {
+        let snapshotted = Mutex<Set<String>>([])
+        device.cloud.beforeWrite = { path in
+            if path.hasPrefix("snapshots/"), let id = path.split(separator: "/").dropFirst().first {
+                snapshotted.withLock { _ = $0.insert(String(id)) }
+            }
+            if path.hasPrefix("devices/"), snapshotted.withLock({ $0.contains { path == CloudLayout.devicePath($0) } }) {
+                throw CloudError.failed(path: path, reason: "No space left on device")
+            }
+        }
+    }
+
+    @Test("a copy's words uploaded under the id it took, whose last record failed, come back after it is put back from a backup")
+    func takeoverWithoutItsLastRecordIsRead() throws {
+        try withBackend(.folder) { fixture in
+            let laptop = try fixture.device("laptop")
+            let phone = try fixture.device("phone")
+            try laptop.add("uno")
+            try fixture.syncRounds([laptop, phone])
+            let second = try fixture.copy(of: laptop, as: "second laptop")
+            let backup = fixture.file("second-laptop-backup.sqlite")
+            try second.copyLibraryFile(to: backup)
+            let lonely = try second.add("solitaria", meaning: "only on the second laptop")
+            try laptop.add("dos")
+            try laptop.sync()
+
+            failRecordsAfterTheirSnapshot(second)
+            fixture.advanceClocks(by: 1_000)
+            #expect(throws: SyncError.self) { try second.sync() }
+            second.cloud.beforeWrite = nil
+            try second.restoreLibraryFile(from: backup)
+            try fixture.syncRounds([second, laptop, phone], 3)
+            for device in [second, laptop, phone] {
+                #expect(try device.has(lonely), "\(device.name): \((try? device.terms()) ?? [])")
+            }
+            #expect(try laptop.everyWord() == phone.everyWord() && second.everyWord() == phone.everyWord())
+        }
+    }
+
+    @Test("a word synced before a library was put back twice from one backup is not lost when the takeover's last record failed")
+    func puttingBackTwiceLosesNothing() throws {
+        try withBackend(.folder) { fixture in
+            let laptop = try fixture.device("laptop")
+            let phone = try fixture.device("phone")
+            try laptop.add("cero")
+            try fixture.syncRounds([laptop, phone])
+            let backup = fixture.file("laptop-backup.sqlite")
+            try laptop.copyLibraryFile(to: backup)
+            let synced = try laptop.add("uno", meaning: "synced as usual")
+            try laptop.sync()
+
+            try laptop.restoreLibraryFile(from: backup)
+            let afterward = try laptop.add("dos", meaning: "added after the first put-back")
+            failRecordsAfterTheirSnapshot(laptop)
+            fixture.advanceClocks(by: 1_000)
+            #expect(throws: SyncError.self) { try laptop.sync() }
+            laptop.cloud.beforeWrite = nil
+
+            try laptop.restoreLibraryFile(from: backup)
+            try fixture.syncRounds([laptop, phone], 3)
+            for device in [laptop, phone] {
+                #expect(try device.has(synced) && device.has(afterward), "\(device.name): \((try? device.terms()) ?? [])")
+            }
             #expect(try laptop.everyWord() == phone.everyWord())
         }
     }
