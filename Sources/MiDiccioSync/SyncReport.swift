@@ -54,7 +54,7 @@ public struct SyncReport: Hashable, Sendable {
 }
 
 /// Another device whose clock is ahead of this device's (or this one's is behind): its
-/// record, or a change it sent, carries a time that far in this device's future. Times
+/// record carries a time that far in this device's future. Times
 /// are stamped by each device's own clock, so while two clocks disagree an edit made on
 /// the device whose clock is ahead wins over a later edit of the same field made
 /// elsewhere. Anki refuses to sync past five minutes of skew; MiDiccio syncs, and says so.
@@ -76,9 +76,18 @@ public struct ClockAhead: Hashable, Sendable {
         self.milliseconds = milliseconds
     }
 
+    /// The clock of the device that wrote `record`, when it was past `threshold` ahead of
+    /// `now` (this device's clock) as it wrote it.
+    static func of(_ record: DeviceRecord, now: Int64) -> ClockAhead? {
+        let ahead = record.lastSync.milliseconds - now
+        return ahead > threshold ? ClockAhead(deviceID: record.device, device: record.name, milliseconds: ahead) : nil
+    }
+
+    /// How far, in whole minutes (rounded).
+    public var minutes: Int64 { (milliseconds + 30_000) / 60_000 }
+
     /// How far, for people: "about 62 minutes", "about 3 hours", "about 400 days".
     public var amount: String {
-        let minutes = (milliseconds + 30_000) / 60_000
         if minutes < 120 { return "about \(minutes) minutes" }
         let hours = (minutes + 30) / 60
         if hours < 48 { return "about \(hours) hours" }

@@ -437,7 +437,7 @@ struct SyncCommand: ParsableCommand {
                 )
             }
             if report.autoPurged > 0 { context.note(ToolContext.autoPurgedNote(report.autoPurged)) }
-            if let clock = report.clockAhead { context.note("warning: \(clock.message)") }
+            if let clock = report.clockAhead { context.note("warning: \(clock.message.shownSafely.oneLine)") }
             if report.fullResync {
                 context.note("This device had not synced for a long time, so it read everything again before uploading.")
             }
@@ -465,7 +465,7 @@ extension SyncCommand {
         JSONText.object(
             [
                 ("device", JSONText.quote(clock.device)), ("deviceId", JSONText.quote(clock.deviceID)),
-                ("minutes", String(clock.milliseconds / 60_000)),
+                ("minutes", String(clock.minutes)),
             ], spaced: true)
     }
 
@@ -571,7 +571,8 @@ struct StatusCommand: ParsableCommand {
                 + "\n"
         }
         text += "Devices\n"
-        let labels = status.deviceLabels
+        // Names come from other devices' records: shown, never run by the terminal.
+        let labels = status.deviceLabels.map(\.shownSafely.oneLine)
         let width = labels.map(\.count).max() ?? 0
         for (device, label) in zip(status.devices, labels) {
             let agreement =
@@ -583,7 +584,7 @@ struct StatusCommand: ParsableCommand {
                     ?? (device.agrees ? "in agreement" : "differs (sync both to agree)")
             text += "  \(label.padded(to: width))  last sync \(device.lastSync?.iso8601 ?? "never")  \(agreement)\n"
         }
-        for clock in status.devices.compactMap(\.clockAhead) { text += "Warning      \(clock.message)\n" }
+        for clock in status.devices.compactMap(\.clockAhead) { text += "Warning      \(clock.message.shownSafely.oneLine)\n" }
         context.io.write(text)
     }
 }

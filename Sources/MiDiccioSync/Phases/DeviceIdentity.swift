@@ -47,19 +47,16 @@ extension SyncSession {
         others.sort { $0.device < $1.device }
     }
 
-    /// Notes another device's clock ahead of this one's, from the time each record says
-    /// it was written (by its device's own clock).
+    /// Notes the device whose clock is furthest ahead of this one's, past
+    /// `ClockAhead.threshold`, from the time each record says it was written: by its
+    /// device's own clock. (A word's times cannot tell: an edit is stamped after the
+    /// newest time known for the word, so a device with a right clock that edits a word
+    /// stamped ahead stamps its edit ahead too.)
     func checkClocks() {
-        for record in others { noteClock(record.lastSync.milliseconds, from: record.device) }
-    }
-
-    /// Notes `time`, stamped by the device `device`, when it is further ahead of this
-    /// device's clock than `ClockAhead.threshold` and than any time noted before.
-    func noteClock(_ time: Int64, from device: String) {
-        let ahead = time - now
-        guard ahead > ClockAhead.threshold, ahead > report.clockAhead?.milliseconds ?? 0 else { return }
-        let name = others.first { $0.device == device }?.name ?? String(device.prefix(8))
-        report.clockAhead = ClockAhead(deviceID: device, device: name, milliseconds: ahead)
+        for record in others {
+            guard let clock = ClockAhead.of(record, now: now), clock.milliseconds > report.clockAhead?.milliseconds ?? 0 else { continue }
+            report.clockAhead = clock
+        }
     }
 
     /// Goes on under a new device id when the records show this library is a copy of

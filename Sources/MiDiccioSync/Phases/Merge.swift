@@ -75,18 +75,12 @@ extension SyncSession {
                 try store.saveNewMerged(fresh, pending: freshPending)
                 fresh.removeAll(keepingCapacity: true)
             }
-            // A change stamped further ahead of this device's clock than drift allows
-            // tells of a clock ahead somewhere (`ClockAhead`).
-            let horizon = now + ClockAhead.threshold
             try store.mergeReviewEvents(expected: events, purged: purged) { reviews in
                 for batch in batches {
                     try batch.forEachRecord(
                         { incoming, columns in
                             if done > 0, done % WordLibrary.progressInterval == 0 { announce(.merging(words: total, done: done)) }
                             done += 1
-                            if incoming.word.updatedAt.milliseconds > horizon {
-                                noteClock(incoming.word.updatedAt.milliseconds, from: batch.device)
-                            }
                             let id = incoming.word.id
                             guard !purged.contains(id) else { return }
                             var local: LocalRecord?

@@ -49,10 +49,7 @@ extension SyncSession {
                     id: record.device, name: record.name, app: record.app, lastSync: record.lastSync,
                     agrees: record.digest == digest, isThisDevice: false, inactive: inactive)
                 device.replacedBy = takers[record.device]
-                let ahead = record.lastSync.milliseconds - now
-                if ahead > ClockAhead.threshold {
-                    device.clockAhead = ClockAhead(deviceID: record.device, device: record.name, milliseconds: ahead)
-                }
+                device.clockAhead = ClockAhead.of(record, now: now)
                 status.devices.append(device)
                 guard markers > 0, device.replacedBy == nil else { continue }
                 if inactive {
