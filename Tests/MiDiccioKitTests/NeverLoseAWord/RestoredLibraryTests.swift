@@ -110,6 +110,27 @@ struct RestoredLibraryTests {
         case changeFile, fullUpload, fullUploadThenUpdatedBackup
     }
 
+    /// A laptop and a phone that have synced a first word, and a backup of the laptop's
+    /// library file made then.
+    private func laptopAndPhoneWithABackup(
+        _ fixture: CloudBackendFixture, first: String
+    ) throws -> (laptop: TestDevice, phone: TestDevice, backup: String) {
+        let laptop = try fixture.device("laptop")
+        let phone = try fixture.device("phone")
+        try laptop.add(first)
+        try fixture.syncRounds([laptop, phone])
+        let backup = fixture.file("laptop-backup.sqlite")
+        try laptop.copyLibraryFile(to: backup)
+        return (laptop, phone, backup)
+    }
+
+    /// Makes every write of a device record by `device` fail, as a full disk would.
+    private func failRecords(_ device: TestDevice) {
+        device.cloud.beforeWrite = { path in
+            if path.hasPrefix("devices/") { throw CloudError.failed(path: path, reason: "No space left on device") }
+        }
+    }
+
     /// What an update's migration leaves in a library that holds words: a request that
     /// its next sync upload every word once, which goes as a snapshot.
     private func updated(_ device: TestDevice) throws {
@@ -121,17 +142,10 @@ struct RestoredLibraryTests {
         arguments: LastUpload.allCases)
     func unannouncedUploadIsRead(upload: LastUpload) throws {
         try withBackend(.folder) { fixture in
-            let laptop = try fixture.device("laptop")
-            let phone = try fixture.device("phone")
-            try laptop.add("uno")
-            try fixture.syncRounds([laptop, phone])
-            let backup = fixture.file("laptop-backup.sqlite")
-            try laptop.copyLibraryFile(to: backup)
+            let (laptop, phone, backup) = try laptopAndPhoneWithABackup(fixture, first: "uno")
             let lonely = try laptop.add("solitaria", meaning: "its file is in the cloud, its record never got there")
             if upload != .changeFile { try updated(laptop) }
-            laptop.cloud.beforeWrite = { path in
-                if path.hasPrefix("devices/") { throw CloudError.failed(path: path, reason: "No space left on device") }
-            }
+            failRecords(laptop)
             fixture.advanceClocks(by: 1_000)
             #expect(throws: SyncError.self) { try laptop.sync() }
             laptop.cloud.beforeWrite = nil
@@ -171,10 +185,7 @@ struct RestoredLibraryTests {
     @Test("a copy's words uploaded under the id it took, whose last record failed, come back after it is put back from a backup")
     func takeoverWithoutItsLastRecordIsRead() throws {
         try withBackend(.folder) { fixture in
-            let laptop = try fixture.device("laptop")
-            let phone = try fixture.device("phone")
-            try laptop.add("uno")
-            try fixture.syncRounds([laptop, phone])
+            let (laptop, phone, _) = try laptopAndPhoneWithABackup(fixture, first: "uno")
             let second = try fixture.copy(of: laptop, as: "second laptop")
             let backup = fixture.file("second-laptop-backup.sqlite")
             try second.copyLibraryFile(to: backup)
@@ -198,12 +209,7 @@ struct RestoredLibraryTests {
     @Test("a word synced before a library was put back twice from one backup is not lost when the takeover's last record failed")
     func puttingBackTwiceLosesNothing() throws {
         try withBackend(.folder) { fixture in
-            let laptop = try fixture.device("laptop")
-            let phone = try fixture.device("phone")
-            try laptop.add("cero")
-            try fixture.syncRounds([laptop, phone])
-            let backup = fixture.file("laptop-backup.sqlite")
-            try laptop.copyLibraryFile(to: backup)
+            let (laptop, phone, backup) = try laptopAndPhoneWithABackup(fixture, first: "cero")
             let synced = try laptop.add("uno", meaning: "synced as usual")
             try laptop.sync()
 
@@ -233,9 +239,7 @@ struct RestoredLibraryTests {
             let backup = fixture.file("laptop-backup.sqlite")
             try laptop.copyLibraryFile(to: backup)
             let lonely = try laptop.add("solitaria")
-            laptop.cloud.beforeWrite = { path in
-                if path.hasPrefix("devices/") { throw CloudError.failed(path: path, reason: "No space left on device") }
-            }
+            failRecords(laptop)
             fixture.advanceClocks(by: 1_000)
             #expect(throws: SyncError.self) { try laptop.sync() }
             laptop.cloud.beforeWrite = nil
