@@ -88,10 +88,12 @@ public final class SyncEngine {
             session.checkClocks()
             try session.checkIdentity()
             try session.readAbsorbedIdentities()
-            // A new id is announced before anything is written under it: should its last
-            // record fail, the files under it are still found (a library put back from a
-            // copy older than the takeover reads the folders of the id that took it over).
-            if session.report.newIdentity != nil { try session.publishRecordIfNeeded(force: true) }
+            // An id that took others over is announced before anything is written under it
+            // (in the sync that takes it, or any later one while its record is missing):
+            // should a later record fail, the files under it are still found (a library put
+            // back from a copy older than the takeover reads the folders of the id that took
+            // it over).
+            if session.takeoverUnannounced { try session.publishRecordIfNeeded(force: true) }
             try session.resyncIfSilentTooLong()
             try session.pull(allowMassDelete: allowMassDelete)
             try session.autoPurge()

@@ -59,6 +59,11 @@ extension SyncSession {
         }
     }
 
+    /// True when this library's id took over others and has no record in the cloud yet.
+    var takeoverUnannounced: Bool {
+        ownRecord == nil && !ownRecordUnreadable && state.absorbed.contains { !$0.cleanedUp }
+    }
+
     /// Goes on under a new device id when the records show this library is a copy of
     /// another device (or an older copy of itself).
     func checkIdentity() throws {
@@ -177,6 +182,11 @@ extension SyncSession {
             }
         }
         let absorbing = state.absorbed.filter { !$0.cleanedUp }.map(\.device)
+        // Other libraries that took over an id this one is taking over were once this one
+        // too (or copies of it): their folders are read in full for as long as the takeover
+        // lasts, not only in the sync that made it, which may have stopped before reading.
+        let taken = Set(absorbing)
+        descendants.formUnion(others.filter { record in record.absorbed.keys.contains { taken.contains($0) } }.map(\.device))
         for device in absorbing + descendants.filter({ !absorbing.contains($0) }).sorted() {
             let found = others.first { $0.device == device }
             var record =

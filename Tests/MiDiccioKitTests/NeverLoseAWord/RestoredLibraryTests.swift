@@ -229,6 +229,59 @@ struct RestoredLibraryTests {
         }
     }
 
+    @Test("an id that took others over writes nothing under it while its record cannot be written, however many syncs try")
+    func nothingUnderAnUnannouncedId() throws {
+        try withBackend(.folder) { fixture in
+            let (laptop, phone, _) = try laptopAndPhoneWithABackup(fixture, first: "uno")
+            let second = try fixture.copy(of: laptop, as: "second laptop")
+            let word = try second.add("dos", meaning: "only on the second laptop")
+            try laptop.add("tres")
+            try laptop.sync()
+
+            failRecords(second)
+            for _ in 0..<2 {
+                fixture.advanceClocks(by: 1_000)
+                #expect(throws: SyncError.self) { try second.sync() }
+            }
+            #expect(second.id != laptop.id, "the second laptop took a new id")
+            for kind in [CloudLayout.Kind.changes, .snapshot] {
+                let folder = fixture.diskPath(CloudLayout.folder(kind, of: second.id))
+                #expect((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] == [], "\(kind) under an id no record names")
+            }
+            second.cloud.beforeWrite = nil
+            try fixture.syncRounds([second, laptop, phone], 3)
+            #expect(try laptop.has(word) && phone.has(word))
+            #expect(try laptop.everyWord() == phone.everyWord() && second.everyWord() == phone.everyWord())
+        }
+    }
+
+    @Test("a word uploaded under a taken-over id whose record failed comes back when the next put-back's first sync fails too")
+    func relativesAreReadUntilTheTakeoverEnds() throws {
+        try withBackend(.folder) { fixture in
+            let (laptop, phone, backup) = try laptopAndPhoneWithABackup(fixture, first: "cero")
+            try laptop.add("uno")
+            try laptop.sync()
+            try laptop.restoreLibraryFile(from: backup)
+            fixture.advanceClocks(by: 1_000)
+            #expect(try laptop.sync().newIdentity != nil)
+            let word = try laptop.add("diez", meaning: "reached the cloud in a change file no record names")
+            failRecords(laptop)
+            fixture.advanceClocks(by: 1_000)
+            #expect(throws: SyncError.self) { try laptop.sync() }
+
+            // Put back again; the takeover's first sync cannot write its record either.
+            try laptop.restoreLibraryFile(from: backup)
+            fixture.advanceClocks(by: 1_000)
+            #expect(throws: SyncError.self) { try laptop.sync() }
+            laptop.cloud.beforeWrite = nil
+            try fixture.syncRounds([laptop, phone], 3)
+            for device in [laptop, phone] {
+                #expect(try device.has(word), "\(device.name): \((try? device.terms()) ?? [])")
+            }
+            #expect(try laptop.everyWord() == phone.everyWord())
+        }
+    }
+
     @Test("a file of the old id that cannot be read at the takeover still reaches every device once it can be read")
     func lateFileOfTheOldIdIsPassedOn() throws {
         try withSyncFixture { fixture in
