@@ -152,6 +152,24 @@ def test_clicking_a_tag_filters_by_it(page):
     wait(page, lambda d: "sinetiqueta" in terms(d))
 
 
+def test_a_tag_in_greek_capitals_filters_by_itself(page):
+    """The server keys ΟΔΟΣ as "οδοσ" and οδος as "οδος" (each letter lowered on its own);
+    the page lowered the whole tag, whose final Σ became ς, so clicking ΟΔΟΣ chose οδος's
+    entry and its own word was missing."""
+    token = csrf(page)
+    api("/api/words", "POST", {"term": "griegomayus", "meaning": "capitals", "tags": ["ΟΔΟΣ"]}, token)
+    api("/api/words", "POST", {"term": "griegominus", "meaning": "small", "tags": ["οδος"]}, token)
+    page.refresh()
+    wait(page, lambda d: "griegomayus" in terms(d) and "griegominus" in terms(d))
+    item = [row for row in page.find_elements(By.CSS_SELECTOR, "#words .word")
+            if row.find_element(By.CSS_SELECTOR, ".term").text == "griegomayus"][0]
+    item.find_element(By.CSS_SELECTOR, "button.tag").click()
+    wait(page, lambda d: terms(d) == ["griegomayus"])
+    assert page.find_element(By.ID, "tag-filter").get_attribute("value") == "ΟΔΟΣ"
+    page.back()
+    wait(page, lambda d: "griegominus" in terms(d))
+
+
 def tracks(driver, selector):
     widths = driver.execute_script("return getComputedStyle(document.querySelector(arguments[0])).gridTemplateColumns", selector)
     return [float(width.removesuffix("px")) for width in widths.split()]

@@ -224,9 +224,10 @@
     }
   }
 
-  // One tag whatever its case, and whether é is one character or e and an accent (as the
-  // server keys tags: TagSet.key).
-  function tagKey(tag) { return tag.toLowerCase().normalize("NFC"); }
+  // One tag whatever its case, and whether é is one character or e and an accent, as the
+  // server keys tags (TagSet.key). Each character is lowered on its own, as Swift does:
+  // the whole string's toLowerCase turns a final Σ into ς, and ΟΔΟΣ met οδος's entry.
+  function tagKey(tag) { return Array.from(tag, (character) => character.toLowerCase()).join("").normalize("NFC"); }
 
   async function loadTags() {
     try {
