@@ -136,15 +136,20 @@ def test_select_all_matches_reaches_words_not_loaded_yet(page):
     wait(page, lambda d: "todas" not in {entry["tag"] for entry in api("/api/tags")["tags"]})
 
 
+def click_first_tag_of(driver, term):
+    """Clicks the first tag button of the word `term` in the list."""
+    item = [row for row in driver.find_elements(By.CSS_SELECTOR, "#words .word")
+            if row.find_element(By.CSS_SELECTOR, ".term").text == term][0]
+    item.find_element(By.CSS_SELECTOR, "button.tag").click()
+
+
 def test_clicking_a_tag_filters_by_it(page):
     token = csrf(page)
     api("/api/words", "POST", {"term": "etiquetado", "meaning": "tagged", "tags": ["Pinchar"]}, token)
     api("/api/words", "POST", {"term": "sinetiqueta", "meaning": "untagged"}, token)
     page.refresh()
     wait(page, lambda d: "etiquetado" in terms(d) and "sinetiqueta" in terms(d))
-    item = [row for row in page.find_elements(By.CSS_SELECTOR, "#words .word")
-            if row.find_element(By.CSS_SELECTOR, ".term").text == "etiquetado"][0]
-    item.find_element(By.CSS_SELECTOR, "button.tag").click()
+    click_first_tag_of(page, "etiquetado")
     wait(page, lambda d: terms(d) == ["etiquetado"])
     assert "tag=" in page.current_url
     assert page.find_element(By.ID, "tag-filter").get_attribute("value").lower() == "pinchar"
@@ -161,9 +166,7 @@ def test_a_tag_in_greek_capitals_filters_by_itself(page):
     api("/api/words", "POST", {"term": "griegominus", "meaning": "small", "tags": ["οδος"]}, token)
     page.refresh()
     wait(page, lambda d: "griegomayus" in terms(d) and "griegominus" in terms(d))
-    item = [row for row in page.find_elements(By.CSS_SELECTOR, "#words .word")
-            if row.find_element(By.CSS_SELECTOR, ".term").text == "griegomayus"][0]
-    item.find_element(By.CSS_SELECTOR, "button.tag").click()
+    click_first_tag_of(page, "griegomayus")
     wait(page, lambda d: terms(d) == ["griegomayus"])
     assert page.find_element(By.ID, "tag-filter").get_attribute("value") == "ΟΔΟΣ"
     page.back()
