@@ -46,7 +46,32 @@ extension SyncSession {
     /// may deliver files out of order, or lose one) or an unreadable file, which is
     /// reported, it stops counting, but still reads the files after it. Returns the
     /// batches and how far they reach without a gap.
+    ///
+    /// The folders of an id this library took over (or of a library that took over the
+    /// same id) read from the start are read whole: copies of one library file that
+    /// synced before they saw each other's files (a file-sync client delivers late) each
+    /// wrote under that id, and one copy's snapshot says nothing of the other's files
+    /// below its number (found by hand).
     private func fetch(_ record: DeviceRecord, from start: Int64) throws -> ([SyncBatch], Int64) {
+        var readPaths = Set<String>()
+        let inOrder = try fetchInOrder(record, from: start, readPaths: &readPaths)
+        var batches = inOrder.batches
+        let reached = inOrder.reached
+        guard start == 0, let folder = absorbedFolders[record.device] else { return (batches, reached) }
+        for path in folder.paths where !readPaths.contains(path) {
+            let name = String(path.split(separator: "/").last ?? "")
+            guard let entry = CloudLayout.entry(fromName: name, kind: .changes) ?? CloudLayout.entry(fromName: name, kind: .snapshot),
+                let batch = try readBatch(path, device: record.device, seq: entry.seq, kind: entry.kind)
+            else { continue }
+            batches.append(batch)
+        }
+        return (batches, reached)
+    }
+
+    /// `fetch`'s reading by number; `readPaths` gathers the paths it read or tried.
+    private func fetchInOrder(
+        _ record: DeviceRecord, from start: Int64, readPaths: inout Set<String>
+    ) throws -> (batches: [SyncBatch], reached: Int64) {
         var cursor = start
         var batches: [SyncBatch] = []
         var usedSnapshot = false
@@ -57,6 +82,7 @@ extension SyncSession {
                 record.snapshotName.flatMap { CloudLayout.entry(fromName: $0, kind: .snapshot) }
                 ?? CloudLayout.Entry(seq: record.snapshotSeq, nonce: nil, kind: .snapshot)
             let path = CloudLayout.path(entry, of: record.device)
+            readPaths.insert(path)
             guard let batch = try readBatch(path, device: record.device, seq: record.snapshotSeq, kind: .snapshot) else { return false }
             batches.append(batch)
             cursor = record.snapshotSeq
@@ -73,6 +99,7 @@ extension SyncSession {
             let paths = files[next] ?? []
             var read: [SyncBatch] = []
             for path in paths {
+                readPaths.insert(path)
                 guard let batch = try readBatch(path, device: record.device, seq: next, kind: .changes) else { break }
                 read.append(batch)
             }
@@ -95,6 +122,7 @@ extension SyncSession {
             wants[record.device] = next
             for seq in files.keys.sorted() where seq > next && seq <= record.lastSeq {
                 for path in files[seq] ?? [] {
+                    readPaths.insert(path)
                     if let batch = try readBatch(path, device: record.device, seq: seq, kind: .changes) { batches.append(batch) }
                 }
             }

@@ -1,0 +1,94 @@
+import Foundation
+import MiDiccioTesting
+import Testing
+
+@testable import MiDiccioCloud
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+@testable import MiDiccioStore
+@testable import MiDiccioSync
+
+/// Two copies of one library file that synced through a file-sync client before either
+/// saw the other's files (each machine's folder is its own until the client delivers).
+/// Both wrote under the one id they share, and one of them wrote a snapshot past the
+/// other's files. The copy that finds out takes a new id and reads the old id's folders:
+/// every file there, not only its newest snapshot and what follows it, so a word the
+/// other copy uploaded is kept even when that other copy is then lost.
+@Suite("Copies of a library that synced before they could see each other")
+struct CopiesThatCouldNotSeeEachOtherTests {
+    /// The files of `source` under `changes/` and `snapshots/` that `target` lacks,
+    /// copied into it, as a file-sync client delivers them late.
+    @discardableResult
+    private func deliver(from source: MemoryStorage, to target: MemoryStorage) -> [String] {
+        let present = target.files
+        var delivered: [String] = []
+        for (path, data) in source.files where present[path] == nil {
+            guard path.hasPrefix("changes/") || path.hasPrefix("snapshots/") else { continue }
+            target.plant(path, data)
+            delivered.append(path)
+        }
+        return delivered
+    }
+
+    @Test(
+        "a word a copy uploaded under the shared id is kept when the other copy's snapshot went past it and that copy is lost",
+        arguments: [false, true])
+    func wordBelowTheOtherCopysSnapshot(lostCopyWroteASnapshotToo: Bool) throws {
+        try withTemporaryDirectory { directory in
+            let start = Timestamp(milliseconds: 1_780_000_000_000)
+            let laptopCloud = MemoryStorage()
+            let laptop = try TestDevice(
+                name: "laptop", path: directory.appendingPathComponent("laptop.sqlite").path, storage: laptopCloud,
+                clock: ManualClock(start: start))
+            let early = try laptop.add("temprano")
+            try laptop.sync()
+
+            // The file is copied to a second laptop, whose synced folder starts as a copy
+            // of the first one's.
+            let secondCloud = MemoryStorage()
+            for (path, data) in laptopCloud.files { secondCloud.plant(path, data) }
+            let secondPath = directory.appendingPathComponent("second.sqlite").path
+            try laptop.copyLibraryFile(to: secondPath)
+            let second = try TestDevice(
+                name: "second laptop", path: secondPath, storage: secondCloud, clock: ManualClock(start: laptop.clock.now()))
+            if lostCopyWroteASnapshotToo { second.tune = { $0.snapshotInterval = 1 } }
+            #expect(second.id == laptop.id)
+
+            // Each writes under the shared id without seeing the other's files.
+            second.clock.advance(by: 1_000)
+            let fromSecond = try second.add("del segundo", meaning: "uploaded by the copy that is then lost")
+            try second.sync()
+            laptop.tune = { $0.snapshotInterval = 1 }
+            laptop.clock.advance(by: 2_000)
+            let fromLaptop = try laptop.add("del primero")
+            try laptop.sync()
+            let snapshots = laptopCloud.files.keys.filter { $0.hasPrefix("snapshots/\(laptop.id)/") }
+            #expect(!snapshots.isEmpty, "the laptop's snapshot covers the number of the second laptop's file")
+
+            // The client delivers the second laptop's files; then that laptop is lost.
+            let delivered = deliver(from: secondCloud, to: laptopCloud)
+            #expect(delivered.contains { $0.hasPrefix("snapshots/") } == lostCopyWroteASnapshotToo)
+            let sharedID = laptop.id
+            laptop.clock.advance(by: 1_000)
+            let afterward = try laptop.add("después")
+            try laptop.sync()
+
+            let phone = try TestDevice(
+                name: "phone", path: directory.appendingPathComponent("phone.sqlite").path, storage: laptopCloud,
+                clock: ManualClock(start: laptop.clock.now()))
+            for _ in 0..<3 {
+                for device in [laptop, phone] {
+                    device.clock.advance(by: 1_000)
+                    try device.sync()
+                }
+            }
+            #expect(laptop.id != sharedID, "the laptop found the other copy's file under its id")
+            for device in [laptop, phone] {
+                for id in [early, fromSecond, fromLaptop, afterward] {
+                    #expect(try device.has(id), "\(device.name): \((try? device.library.list().map(\.term)) ?? [])")
+                }
+            }
+            #expect(try laptop.everyWord() == phone.everyWord())
+        }
+    }
+}
