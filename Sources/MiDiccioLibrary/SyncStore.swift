@@ -126,6 +126,12 @@ package final class SyncStore {
         }
     }
 
+    /// Stores another spelling of the remote's location (another path to the same
+    /// folder), keeping sync's state.
+    package func renameRemoteLocation(to location: String) throws {
+        try write { try library.setInfo("remote.location", location) }
+    }
+
     /// Stores another remote (nil: none) and forgets sync's state for the old one. A
     /// library with words uploads every one of them once to the new remote.
     package func changeRemote(to remote: (kind: String, location: String, user: String?)?) throws {

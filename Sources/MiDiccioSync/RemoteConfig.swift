@@ -1,5 +1,6 @@
 import Foundation
 import MiDiccioCloud
+import MiDiccioFiles
 import MiDiccioLibrary
 import MiDiccioModel
 
@@ -68,8 +69,18 @@ extension WordLibrary {
     ///
     /// A stored WebDAV password that belongs to another address than the new remote's is
     /// removed, so it can never be sent to another server.
+    ///
+    /// A folder named by another path to the same place (a symbolic link, `..`) is the
+    /// same cloud: the new path is kept, and so is where this device had got to there.
+    /// Starting afresh there found this library's own files under its id, took them for
+    /// a copy's, and gave the library a new device id.
     public func setRemote(_ remote: RemoteConfig?) throws {
-        if try self.remote() != remote {
+        let current = try self.remote()
+        if case .folder(let old)? = current, case .folder(let new)? = remote, old != new,
+            let resolved = FileSystem.realPath(old), resolved == FileSystem.realPath(new)
+        {
+            try SyncStore(self).renameRemoteLocation(to: new)
+        } else if current != remote {
             switch remote {
             case .folder(let path): try SyncStore(self).changeRemote(to: ("folder", path, nil))
             case .webdav(let url, let user): try SyncStore(self).changeRemote(to: ("webdav", url, user))

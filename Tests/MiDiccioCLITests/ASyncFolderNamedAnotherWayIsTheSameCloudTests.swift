@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+
+/// Setting the sync folder again through another path to it (a symbolic link, a path with
+/// `..`) started afresh there: the library found its own files under its id, took itself
+/// for a copy, and went on under a new device id with a "give it a name" warning (found by
+/// the exploratory helper). The same folder, however it is named, is the same cloud.
+@Suite("A sync folder named another way is the same cloud")
+final class ASyncFolderNamedAnotherWayIsTheSameCloudTests {
+    let sandbox: Sandbox
+
+    init() throws { sandbox = try Sandbox() }
+
+    private func status(_ arguments: String...) throws -> [String: Any] {
+        let status = sandbox.run(["status", "--json"] + arguments)
+        return try #require(try JSONSerialization.jsonObject(with: Data(status.output.utf8)) as? [String: Any], "\(status.output)")
+    }
+
+    private func deviceID() throws -> String {
+        try #require(try status()["deviceId"] as? String)
+    }
+
+    @Test(
+        "a link to the folder, or a path through '..', keeps the device id and syncs as before",
+        arguments: ["link", "sub/../cloud"])
+    func sameFolderAnotherPath(spelling: String) throws {
+        let cloud = sandbox.path("cloud")
+        try FileManager.default.createDirectory(atPath: sandbox.path("sub"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: sandbox.path("link"), withDestinationPath: cloud)
+        #expect(sandbox.run("remote", "set", "folder", cloud).status == 0)
+        try sandbox.add("casa")
+        #expect(sandbox.run("sync").status == 0)
+        try sandbox.add("perro")
+        #expect(sandbox.run("sync").status == 0)
+        let before = try deviceID()
+
+        let other = sandbox.path(spelling)
+        let set = sandbox.run("remote", "set", "folder", other)
+        #expect(set.status == 0, "\(set.errorOutput)")
+        #expect(sandbox.run("remote", "show").output.contains(spelling == "link" ? other : cloud))
+        try sandbox.add("gato")
+        let sync = sandbox.run("sync")
+        #expect(sync.status == 0, "\(sync.errorOutput)")
+        #expect(!sync.errorOutput.contains("copy"), "\(sync.errorOutput)")
+        #expect(!sync.output.contains("uploaded every word"), "\(sync.output)")
+        #expect(try deviceID() == before)
+
+        let phone = sandbox.path("phone.sqlite")
+        #expect(sandbox.run(["remote", "set", "folder", cloud, "--library", phone]).status == 0)
+        #expect(sandbox.run(["sync", "--library", phone]).status == 0)
+        let listed = sandbox.run(["list", "--library", phone]).output
+        for term in ["casa", "perro", "gato"] { #expect(listed.contains(term), "\(listed)") }
+        let devices = try #require(try status("--library", phone)["devices"] as? [[String: Any]])
+        let phoneID = try #require(try status("--library", phone)["deviceId"] as? String)
+        #expect(devices.compactMap { $0["id"] as? String }.sorted() == [before, phoneID].sorted(), "two devices, no third id")
+    }
+
+    @Test("another folder is another cloud: every word goes up there once")
+    func anotherFolder() throws {
+        #expect(sandbox.run("remote", "set", "folder", sandbox.path("cloud")).status == 0)
+        try sandbox.add("casa")
+        #expect(sandbox.run("sync").status == 0)
+        let before = try deviceID()
+        #expect(sandbox.run("remote", "set", "folder", sandbox.path("elsewhere")).status == 0)
+        let sync = sandbox.run("sync")
+        #expect(sync.status == 0, "\(sync.errorOutput)")
+        #expect(try deviceID() == before, "a new cloud is no reason for a new id")
+        #expect(FileManager.default.fileExists(atPath: sandbox.path("elsewhere/midiccio-sync.json")))
+    }
+}
