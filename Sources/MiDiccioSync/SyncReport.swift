@@ -110,6 +110,12 @@ public struct NewIdentity: Hashable, Sendable {
     public var new: String
     /// What showed it was a copy.
     public var reason: String
+
+    /// What happened, for people: why, and that nothing was lost or written over.
+    public var message: String {
+        "This library is a copy of another library file (\(reason)). It goes on as a new device (\(new.prefix(8))): it read "
+            + "everything of the old id (\(old.prefix(8))) and uploaded every word once; nothing was written over."
+    }
 }
 
 /// What a sync that stopped had already saved, so its message can say so exactly.

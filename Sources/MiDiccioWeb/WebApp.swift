@@ -666,6 +666,7 @@ public final class WebApp: HTTPHandler {
                             ("pushed", String(report.pushed)), ("merged", String(report.merged)),
                             ("skippedFiles", String(report.skippedFiles.count)),
                             ("clockAhead", JSONText.optional(report.clockAhead?.message)),
+                            ("newIdentity", JSONText.optional(report.newIdentity?.message)),
                         ]))
                 }
             }

@@ -447,13 +447,7 @@ struct SyncCommand: ParsableCommand {
                 )
             }
             if let identity = report.newIdentity {
-                context.note(
-                    """
-                    This library is a copy of another library file (\(identity.reason)).
-                    It goes on as a new device (\(identity.new.prefix(8))): it read everything of the old id (\(identity.old.prefix(8))) \
-                    and uploaded every word once; nothing was written over. Give it a name of its own with \
-                    'midiccio remote set ... --device-name NAME'.
-                    """)
+                context.note(identity.message + " Give it a name of its own with 'midiccio remote set ... --device-name NAME'.")
             }
         }
     }

@@ -626,7 +626,9 @@
       if (manual) $("sync-result").textContent = "Synced: " + report.pulled + " received, " + report.pushed + " sent.";
       else if (state.syncFailed) $("sync-result").textContent = "";
       // A clock ahead somewhere is said whoever started the sync: edits there win meanwhile.
-      if (report.clockAhead) $("sync-result").textContent = (manual ? $("sync-result").textContent + " " : "") + report.clockAhead;
+      // So is a library that found it is a copy of another and took a new device id.
+      const notices = [report.newIdentity, report.clockAhead].filter(Boolean);
+      if (notices.length) $("sync-result").textContent = [manual ? $("sync-result").textContent : ""].concat(notices).filter(Boolean).join(" ");
       state.syncFailed = false;
       if (report.pulled > 0 || report.merged > 0) {
         if (!$("editor").open) reload();
