@@ -579,6 +579,7 @@ public final class WebApp: HTTPHandler {
                     ("lastSync", JSONText.time(device.lastSync)), ("agrees", String(device.agrees)),
                     ("isThisDevice", String(device.isThisDevice)), ("inactive", String(device.inactive)),
                     ("clockAhead", JSONText.optional(device.clockAhead?.message)),
+                    ("copyNote", JSONText.optional(status.copyNote(device))),
                 ])
             }
             pairs += [

@@ -528,6 +528,7 @@ struct StatusCommand: ParsableCommand {
                         ("app", JSONText.quote(device.app)), ("lastSync", JSONText.time(device.lastSync)),
                         ("agrees", String(device.agrees)), ("thisDevice", String(device.isThisDevice)),
                         ("inactive", String(device.inactive)), ("replacedBy", JSONText.optional(device.replacedBy)),
+                        ("copyOf", JSONText.optional(device.copyOf)), ("everythingRead", String(device.everythingRead)),
                         ("clockAhead", device.clockAhead.map(SyncCommand.clockJSON) ?? "null"),
                     ],
                     spaced: true)
@@ -575,6 +576,7 @@ struct StatusCommand: ParsableCommand {
                 : device.replacedBy.map { "a copy of its library goes on as \($0); its files are being taken over" }
                     ?? (device.inactive
                         ? "silent for over \(status.retentionDays) days: it will read everything again when it returns" : nil)
+                    ?? status.copyNote(device)
                     ?? (device.agrees ? "in agreement" : "differs (sync both to agree)")
             text += "  \(label.padded(to: width))  last sync \(device.lastSync?.iso8601 ?? "never")  \(agreement)\n"
         }

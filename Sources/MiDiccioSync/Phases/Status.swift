@@ -40,6 +40,7 @@ extension SyncSession {
                     "\(temporary) temporary file\(temporary == 1 ? "" : "s") this device left behind (its next sync removes them)")
             }
             let mine = try store.markerSet(through: position)
+            let taken = Set(state.absorbed.map(\.device))
             let takers = Dictionary(
                 others.flatMap { record in record.absorbed.keys.map { ($0, record.name) } },
                 uniquingKeysWith: { first, _ in first })
@@ -50,6 +51,13 @@ extension SyncSession {
                     agrees: record.digest == digest, isThisDevice: false, inactive: inactive)
                 device.replacedBy = takers[record.device]
                 device.clockAhead = ClockAhead.of(record, now: now)
+                let took = Set(record.absorbed.keys)
+                device.copyOf =
+                    took.contains(where: taken.contains)
+                    ? deviceID
+                    : others.filter { $0.lastSync > record.lastSync && $0.absorbed.keys.contains(where: took.contains) }
+                        .max { $0.lastSync < $1.lastSync }?.device
+                device.everythingRead = (state.cursors[record.device] ?? 0) >= record.lastSeq
                 status.devices.append(device)
                 guard markers > 0, device.replacedBy == nil else { continue }
                 if inactive {

@@ -719,7 +719,7 @@
         if (!device.isThisDevice) {
           item.append(device.agrees
             ? element("span", "agrees", "\u2713 same words")
-            : element("span", "differs", "different words until it syncs again"));
+            : element("span", "differs", device.copyNote || "different words until it syncs again"));
           if (device.clockAhead) item.append(element("span", "differs", device.clockAhead));
         }
         devices.append(item);

@@ -1,0 +1,68 @@
+import Foundation
+import MiDiccioTesting
+import Testing
+
+@testable import MiDiccioSync
+
+/// A library put back twice from one backup goes on under a third id; the id it used in
+/// between never syncs again. Status showed that id as "differs (sync both to agree)" on
+/// every device, for good, though there was nothing left to sync (found by the
+/// exploratory helper). It now says what that device is, and that all it uploaded is here.
+@Suite("Status names an earlier self of a library for what it is")
+struct AnEarlierSelfOfALibraryIsNamedInStatusTests {
+    @Test("put back twice: the id used in between is 'this library before it was put back', with all it uploaded here, on both devices")
+    func putBackTwice() throws {
+        try withBackend(.folder) { fixture in
+            let laptop = try fixture.device("laptop")
+            let phone = try fixture.device("phone")
+            try laptop.add("uno")
+            try fixture.syncRounds([laptop, phone])
+            let backup = fixture.file("laptop-backup.sqlite")
+            try laptop.copyLibraryFile(to: backup)
+            try laptop.add("dos")
+            try fixture.syncRounds([laptop, phone])
+
+            try laptop.restoreLibraryFile(from: backup)
+            try laptop.add("tres")
+            try fixture.syncRounds([laptop, phone])
+            let between = laptop.id
+            try laptop.restoreLibraryFile(from: backup)
+            try phone.add("cuatro")
+            try fixture.syncRounds([laptop, phone], 4)
+            #expect(laptop.id != between)
+            #expect(try laptop.terms() == ["cuatro", "dos", "tres", "uno"])
+            #expect(try laptop.everyWord() == phone.everyWord())
+
+            let own = try laptop.engine.status()
+            let seen = try #require(own.devices.first { $0.id == between })
+            #expect(!seen.agrees, "it never syncs again, so it never agrees")
+            #expect(seen.copyOf == laptop.id && seen.everythingRead)
+            let note = try #require(own.copyNote(seen))
+            #expect(note.hasPrefix("another copy of this library, or this library before it was put back: all it uploaded is here"))
+
+            let fromPhone = try phone.engine.status()
+            let seenByPhone = try #require(fromPhone.devices.first { $0.id == between })
+            #expect(seenByPhone.copyOf == laptop.id && seenByPhone.everythingRead)
+            let label = try #require(fromPhone.devices.firstIndex { $0.id == laptop.id }.map { fromPhone.deviceLabels[$0] })
+            let phoneNote = try #require(fromPhone.copyNote(seenByPhone))
+            #expect(phoneNote.hasPrefix("a copy of the library of \(label), or that library before it was put back"))
+            let current = try #require(fromPhone.devices.first { $0.id == laptop.id })
+            #expect(current.copyOf == nil && current.agrees && fromPhone.copyNote(current) == nil, "the laptop itself is shown as before")
+        }
+    }
+
+    @Test("a device that only lags behind is no copy, and is shown as before")
+    func laggingDeviceIsNoCopy() throws {
+        try withBackend(.folder) { fixture in
+            let laptop = try fixture.device("laptop")
+            let phone = try fixture.device("phone")
+            try laptop.add("uno")
+            try fixture.syncRounds([laptop, phone])
+            try laptop.add("dos")
+            try laptop.sync()
+            let status = try laptop.engine.status()
+            let seen = try #require(status.devices.first { $0.id == phone.id })
+            #expect(!seen.agrees && seen.copyOf == nil && status.copyNote(seen) == nil)
+        }
+    }
+}
