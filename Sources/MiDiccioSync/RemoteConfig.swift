@@ -70,15 +70,13 @@ extension WordLibrary {
     /// A stored WebDAV password that belongs to another address than the new remote's is
     /// removed, so it can never be sent to another server.
     ///
-    /// A folder named by another path to the same place (a symbolic link, `..`) is the
-    /// same cloud: the new path is kept, and so is where this device had got to there.
-    /// Starting afresh there found this library's own files under its id, took them for
-    /// a copy's, and gave the library a new device id.
+    /// The same folder under another path is the same cloud (`isSameFolder`): the new
+    /// path is kept, and so is where this device had got to there. Starting afresh there
+    /// found this library's own files under its id, took them for a copy's, and gave the
+    /// library a new device id.
     public func setRemote(_ remote: RemoteConfig?) throws {
         let current = try self.remote()
-        if case .folder(let old)? = current, case .folder(let new)? = remote, old != new,
-            let resolved = FileSystem.realPath(old), resolved == FileSystem.realPath(new)
-        {
+        if case .folder(let old)? = current, case .folder(let new)? = remote, old != new, try isSameFolder(old, as: new) {
             try SyncStore(self).renameRemoteLocation(to: new)
         } else if current != remote {
             switch remote {
@@ -101,6 +99,18 @@ extension WordLibrary {
         let stored = try? WebDAVCredentials.load(from: credentialsPath)
         if case .webdav(let url, _) = remote, stored == nil || stored?.address == url { return }
         try WebDAVCredentials.remove(at: credentialsPath)
+    }
+
+    /// True when the folder at `new` is the one this library syncs with at `old`: both
+    /// paths lead to one place (a symbolic link, `..`), or the folder was moved there (it
+    /// holds the record this device last wrote, at the number it last wrote).
+    private func isSameFolder(_ old: String, as new: String) throws -> Bool {
+        if let resolved = FileSystem.realPath(old), resolved == FileSystem.realPath(new) { return true }
+        guard let data = FileManager.default.contents(atPath: new + "/" + CloudLayout.devicePath(deviceID)),
+            let record = DeviceRecord.decode(data), let instance = record.instance
+        else { return false }
+        let state = try SyncState.load(from: SyncStore(self))
+        return state.instances.last == instance && record.lastSeq == state.lastSeq
     }
 
     /// Stores the WebDAV password for `address` in this library's credentials file,

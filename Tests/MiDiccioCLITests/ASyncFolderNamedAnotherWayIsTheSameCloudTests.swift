@@ -55,6 +55,48 @@ final class ASyncFolderNamedAnotherWayIsTheSameCloudTests {
         #expect(devices.compactMap { $0["id"] as? String }.sorted() == [before, phoneID].sorted(), "two devices, no third id")
     }
 
+    @Test("a folder moved elsewhere, its old path gone, is the same cloud: the device id stays and nothing goes up again")
+    func movedFolder() throws {
+        let cloud = sandbox.path("cloud")
+        #expect(sandbox.run("remote", "set", "folder", cloud).status == 0)
+        try sandbox.add("casa")
+        #expect(sandbox.run("sync").status == 0)
+        let before = try deviceID()
+        let moved = sandbox.path("Dropbox (new)/cloud")
+        try FileManager.default.createDirectory(atPath: sandbox.path("Dropbox (new)"), withIntermediateDirectories: true)
+        try FileManager.default.moveItem(atPath: cloud, toPath: moved)
+
+        #expect(sandbox.run("remote", "set", "folder", moved).status == 0)
+        try sandbox.add("perro")
+        let sync = sandbox.run("sync")
+        #expect(sync.status == 0, "\(sync.errorOutput)")
+        #expect(!sync.errorOutput.contains("copy"), "\(sync.errorOutput)")
+        #expect(sync.output.contains("1 pushed") && !sync.output.contains("uploaded every word"), "\(sync.output)")
+        #expect(try deviceID() == before)
+    }
+
+    @Test("a copy of the folder from before the last sync is another cloud: every word goes up there, none is lost")
+    func staleCopyOfTheFolder() throws {
+        let cloud = sandbox.path("cloud")
+        #expect(sandbox.run("remote", "set", "folder", cloud).status == 0)
+        try sandbox.add("casa")
+        #expect(sandbox.run("sync").status == 0)
+        let stale = sandbox.path("stale")
+        try FileManager.default.copyItem(atPath: cloud, toPath: stale)
+        try sandbox.add("perro")
+        #expect(sandbox.run("sync").status == 0)
+
+        #expect(sandbox.run("remote", "set", "folder", stale).status == 0)
+        let sync = sandbox.run("sync")
+        #expect(sync.status == 0, "\(sync.errorOutput)")
+        #expect(sync.output.contains("uploaded every word"), "\(sync.output)")
+        let phone = sandbox.path("phone.sqlite")
+        #expect(sandbox.run(["remote", "set", "folder", stale, "--library", phone]).status == 0)
+        #expect(sandbox.run(["sync", "--library", phone]).status == 0)
+        let listed = sandbox.run(["list", "--library", phone]).output
+        #expect(listed.contains("casa") && listed.contains("perro"), "\(listed)")
+    }
+
     @Test("another folder is another cloud: every word goes up there once")
     func anotherFolder() throws {
         #expect(sandbox.run("remote", "set", "folder", sandbox.path("cloud")).status == 0)
