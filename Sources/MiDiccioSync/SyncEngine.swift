@@ -55,6 +55,10 @@ public final class SyncEngine {
     /// A device silent for longer than this no longer holds back compaction, and must
     /// read everything again (from snapshots) before it uploads.
     public var retention: Int64 = 180 * 86_400_000
+    /// How long a device must have been silent before this device lists its folders for
+    /// files its record does not name (`findStrayFiles`), and how often it does so. Two
+    /// days: a device that syncs writes its record at least daily.
+    public var strayFileAge: Int64 = 2 * 86_400_000
     /// How long a sync waits for another sync of the same library before giving up.
     public var lockTimeout: TimeInterval = 10
     /// Told what the sync is doing as it goes (called on the syncing thread).
@@ -93,8 +97,14 @@ public final class SyncEngine {
             // should a later record fail, the files under it are still found (a library put
             // back from a copy older than the takeover reads the folders of the id that took
             // it over).
-            if session.takeoverUnannounced { try session.publishRecordIfNeeded(force: true) }
+            // So is a device's first upload, for the same reason: a device that uploaded and
+            // then could not write its record has files that its record, at least, is there
+            // to have looked for (`findStrayFiles`).
+            if try session.takeoverUnannounced || session.firstUploadUnannounced() {
+                try session.publishRecordIfNeeded(force: true)
+            }
             try session.resyncIfSilentTooLong()
+            try session.findStrayFiles()
             try session.pull(allowMassDelete: allowMassDelete)
             try session.autoPurge()
             try session.scrubPurgedText()
@@ -170,6 +180,14 @@ final class SyncSession {
     var deviceFolderNames: [String] = []
     /// True when this device's folders should be listed and tidied this sync.
     var tidyWanted = false
+    /// True when this sync listed silent devices' folders (`findStrayFiles`).
+    var lookedForStrays = false
+    /// Stray files found this sync that were not read before.
+    var strayFiles: [StrayFile] = []
+    /// Every stray file found this sync.
+    var strayFilesListed: [String] = []
+    /// The stray files read this sync (saved with the merge's outcome at the end).
+    var strayFilesRead: [String] = []
     /// Libraries that took over this library's old id, read in full this sync.
     var descendants = Set<String>()
     /// Earlier ids this library took over, as their folders show them.
@@ -266,7 +284,18 @@ final class SyncSession {
 
     /// Ends a sync that went through: notes when it happened.
     func finish() throws {
-        try commit { $0.lastSync = now }
+        let looked = lookedForStrays
+        let listed = strayFilesListed
+        let readNow = strayFilesRead
+        try commit { next in
+            next.lastSync = now
+            if looked {
+                next.straysLookedFor = now
+                let read = Set(next.strayFilesRead ?? []).union(readNow)
+                let kept = listed.filter(read.contains).sorted()
+                next.strayFilesRead = kept.isEmpty ? nil : kept
+            }
+        }
     }
 }
 

@@ -22,6 +22,9 @@ public struct SyncReport: Hashable, Sendable {
     public var bytesWritten = 0
     /// Old change files and snapshots this device removed (compaction).
     public var filesRemoved = 0
+    /// Silent devices whose folders held files their records do not name, read this sync
+    /// (`SyncEngine.strayFileAge`).
+    public var strayFiles = 0
     /// Words removed here because another device purged them (edits made here to them
     /// are discarded: a purge beats every version of a word).
     public var purgedElsewhere = 0

@@ -108,11 +108,16 @@ extension SyncSession {
     /// back from an older copy, that snapshot alone held the words uploaded (found by the
     /// simulation), and taking a new id reads it. Names without a random part were written
     /// before format 3, by this library.
+    ///
+    /// Both are looked for as well whenever silent devices' folders are (`strayScanDue`):
+    /// a copy of this library that was then lost may have left files here, and this
+    /// library, with nothing to upload, would never look (found by the simulation).
     private func unknownOwnFile() throws -> String? {
         let uploading = try somethingToUpload()
-        guard unfamiliar || uploading else { return nil }
+        let everyKind = unfamiliar || strayScanDue
+        guard everyKind || uploading else { return nil }
         let known = Set(state.files.map(\.path) + [state.snapshot?.path, state.inflight?.path].compactMap { $0 })
-        for kind in unfamiliar ? [CloudLayout.Kind.changes, .snapshot] : [.changes] {
+        for kind in everyKind ? [CloudLayout.Kind.changes, .snapshot] : [.changes] {
             let folder = CloudLayout.folder(kind, of: deviceID)
             for entry in try storage.list(folder) {
                 guard let parsed = CloudLayout.entry(fromName: entry.name, kind: kind), parsed.nonce != nil else { continue }

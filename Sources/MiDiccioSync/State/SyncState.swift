@@ -77,6 +77,12 @@ struct SyncState: Codable, Equatable {
     /// Why this device believes it is a copy of another library, found while tidying
     /// its folders; the next sync acts on it.
     var copySuspected: String?
+    /// When this device last listed silent devices' folders for files their records do
+    /// not name (`SyncSession.findStrayFiles`; its clock, ms).
+    var straysLookedFor: Int64?
+    /// The stray files (`SyncSession.findStrayFiles`) read so far and still in the cloud:
+    /// each is read once.
+    var strayFilesRead: [String]?
 
     /// How many recent record instances count as this device's own (a file-sync client
     /// may bring back an older record of ours; that is not a copy).

@@ -1,0 +1,91 @@
+import Foundation
+import MiDiccioCloud
+import MiDiccioModel
+
+// Step 3, before pulling: files in the cloud that no record names.
+//
+// A device uploads a change file or snapshot, then writes its record naming it. When
+// that record cannot be written (the connection drops, the cloud's disk is full), the
+// device's next sync writes it. But a device that is never heard from again (a phone
+// lost or broken, a library file deleted) leaves words in the cloud that no other device
+// reads: readers go as far as a record says, and read the files it names. Two copies of
+// one library file that wrote under one id before either saw the other's files, and
+// were then both lost, leave the same: a record names one copy's files, not the other's.
+// (Both found by the simulation, once it could lose a device for good.)
+//
+// So each device writes its record before its first upload, and every two days lists the
+// folders of devices silent for two days and reads, once, every file there that their
+// records do not account for.
+extension SyncSession {
+    /// True when this device has no record in the cloud and is about to upload: the
+    /// record goes first (see `findStrayFiles`).
+    func firstUploadUnannounced() throws -> Bool {
+        guard ownRecord == nil, !ownRecordUnreadable else { return false }
+        return try somethingToUpload()
+    }
+
+    /// True when this sync looks for stray files: once per `SyncEngine.strayFileAge`.
+    var strayScanDue: Bool {
+        guard let last = state.straysLookedFor else { return true }
+        return now - last >= engine.strayFileAge
+    }
+
+    /// Once per `SyncEngine.strayFileAge`, lists the folders of every device silent for
+    /// at least that long, for files its record does not account for: numbered past it,
+    /// a change file after its snapshot that it does not name, a snapshot at or past its
+    /// own that is not the one it names. Those not read before are read with the pull.
+    func findStrayFiles() throws {
+        guard strayScanDue else { return }
+        lookedForStrays = true
+        let taken = Set(others.flatMap { $0.absorbed.keys } + state.absorbed.map(\.device))
+        let readBefore = Set(state.strayFilesRead ?? [])
+        var listed: [String] = []
+        for record in others
+        where now - record.lastSync.milliseconds >= engine.strayFileAge && !taken.contains(record.device)
+            && absorbedFolders[record.device] == nil
+        {
+            let named = Set(record.changeNames ?? [])
+            for kind in [CloudLayout.Kind.changes, .snapshot] {
+                let folder = CloudLayout.folder(kind, of: record.device)
+                for file in try storage.list(folder) {
+                    guard let entry = CloudLayout.entry(fromName: file.name, kind: kind) else { continue }
+                    let unaccounted =
+                        entry.seq > record.lastSeq
+                        || (kind == .changes
+                            ? record.changeNames != nil && entry.seq > record.snapshotSeq && !named.contains(file.name)
+                            : entry.seq >= record.snapshotSeq && file.name != record.snapshotName)
+                    guard unaccounted else { continue }
+                    let path = folder + "/" + file.name
+                    listed.append(path)
+                    if !readBefore.contains(path) { strayFiles.append(StrayFile(device: record.device, path: path, entry: entry)) }
+                }
+            }
+        }
+        strayFilesListed = listed
+    }
+
+    /// Reads the stray files `findStrayFiles` found (nil for one unreadable or damaged,
+    /// which is reported).
+    func readStrayFiles() throws -> [SyncBatch] {
+        var batches: [SyncBatch] = []
+        for stray in strayFiles {
+            // One damaged or half delivered is read again at the next look.
+            if let batch = try readBatch(stray.path, device: stray.device, seq: stray.entry.seq, kind: stray.entry.kind) {
+                batches.append(batch)
+                strayFilesRead.append(stray.path)
+                report.strayFiles += 1
+            }
+        }
+        return batches
+    }
+}
+
+/// A file in a silent device's folder that its record does not account for.
+struct StrayFile {
+    /// The device whose folder it is in.
+    var device: String
+    /// Its path.
+    var path: String
+    /// Its name, taken apart.
+    var entry: CloudLayout.Entry
+}
