@@ -26,7 +26,7 @@ package final class ReviewEventImport {
 
     private let library: WordLibrary
     private let statement: Statement
-    private let pending: Int64
+    private var pending: Int64
     private let purged: Set<WordID>
     /// `purged` packed as the bulk path packs ids, made at its first event (a sync with
     /// no events never pays for a library's purged ids).
@@ -59,6 +59,16 @@ package final class ReviewEventImport {
         // one sorted pass afterwards instead of taking each event at a random place.
         rebuildsTimeIndex = expected >= library.reviewTimeIndexRebuildFrom
         if rebuildsTimeIndex { try library.database.execute("DROP INDEX IF EXISTS reviews_time") }
+    }
+
+    /// Makes the events stored from now on wait to be uploaded, or not (a sync passes on
+    /// the events of an id its library took over, as it does that id's words); those read
+    /// before are stored first, as they were to be.
+    package func setPending(_ value: Bool) throws {
+        let flag: Int64 = value ? 1 : 0
+        guard flag != pending else { return }
+        try storeRows()
+        pending = flag
     }
 
     /// The fewest events in key order worth reading on a second thread

@@ -77,6 +77,8 @@ extension SyncSession {
             }
             try store.mergeReviewEvents(expected: events, purged: purged) { reviews in
                 for batch in batches {
+                    // Events of an id this library took over are passed on, as its words are.
+                    try reviews.setPending(relayed.contains(batch.device))
                     try batch.forEachRecord(
                         { incoming, columns in
                             if done > 0, done % WordLibrary.progressInterval == 0 { announce(.merging(words: total, done: done)) }
