@@ -30,6 +30,9 @@ final class FileSyncNetwork {
     }
 
     private(set) var replicas: [[String: Version]] = []
+    /// Copies on a machine that was lost for good: they take nothing more in, and what
+    /// their client had not passed on to any other copy is gone.
+    private(set) var lost = Set<Int>()
     private var transfers: [Transfer] = []
     private var stamp = 0
     private var conflicts = 0
@@ -43,7 +46,7 @@ final class FileSyncNetwork {
         replicas.append(source.map { replicas[$0] } ?? [:])
         let index = replicas.count - 1
         var newest: [String: Version] = [:]
-        for replica in replicas.dropLast() {
+        for (other, replica) in replicas.dropLast().enumerated() where !lost.contains(other) {
             for (path, version) in replica where version.stamp > (newest[path]?.stamp ?? -1) { newest[path] = version }
         }
         for (path, version) in newest.sorted(by: { $0.key < $1.key }) where replicas[index][path]?.stamp ?? -1 < version.stamp {
@@ -51,6 +54,23 @@ final class FileSyncNetwork {
         }
         return index
     }
+
+    /// Loses copy `index` with its machine. A version it wrote that has reached another
+    /// copy goes on travelling (the client had sent it to the service); one that reached
+    /// no other copy is gone.
+    func lose(_ index: Int) {
+        lost.insert(index)
+        transfers.removeAll { transfer in
+            guard transfer.to != index else { return true }
+            guard transfer.version.origin == index else { return false }
+            return !replicas.indices.contains { other in
+                other != index && !lost.contains(other) && (replicas[other][transfer.path]?.stamp ?? -1) >= transfer.version.stamp
+            }
+        }
+    }
+
+    /// The copies not lost.
+    var liveReplicas: [Int] { replicas.indices.filter { !lost.contains($0) } }
 
     /// The files present in copy `index`.
     func files(in index: Int) -> [String: Data] {

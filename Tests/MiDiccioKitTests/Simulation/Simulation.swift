@@ -82,12 +82,18 @@ struct Simulation {
     /// Draws for updates from the MiDiccio before tags merged one at a time, apart from
     /// `random` for the same reason.
     let updateRandom: SimulationRandomBox
+    /// Draws for devices lost for good, apart from `random` for the same reason.
+    let lossRandom: SimulationRandomBox
     let folder: String
     let shared: (any SimulationCloud)?
     /// Makes each device's own connection to the shared cloud, if devices have their own.
     let eachDevice: (() -> any SimulationCloud)?
     let network: FileSyncNetwork?
     var members: [Member] = []
+    /// Devices made so far (a lost device's number is not used again).
+    var devicesMade = 0
+    /// The names of devices lost for good.
+    var lostDevices: [String] = []
     var trueTime: Int64 = 1_764_000_000_000
     var step = 0
     var writes: [WordID: [WordField: [ObservedWrite]]] = [:]
@@ -129,6 +135,7 @@ struct Simulation {
         random = SimulationRandomBox(SeededGenerator(seed: seed))
         reviewRandom = SimulationRandomBox(SeededGenerator(seed: seed &+ 0x15_0000))
         updateRandom = SimulationRandomBox(SeededGenerator(seed: seed &+ 0x0C_0000))
+        lossRandom = SimulationRandomBox(SeededGenerator(seed: seed &+ 0x1055_0000))
         shared = fileSync ? nil : storage
         network = fileSync ? FileSyncNetwork() : nil
         folder = NSTemporaryDirectory() + "midiccio-sim-\(seed)-\(UUID().uuidString)"
@@ -149,7 +156,8 @@ struct Simulation {
     /// A new device with an empty library (or, with `copying`, a copy of that member's
     /// library file and, for a file-sync client, of its folder: a cloned machine).
     mutating func addDevice(copying source: Int? = nil) throws {
-        let index = members.count
+        let index = devicesMade
+        devicesMade += 1
         // Clocks skewed by up to a day either way.
         let skew = Int64.random(in: -86_400_000...86_400_000, using: &random.generator)
         let path = folder + "/device\(index).sqlite"
@@ -184,6 +192,9 @@ struct Simulation {
         { engine in
             engine.snapshotInterval = 4
             engine.largeUploadThreshold = 12
+            // Every sync lists every other device's folders for files its record does
+            // not name (two days back: clocks here are skewed by up to a day).
+            engine.strayFileAge = -2 * 86_400_000
             engine.random = { nonces.next() }
         }
     }
@@ -229,6 +240,10 @@ struct Simulation {
             try review()
             if Int.random(in: 0..<100, using: &updateRandom.generator) < 5 {
                 try updateFromOlderVersion(Int.random(in: 0..<members.count, using: &updateRandom.generator))
+            }
+            // Once a fourth device (a joiner or a clone) is there, now and then one is lost.
+            if members.count > 3 && Int.random(in: 0..<100, using: &lossRandom.generator) < 2 {
+                try loseDevice(Int.random(in: 0..<members.count, using: &lossRandom.generator))
             }
         }
     }
@@ -460,6 +475,34 @@ struct Simulation {
         trace("\(name) put back from its copy of step \(copy.step)")
         var present = try survivingKnowledge(excluding: index)
         present.formUnion(try knowledge(ofLibraryFile: copy.path))
+        forget(name, after: copy.step, keeping: present)
+        // What a device lost earlier left only in this library's newer file is gone too.
+        if !lostDevices.isEmpty {
+            var readable = try survivingKnowledge(excluding: index, readable: true)
+            readable.formUnion(try knowledge(ofLibraryFile: copy.path))
+            for lost in lostDevices { forget(lost, after: -1, keeping: readable) }
+        }
+        try members[index].device.restoreLibraryFile(from: copy.path)
+    }
+
+    /// Loses a device for good (a laptop stolen, a phone in a lake): its library file and
+    /// its copies, and with a file-sync client, what its folder had not passed on. What
+    /// it wrote that reached the cloud or another device must still reach every device
+    /// left; the oracle counts the rest lost.
+    mutating func loseDevice(_ index: Int) throws {
+        let name = members[index].device.name
+        trace("\(name) (\(members[index].device.id.prefix(8))) is lost for good")
+        if let storage = members[index].storage as? ReplicaStorage { network?.lose(storage.index) }
+        let present = try survivingKnowledge(excluding: index, readable: true)
+        // What a device lost earlier left only here (a clone of it) is gone too.
+        lostDevices.append(name)
+        for lost in lostDevices { forget(lost, after: -1, keeping: present) }
+        members.remove(at: index)
+    }
+
+    /// What `device` did after step `after` and is not in `present` is lost; what is
+    /// there (even what was lost before) is back.
+    private mutating func forget(_ name: String, after since: Int, keeping present: Knowledge) {
         for (id, fields) in writes {
             for (field, list) in fields {
                 for (position, write) in list.enumerated() where write.device == name {
@@ -470,7 +513,7 @@ struct Simulation {
                     if write.wholeList {
                         if present.floors[id].map({ $0 >= write.time }) == true {
                             writes[id]?[field]?[position].floorLost = false
-                        } else if write.step > copy.step {
+                        } else if write.step > since {
                             writes[id]?[field]?[position].floorLost = true
                         }
                     }
@@ -478,13 +521,13 @@ struct Simulation {
                         if present.tagMarks.contains(TagMarkKey(id: id, tag: tag, mark: mark)) {
                             writes[id]?[field]?[position].lostTagMarks.remove(tag)
                             held = true
-                        } else if write.step > copy.step {
+                        } else if write.step > since {
                             writes[id]?[field]?[position].lostTagMarks.insert(tag)
                         }
                     }
                     if held {
                         writes[id]?[field]?[position].lost = false
-                    } else if write.step > copy.step {
+                    } else if write.step > since {
                         writes[id]?[field]?[position].lost = true
                     }
                 }
@@ -493,11 +536,11 @@ struct Simulation {
         for (id, origin) in created where origin.device == name {
             if present.ids.contains(id) {
                 lostCreations.remove(id)
-            } else if origin.step > copy.step {
+            } else if origin.step > since {
                 lostCreations.insert(id)
             }
         }
-        for (id, origin) in purged where origin.device == name && origin.step > copy.step && !present.markers.contains(id) {
+        for (id, origin) in purged where origin.device == name && origin.step > since && !present.markers.contains(id) {
             purged[id] = nil
             droppedPurges[id] = origin
         }
@@ -505,7 +548,6 @@ struct Simulation {
             purged[id] = origin
             droppedPurges[id] = nil
         }
-        try members[index].device.restoreLibraryFile(from: copy.path)
     }
 
     struct WriteKey: Hashable {
@@ -570,10 +612,20 @@ struct Simulation {
         }
     }
 
-    /// Everything held by the cloud or by a device other than `excluded`.
-    private func survivingKnowledge(excluding excluded: Int) throws -> Knowledge {
+    /// Everything held by the cloud or by a device other than `excluded`. With
+    /// `readable`, only the cloud files under ids that have a record: what devices read
+    /// (a device lost before any record of its reached the cloud left files nobody
+    /// reads, through a file-sync client that passed on a file and not the record).
+    private func survivingKnowledge(excluding excluded: Int, readable: Bool = false) throws -> Knowledge {
         var knowledge = Knowledge()
-        for data in cloudFiles().map(\.data) {
+        let files = cloudFiles()
+        let recorded = Set(
+            files.compactMap { file in
+                file.path.hasPrefix("devices/") ? CloudLayout.device(fromRecordName: String(file.path.dropFirst(8))) : nil
+            })
+        for (path, data) in files {
+            let owner = path.split(separator: "/").dropFirst().first.map(String.init) ?? ""
+            if readable && (path.hasPrefix("changes/") || path.hasPrefix("snapshots/")) && !recorded.contains(owner) { continue }
             guard let batch = try? BatchCodec.decode(data) else { continue }
             batch.records.forEach { knowledge.note($0) }
             knowledge.markers.formUnion(batch.markers.map(\.id))
@@ -601,7 +653,7 @@ struct Simulation {
     /// the simulation has finished).
     private func cloudFiles() -> [(path: String, data: Data)] {
         if let network {
-            return network.replicas.indices.flatMap { network.files(in: $0).map { ($0.key, $0.value) } }
+            return network.liveReplicas.flatMap { network.files(in: $0).map { ($0.key, $0.value) } }
         }
         return shared!.files.map { ($0.key, $0.value) }
     }
@@ -701,7 +753,10 @@ struct Simulation {
             let schedule = try reference.studySchedule(of: id)
             for (index, member) in members.enumerated().dropFirst() where states[index][id] != nil {
                 let library = member.device.library
-                #expect(try library.reviewEvents(of: id) == events, "seed \(seed): \(member.device.name) has other review events for \(id)")
+                #expect(
+                    try library.reviewEvents(of: id) == events,
+                    "seed \(seed): \(member.device.name) has other review events for \(id): \((try? library.reviewEvents(of: id)) ?? []) vs \(events)"
+                )
                 #expect(
                     try library.studySchedule(of: id) == schedule, "seed \(seed): \(member.device.name) derives another schedule for \(id)")
             }
