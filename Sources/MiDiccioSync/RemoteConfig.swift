@@ -1,6 +1,5 @@
 import Foundation
 import MiDiccioCloud
-import MiDiccioFiles
 import MiDiccioLibrary
 import MiDiccioModel
 
@@ -101,11 +100,13 @@ extension WordLibrary {
         try WebDAVCredentials.remove(at: credentialsPath)
     }
 
-    /// True when the folder at `new` is the one this library syncs with at `old`: both
-    /// paths lead to one place (a symbolic link, `..`), or the folder was moved there (it
-    /// holds the record this device last wrote, at the number it last wrote).
+    /// True when the folder at `new` is the one this library syncs with at `old`: it holds
+    /// the record this device last wrote, at the number it last wrote (another path to the
+    /// folder, a symbolic link or `..`, or the folder moved there). Where `old` leads now
+    /// says nothing: a link may have been pointed at another folder since (found by the
+    /// exploratory helper: a new, empty cloud was taken for the old one, and every sync
+    /// failed).
     private func isSameFolder(_ old: String, as new: String) throws -> Bool {
-        if let resolved = FileSystem.realPath(old), resolved == FileSystem.realPath(new) { return true }
         guard let data = FileManager.default.contents(atPath: new + "/" + CloudLayout.devicePath(deviceID)),
             let record = DeviceRecord.decode(data), let instance = record.instance
         else { return false }

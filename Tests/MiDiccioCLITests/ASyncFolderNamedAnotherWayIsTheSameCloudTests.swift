@@ -97,6 +97,27 @@ final class ASyncFolderNamedAnotherWayIsTheSameCloudTests {
         #expect(listed.contains("casa") && listed.contains("perro"), "\(listed)")
     }
 
+    @Test("a link pointed at a new, empty folder since: naming that folder starts a new cloud there, and syncs")
+    func linkPointedElsewhere() throws {
+        let link = sandbox.path("link")
+        for folder in ["cloud", "cloud2"] {
+            try FileManager.default.createDirectory(atPath: sandbox.path(folder), withIntermediateDirectories: true)
+        }
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: sandbox.path("cloud"))
+        #expect(sandbox.run("remote", "set", "folder", link).status == 0)
+        try sandbox.add("casa")
+        #expect(sandbox.run("sync").status == 0)
+        try FileManager.default.removeItem(atPath: link)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: sandbox.path("cloud2"))
+
+        #expect(sandbox.run("remote", "set", "folder", sandbox.path("cloud2")).status == 0)
+        let sync = sandbox.run("sync")
+        #expect(sync.status == 0, "\(sync.errorOutput)")
+        #expect(sync.errorOutput.contains("There was no MiDiccio data in"), "\(sync.errorOutput)")
+        #expect(FileManager.default.fileExists(atPath: sandbox.path("cloud2/midiccio-sync.json")))
+        #expect(sandbox.run("sync").status == 0, "and the next sync too")
+    }
+
     @Test("another folder is another cloud: every word goes up there once")
     func anotherFolder() throws {
         #expect(sandbox.run("remote", "set", "folder", sandbox.path("cloud")).status == 0)
