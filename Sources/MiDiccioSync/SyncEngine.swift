@@ -192,6 +192,8 @@ final class SyncSession {
     var descendants = Set<String>()
     /// Earlier ids this library took over, as their folders show them.
     var absorbedFolders: [String: AbsorbedFolder] = [:]
+    /// The files of those folders read this sync.
+    var absorbedPathsRead = Set<String>()
     /// The state generation this process last saw of each library (path and device id):
     /// a library whose state is not the one this process left behind (opened for the
     /// first time here, changed by another process, or put back from an older copy)
@@ -287,8 +289,23 @@ final class SyncSession {
         let looked = lookedForStrays
         let listed = strayFilesListed
         let readNow = strayFilesRead
+        let absorbedRead = absorbedPathsRead
+        let folders = absorbedFolders
+        // A new id taken by a sync that stopped is told by the next that finishes (found
+        // by the exploratory helper: the stop said "nothing was changed", and no sync told).
+        if report.newIdentity == nil { report.newIdentity = state.untoldIdentity }
         try commit { next in
             next.lastSync = now
+            next.untoldIdentity = nil
+            for index in next.absorbed.indices {
+                guard !next.absorbed[index].cleanedUp, let folder = folders[next.absorbed[index].device] else {
+                    next.absorbed[index].readPaths = nil
+                    continue
+                }
+                let read = Set(next.absorbed[index].readPaths ?? []).union(absorbedRead)
+                let kept = folder.paths.filter(read.contains).sorted()
+                next.absorbed[index].readPaths = kept.isEmpty ? nil : kept
+            }
             if looked {
                 next.straysLookedFor = now
                 let read = Set(next.strayFilesRead ?? []).union(readNow)

@@ -106,7 +106,7 @@ public struct ClockAhead: Hashable, Sendable {
 }
 
 /// A library that went on under a new device id, and why.
-public struct NewIdentity: Hashable, Sendable {
+public struct NewIdentity: Hashable, Sendable, Codable {
     /// The id it had.
     public var old: String
     /// The id it has now.

@@ -159,6 +159,8 @@ extension SyncSession {
             next = fresh
         }
         report.newIdentity = NewIdentity(old: ids.old, new: ids.new, reason: reason)
+        let told = report.newIdentity
+        try commit { $0.untoldIdentity = told }
         // Libraries that were once this one (a copy, or this library's own newer self
         // before it was put back) may have written files their records never named (a
         // record write that failed); their folders are read once, in full.
@@ -239,10 +241,13 @@ extension SyncSession {
             }
             guard entry.through >= folder.effective.lastSeq else { continue }
             if let record = folder.record, record.instance != entry.instance { continue }
+            // Only files read: one that came later, or could not be read, is read first.
+            let read = Set(entry.readPaths ?? []).union(absorbedPathsRead)
             for path in folder.paths {
                 let name = String(path.split(separator: "/").last ?? "")
                 let parsed = CloudLayout.entry(fromName: name, kind: .changes) ?? CloudLayout.entry(fromName: name, kind: .snapshot)
-                guard FileSystem.isTemporaryName(name) || (parsed.map { $0.seq <= entry.through } ?? false) else { continue }
+                guard FileSystem.isTemporaryName(name) || (read.contains(path) && parsed.map { $0.seq <= entry.through } ?? false)
+                else { continue }
                 if try storage.delete(path) { report.filesRemoved += 1 }
             }
             if folder.record != nil, try storage.delete(CloudLayout.devicePath(entry.device)) { report.filesRemoved += 1 }

@@ -1,5 +1,6 @@
 import Foundation
 import MiDiccioCloud
+import MiDiccioFiles
 import MiDiccioModel
 
 // Step 3a of a sync: read what other devices wrote since this device last read them.
@@ -10,7 +11,7 @@ extension SyncSession {
         var batches: [SyncBatch] = []
         for record in others {
             let start = cursors[record.device] ?? 0
-            guard record.lastSeq > start else { continue }
+            guard record.lastSeq > start || !unreadAbsorbedPaths(of: record.device).isEmpty else { continue }
             announce(.downloading)
             let (fetched, reached) = try fetch(record, from: start)
             guard !fetched.isEmpty else { continue }
@@ -52,25 +53,42 @@ extension SyncSession {
     /// same id) read from the start are read whole: copies of one library file that
     /// synced before they saw each other's files (a file-sync client delivers late) each
     /// wrote under that id, and one copy's snapshot says nothing of the other's files
-    /// below its number (found by hand). Should a file there be damaged or unreadable (a
-    /// file-sync client still bringing it), the folder is read whole again at the next
-    /// sync: its files are removed only once all were read (found by the simulation: a
-    /// snapshot seen half written was removed, and the words only it held with it).
+    /// below its number (found by hand).
+    ///
+    /// While a takeover lasts, a file that appears in the old id's folders later (a copy's,
+    /// delivered after the takeover, numbered below where it read), or one that was
+    /// damaged or half delivered when read, is read at the next sync: this library notes
+    /// the files it read there, and removes only those (found by the exploratory helper and
+    /// the simulation: such files were removed unread, and the words only they held with
+    /// them). The folders of a library that took over the same id are read whole again at
+    /// the next sync when a file there could not be read.
     private func fetch(_ record: DeviceRecord, from start: Int64) throws -> ([SyncBatch], Int64) {
         let skipped = report.skippedFiles.count
         var readPaths = Set<String>()
         let inOrder = try fetchInOrder(record, from: start, readPaths: &readPaths)
         var batches = inOrder.batches
         let reached = inOrder.reached
-        guard start == 0, let folder = absorbedFolders[record.device] else { return (batches, reached) }
-        for path in folder.paths where !readPaths.contains(path) {
+        let absorbing = state.absorbed.contains { $0.device == record.device && !$0.cleanedUp }
+        guard start == 0 || absorbing, absorbedFolders[record.device] != nil else { return (batches, reached) }
+        for path in unreadAbsorbedPaths(of: record.device) where !readPaths.contains(path) {
             let name = String(path.split(separator: "/").last ?? "")
             guard let entry = CloudLayout.entry(fromName: name, kind: .changes) ?? CloudLayout.entry(fromName: name, kind: .snapshot),
                 let batch = try readBatch(path, device: record.device, seq: entry.seq, kind: entry.kind)
             else { continue }
             batches.append(batch)
         }
-        return (batches, report.skippedFiles.count > skipped ? 0 : reached)
+        return (batches, !absorbing && report.skippedFiles.count > skipped ? 0 : reached)
+    }
+
+    /// The change files and snapshots of an earlier id this library is taking over (or of
+    /// a library that took over the same id) that it has not read: every one for the
+    /// latter, those not read before for the former.
+    func unreadAbsorbedPaths(of device: String) -> [String] {
+        guard let folder = absorbedFolders[device] else { return [] }
+        let read = Set(state.absorbed.first { $0.device == device && !$0.cleanedUp }?.readPaths ?? []).union(absorbedPathsRead)
+        return folder.paths.filter { path in
+            !read.contains(path) && !FileSystem.isTemporaryName(String(path.split(separator: "/").last ?? ""))
+        }
     }
 
     /// `fetch`'s reading by number; `readPaths` gathers the paths it read or tried.
@@ -171,6 +189,7 @@ extension SyncSession {
                 throw BatchDecodeError(message: "belongs to another device or is another kind of file")
             }
             guard batch.seq == seq else { throw BatchDecodeError(message: "holds another sequence number's changes") }
+            if absorbedFolders[device] != nil { absorbedPathsRead.insert(path) }
             return batch
         } catch {
             report.skippedFiles.append(SkippedFile(path: path, reason: "\(error)"))

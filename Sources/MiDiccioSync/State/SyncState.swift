@@ -34,6 +34,8 @@ struct SyncState: Codable, Equatable {
         var through: Int64 = 0
         /// True once its files and record have been removed from the cloud.
         var cleanedUp = false
+        /// The files of its folders this library has read (only those are removed).
+        var readPaths: [String]?
     }
 
     /// Counts the commits of this state: a library put back from an older copy shows
@@ -80,6 +82,9 @@ struct SyncState: Codable, Equatable {
     /// When this device last listed silent devices' folders for files their records do
     /// not name (`SyncSession.findStrayFiles`; its clock, ms).
     var straysLookedFor: Int64?
+    /// A new device id this library took that no finished sync has told of yet (the sync
+    /// that took it may have stopped, at the mass-delete guard for one).
+    var untoldIdentity: NewIdentity?
     /// The stray files (`SyncSession.findStrayFiles`) read so far and still in the cloud:
     /// each is read once.
     var strayFilesRead: [String]?

@@ -114,6 +114,25 @@ struct CopiedLibraryTests {
         }
     }
 
+    @Test("a copy's takeover stopped by the mass-delete guard is told by the sync that then finishes")
+    func takeoverStoppedByTheGuardIsTold() throws {
+        try withBackend(.folder) { fixture in
+            let laptop = try fixture.device("laptop")
+            let ids = try (0..<24).map { try laptop.add("palabra \($0)") }
+            try laptop.sync()
+            let copy = try fixture.copy(of: laptop, as: "copy")
+            try copy.library.delete(Array(ids.prefix(15)))
+            fixture.advanceClocks(by: 1_000)
+            try copy.sync()
+            fixture.advanceClocks(by: 1_000)
+            #expect(throws: SyncError.self) { try laptop.sync() }
+            let finished = try laptop.sync(allowMassDelete: true)
+            let told = try #require(finished.newIdentity, "the new id is told once a sync finishes")
+            #expect(told.new == laptop.id && told.old == copy.id)
+            #expect(try laptop.sync().newIdentity == nil, "and only once")
+        }
+    }
+
     @Test("status names the copy's new identity as another device, in agreement once synced")
     func statusShowsBothCopies() throws {
         try withBackend(.folder) { fixture in

@@ -19,11 +19,13 @@ struct CopiesThatCouldNotSeeEachOtherTests {
     /// The files of `source` under `changes/` and `snapshots/` that `target` lacks,
     /// copied into it, as a file-sync client delivers them late.
     @discardableResult
-    private func deliver(from source: MemoryStorage, to target: MemoryStorage) -> [String] {
+    private func deliver(
+        from source: MemoryStorage, to target: MemoryStorage, under prefixes: [String] = ["changes/", "snapshots/"]
+    ) -> [String] {
         let present = target.files
         var delivered: [String] = []
-        for (path, data) in source.files where present[path] == nil {
-            guard path.hasPrefix("changes/") || path.hasPrefix("snapshots/") else { continue }
+        for (path, data) in source.files where present[path] == nil || (path.hasPrefix("devices/") && present[path] != data) {
+            guard prefixes.contains(where: path.hasPrefix) else { continue }
             target.plant(path, data)
             delivered.append(path)
         }
@@ -89,6 +91,57 @@ struct CopiesThatCouldNotSeeEachOtherTests {
                 }
             }
             #expect(try laptop.everyWord() == phone.everyWord())
+        }
+    }
+
+    @Test("a copy's file that arrives after the takeover, numbered below where it read, is read before the old id's files are removed")
+    func fileArrivingAfterTheTakeover() throws {
+        try withTemporaryDirectory { directory in
+            let start = Timestamp(milliseconds: 1_780_000_000_000)
+            let laptopCloud = MemoryStorage()
+            let laptop = try TestDevice(
+                name: "laptop", path: directory.appendingPathComponent("laptop.sqlite").path, storage: laptopCloud,
+                clock: ManualClock(start: start))
+            try laptop.add("temprano")
+            try laptop.sync()
+            let secondCloud = MemoryStorage()
+            for (path, data) in laptopCloud.files { secondCloud.plant(path, data) }
+            let copied = Set(laptopCloud.files.keys)
+            let secondPath = directory.appendingPathComponent("second.sqlite").path
+            try laptop.copyLibraryFile(to: secondPath)
+            let second = try TestDevice(
+                name: "second laptop", path: secondPath, storage: secondCloud, clock: ManualClock(start: laptop.clock.now()))
+
+            for term in ["uno", "dos", "tres"] {
+                laptop.clock.advance(by: 1_000)
+                try laptop.add(term)
+                try laptop.sync()
+            }
+            second.clock.advance(by: 1_000)
+            let fromSecond = try second.add("del segundo", meaning: "its file arrives after the takeover")
+            try second.sync()
+
+            // The client brings the second laptop's record first; the laptop takes over.
+            #expect(deliver(from: secondCloud, to: laptopCloud, under: ["devices/"]).count == 1)
+            let shared = laptop.id
+            laptop.clock.advance(by: 1_000)
+            try laptop.sync()
+            #expect(laptop.id != shared)
+            // Then its change file; the second laptop is lost.
+            let late = secondCloud.files.filter { $0.key.hasPrefix("changes/") && !copied.contains($0.key) }
+            #expect(late.count == 1)
+            for (path, data) in late { laptopCloud.plant(path, data) }
+            for _ in 0..<3 {
+                laptop.clock.advance(by: 1_000)
+                try laptop.sync()
+            }
+            let phone = try TestDevice(
+                name: "phone", path: directory.appendingPathComponent("phone.sqlite").path, storage: laptopCloud,
+                clock: ManualClock(start: laptop.clock.now()))
+            try phone.sync()
+            #expect(try laptop.word(fromSecond).meaning == "its file arrives after the takeover")
+            #expect(try phone.has(fromSecond))
+            #expect(!laptopCloud.files.keys.contains { $0.contains(shared) }, "the old id's files are removed once read")
         }
     }
 }
