@@ -477,10 +477,12 @@ struct Simulation {
         present.formUnion(try knowledge(ofLibraryFile: copy.path))
         forget(name, after: copy.step, keeping: present)
         // What a device lost earlier left only in this library's newer file is gone too.
-        if !lostDevices.isEmpty {
-            var readable = try survivingKnowledge(excluding: index, readable: true)
-            readable.formUnion(try knowledge(ofLibraryFile: copy.path))
-            for lost in lostDevices { forget(lost, after: -1, keeping: readable) }
+        // What another device's write left only in this library's newer file (that device
+        // lost, or put back itself) is gone too.
+        var readable = try survivingKnowledge(excluding: index, readable: true)
+        readable.formUnion(try knowledge(ofLibraryFile: copy.path))
+        for other in Set(members.map(\.device.name)).union(lostDevices) where other != name {
+            forget(other, after: -1, keeping: readable)
         }
         try members[index].device.restoreLibraryFile(from: copy.path)
     }
@@ -494,9 +496,9 @@ struct Simulation {
         trace("\(name) (\(members[index].device.id.prefix(8))) is lost for good")
         if let storage = members[index].storage as? ReplicaStorage { network?.lose(storage.index) }
         let present = try survivingKnowledge(excluding: index, readable: true)
-        // What a device lost earlier left only here (a clone of it) is gone too.
+        // So is what any device (lost earlier, or put back) left only here.
         lostDevices.append(name)
-        for lost in lostDevices { forget(lost, after: -1, keeping: present) }
+        for other in Set(members.map(\.device.name)).union(lostDevices) { forget(other, after: -1, keeping: present) }
         members.remove(at: index)
     }
 
