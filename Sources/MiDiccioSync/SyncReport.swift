@@ -271,10 +271,11 @@ public struct SyncStatus: Sendable {
         /// How far its clock was ahead of this device's when it last wrote its record,
         /// when past `ClockAhead.threshold`.
         public var clockAhead: ClockAhead?
-        /// The id of a library it is a copy of, when both took over one id: this device's
-        /// (it is another copy of this library's file, or this library itself before it
-        /// was put back from a backup again), or the other device's that synced after it.
-        /// An earlier self never syncs again, and differs for good.
+        /// The id of a library it is a copy of, when both took over one id and it has been
+        /// silent for `SyncEngine.strayFileAge`: this device's (it is another copy of this
+        /// library's file, or this library itself before it was put back from a backup
+        /// again), or the other device's that synced after it. An earlier self never syncs
+        /// again, and differs for good.
         public var copyOf: String?
         /// True when this device has read every file it wrote.
         public var everythingRead = false
@@ -286,13 +287,13 @@ public struct SyncStatus: Sendable {
         guard let original = device.copyOf, !device.agrees, !device.isThisDevice else { return nil }
         let whose =
             original == deviceID
-            ? "another copy of this library, or this library before it was put back: "
-            : "a copy of the library of \(devices.firstIndex { $0.id == original }.map { deviceLabels[$0] } ?? String(original.prefix(8))), "
-                + "or that library before it was put back: "
+            ? "another copy of this library, or this library before it was put back, silent: "
+            : "a copy of the same library as \(devices.firstIndex { $0.id == original }.map { deviceLabels[$0] } ?? String(original.prefix(8))), "
+                + "silent: "
         return whose
             + (device.everythingRead
-                ? "all it uploaded is here (it differs until it syncs again, for good if it never does)"
-                : "it uploaded words this device has not read yet (sync this device)")
+                ? "what its record names is here (it differs until it syncs again, for good if it never does)"
+                : "its record names words this device has not read yet (sync this device)")
     }
 
     /// Each device's name for people, in the order of `devices`: its name, followed by

@@ -20,10 +20,10 @@ extension SyncSession {
         var status = SyncStatus(
             deviceID: deviceID, deviceName: name, remote: storage.displayName, lastSync: lastSync,
             pending: pending, fullUploadPending: state.fullUpload || uploadAll, devices: [], cloudProblem: nil)
-        status.devices.append(
-            .init(
-                id: deviceID, name: name, app: engine.appVersion, lastSync: lastSync, agrees: true,
-                isThisDevice: true))
+        var this = SyncStatus.Device(
+            id: deviceID, name: name, app: engine.appVersion, lastSync: lastSync, agrees: true, isThisDevice: true)
+        this.everythingRead = true
+        status.devices.append(this)
         status.purgedElsewhere = state.purgedElsewhere
         status.retentionDays = Int(engine.retention / 86_400_000)
         status.purgeMarkers = markers
@@ -44,27 +44,47 @@ extension SyncSession {
             let takers = Dictionary(
                 others.flatMap { record in record.absorbed.keys.map { ($0, record.name) } },
                 uniquingKeysWith: { first, _ in first })
+            // Names as people tell them apart: with the start of the id when shared.
+            var named: [String: Int] = [name: 1]
+            for record in others { named[record.name, default: 0] += 1 }
+            func label(_ record: DeviceRecord) -> String {
+                (named[record.name] ?? 0) > 1 ? "\(record.name) (\(record.device.prefix(8)))" : record.name
+            }
             for record in others {
                 let inactive = now - record.lastSync.milliseconds > engine.retention
                 var device = SyncStatus.Device(
                     id: record.device, name: record.name, app: record.app, lastSync: record.lastSync,
                     agrees: record.digest == digest, isThisDevice: false, inactive: inactive)
-                device.replacedBy = takers[record.device]
+                // An id this library took over whose record a copy wrote again is taken over
+                // by this device (found by the exploratory helper: "differs" for good).
+                device.replacedBy = takers[record.device] ?? (taken.contains(record.device) ? name : nil)
                 device.clockAhead = ClockAhead.of(record, now: now)
+                // A copy silent for as long as stray files wait (a live copy that syncs is
+                // told as any device is): another library took over the id it took over.
                 let took = Set(record.absorbed.keys)
-                device.copyOf =
-                    took.contains(where: taken.contains)
-                    ? deviceID
-                    : others.filter { $0.lastSync > record.lastSync && $0.absorbed.keys.contains(where: took.contains) }
-                        .max { $0.lastSync < $1.lastSync }?.device
+                if now - record.lastSync.milliseconds >= engine.strayFileAge {
+                    device.copyOf =
+                        took.contains(where: taken.contains)
+                        ? deviceID
+                        : others.filter { $0.lastSync > record.lastSync && $0.absorbed.keys.contains(where: took.contains) }
+                            .max { $0.lastSync < $1.lastSync }?.device
+                }
                 device.everythingRead = (state.cursors[record.device] ?? 0) >= record.lastSeq
                 status.devices.append(device)
-                guard markers > 0, device.replacedBy == nil else { continue }
-                if inactive {
+                guard markers > 0 else { continue }
+                let unclean = record.purgeClean.map { $0.count != mine.count || $0.digest != mine.digest } ?? true
+                if device.replacedBy != nil {
+                    // Its files go once the copy that took it over has read them; until then
+                    // they may hold what was purged since (found by the exploratory helper).
+                    if unclean {
+                        status.purgedContentRemains.append(
+                            "\(label(record))'s files, which a copy of its library is taking over, until they are removed")
+                    }
+                } else if inactive {
                     status.purgedContentRemains.append(
-                        "\(record.name) has not synced for too long to have compacted its files since the purges")
-                } else if record.purgeClean.map({ $0.count != mine.count || $0.digest != mine.digest }) ?? true {
-                    status.purgedContentRemains.append("\(record.name) has not synced and compacted its files since the last purge")
+                        "\(label(record)) has not synced for too long to have compacted its files since the purges")
+                } else if unclean {
+                    status.purgedContentRemains.append("\(label(record)) has not synced and compacted its files since the last purge")
                 }
             }
         } catch {

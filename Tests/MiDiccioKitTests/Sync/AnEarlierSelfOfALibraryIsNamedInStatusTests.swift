@@ -10,7 +10,7 @@ import Testing
 /// exploratory helper). It now says what that device is, and that all it uploaded is here.
 @Suite("Status names an earlier self of a library for what it is")
 struct AnEarlierSelfOfALibraryIsNamedInStatusTests {
-    @Test("put back twice: the id used in between is 'this library before it was put back', with all it uploaded here, on both devices")
+    @Test("put back twice: the id used in between, silent two days, is 'this library before it was put back', what its record names here, on both devices")
     func putBackTwice() throws {
         try withBackend(.folder) { fixture in
             let laptop = try fixture.device("laptop")
@@ -33,19 +33,23 @@ struct AnEarlierSelfOfALibraryIsNamedInStatusTests {
             #expect(try laptop.terms() == ["cuatro", "dos", "tres", "uno"])
             #expect(try laptop.everyWord() == phone.everyWord())
 
+            let soon = try laptop.engine.status()
+            #expect(soon.devices.first { $0.id == between }?.copyOf == nil, "within two days it may yet sync: told as any device")
+            fixture.advanceClocks(by: 2 * 86_400_000)
+            try fixture.syncRounds([laptop, phone], 1)
             let own = try laptop.engine.status()
             let seen = try #require(own.devices.first { $0.id == between })
             #expect(!seen.agrees, "it never syncs again, so it never agrees")
             #expect(seen.copyOf == laptop.id && seen.everythingRead)
             let note = try #require(own.copyNote(seen))
-            #expect(note.hasPrefix("another copy of this library, or this library before it was put back: all it uploaded is here"))
+            #expect(note.hasPrefix("another copy of this library, or this library before it was put back, silent: what its record names is here"))
 
             let fromPhone = try phone.engine.status()
             let seenByPhone = try #require(fromPhone.devices.first { $0.id == between })
             #expect(seenByPhone.copyOf == laptop.id && seenByPhone.everythingRead)
             let label = try #require(fromPhone.devices.firstIndex { $0.id == laptop.id }.map { fromPhone.deviceLabels[$0] })
             let phoneNote = try #require(fromPhone.copyNote(seenByPhone))
-            #expect(phoneNote.hasPrefix("a copy of the library of \(label), or that library before it was put back"))
+            #expect(phoneNote.hasPrefix("a copy of the same library as \(label), silent: what its record names is here"))
             let current = try #require(fromPhone.devices.first { $0.id == laptop.id })
             #expect(current.copyOf == nil && current.agrees && fromPhone.copyNote(current) == nil, "the laptop itself is shown as before")
         }
@@ -63,6 +67,27 @@ struct AnEarlierSelfOfALibraryIsNamedInStatusTests {
             let status = try laptop.engine.status()
             let seen = try #require(status.devices.first { $0.id == phone.id })
             #expect(!seen.agrees && seen.copyOf == nil && status.copyNote(seen) == nil)
+        }
+    }
+
+    @Test("two laptops made by copying one file, both in use, are told as any devices when they differ")
+    func liveCopiesAreToldAsAnyDevice() throws {
+        try withBackend(.folder) { fixture in
+            let laptop = try fixture.device("laptop")
+            try laptop.add("uno")
+            try laptop.sync()
+            let second = try fixture.copy(of: laptop, as: "second")
+            try second.library.setDeviceName("second laptop")
+            try fixture.syncRounds([laptop, second], 3)
+            for _ in 0..<3 {
+                fixture.advanceClocks(by: 86_400_000)
+                try fixture.syncRounds([laptop, second], 1)
+            }
+            try second.add("dos")
+            try second.sync()
+            let status = try laptop.engine.status()
+            let seen = try #require(status.devices.first { $0.id == second.id })
+            #expect(!seen.agrees && seen.copyOf == nil && status.copyNote(seen) == nil, "\(seen)")
         }
     }
 }
