@@ -10,7 +10,7 @@ import Testing
 /// exploratory helper). It now says what that device is, and that all it uploaded is here.
 @Suite("Status names an earlier self of a library for what it is")
 struct AnEarlierSelfOfALibraryIsNamedInStatusTests {
-    @Test("put back twice: the id used in between, silent two days, is 'this library before it was put back', what its record names here, on both devices")
+    @Test("put back twice: the id used in between, silent two days, is 'this library before it was put back', on both devices")
     func putBackTwice() throws {
         try withBackend(.folder) { fixture in
             let laptop = try fixture.device("laptop")
@@ -42,7 +42,8 @@ struct AnEarlierSelfOfALibraryIsNamedInStatusTests {
             #expect(!seen.agrees, "it never syncs again, so it never agrees")
             #expect(seen.copyOf == laptop.id && seen.everythingRead)
             let note = try #require(own.copyNote(seen))
-            #expect(note.hasPrefix("another copy of this library, or this library before it was put back, silent: what its record names is here"))
+            let expected = "another copy of this library, or this library before it was put back, silent: what its record names is here"
+            #expect(note.hasPrefix(expected))
 
             let fromPhone = try phone.engine.status()
             let seenByPhone = try #require(fromPhone.devices.first { $0.id == between })
