@@ -29,6 +29,15 @@ struct ADeviceLostAfterItsUploadTests {
         return (phone, laptop)
     }
 
+    /// A phone and a laptop on one cloud, with a word of the phone's on both.
+    private func syncedPhoneAndLaptop(_ directory: URL, cloud: MemoryStorage) throws -> (phone: TestDevice, laptop: TestDevice) {
+        let (phone, laptop) = try phoneAndLaptop(directory, cloud: cloud)
+        try phone.add("casa")
+        try phone.sync()
+        try laptop.sync()
+        return (phone, laptop)
+    }
+
     /// Makes every write of `device`'s record fail once a file of its has been written.
     private func failRecordAfterUpload(of device: TestDevice) {
         let uploaded = Mutex(false)
@@ -45,10 +54,7 @@ struct ADeviceLostAfterItsUploadTests {
     func lostAfterUpload() throws {
         try withTemporaryDirectory { directory in
             let cloud = MemoryStorage()
-            let (phone, laptop) = try phoneAndLaptop(directory, cloud: cloud)
-            try phone.add("casa")
-            try phone.sync()
-            try laptop.sync()
+            let (phone, laptop) = try syncedPhoneAndLaptop(directory, cloud: cloud)
 
             phone.clock.advance(by: 1_000)
             let last = try phone.add("perdida", meaning: "uploaded, and then the phone was lost")
@@ -98,10 +104,7 @@ struct ADeviceLostAfterItsUploadTests {
     func liveDevicesAreNotListed() throws {
         try withTemporaryDirectory { directory in
             let cloud = MemoryStorage()
-            let (phone, laptop) = try phoneAndLaptop(directory, cloud: cloud)
-            try phone.add("casa")
-            try phone.sync()
-            try laptop.sync()
+            let (phone, laptop) = try syncedPhoneAndLaptop(directory, cloud: cloud)
             for device in [phone, laptop] { device.clock.advance(by: Self.silent) }
             try phone.sync()
             laptop.cloud.resetRequests()

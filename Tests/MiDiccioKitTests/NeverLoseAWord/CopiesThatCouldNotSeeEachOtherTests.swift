@@ -32,27 +32,38 @@ struct CopiesThatCouldNotSeeEachOtherTests {
         return delivered
     }
 
+    /// A laptop with one word synced, and a copy of its file on a second laptop whose
+    /// synced folder starts as a copy of the first one's; `copied` is what that folder
+    /// started with.
+    private func laptopAndItsCopy(
+        _ directory: URL
+    ) throws -> (
+        laptop: TestDevice, laptopCloud: MemoryStorage, second: TestDevice, secondCloud: MemoryStorage, early: WordID,
+        copied: Set<String>
+    ) {
+        let laptopCloud = MemoryStorage()
+        let laptop = try TestDevice(
+            name: "laptop", path: directory.appendingPathComponent("laptop.sqlite").path, storage: laptopCloud,
+            clock: ManualClock(start: Timestamp(milliseconds: 1_780_000_000_000)))
+        let early = try laptop.add("temprano")
+        try laptop.sync()
+        let secondCloud = MemoryStorage()
+        for (path, data) in laptopCloud.files { secondCloud.plant(path, data) }
+        let secondPath = directory.appendingPathComponent("second.sqlite").path
+        try laptop.copyLibraryFile(to: secondPath)
+        let second = try TestDevice(
+            name: "second laptop", path: secondPath, storage: secondCloud, clock: ManualClock(start: laptop.clock.now()))
+        return (laptop, laptopCloud, second, secondCloud, early, Set(laptopCloud.files.keys))
+    }
+
     @Test(
         "a word a copy uploaded under the shared id is kept when the other copy's snapshot went past it and that copy is lost",
         arguments: [false, true])
     func wordBelowTheOtherCopysSnapshot(lostCopyWroteASnapshotToo: Bool) throws {
         try withTemporaryDirectory { directory in
-            let start = Timestamp(milliseconds: 1_780_000_000_000)
-            let laptopCloud = MemoryStorage()
-            let laptop = try TestDevice(
-                name: "laptop", path: directory.appendingPathComponent("laptop.sqlite").path, storage: laptopCloud,
-                clock: ManualClock(start: start))
-            let early = try laptop.add("temprano")
-            try laptop.sync()
-
             // The file is copied to a second laptop, whose synced folder starts as a copy
             // of the first one's.
-            let secondCloud = MemoryStorage()
-            for (path, data) in laptopCloud.files { secondCloud.plant(path, data) }
-            let secondPath = directory.appendingPathComponent("second.sqlite").path
-            try laptop.copyLibraryFile(to: secondPath)
-            let second = try TestDevice(
-                name: "second laptop", path: secondPath, storage: secondCloud, clock: ManualClock(start: laptop.clock.now()))
+            let (laptop, laptopCloud, second, secondCloud, early, _) = try laptopAndItsCopy(directory)
             if lostCopyWroteASnapshotToo { second.tune = { $0.snapshotInterval = 1 } }
             #expect(second.id == laptop.id)
 
@@ -97,20 +108,7 @@ struct CopiesThatCouldNotSeeEachOtherTests {
     @Test("a copy's file that arrives after the takeover, numbered below where it read, is read before the old id's files are removed")
     func fileArrivingAfterTheTakeover() throws {
         try withTemporaryDirectory { directory in
-            let start = Timestamp(milliseconds: 1_780_000_000_000)
-            let laptopCloud = MemoryStorage()
-            let laptop = try TestDevice(
-                name: "laptop", path: directory.appendingPathComponent("laptop.sqlite").path, storage: laptopCloud,
-                clock: ManualClock(start: start))
-            try laptop.add("temprano")
-            try laptop.sync()
-            let secondCloud = MemoryStorage()
-            for (path, data) in laptopCloud.files { secondCloud.plant(path, data) }
-            let copied = Set(laptopCloud.files.keys)
-            let secondPath = directory.appendingPathComponent("second.sqlite").path
-            try laptop.copyLibraryFile(to: secondPath)
-            let second = try TestDevice(
-                name: "second laptop", path: secondPath, storage: secondCloud, clock: ManualClock(start: laptop.clock.now()))
+            let (laptop, laptopCloud, second, secondCloud, _, copied) = try laptopAndItsCopy(directory)
 
             for term in ["uno", "dos", "tres"] {
                 laptop.clock.advance(by: 1_000)
