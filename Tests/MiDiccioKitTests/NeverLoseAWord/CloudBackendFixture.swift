@@ -163,3 +163,17 @@ extension TestDevice {
     /// Every word outside the Trash, by term (for messages).
     func terms() throws -> [String] { try library.list().map(\.term).sorted() }
 }
+
+extension CloudBackendFixture {
+    /// A laptop and a phone that have synced a first word, and a backup of the laptop's
+    /// library file made then.
+    func laptopAndPhoneWithABackup(first: String) throws -> (laptop: TestDevice, phone: TestDevice, backup: String) {
+        let laptop = try device("laptop")
+        let phone = try device("phone")
+        try laptop.add(first)
+        try syncRounds([laptop, phone])
+        let backup = file("laptop-backup.sqlite")
+        try laptop.copyLibraryFile(to: backup)
+        return (laptop, phone, backup)
+    }
+}

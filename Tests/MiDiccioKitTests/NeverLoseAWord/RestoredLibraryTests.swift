@@ -110,20 +110,6 @@ struct RestoredLibraryTests {
         case changeFile, fullUpload, fullUploadThenUpdatedBackup
     }
 
-    /// A laptop and a phone that have synced a first word, and a backup of the laptop's
-    /// library file made then.
-    private func laptopAndPhoneWithABackup(
-        _ fixture: CloudBackendFixture, first: String
-    ) throws -> (laptop: TestDevice, phone: TestDevice, backup: String) {
-        let laptop = try fixture.device("laptop")
-        let phone = try fixture.device("phone")
-        try laptop.add(first)
-        try fixture.syncRounds([laptop, phone])
-        let backup = fixture.file("laptop-backup.sqlite")
-        try laptop.copyLibraryFile(to: backup)
-        return (laptop, phone, backup)
-    }
-
     /// Makes every write of a device record by `device` fail, as a full disk would.
     private func failRecords(_ device: TestDevice) {
         device.cloud.beforeWrite = { path in
@@ -142,7 +128,7 @@ struct RestoredLibraryTests {
         arguments: LastUpload.allCases)
     func unannouncedUploadIsRead(upload: LastUpload) throws {
         try withBackend(.folder) { fixture in
-            let (laptop, phone, backup) = try laptopAndPhoneWithABackup(fixture, first: "uno")
+            let (laptop, phone, backup) = try fixture.laptopAndPhoneWithABackup(first: "uno")
             let lonely = try laptop.add("solitaria", meaning: "its file is in the cloud, its record never got there")
             if upload != .changeFile { try updated(laptop) }
             failRecords(laptop)
@@ -185,7 +171,7 @@ struct RestoredLibraryTests {
     @Test("a copy's words uploaded under the id it took, whose last record failed, come back after it is put back from a backup")
     func takeoverWithoutItsLastRecordIsRead() throws {
         try withBackend(.folder) { fixture in
-            let (laptop, phone, _) = try laptopAndPhoneWithABackup(fixture, first: "uno")
+            let (laptop, phone, _) = try fixture.laptopAndPhoneWithABackup(first: "uno")
             let second = try fixture.copy(of: laptop, as: "second laptop")
             let backup = fixture.file("second-laptop-backup.sqlite")
             try second.copyLibraryFile(to: backup)
@@ -209,7 +195,7 @@ struct RestoredLibraryTests {
     @Test("a word synced before a library was put back twice from one backup is not lost when the takeover's last record failed")
     func puttingBackTwiceLosesNothing() throws {
         try withBackend(.folder) { fixture in
-            let (laptop, phone, backup) = try laptopAndPhoneWithABackup(fixture, first: "cero")
+            let (laptop, phone, backup) = try fixture.laptopAndPhoneWithABackup(first: "cero")
             let synced = try laptop.add("uno", meaning: "synced as usual")
             try laptop.sync()
 
@@ -232,7 +218,7 @@ struct RestoredLibraryTests {
     @Test("an id that took others over writes nothing under it while its record cannot be written, however many syncs try")
     func nothingUnderAnUnannouncedId() throws {
         try withBackend(.folder) { fixture in
-            let (laptop, phone, _) = try laptopAndPhoneWithABackup(fixture, first: "uno")
+            let (laptop, phone, _) = try fixture.laptopAndPhoneWithABackup(first: "uno")
             let second = try fixture.copy(of: laptop, as: "second laptop")
             let word = try second.add("dos", meaning: "only on the second laptop")
             try laptop.add("tres")
@@ -258,7 +244,7 @@ struct RestoredLibraryTests {
     @Test("a word uploaded under a taken-over id whose record failed comes back when the next put-back's first sync fails too")
     func relativesAreReadUntilTheTakeoverEnds() throws {
         try withBackend(.folder) { fixture in
-            let (laptop, phone, backup) = try laptopAndPhoneWithABackup(fixture, first: "cero")
+            let (laptop, phone, backup) = try fixture.laptopAndPhoneWithABackup(first: "cero")
             try laptop.add("uno")
             try laptop.sync()
             try laptop.restoreLibraryFile(from: backup)

@@ -13,12 +13,7 @@ struct AnEarlierSelfOfALibraryIsNamedInStatusTests {
     @Test("put back twice: the id used in between, silent two days, is 'this library before it was put back', on both devices")
     func putBackTwice() throws {
         try withBackend(.folder) { fixture in
-            let laptop = try fixture.device("laptop")
-            let phone = try fixture.device("phone")
-            try laptop.add("uno")
-            try fixture.syncRounds([laptop, phone])
-            let backup = fixture.file("laptop-backup.sqlite")
-            try laptop.copyLibraryFile(to: backup)
+            let (laptop, phone, backup) = try fixture.laptopAndPhoneWithABackup(first: "uno")
             try laptop.add("dos")
             try fixture.syncRounds([laptop, phone])
 
