@@ -188,6 +188,8 @@ final class SyncSession {
     var strayFilesListed: [String] = []
     /// The stray files read this sync (saved with the merge's outcome at the end).
     var strayFilesRead: [String] = []
+    /// The snapshot read of each device this sync, by name (`SyncState.snapshotsRead`).
+    var snapshotNamesRead: [String: String] = [:]
     /// Libraries that took over this library's old id, read in full this sync.
     var descendants = Set<String>()
     /// Earlier ids this library took over, as their folders show them.
@@ -291,12 +293,14 @@ final class SyncSession {
         let readNow = strayFilesRead
         let absorbedRead = absorbedPathsRead
         let folders = absorbedFolders
+        let snapshots = snapshotNamesRead
         // A new id taken by a sync that stopped is told by the next that finishes (found
         // by the exploratory helper: the stop said "nothing was changed", and no sync told).
         if report.newIdentity == nil { report.newIdentity = state.untoldIdentity }
         try commit { next in
             next.lastSync = now
             next.untoldIdentity = nil
+            if !snapshots.isEmpty { next.snapshotsRead = (next.snapshotsRead ?? [:]).merging(snapshots) { $1 } }
             for index in next.absorbed.indices {
                 guard !next.absorbed[index].cleanedUp, let folder = folders[next.absorbed[index].device] else {
                     next.absorbed[index].readPaths = nil

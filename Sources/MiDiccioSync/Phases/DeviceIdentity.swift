@@ -180,10 +180,21 @@ extension SyncSession {
     /// every change file of theirs is found by listing.
     func readAbsorbedIdentities() throws {
         // An id whose files were all gone, whose record is back (a copy still writing
-        // under it, delivered late), is taken over again.
-        if state.absorbed.contains(where: { entry in entry.cleanedUp && others.contains { $0.device == entry.device } }) {
+        // under it, delivered late), is taken over again. So is one where a file is back
+        // without its record (a copy's file delivered after the takeover ended, the copy
+        // then lost: found by the exploratory helper), looked for when stray files are.
+        var back = Set(state.absorbed.filter { entry in entry.cleanedUp && others.contains { $0.device == entry.device } }.map(\.device))
+        if strayScanDue {
+            for entry in state.absorbed where entry.cleanedUp && !back.contains(entry.device) {
+                for kind in [CloudLayout.Kind.changes, .snapshot] {
+                    let files = try storage.list(CloudLayout.folder(kind, of: entry.device))
+                    if files.contains(where: { CloudLayout.entry(fromName: $0.name, kind: kind) != nil }) { back.insert(entry.device) }
+                }
+            }
+        }
+        if !back.isEmpty {
             try commit { next in
-                for index in next.absorbed.indices where others.contains(where: { $0.device == next.absorbed[index].device }) {
+                for index in next.absorbed.indices where back.contains(next.absorbed[index].device) {
                     next.absorbed[index].cleanedUp = false
                 }
             }

@@ -107,6 +107,7 @@ extension SyncSession {
             let path = CloudLayout.path(entry, of: record.device)
             readPaths.insert(path)
             guard let batch = try readBatch(path, device: record.device, seq: record.snapshotSeq, kind: .snapshot) else { return false }
+            snapshotNamesRead[record.device] = entry.name
             batches.append(batch)
             cursor = record.snapshotSeq
             return true

@@ -31,9 +31,9 @@ extension SyncSession {
     }
 
     /// Once per `SyncEngine.strayFileAge`, lists the folders of every device silent for
-    /// at least that long, for files its record does not account for: numbered past it,
-    /// a change file after its snapshot that it does not name, a snapshot at or past its
-    /// own that is not the one it names. Those not read before are read with the pull.
+    /// at least that long, for files its record may not account for: numbered past it,
+    /// a change file after its snapshot, a snapshot at or past its own that is not the one
+    /// it names. Those not read before are read with the pull.
     func findStrayFiles() throws {
         guard strayScanDue else { return }
         lookedForStrays = true
@@ -44,16 +44,19 @@ extension SyncSession {
         where now - record.lastSync.milliseconds >= engine.strayFileAge && !taken.contains(record.device)
             && absorbedFolders[record.device] == nil
         {
-            let named = Set(record.changeNames ?? [])
             for kind in [CloudLayout.Kind.changes, .snapshot] {
                 let folder = CloudLayout.folder(kind, of: record.device)
                 for file in try storage.list(folder) {
                     guard let entry = CloudLayout.entry(fromName: file.name, kind: kind) else { continue }
+                    // Change files after its snapshot are read once whether it names them or
+                    // not: another copy's file of a number this device read already is
+                    // named only by that copy's record, which may arrive later (found by
+                    // the exploratory helper).
                     let unaccounted =
                         entry.seq > record.lastSeq
                         || (kind == .changes
-                            ? record.changeNames != nil && entry.seq > record.snapshotSeq && !named.contains(file.name)
-                            : entry.seq >= record.snapshotSeq && file.name != record.snapshotName)
+                            ? entry.seq > record.snapshotSeq
+                            : entry.seq >= record.snapshotSeq && file.name != (state.snapshotsRead?[record.device] ?? record.snapshotName))
                     guard unaccounted else { continue }
                     let path = folder + "/" + file.name
                     listed.append(path)

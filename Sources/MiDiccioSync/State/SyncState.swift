@@ -82,6 +82,9 @@ struct SyncState: Codable, Equatable {
     /// When this device last listed silent devices' folders for files their records do
     /// not name (`SyncSession.findStrayFiles`; its clock, ms).
     var straysLookedFor: Int64?
+    /// The name of the snapshot last read of each other device: another copy's snapshot of
+    /// the same number, named by a record that came later, is a stray file here.
+    var snapshotsRead: [String: String]?
     /// A new device id this library took that no finished sync has told of yet (the sync
     /// that took it may have stopped, at the mass-delete guard for one).
     var untoldIdentity: NewIdentity?

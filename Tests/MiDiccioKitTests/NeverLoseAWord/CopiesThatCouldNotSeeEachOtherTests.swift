@@ -142,4 +142,74 @@ struct CopiesThatCouldNotSeeEachOtherTests {
             #expect(!laptopCloud.files.keys.contains { $0.contains(shared) }, "the old id's files are removed once read")
         }
     }
+
+    /// Two days and a little: long enough for a device to count as silent.
+    private static let laterOn: Int64 = 2 * 86_400_000 + 60_000
+
+    @Test("a third device that read one copy's file of a number reads the other copy's too, once both copies are silent")
+    func thirdDeviceReadsBothCopiesFiles() throws {
+        try withTemporaryDirectory { directory in
+            let (laptop, laptopCloud, second, secondCloud, _, _) = try laptopAndItsCopy(directory)
+            let phone = try TestDevice(
+                name: "phone", path: directory.appendingPathComponent("phone.sqlite").path, storage: laptopCloud,
+                clock: ManualClock(start: laptop.clock.now()))
+            try phone.sync()
+            second.clock.advance(by: 1_000)
+            let fromSecond = try second.add("del segundo")
+            try second.sync()
+            laptop.clock.advance(by: 2_000)
+            try laptop.add("del primero")
+            try laptop.sync()
+            phone.clock.advance(by: 3_000)
+            try phone.sync()
+            // The second laptop's file and record come after; then both laptops are lost.
+            #expect(deliver(from: secondCloud, to: laptopCloud, under: ["changes/", "devices/"]).count == 2)
+            phone.clock.advance(by: 1_000)
+            try phone.sync()
+            #expect(try !phone.has(fromSecond), "its number was read already")
+            phone.clock.advance(by: Self.laterOn)
+            try phone.sync()
+            #expect(try phone.has(fromSecond))
+        }
+    }
+
+    @Test("a copy's file that arrives without its record after the takeover ended is read, and passed on, once silent")
+    func fileArrivingAfterTheTakeoverEnded() throws {
+        try withTemporaryDirectory { directory in
+            let (laptop, laptopCloud, second, secondCloud, _, copied) = try laptopAndItsCopy(directory)
+            let phone = try TestDevice(
+                name: "phone", path: directory.appendingPathComponent("phone.sqlite").path, storage: laptopCloud,
+                clock: ManualClock(start: laptop.clock.now()))
+            try phone.sync()
+            second.clock.advance(by: 1_000)
+            try second.add("primero del segundo")
+            try second.sync()
+            let first = Set(secondCloud.files.keys.filter { $0.hasPrefix("changes/") && !copied.contains($0) })
+            let firstRecord = try #require(secondCloud.files[CloudLayout.devicePath(second.id)])
+            second.clock.advance(by: 1_000)
+            let late = try second.add("segundo del segundo")
+            try second.sync()
+            // Its first file and record reach the laptop, which takes over and, in time,
+            // removes the old id's files and record.
+            for path in first { laptopCloud.plant(path, secondCloud.files[path]!) }
+            laptopCloud.plant(CloudLayout.devicePath(second.id), firstRecord)
+            let shared = second.id
+            for _ in 0..<4 {
+                for device in [laptop, phone] {
+                    device.clock.advance(by: 1_000)
+                    try device.sync()
+                }
+            }
+            #expect(!laptopCloud.files.keys.contains { $0.contains(shared) }, "the takeover ended")
+            // Its second file comes alone; the second laptop is lost.
+            let second2 = secondCloud.files.filter { $0.key.hasPrefix("changes/") && !copied.contains($0.key) && !first.contains($0.key) }
+            #expect(second2.count == 1)
+            for (path, data) in second2 { laptopCloud.plant(path, data) }
+            for device in [laptop, phone] { device.clock.advance(by: Self.laterOn) }
+            for _ in 0..<2 {
+                for device in [laptop, phone] { try device.sync() }
+            }
+            #expect(try laptop.has(late) && phone.has(late))
+        }
+    }
 }
