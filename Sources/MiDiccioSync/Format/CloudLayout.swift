@@ -104,6 +104,12 @@ public enum CloudLayout {
         return Entry(seq: seq, nonce: String(nonce), kind: kind)
     }
 
+    /// The entry the last part of `path` stands for, a change file or a snapshot, or nil.
+    public static func entry(fromPath path: String) -> Entry? {
+        let name = String(path.split(separator: "/").last ?? "")
+        return entry(fromName: name, kind: .changes) ?? entry(fromName: name, kind: .snapshot)
+    }
+
     fileprivate static func padded(_ seq: Int64) -> String {
         let digits = String(seq)
         return String(repeating: "0", count: max(0, 12 - digits.count)) + digits

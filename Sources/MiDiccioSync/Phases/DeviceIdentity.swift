@@ -186,10 +186,7 @@ extension SyncSession {
         var back = Set(state.absorbed.filter { entry in entry.cleanedUp && others.contains { $0.device == entry.device } }.map(\.device))
         if strayScanDue {
             for entry in state.absorbed where entry.cleanedUp && !back.contains(entry.device) {
-                for kind in [CloudLayout.Kind.changes, .snapshot] {
-                    let files = try storage.list(CloudLayout.folder(kind, of: entry.device))
-                    if files.contains(where: { CloudLayout.entry(fromName: $0.name, kind: kind) != nil }) { back.insert(entry.device) }
-                }
+                if try !listedFiles(of: entry.device).isEmpty { back.insert(entry.device) }
             }
         }
         if !back.isEmpty {
@@ -256,7 +253,7 @@ extension SyncSession {
             let read = Set(entry.readPaths ?? []).union(absorbedPathsRead)
             for path in folder.paths {
                 let name = String(path.split(separator: "/").last ?? "")
-                let parsed = CloudLayout.entry(fromName: name, kind: .changes) ?? CloudLayout.entry(fromName: name, kind: .snapshot)
+                let parsed = CloudLayout.entry(fromPath: path)
                 guard FileSystem.isTemporaryName(name) || (read.contains(path) && parsed.map { $0.seq <= entry.through } ?? false)
                 else { continue }
                 if try storage.delete(path) { report.filesRemoved += 1 }

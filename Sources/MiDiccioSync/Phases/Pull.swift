@@ -71,8 +71,7 @@ extension SyncSession {
         let absorbing = state.absorbed.contains { $0.device == record.device && !$0.cleanedUp }
         guard start == 0 || absorbing, absorbedFolders[record.device] != nil else { return (batches, reached) }
         for path in unreadAbsorbedPaths(of: record.device) where !readPaths.contains(path) {
-            let name = String(path.split(separator: "/").last ?? "")
-            guard let entry = CloudLayout.entry(fromName: name, kind: .changes) ?? CloudLayout.entry(fromName: name, kind: .snapshot),
+            guard let entry = CloudLayout.entry(fromPath: path),
                 let batch = try readBatch(path, device: record.device, seq: entry.seq, kind: entry.kind)
             else { continue }
             batches.append(batch)

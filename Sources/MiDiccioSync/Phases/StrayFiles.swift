@@ -44,27 +44,34 @@ extension SyncSession {
         where now - record.lastSync.milliseconds >= engine.strayFileAge && !taken.contains(record.device)
             && absorbedFolders[record.device] == nil
         {
-            for kind in [CloudLayout.Kind.changes, .snapshot] {
-                let folder = CloudLayout.folder(kind, of: record.device)
-                for file in try storage.list(folder) {
-                    guard let entry = CloudLayout.entry(fromName: file.name, kind: kind) else { continue }
-                    // Change files after its snapshot are read once whether it names them or
-                    // not: another copy's file of a number this device read already is
-                    // named only by that copy's record, which may arrive later (found by
-                    // the exploratory helper).
-                    let unaccounted =
-                        entry.seq > record.lastSeq
-                        || (kind == .changes
-                            ? entry.seq > record.snapshotSeq
-                            : entry.seq >= record.snapshotSeq && file.name != (state.snapshotsRead?[record.device] ?? record.snapshotName))
-                    guard unaccounted else { continue }
-                    let path = folder + "/" + file.name
-                    listed.append(path)
-                    if !readBefore.contains(path) { strayFiles.append(StrayFile(device: record.device, path: path, entry: entry)) }
-                }
+            for (path, entry) in try listedFiles(of: record.device) {
+                // Change files after its snapshot are read once whether it names them or
+                // not: another copy's file of a number this device read already is named
+                // only by that copy's record, which may arrive later (found by the
+                // exploratory helper).
+                let unaccounted =
+                    entry.seq > record.lastSeq
+                    || (entry.kind == .changes
+                        ? entry.seq > record.snapshotSeq
+                        : entry.seq >= record.snapshotSeq && entry.name != (state.snapshotsRead?[record.device] ?? record.snapshotName))
+                guard unaccounted else { continue }
+                listed.append(path)
+                if !readBefore.contains(path) { strayFiles.append(StrayFile(device: record.device, path: path, entry: entry)) }
             }
         }
         strayFilesListed = listed
+    }
+
+    /// The change files and snapshots in `device`'s folders, by path (other names left out).
+    func listedFiles(of device: String) throws -> [(path: String, entry: CloudLayout.Entry)] {
+        var files: [(path: String, entry: CloudLayout.Entry)] = []
+        for kind in [CloudLayout.Kind.changes, .snapshot] {
+            let folder = CloudLayout.folder(kind, of: device)
+            for file in try storage.list(folder) {
+                if let entry = CloudLayout.entry(fromName: file.name, kind: kind) { files.append((folder + "/" + file.name, entry)) }
+            }
+        }
+        return files
     }
 
     /// Reads the stray files `findStrayFiles` found (nil for one unreadable or damaged,
