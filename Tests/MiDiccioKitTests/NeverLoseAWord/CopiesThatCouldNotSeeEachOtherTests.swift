@@ -56,6 +56,13 @@ struct CopiesThatCouldNotSeeEachOtherTests {
         return (laptop, laptopCloud, second, secondCloud, early, Set(laptopCloud.files.keys))
     }
 
+    /// A phone on `cloud`, its clock where `laptop`'s is.
+    private func phone(in directory: URL, on cloud: MemoryStorage, from laptop: TestDevice) throws -> TestDevice {
+        try TestDevice(
+            name: "phone", path: directory.appendingPathComponent("phone.sqlite").path, storage: cloud,
+            clock: ManualClock(start: laptop.clock.now()))
+    }
+
     @Test(
         "a word a copy uploaded under the shared id is kept when the other copy's snapshot went past it and that copy is lost",
         arguments: [false, true])
@@ -86,9 +93,7 @@ struct CopiesThatCouldNotSeeEachOtherTests {
             let afterward = try laptop.add("después")
             try laptop.sync()
 
-            let phone = try TestDevice(
-                name: "phone", path: directory.appendingPathComponent("phone.sqlite").path, storage: laptopCloud,
-                clock: ManualClock(start: laptop.clock.now()))
+            let phone = try phone(in: directory, on: laptopCloud, from: laptop)
             for _ in 0..<3 {
                 for device in [laptop, phone] {
                     device.clock.advance(by: 1_000)
@@ -133,9 +138,7 @@ struct CopiesThatCouldNotSeeEachOtherTests {
                 laptop.clock.advance(by: 1_000)
                 try laptop.sync()
             }
-            let phone = try TestDevice(
-                name: "phone", path: directory.appendingPathComponent("phone.sqlite").path, storage: laptopCloud,
-                clock: ManualClock(start: laptop.clock.now()))
+            let phone = try phone(in: directory, on: laptopCloud, from: laptop)
             try phone.sync()
             #expect(try laptop.word(fromSecond).meaning == "its file arrives after the takeover")
             #expect(try phone.has(fromSecond))
@@ -150,9 +153,7 @@ struct CopiesThatCouldNotSeeEachOtherTests {
     func thirdDeviceReadsBothCopiesFiles() throws {
         try withTemporaryDirectory { directory in
             let (laptop, laptopCloud, second, secondCloud, _, _) = try laptopAndItsCopy(directory)
-            let phone = try TestDevice(
-                name: "phone", path: directory.appendingPathComponent("phone.sqlite").path, storage: laptopCloud,
-                clock: ManualClock(start: laptop.clock.now()))
+            let phone = try phone(in: directory, on: laptopCloud, from: laptop)
             try phone.sync()
             second.clock.advance(by: 1_000)
             let fromSecond = try second.add("del segundo")
@@ -177,9 +178,7 @@ struct CopiesThatCouldNotSeeEachOtherTests {
     func fileArrivingAfterTheTakeoverEnded() throws {
         try withTemporaryDirectory { directory in
             let (laptop, laptopCloud, second, secondCloud, _, copied) = try laptopAndItsCopy(directory)
-            let phone = try TestDevice(
-                name: "phone", path: directory.appendingPathComponent("phone.sqlite").path, storage: laptopCloud,
-                clock: ManualClock(start: laptop.clock.now()))
+            let phone = try phone(in: directory, on: laptopCloud, from: laptop)
             try phone.sync()
             second.clock.advance(by: 1_000)
             try second.add("primero del segundo")
