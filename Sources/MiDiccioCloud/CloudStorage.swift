@@ -16,6 +16,20 @@ public struct CloudEntry: Hashable, Sendable {
     }
 }
 
+/// Paths taken apart, for back ends that keep files by path rather than in folders.
+public enum CloudPaths {
+    /// The names of the folders directly inside `folder` that hold any of `paths`, sorted.
+    public static func folders(in folder: String, holding paths: some Sequence<String>) -> [String] {
+        let prefix = folder.isEmpty ? "" : folder + "/"
+        var names = Set<String>()
+        for path in paths where path.hasPrefix(prefix) {
+            let rest = path.dropFirst(prefix.count)
+            if let slash = rest.firstIndex(of: "/"), slash != rest.startIndex { names.insert(String(rest[..<slash])) }
+        }
+        return names.sorted()
+    }
+}
+
 /// Why a cloud operation failed.
 public enum CloudError: Error, Sendable, CustomStringConvertible {
     /// The storage cannot be reached now (offline, unmounted, server down); try later.
@@ -144,6 +158,10 @@ public enum CloudBytes: Sendable {
 public protocol CloudStorage: AnyObject {
     /// The files directly inside `folder` ("" is the root); [] when the folder is missing.
     func list(_ folder: String) throws -> [CloudEntry]
+    /// The names of the folders directly inside `folder`; [] when the folder is missing.
+    /// Sync lists `changes` and `snapshots` with it, for the folders of a device whose
+    /// record never arrived (`SyncSession.findStrayFiles`).
+    func folders(in folder: String) throws -> [String]
     /// The file's bytes, or nil when it does not exist.
     func read(_ path: String) throws -> Data?
     /// The file's bytes as `read` gives them, or, from a back end that can, the file held

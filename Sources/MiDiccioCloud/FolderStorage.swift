@@ -98,6 +98,21 @@ public final class FolderStorage: CloudStorage {
         }
     }
 
+    /// The real folders directly in `folder` (a link to one is not followed).
+    public func folders(in folder: String) throws -> [String] {
+        try checkRoot()
+        let path = full(folder)
+        guard FileManager.default.fileExists(atPath: path) else { return [] }
+        do {
+            return try FileManager.default.contentsOfDirectory(atPath: path).filter { name in
+                var status = stat()
+                return lstat(path + "/" + name, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
+            }.sorted()
+        } catch {
+            throw CloudError.failed(path: folder, reason: "cannot be listed: \(FileSystem.describe(error))")
+        }
+    }
+
     public func read(_ path: String) throws -> Data? {
         try opened(path).map { try read($0, path) }
     }

@@ -12,6 +12,7 @@ package final class UnusableStorage: CloudStorage {
     }
 
     package func list(_ folder: String) throws -> [CloudEntry] { throw error }
+    package func folders(in folder: String) throws -> [String] { throw error }
     package func read(_ path: String) throws -> Data? { throw error }
     package func write(_ path: String, _ data: Data) throws { throw error }
     package func delete(_ path: String) throws -> Bool { throw error }

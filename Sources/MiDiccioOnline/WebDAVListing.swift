@@ -52,6 +52,14 @@ enum WebDAVListing {
     /// "/dav/MiDiccio/devices") is `folderPath`. Sub-folders, the folder itself, entries
     /// whose status is not 2xx and entries outside the folder are left out.
     static func files(in data: Data, folderPath: String, limits: Limits = .standard) throws(WebDAVListingError) -> [CloudEntry] {
+        try listing(in: data, folderPath: folderPath, limits: limits).files
+    }
+
+    /// The files and the names of the sub-folders directly inside the folder, as `files`
+    /// reads them (a collection, or an href ending in a slash, is a folder).
+    static func listing(
+        in data: Data, folderPath: String, limits: Limits = .standard
+    ) throws(WebDAVListingError) -> (files: [CloudEntry], folders: [String]) {
         guard data.count <= limits.maxBytes else {
             throw WebDAVListingError(message: "the listing is larger than \(limits.maxBytes / 1_048_576) MB")
         }
@@ -81,7 +89,7 @@ enum WebDAVListing {
         }
         guard reader.sawRoot else { throw WebDAVListingError(message: "the listing has no multistatus element") }
         guard reader.rootClosed else { throw WebDAVListingError(message: "the listing stops before its end") }
-        return reader.entries
+        return (reader.entries, reader.folders)
     }
 
     /// Refuses an XML declaration naming an encoding other than UTF-8 (or its ASCII
@@ -154,6 +162,7 @@ private final class ListingReader: NSObject, XMLParserDelegate {
     private var text: String?
     private var textBytes = 0
     private(set) var entries: [CloudEntry] = []
+    private(set) var folders: [String] = []
     private(set) var error: WebDAVListingError?
     private(set) var sawRoot = false
     private(set) var rootClosed = false
@@ -288,12 +297,20 @@ private final class ListingReader: NSObject, XMLParserDelegate {
             return
         }
         let entryPath = WebDAVListing.normalized(path)
-        guard entryPath != folderPath, !current.isCollection, !path.hasSuffix("/") else { return }
+        guard entryPath != folderPath else { return }
         guard let slash = entryPath.lastIndex(of: "/") else { return }
         // Only direct children: a server that lists other folders is ignored, not trusted.
         guard String(entryPath[..<slash]) == folderPath else { return }
         let name = String(entryPath[entryPath.index(after: slash)...])
         guard !name.isEmpty, name != ".", name != ".." else { return }
+        guard entries.count + folders.count < limits.maxEntries else {
+            stop(parser, "the listing has more than \(limits.maxEntries) entries")
+            return
+        }
+        if current.isCollection || path.hasSuffix("/") {
+            folders.append(name)
+            return
+        }
         var size = 0
         if let text = current.contentLength {
             guard let value = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)), value >= 0 else {
@@ -301,10 +318,6 @@ private final class ListingReader: NSObject, XMLParserDelegate {
                 return
             }
             size = value
-        }
-        guard entries.count < limits.maxEntries else {
-            stop(parser, "the listing has more than \(limits.maxEntries) entries")
-            return
         }
         entries.append(CloudEntry(name: name, size: size))
     }

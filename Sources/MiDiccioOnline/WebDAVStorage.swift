@@ -126,6 +126,16 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
     /// The files directly in `folder` (a `PROPFIND` with `Depth: 1`); [] when the folder
     /// does not exist. A listing that cannot be trusted is an error, never a guess.
     public func list(_ folder: String) throws -> [CloudEntry] {
+        try listing(folder).files
+    }
+
+    /// The folders directly in `folder` (the same `PROPFIND`); [] when it does not exist.
+    public func folders(in folder: String) throws -> [String] {
+        try listing(folder).folders
+    }
+
+    /// What a `PROPFIND` with `Depth: 1` of `folder` lists.
+    private func listing(_ folder: String) throws -> (files: [CloudEntry], folders: [String]) {
         let answer = try send(
             "PROPFIND", folderURL(folder), path: folder, body: WebDAVListing.requestBody,
             headers: ["Depth": "1", "Content-Type": "application/xml; charset=utf-8"],
@@ -137,14 +147,14 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
             limits.maxBytes = options.maxListingBytes
             limits.maxEntries = options.maxListingEntries
             do {
-                let entries = try WebDAVListing.files(in: answer.body, folderPath: decodedPath(folder), limits: limits)
+                let listing = try WebDAVListing.listing(in: answer.body, folderPath: decodedPath(folder), limits: limits)
                 markExisting(folder)
-                return entries
+                return listing
             } catch {
                 throw CloudError.failed(path: folder.isEmpty ? "/" : folder, reason: "the server's listing cannot be read: \(error)")
             }
         case 404, 410:
-            return []
+            return ([], [])
         default:
             throw unexpected(answer, "PROPFIND", folder.isEmpty ? "/" : folder)
         }

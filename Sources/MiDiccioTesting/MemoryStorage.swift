@@ -83,6 +83,14 @@ package final class MemoryStorage: CloudStorage, @unchecked Sendable {
         }
     }
 
+    package func folders(in folder: String) throws -> [String] {
+        try state.withLock { state in
+            state.counts["list", default: 0] += 1
+            if state.faults.unreachable { throw CloudError.unavailable("memory storage is offline") }
+            return CloudPaths.folders(in: folder, holding: state.files.keys)
+        }
+    }
+
     package func read(_ path: String) throws -> Data? {
         try state.withLock { state in
             state.counts["read", default: 0] += 1

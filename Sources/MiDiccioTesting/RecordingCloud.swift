@@ -50,6 +50,11 @@ package final class RecordingCloud: CloudStorage {
         return try storage.list(folder)
     }
 
+    package func folders(in folder: String) throws -> [String] {
+        requests.append(Request(kind: "list", path: folder))
+        return try storage.folders(in: folder)
+    }
+
     package func read(_ path: String) throws -> Data? {
         requests.append(Request(kind: "read", path: path))
         return try storage.read(path)

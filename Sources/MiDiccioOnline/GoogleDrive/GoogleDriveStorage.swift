@@ -309,6 +309,14 @@ public final class GoogleDriveStorage: CloudStorage, CustomStringConvertible, Se
         return newest.map { CloudEntry(name: $0.key, size: $0.value.size) }.sorted { $0.name < $1.name }
     }
 
+    /// The folders directly in `folder`, from the index; same-named folders count as one.
+    public func folders(in folder: String) throws -> [String] {
+        try ensureCurrent()
+        let index = index
+        let parents = Set(folderIDs(components(folder), in: index))
+        return Set(index.items.values.filter { $0.folder && $0.parent.map(parents.contains) == true }.map(\.name)).sorted()
+    }
+
     /// The file's bytes: from the index when it holds this version, else downloaded.
     public func read(_ path: String) throws -> Data? {
         try download(path, spillFrom: nil)?.body

@@ -365,6 +365,13 @@ public final class CloudKitStorage: CloudStorage, CustomStringConvertible, Senda
         }.sorted { $0.name < $1.name }
     }
 
+    /// The folders directly in `folder`: iCloud keeps files by path, so those that hold
+    /// a file, from the index.
+    public func folders(in folder: String) throws -> [String] {
+        try ensureCurrent()
+        return CloudPaths.folders(in: folder, holding: index.items.values.map(\.path))
+    }
+
     /// The file's bytes: from the index when it holds them, else from its record or asset.
     public func read(_ path: String) throws -> Data? {
         try download(path, spillFrom: nil)?.body

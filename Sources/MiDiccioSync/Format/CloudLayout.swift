@@ -66,9 +66,15 @@ public enum CloudLayout {
     public static func changesFolder(_ device: String) -> String { "changes/\(device)" }
     /// The folder of `device`'s snapshots.
     public static func snapshotsFolder(_ device: String) -> String { "snapshots/\(device)" }
+    /// The folder that holds every device's folder of files of `kind`.
+    public static func folder(_ kind: Kind) -> String { kind == .changes ? "changes" : "snapshots" }
     /// The folder of `device`'s files of `kind`.
     public static func folder(_ kind: Kind, of device: String) -> String {
         kind == .changes ? changesFolder(device) : snapshotsFolder(device)
+    }
+    /// The device id a device's folder is named by, or nil for any other name.
+    public static func device(fromFolderName name: String) -> String? {
+        WordID(name)?.rawValue == name ? name : nil
     }
     /// The path of `device`'s file `entry`.
     public static func path(_ entry: Entry, of device: String) -> String {
@@ -86,8 +92,7 @@ public enum CloudLayout {
     /// ("abc (conflicted copy).json", ".abc.json.tmp", "desktop.ini").
     public static func device(fromRecordName name: String) -> String? {
         guard name.hasSuffix(".json") else { return nil }
-        let id = String(name.dropLast(5))
-        return WordID(id)?.rawValue == id ? id : nil
+        return device(fromFolderName: String(name.dropLast(5)))
     }
 
     /// The entry a change file or snapshot name stands for, or nil for any other name

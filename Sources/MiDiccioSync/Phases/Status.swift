@@ -87,6 +87,14 @@ extension SyncSession {
                     status.purgedContentRemains.append("\(label(record)) has not synced and compacted its files since the last purge")
                 }
             }
+            // Files no record names stay (no device owns them to remove them), and may
+            // hold what was purged since they were written.
+            if markers > 0 {
+                for device in try unrecordedDevices() where try !listedFiles(of: device).isEmpty {
+                    status.purgedContentRemains.append(
+                        "the files of a device that has no record in the cloud (\(device.prefix(8))), which no device removes")
+                }
+            }
         } catch {
             status.cloudProblem = "\(error)"
             if markers > 0 { status.purgedContentRemains.append("the cloud cannot be read to check the other devices") }

@@ -16,6 +16,11 @@ import MiDiccioModel
 // So each device writes its record before its first upload, and every two days lists the
 // folders of devices silent for two days and reads, once, every file there that their
 // records do not account for.
+//
+// A sync program may also deliver a device's files and not its record (files arrive in
+// any order, and the device may be lost before the record follows): the same look lists
+// which devices have folders, and reads, once, every file of a device no record names
+// or took over (found by the fuzzer and the simulation; before, those words were lost).
 extension SyncSession {
     /// True when this device has no record in the cloud and is about to upload: the
     /// record goes first (see `findStrayFiles`).
@@ -59,7 +64,29 @@ extension SyncSession {
                 if !readBefore.contains(path) { strayFiles.append(StrayFile(device: record.device, path: path, entry: entry)) }
             }
         }
+        for device in try unrecordedDevices() {
+            for (path, entry) in try listedFiles(of: device) {
+                listed.append(path)
+                if !readBefore.contains(path) { strayFiles.append(StrayFile(device: device, path: path, entry: entry)) }
+            }
+        }
         strayFilesListed = listed
+    }
+
+    /// The devices that have a folder of change files or snapshots in the cloud and no
+    /// record there, other than this device and the ids some device took over (whose
+    /// folders the takeover reads and removes).
+    func unrecordedDevices() throws -> [String] {
+        var known = Set(others.map(\.device) + others.flatMap { $0.absorbed.keys } + state.absorbed.map(\.device))
+        known.insert(deviceID)
+        known.formUnion(absorbedFolders.keys)
+        var found = Set<String>()
+        for kind in [CloudLayout.Kind.changes, .snapshot] {
+            for name in try storage.folders(in: CloudLayout.folder(kind)) {
+                if let device = CloudLayout.device(fromFolderName: name), !known.contains(device) { found.insert(device) }
+            }
+        }
+        return found.sorted()
     }
 
     /// The change files and snapshots in `device`'s folders, by path (other names left out).

@@ -22,6 +22,7 @@ struct LeftoverTemporaryFileTests {
         init(root: String) { folder = FolderStorage(root: root) }
         var displayName: String { folder.displayName }
         func list(_ path: String) throws -> [CloudEntry] { try folder.list(path) }
+        func folders(in path: String) throws -> [String] { try folder.folders(in: path) }
         func read(_ path: String) throws -> Data? { try folder.read(path) }
         func write(_ path: String, _ data: Data) throws { try folder.write(path, data) }
         func delete(_ path: String) throws -> Bool { try folder.delete(path) }

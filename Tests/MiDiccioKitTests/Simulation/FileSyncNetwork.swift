@@ -173,6 +173,11 @@ final class ReplicaStorage: SimulationCloud {
         }
     }
 
+    func folders(in folder: String) throws -> [String] {
+        try checkReachable()
+        return CloudPaths.folders(in: folder, holding: files.keys)
+    }
+
     func read(_ path: String) throws -> Data? {
         try checkReachable()
         if let corrupt = faults.corruptReads[path] { return corrupt }

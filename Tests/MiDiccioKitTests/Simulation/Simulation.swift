@@ -479,10 +479,8 @@ struct Simulation {
         // What a device lost earlier left only in this library's newer file is gone too.
         // What another device's write left only in this library's newer file (that device
         // lost, or put back itself) is gone too.
-        var readable = try survivingKnowledge(excluding: index, readable: true)
-        readable.formUnion(try knowledge(ofLibraryFile: copy.path))
         for other in Set(members.map(\.device.name)).union(lostDevices) where other != name {
-            forget(other, after: -1, keeping: readable)
+            forget(other, after: -1, keeping: present)
         }
         try members[index].device.restoreLibraryFile(from: copy.path)
     }
@@ -495,7 +493,7 @@ struct Simulation {
         let name = members[index].device.name
         trace("\(name) (\(members[index].device.id.prefix(8))) is lost for good")
         if let storage = members[index].storage as? ReplicaStorage { network?.lose(storage.index) }
-        let present = try survivingKnowledge(excluding: index, readable: true)
+        let present = try survivingKnowledge(excluding: index)
         // So is what any device (lost earlier, or put back) left only here.
         lostDevices.append(name)
         for other in Set(members.map(\.device.name)).union(lostDevices) { forget(other, after: -1, keeping: present) }
@@ -614,20 +612,12 @@ struct Simulation {
         }
     }
 
-    /// Everything held by the cloud or by a device other than `excluded`. With
-    /// `readable`, only the cloud files under ids that have a record: what devices read
-    /// (a device lost before any record of its reached the cloud left files nobody
-    /// reads, through a file-sync client that passed on a file and not the record).
-    private func survivingKnowledge(excluding excluded: Int, readable: Bool = false) throws -> Knowledge {
+    /// Everything held by the cloud or by a device other than `excluded`. Every file in
+    /// the cloud counts, a device's whose record never arrived too: the look for stray
+    /// files reads them (`SyncSession.unrecordedDevices`).
+    private func survivingKnowledge(excluding excluded: Int) throws -> Knowledge {
         var knowledge = Knowledge()
-        let files = cloudFiles()
-        let recorded = Set(
-            files.compactMap { file in
-                file.path.hasPrefix("devices/") ? CloudLayout.device(fromRecordName: String(file.path.dropFirst(8))) : nil
-            })
-        for (path, data) in files {
-            let owner = path.split(separator: "/").dropFirst().first.map(String.init) ?? ""
-            if readable && (path.hasPrefix("changes/") || path.hasPrefix("snapshots/")) && !recorded.contains(owner) { continue }
+        for (_, data) in cloudFiles() {
             guard let batch = try? BatchCodec.decode(data) else { continue }
             batch.records.forEach { knowledge.note($0) }
             knowledge.markers.formUnion(batch.markers.map(\.id))

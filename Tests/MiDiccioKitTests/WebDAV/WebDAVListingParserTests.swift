@@ -45,6 +45,20 @@ struct WebDAVListingParserTests {
         #expect(try Self.files(data) == [CloudEntry(name: "a.json", size: 120), CloudEntry(name: "b.json", size: 0)])
     }
 
+    @Test("the same listing gives the names of the sub-folders directly inside, a collection or an href ending in a slash")
+    func readsFolders() throws {
+        let data = Self.listing(
+            Self.response("/dav/MiDiccio/changes/", size: 4096, collection: true)
+                + Self.response("/dav/MiDiccio/changes/a%20b/", collection: true)
+                + Self.response("/dav/MiDiccio/changes/c", size: nil, collection: true)
+                + Self.response("/dav/MiDiccio/changes/d/", size: nil)
+                + Self.response("/dav/MiDiccio/changes/e.chg", size: 9)
+                + Self.response("/dav/MiDiccio/other/f/", collection: true))
+        let listing = try WebDAVListing.listing(in: data, folderPath: "/dav/MiDiccio/changes")
+        #expect(listing.folders == ["a b", "c", "d"])
+        #expect(listing.files == [CloudEntry(name: "e.chg", size: 9)])
+    }
+
     @Test(
         "elements are matched by the DAV: namespace whatever their prefix, or with none",
         arguments: ["D", "d", "lp1", ""])

@@ -83,6 +83,11 @@ final class FaultInjectingCloud: SimulationCloud {
         return try inner.list(folder)
     }
 
+    func folders(in folder: String) throws -> [String] {
+        try checkReachable()
+        return try inner.folders(in: folder)
+    }
+
     func read(_ path: String) throws -> Data? {
         try checkReachable()
         if let corrupt = faults.corruptReads[path] { return corrupt }

@@ -153,6 +153,11 @@ final class InterceptingStorage: CloudStorage {
         return try storage.list(folder)
     }
 
+    func folders(in folder: String) throws -> [String] {
+        try note("list", folder)
+        return try storage.folders(in: folder)
+    }
+
     func read(_ path: String) throws -> Data? {
         try note("read", path)
         return try storage.read(path)
