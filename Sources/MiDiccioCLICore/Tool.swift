@@ -296,7 +296,7 @@ package final class ToolContext {
     /// What a purge by `trash.autoPurgeDays` did, said where it happens: it cannot be
     /// undone, and a clock set far ahead can set it off.
     package static func autoPurgedNote(_ count: Int) -> String {
-        "Deleted permanently \(count) word\(count == 1 ? "" : "s") that had been in the Trash longer than trash.autoPurgeDays "
+        "Deleted permanently \(counted(count, "word")) that had been in the Trash longer than trash.autoPurgeDays "
             + "allows (counted by this computer's clock; 'midiccio config set trash.autoPurgeDays off' stops it)."
     }
 

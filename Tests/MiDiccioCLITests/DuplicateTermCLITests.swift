@@ -68,7 +68,7 @@ final class DuplicateTermCLITests {
 
         let skipped = sandbox.run("import", file, "--no-duplicates")
         #expect(skipped.status == 0)
-        #expect(skipped.output.contains("Imported 1 words from words.csv, read as MiDiccio CSV, skipped 1"), "\(skipped.output)")
+        #expect(skipped.output.contains("Imported 1 word from words.csv, read as MiDiccio CSV, skipped 1"), "\(skipped.output)")
         #expect(try sandbox.listedTerms() == ["dos", "uno"])
 
         let added = sandbox.run("import", file)

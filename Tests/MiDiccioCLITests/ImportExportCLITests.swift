@@ -79,7 +79,7 @@ final class ImportExportCLITests {
         let gone = try sandbox.add("dos")
         sandbox.run("delete", gone)
         let file = sandbox.path("words.csv")
-        #expect(sandbox.run("export", file).output == "Exported 1 words to \(file)\n")
+        #expect(sandbox.run("export", file).output == "Exported 1 word to \(file)\n")
         let text = String(decoding: try #require(sandbox.contents(of: file)), as: UTF8.self)
         #expect(text.contains("uno"))
         #expect(!text.contains("dos"))

@@ -17,7 +17,7 @@ final class ImportRecognisesTheFormatTests {
     func textFormats(text: String, readAs: String) throws {
         let result = sandbox.run("import", try sandbox.write(text, to: "vocab.db"))
         #expect(result.status == 0, "\(result.errorOutput)")
-        #expect(result.output == "Imported 1 words from vocab.db, read as \(readAs)\n")
+        #expect(result.output == "Imported 1 word from vocab.db, read as \(readAs)\n")
     }
 
     @Test("a Kindle database named like a text file is still read as one")

@@ -32,7 +32,7 @@ struct BackupExportCommand: ParsableCommand {
 
     func run(_ context: ToolContext) throws {
         let count = try context.library().exportBackup(to: file)
-        context.io.write("Backed up \(count) words to \(file)\n")
+        context.io.write("Backed up \(counted(count, "word")) to \(file)\n")
     }
 }
 
@@ -103,7 +103,7 @@ struct ExportCommand: ParsableCommand {
     func run(_ context: ToolContext) throws {
         let count = try context.library().exportSheet(
             to: file, format: format ?? (file.lowercased().hasSuffix(".tsv") ? .tsv : .csv), studyColumns: studyColumns)
-        context.io.write("Exported \(count) words to \(file)\n")
+        context.io.write("Exported \(counted(count, "word")) to \(file)\n")
     }
 }
 

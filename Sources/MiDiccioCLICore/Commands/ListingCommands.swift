@@ -147,7 +147,7 @@ struct TrashCommand: ParsableCommand {
             context.io.write(context.printer.table(words, showDeleted: true))
         }
         if hidden > 0 && !output.json {
-            context.note("\(hidden) older word\(hidden == 1 ? "" : "s") hidden (trash.hideAfterDays); see them with: midiccio trash --all")
+            context.note("\(counted(hidden, "older word")) hidden (trash.hideAfterDays); see them with: midiccio trash --all")
         }
     }
 }
