@@ -140,8 +140,8 @@ extension WordLibrary {
     /// word outside the Trash refuses the whole action, and so do entries that are not
     /// `expecting` many. Returns how many were purged.
     @discardableResult
-    public func purge(_ target: BulkTarget, expecting: Int? = nil) throws -> Int {
-        try purge(try bulkIDs(target, expecting: expecting)).count
+    public func purge(_ target: BulkTarget, expecting: Int? = nil, progress: BulkProgress? = nil) throws -> Int {
+        try purge(try bulkIDs(target, expecting: expecting), progress: progress).count
     }
 
     /// The last bulk action, while it can still be undone; nil when there is none.

@@ -11,22 +11,27 @@ extension WordLibrary {
     /// (`scrubIfOwed`); should another program be writing meanwhile, that waits for the
     /// next purge or sync, and the purge still stands. With `scrubsLater`, it waits for
     /// whoever calls `scrubIfOwed` next.
+    ///
+    /// `progress` hears how many words were purged, of all, as a bulk action's does.
     @discardableResult
-    public func purge(_ ids: [WordID]) throws -> [Word] {
-        let purged = try purgeOwingScrub(ids)
+    public func purge(_ ids: [WordID], progress: BulkProgress? = nil) throws -> [Word] {
+        let purged = try purgeOwingScrub(ids, progress: progress)
         if !scrubsLater { try scrubIfOwed() }
         return purged
     }
 
     /// The transaction of `purge`, which leaves the scrub owed.
-    package func purgeOwingScrub(_ ids: [WordID]) throws -> [Word] {
+    package func purgeOwingScrub(_ ids: [WordID], progress: BulkProgress? = nil) throws -> [Word] {
         try writing {
             let time = clock.now()
-            let purged = try Self.unique(ids).map { id in
+            let unique = Self.unique(ids)
+            progress?(0, unique.count)
+            let purged = try unique.enumerated().map { index, id in
                 guard let stored = try stored(id) else { throw LibraryError.wordNotFound(id.rawValue) }
                 guard stored.word.isDeleted else { throw LibraryError.notInTrashForPurge(id, term: stored.word.term) }
                 try removePermanently(stored)
                 try recordMarker(PurgeMarker(id: id, purgedAt: time), pending: true, byThisDevice: true)
+                if (index + 1) % bulkWordsPerRead == 0 || index + 1 == unique.count { progress?(index + 1, unique.count) }
                 return stored.word
             }
             if !purged.isEmpty { try oweScrub() }
@@ -34,11 +39,11 @@ extension WordLibrary {
         }
     }
 
-    /// Purges every word in the Trash; returns how many.
+    /// Purges every word in the Trash; returns how many. `progress` as for `purge`.
     @discardableResult
-    public func emptyTrash() throws -> Int {
+    public func emptyTrash(progress: BulkProgress? = nil) throws -> Int {
         let ids = try guarded { try database.cached("SELECT id FROM words WHERE deleted_at IS NOT NULL").rows([]) { $0.text(0) } }
-        return try purge(ids.compactMap(WordID.init)).count
+        return try purge(ids.compactMap(WordID.init), progress: progress).count
     }
 
     /// Purges words that have been in the Trash longer than `trash.autoPurgeDays`

@@ -84,9 +84,28 @@ extension WebApp {
         let body = try JSONBody(request.body)
         let target = try Self.bulkTarget(body)
         let expected = try Self.bulkExpected(body, target)
-        // No counts: a purge goes word by word through `purge(_:)`; the page shows it busy.
-        return try bulkJob(request, phase: "Deleting permanently") { library, _ in
-            JSONText.object([("purged", String(try library.purge(target, expecting: expected)))])
+        return try bulkJob(request, phase: "Deleting permanently") { library, progress in
+            JSONText.object([("purged", String(try library.purge(target, expecting: expected, progress: progress)))])
+        }
+    }
+
+    /// `POST api/trash/empty`: every word in the Trash deleted permanently (those hidden by
+    /// `trash.hideAfterDays` too), as a job the page follows as it does a bulk action's.
+    func emptyTrash(_ request: HTTPRequest) throws -> HTTPResponse {
+        try bulkJob(request, phase: "Deleting permanently") { library, progress in
+            JSONText.object([("purged", String(try library.emptyTrash(progress: progress)))])
+        }
+    }
+
+    /// `POST api/import/undo`: the last import's words moved to the Trash, as a job the
+    /// page follows as it does a bulk action's (100,000 words take seconds).
+    func undoImport(_ request: HTTPRequest) throws -> HTTPResponse {
+        try bulkJob(request, phase: "Undoing the import") { library, progress in
+            let report = try library.undoImport(progress: progress)
+            return JSONText.object([
+                ("trashed", String(report.trashed)), ("keptEdited", String(report.keptEdited)),
+                ("alreadyGone", String(report.alreadyGone)),
+            ])
         }
     }
 

@@ -175,9 +175,7 @@ public final class WebApp: HTTPHandler {
         Route("POST", "api/bulk/restore", bodyLimit: bulkRequestLimit) { app, request, _ in try app.bulkTrash(request, restore: true) },
         Route("POST", "api/bulk/purge", bodyLimit: bulkRequestLimit) { app, request, _ in try app.bulkPurge(request) },
         Route("POST", "api/bulk/undo") { app, request, _ in try app.bulkUndo(request) },
-        Route("POST", "api/trash/empty") { app, _, _ in
-            .json(JSONText.object([("purged", String(try app.pool.withLibrary { try $0.emptyTrash() }))]))
-        },
+        Route("POST", "api/trash/empty") { app, request, _ in try app.emptyTrash(request) },
         Route("GET", "api/status") { app, _, _ in try app.status() },
         Route("PUT", "api/remote") { app, request, _ in try app.setRemote(request) },
         Route("POST", "api/remote/gdrive") { app, request, _ in try app.startGoogleSignIn(request) },
@@ -200,7 +198,7 @@ public final class WebApp: HTTPHandler {
         Route("POST", "api/import", bodyLimit: uploadLimit) { app, request, _ in
             try app.answerMaybeInBackground(request, key: request.query["key"]) { try app.importSheet(request) }
         },
-        Route("POST", "api/import/undo") { app, _, _ in try app.undoImport() },
+        Route("POST", "api/import/undo") { app, request, _ in try app.undoImport(request) },
         Route("GET", "api/study") { app, request, _ in try app.studyNext(request) },
         Route("POST", "api/study/answer") { app, request, _ in try app.studyAnswer(request) },
         Route("POST", "api/study/undo") { app, _, _ in try app.studyUndo() },
@@ -790,15 +788,6 @@ public final class WebApp: HTTPHandler {
                     ("sample", "[" + sample.joined(separator: ",") + "]"), ("dryRun", String(options.dryRun)),
                 ]))
         }
-    }
-
-    private func undoImport() throws -> HTTPResponse {
-        let report = try pool.withLibrary { try $0.undoImport() }
-        return .json(
-            JSONText.object([
-                ("trashed", String(report.trashed)), ("keptEdited", String(report.keptEdited)),
-                ("alreadyGone", String(report.alreadyGone)),
-            ]))
     }
 
     /// The uploaded file's own name (for messages), reduced to a safe single component.

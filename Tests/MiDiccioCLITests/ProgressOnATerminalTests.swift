@@ -47,6 +47,32 @@ final class ProgressOnATerminalTests {
         #expect(Double(lines.count) <= (seconds - 1) * 10 + 1, "\(lines.count) redraws in \(seconds) s")
     }
 
+    @Test("on a terminal, the import's undo and emptying the Trash show their progress lines too")
+    func undoAndEmptyOnATerminal() throws {
+        #expect(sandbox.run(["import", sheet]).status == 0)
+        for (arguments, label, result) in [
+            (["import", "undo", "--offline"], "Undoing the import: ", "Undid the last import: 50000 words moved to the Trash\n"),
+            (["trash", "empty", "--yes"], "Emptying the Trash: ", "Purged 50000 words permanently\n"),
+        ] {
+            let terminal = try PseudoTerminal()
+            let started = Date()
+            let child = try children.start(arguments, environment: ["NO_COLOR": "", "TERM": "xterm"], error: terminal.terminal)
+            terminal.closeTerminal()
+            let run = children.finish(child, timeout: 120)
+            let seconds = Date().timeIntervalSince(started)
+            let shown = terminal.collected()
+            #expect(run.succeeded, "\(run)")
+            #expect(run.output == result)
+            try #require(seconds > 1.3, "\(arguments) took \(seconds) s, too quick to need a progress line: give it more words")
+            let lines = shown.split(separator: "\r", omittingEmptySubsequences: true).dropLast()
+            #expect(!lines.isEmpty, "\(shown.debugDescription)")
+            for line in lines {
+                #expect(line.hasPrefix(label) && line.hasSuffix(" of 50,000 words\u{1B}[K"), "\(line.debugDescription)")
+            }
+            #expect(shown.hasSuffix("\r\u{1B}[K"), "the line is cleared at the end: \(shown.suffix(80).debugDescription)")
+        }
+    }
+
     @Test("sent to a file, the same import prints its result and nothing else")
     func piped() throws {
         let run = try children.run(["import", sheet], environment: ["NO_COLOR": "", "TERM": "xterm"], timeout: 60)

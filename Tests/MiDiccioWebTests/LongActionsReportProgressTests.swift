@@ -103,6 +103,28 @@ final class LongActionsReportProgressTests {
         #expect(try library.counts().words == 61)
     }
 
+    @Test("an import's undo and emptying the Trash are jobs that count the words they have gone through")
+    func undoAndEmptyJobs() throws {
+        let rows = (0..<2_500).map { "deshecha\($0)\tword" }.joined(separator: "\n")
+        _ = try web.send("POST", "/api/import?name=w.tsv", body: Data(("term\tmeaning\n" + rows + "\n").utf8))
+        let undo = try web.send("POST", "/api/import/undo?key=u1&async=1")
+        #expect(undo.status == 202)
+        let undone = try finishedJob("u1")
+        #expect(undone.json["phase"] as? String == "Undoing the import")
+        #expect(undone.json["unit"] as? String == "words")
+        #expect(undone.json["done"] as? Int == 2_500 && undone.json["total"] as? Int == 2_500)
+        #expect((undone.json["answer"] as? [String: Any])?["trashed"] as? Int == 2_500)
+        #expect(try web.library().counts().trash == 2_500)
+
+        #expect(try web.send("POST", "/api/trash/empty?key=e1&async=1").status == 202)
+        let emptied = try finishedJob("e1")
+        #expect(emptied.json["phase"] as? String == "Deleting permanently")
+        #expect(emptied.json["done"] as? Int == 2_500 && emptied.json["total"] as? Int == 2_500)
+        #expect((emptied.json["answer"] as? [String: Any])?["purged"] as? Int == 2_500)
+        #expect(try web.library().counts().trash == 0)
+        #expect(try web.library().purgedCount() == 2_500)
+    }
+
     @Test("the status says whether an import can be undone")
     func canUndoImport() throws {
         #expect(try web.send("GET", "/api/status").json["canUndoImport"] as? Bool == false)

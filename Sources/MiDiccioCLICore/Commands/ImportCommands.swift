@@ -87,14 +87,14 @@ struct ImportCommand: ParsableCommand {
         if dryRun {
             context.io.write("Read \(name) as \(readAs)\n")
             context.io.write(Self.table(report))
-            var line = "Would import \(report.added) of \(report.rowCount) words"
+            var line = "Would import \(report.added) of \(counted(report.rowCount, "word"))"
             if report.skippedDuplicates > 0 { line += ", skip \(report.skippedDuplicates) already in the library" }
             if report.alreadyImported > 0 { line += ", leave out \(report.alreadyImported) look-ups imported before" }
             context.io.write(line + ". Nothing was changed.\n")
             context.io.write(Self.leftOut(report))
             return
         }
-        var line = "Imported \(report.added) words from \(name), read as \(readAs)"
+        var line = "Imported \(counted(report.added, "word")) from \(name), read as \(readAs)"
         if report.skippedDuplicates > 0 { line += ", skipped \(report.skippedDuplicates) already in the library" }
         if report.alreadyImported > 0 { line += ", left out \(report.alreadyImported) look-ups imported before" }
         context.io.write(line + "\n")
@@ -203,7 +203,12 @@ struct ImportUndoCommand: ParsableCommand {
         // Words edited on other devices since the import are kept only if their edits are
         // here: pulled first (an undo without it moved them to the Trash everywhere).
         try syncOnOpen.run(context, otherwise: "words edited on other devices and not synced yet may go to the Trash too")
-        let report = try context.library().undoImport()
+        let progress = context.progressLine(json: output.json)
+        defer { progress.finish() }
+        let report = try context.library().undoImport { done, total in
+            progress.show("Undoing the import: \(ProgressLine.count(done, of: total))")
+        }
+        progress.finish()
         if output.json {
             context.io.write(
                 JSONText.object(
@@ -213,7 +218,7 @@ struct ImportUndoCommand: ParsableCommand {
                     ], spaced: true) + "\n")
             return
         }
-        context.io.write("Undid the last import: \(report.trashed) \(report.trashed == 1 ? "word" : "words") moved to the Trash\n")
+        context.io.write("Undid the last import: \(counted(report.trashed, "word")) moved to the Trash\n")
         if report.keptEdited > 0 {
             context.note(
                 "\(report.keptEdited) \(report.keptEdited == 1 ? "word was" : "words were") changed since the import "

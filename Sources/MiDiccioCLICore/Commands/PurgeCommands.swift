@@ -52,17 +52,22 @@ struct TrashEmptyCommand: ParsableCommand {
         }
         if !yes {
             guard context.io.inputIsTerminal else {
-                throw ToolFailure("emptying the Trash purges \(count) words permanently; add --yes to confirm")
+                throw ToolFailure("emptying the Trash purges \(counted(count, "word")) permanently; add --yes to confirm")
             }
-            context.io.writeError("Purge the \(count) word\(count == 1 ? "" : "s") in the Trash permanently, on every device? [y/N] ")
+            context.io.writeError("Purge the \(counted(count, "word")) in the Trash permanently, on every device? [y/N] ")
             let answer = (context.io.readLine() ?? "").trimmed.lowercased()
             guard answer == "y" || answer == "yes" else {
                 context.note("Nothing was purged.")
                 return
             }
         }
-        let purged = try library.emptyTrash()
-        context.io.write("Purged \(purged) word\(purged == 1 ? "" : "s") permanently\n")
+        let progress = context.progressLine(json: false)
+        defer { progress.finish() }
+        let purged = try library.emptyTrash { done, total in
+            progress.show("Emptying the Trash: \(ProgressLine.count(done, of: total))")
+        }
+        progress.finish()
+        context.io.write("Purged \(counted(purged, "word")) permanently\n")
         try noteTextRemaining(library, context)
     }
 }

@@ -408,13 +408,16 @@ extension WordLibrary {
     /// included) is kept as it is and counted in `keptEdited`: the edit is the user's
     /// newer intent, and undoing would throw it away unasked. Words already in the
     /// Trash, or purged, are left as they are. One step: a second undo has nothing to
-    /// undo.
-    public func undoImport() throws -> ImportUndoReport {
+    /// undo. `progress` hears how many of the import's words it has gone through, of
+    /// all, as a bulk action's does.
+    public func undoImport(progress: BulkProgress? = nil) throws -> ImportUndoReport {
         try writing {
             let ids = try database.cached("SELECT word_id FROM import_undo").rows { $0.text(0) }
             guard !ids.isEmpty else { throw LibraryError.nothingImportedToUndo }
             var report = ImportUndoReport()
-            for id in ids {
+            progress?(0, ids.count)
+            for (index, id) in ids.enumerated() {
+                if index > 0 && index % bulkWordsPerRead == 0 { progress?(index, ids.count) }
                 guard let id = WordID(id), let current = try stored(id) else {
                     report.alreadyGone += 1
                     continue
@@ -433,6 +436,7 @@ extension WordLibrary {
                 report.trashed += 1
             }
             try database.run("DELETE FROM import_undo")
+            progress?(ids.count, ids.count)
             return report
         }
     }

@@ -576,13 +576,21 @@
     };
   }
 
+  // Emptying a Trash of 100,000 words takes seconds: the page shows how far it has come.
   async function emptyTrash() {
     if (!window.confirm("Delete every word in the Trash permanently, on every device? This cannot be undone.")) return;
+    const buttons = ["empty-trash", "trash-restore-selected", "trash-purge-selected"].map($);
+    for (const button of buttons) button.disabled = true;
     try {
-      const data = await api("POST", "/api/trash/empty");
+      const key = newJobKey();
+      const data = await runJob(key, "/api/trash/empty?" + query({ key }), {},
+        $("trash-progress-box"), $("trash-progress"), $("trash-progress-text"));
       toast("Deleted " + plural(data.purged, "word", "words") + " permanently");
-      loadTrash(); scheduleSync();
+      scheduleSync();
     } catch (error) { toast(error.message); }
+    $("empty-trash").disabled = false;
+    await loadTrash();
+    showTrashSelection();
   }
 
   function openTrash() {
@@ -1047,7 +1055,9 @@
 
   async function undoImport() {
     try {
-      const report = await busy($("import-undo"), "Undoing\u2026", () => api("POST", "/api/import/undo"));
+      const key = newJobKey();
+      const report = await busy($("import-undo"), "Undoing\u2026", () => runJob(key, "/api/import/undo?" + query({ key }), {},
+        $("undo-progress-box"), $("undo-progress"), $("undo-progress-text")));
       let text = "The last import was undone: " + plural(report.trashed, "word", "words") + " moved to the Trash.";
       if (report.keptEdited) text += " " + plural(report.keptEdited, "word was", "words were")
         + " changed since the import (edited, or moved to the Trash and back) and kept.";
