@@ -118,6 +118,25 @@ package final class SyncStore {
 
     // MARK: - Where the library syncs to
 
+    /// The key under which the state of `remote` is kept aside.
+    private static func previousKey(_ remote: (kind: String, location: String, user: String?)) -> String {
+        "sync.previous:" + [remote.kind, remote.location, remote.user ?? ""].joined(separator: "\u{1F}")
+    }
+
+    /// The state this library had with `remote` when it left it (`changeRemote`), and the
+    /// device id it had then; nil when there is none.
+    package func previousState(of remote: (kind: String, location: String, user: String?)) throws -> (device: String, state: String)? {
+        try library.guarded {
+            guard let text = try library.info(Self.previousKey(remote)), let newline = text.firstIndex(of: "\n") else { return nil }
+            return (String(text[..<newline]), String(text[text.index(after: newline)...]))
+        }
+    }
+
+    /// Forgets the state kept aside for `remote`; call inside `write`.
+    package func forgetPreviousState(of remote: (kind: String, location: String, user: String?)) throws {
+        try library.guarded { try database.run("DELETE FROM library_info WHERE key = ?", [.text(Self.previousKey(remote))]) }
+    }
+
     /// The stored remote: its kind ("folder", "webdav"), location and user.
     package func remoteLocation() throws -> (kind: String, location: String, user: String?)? {
         try library.guarded {
@@ -134,8 +153,17 @@ package final class SyncStore {
 
     /// Stores another remote (nil: none) and forgets sync's state for the old one. A
     /// library with words uploads every one of them once to the new remote.
+    ///
+    /// The old remote's state is kept aside (`previousState(of:)`) with this device's id:
+    /// set back to that remote (after `remote remove`, or a while in another cloud), a
+    /// sync takes it up again when the cloud still holds the record it last wrote there.
+    /// Starting afresh there found this library's own files under its id and took them
+    /// for a copy's (found by the exploratory helper).
     package func changeRemote(to remote: (kind: String, location: String, user: String?)?) throws {
         try write {
+            if let old = try remoteLocation(), let state = try loadState() {
+                try library.setInfo(Self.previousKey(old), deviceID + "\n" + state)
+            }
             try database.run("DELETE FROM sync_state")
             try database.run("DELETE FROM cloud_cache")
             try database.run("DELETE FROM library_info WHERE key IN ('remote.kind', 'remote.location', 'remote.user', 'sync.fullUpload')")

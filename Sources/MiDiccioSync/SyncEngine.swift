@@ -86,9 +86,11 @@ public final class SyncEngine {
         do {
             try storage.beginPass(cache: LibraryCloudCache(store: session.store, remote: storage.displayName))
             try session.startOverIfCloudReplaced()
+            try session.takeUpPreviousState()
             try session.takeUploadAllRequest()
             try session.checkManifest()
             try session.readDeviceRecords()
+            try session.startOverIfEmptied()
             session.checkClocks()
             try session.checkIdentity()
             try session.readAbsorbedIdentities()
@@ -276,6 +278,25 @@ final class SyncSession {
     /// emptied cloud never makes a word look deleted.
     func startOverIfCloudReplaced() throws {
         guard storage.cloudWasReplaced, state.hasPublished || !state.cursors.isEmpty || !state.files.isEmpty else { return }
+        try startOver()
+    }
+
+    /// Starts over in a folder that was emptied and started again by another device (its
+    /// manifest is there): this device published here before, and neither its record nor
+    /// any file of its is there, nor does another device say it took over its id. Where
+    /// this device had got to counts for nothing there: another device that started the
+    /// folder again numbers its files from 1 under its old id, and this device's place in
+    /// them, kept, skipped its new words for good (found by hand, after a folder was
+    /// emptied and set again as the remote).
+    func startOverIfEmptied() throws {
+        guard state.hasPublished, ownRecord == nil, !ownRecordUnreadable, !report.startedCloud else { return }
+        guard !others.contains(where: { $0.absorbed.keys.contains(deviceID) }), try listedFiles(of: deviceID).isEmpty else { return }
+        try startOver()
+    }
+
+    /// Forgets everything this device knew of the cloud, to read everything again and
+    /// upload every word once.
+    private func startOver() throws {
         let words = try store.read { try store.wordCount() }
         try commit { next in
             let generation = next.generation

@@ -46,6 +46,9 @@ public struct SyncReport: Hashable, Sendable {
     /// True when the cloud's manifest had gone while the devices' files were still there,
     /// and this sync wrote it again.
     public var manifestWrittenAgain = false
+    /// True when this library was set back to a cloud it had left, and this sync went on
+    /// there from where this device had got to (`SyncSession.takeUpPreviousState`).
+    public var previousStateTakenUp = false
     /// Leftover temporary files of this device's that this sync removed.
     public var temporaryFilesRemoved = 0
     /// Set when another device's clock was found ahead of this device's, or this one's

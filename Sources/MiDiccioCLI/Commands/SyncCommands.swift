@@ -431,6 +431,9 @@ struct SyncCommand: ParsableCommand {
                     "There was no MiDiccio data in \(remote.displayName), so this sync started it there. If your other devices sync elsewhere, check the path (midiccio remote show)."
                 )
             }
+            if report.previousStateTakenUp {
+                context.note("This library synced with \(remote.displayName) before: it went on from where it had got to there.")
+            }
             if report.manifestWrittenAgain {
                 context.note(
                     "The cloud's \(CloudLayout.manifestPath) had been removed (the devices' files were still there), so this sync wrote it again."

@@ -103,6 +103,11 @@ struct SyncState: Codable, Equatable {
     /// The state saved in `store`'s library, or a fresh one.
     static func load(from store: SyncStore) throws -> SyncState {
         guard let text = try store.loadState() else { return SyncState() }
+        return try decode(text)
+    }
+
+    /// The state saved as `text` (by `save`).
+    static func decode(_ text: String) throws -> SyncState {
         do {
             let container = try JSONDecoder().decode(Stored.self, from: Data(text.utf8))
             if let state = container.state { return state }

@@ -1,0 +1,45 @@
+import Foundation
+import MiDiccioCloud
+import MiDiccioModel
+
+// Before a sync's first step: a library set back to a cloud it left.
+//
+// Setting another remote (or none) forgets where this device had got to in the old cloud.
+// Set back to it (`remote remove` then `remote set` of the same folder, or a while in
+// another cloud), the library started afresh there, found its own files under its id,
+// took them for a copy's and went on under a new id, saying it was a copy of another
+// library file (found by the exploratory helper). The old state is kept aside when the
+// remote changes (`SyncStore.changeRemote`), and taken up again here when the cloud
+// still holds the record this device last wrote there: then nobody wrote under its id
+// since, and nothing it wrote there is gone.
+extension SyncSession {
+    /// Takes up the state this library had with the current remote when it left it, if
+    /// this device has not synced since it was set back and the cloud holds the record it
+    /// last wrote there (same instance, same number). Forgets the state kept aside either
+    /// way, once it has read the record. Every word is still uploaded once (words changed
+    /// meanwhile may have gone to another cloud only).
+    func takeUpPreviousState() throws {
+        guard let remote = try store.remoteLocation(), let previous = try store.previousState(of: remote) else { return }
+        let fresh = state.lastSeq == 0 && state.files.isEmpty && state.cursors.isEmpty && !state.hasPublished
+        var old: SyncState?
+        if fresh, previous.device == deviceID, let kept = try? SyncState.decode(previous.state), let instance = kept.instances.last {
+            let record: DeviceRecord?
+            do {
+                record = try storage.read(CloudLayout.devicePath(deviceID)).flatMap(DeviceRecord.decode)
+            } catch CloudError.unreadable {
+                record = nil
+            }
+            if let record, record.instance == instance, record.lastSeq == kept.lastSeq { old = kept }
+        }
+        try commit { next in
+            if let old {
+                let generation = next.generation
+                next = old
+                next.generation = generation
+                next.fullUpload = true
+            }
+            try store.forgetPreviousState(of: remote)
+        }
+        if old != nil { report.previousStateTakenUp = true }
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+
+/// Setting a library's sync folder again: after `remote remove`, or a while in another
+/// folder, the library started afresh there, found its own files under its id, said it
+/// was "a copy of another library file" and went on under a new id; and a folder emptied
+/// on purpose stopped every sync ("is the drive or sync folder there?") whatever the user
+/// did but `remote remove` (found by the exploratory helper).
+@Suite("A sync folder set again is the same cloud, or a new start when it was emptied")
+final class ASyncFolderSetAgainTests {
+    let sandbox: Sandbox
+
+    init() throws { sandbox = try Sandbox() }
+
+    private func deviceID(_ library: String? = nil) throws -> String {
+        let status = sandbox.run(["status", "--json"] + (library.map { ["--library", $0] } ?? []))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(status.output.utf8)) as? [String: Any], "\(status.output)")
+        return try #require(object["deviceId"] as? String)
+    }
+
+    private func terms(_ library: String? = nil) -> String {
+        sandbox.run(["list"] + (library.map { ["--library", $0] } ?? [])).output
+    }
+
+    @Test("after 'remote remove', or a while in another folder, the same folder set again keeps the device id")
+    func setBackKeepsTheID() throws {
+        let cloud = sandbox.path("cloud"), other = sandbox.path("other")
+        #expect(sandbox.run("remote", "set", "folder", cloud).status == 0)
+        try sandbox.add("casa")
+        #expect(sandbox.run("sync").status == 0)
+        let before = try deviceID()
+
+        #expect(sandbox.run("remote", "remove").status == 0)
+        #expect(sandbox.run("remote", "set", "folder", cloud).status == 0)
+        try sandbox.add("perro")
+        var sync = sandbox.run("sync")
+        #expect(sync.status == 0, "\(sync.errorOutput)")
+        #expect(!sync.errorOutput.contains("copy"), "\(sync.errorOutput)")
+        #expect(sync.errorOutput.contains("went on from where it had got to there"), "\(sync.errorOutput)")
+        #expect(try deviceID() == before)
+
+        #expect(sandbox.run("remote", "set", "folder", other).status == 0)
+        #expect(sandbox.run("sync").status == 0)
+        try sandbox.add("gato")
+        #expect(sandbox.run("sync").status == 0)
+        #expect(sandbox.run("remote", "set", "folder", cloud).status == 0)
+        sync = sandbox.run("sync")
+        #expect(sync.status == 0, "\(sync.errorOutput)")
+        #expect(!sync.errorOutput.contains("copy"), "\(sync.errorOutput)")
+        #expect(try deviceID() == before)
+
+        // A new device there gets every word, gato (which went to the other folder first)
+        // too, and sees one device.
+        let phone = sandbox.path("phone.sqlite")
+        #expect(sandbox.run(["remote", "set", "folder", cloud, "--library", phone]).status == 0)
+        #expect(sandbox.run(["sync", "--library", phone]).status == 0)
+        for term in ["casa", "perro", "gato"] { #expect(terms(phone).contains(term), "\(terms(phone))") }
+        let status = sandbox.run(["status", "--library", phone]).output
+        #expect(status.components(separatedBy: "last sync").count - 1 == 2, "this device and the laptop: \(status)")
+    }
+
+    @Test("a copy of the library file that was set back too, after the original, still goes on as a copy under a new id")
+    func aCopySetBackIsStillACopy() throws {
+        let cloud = sandbox.path("cloud")
+        #expect(sandbox.run("remote", "set", "folder", cloud).status == 0)
+        try sandbox.add("casa")
+        #expect(sandbox.run("sync").status == 0)
+        let id = try deviceID()
+        #expect(sandbox.run("remote", "remove").status == 0)
+        let copy = sandbox.path("copy.sqlite")
+        try FileManager.default.copyItem(atPath: sandbox.libraryPath, toPath: copy)
+
+        #expect(sandbox.run("remote", "set", "folder", cloud).status == 0)
+        try sandbox.add("perro")
+        #expect(sandbox.run("sync").status == 0)
+        #expect(try deviceID() == id)
+        #expect(sandbox.run(["remote", "set", "folder", cloud, "--library", copy]).status == 0)
+        #expect(sandbox.run(["add", "gato", "--library", copy]).status == 0)
+        let sync = sandbox.run(["sync", "--library", copy])
+        #expect(sync.status == 0, "\(sync.errorOutput)")
+        #expect(try deviceID(copy) != id, "the cloud's record is the original's newer one: the copy takes a new id")
+        #expect(sandbox.run("sync").status == 0)
+        for library in [nil, copy] {
+            for term in ["casa", "perro", "gato"] { #expect(terms(library).contains(term), "\(terms(library))") }
+        }
+    }
+
+    @Test("a folder emptied on purpose: the sync says to set it again, and once set again every device starts over there")
+    func emptiedFolder() throws {
+        let cloud = sandbox.path("cloud"), phone = sandbox.path("phone.sqlite")
+        #expect(sandbox.run("remote", "set", "folder", cloud).status == 0)
+        try sandbox.add("casa")
+        #expect(sandbox.run("sync").status == 0)
+        #expect(sandbox.run(["remote", "set", "folder", cloud, "--library", phone]).status == 0)
+        #expect(sandbox.run(["sync", "--library", phone]).status == 0)
+
+        try FileManager.default.removeItem(atPath: cloud)
+        try FileManager.default.createDirectory(atPath: cloud, withIntermediateDirectories: false)
+        try sandbox.add("perro")
+        let stopped = sandbox.run("sync")
+        #expect(stopped.status != 0)
+        #expect(stopped.errorOutput.contains("is the drive or sync folder there?"), "\(stopped.errorOutput)")
+        #expect(stopped.errorOutput.contains("If it was emptied on purpose, set the remote again"), "\(stopped.errorOutput)")
+        #expect(sandbox.run("sync").status != 0, "the guard holds until the remote is set again")
+
+        #expect(sandbox.run("remote", "set", "folder", cloud).status == 0)
+        let started = sandbox.run("sync")
+        #expect(started.status == 0, "\(started.errorOutput)")
+        #expect(started.output.contains("uploaded every word once"), "\(started.output)")
+
+        // The phone, whose place in the old folder counts for nothing now, starts over
+        // there by itself: it gets perro, and its own new word reaches the laptop.
+        #expect(sandbox.run(["add", "gato", "--library", phone]).status == 0)
+        let phoneSync = sandbox.run(["sync", "--library", phone])
+        #expect(phoneSync.status == 0, "\(phoneSync.errorOutput)")
+        #expect(phoneSync.errorOutput.contains("started over there"), "\(phoneSync.errorOutput)")
+        #expect(sandbox.run("sync").status == 0)
+        for library in [nil, phone] {
+            for term in ["casa", "perro", "gato"] { #expect(terms(library).contains(term), "\(terms(library))") }
+        }
+    }
+}
