@@ -112,6 +112,7 @@ extension SyncSession {
     /// Both are looked for as well whenever silent devices' folders are (`strayScanDue`):
     /// a copy of this library that was then lost may have left files here, and this
     /// library, with nothing to upload, would never look (found by the simulation).
+    /// A file this device removed that is back (`SyncState.removedFiles`) is removed again.
     private func unknownOwnFile() throws -> String? {
         let uploading = try somethingToUpload()
         let everyKind = unfamiliar || strayScanDue
@@ -122,6 +123,12 @@ extension SyncSession {
             for entry in try storage.list(folder) {
                 guard let parsed = CloudLayout.entry(fromName: entry.name, kind: kind), parsed.nonce != nil else { continue }
                 let path = folder + "/" + entry.name
+                // One this device removed, brought back (a sync program, a folder put
+                // back from a copy), is its own: removed again.
+                if state.removedFiles?[path] != nil {
+                    if try storage.delete(path) { report.filesRemoved += 1 }
+                    continue
+                }
                 if !known.contains(path) { return path }
             }
         }

@@ -65,8 +65,12 @@ extension SyncSession {
         }
         let clean = tidied && isCompacted(files, snapshot: snapshot)
         guard files != state.files || limit != state.compactedThrough || clean || suspicion != nil else { return }
+        let now = now, retention = engine.retention
         try commit { next in
             next.files = files
+            var gone = (next.removedFiles ?? [:]).filter { now - $0.value <= retention }
+            for file in removed { gone[file.path] = now }
+            next.removedFiles = gone.isEmpty ? nil : gone
             next.compactedThrough = max(next.compactedThrough, limit)
             if clean { next.cleanMarkers = max(next.cleanMarkers, next.snapshotMarkers) }
             if let suspicion { next.copySuspected = suspicion }
@@ -108,6 +112,10 @@ extension SyncSession {
                     continue
                 }
                 guard CloudLayout.entry(fromName: entry.name, kind: kind) != nil, !knownPaths.contains(path) else { continue }
+                if state.removedFiles?[path] != nil {
+                    if try storage.delete(path) { report.filesRemoved += 1 }
+                    continue
+                }
                 // Names of the format before 3 carry no random part: this library wrote
                 // them before it was updated, and removes them as compaction would.
                 if let parsed = CloudLayout.entry(fromName: entry.name, kind: kind), parsed.nonce == nil {

@@ -91,6 +91,11 @@ struct SyncState: Codable, Equatable {
     /// The stray files (`SyncSession.findStrayFiles`) read so far and still in the cloud:
     /// each is read once.
     var strayFilesRead: [String]?
+    /// This device's own files it removed (compacted), by path, with when (its clock,
+    /// ms), for `SyncEngine.retention`: one that a sync program or a folder put back
+    /// brings back is this device's own, and is removed again, not taken for a copy's
+    /// (found by the exploratory helper: "a copy of another library file").
+    var removedFiles: [String: Int64]?
 
     /// How many recent record instances count as this device's own (a file-sync client
     /// may bring back an older record of ours; that is not a copy).
