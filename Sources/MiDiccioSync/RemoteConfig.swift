@@ -74,18 +74,17 @@ extension WordLibrary {
     /// found this library's own files under its id, took them for a copy's, and gave the
     /// library a new device id.
     ///
-    /// The same remote set again starts over there, as another remote would (a folder
-    /// that still holds this device's last record is kept as it is): a cloud emptied on
-    /// purpose otherwise stopped every sync for good ("is the drive or sync folder
-    /// there?"), and `remote set` did not help (found by the exploratory helper). A sync
-    /// then goes on from where this device had got to if the cloud still holds the record
-    /// it last wrote (`SyncStore.changeRemote`).
+    /// The same folder set again starts over there, as another folder would, unless it
+    /// still holds this device's last record: a folder emptied on purpose otherwise
+    /// stopped every sync for good ("is the drive or sync folder there?"), and setting it
+    /// again did not help (found by the exploratory helper). Any remote removed and set
+    /// again starts over there too, unless the cloud still holds the record this device
+    /// last wrote (`SyncStore.changeRemote`). Another remote set again (a new password, a
+    /// device name) keeps where this device had got to.
     public func setRemote(_ remote: RemoteConfig?) throws {
         let current = try self.remote()
         var setAgain = false
-        if let remote, current == remote {
-            if case .folder(let path) = remote { setAgain = try !isSameFolder(path, as: path) } else { setAgain = true }
-        }
+        if case .folder(let path)? = remote, current == remote { setAgain = try !isSameFolder(path, as: path) }
         if case .folder(let old)? = current, case .folder(let new)? = remote, old != new, try isSameFolder(old, as: new) {
             try SyncStore(self).renameRemoteLocation(to: new)
         } else if current != remote || setAgain {

@@ -85,8 +85,10 @@ final class ASyncFolderSetAgainTests {
         }
     }
 
-    @Test("a folder emptied on purpose: the sync says to set it again, and once set again every device starts over there")
-    func emptiedFolder() throws {
+    @Test(
+        "a folder emptied on purpose: the sync says how to start over, and once set again (removed first or not) every device starts over there",
+        arguments: [false, true])
+    func emptiedFolder(removeFirst: Bool) throws {
         let cloud = sandbox.path("cloud"), phone = sandbox.path("phone.sqlite")
         #expect(sandbox.run("remote", "set", "folder", cloud).status == 0)
         try sandbox.add("casa")
@@ -100,9 +102,12 @@ final class ASyncFolderSetAgainTests {
         let stopped = sandbox.run("sync")
         #expect(stopped.status != 0)
         #expect(stopped.errorOutput.contains("is the drive or sync folder there?"), "\(stopped.errorOutput)")
-        #expect(stopped.errorOutput.contains("If it was emptied on purpose, set the remote again"), "\(stopped.errorOutput)")
+        #expect(
+            stopped.errorOutput.contains("If it was emptied on purpose, remove the remote and set it again (midiccio remote remove"),
+            "\(stopped.errorOutput)")
         #expect(sandbox.run("sync").status != 0, "the guard holds until the remote is set again")
 
+        if removeFirst { #expect(sandbox.run("remote", "remove").status == 0) }
         #expect(sandbox.run("remote", "set", "folder", cloud).status == 0)
         let started = sandbox.run("sync")
         #expect(started.status == 0, "\(started.errorOutput)")

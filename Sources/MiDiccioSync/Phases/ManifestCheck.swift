@@ -26,7 +26,7 @@ extension SyncSession {
                 let records = try storage.list(CloudLayout.devicesFolder)
                 guard records.contains(where: { CloudLayout.device(fromRecordName: $0.name) == deviceID }) else {
                     throw CloudError.unavailable(
-                        "\(storage.displayName) has no \(CloudLayout.manifestPath) although this device synced with it before; is the drive or sync folder there? If it was emptied on purpose, set the remote again (midiccio remote set, or Settings in the web app) to start over there"
+                        "\(storage.displayName) has no \(CloudLayout.manifestPath) although this device synced with it before; is the drive or sync folder there? If it was emptied on purpose, remove the remote and set it again (midiccio remote remove, then midiccio remote set) to start over there"
                     )
                 }
                 report.manifestWrittenAgain = true
