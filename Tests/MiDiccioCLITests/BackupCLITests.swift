@@ -35,7 +35,13 @@ final class BackupCLITests {
         #expect(JSONOutputTests.isTime(backup["exportedAt"]))
         let words = try #require(backup["words"] as? [[String: Any]])
         #expect(words.count == 2)
-        for word in words { #expect(Set(word.keys) == JSONOutputTests.wordKeys) }
+        for word in words {
+            // The word object of --json output, and when each field last changed.
+            #expect(Set(word.keys) == JSONOutputTests.wordKeys.union(["times"]))
+            let times = try #require(word["times"] as? [String: Any])
+            #expect(Set(times.keys) == ["term", "meaning", "reading", "examples", "notes", "tags", "deleted"])
+            for value in times.values { #expect(JSONOutputTests.isTime(value)) }
+        }
     }
 
     @Test("export, edit, restore (merge), undo, and a second undo has nothing to undo")

@@ -42,7 +42,9 @@ struct BackupRestoreCommand: ParsableCommand {
         path: ["backup", "restore"], abstract: "Restore words from a JSON backup file.",
         discussion: """
             The whole file is checked first; a bad file changes nothing. By default the backup is merged:
-            a backup word newer than the library's copy (or missing) replaces it; a newer library word stays.
+            each field the backup holds newer than the library's copy (or a word missing here) is taken;
+            newer fields here stay. (A backup without field times, from before 2026-12-04: a backup word
+            newer than the library's copy replaces it whole.)
             With --replace the library becomes equal to the backup: words not in it go to the Trash.
             Restored words reach your other devices. 'midiccio backup undo' reverses the last restore.
             """,

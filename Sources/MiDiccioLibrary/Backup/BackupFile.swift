@@ -9,18 +9,28 @@ import MiDiccioModel
 ///   "words": [ { "id": "…", "term": "…", … , "deletedAt": null } ] }
 /// ```
 /// Version 2 added the review history (`reviews`); version 1 files still restore.
-/// Readers ignore keys they do not know, so later versions can add fields.
+/// Readers ignore keys they do not know, so later versions can add fields. Each word also
+/// carries `times`, when each field last changed (since 2026-12-04; optional, so older
+/// MiDiccio reads these files as before): a merge then takes a field from the backup only
+/// where the backup's is newer.
 public enum BackupFile {
+    /// A word as a backup holds it: with the time of each field's last change, when the
+    /// file says (`times`).
+    public typealias Entry = (word: Word, times: FieldTimes?)
+
     /// The value of the `format` key.
     public static let formatName = "midiccio-backup"
     /// The newest format version this MiDiccio writes and reads.
     public static let version = 2
 
-    /// The backup text for `words` and their review history, exported at `time`.
-    public static func encode(_ words: [Word], reviews: [ReviewEvent] = [], exportedAt time: Timestamp) -> String {
+    /// The backup text for `words` (with each one's field times, in the same order, when
+    /// given) and their review history, exported at `time`.
+    public static func encode(
+        _ words: [Word], times: [FieldTimes]? = nil, reviews: [ReviewEvent] = [], exportedAt time: Timestamp
+    ) -> String {
         var writer = Writer()
         var text = writer.start(wordCount: words.count, reviews: reviews, exportedAt: time)
-        for word in words { text += writer.next(word) }
+        for (index, word) in words.enumerated() { text += writer.next(word, times: times?[index]) }
         return text + writer.end()
     }
 
@@ -45,10 +55,15 @@ public enum BackupFile {
             return text + (reviews.isEmpty ? "],\n  \"words\": [" : "\n  ],\n  \"words\": [")
         }
 
-        /// The piece for the next word.
-        mutating func next(_ word: Word) -> String {
+        /// The piece for the next word, with the time of each field's last change.
+        mutating func next(_ word: Word, times: FieldTimes?) -> String {
             defer { written += 1 }
-            return (written == 0 ? "\n    " : ",\n    ") + WordJSON.object(word, indent: 6)
+            var object = WordJSON.object(word, indent: 6)
+            if let times {
+                let pairs = WordField.allCases.map { (BackupFile.timesKey($0), JSONText.quote(times[$0].iso8601)) }
+                object = String(object.dropLast(6)) + ",\n      \"times\": " + JSONText.object(pairs, spaced: true) + "\n    }"
+            }
+            return (written == 0 ? "\n    " : ",\n    ") + object
         }
 
         /// The end of the word list and of the file.
@@ -57,10 +72,28 @@ public enum BackupFile {
         }
     }
 
+    /// The key of `field` in a word's `times`.
+    static func timesKey(_ field: WordField) -> String { field.rawValue }
+
     /// Reads and checks a whole backup. Any problem throws `invalidBackup` naming the
     /// entry (or the JSON position) and the field; nothing is returned half-read.
     public static func decode(_ data: Data, file: String) throws -> [Word] {
         try decodeWithReviews(data, file: file).words
+    }
+
+    /// Like `decode`, with the time of each field's last change where the file gives it.
+    public static func decodeEntries(_ data: Data, file: String) throws -> [Entry] {
+        var entries: [Entry] = []
+        let pieces = { () -> () -> [UInt8]? in
+            var given = false
+            return {
+                defer { given = true }
+                return given || data.isEmpty ? nil : [UInt8](data)
+            }
+        }
+        _ = try check(pieces: pieces(), file: file)
+        try forEachWord(pieces: pieces(), file: file) { entries.append($0) }
+        return entries
     }
 
     /// Like `decode`, with the review history (empty in a version 1 file).
@@ -75,7 +108,7 @@ public enum BackupFile {
         let checked = try check(pieces: whole(), file: file)
         var words: [Word] = []
         words.reserveCapacity(checked.wordCount)
-        try forEachWord(pieces: whole(), file: file) { words.append($0) }
+        try forEachWord(pieces: whole(), file: file) { words.append($0.word) }
         return (words, checked.reviews)
     }
 
@@ -97,7 +130,7 @@ public enum BackupFile {
     /// rolls it back when the check throws at the end. What `onWord` throws stops the
     /// reading and comes back as it is.
     static func check(
-        pieces next: () throws -> [UInt8]?, file: String, onWord: ((Word) throws -> Void)? = nil
+        pieces next: () throws -> [UInt8]?, file: String, onWord: ((Entry) throws -> Void)? = nil
     ) throws -> Checked {
         func fail(_ location: String?, _ message: String) -> LibraryError {
             .invalidBackup(file: file, location: location, message: message)
@@ -111,12 +144,12 @@ public enum BackupFile {
             switch list {
             case .words:
                 guard firstBadWord == nil else { return }
-                let word: Word
+                let word: Entry
                 do {
-                    word = try decodeWord(entry, location: "entry \(index + 1)", file: file)
-                    let key = IDBytes(word.id)
+                    word = try decodeEntry(entry, location: "entry \(index + 1)", file: file)
+                    let key = IDBytes(word.word.id)
                     if let first = seen[key] {
-                        throw fail("entry \(index + 1)", "id \(word.id) is already used by entry \(first)")
+                        throw fail("entry \(index + 1)", "id \(word.word.id) is already used by entry \(first)")
                     }
                     seen[key] = index + 1
                 } catch {
@@ -172,7 +205,7 @@ public enum BackupFile {
     /// review history: checking the file as it goes (`check`, whose verdict comes at the
     /// end), or, when `checkedFirst` says it was checked already, as `forEachWord` does.
     static func readWords(
-        pieces next: () throws -> [UInt8]?, file: String, checkedFirst: Checked?, _ onWord: (Word) throws -> Void
+        pieces next: () throws -> [UInt8]?, file: String, checkedFirst: Checked?, _ onWord: (Entry) throws -> Void
     ) throws -> [ReviewEvent] {
         if let checkedFirst {
             try forEachWord(pieces: next, file: file, onWord)
@@ -202,12 +235,12 @@ public enum BackupFile {
     /// Hands each word of a backup that `check` passed to `body`, in file order, reading
     /// its text as `next` hands it over. A problem found now (the file changed since)
     /// throws as `check` would.
-    static func forEachWord(pieces next: () throws -> [UInt8]?, file: String, _ body: (Word) throws -> Void) throws {
+    static func forEachWord(pieces next: () throws -> [UInt8]?, file: String, _ body: (Entry) throws -> Void) throws {
         do {
             try withoutActuallyEscaping(body) { body in
                 let reader = BackupReader { list, entry, index in
                     guard list == .words else { return }
-                    try body(try decodeWord(entry, location: "entry \(index + 1)", file: file))
+                    try body(try decodeEntry(entry, location: "entry \(index + 1)", file: file))
                 }
                 try reader.read(pieces: next)
             }
@@ -249,6 +282,31 @@ public enum BackupFile {
         let seconds = review["seconds"] as? Int ?? 0
         guard seconds >= 0 else { throw fail("\"seconds\" must not be negative") }
         return ReviewEvent(wordID: id, time: time, grade: grade, device: device, seconds: seconds)
+    }
+
+    /// Reads one word of a backup's list, with its `times` when it has them: each a time
+    /// no later than the word's `updatedAt`; a field left out counts as changed then.
+    /// Keys other than the fields' are left alone (a later version may add some).
+    static func decodeEntry(_ entry: Any, location: String, file: String) throws -> Entry {
+        let word = try decodeWord(entry, location: location, file: file)
+        guard let value = (entry as? [String: Any])?["times"], !(value is JSONNull) else { return (word, nil) }
+        func fail(_ field: String, _ message: String) -> LibraryError {
+            .invalidBackup(file: file, location: location + ", field \"times.\(field)\"", message: message)
+        }
+        guard let object = value as? [String: Any] else {
+            throw LibraryError.invalidBackup(file: file, location: location + ", field \"times\"", message: "must be an object of times")
+        }
+        var times = FieldTimes(all: word.updatedAt)
+        for field in WordField.allCases {
+            let key = timesKey(field)
+            guard let given = object[key] else { continue }
+            guard let text = given as? String, let time = Timestamp(iso8601: text) else {
+                throw fail(key, "must be a UTC time like 2026-11-29T10:00:00.123Z (at most 3 fractional digits)")
+            }
+            guard time <= word.updatedAt else { throw fail(key, "is later than updatedAt") }
+            times[field] = time
+        }
+        return (word, times)
     }
 
     /// Reads one word object (as in backups and undo data).

@@ -77,7 +77,8 @@ extension WordLibrary {
                         try write(Data(writer.start(wordCount: count, reviews: reviews, exportedAt: clock.now()).utf8))
                         var exported = 0
                         try database.cached("SELECT \(Self.columns) FROM words ORDER BY created_at, seq").forEachRow { row in
-                            try write(Data(writer.next(try Self.storedWord(row).word).utf8))
+                            let stored = try Self.storedWord(row)
+                            try write(Data(writer.next(stored.word, times: stored.times).utf8))
                             exported += 1
                         }
                         // The file states its count, and a restore checks it: within one read
@@ -99,7 +100,9 @@ extension WordLibrary {
     ///
     /// Merge (default): a backup word newer than the library's copy, or missing from the
     /// library, replaces it and becomes pending so it reaches other devices (product
-    /// notes, bug 2); a newer library word stays. `replace`: the library becomes equal to
+    /// notes, bug 2); a newer library word stays. A backup that gives each field's time
+    /// (`times`, written since 2026-12-04) is merged field by field: a field edited here,
+    /// or on another device, after the backup's copy of it stays as it is. `replace`: the library becomes equal to
     /// the backup; words not in it go to the Trash and restored words get a new time so
     /// they win on every device. The prior state of every touched word is kept for
     /// `undoRestore()`. With `dryRun` nothing is changed; the report says what would be.
@@ -137,7 +140,7 @@ extension WordLibrary {
                     try insertNew(fresh, pending: true)
                     fresh.removeAll(keepingCapacity: true)
                 }
-                func restore(_ restored: Word, columns: NewWordColumns?) throws {
+                func restore(_ restored: Word, times: FieldTimes?, columns: NewWordColumns?) throws {
                     if let progress, index > 0, index % Self.progressInterval == 0 { progress(index, total) }
                     index += 1
                     if intoEmpty, let columns {
@@ -148,7 +151,7 @@ extension WordLibrary {
                         }
                         fresh.append(
                             NewRow(
-                                word: restored, times: FieldTimes(all: restored.updatedAt), writers: StoredWord.localWriters,
+                                word: restored, times: times ?? FieldTimes(all: restored.updatedAt), writers: StoredWord.localWriters,
                                 columns: columns))
                         report.countAdded(restored.term)
                         if fresh.count == Self.restoreBlock { try saveFresh() }
@@ -163,7 +166,7 @@ extension WordLibrary {
                         // the backup" too, or the clean-up below would trash it again.
                         inBackup.insert(try replaceWith(restored, local: local, report: &report))
                     } else {
-                        try merge(restored, local: local, report: &report)
+                        try merge(restored, times: times, local: local, report: &report)
                     }
                 }
                 let locale = intoEmpty ? collationLocale : nil
@@ -173,11 +176,11 @@ extension WordLibrary {
                 if total >= restoreReadAsideFrom {
                     try Handoff.run(capacity: 8) { emit in
                         let maker = locale.map { ColumnMaker(locale: $0) }
-                        var block: [(Word, NewWordColumns?)] = []
+                        var block: [(Word, FieldTimes?, NewWordColumns?)] = []
                         block.reserveCapacity(Self.restoreBlock)
                         let history = try BackupFile.readWords(pieces: try filePieces(path), file: path, checkedFirst: checkedFirst) {
-                            word in
-                            block.append((word, maker?.columns(for: word)))
+                            entry in
+                            block.append((entry.word, entry.times, maker?.columns(for: entry.word)))
                             guard block.count == Self.restoreBlock else { return }
                             try emit(.words(block))
                             block.removeAll(keepingCapacity: true)
@@ -186,14 +189,15 @@ extension WordLibrary {
                         try emit(.reviews(history))
                     } consume: { (batch: RestoreBatch) in
                         switch batch {
-                        case .words(let block): for (restored, columns) in block { try restore(restored, columns: columns) }
+                        case .words(let block):
+                            for (restored, times, columns) in block { try restore(restored, times: times, columns: columns) }
                         case .reviews(let history): reviews = history
                         }
                     }
                 } else {
                     let maker = locale.map { ColumnMaker(locale: $0) }
-                    reviews = try BackupFile.readWords(pieces: try backupPieces(path), file: path, checkedFirst: checkedFirst) { word in
-                        try restore(word, columns: maker?.columns(for: word))
+                    reviews = try BackupFile.readWords(pieces: try backupPieces(path), file: path, checkedFirst: checkedFirst) { entry in
+                        try restore(entry.word, times: entry.times, columns: maker?.columns(for: entry.word))
                     }
                 }
                 try saveFresh()
@@ -228,7 +232,7 @@ extension WordLibrary {
     /// What a backup's reading thread hands over: words with their derived columns (into
     /// an empty library), then the review history once the file is read.
     private enum RestoreBatch: Sendable {
-        case words([(Word, NewWordColumns?)])
+        case words([(Word, FieldTimes?, NewWordColumns?)])
         case reviews([ReviewEvent])
     }
 
@@ -309,19 +313,30 @@ extension WordLibrary {
     }
 
     /// Merge: newest wins, compared on `updatedAt`; fields that differ take the backup's
-    /// time, so a newer edit made on another device still wins when sync pulls it.
-    private func merge(_ restored: Word, local: StoredWord?, report: inout RestoreReport) throws {
+    /// time, so a newer edit made on another device still wins when sync pulls it. With
+    /// the backup's field `times`, field by field: a field whose backup copy is newer than
+    /// the library's is taken, with its time; the others stay. Before, a word edited after
+    /// the backup's other fields had been edited elsewhere brought those fields back as
+    /// they were in the backup, stamped newer, on every device (found by the exploratory
+    /// helper).
+    private func merge(_ restored: Word, times restoredTimes: FieldTimes?, local: StoredWord?, report: inout RestoreReport) throws {
         if local == nil, try isPurged(restored.id) {
             report.countSkippedPurged(restored.term)
             return
         }
         guard let local else {
             try keepUndo(nil, id: restored.id)
-            try save(restored, times: FieldTimes(all: restored.updatedAt), previous: nil, pending: true)
+            try save(restored, times: restoredTimes ?? FieldTimes(all: restored.updatedAt), previous: nil, pending: true)
             report.countAdded(restored.term)
             return
         }
-        guard restored.updatedAt > local.word.updatedAt, !restored.hasSameContent(as: local.word) else {
+        // Without field times, the backup's word is as new as its newest field throughout.
+        let backupTimes = restoredTimes ?? FieldTimes(all: restored.updatedAt)
+        let taken = WordField.allCases.filter { field in
+            !local.word.hasSameValue(field, as: restored) && backupTimes[field] > local.times[field]
+                && (restoredTimes != nil || restored.updatedAt > local.word.updatedAt)
+        }
+        guard !taken.isEmpty else {
             report.unchanged += 1
             return
         }
@@ -329,9 +344,9 @@ extension WordLibrary {
         var word = local.word
         var times = local.times
         var writers = local.writers
-        for field in WordField.allCases where !word.hasSameValue(field, as: restored) {
+        for field in taken {
             word.takeValue(field, from: restored)
-            times[field] = restored.updatedAt
+            times[field] = backupTimes[field]
             writers[field.index] = 0
         }
         word.updatedAt = times.newest

@@ -1,0 +1,107 @@
+import Foundation
+import MiDiccioTesting
+import Testing
+
+@testable import MiDiccioCloud
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+@testable import MiDiccioSync
+
+/// A backup keeps one `updatedAt` per word. A merge restore took every field that
+/// differed from a backup word newer than the library's, stamped with that time: an old
+/// phone that edited a word's meaning after another device had edited its notes and tags
+/// brought back the old notes and tags, on every device (found by the exploratory helper).
+/// Backups now carry each field's time (`times`), and a merge takes a field only where
+/// the backup's copy of it is newer.
+@Suite("A restore takes from a backup only the fields it has newer, and keeps newer edits of the others")
+struct ARestoreKeepsNewerEditsOfOtherFieldsTests {
+    @Test("an old phone's backup, whose meaning is newer and notes and tags older, keeps another device's notes and tag everywhere")
+    func newerFieldsElsewhereStay() throws {
+        try withSyncFixture { fixture in
+            let laptop = try fixture.device("laptop"), tablet = try fixture.device("tablet"), phone = try fixture.device("phone")
+            let id = try laptop.add("palabra", meaning: "m0", notes: "n0", tags: ["t0"])
+            try fixture.syncRounds([laptop, tablet, phone])
+            // The phone stops syncing. The tablet edits the notes and adds a tag, then the
+            // phone edits the meaning, later, and a backup is made of it.
+            fixture.advanceClocks(by: 60_000)
+            _ = try tablet.library.edit(id, WordEdit(notes: "n1 from the tablet", addTags: ["tablet"]))
+            try fixture.syncRounds([tablet, laptop])
+            fixture.advanceClocks(by: 60_000)
+            _ = try phone.library.edit(id, WordEdit(meaning: "m3 from the phone"))
+            let backup = fixture.file("phone.json")
+            try phone.library.exportBackup(to: backup)
+
+            let report = try laptop.library.restoreBackup(from: backup)
+            #expect(report.updated == 1)
+            let restored = try laptop.word(id)
+            #expect(restored.meaning == "m3 from the phone")
+            #expect(restored.notes == "n1 from the tablet")
+            #expect(restored.tags == ["t0", "tablet"])
+            try fixture.syncRounds([laptop, tablet])
+            #expect(try tablet.word(id) == laptop.word(id))
+
+            // Restored again, nothing is newer in the backup: nothing changes.
+            #expect(try laptop.library.restoreBackup(from: backup).unchanged == 1)
+        }
+    }
+
+    @Test("a backup written before field times (no 'times') still restores as before: a newer word replaces every field")
+    func backupWithoutTimes() throws {
+        try withSyncFixture { fixture in
+            let laptop = try fixture.device("laptop"), phone = try fixture.device("phone")
+            let id = try laptop.add("palabra", meaning: "m0", notes: "n0")
+            try fixture.syncRounds([laptop, phone])
+            fixture.advanceClocks(by: 60_000)
+            _ = try laptop.library.edit(id, WordEdit(notes: "n1 here"))
+            fixture.advanceClocks(by: 60_000)
+            _ = try phone.library.edit(id, WordEdit(meaning: "m3 there"))
+            let word = try phone.word(id)
+            let backup = fixture.file("old-format.json")
+            try Data(BackupFile.encode([word], exportedAt: word.updatedAt).utf8).write(to: URL(fileURLWithPath: backup))
+            #expect(!(try String(contentsOfFile: backup, encoding: .utf8).contains("\"times\"")))
+            #expect(try laptop.library.restoreBackup(from: backup).updated == 1)
+            #expect(try laptop.word(id).meaning == "m3 there")
+            #expect(try laptop.word(id).notes == "n0", "the whole-word rule of such files")
+        }
+    }
+
+    @Test("an export gives every field's time, and reading it back gives the library's times")
+    func exportCarriesTimes() throws {
+        try withSyncFixture { fixture in
+            let laptop = try fixture.device("laptop")
+            let id = try laptop.add("palabra", meaning: "m0")
+            fixture.advanceClocks(by: 5_000)
+            _ = try laptop.library.edit(id, WordEdit(notes: "later"))
+            let backup = fixture.file("backup.json")
+            try laptop.library.exportBackup(to: backup)
+            let entries = try BackupFile.decodeEntries(try Data(contentsOf: URL(fileURLWithPath: backup)), file: backup)
+            let stored = try #require(try laptop.library.stored(id))
+            #expect(entries.count == 1)
+            #expect(entries.first?.times == stored.times)
+            #expect(entries.first?.times?.notes != entries.first?.times?.meaning)
+        }
+    }
+
+    @Test(
+        "bad field times are refused, naming the entry and the field, and nothing is restored",
+        arguments: [
+            (#""times": {"notes": "yesterday"}"#, #"entry 1, field "times.notes""#, "must be a UTC time"),
+            (#""times": {"meaning": "2030-01-01T00:00:00.000Z"}"#, #"entry 1, field "times.meaning""#, "is later than updatedAt"),
+            (#""times": ["2026-11-29T10:00:00.000Z"]"#, #"entry 1, field "times""#, "must be an object of times"),
+        ])
+    func badTimes(times: String, location: String, message: String) throws {
+        try withSyncFixture { fixture in
+            let laptop = try fixture.device("laptop")
+            let backup = fixture.file("bad.json")
+            let text = """
+                {"format": "midiccio-backup", "version": 2, "words": [
+                  {"id": "3f2a9c1e-8b4d-4e6f-9a1b-2c3d4e5f6a7b", "term": "palabra", "createdAt": "2026-11-29T09:00:00.000Z",
+                   "updatedAt": "2026-11-29T10:00:00.000Z", \(times)}]}
+                """
+            try Data(text.utf8).write(to: URL(fileURLWithPath: backup))
+            let error = try #require(throws: LibraryError.self) { try laptop.library.restoreBackup(from: backup) }
+            #expect("\(error)".contains(location) && "\(error)".contains(message), "\(error)")
+            #expect(try laptop.library.counts().words == 0)
+        }
+    }
+}
