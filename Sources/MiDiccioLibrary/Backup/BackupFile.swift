@@ -58,6 +58,10 @@ public enum BackupFile {
         /// The piece for the next word, with the time of each field's last change.
         mutating func next(_ word: Word, times: FieldTimes?) -> String {
             defer { written += 1 }
+            // A reader refuses a field time later than `updatedAt`: a library's own words
+            // always pass (`updatedAt` is the newest field time; kept so if ever not).
+            var word = word
+            if let newest = times?.newest, newest > word.updatedAt { word.updatedAt = newest }
             var object = WordJSON.object(word, indent: 6)
             if let times {
                 let pairs = WordField.allCases.map { (BackupFile.timesKey($0), JSONText.quote(times[$0].iso8601)) }

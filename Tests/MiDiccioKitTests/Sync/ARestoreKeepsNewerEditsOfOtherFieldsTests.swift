@@ -82,6 +82,21 @@ struct ARestoreKeepsNewerEditsOfOtherFieldsTests {
         }
     }
 
+    @Test("a word whose stored time is older than one of its fields' still exports a backup that restores")
+    func inconsistentStoredTimes() throws {
+        try withSyncFixture { fixture in
+            let laptop = try fixture.device("laptop")
+            let id = try laptop.add("palabra", meaning: "m0")
+            try laptop.library.database.run(
+                "UPDATE words SET updated_at = updated_at - 5000, created_at = created_at - 5000 WHERE id = ?", [.text(id.rawValue)])
+            let backup = fixture.file("backup.json")
+            try laptop.library.exportBackup(to: backup)
+            let other = try fixture.device("other")
+            #expect(try other.library.restoreBackup(from: backup).added == 1)
+            #expect(try other.word(id).meaning == "m0")
+        }
+    }
+
     @Test(
         "bad field times are refused, naming the entry and the field, and nothing is restored",
         arguments: [
