@@ -452,6 +452,15 @@ enum Migrations {
                     try database.run(insert, [.text(TagSet.key(tag)), .integer(seq), .text(tag)])
                 }
             }),
+        Migration(
+            name: "2026-12-restore-undo-field-times",
+            sql: """
+                -- Each field's time as the last restore left it (milliseconds, comma-separated
+                -- in the order of WordField): undoing the restore keeps a word any of whose
+                -- fields changed since. A restore takes fields with the backup's own times, so
+                -- an edit pulled since can leave the word's time as it was.
+                ALTER TABLE restore_undo ADD COLUMN restored_times TEXT;
+                """),
     ]
 
     /// Marks a library that had words before a migration: its next sync uploads every

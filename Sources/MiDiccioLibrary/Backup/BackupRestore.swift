@@ -218,7 +218,12 @@ extension WordLibrary {
                 // Each touched word's time as the restore leaves it: a word whose time has
                 // moved by the undo was edited since, and the undo keeps that edit.
                 try database.run(
-                    "UPDATE restore_undo SET restored_updated_at = (SELECT updated_at FROM words WHERE words.id = restore_undo.word_id)")
+                    """
+                    UPDATE restore_undo SET (restored_updated_at, restored_times) = (
+                        SELECT updated_at, term_time || ',' || meaning_time || ',' || reading_time || ',' || examples_time
+                            || ',' || notes_time || ',' || tags_time || ',' || deleted_time
+                        FROM words WHERE words.id = restore_undo.word_id)
+                    """)
                 progress?(total, total)
                 if dryRun { throw DryRunRollback() }
             }
@@ -249,17 +254,24 @@ extension WordLibrary {
     /// second undo has nothing to undo.
     public func undoRestore() throws -> RestoreReport {
         try writing {
-            let rows = try database.cached("SELECT word_id, prior, restored_updated_at FROM restore_undo").rows {
-                ($0.text(0), $0.optionalText(1), $0.isNull(2) ? nil : $0.int64(2))
+            let rows = try database.cached("SELECT word_id, prior, restored_updated_at, restored_times FROM restore_undo").rows {
+                ($0.text(0), $0.optionalText(1), $0.isNull(2) ? nil : $0.int64(2), $0.optionalText(3))
             }
             guard !rows.isEmpty else { throw LibraryError.nothingToUndo }
             var report = RestoreReport()
-            for (idText, priorText, restoredAt) in rows {
+            for (idText, priorText, restoredAt, timesText) in rows {
                 guard let id = WordID(idText), let current = try stored(id) else { continue }
-                // Every later edit moves the word's time (a hybrid clock's, so always later;
-                // a pulled edit wins only with a later time). Undo data from before this
-                // was kept has no time, and is put back as before.
-                if let restoredAt, current.word.updatedAt.milliseconds != restoredAt {
+                // A word changed since the restore (here, or pulled from another device) keeps
+                // its change: some field's time moved. Told by the fields' times as the
+                // restore left them: a restore takes fields with the backup's own times, and
+                // an edit pulled since may leave the word's time where it was (and was put
+                // back). Undo data from before has the word's time only (every later edit
+                // moved it when a restore stamped what it took with the backup word's time),
+                // or none, and is put back as before.
+                let editedSince =
+                    timesText.flatMap(Self.fieldTimes).map { times in WordField.allCases.contains { current.times[$0] != times[$0] } }
+                    ?? (restoredAt.map { current.word.updatedAt.milliseconds != $0 } ?? false)
+                if editedSince {
                     report.keptEdited += 1
                     continue
                 }
@@ -296,6 +308,15 @@ extension WordLibrary {
             try database.run("DELETE FROM restore_undo")
             return report
         }
+    }
+
+    /// Field times as `restore_undo.restored_times` keeps them; nil for any other text.
+    private static func fieldTimes(_ text: String) -> FieldTimes? {
+        let numbers = text.split(separator: ",").compactMap { Int64($0) }
+        guard numbers.count == WordField.allCases.count else { return nil }
+        var times = FieldTimes(all: Timestamp(milliseconds: 0))
+        for field in WordField.allCases { times[field] = Timestamp(milliseconds: numbers[field.index]) }
+        return times
     }
 
     /// True when `undoRestore()` has something to put back.

@@ -45,6 +45,62 @@ struct ARestoreKeepsNewerEditsOfOtherFieldsTests {
         }
     }
 
+    @Test("undoing such a restore keeps a word with a field pulled since, even when the word's time did not move")
+    func undoKeepsAFieldPulledSince() throws {
+        try withSyncFixture { fixture in
+            let laptop = try fixture.device("laptop"), tablet = try fixture.device("tablet"), phone = try fixture.device("phone")
+            let id = try laptop.add("palabra", meaning: "m0", notes: "n0", tags: ["t0"])
+            try fixture.syncRounds([laptop, tablet, phone])
+            // In this order: the phone's meaning (then its backup), the tablet's meaning
+            // (not synced yet), the laptop's notes, which stay the word's newest change.
+            fixture.advanceClocks(by: 60_000)
+            _ = try phone.library.edit(id, WordEdit(meaning: "m1 from the phone"))
+            let backup = fixture.file("phone.json")
+            try phone.library.exportBackup(to: backup)
+            fixture.advanceClocks(by: 60_000)
+            _ = try tablet.library.edit(id, WordEdit(meaning: "m2 from the tablet"))
+            fixture.advanceClocks(by: 60_000)
+            _ = try laptop.library.edit(id, WordEdit(notes: "n3 from the laptop", addTags: ["laptop"]))
+            let before = try laptop.word(id)
+
+            #expect(try laptop.library.restoreBackup(from: backup).updated == 1)
+            #expect(try laptop.word(id).meaning == "m1 from the phone")
+            #expect(try laptop.word(id).updatedAt == before.updatedAt, "the notes are still the newest change")
+            try fixture.syncRounds([tablet, laptop])
+            #expect(try laptop.word(id).meaning == "m2 from the tablet", "the tablet's meaning is newer than the backup's")
+
+            let undo = try laptop.library.undoRestore()
+            #expect(undo.keptEdited == 1)
+            let after = try laptop.word(id)
+            #expect(after.meaning == "m2 from the tablet", "an edit pulled after the restore is kept")
+            #expect(after.notes == "n3 from the laptop" && after.tags == ["t0", "laptop"])
+            try fixture.syncRounds([laptop, tablet, phone])
+            #expect(try tablet.word(id) == laptop.word(id))
+            #expect(try phone.word(id) == laptop.word(id))
+        }
+    }
+
+    @Test("undoing a restore still puts back the fields it took, field by field")
+    func undoPutsBackWhatItTook() throws {
+        try withSyncFixture { fixture in
+            let laptop = try fixture.device("laptop"), phone = try fixture.device("phone")
+            let id = try laptop.add("palabra", meaning: "m0", notes: "n0")
+            try fixture.syncRounds([laptop, phone])
+            fixture.advanceClocks(by: 60_000)
+            _ = try phone.library.edit(id, WordEdit(meaning: "m1 from the phone"))
+            let backup = fixture.file("phone.json")
+            try phone.library.exportBackup(to: backup)
+            fixture.advanceClocks(by: 60_000)
+            _ = try laptop.library.edit(id, WordEdit(notes: "n2 here"))
+            #expect(try laptop.library.restoreBackup(from: backup).updated == 1)
+            #expect(try laptop.word(id).meaning == "m1 from the phone")
+            let undo = try laptop.library.undoRestore()
+            #expect(undo.updated == 1 && undo.keptEdited == 0)
+            #expect(try laptop.word(id).meaning == "m0")
+            #expect(try laptop.word(id).notes == "n2 here")
+        }
+    }
+
     @Test("a backup written before field times (no 'times') still restores as before: a newer word replaces every field")
     func backupWithoutTimes() throws {
         try withSyncFixture { fixture in
