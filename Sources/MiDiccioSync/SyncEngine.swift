@@ -93,6 +93,7 @@ public final class SyncEngine {
             try session.startOverIfEmptied()
             session.checkClocks()
             try session.checkIdentity()
+            try session.resyncIfOwnFilesGone()
             try session.readAbsorbedIdentities()
             // An id that took others over is announced before anything is written under it
             // (in the sync that takes it, or any later one while its record is missing):
@@ -190,6 +191,9 @@ final class SyncSession {
     var strayFilesListed: [String] = []
     /// The stray files read this sync (saved with the merge's outcome at the end).
     var strayFilesRead: [String] = []
+    /// Files this device wrote and did not remove that its folders no longer hold
+    /// (`resyncIfOwnFilesGone`).
+    var ownFilesGone: [String] = []
     /// The snapshot read of each device this sync, by name (`SyncState.snapshotsRead`).
     var snapshotNamesRead: [String: String] = [:]
     /// Libraries that took over this library's old id, read in full this sync.

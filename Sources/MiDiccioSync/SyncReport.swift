@@ -49,6 +49,10 @@ public struct SyncReport: Hashable, Sendable {
     /// True when this library was set back to a cloud it had left, and this sync went on
     /// there from where this device had got to (`SyncSession.takeUpPreviousState`).
     public var previousStateTakenUp = false
+    /// True when files this device had written were gone from the cloud (emptied, or put
+    /// back from an older copy), so this sync read everything again and uploaded every
+    /// word once (`SyncSession.resyncIfOwnFilesGone`).
+    public var ownFilesGone = false
     /// Leftover temporary files of this device's that this sync removed.
     public var temporaryFilesRemoved = 0
     /// Set when another device's clock was found ahead of this device's, or this one's

@@ -431,6 +431,11 @@ struct SyncCommand: ParsableCommand {
                     "There was no MiDiccio data in \(remote.displayName), so this sync started it there. If your other devices sync elsewhere, check the path (midiccio remote show)."
                 )
             }
+            if report.ownFilesGone {
+                context.note(
+                    "Files this device had written were gone from \(remote.displayName) (emptied, or put back from an older copy), so this sync read everything again and uploaded every word once."
+                )
+            }
             if report.previousStateTakenUp {
                 context.note("This library synced with \(remote.displayName) before: it went on from where it had got to there.")
             }

@@ -118,9 +118,11 @@ extension SyncSession {
         let everyKind = unfamiliar || strayScanDue
         guard everyKind || uploading else { return nil }
         let known = Set(state.files.map(\.path) + [state.snapshot?.path, state.inflight?.path].compactMap { $0 })
+        var listed = Set<String>()
         for kind in everyKind ? [CloudLayout.Kind.changes, .snapshot] : [.changes] {
             let folder = CloudLayout.folder(kind, of: deviceID)
             for entry in try storage.list(folder) {
+                listed.insert(folder + "/" + entry.name)
                 guard let parsed = CloudLayout.entry(fromName: entry.name, kind: kind), parsed.nonce != nil else { continue }
                 let path = folder + "/" + entry.name
                 // One this device removed, brought back (a sync program, a folder put
@@ -132,7 +134,33 @@ extension SyncSession {
                 if !known.contains(path) { return path }
             }
         }
+        // Files this device wrote and did not remove that are gone: the cloud was emptied
+        // (and started again by another device) or put back from an older copy.
+        if everyKind {
+            ownFilesGone = (state.files.map(\.path) + [state.snapshot?.path].compactMap { $0 }).filter { !listed.contains($0) }
+        }
         return nil
+    }
+
+    /// Reads everything again and uploads every word once when files this device wrote,
+    /// and did not remove, are gone from the cloud (`unknownOwnFile` lists them). The
+    /// cloud was emptied or put back from an older copy: its place in other devices' files
+    /// may be past files that a device that started again numbers from 1 (found by the
+    /// exploratory helper: a laptop that synced while the folder was emptied elsewhere
+    /// kept its place, and never got the new words), and its own words are no longer
+    /// there. Its own id and numbering go on.
+    func resyncIfOwnFilesGone() throws {
+        guard !ownFilesGone.isEmpty else { return }
+        let gone = Set(ownFilesGone)
+        try commit { next in
+            next.cursors = [:]
+            next.snapshotsRead = nil
+            next.strayFilesRead = nil
+            next.files.removeAll { gone.contains($0.path) }
+            if let snapshot = next.snapshot, gone.contains(snapshot.path) { next.snapshot = nil }
+            next.fullUpload = true
+        }
+        report.ownFilesGone = true
     }
 
     /// True when this sync will upload something.

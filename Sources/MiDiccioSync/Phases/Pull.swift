@@ -10,6 +10,12 @@ extension SyncSession {
         var cursors = state.cursors
         var batches: [SyncBatch] = []
         for record in others {
+            // A record numbered below this device's place in its files: that device started
+            // its files again from 1 (in a folder emptied and started again), or a sync
+            // program brought back an older record. Its files are read from the start again
+            // (found by the exploratory helper: a laptop that synced while the folder was
+            // emptied elsewhere kept its place, and never got the new words).
+            if let place = cursors[record.device], record.lastSeq < place { cursors[record.device] = 0 }
             let start = cursors[record.device] ?? 0
             guard record.lastSeq > start || !unreadAbsorbedPaths(of: record.device).isEmpty else { continue }
             announce(.downloading)
