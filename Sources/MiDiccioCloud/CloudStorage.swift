@@ -148,7 +148,7 @@ public enum CloudBytes: Sendable {
     }
 }
 
-/// The only way sync reaches storage: four operations on paths relative to the
+/// The only way sync reaches storage: a few operations on paths relative to the
 /// MiDiccio folder ("devices/abc.json"). WebDAV, Google Drive and others plug in here.
 ///
 /// Implementations should make `write` atomic (a reader sees the old file or the whole
