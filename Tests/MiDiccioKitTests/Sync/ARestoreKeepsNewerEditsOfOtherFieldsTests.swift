@@ -15,21 +15,34 @@ import Testing
 /// the backup's copy of it is newer.
 @Suite("A restore takes from a backup only the fields it has newer, and keeps newer edits of the others")
 struct ARestoreKeepsNewerEditsOfOtherFieldsTests {
+    /// A laptop, a tablet and a phone that synced one word (m0, n0, t0); every clock then
+    /// a minute on.
+    private func threeDevices(_ fixture: SyncFixture) throws -> (laptop: TestDevice, tablet: TestDevice, phone: TestDevice, id: WordID) {
+        let laptop = try fixture.device("laptop"), tablet = try fixture.device("tablet"), phone = try fixture.device("phone")
+        let id = try laptop.add("palabra", meaning: "m0", notes: "n0", tags: ["t0"])
+        try fixture.syncRounds([laptop, tablet, phone])
+        fixture.advanceClocks(by: 60_000)
+        return (laptop, tablet, phone, id)
+    }
+
+    /// The phone edits the word's meaning, and a backup of it is written; returns its path.
+    private func phoneBackup(_ fixture: SyncFixture, _ phone: TestDevice, _ id: WordID, meaning: String) throws -> String {
+        _ = try phone.library.edit(id, WordEdit(meaning: meaning))
+        let backup = fixture.file("phone.json")
+        try phone.library.exportBackup(to: backup)
+        return backup
+    }
+
     @Test("an old phone's backup, whose meaning is newer and notes and tags older, keeps another device's notes and tag everywhere")
     func newerFieldsElsewhereStay() throws {
         try withSyncFixture { fixture in
-            let laptop = try fixture.device("laptop"), tablet = try fixture.device("tablet"), phone = try fixture.device("phone")
-            let id = try laptop.add("palabra", meaning: "m0", notes: "n0", tags: ["t0"])
-            try fixture.syncRounds([laptop, tablet, phone])
+            let (laptop, tablet, phone, id) = try threeDevices(fixture)
             // The phone stops syncing. The tablet edits the notes and adds a tag, then the
             // phone edits the meaning, later, and a backup is made of it.
-            fixture.advanceClocks(by: 60_000)
             _ = try tablet.library.edit(id, WordEdit(notes: "n1 from the tablet", addTags: ["tablet"]))
             try fixture.syncRounds([tablet, laptop])
             fixture.advanceClocks(by: 60_000)
-            _ = try phone.library.edit(id, WordEdit(meaning: "m3 from the phone"))
-            let backup = fixture.file("phone.json")
-            try phone.library.exportBackup(to: backup)
+            let backup = try phoneBackup(fixture, phone, id, meaning: "m3 from the phone")
 
             let report = try laptop.library.restoreBackup(from: backup)
             #expect(report.updated == 1)
@@ -48,15 +61,10 @@ struct ARestoreKeepsNewerEditsOfOtherFieldsTests {
     @Test("undoing such a restore keeps a word with a field pulled since, even when the word's time did not move")
     func undoKeepsAFieldPulledSince() throws {
         try withSyncFixture { fixture in
-            let laptop = try fixture.device("laptop"), tablet = try fixture.device("tablet"), phone = try fixture.device("phone")
-            let id = try laptop.add("palabra", meaning: "m0", notes: "n0", tags: ["t0"])
-            try fixture.syncRounds([laptop, tablet, phone])
+            let (laptop, tablet, phone, id) = try threeDevices(fixture)
             // In this order: the phone's meaning (then its backup), the tablet's meaning
             // (not synced yet), the laptop's notes, which stay the word's newest change.
-            fixture.advanceClocks(by: 60_000)
-            _ = try phone.library.edit(id, WordEdit(meaning: "m1 from the phone"))
-            let backup = fixture.file("phone.json")
-            try phone.library.exportBackup(to: backup)
+            let backup = try phoneBackup(fixture, phone, id, meaning: "m1 from the phone")
             fixture.advanceClocks(by: 60_000)
             _ = try tablet.library.edit(id, WordEdit(meaning: "m2 from the tablet"))
             fixture.advanceClocks(by: 60_000)
@@ -83,13 +91,8 @@ struct ARestoreKeepsNewerEditsOfOtherFieldsTests {
     @Test("undoing a restore still puts back the fields it took, field by field")
     func undoPutsBackWhatItTook() throws {
         try withSyncFixture { fixture in
-            let laptop = try fixture.device("laptop"), phone = try fixture.device("phone")
-            let id = try laptop.add("palabra", meaning: "m0", notes: "n0")
-            try fixture.syncRounds([laptop, phone])
-            fixture.advanceClocks(by: 60_000)
-            _ = try phone.library.edit(id, WordEdit(meaning: "m1 from the phone"))
-            let backup = fixture.file("phone.json")
-            try phone.library.exportBackup(to: backup)
+            let (laptop, _, phone, id) = try threeDevices(fixture)
+            let backup = try phoneBackup(fixture, phone, id, meaning: "m1 from the phone")
             fixture.advanceClocks(by: 60_000)
             _ = try laptop.library.edit(id, WordEdit(notes: "n2 here"))
             #expect(try laptop.library.restoreBackup(from: backup).updated == 1)
