@@ -300,13 +300,21 @@ final class SyncSession {
 
     /// Forgets everything this device knew of the cloud, to read everything again and
     /// upload every word once.
+    ///
+    /// The files this id wrote there are remembered as removed (`SyncState.removedFiles`):
+    /// one that a sync program or a copy of the old folder brings back is this device's
+    /// own, removed again, and not taken for a copy's (found by the exploratory helper).
     private func startOver() throws {
         let words = try store.read { try store.wordCount() }
+        let now = now
         try commit { next in
             let generation = next.generation
+            var written = next.removedFiles ?? [:]
+            for path in next.files.map(\.path) + [next.snapshot?.path].compactMap({ $0 }) { written[path] = now }
             next = SyncState()
             next.generation = generation
             next.fullUpload = words > 0
+            next.removedFiles = written.isEmpty ? nil : written
         }
         report.startedOver = true
     }

@@ -95,7 +95,12 @@ final class ASyncFolderSetAgainTests {
         #expect(sandbox.run("sync").status == 0)
         #expect(sandbox.run(["remote", "set", "folder", cloud, "--library", phone]).status == 0)
         #expect(sandbox.run(["sync", "--library", phone]).status == 0)
+        #expect(sandbox.run(["add", "pez", "--library", phone]).status == 0)
+        #expect(sandbox.run(["sync", "--library", phone]).status == 0)
 
+        let before = sandbox.path("cloud-before")
+        try FileManager.default.copyItem(atPath: cloud, toPath: before)
+        let phoneID = try deviceID(phone)
         try FileManager.default.removeItem(atPath: cloud)
         try FileManager.default.createDirectory(atPath: cloud, withIntermediateDirectories: false)
         try sandbox.add("perro")
@@ -121,7 +126,29 @@ final class ASyncFolderSetAgainTests {
         #expect(phoneSync.errorOutput.contains("started over there"), "\(phoneSync.errorOutput)")
         #expect(sandbox.run("sync").status == 0)
         for library in [nil, phone] {
-            for term in ["casa", "perro", "gato"] { #expect(terms(library).contains(term), "\(terms(library))") }
+            for term in ["casa", "perro", "gato", "pez"] { #expect(terms(library).contains(term), "\(terms(library))") }
         }
+
+        // A copy of the old folder brings the phone's files from before back: they are its
+        // own, removed again, and it keeps its id.
+        var copiedBack: [String] = []
+        for folder in ["changes/\(phoneID)", "snapshots/\(phoneID)"] {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: before + "/" + folder)) ?? [] {
+                let target = cloud + "/" + folder + "/" + name
+                guard !FileManager.default.fileExists(atPath: target) else { continue }
+                try FileManager.default.createDirectory(atPath: cloud + "/" + folder, withIntermediateDirectories: true)
+                try FileManager.default.copyItem(atPath: before + "/" + folder + "/" + name, toPath: target)
+                copiedBack.append(target)
+            }
+        }
+        #expect(!copiedBack.isEmpty)
+        // (A sync with something to upload lists the device's own change files; so does
+        // every process's first sync, and a look every two days.)
+        #expect(sandbox.run(["add", "pulpo", "--library", phone]).status == 0)
+        let again = sandbox.run(["sync", "--library", phone])
+        #expect(again.status == 0, "\(again.errorOutput)")
+        #expect(!again.errorOutput.contains("copy"), "\(again.errorOutput)")
+        #expect(try deviceID(phone) == phoneID)
+        for path in copiedBack { #expect(!FileManager.default.fileExists(atPath: path), "\(path)") }
     }
 }

@@ -152,7 +152,12 @@ extension SyncSession {
     func resyncIfOwnFilesGone() throws {
         guard !ownFilesGone.isEmpty else { return }
         let gone = Set(ownFilesGone)
+        let now = now
         try commit { next in
+            // Should one come back (a copy of the old folder), it is this device's own.
+            var removed = next.removedFiles ?? [:]
+            for path in gone { removed[path] = now }
+            next.removedFiles = removed
             next.cursors = [:]
             next.snapshotsRead = nil
             next.strayFilesRead = nil
