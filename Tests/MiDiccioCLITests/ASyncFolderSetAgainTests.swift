@@ -100,7 +100,7 @@ final class ASyncFolderSetAgainTests {
 
         let before = sandbox.path("cloud-before")
         try FileManager.default.copyItem(atPath: cloud, toPath: before)
-        let phoneID = try deviceID(phone)
+        let phoneID = try deviceID(phone), laptopID = try deviceID()
         try FileManager.default.removeItem(atPath: cloud)
         try FileManager.default.createDirectory(atPath: cloud, withIntermediateDirectories: false)
         try sandbox.add("perro")
@@ -129,26 +129,29 @@ final class ASyncFolderSetAgainTests {
             for term in ["casa", "perro", "gato", "pez"] { #expect(terms(library).contains(term), "\(terms(library))") }
         }
 
-        // A copy of the old folder brings the phone's files from before back: they are its
-        // own, removed again, and it keeps its id.
-        var copiedBack: [String] = []
-        for folder in ["changes/\(phoneID)", "snapshots/\(phoneID)"] {
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: before + "/" + folder)) ?? [] {
-                let target = cloud + "/" + folder + "/" + name
-                guard !FileManager.default.fileExists(atPath: target) else { continue }
-                try FileManager.default.createDirectory(atPath: cloud + "/" + folder, withIntermediateDirectories: true)
-                try FileManager.default.copyItem(atPath: before + "/" + folder + "/" + name, toPath: target)
-                copiedBack.append(target)
+        // A copy of the old folder brings both devices' files from before back: they are
+        // each device's own, removed again, and each keeps its id (the laptop set the
+        // folder again, the phone started over by itself).
+        for (library, id) in [(phone, phoneID), (sandbox.libraryPath, laptopID)] {
+            var copiedBack: [String] = []
+            for folder in ["changes/\(id)", "snapshots/\(id)"] {
+                for name in (try? FileManager.default.contentsOfDirectory(atPath: before + "/" + folder)) ?? [] {
+                    let target = cloud + "/" + folder + "/" + name
+                    guard !FileManager.default.fileExists(atPath: target) else { continue }
+                    try FileManager.default.createDirectory(atPath: cloud + "/" + folder, withIntermediateDirectories: true)
+                    try FileManager.default.copyItem(atPath: before + "/" + folder + "/" + name, toPath: target)
+                    copiedBack.append(target)
+                }
             }
+            #expect(!copiedBack.isEmpty)
+            // (A sync with something to upload lists the device's own change files; so does
+            // every process's first sync, and a look every two days.)
+            #expect(sandbox.run(["add", "pulpo \(id.prefix(4))", "--library", library]).status == 0)
+            let again = sandbox.run(["sync", "--library", library])
+            #expect(again.status == 0, "\(again.errorOutput)")
+            #expect(!again.errorOutput.contains("copy"), "\(again.errorOutput)")
+            #expect(try deviceID(library) == id)
+            for path in copiedBack { #expect(!FileManager.default.fileExists(atPath: path), "\(path)") }
         }
-        #expect(!copiedBack.isEmpty)
-        // (A sync with something to upload lists the device's own change files; so does
-        // every process's first sync, and a look every two days.)
-        #expect(sandbox.run(["add", "pulpo", "--library", phone]).status == 0)
-        let again = sandbox.run(["sync", "--library", phone])
-        #expect(again.status == 0, "\(again.errorOutput)")
-        #expect(!again.errorOutput.contains("copy"), "\(again.errorOutput)")
-        #expect(try deviceID(phone) == phoneID)
-        for path in copiedBack { #expect(!FileManager.default.fileExists(atPath: path), "\(path)") }
     }
 }

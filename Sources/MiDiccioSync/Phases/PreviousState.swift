@@ -22,7 +22,8 @@ extension SyncSession {
         guard let remote = try store.remoteLocation(), let previous = try store.previousState(of: remote) else { return }
         let fresh = state.lastSeq == 0 && state.files.isEmpty && state.cursors.isEmpty && !state.hasPublished
         var old: SyncState?
-        if fresh, previous.device == deviceID, let kept = try? SyncState.decode(previous.state), let instance = kept.instances.last {
+        let kept = previous.device == deviceID ? try? SyncState.decode(previous.state) : nil
+        if fresh, let kept, let instance = kept.instances.last {
             let record: DeviceRecord?
             do {
                 record = try storage.read(CloudLayout.devicePath(deviceID)).flatMap(DeviceRecord.decode)
@@ -31,12 +32,20 @@ extension SyncSession {
             }
             if let record, record.instance == instance, record.lastSeq == kept.lastSeq { old = kept }
         }
+        let now = now
         try commit { next in
             if let old {
                 let generation = next.generation
                 next = old
                 next.generation = generation
                 next.fullUpload = true
+            } else if fresh, let kept {
+                // Starting afresh there: the files this id wrote are remembered as removed,
+                // so one that a copy of the old folder brings back is this device's own, not
+                // a copy's (found by the exploratory helper).
+                var written = (kept.removedFiles ?? [:]).merging(next.removedFiles ?? [:]) { max($0, $1) }
+                for path in kept.files.map(\.path) + [kept.snapshot?.path].compactMap({ $0 }) { written[path] = now }
+                if !written.isEmpty { next.removedFiles = written }
             }
             try store.forgetPreviousState(of: remote)
         }
