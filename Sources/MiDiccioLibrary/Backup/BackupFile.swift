@@ -12,25 +12,32 @@ import MiDiccioModel
 /// Readers ignore keys they do not know, so later versions can add fields. Each word also
 /// carries `times`, when each field last changed (since 2026-12-04; optional, so older
 /// MiDiccio reads these files as before): a merge then takes a field from the backup only
-/// where the backup's is newer.
+/// where the backup's is newer. A word whose tags were not all written at once carries
+/// `tagClock` too (since 2026-12-04), when each tag was put on or taken off, so that a
+/// merge takes the tags one at a time, as sync does:
+///
+/// ```json
+/// "tagClock": { "floor": "…", "tags": [ { "tag": "verbo", "on": true, "time": "…", "placedAt": "…", "position": 0 } ] }
+/// ```
 public enum BackupFile {
     /// A word as a backup holds it: with the time of each field's last change, when the
-    /// file says (`times`).
-    public typealias Entry = (word: Word, times: FieldTimes?)
+    /// file says (`times`), and its tags' clock, when the file has one (`tagClock`).
+    public typealias Entry = (word: Word, times: FieldTimes?, tagClock: TagClock?)
 
     /// The value of the `format` key.
     public static let formatName = "midiccio-backup"
     /// The newest format version this MiDiccio writes and reads.
     public static let version = 2
 
-    /// The backup text for `words` (with each one's field times, in the same order, when
-    /// given) and their review history, exported at `time`.
+    /// The backup text for `words` (with each one's field times and tag clock, in the same
+    /// order, when given) and their review history, exported at `time`.
     public static func encode(
-        _ words: [Word], times: [FieldTimes]? = nil, reviews: [ReviewEvent] = [], exportedAt time: Timestamp
+        _ words: [Word], times: [FieldTimes]? = nil, tagClocks: [TagClock]? = nil, reviews: [ReviewEvent] = [],
+        exportedAt time: Timestamp
     ) -> String {
         var writer = Writer()
         var text = writer.start(wordCount: words.count, reviews: reviews, exportedAt: time)
-        for (index, word) in words.enumerated() { text += writer.next(word, times: times?[index]) }
+        for (index, word) in words.enumerated() { text += writer.next(word, times: times?[index], tagClock: tagClocks?[index]) }
         return text + writer.end()
     }
 
@@ -55,17 +62,25 @@ public enum BackupFile {
             return text + (reviews.isEmpty ? "],\n  \"words\": [" : "\n  ],\n  \"words\": [")
         }
 
-        /// The piece for the next word, with the time of each field's last change.
-        mutating func next(_ word: Word, times: FieldTimes?) -> String {
+        /// The piece for the next word, with the time of each field's last change and its
+        /// tags' clock (left out when the list says all it does).
+        mutating func next(_ word: Word, times: FieldTimes?, tagClock: TagClock? = nil) -> String {
             defer { written += 1 }
             // A reader refuses a field time later than `updatedAt`: a library's own words
             // always pass (`updatedAt` is the newest field time; kept so if ever not).
             var word = word
             if let newest = times?.newest, newest > word.updatedAt { word.updatedAt = newest }
+            if let clock = tagClock {
+                let newest = ([clock.floor].compactMap { $0 } + clock.marks.values.flatMap { [$0.time, $0.orderTime] }).max()
+                if let newest, newest > word.updatedAt { word.updatedAt = newest }
+            }
             var object = WordJSON.object(word, indent: 6)
             if let times {
                 let pairs = WordField.allCases.map { (BackupFile.timesKey($0), JSONText.quote(times[$0].iso8601)) }
                 object = String(object.dropLast(6)) + ",\n      \"times\": " + JSONText.object(pairs, spaced: true) + "\n    }"
+            }
+            if let tagClock, tagClock != .implied {
+                object = String(object.dropLast(6)) + ",\n      \"tagClock\": " + BackupFile.tagClockText(tagClock) + "\n    }"
             }
             return (written == 0 ? "\n    " : ",\n    ") + object
         }
@@ -74,6 +89,22 @@ public enum BackupFile {
         func end() -> String {
             written == 0 ? "]\n}\n" : "\n  ]\n}\n"
         }
+    }
+
+    /// A word's `tagClock` as a backup writes it: the floor when there is one, and each
+    /// tag's mark, in key order.
+    static func tagClockText(_ clock: TagClock) -> String {
+        let marks = clock.marks.sorted { $0.key < $1.key }.map { _, mark in
+            JSONText.object([
+                ("tag", JSONText.quote(mark.form)), ("on", mark.isPresent ? "true" : "false"),
+                ("time", JSONText.quote(mark.time.iso8601)), ("placedAt", JSONText.quote(mark.orderTime.iso8601)),
+                ("position", String(mark.position)),
+            ])
+        }
+        var pairs: [(String, String)] = []
+        if let floor = clock.floor { pairs.append(("floor", JSONText.quote(floor.iso8601))) }
+        pairs.append(("tags", "[" + marks.joined(separator: ", ") + "]"))
+        return JSONText.object(pairs, spaced: true)
     }
 
     /// The key of `field` in a word's `times`.
@@ -288,12 +319,54 @@ public enum BackupFile {
         return ReviewEvent(wordID: id, time: time, grade: grade, device: device, seconds: seconds)
     }
 
-    /// Reads one word of a backup's list, with its `times` when it has them: each a time
-    /// no later than the word's `updatedAt`; a field left out counts as changed then.
-    /// Keys other than the fields' are left alone (a later version may add some).
+    /// Reads one word of a backup's list, with its `times` and its `tagClock` when it has
+    /// them: each a time no later than the word's `updatedAt`; a field left out of `times`
+    /// counts as changed then. Keys other than the fields' are left alone (a later version
+    /// may add some).
     static func decodeEntry(_ entry: Any, location: String, file: String) throws -> Entry {
         let word = try decodeWord(entry, location: location, file: file)
-        guard let value = (entry as? [String: Any])?["times"], !(value is JSONNull) else { return (word, nil) }
+        let tagClock = try decodeTagClock((entry as? [String: Any])?["tagClock"], of: word, location: location, file: file)
+        return (word, try decodeTimes((entry as? [String: Any])?["times"], of: word, location: location, file: file), tagClock)
+    }
+
+    /// Reads a word's `tagClock`: each time no later than the word's `updatedAt`, each tag
+    /// once (by its key, as tags compare); nil when there is none.
+    static func decodeTagClock(_ value: Any?, of word: Word, location: String, file: String) throws -> TagClock? {
+        guard let value, !(value is JSONNull) else { return nil }
+        func fail(_ field: String, _ message: String) -> LibraryError {
+            .invalidBackup(file: file, location: location + ", field \"tagClock\(field)\"", message: message)
+        }
+        func time(_ value: Any?, _ field: String) throws -> Timestamp {
+            guard let text = value as? String, let time = Timestamp(iso8601: text) else {
+                throw fail(field, "must be a UTC time like 2026-11-29T10:00:00.123Z (at most 3 fractional digits)")
+            }
+            guard time <= word.updatedAt else { throw fail(field, "is later than updatedAt") }
+            return time
+        }
+        guard let object = value as? [String: Any] else { throw fail("", "must be an object with the tags' marks") }
+        var clock = TagClock()
+        if let floor = object["floor"], !(floor is JSONNull) { clock.floor = try time(floor, ".floor") }
+        guard let marks = (object["tags"] ?? [Any]()) as? [Any] else { throw fail(".tags", "must be a list of marks") }
+        for (index, item) in marks.enumerated() {
+            let field = ".tags[\(index)]"
+            guard let mark = item as? [String: Any] else { throw fail(field, "must be an object") }
+            guard let form = mark["tag"] as? String, !form.isEmpty else { throw fail(field + ".tag", "must be a tag's text") }
+            guard let isPresent = mark["on"] as? Bool else { throw fail(field + ".on", "must be true or false") }
+            guard let position = mark["position"] as? Int, position >= 0 else {
+                throw fail(field + ".position", "must be a whole number, 0 or more")
+            }
+            let key = TagSet.key(form)
+            guard clock.marks[key] == nil else { throw fail(field + ".tag", "\"\(form.prefix(60))\" is marked twice") }
+            clock.marks[key] = TagClock.Mark(
+                time: try time(mark["time"], field + ".time"), isPresent: isPresent,
+                orderTime: try time(mark["placedAt"], field + ".placedAt"), position: position, form: form)
+        }
+        return clock
+    }
+
+    /// Reads a word's `times`; nil when there are none.
+    private static func decodeTimes(_ value: Any?, of word: Word, location: String, file: String) throws -> FieldTimes? {
+        guard let value, !(value is JSONNull) else { return nil }
         func fail(_ field: String, _ message: String) -> LibraryError {
             .invalidBackup(file: file, location: location + ", field \"times.\(field)\"", message: message)
         }
@@ -310,7 +383,7 @@ public enum BackupFile {
             guard time <= word.updatedAt else { throw fail(key, "is later than updatedAt") }
             times[field] = time
         }
-        return (word, times)
+        return times
     }
 
     /// Reads one word object (as in backups and undo data).

@@ -78,7 +78,7 @@ extension WordLibrary {
                         var exported = 0
                         try database.cached("SELECT \(Self.columns) FROM words ORDER BY created_at, seq").forEachRow { row in
                             let stored = try Self.storedWord(row)
-                            try write(Data(writer.next(stored.word, times: stored.times).utf8))
+                            try write(Data(writer.next(stored.word, times: stored.times, tagClock: stored.tagClock).utf8))
                             exported += 1
                         }
                         // The file states its count, and a restore checks it: within one read
@@ -140,7 +140,8 @@ extension WordLibrary {
                     try insertNew(fresh, pending: true)
                     fresh.removeAll(keepingCapacity: true)
                 }
-                func restore(_ restored: Word, times: FieldTimes?, columns: NewWordColumns?) throws {
+                func restore(_ entry: BackupFile.Entry, columns: NewWordColumns?) throws {
+                    let restored = entry.word
                     if let progress, index > 0, index % Self.progressInterval == 0 { progress(index, total) }
                     index += 1
                     if intoEmpty, let columns {
@@ -151,8 +152,8 @@ extension WordLibrary {
                         }
                         fresh.append(
                             NewRow(
-                                word: restored, times: times ?? FieldTimes(all: restored.updatedAt), writers: StoredWord.localWriters,
-                                columns: columns))
+                                word: restored, times: entry.times ?? FieldTimes(all: restored.updatedAt), writers: StoredWord.localWriters,
+                                columns: columns, tagClock: entry.tagClock ?? .implied))
                         report.countAdded(restored.term)
                         if fresh.count == Self.restoreBlock { try saveFresh() }
                         return
@@ -166,7 +167,7 @@ extension WordLibrary {
                         // the backup" too, or the clean-up below would trash it again.
                         inBackup.insert(try replaceWith(restored, local: local, report: &report))
                     } else {
-                        try merge(restored, times: times, local: local, report: &report)
+                        try merge(entry, local: local, report: &report)
                     }
                 }
                 let locale = intoEmpty ? collationLocale : nil
@@ -176,11 +177,11 @@ extension WordLibrary {
                 if total >= restoreReadAsideFrom {
                     try Handoff.run(capacity: 8) { emit in
                         let maker = locale.map { ColumnMaker(locale: $0) }
-                        var block: [(Word, FieldTimes?, NewWordColumns?)] = []
+                        var block: [(BackupFile.Entry, NewWordColumns?)] = []
                         block.reserveCapacity(Self.restoreBlock)
                         let history = try BackupFile.readWords(pieces: try filePieces(path), file: path, checkedFirst: checkedFirst) {
                             entry in
-                            block.append((entry.word, entry.times, maker?.columns(for: entry.word)))
+                            block.append((entry, maker?.columns(for: entry.word)))
                             guard block.count == Self.restoreBlock else { return }
                             try emit(.words(block))
                             block.removeAll(keepingCapacity: true)
@@ -190,14 +191,14 @@ extension WordLibrary {
                     } consume: { (batch: RestoreBatch) in
                         switch batch {
                         case .words(let block):
-                            for (restored, times, columns) in block { try restore(restored, times: times, columns: columns) }
+                            for (entry, columns) in block { try restore(entry, columns: columns) }
                         case .reviews(let history): reviews = history
                         }
                     }
                 } else {
                     let maker = locale.map { ColumnMaker(locale: $0) }
                     reviews = try BackupFile.readWords(pieces: try backupPieces(path), file: path, checkedFirst: checkedFirst) { entry in
-                        try restore(entry.word, times: entry.times, columns: maker?.columns(for: entry.word))
+                        try restore(entry, columns: maker?.columns(for: entry.word))
                     }
                 }
                 try saveFresh()
@@ -237,7 +238,7 @@ extension WordLibrary {
     /// What a backup's reading thread hands over: words with their derived columns (into
     /// an empty library), then the review history once the file is read.
     private enum RestoreBatch: Sendable {
-        case words([(Word, FieldTimes?, NewWordColumns?)])
+        case words([(BackupFile.Entry, NewWordColumns?)])
         case reviews([ReviewEvent])
     }
 
@@ -340,22 +341,42 @@ extension WordLibrary {
     /// the backup's other fields had been edited elsewhere brought those fields back as
     /// they were in the backup, stamped newer, on every device (found by the exploratory
     /// helper).
-    private func merge(_ restored: Word, times restoredTimes: FieldTimes?, local: StoredWord?, report: inout RestoreReport) throws {
+    ///
+    /// The tags of a backup that gives times are merged one tag at a time, as sync merges
+    /// them (`TagClock.merge`), with the backup's `tagClock` when it has one: a tag put on
+    /// here, or on another device, that the backup never knew of stays (found by the
+    /// exploratory helper: the list was taken whole, and such a tag was dropped).
+    private func merge(_ entry: BackupFile.Entry, local: StoredWord?, report: inout RestoreReport) throws {
+        let restored = entry.word, restoredTimes = entry.times
         if local == nil, try isPurged(restored.id) {
             report.countSkippedPurged(restored.term)
             return
         }
         guard let local else {
             try keepUndo(nil, id: restored.id)
-            try save(restored, times: restoredTimes ?? FieldTimes(all: restored.updatedAt), previous: nil, pending: true)
+            try save(
+                restored, times: restoredTimes ?? FieldTimes(all: restored.updatedAt), previous: nil, pending: true,
+                tagClock: entry.tagClock)
             report.countAdded(restored.term)
             return
         }
         // Without field times, the backup's word is as new as its newest field throughout.
         let backupTimes = restoredTimes ?? FieldTimes(all: restored.updatedAt)
-        let taken = WordField.allCases.filter { field in
-            !local.word.hasSameValue(field, as: restored) && backupTimes[field] > local.times[field]
+        let tagsByTag = (restoredTimes != nil || entry.tagClock != nil)
+        var taken = WordField.allCases.filter { field in
+            (field != .tags || !tagsByTag) && !local.word.hasSameValue(field, as: restored) && backupTimes[field] > local.times[field]
                 && (restoredTimes != nil || restored.updatedAt > local.word.updatedAt)
+        }
+        var mergedTags: (tags: [String], clock: TagClock)?
+        if tagsByTag {
+            let merged = TagClock.merge(
+                TagClock.Side(tags: local.word.tags, clock: local.tagClock, time: local.times.tags),
+                TagClock.Side(tags: restored.tags, clock: entry.tagClock ?? .implied, time: backupTimes.tags),
+                time: max(local.times.tags, backupTimes.tags))
+            if !Self.sameBytes(merged.tags, local.word.tags) {
+                mergedTags = merged
+                taken.append(.tags)
+            }
         }
         guard !taken.isEmpty else {
             report.unchanged += 1
@@ -370,8 +391,12 @@ extension WordLibrary {
             times[field] = backupTimes[field]
             writers[field.index] = 0
         }
+        if let mergedTags {
+            word.tags = mergedTags.tags
+            times.tags = max(local.times.tags, backupTimes.tags)
+        }
         word.updatedAt = times.newest
-        try save(word, times: times, writers: writers, previous: local, pending: true)
+        try save(word, times: times, writers: writers, previous: local, pending: true, tagClock: mergedTags?.clock)
         if word.isDeleted && !local.word.isDeleted { report.countTrashed(word.term) } else { report.countUpdated(word.term) }
     }
 
