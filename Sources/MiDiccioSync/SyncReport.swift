@@ -49,6 +49,9 @@ public struct SyncReport: Hashable, Sendable {
     /// True when this library was set back to a cloud it had left, and this sync went on
     /// there from where this device had got to (`SyncSession.takeUpPreviousState`).
     public var previousStateTakenUp = false
+    /// The id this library had in this cloud before it took a new one elsewhere, when this
+    /// sync took that id over (`SyncSession.takeUpPreviousState`).
+    public var previousIDTakenOver: String?
     /// True when files this device had written were gone from the cloud (emptied, or put
     /// back from an older copy), so this sync read everything again and uploaded every
     /// word once (`SyncSession.resyncIfOwnFilesGone`).

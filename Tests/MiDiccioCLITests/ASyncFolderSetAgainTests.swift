@@ -85,6 +85,55 @@ final class ASyncFolderSetAgainTests {
         }
     }
 
+    @Test("a library that took a new id in another folder, set back, takes its old id over there: its files and record leave")
+    func aNewIDTakesTheOldOneOver() throws {
+        let cloud = sandbox.path("cloud"), other = sandbox.path("other"), phone = sandbox.path("phone.sqlite")
+        #expect(sandbox.run("remote", "set", "folder", cloud).status == 0)
+        try sandbox.add("casa")
+        #expect(sandbox.run("sync").status == 0)
+        #expect(sandbox.run(["remote", "set", "folder", cloud, "--library", phone]).status == 0)
+        #expect(sandbox.run(["sync", "--library", phone]).status == 0)
+        let oldID = try deviceID()
+
+        // A copy of the library file syncs with the other folder first, so the library,
+        // set to that folder after it, is the copy there and takes a new id.
+        let copy = sandbox.path("copy.sqlite")
+        try FileManager.default.copyItem(atPath: sandbox.libraryPath, toPath: copy)
+        #expect(sandbox.run(["remote", "set", "folder", other, "--library", copy]).status == 0)
+        #expect(sandbox.run(["sync", "--library", copy]).status == 0)
+        #expect(sandbox.run("remote", "set", "folder", other).status == 0)
+        try sandbox.add("perro")
+        #expect(sandbox.run("sync").status == 0)
+        let newID = try deviceID()
+        #expect(newID != oldID)
+
+        #expect(sandbox.run("remote", "set", "folder", cloud).status == 0)
+        try sandbox.add("gato")
+        let back = sandbox.run("sync")
+        #expect(back.status == 0, "\(back.errorOutput)")
+        #expect(back.errorOutput.contains("as device \(oldID.prefix(8))"), "\(back.errorOutput)")
+        #expect(sandbox.run("sync").status == 0)
+        let files = FileManager.default
+        #expect(!files.fileExists(atPath: cloud + "/devices/\(oldID).json"))
+        for folder in ["changes", "snapshots"] {
+            #expect(((try? files.contentsOfDirectory(atPath: cloud + "/\(folder)/\(oldID)")) ?? []).isEmpty, "\(folder)")
+        }
+        #expect(sandbox.run(["sync", "--library", phone]).status == 0)
+        for term in ["casa", "perro", "gato"] { #expect(terms(phone).contains(term), "\(terms(phone))") }
+        let status = sandbox.run(["status", "--library", phone]).output
+        #expect(status.components(separatedBy: "last sync").count - 1 == 2, "the phone and the library, no third: \(status)")
+
+        // The copy, set back to that folder too, finds its id taken over and goes on
+        // under a new one; every word stays.
+        #expect(sandbox.run(["remote", "set", "folder", cloud, "--library", copy]).status == 0)
+        #expect(sandbox.run(["add", "pez", "--library", copy]).status == 0)
+        let copySync = sandbox.run(["sync", "--library", copy])
+        #expect(copySync.status == 0, "\(copySync.errorOutput)")
+        #expect(try ![oldID, newID].contains(deviceID(copy)))
+        #expect(sandbox.run("sync").status == 0)
+        for term in ["casa", "perro", "gato", "pez"] { #expect(terms().contains(term), "\(terms())") }
+    }
+
     @Test(
         "a folder emptied on purpose: the sync says how to start over, and once set again (removed first or not) every device starts over there",
         arguments: [false, true])

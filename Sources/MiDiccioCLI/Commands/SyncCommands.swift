@@ -439,6 +439,11 @@ struct SyncCommand: ParsableCommand {
             if report.previousStateTakenUp {
                 context.note("This library synced with \(remote.displayName) before: it went on from where it had got to there.")
             }
+            if let old = report.previousIDTakenOver {
+                context.note(
+                    "This library synced with \(remote.displayName) before, as device \(old.prefix(8)), and has had another id since: it takes that device's files over, reads them, and removes them once its own snapshot holds their words."
+                )
+            }
             if report.manifestWrittenAgain {
                 context.note(
                     "The cloud's \(CloudLayout.manifestPath) had been removed (the devices' files were still there), so this sync wrote it again."

@@ -17,38 +17,46 @@ extension SyncSession {
     /// this device has not synced since it was set back and the cloud holds the record it
     /// last wrote there (same instance, same number). Forgets the state kept aside either
     /// way, once it has read the record. Every word is still uploaded once (words changed
-    /// meanwhile may have gone to another cloud only).
+    /// meanwhile may have gone to another cloud only). When this library has another id
+    /// than the one it had there, it takes that id over instead, on the same condition.
     func takeUpPreviousState() throws {
         guard let remote = try store.remoteLocation(), let previous = try store.previousState(of: remote) else { return }
         let fresh = state.lastSeq == 0 && state.files.isEmpty && state.cursors.isEmpty && !state.hasPublished
-        var old: SyncState?
-        let kept = previous.device == deviceID ? try? SyncState.decode(previous.state) : nil
-        if fresh, let kept, let instance = kept.instances.last {
+        let kept = fresh ? try? SyncState.decode(previous.state) : nil
+        var untouched = false
+        if let kept, let instance = kept.instances.last, !previous.device.isEmpty {
             let record: DeviceRecord?
             do {
-                record = try storage.read(CloudLayout.devicePath(deviceID)).flatMap(DeviceRecord.decode)
+                record = try storage.read(CloudLayout.devicePath(previous.device)).flatMap(DeviceRecord.decode)
             } catch CloudError.unreadable {
                 record = nil
             }
-            if let record, record.instance == instance, record.lastSeq == kept.lastSeq { old = kept }
+            if let record, record.instance == instance, record.lastSeq == kept.lastSeq { untouched = true }
         }
+        let sameID = previous.device == deviceID
         let now = now
         try commit { next in
-            if let old {
+            if let kept, sameID, untouched {
                 let generation = next.generation
-                next = old
+                next = kept
                 next.generation = generation
                 next.fullUpload = true
-            } else if fresh, let kept {
+            } else if let kept, sameID {
                 // Starting afresh there: the files this id wrote are remembered as removed,
                 // so one that a copy of the old folder brings back is this device's own, not
                 // a copy's (found by the exploratory helper).
                 var written = (kept.removedFiles ?? [:]).merging(next.removedFiles ?? [:]) { max($0, $1) }
                 for path in kept.files.map(\.path) + [kept.snapshot?.path].compactMap({ $0 }) { written[path] = now }
                 if !written.isEmpty { next.removedFiles = written }
+            } else if let kept, untouched, !next.absorbed.contains(where: { $0.device == previous.device }) {
+                // Read from the start, and removed once this device's snapshot holds it.
+                next.absorbed.append(SyncState.Absorbed(device: previous.device, instance: kept.instances.last, through: 0))
+                next.cursors[previous.device] = 0
+                next.fullUpload = true
             }
             try store.forgetPreviousState(of: remote)
         }
-        if old != nil { report.previousStateTakenUp = true }
+        if sameID && untouched { report.previousStateTakenUp = true }
+        if !sameID && untouched { report.previousIDTakenOver = previous.device }
     }
 }
