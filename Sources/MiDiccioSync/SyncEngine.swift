@@ -94,6 +94,7 @@ public final class SyncEngine {
             session.checkClocks()
             try session.checkIdentity()
             try session.resyncIfOwnFilesGone()
+            try session.resyncIfCloudStartedAgain()
             try session.readAbsorbedIdentities()
             // An id that took others over is announced before anything is written under it
             // (in the sync that takes it, or any later one while its record is missing):

@@ -56,6 +56,10 @@ public struct SyncReport: Hashable, Sendable {
     /// back from an older copy), so this sync read everything again and uploaded every
     /// word once (`SyncSession.resyncIfOwnFilesGone`).
     public var ownFilesGone = false
+    /// True when the cloud's manifest held another cloud id than the one this device
+    /// found there last, so this sync read everything again and uploaded every word once
+    /// (`SyncSession.resyncIfCloudStartedAgain`).
+    public var cloudStartedAgain = false
     /// Leftover temporary files of this device's that this sync removed.
     public var temporaryFilesRemoved = 0
     /// Set when another device's clock was found ahead of this device's, or this one's

@@ -436,6 +436,11 @@ struct SyncCommand: ParsableCommand {
                     "Files this device had written were gone from \(remote.displayName) (emptied, or put back from an older copy), so this sync read everything again and uploaded every word once."
                 )
             }
+            if report.cloudStartedAgain {
+                context.note(
+                    "The MiDiccio data in \(remote.displayName) was started again since this device last synced (emptied, then started by another device), so this sync read everything again and uploaded every word once."
+                )
+            }
             if report.previousStateTakenUp {
                 context.note("This library synced with \(remote.displayName) before: it went on from where it had got to there.")
             }

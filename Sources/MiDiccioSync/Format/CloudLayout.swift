@@ -144,6 +144,11 @@ public struct CloudManifest: Hashable, Sendable {
     public var minimumReadVersion: Int
     /// A device must understand at least this version to write.
     public var minimumWriteVersion: Int
+    /// A random id, new each time a device starts the cloud, kept when the manifest is
+    /// written again (since 2026-12-04; a folder started before has none). A device that
+    /// finds another id than the one it saw last knows the cloud was started again
+    /// (`SyncSession.resyncIfCloudStartedAgain`). Older devices ignore it.
+    public var cloud: String?
 
     /// The first format, which every MiDiccio reads.
     public static let base = CloudManifest(version: 1, minimumReadVersion: 1, minimumWriteVersion: 1)
@@ -158,10 +163,22 @@ public struct CloudManifest: Hashable, Sendable {
     public static let current = CloudManifest(version: 5, minimumReadVersion: 5, minimumWriteVersion: 5)
 
     /// Makes a manifest.
-    public init(version: Int, minimumReadVersion: Int, minimumWriteVersion: Int) {
+    public init(version: Int, minimumReadVersion: Int, minimumWriteVersion: Int, cloud: String? = nil) {
         self.version = version
         self.minimumReadVersion = minimumReadVersion
         self.minimumWriteVersion = minimumWriteVersion
+        self.cloud = cloud
+    }
+
+    /// The manifest without its cloud id: what a device must understand.
+    public var versions: CloudManifest {
+        CloudManifest(version: version, minimumReadVersion: minimumReadVersion, minimumWriteVersion: minimumWriteVersion)
+    }
+
+    /// A fresh cloud id: 32 hex digits.
+    public static func newCloudID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return CloudLayout.newNonce(using: &generator) + CloudLayout.newNonce(using: &generator)
     }
 
     /// The manifest as JSON.
@@ -169,7 +186,7 @@ public struct CloudManifest: Hashable, Sendable {
         Data(
             """
             {"format": "\(Self.formatName)", "version": \(version), "minimumReadVersion": \(minimumReadVersion), \
-            "minimumWriteVersion": \(minimumWriteVersion)}
+            "minimumWriteVersion": \(minimumWriteVersion)\(cloud.map { ", \"cloud\": \(JSONText.quote($0))" } ?? "")}
 
             """.utf8)
     }
@@ -182,6 +199,8 @@ public struct CloudManifest: Hashable, Sendable {
             let read = object["minimumReadVersion"] as? Int,
             let write = object["minimumWriteVersion"] as? Int
         else { return nil }
-        return CloudManifest(version: version, minimumReadVersion: read, minimumWriteVersion: write)
+        // An id that is not one (empty, or too long to be ours) counts as none.
+        let cloud = (object["cloud"] as? String).flatMap { (1...64).contains($0.utf8.count) ? $0 : nil }
+        return CloudManifest(version: version, minimumReadVersion: read, minimumWriteVersion: write, cloud: cloud)
     }
 }

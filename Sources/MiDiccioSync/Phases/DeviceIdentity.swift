@@ -158,14 +158,38 @@ extension SyncSession {
             var removed = next.removedFiles ?? [:]
             for path in gone { removed[path] = now }
             next.removedFiles = removed
-            next.cursors = [:]
-            next.snapshotsRead = nil
-            next.strayFilesRead = nil
             next.files.removeAll { gone.contains($0.path) }
             if let snapshot = next.snapshot, gone.contains(snapshot.path) { next.snapshot = nil }
-            next.fullUpload = true
+            next.readEverythingAgain()
         }
         report.ownFilesGone = true
+    }
+
+    /// Reads everything again and uploads every word once when the manifest holds another
+    /// cloud id than the one this device found there last: the cloud was started again
+    /// (emptied, and started by another device). Files this device wrote may still be
+    /// there, or its record brought back by a sync program, so the other rules may not
+    /// tell (found by the exploratory helper: a laptop whose sync program was paused while
+    /// the folder was emptied, that wrote nothing before, kept its place in a desktop's
+    /// restarted files once they went past it, and never got their words). Its own id and
+    /// numbering go on. A manifest without an id (a cloud started before ids, or written
+    /// by an older MiDiccio) says nothing. A state that knows nothing of ids (a fresh one,
+    /// or one an older MiDiccio saved) takes the id it finds as it is.
+    func resyncIfCloudStartedAgain() throws {
+        let found = manifest.cloud ?? ""
+        guard let known = state.cloudEpoch else {
+            try commit { $0.cloudEpoch = found }
+            return
+        }
+        guard known != found, !found.isEmpty else { return }
+        // Ids are never added to a manifest that has none: one found where there was none
+        // is a cloud started again too.
+        let syncedHere = state.hasPublished || !state.cursors.isEmpty
+        try commit { next in
+            next.cloudEpoch = found
+            if syncedHere { next.readEverythingAgain() }
+        }
+        if syncedHere && !report.ownFilesGone { report.cloudStartedAgain = true }
     }
 
     /// True when this sync will upload something.

@@ -35,6 +35,8 @@ extension SyncSession {
             // a mistyped path starts an empty cloud where the other devices are not).
             if !report.manifestWrittenAgain { report.startedCloud = true }
             manifest = .current
+            // A new cloud gets a new id; one written again keeps the id this device knew.
+            manifest.cloud = report.manifestWrittenAgain ? state.cloudEpoch.flatMap { $0.isEmpty ? nil : $0 } : CloudManifest.newCloudID()
             try storage.write(CloudLayout.manifestPath, manifest.encoded())
             manifestReady = true
             return
@@ -56,7 +58,9 @@ extension SyncSession {
     func prepareToWrite() throws {
         guard !manifestReady else { return }
         if manifest.version < CloudManifest.current.version || manifest.minimumReadVersion < CloudManifest.current.minimumReadVersion {
+            let cloud = manifest.cloud
             manifest = .current
+            manifest.cloud = cloud
             try storage.write(CloudLayout.manifestPath, manifest.encoded())
         }
         manifestReady = true

@@ -96,6 +96,10 @@ struct SyncState: Codable, Equatable {
     /// brings back is this device's own, and is removed again, not taken for a copy's
     /// (found by the exploratory helper: "a copy of another library file").
     var removedFiles: [String: Int64]?
+    /// The cloud id (`CloudManifest.cloud`) this device last found in the manifest; ""
+    /// when it found none; nil when not known (a fresh state, or one an older MiDiccio
+    /// saved).
+    var cloudEpoch: String?
 
     /// How many recent record instances count as this device's own (a file-sync client
     /// may bring back an older record of ours; that is not a copy).
@@ -187,6 +191,15 @@ struct SyncState: Codable, Equatable {
             inflight = OwnFile(path: CloudLayout.path(entry, of: device), seq: seq, kind: .changes)
         }
         files.sort { ($0.seq, $0.path) < ($1.seq, $1.path) }
+    }
+
+    /// Forgets where this device had got to in the other devices' files, to read them all
+    /// again, and uploads every word once: the cloud was emptied or started again.
+    mutating func readEverythingAgain() {
+        cursors = [:]
+        snapshotsRead = nil
+        strayFilesRead = nil
+        fullUpload = true
     }
 
     // MARK: - Derived
