@@ -347,3 +347,41 @@ public struct SyncStatus: Sendable {
     /// After this many days of silence a device counts as inactive (the retention).
     public var retentionDays = 180
 }
+
+extension SyncReport {
+    /// What this sync found of the cloud and of this device's place in it that the person
+    /// should know, a sentence each, in the order to say them: the command line prints them
+    /// as notes and the web app shows them after a sync. `cloud` is the remote's name as
+    /// shown.
+    public func cloudNotes(cloud: String) -> [String] {
+        var notes: [String] = []
+        if ownFilesGone {
+            notes.append(
+                "Files this device had written were gone from \(cloud) (emptied, or put back from an older copy), so this sync read everything again and uploaded every word once."
+            )
+        }
+        if cloudStartedAgain {
+            notes.append(
+                "The MiDiccio data in \(cloud) was started again since this device last synced (emptied, then started by another device), so this sync read everything again and uploaded every word once."
+            )
+        }
+        if previousStateTakenUp { notes.append("This library synced with \(cloud) before: it went on from where it had got to there.") }
+        if let old = previousIDTakenOver {
+            notes.append(
+                "This library synced with \(cloud) before, as device \(old.prefix(8)), and has had another id since: it takes that device's files over, reads them, and removes them once its own snapshot holds their words."
+            )
+        }
+        if manifestWrittenAgain {
+            notes.append(
+                "The cloud's \(CloudLayout.manifestPath) had been removed (the devices' files were still there), so this sync wrote it again."
+            )
+        }
+        if fullResync { notes.append("This device had not synced for a long time, so it read everything again before uploading.") }
+        if startedOver {
+            notes.append(
+                "The MiDiccio data in \(cloud) had been deleted or replaced, so this device started over there: it read everything again and uploaded every word once. No word here was changed."
+            )
+        }
+        return notes
+    }
+}

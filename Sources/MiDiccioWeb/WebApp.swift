@@ -659,6 +659,12 @@ public final class WebApp: HTTPHandler {
                         }
                     }
                     let report = try engine.sync(allowMassDelete: allowMassDelete)
+                    var notes = report.cloudNotes(cloud: remote.displayName)
+                    if report.startedCloud {
+                        notes.insert(
+                            "There was no MiDiccio data in \(remote.displayName), so this sync started it there. If your other devices sync elsewhere, check the sync folder in Settings.",
+                            at: 0)
+                    }
                     return .json(
                         JSONText.object([
                             ("synced", "true"), ("pulled", String(report.pulled)),
@@ -666,6 +672,7 @@ public final class WebApp: HTTPHandler {
                             ("skippedFiles", String(report.skippedFiles.count)),
                             ("clockAhead", JSONText.optional(report.clockAhead?.message)),
                             ("newIdentity", JSONText.optional(report.newIdentity?.message)),
+                            ("notes", "[" + notes.map(JSONText.quote).joined(separator: ", ") + "]"),
                         ]))
                 }
             }

@@ -431,39 +431,9 @@ struct SyncCommand: ParsableCommand {
                     "There was no MiDiccio data in \(remote.displayName), so this sync started it there. If your other devices sync elsewhere, check the path (midiccio remote show)."
                 )
             }
-            if report.ownFilesGone {
-                context.note(
-                    "Files this device had written were gone from \(remote.displayName) (emptied, or put back from an older copy), so this sync read everything again and uploaded every word once."
-                )
-            }
-            if report.cloudStartedAgain {
-                context.note(
-                    "The MiDiccio data in \(remote.displayName) was started again since this device last synced (emptied, then started by another device), so this sync read everything again and uploaded every word once."
-                )
-            }
-            if report.previousStateTakenUp {
-                context.note("This library synced with \(remote.displayName) before: it went on from where it had got to there.")
-            }
-            if let old = report.previousIDTakenOver {
-                context.note(
-                    "This library synced with \(remote.displayName) before, as device \(old.prefix(8)), and has had another id since: it takes that device's files over, reads them, and removes them once its own snapshot holds their words."
-                )
-            }
-            if report.manifestWrittenAgain {
-                context.note(
-                    "The cloud's \(CloudLayout.manifestPath) had been removed (the devices' files were still there), so this sync wrote it again."
-                )
-            }
+            for note in report.cloudNotes(cloud: remote.displayName) { context.note(note) }
             if report.autoPurged > 0 { context.note(ToolContext.autoPurgedNote(report.autoPurged)) }
             if let clock = report.clockAhead { context.note("warning: \(clock.message.shownSafely.oneLine)") }
-            if report.fullResync {
-                context.note("This device had not synced for a long time, so it read everything again before uploading.")
-            }
-            if report.startedOver {
-                context.note(
-                    "The MiDiccio data in \(remote.displayName) had been deleted or replaced, so this device started over there: it read everything again and uploaded every word once. No word here was changed."
-                )
-            }
             if let identity = report.newIdentity {
                 context.note(identity.message + " Give it a name of its own with 'midiccio remote set ... --device-name NAME'.")
             }

@@ -634,8 +634,9 @@
       if (manual) $("sync-result").textContent = "Synced: " + report.pulled + " received, " + report.pushed + " sent.";
       else if (state.syncFailed) $("sync-result").textContent = "";
       // A clock ahead somewhere is said whoever started the sync: edits there win meanwhile.
-      // So is a library that found it is a copy of another and took a new device id.
-      const notices = [report.newIdentity, report.clockAhead].filter(Boolean);
+      // So is a library that found it is a copy of another and took a new device id, and
+      // what the sync found of the cloud (started again, emptied, set back to, ...).
+      const notices = [report.newIdentity, report.clockAhead].concat(report.notes || []).filter(Boolean);
       if (notices.length) $("sync-result").textContent = [manual ? $("sync-result").textContent : ""].concat(notices).filter(Boolean).join(" ");
       state.syncFailed = false;
       if (report.pulled > 0 || report.merged > 0) {

@@ -1,0 +1,43 @@
+import Foundation
+import MiDiccioKit
+import MiDiccioSync
+import Testing
+
+@testable import MiDiccioWeb
+
+/// What a sync found of the cloud (a new one it started, one started again elsewhere, one
+/// set back to) was said by the command line only: the page said "Synced". `api/sync`
+/// now gives the same notes (`SyncReport.cloudNotes`), and the page shows them.
+@Suite("A sync from the web app says what it found of the cloud, as the command line does")
+final class ASyncSaysWhatItFoundOfTheCloudTests {
+    let web: WebFixture
+
+    init() throws { web = try WebFixture() }
+
+    private func notes() throws -> [String] {
+        let response = try web.send("POST", "/api/sync")
+        #expect(response.status == 200)
+        return try #require(response.json["notes"] as? [String], "\(response.json)")
+    }
+
+    @Test("a new cloud started, then nothing to say, then a cloud started again elsewhere: each said once")
+    func notesOfTheCloud() throws {
+        let folder = web.directory + "/cloud"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        _ = try web.send("POST", "/api/words", json: #"{"term": "palabra"}"#)
+        #expect(try web.send("PUT", "/api/remote", json: "{\"folder\": \"\(folder)\"}").status == 200)
+        let first = try notes()
+        #expect(first.count == 1 && first.first?.contains("so this sync started it there") == true, "\(first)")
+        let started = first.first ?? ""
+        #expect(started.contains("Settings") && !started.contains("midiccio remote"), "no command-line advice: \(first)")
+        #expect(try notes().isEmpty)
+
+        let manifestPath = folder + "/midiccio-sync.json"
+        var manifest = try #require(CloudManifest.decode(try Data(contentsOf: URL(fileURLWithPath: manifestPath))))
+        manifest.cloud = CloudManifest.newCloudID()
+        try manifest.encoded().write(to: URL(fileURLWithPath: manifestPath))
+        let again = try notes()
+        #expect(again.count == 1 && again.first?.contains("was started again since this device last synced") == true, "\(again)")
+        #expect(try notes().isEmpty)
+    }
+}
