@@ -691,18 +691,22 @@
       state.iCloudApiToken = !!status.iCloudApiToken;
       state.iCloudSignInAvailable = status.iCloudSignInAvailable;
       state.iCloudSignedIn = !!status.iCloudSignedIn;
-      if (!$("remote-form").contains(document.activeElement) && !status.remoteICloud) {
+      // A form typed into and not saved, or being typed into, is left as it is: a status
+      // reload after a sync wrote over a cleared folder field before its Save (found by a
+      // browser test's race).
+      const keepForm = state.remoteEdited || $("remote-form").contains(document.activeElement);
+      if (!keepForm && !status.remoteICloud) {
         if (status.iCloudContainer && !$("icloud-container").value) $("icloud-container").value = status.iCloudContainer;
         if (status.iCloudEnvironment) $("icloud-environment").value = status.iCloudEnvironment;
       }
       showRemoteKind();
       if (status.remote === null) {
         $("sync-summary").textContent = "Your words are only on this device. To use them on other devices too, choose a folder that Dropbox, iCloud Drive, Google Drive, OneDrive, Nextcloud or Syncthing keeps in sync.";
-        if (document.activeElement !== $("remote-folder")) $("remote-folder").value = "";
+        if (!keepForm) $("remote-folder").value = "";
         return;
       }
       $("sync-summary").textContent = "Syncing through " + status.remote + ".";
-      if (!$("remote-form").contains(document.activeElement)) {
+      if (!keepForm) {
         $("remote-kind").value = status.remoteGoogleDrive ? "gdrive" : status.remoteICloud ? "icloud" : status.remoteWebDAV ? "webdav" : "folder";
         $("remote-folder").value = status.remoteFolder || "";
         $("remote-url").value = status.remoteWebDAV || "";
@@ -816,6 +820,7 @@
     if (leaving && state.hasRemote && !window.confirm(stop)) return;
     try {
       const saved = await api("PUT", "/api/remote", body);
+      state.remoteEdited = false;
       $("remote-password").value = "";
       // The server moved any "user:password@" of the address into the user field and
       // the password store: show the address as kept, so no password stays on the page.
@@ -1878,6 +1883,7 @@
   $("f-term").addEventListener("input", checkDuplicates);
 
   $("remote-form").addEventListener("submit", saveRemote);
+  for (const type of ["input", "change"]) $("remote-form").addEventListener(type, () => { state.remoteEdited = true; });
   $("remote-kind").addEventListener("change", showRemoteKind);
   $("gdrive-space").addEventListener("change", showRemoteKind);
   $("sync-now").addEventListener("click", () => syncNow(true));
