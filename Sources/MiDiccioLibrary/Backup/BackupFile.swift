@@ -95,11 +95,12 @@ public enum BackupFile {
     /// tag's mark, in key order.
     static func tagClockText(_ clock: TagClock) -> String {
         let marks = clock.marks.sorted { $0.key < $1.key }.map { _, mark in
-            JSONText.object([
-                ("tag", JSONText.quote(mark.form)), ("on", mark.isPresent ? "true" : "false"),
-                ("time", JSONText.quote(mark.time.iso8601)), ("placedAt", JSONText.quote(mark.orderTime.iso8601)),
-                ("position", String(mark.position)),
-            ])
+            JSONText.object(
+                [
+                    ("tag", JSONText.quote(mark.form)), ("on", mark.isPresent ? "true" : "false"),
+                    ("time", JSONText.quote(mark.time.iso8601)), ("placedAt", JSONText.quote(mark.orderTime.iso8601)),
+                    ("position", String(mark.position)),
+                ], spaced: true)
         }
         var pairs: [(String, String)] = []
         if let floor = clock.floor { pairs.append(("floor", JSONText.quote(floor.iso8601))) }

@@ -362,7 +362,7 @@ extension WordLibrary {
         }
         // Without field times, the backup's word is as new as its newest field throughout.
         let backupTimes = restoredTimes ?? FieldTimes(all: restored.updatedAt)
-        let tagsByTag = (restoredTimes != nil || entry.tagClock != nil)
+        let tagsByTag = restoredTimes != nil || entry.tagClock != nil
         var taken = WordField.allCases.filter { field in
             (field != .tags || !tagsByTag) && !local.word.hasSameValue(field, as: restored) && backupTimes[field] > local.times[field]
                 && (restoredTimes != nil || restored.updatedAt > local.word.updatedAt)

@@ -169,9 +169,9 @@ extension SyncSession {
     /// cloud id than the one this device found there last: the cloud was started again
     /// (emptied, and started by another device). Files this device wrote may still be
     /// there, or its record brought back by a sync program, so the other rules may not
-    /// tell (found by the exploratory helper: a laptop whose sync program was paused while
-    /// the folder was emptied, that wrote nothing before, kept its place in a desktop's
-    /// restarted files once they went past it, and never got their words). Its own id and
+    /// tell (left open by stop 46: a laptop whose sync program was paused while the folder
+    /// was emptied, that wrote nothing before, kept its place in a desktop's restarted
+    /// files once they went past it, and never got their words). Its own id and
     /// numbering go on. A manifest without an id (a cloud started before ids, or written
     /// by an older MiDiccio) says nothing. A state that knows nothing of ids (a fresh one,
     /// or one an older MiDiccio saved) takes the id it finds as it is.
