@@ -312,8 +312,10 @@ final class SyncSession {
             let generation = next.generation
             var written = next.removedFiles ?? [:]
             for path in next.files.map(\.path) + [next.snapshot?.path].compactMap({ $0 }) { written[path] = now }
+            let numbered = next.highestNumber
             next = SyncState()
             next.generation = generation
+            next.numberedThrough = numbered > 0 ? numbered : nil
             next.fullUpload = words > 0
             next.removedFiles = written.isEmpty ? nil : written
         }

@@ -48,6 +48,10 @@ extension SyncSession {
                 var written = (kept.removedFiles ?? [:]).merging(next.removedFiles ?? [:]) { max($0, $1) }
                 for path in kept.files.map(\.path) + [kept.snapshot?.path].compactMap({ $0 }) { written[path] = now }
                 if !written.isEmpty { next.removedFiles = written }
+                // Numbered after what it wrote there before, which other devices may have
+                // read past (found by the exploratory helper, round 3).
+                let numbered = max(kept.highestNumber, next.highestNumber)
+                if numbered > 0 { next.numberedThrough = numbered }
             } else if let kept, untouched, !next.absorbed.contains(where: { $0.device == previous.device }) {
                 // Read from the start, and removed once this device's snapshot holds it.
                 next.absorbed.append(SyncState.Absorbed(device: previous.device, instance: kept.instances.last, through: 0))

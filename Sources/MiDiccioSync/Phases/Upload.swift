@@ -24,7 +24,8 @@ extension SyncSession {
         let events = try store.reviewEvents(pendingOnly: true)
         guard state.fullUpload || pendingCount > 0 || !markers.isEmpty || !settings.isEmpty || !events.isEmpty else { return false }
         announce(.uploading(words: pendingCount))
-        let seq = state.lastSeq + 1
+        // After the numbers this id used before it started afresh here, if it did.
+        let seq = max(state.lastSeq, state.numberedThrough ?? 0) + 1
         let fullUpload = state.fullUpload
         let file: SyncState.OwnFile
         var markerPosition: Int64?

@@ -100,6 +100,11 @@ struct SyncState: Codable, Equatable {
     /// when it found none; nil when not known (a fresh state, or one an older MiDiccio
     /// saved).
     var cloudEpoch: String?
+    /// The highest number this id gave a file in this cloud before it started afresh
+    /// there (`SyncSession.startOver`, or set back to it without its record): its next
+    /// files are numbered after it. Numbered from 1 again, they went unread by a device
+    /// whose place in this id's files was past them (found by the exploratory helper).
+    var numberedThrough: Int64?
 
     /// How many recent record instances count as this device's own (a file-sync client
     /// may bring back an older record of ours; that is not a copy).
@@ -191,6 +196,12 @@ struct SyncState: Codable, Equatable {
             inflight = OwnFile(path: CloudLayout.path(entry, of: device), seq: seq, kind: .changes)
         }
         files.sort { ($0.seq, $0.path) < ($1.seq, $1.path) }
+    }
+
+    /// The highest number this id has given a file in this cloud, in this state or before
+    /// it started afresh there.
+    var highestNumber: Int64 {
+        ([lastSeq, numberedThrough ?? 0, inflight?.seq ?? 0] + files.map(\.seq)).max() ?? 0
     }
 
     /// Forgets where this device had got to in the other devices' files, to read them all
