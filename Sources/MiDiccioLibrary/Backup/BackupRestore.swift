@@ -423,7 +423,11 @@ extension WordLibrary {
         let time = max(editTime(after: local?.word), restored.createdAt)
         var word = restored
         word.updatedAt = time
-        try save(word, times: FieldTimes(all: time), previous: local, pending: true)
+        // The tag list is written whole: a tag another device put on before it is off
+        // everywhere, and one it took off is on again. Written over the library's list, a
+        // tag the library already had kept its older mark, which lost to another device's
+        // taking it off (found by the exploratory helper).
+        try save(word, times: FieldTimes(all: time), previous: local, pending: true, tagClock: .writtenWhole(at: time))
         if let local {
             if local.word.hasSameContent(as: restored) {
                 report.unchanged += 1

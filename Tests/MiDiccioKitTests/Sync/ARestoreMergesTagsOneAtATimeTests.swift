@@ -86,6 +86,24 @@ struct ARestoreMergesTagsOneAtATimeTests {
         }
     }
 
+    @Test("a replace restore's tags win everywhere, as its fields do: tags put on or taken off elsewhere before it yield")
+    func replaceWinsForTags() throws {
+        try withSyncFixture { fixture in
+            let (laptop, tablet, _, id) = try threeDevices(fixture)
+            let file = try backup(fixture, laptop)
+            // Before the replace, and not synced yet: the tablet takes a tag off and puts
+            // one on, and edits the meaning.
+            _ = try tablet.library.edit(id, WordEdit(meaning: "m1", addTags: ["tablet"], removeTags: ["old"]))
+            fixture.advanceClocks(by: 60_000)
+            _ = try laptop.library.restoreBackup(from: file, replace: true)
+            try fixture.syncRounds([laptop, tablet])
+            for device in [laptop, tablet] {
+                #expect(try device.word(id).meaning == "m0", "\(device.name)")
+                #expect(try device.word(id).tags == ["t0", "old"], "\(device.name)")
+            }
+        }
+    }
+
     @Test("a word whose tags were written at once has no 'tagClock' in the file")
     func noClockForAListWrittenAtOnce() throws {
         try withSyncFixture { fixture in
