@@ -190,6 +190,9 @@ extension SyncSession {
             if syncedHere { next.readEverythingAgain() }
         }
         if syncedHere && !report.ownFilesGone { report.cloudStartedAgain = true }
+        // It did not go on from where it had got to (a state taken up for a cloud set back
+        // to): said once, and not both (found by the exploratory helper).
+        if syncedHere { report.previousStateTakenUp = false }
     }
 
     /// True when this sync will upload something.

@@ -59,6 +59,29 @@ struct ACloudStartedAgainIsToldByItsIDTests {
         }
     }
 
+    @Test("a library set back to a cloud started again meanwhile says it read everything again, not that it went on")
+    func setBackToACloudStartedAgain() throws {
+        try withSyncFixture { fixture in
+            let laptop = try fixture.device("laptop"), desktop = try fixture.device("desktop")
+            try SyncStore(laptop.library).changeRemote(to: ("folder", "/cloud", nil))
+            try desktop.add("uno")
+            try fixture.syncRounds([desktop, laptop])
+            try SyncStore(laptop.library).changeRemote(to: ("folder", "/elsewhere", nil))
+            // Emptied and started again from the desktop; the laptop's record and files are
+            // brought back (a sync program that was paused).
+            for path in fixture.storage.files.keys where !path.contains(laptop.id) { _ = try fixture.storage.delete(path) }
+            try SyncStore(desktop.library).changeRemote(to: ("folder", "/cloud", nil))
+            let new = try desktop.add("dos")
+            try desktop.sync()
+
+            try SyncStore(laptop.library).changeRemote(to: ("folder", "/cloud", nil))
+            let report = try laptop.sync()
+            #expect(report.cloudStartedAgain)
+            #expect(!report.previousStateTakenUp, "one of the two, not both")
+            #expect(try laptop.has(new))
+        }
+    }
+
     @Test("a manifest written again, or moved to a newer format, keeps the cloud's id: nobody reads everything again")
     func writtenAgainKeepsTheID() throws {
         try withSyncFixture { fixture in
