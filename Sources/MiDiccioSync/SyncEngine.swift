@@ -195,6 +195,9 @@ final class SyncSession {
     /// Files this device wrote and did not remove that its folders no longer hold
     /// (`resyncIfOwnFilesGone`).
     var ownFilesGone: [String] = []
+    /// True when this library was set to this cloud again (it kept a state for it aside:
+    /// `takeUpPreviousState`): one that finds no manifest starts the cloud again.
+    var setBack = false
     /// The snapshot read of each device this sync, by name (`SyncState.snapshotsRead`).
     var snapshotNamesRead: [String: String] = [:]
     /// Libraries that took over this library's old id, read in full this sync.

@@ -30,6 +30,14 @@ extension SyncSession {
                     )
                 }
                 report.manifestWrittenAgain = true
+            } else if !setBack, try storage.list(CloudLayout.devicesFolder).contains(where: { Self.isRecord($0.name) }) {
+                // A device new to this cloud that finds devices' records without a manifest:
+                // only the manifest went. Written again, without an id (this device cannot
+                // know it): a new id would have every device read everything again, and
+                // "started it there" was false (found by the exploratory helper). A library
+                // set to this cloud again (`remote set` after it was emptied) starts it
+                // again, whatever records a sync program has brought back already.
+                report.manifestWrittenAgain = true
             }
             // A new cloud folder: this device starts it, in the current format (and says so:
             // a mistyped path starts an empty cloud where the other devices are not).
@@ -51,6 +59,9 @@ extension SyncSession {
         }
         manifest = found
     }
+
+    /// True when `name`, in the devices folder, is a device's record.
+    private static func isRecord(_ name: String) -> Bool { CloudLayout.device(fromRecordName: name) != nil }
 
     /// Moves the folder to the current format before this sync's first write: the
     /// names it writes are of that format, which older devices would not find, so they

@@ -21,6 +21,7 @@ extension SyncSession {
     /// than the one it had there, it takes that id over instead, on the same condition.
     func takeUpPreviousState() throws {
         guard let remote = try store.remoteLocation(), let previous = try store.previousState(of: remote) else { return }
+        setBack = true
         let fresh = state.lastSeq == 0 && state.files.isEmpty && state.cursors.isEmpty && !state.hasPublished
         let kept = fresh ? try? SyncState.decode(previous.state) : nil
         var untouched = false

@@ -14,9 +14,11 @@ import Testing
 /// now carries an id in its manifest, new each time a device starts it.
 @Suite("A cloud started again is told by its id, and every device reads it all again")
 struct ACloudStartedAgainIsToldByItsIDTests {
-    /// A desktop that synced six times and a laptop that read it all.
+    /// A desktop that synced six times and a laptop that read it all; the desktop's remote
+    /// is set, so that setting it again (`startAgain`) is what `remote set` does.
     private func desktopAndLaptop(_ fixture: SyncFixture) throws -> (desktop: TestDevice, laptop: TestDevice) {
         let desktop = try fixture.device("desktop"), laptop = try fixture.device("laptop")
+        try SyncStore(desktop.library).changeRemote(to: ("folder", "/cloud", nil))
         for index in 1...6 {
             try desktop.add("palabra \(index)")
             try fixture.syncRounds([desktop, laptop], 1)
@@ -64,6 +66,7 @@ struct ACloudStartedAgainIsToldByItsIDTests {
         try withSyncFixture { fixture in
             let laptop = try fixture.device("laptop"), desktop = try fixture.device("desktop")
             try SyncStore(laptop.library).changeRemote(to: ("folder", "/cloud", nil))
+            try SyncStore(desktop.library).changeRemote(to: ("folder", "/cloud", nil))
             try desktop.add("uno")
             try fixture.syncRounds([desktop, laptop])
             try SyncStore(laptop.library).changeRemote(to: ("folder", "/elsewhere", nil))
@@ -101,6 +104,21 @@ struct ACloudStartedAgainIsToldByItsIDTests {
             expected.cloud = id
             #expect(try purgeManifest(fixture.storage) == expected)
             #expect(try !laptop.sync().cloudStartedAgain)
+        }
+    }
+
+    @Test("a new device that finds records but no manifest writes it again without an id: nobody reads everything again")
+    func aNewDeviceWritesTheManifestAgain() throws {
+        try withSyncFixture { fixture in
+            let (desktop, laptop) = try desktopAndLaptop(fixture)
+            _ = try fixture.storage.delete(CloudLayout.manifestPath)
+            let phone = try fixture.device("phone")
+            let report = try phone.sync()
+            #expect(report.manifestWrittenAgain && !report.startedCloud)
+            #expect(try cloudID(fixture) == nil)
+            #expect(try phone.everyWord() == desktop.everyWord())
+            #expect(try !laptop.sync().cloudStartedAgain)
+            #expect(try !desktop.sync().cloudStartedAgain)
         }
     }
 
