@@ -67,7 +67,9 @@ struct BackupRestoreCommand: ParsableCommand {
             context.io.write(json(report, dryRun: dryRun))
         } else {
             context.io.write((dryRun ? "Would restore: " : "Restored: ") + describe(report) + "\n")
-            if !dryRun { context.note("Changed your mind? 'midiccio backup undo' puts the words back as they were.") }
+            if !dryRun && report.changedWords {
+                context.note("Changed your mind? 'midiccio backup undo' puts the words back as they were.")
+            }
         }
     }
 }

@@ -15,6 +15,9 @@ public struct RestoreReport: Hashable, Sendable {
     public var trashed = 0
     /// Backup words left out because they were purged (a merge never brings them back).
     public var skippedPurged = 0
+    /// True when the restore added, changed or moved to the Trash any word: only then is
+    /// there anything for `backup undo` to put back.
+    public var changedWords: Bool { added > 0 || updated > 0 || trashed > 0 }
     /// Undo only: words changed since the restore (here or on another device), kept as
     /// they are rather than put back, so undoing a restore never loses a later edit.
     public var keptEdited = 0
@@ -58,7 +61,8 @@ public struct RestoreReport: Hashable, Sendable {
     public init() {}
 }
 
-private struct DryRunRollback: Error {}
+/// Rolls a restore back that must keep nothing: a dry run, or one that changed nothing.
+private struct RestoreRollback: Error {}
 
 extension WordLibrary {
     /// Writes every word, Trash included, to a backup file at `path` (atomically).
@@ -215,7 +219,7 @@ extension WordLibrary {
                 }
                 // The review history: events are immutable, so a restore only adds those
                 // missing here (pending, so they reach other devices); a purged word's stay out.
-                try restoreReviewEvents(reviews)
+                let reviewsAdded = try restoreReviewEvents(reviews)
                 // Each touched word's time as the restore leaves it: a word whose time has
                 // moved by the undo was edited since, and the undo keeps that edit.
                 try database.run(
@@ -226,9 +230,12 @@ extension WordLibrary {
                         FROM words WHERE words.id = restore_undo.word_id)
                     """)
                 progress?(total, total)
-                if dryRun { throw DryRunRollback() }
+                // A merge that changes nothing leaves the undo of the restore before it, which
+                // it would otherwise have emptied (found by the exploratory helper). A replace
+                // always changes something: every word it restores gets a fresh time.
+                if dryRun || (!replace && !report.changedWords && !reviewsAdded) { throw RestoreRollback() }
             }
-        } catch is DryRunRollback {}
+        } catch is RestoreRollback {}
         return report
     }
 
@@ -363,9 +370,13 @@ extension WordLibrary {
         // Without field times, the backup's word is as new as its newest field throughout.
         let backupTimes = restoredTimes ?? FieldTimes(all: restored.updatedAt)
         let tagsByTag = restoredTimes != nil || entry.tagClock != nil
+        // With times, a field the backup has newer is taken even when its value is already
+        // the library's: its time wins over an older edit another device made, as it did
+        // on the backup's device (found by the exploratory helper: an edit undone there,
+        // back to the library's value, was "unchanged" here and lost to the edit it undid).
         var taken = WordField.allCases.filter { field in
-            (field != .tags || !tagsByTag) && !local.word.hasSameValue(field, as: restored) && backupTimes[field] > local.times[field]
-                && (restoredTimes != nil || restored.updatedAt > local.word.updatedAt)
+            (field != .tags || !tagsByTag) && backupTimes[field] > local.times[field]
+                && (restoredTimes != nil || (!local.word.hasSameValue(field, as: restored) && restored.updatedAt > local.word.updatedAt))
         }
         var mergedTags: (tags: [String], clock: TagClock)?
         if tagsByTag {
@@ -373,7 +384,9 @@ extension WordLibrary {
                 TagClock.Side(tags: local.word.tags, clock: local.tagClock, time: local.times.tags),
                 TagClock.Side(tags: restored.tags, clock: entry.tagClock ?? .implied, time: backupTimes.tags),
                 time: max(local.times.tags, backupTimes.tags))
-            if !Self.sameBytes(merged.tags, local.word.tags) {
+            // The same list with newer marks (a tag taken off there since it was put on
+            // elsewhere) is taken too, for the same reason.
+            if !Self.sameBytes(merged.tags, local.word.tags) || (backupTimes.tags > local.times.tags && merged.clock != local.tagClock) {
                 mergedTags = merged
                 taken.append(.tags)
             }

@@ -116,14 +116,16 @@ extension WordLibrary {
         ).rows([]) { reader.event($0) }.compactMap(\.self)
     }
 
-    /// Adds a backup's review events that are not here, leaving out purged words'. Call
-    /// inside `writing`.
-    package func restoreReviewEvents(_ events: [ReviewEvent]) throws {
-        guard !events.isEmpty else { return }
+    /// Adds a backup's review events that are not here, leaving out purged words'; true
+    /// when it added any. Call inside `writing`.
+    @discardableResult
+    package func restoreReviewEvents(_ events: [ReviewEvent]) throws -> Bool {
+        guard !events.isEmpty else { return false }
         let changed = try importingReviewEvents(expected: events.count, pending: true, purged: try purgedWordIDs()) {
             try $0.insert(events)
         }
         try refreshStudyCache(after: changed)
+        return changed != .words([])
     }
 
     /// The ids of the words purged for good (their markers), which nothing brings back.

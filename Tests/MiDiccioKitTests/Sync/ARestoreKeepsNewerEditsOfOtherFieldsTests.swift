@@ -58,6 +58,38 @@ struct ARestoreKeepsNewerEditsOfOtherFieldsTests {
         }
     }
 
+    @Test("a field the backup has newer with the library's own value still takes the backup's time, and wins everywhere")
+    func sameValueNewerTime() throws {
+        try withSyncFixture { fixture in
+            let (laptop, tablet, phone, id) = try threeDevices(fixture)
+            // The tablet edits the meaning; the phone pulls it and undoes it by hand (back to
+            // m0), offline, and a backup of it is made. The laptop has pulled nothing.
+            _ = try tablet.library.edit(id, WordEdit(meaning: "m1 from the tablet"))
+            try fixture.syncRounds([tablet, phone])
+            fixture.advanceClocks(by: 60_000)
+            let backup = try phoneBackup(fixture, phone, id, meaning: "m0")
+            #expect(try laptop.word(id).meaning == "m0")
+
+            #expect(try laptop.library.restoreBackup(from: backup).updated == 1, "the value is the same; its time is newer")
+            try fixture.syncRounds([laptop, tablet])
+            #expect(try laptop.word(id).meaning == "m0")
+            #expect(try tablet.word(id).meaning == "m0", "the phone's later edit wins, as it would have by syncing")
+        }
+    }
+
+    @Test("a restore that changes nothing keeps the undo of the restore before it")
+    func aRestoreThatChangesNothingKeepsTheUndo() throws {
+        try withSyncFixture { fixture in
+            let (laptop, _, phone, id) = try threeDevices(fixture)
+            let backup = try phoneBackup(fixture, phone, id, meaning: "m1 from the phone")
+            #expect(try laptop.library.restoreBackup(from: backup).updated == 1)
+            let again = try laptop.library.restoreBackup(from: backup)
+            #expect(again.unchanged == 1 && !again.changedWords)
+            #expect(try laptop.library.undoRestore().updated == 1, "the first restore can still be undone")
+            #expect(try laptop.word(id).meaning == "m0")
+        }
+    }
+
     @Test("undoing such a restore keeps a word with a field pulled since, even when the word's time did not move")
     func undoKeepsAFieldPulledSince() throws {
         try withSyncFixture { fixture in

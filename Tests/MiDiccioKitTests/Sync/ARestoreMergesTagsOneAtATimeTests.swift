@@ -67,6 +67,26 @@ struct ARestoreMergesTagsOneAtATimeTests {
         }
     }
 
+    @Test("the same tag list with a tag taken off later still takes the backup's marks, and the tag stays off everywhere")
+    func sameListNewerMarks() throws {
+        try withSyncFixture { fixture in
+            let (laptop, tablet, phone, id) = try threeDevices(fixture)
+            // The tablet puts a tag on; the phone pulls it and takes it off again, offline,
+            // and a backup is made. The laptop has pulled nothing: its list is the backup's.
+            _ = try tablet.library.edit(id, WordEdit(addTags: ["z"]))
+            try fixture.syncRounds([tablet, phone])
+            fixture.advanceClocks(by: 60_000)
+            _ = try phone.library.edit(id, WordEdit(removeTags: ["z"]))
+            let file = try backup(fixture, phone)
+            #expect(try laptop.word(id).tags == phone.word(id).tags)
+
+            #expect(try laptop.library.restoreBackup(from: file).updated == 1)
+            try fixture.syncRounds([laptop, tablet])
+            #expect(try laptop.word(id).tags == ["t0", "old"])
+            #expect(try tablet.word(id).tags == ["t0", "old"])
+        }
+    }
+
     @Test("a backup restored into a new library keeps the tags' clock, so that syncing after it brings no tag back")
     func aNewLibraryKeepsTheClock() throws {
         try withSyncFixture { fixture in
