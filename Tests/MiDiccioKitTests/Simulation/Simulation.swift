@@ -342,6 +342,9 @@ struct Simulation {
                 if field == .tags {
                     write.tagMarks = stored.tagClock.resolved(tags: stored.word.tags, time: stored.times.tags)
                         .filter { $0.value.time == stored.times.tags }
+                    // A list written whole (a replace restore): every tag it leaves out is
+                    // off from its time, on every device.
+                    write.wholeList = stored.tagClock.floor == stored.times.tags
                 }
                 writes[id, default: [:]][field, default: []].append(write)
             }
