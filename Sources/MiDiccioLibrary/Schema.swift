@@ -461,6 +461,14 @@ enum Migrations {
                 -- an edit pulled since can leave the word's time as it was.
                 ALTER TABLE restore_undo ADD COLUMN restored_times TEXT;
                 """),
+        Migration(
+            name: "2026-12-restore-undo-tags",
+            sql: """
+                -- The tag list as the last restore left it (JSON): undoing the restore takes
+                -- off the tags it put on and puts back those it took off, and keeps a tag
+                -- another device put on since, which the tags' time may not show.
+                ALTER TABLE restore_undo ADD COLUMN restored_tags TEXT;
+                """),
     ]
 
     /// Marks a library that had words before a migration: its next sync uploads every

@@ -224,9 +224,9 @@ extension WordLibrary {
                 // moved by the undo was edited since, and the undo keeps that edit.
                 try database.run(
                     """
-                    UPDATE restore_undo SET (restored_updated_at, restored_times) = (
+                    UPDATE restore_undo SET (restored_updated_at, restored_times, restored_tags) = (
                         SELECT updated_at, term_time || ',' || meaning_time || ',' || reading_time || ',' || examples_time
-                            || ',' || notes_time || ',' || tags_time || ',' || deleted_time
+                            || ',' || notes_time || ',' || tags_time || ',' || deleted_time, tags
                         FROM words WHERE words.id = restore_undo.word_id)
                     """)
                 progress?(total, total)
@@ -262,12 +262,11 @@ extension WordLibrary {
     /// second undo has nothing to undo.
     public func undoRestore() throws -> RestoreReport {
         try writing {
-            let rows = try database.cached("SELECT word_id, prior, restored_updated_at, restored_times FROM restore_undo").rows {
-                ($0.text(0), $0.optionalText(1), $0.isNull(2) ? nil : $0.int64(2), $0.optionalText(3))
-            }
+            let rows = try database.cached("SELECT word_id, prior, restored_updated_at, restored_times, restored_tags FROM restore_undo")
+                .rows { ($0.text(0), $0.optionalText(1), $0.isNull(2) ? nil : $0.int64(2), $0.optionalText(3), $0.optionalText(4)) }
             guard !rows.isEmpty else { throw LibraryError.nothingToUndo }
             var report = RestoreReport()
-            for (idText, priorText, restoredAt, timesText) in rows {
+            for (idText, priorText, restoredAt, timesText, restoredTags) in rows {
                 guard let id = WordID(idText), let current = try stored(id) else { continue }
                 // A word changed since the restore (here, or pulled from another device) keeps
                 // its change: some field's time moved. Told by the fields' times as the
@@ -296,13 +295,14 @@ extension WordLibrary {
                 }
                 let prior = try BackupFile.decodeWord(
                     JSONText.parse(Data(priorText.utf8)) ?? JSONNull(), location: "undo data", file: path)
+                let tags = restoredTags.map { Self.tagsUndone(prior.tags, restored: JSONText.stringArray($0), now: current.word.tags) }
                 let result = try update(current) { word, time in
                     word.term = prior.term
                     word.meaning = prior.meaning
                     word.reading = prior.reading
                     word.examples = prior.examples
                     word.notes = prior.notes
-                    word.tags = prior.tags
+                    word.tags = tags ?? prior.tags
                     word.deletedAt = prior.deletedAt == nil ? nil : (current.word.deletedAt ?? time)
                 }
                 if result == current.word {
@@ -316,6 +316,21 @@ extension WordLibrary {
             try database.run("DELETE FROM restore_undo")
             return report
         }
+    }
+
+    /// The tags after undoing a restore that made `restored` of `prior`, where the word now
+    /// has `now`: the tags the restore put on come off and those it took off go back on;
+    /// a tag put on since (pulled from another device whose change left the tags' time as
+    /// it was) stays (found by the exploratory helper). Unchanged since, the list is
+    /// `prior` as it was, in its order.
+    static func tagsUndone(_ prior: [String], restored: [String], now: [String]) -> [String] {
+        guard !sameBytes(now, restored) else { return prior }
+        let priorKeys = Set(prior.map(TagSet.key)), restoredKeys = Set(restored.map(TagSet.key))
+        let putOn = restoredKeys.subtracting(priorKeys)
+        var tags = now.filter { !putOn.contains(TagSet.key($0)) }
+        let kept = Set(tags.map(TagSet.key))
+        tags += prior.filter { !restoredKeys.contains(TagSet.key($0)) && !kept.contains(TagSet.key($0)) }
+        return tags
     }
 
     /// Field times as `restore_undo.restored_times` keeps them; nil for any other text.

@@ -87,6 +87,37 @@ struct ARestoreMergesTagsOneAtATimeTests {
         }
     }
 
+    @Test("undoing a restore takes off the tags it put on, and keeps a tag another device put on since")
+    func undoKeepsATagPutOnSince() throws {
+        try withSyncFixture { fixture in
+            let (laptop, tablet, phone, id) = try threeDevices(fixture)
+            // The phone, offline, puts a tag on and a backup of it is made; the tablet puts
+            // one on and does not sync yet; the laptop takes "old" off later.
+            _ = try phone.library.edit(id, WordEdit(addTags: ["phone"]))
+            let file = try backup(fixture, phone)
+            fixture.advanceClocks(by: 1_000)
+            _ = try tablet.library.edit(id, WordEdit(addTags: ["tablet"]))
+            fixture.advanceClocks(by: 1_000)
+            _ = try laptop.library.edit(id, WordEdit(removeTags: ["old"]))
+
+            #expect(try laptop.library.restoreBackup(from: file).updated == 1)
+            #expect(try laptop.word(id).tags == ["t0", "phone"])
+            try fixture.syncRounds([tablet, laptop])
+            #expect(Set(try laptop.word(id).tags) == ["t0", "phone", "tablet"])
+            #expect(try laptop.library.undoRestore().updated == 1)
+            #expect(try laptop.word(id).tags == ["t0", "tablet"], "the restore's tag comes off; the tablet's stays")
+            try fixture.syncRounds([laptop, tablet])
+            #expect(try tablet.word(id).tags == laptop.word(id).tags)
+        }
+    }
+
+    @Test("undoing a restore right after it puts the tag list back as it was, in its order")
+    func undoRightAfter() {
+        #expect(WordLibrary.tagsUndone(["b", "a"], restored: ["a", "c"], now: ["a", "c"]) == ["b", "a"])
+        #expect(WordLibrary.tagsUndone(["b", "a"], restored: ["a", "c"], now: ["a", "c", "d"]) == ["a", "d", "b"])
+        #expect(WordLibrary.tagsUndone(["Verb"], restored: ["verb", "x"], now: ["verb", "x"]) == ["Verb"])
+    }
+
     @Test("a backup restored into a new library keeps the tags' clock, so that syncing after it brings no tag back")
     func aNewLibraryKeepsTheClock() throws {
         try withSyncFixture { fixture in
