@@ -9,13 +9,20 @@ from conftest import api
 from test_web_app import csrf, wait
 
 
-def test_a_cleared_sync_folder_asks_before_syncing_stops(page):
+def settings_with_a_sync_folder(page):
+    """Sets a new sync folder and opens Settings; returns the folder and its field, once
+    the field shows it."""
     folder = tempfile.mkdtemp(prefix="midiccio-browser-remote-")
     api("/api/remote", "PUT", {"folder": folder}, csrf(page))
     page.refresh()
     page.find_element(By.ID, "settings-button").click()
     field = wait(page, EC.visibility_of_element_located((By.ID, "remote-folder")))
     wait(page, lambda d: field.get_attribute("value") == folder)
+    return folder, field
+
+
+def test_a_cleared_sync_folder_asks_before_syncing_stops(page):
+    folder, field = settings_with_a_sync_folder(page)
 
     field.clear()
     page.find_element(By.ID, "remote-save").click()
@@ -35,12 +42,7 @@ def test_an_unsaved_sync_folder_edit_outlasts_a_sync_that_ends_meanwhile(page):
     """A sync that ended while the folder field was cleared, not yet saved, filled it
     again from the status it reloaded: Save then saved the old folder, and syncing stayed
     on without a word (found as a race in the test above)."""
-    folder = tempfile.mkdtemp(prefix="midiccio-browser-remote-")
-    api("/api/remote", "PUT", {"folder": folder}, csrf(page))
-    page.refresh()
-    page.find_element(By.ID, "settings-button").click()
-    field = wait(page, EC.visibility_of_element_located((By.ID, "remote-folder")))
-    wait(page, lambda d: field.get_attribute("value") == folder)
+    folder, field = settings_with_a_sync_folder(page)
 
     field.clear()
     shown = page.find_element(By.CSS_SELECTOR, "#sync-details dt")
