@@ -178,6 +178,42 @@ final class ASyncFolderSetAgainTests {
         #expect(terms(phone) == terms())
     }
 
+    @Test("a library set back to a folder where a copy of it went on under its id leaves the copy's files whole: the takeover ends")
+    func setBackWhereACopyWentOn() throws {
+        let cloud = sandbox.path("cloud"), other = sandbox.path("other"), phone = sandbox.path("phone.sqlite")
+        let copy = sandbox.path("copy.sqlite")
+        #expect(sandbox.run(["remote", "set", "folder", cloud, "--library", phone]).status == 0)
+        #expect(sandbox.run(["add", "b0", "--library", phone]).status == 0)
+        #expect(sandbox.run(["sync", "--library", phone]).status == 0)
+        #expect(sandbox.run("remote", "set", "folder", cloud).status == 0)
+        for term in ["l1", "l2", "l3"] {
+            try sandbox.add(term)
+            #expect(sandbox.run("sync").status == 0)
+        }
+        let oldID = try deviceID()
+        // A copy of the library file goes on in the folder under the same id; the library
+        // goes elsewhere a while, then is set back.
+        try FileManager.default.copyItem(atPath: sandbox.libraryPath, toPath: copy)
+        #expect(sandbox.run("remote", "set", "folder", other).status == 0)
+        #expect(sandbox.run("sync").status == 0)
+        #expect(sandbox.run(["add", "c1", "--library", copy]).status == 0)
+        #expect(sandbox.run(["sync", "--library", copy]).status == 0)
+        #expect(sandbox.run("remote", "set", "folder", cloud).status == 0)
+        try sandbox.add("n1")
+        #expect(sandbox.run("sync").status == 0)
+        for _ in 1...3 {
+            for library in [phone, copy, sandbox.libraryPath] { #expect(sandbox.run(["sync", "--library", library]).status == 0) }
+        }
+        let files = FileManager.default
+        #expect(!files.fileExists(atPath: cloud + "/devices/\(oldID).json"), "the old id's takeover ended")
+        #expect(((try? files.contentsOfDirectory(atPath: cloud + "/changes/\(oldID)")) ?? []).isEmpty)
+        let status = sandbox.run(["status", "--library", phone]).output
+        #expect(!status.contains("being taken over"), "\(status)")
+        for library in [phone, copy, sandbox.libraryPath] {
+            for term in ["b0", "l1", "l2", "l3", "c1", "n1"] { #expect(terms(library).contains(term), "\(terms(library))") }
+        }
+    }
+
     @Test(
         "a folder emptied on purpose: the sync says how to start over, and once set again (removed first or not) every device starts over there",
         arguments: [false, true])

@@ -119,21 +119,27 @@ extension SyncSession {
         guard everyKind || uploading else { return nil }
         let known = Set(state.files.map(\.path) + [state.snapshot?.path, state.inflight?.path].compactMap { $0 })
         var listed = Set<String>()
+        var back: [String] = []
         for kind in everyKind ? [CloudLayout.Kind.changes, .snapshot] : [.changes] {
             let folder = CloudLayout.folder(kind, of: deviceID)
             for entry in try storage.list(folder) {
                 listed.insert(folder + "/" + entry.name)
                 guard let parsed = CloudLayout.entry(fromName: entry.name, kind: kind), parsed.nonce != nil else { continue }
                 let path = folder + "/" + entry.name
-                // One this device removed, brought back (a sync program, a folder put
-                // back from a copy), is its own: removed again.
                 if state.removedFiles?[path] != nil {
-                    if try storage.delete(path) { report.filesRemoved += 1 }
-                    continue
+                    back.append(path)
+                } else if !known.contains(path) {
+                    // A copy of this library writes under this id, and the files it shares
+                    // with this one are its history too: none is removed here. This library
+                    // takes a new id and reads them all (found by the exploratory helper:
+                    // a file removed here left a gap the copy's readers stopped at).
+                    return path
                 }
-                if !known.contains(path) { return path }
             }
         }
+        // One this device removed, brought back (a sync program, a folder put back from a
+        // copy), is its own: removed again.
+        for path in back where try storage.delete(path) { report.filesRemoved += 1 }
         // Files this device wrote and did not remove that are gone: the cloud was emptied
         // (and started again by another device) or put back from an older copy.
         if everyKind {
