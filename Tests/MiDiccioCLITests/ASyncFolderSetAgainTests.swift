@@ -47,6 +47,14 @@ final class ASyncFolderSetAgainTests {
         #expect(!sync.errorOutput.contains("copy"), "\(sync.errorOutput)")
         #expect(sync.errorOutput.contains("went on from where it had got to there"), "\(sync.errorOutput)")
         #expect(try deviceID() == before)
+        // `--json` carries the same notes.
+        try sandbox.add("pato")
+        #expect(sandbox.run("remote", "set", "folder", other).status == 0)
+        #expect(sandbox.run("remote", "set", "folder", cloud).status == 0)
+        let json = sandbox.run("sync", "--json")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any], "\(json.output)")
+        let notes = try #require(object["notes"] as? [String])
+        #expect(notes.count == 1 && notes.first?.contains("went on from where it had got to there") == true, "\(notes)")
 
         #expect(sandbox.run("remote", "set", "folder", other).status == 0)
         #expect(sandbox.run("sync").status == 0)

@@ -404,6 +404,10 @@ struct SyncCommand: ParsableCommand {
                         ("purgedElsewhere", String(report.purgedElsewhere)), ("autoPurged", String(report.autoPurged)),
                         ("fullResync", String(report.fullResync)),
                         ("startedOver", String(report.startedOver)),
+                        (
+                            "notes",
+                            "[" + report.cloudNotes(cloud: remote.displayName).map(JSONText.quote).joined(separator: ", ") + "]"
+                        ),
                         ("temporaryFilesRemoved", String(report.temporaryFilesRemoved)),
                         ("clockAhead", report.clockAhead.map(Self.clockJSON) ?? "null"),
                         (
