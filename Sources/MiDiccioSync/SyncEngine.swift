@@ -312,15 +312,11 @@ final class SyncSession {
         let words = try store.read { try store.wordCount() }
         let now = now
         try commit { next in
-            let generation = next.generation
-            var written = next.removedFiles ?? [:]
-            for path in next.files.map(\.path) + [next.snapshot?.path].compactMap({ $0 }) { written[path] = now }
-            let numbered = next.highestNumber
+            let old = next
             next = SyncState()
-            next.generation = generation
-            next.numberedThrough = numbered > 0 ? numbered : nil
+            next.generation = old.generation
             next.fullUpload = words > 0
-            next.removedFiles = written.isEmpty ? nil : written
+            next.rememberWritten(by: old, at: now)
         }
         report.startedOver = true
     }

@@ -220,15 +220,13 @@ extension SyncSession {
             ids = try store.adoptNewDeviceID()
             var fresh = SyncState()
             fresh.cursors = next.cursors
-            // Everything under the old id is read again, like another device's files: a
-            // copy's files, or this library's own from before it was put back.
-            fresh.cursors[ids.old] = 0
             fresh.cursors[ids.new] = nil
             fresh.purgedElsewhere = next.purgedElsewhere
             fresh.lastSync = next.lastSync
             fresh.absorbed = next.absorbed
-            fresh.absorbed.append(SyncState.Absorbed(device: ids.old, instance: oldRecord?.instance, through: 0))
-            fresh.fullUpload = true
+            // Everything under the old id is read again, like another device's files: a
+            // copy's files, or this library's own from before it was put back.
+            fresh.takeOver(ids.old, instance: oldRecord?.instance)
             next = fresh
         }
         report.newIdentity = NewIdentity(old: ids.old, new: ids.new, reason: reason)

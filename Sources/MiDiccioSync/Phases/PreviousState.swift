@@ -43,21 +43,10 @@ extension SyncSession {
                 next.generation = generation
                 next.fullUpload = true
             } else if let kept, sameID {
-                // Starting afresh there: the files this id wrote are remembered as removed,
-                // so one that a copy of the old folder brings back is this device's own, not
-                // a copy's (found by the exploratory helper).
-                var written = (kept.removedFiles ?? [:]).merging(next.removedFiles ?? [:]) { max($0, $1) }
-                for path in kept.files.map(\.path) + [kept.snapshot?.path].compactMap({ $0 }) { written[path] = now }
-                if !written.isEmpty { next.removedFiles = written }
-                // Numbered after what it wrote there before, which other devices may have
-                // read past (found by the exploratory helper, round 3).
-                let numbered = max(kept.highestNumber, next.highestNumber)
-                if numbered > 0 { next.numberedThrough = numbered }
+                // Starting afresh there, as after a start-over.
+                next.rememberWritten(by: kept, at: now)
             } else if let kept, untouched, !next.absorbed.contains(where: { $0.device == previous.device }) {
-                // Read from the start, and removed once this device's snapshot holds it.
-                next.absorbed.append(SyncState.Absorbed(device: previous.device, instance: kept.instances.last, through: 0))
-                next.cursors[previous.device] = 0
-                next.fullUpload = true
+                next.takeOver(previous.device, instance: kept.instances.last)
             }
             try store.forgetPreviousState(of: remote)
         }

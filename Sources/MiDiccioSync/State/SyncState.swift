@@ -204,6 +204,28 @@ struct SyncState: Codable, Equatable {
         ([lastSeq, numberedThrough ?? 0, inflight?.seq ?? 0] + files.map(\.seq)).max() ?? 0
     }
 
+    /// Carries into this state, which starts afresh in the cloud under the same id, what
+    /// the id wrote there in `old`: those files are remembered as removed at `now` (one a
+    /// sync program or a copy of the old folder brings back is this device's own, not a
+    /// copy's), and the next files are numbered after them (another device may have read
+    /// past their numbers). Both were found by the exploratory helper.
+    mutating func rememberWritten(by old: SyncState, at now: Int64) {
+        var written = (old.removedFiles ?? [:]).merging(removedFiles ?? [:]) { max($0, $1) }
+        for path in old.files.map(\.path) + [old.snapshot?.path].compactMap({ $0 }) { written[path] = now }
+        removedFiles = written.isEmpty ? nil : written
+        let numbered = max(old.highestNumber, highestNumber)
+        numberedThrough = numbered > 0 ? numbered : nil
+    }
+
+    /// Takes the earlier id `device` over (its record's `instance`, if any): its files are
+    /// read from the start and removed once this device's snapshot holds their words
+    /// (`SyncSession.cleanUpAbsorbedIdentities`), and every word is uploaded once.
+    mutating func takeOver(_ device: String, instance: String?) {
+        absorbed.append(Absorbed(device: device, instance: instance, through: 0))
+        cursors[device] = 0
+        fullUpload = true
+    }
+
     /// Forgets where this device had got to in the other devices' files, to read them all
     /// again, and uploads every word once: the cloud was emptied or started again.
     mutating func readEverythingAgain() {
