@@ -18,6 +18,19 @@ final class ASyncFolderSetAgainTests {
         return try #require(object["deviceId"] as? String)
     }
 
+    /// A phone with b0 and this library with l1, l2 and l3, each synced with the folder
+    /// `cloud` (the library once a word).
+    private func phoneAndLaptopIn(_ cloud: String, phone: String) throws {
+        #expect(sandbox.run(["remote", "set", "folder", cloud, "--library", phone]).status == 0)
+        #expect(sandbox.run(["add", "b0", "--library", phone]).status == 0)
+        #expect(sandbox.run(["sync", "--library", phone]).status == 0)
+        #expect(sandbox.run("remote", "set", "folder", cloud).status == 0)
+        for term in ["l1", "l2", "l3"] {
+            try sandbox.add(term)
+            #expect(sandbox.run("sync").status == 0)
+        }
+    }
+
     /// The numbers of `device`'s change files and snapshots in the folder `cloud`.
     private func numbers(of device: String, in cloud: String) throws -> [Int] {
         ["changes", "snapshots"].flatMap { folder in
@@ -155,14 +168,7 @@ final class ASyncFolderSetAgainTests {
         "a library set back to a folder that lost its record numbers its files after its old ones: a device that read them gets every word")
     func setBackWithoutItsRecord() throws {
         let cloud = sandbox.path("cloud"), other = sandbox.path("other"), phone = sandbox.path("phone.sqlite")
-        #expect(sandbox.run(["remote", "set", "folder", cloud, "--library", phone]).status == 0)
-        #expect(sandbox.run(["add", "b0", "--library", phone]).status == 0)
-        #expect(sandbox.run(["sync", "--library", phone]).status == 0)
-        #expect(sandbox.run("remote", "set", "folder", cloud).status == 0)
-        for term in ["l1", "l2", "l3"] {
-            try sandbox.add(term)
-            #expect(sandbox.run("sync").status == 0)
-        }
+        try phoneAndLaptopIn(cloud, phone: phone)
         #expect(sandbox.run(["sync", "--library", phone]).status == 0, "the phone has read the laptop's files 1 to 3")
         let id = try deviceID()
         #expect(sandbox.run("remote", "set", "folder", other).status == 0)
@@ -190,14 +196,7 @@ final class ASyncFolderSetAgainTests {
     func setBackWhereACopyWentOn() throws {
         let cloud = sandbox.path("cloud"), other = sandbox.path("other"), phone = sandbox.path("phone.sqlite")
         let copy = sandbox.path("copy.sqlite")
-        #expect(sandbox.run(["remote", "set", "folder", cloud, "--library", phone]).status == 0)
-        #expect(sandbox.run(["add", "b0", "--library", phone]).status == 0)
-        #expect(sandbox.run(["sync", "--library", phone]).status == 0)
-        #expect(sandbox.run("remote", "set", "folder", cloud).status == 0)
-        for term in ["l1", "l2", "l3"] {
-            try sandbox.add(term)
-            #expect(sandbox.run("sync").status == 0)
-        }
+        try phoneAndLaptopIn(cloud, phone: phone)
         let oldID = try deviceID()
         // A copy of the library file goes on in the folder under the same id; the library
         // goes elsewhere a while, then is set back.
