@@ -338,11 +338,7 @@ public enum BackupFile {
             .invalidBackup(file: file, location: location + ", field \"tagClock\(field)\"", message: message)
         }
         func time(_ value: Any?, _ field: String) throws -> Timestamp {
-            guard let text = value as? String, let time = Timestamp(iso8601: text) else {
-                throw fail(field, "must be a UTC time like 2026-11-29T10:00:00.123Z (at most 3 fractional digits)")
-            }
-            guard time <= word.updatedAt else { throw fail(field, "is later than updatedAt") }
-            return time
+            try fieldTime(value, of: word) { fail(field, $0) }
         }
         guard let object = value as? [String: Any] else { throw fail("", "must be an object with the tags' marks") }
         var clock = TagClock()
@@ -378,13 +374,19 @@ public enum BackupFile {
         for field in WordField.allCases {
             let key = timesKey(field)
             guard let given = object[key] else { continue }
-            guard let text = given as? String, let time = Timestamp(iso8601: text) else {
-                throw fail(key, "must be a UTC time like 2026-11-29T10:00:00.123Z (at most 3 fractional digits)")
-            }
-            guard time <= word.updatedAt else { throw fail(key, "is later than updatedAt") }
-            times[field] = time
+            times[field] = try fieldTime(given, of: word) { fail(key, $0) }
         }
         return times
+    }
+
+    /// A time of `times` or `tagClock`: ISO 8601 in UTC, no later than the word's
+    /// `updatedAt`. `fail` makes the error for a message.
+    private static func fieldTime(_ value: Any?, of word: Word, _ fail: (String) -> LibraryError) throws -> Timestamp {
+        guard let text = value as? String, let time = Timestamp(iso8601: text) else {
+            throw fail("must be a UTC time like 2026-11-29T10:00:00.123Z (at most 3 fractional digits)")
+        }
+        guard time <= word.updatedAt else { throw fail("is later than updatedAt") }
+        return time
     }
 
     /// Reads one word object (as in backups and undo data).
