@@ -199,8 +199,13 @@ public struct CloudManifest: Hashable, Sendable {
             let read = object["minimumReadVersion"] as? Int,
             let write = object["minimumWriteVersion"] as? Int
         else { return nil }
-        // An id that is not one (empty, or too long to be ours) counts as none.
-        let cloud = (object["cloud"] as? String).flatMap { (1...64).contains($0.utf8.count) ? $0 : nil }
+        let cloud = (object["cloud"] as? String).flatMap(acceptedCloudID)
         return CloudManifest(version: version, minimumReadVersion: read, minimumWriteVersion: write, cloud: cloud)
+    }
+
+    /// `text` as a cloud id, or nil when it is not one (empty, or too long to be ours),
+    /// which counts as none.
+    static func acceptedCloudID(_ text: String) -> String? {
+        (1...64).contains(text.utf8.count) ? text : nil
     }
 }

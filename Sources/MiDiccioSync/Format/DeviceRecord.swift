@@ -43,6 +43,11 @@ public struct DeviceRecord: Hashable, Sendable {
     /// wrote them answers with a new snapshot, which covers them.
     public var wanted: [String: Int64] = [:]
 
+    /// The cloud's id (`CloudManifest.cloud`) as this device last found it: nil when it
+    /// found none, or runs a MiDiccio older than ids. A device new to the cloud that
+    /// finds the manifest gone writes it again with this id (`checkManifest`).
+    public var cloud: String?
+
     /// Which purge markers a device's files honour.
     public struct PurgeCleanliness: Hashable, Sendable {
         /// How many markers.
@@ -89,6 +94,7 @@ public struct DeviceRecord: Hashable, Sendable {
         if let changeNames { fields.append(("changes", JSONText.array(changeNames))) }
         if !absorbed.isEmpty { fields.append(("absorbed", map(absorbed))) }
         if !wanted.isEmpty { fields.append(("wanted", map(wanted))) }
+        if let cloud { fields.append(("cloud", JSONText.quote(cloud))) }
         if let purgeClean {
             fields.append(
                 (
@@ -123,6 +129,7 @@ public struct DeviceRecord: Hashable, Sendable {
         record.changeNames = object["changes"] as? [String]
         record.absorbed = numbers(object["absorbed"]) ?? [:]
         record.wanted = numbers(object["wanted"]) ?? [:]
+        record.cloud = (object["cloud"] as? String).flatMap(CloudManifest.acceptedCloudID)
         if let clean = object["purgeClean"] as? [String: Any], let count = clean["count"] as? Int,
             let digest = clean["digest"] as? String
         {

@@ -16,6 +16,9 @@ extension SyncSession {
         }
         let changeNames = state.files.filter { $0.kind == .changes && $0.seq > state.snapshotSeq }
             .map { $0.path.split(separator: "/").last.map(String.init) ?? $0.path }.sorted()
+        // The cloud's id as this device knows it, kept in its record so that a device new
+        // to the cloud that finds the manifest gone can write it again with the same id.
+        let knownCloud = state.cloudEpoch.flatMap { $0.isEmpty ? nil : $0 }
         let absorbed = Dictionary(state.absorbed.map { ($0.device, $0.through) }, uniquingKeysWith: max)
         let signature = [
             "\(state.lastSeq)", "\(state.snapshot?.path ?? "")", changeNames.joined(separator: ","),
@@ -23,6 +26,7 @@ extension SyncSession {
             digest, name, "\(clean.count)/\(clean.digest)",
             absorbed.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","),
             wants.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","),
+            knownCloud ?? "",
         ].joined(separator: "|")
         let stale = now - (state.published?.at ?? 0) > 86_400_000
         let missing = ownRecord == nil && !ownRecordUnreadable
@@ -37,6 +41,7 @@ extension SyncSession {
         record.changeNames = changeNames
         record.absorbed = absorbed
         record.wanted = wants
+        record.cloud = knownCloud
         record.purgeClean = DeviceRecord.PurgeCleanliness(count: clean.count, digest: clean.digest)
         try prepareToWrite()
         try commit { $0.instanceInFlight = record.instance }

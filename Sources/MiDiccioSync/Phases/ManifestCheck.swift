@@ -16,6 +16,7 @@ extension SyncSession {
             throw SyncError.badManifest(reason)
         }
         guard let data else {
+            var records: [CloudEntry] = []
             // No manifest where this device has synced before is far more likely an
             // unmounted drive or a sync client still downloading than a new cloud:
             // starting a fresh one there would mark every word as uploaded.
@@ -23,17 +24,20 @@ extension SyncSession {
                 // Where this device's own record is still there, the cloud is: only the
                 // manifest went (a sync program or a person removed it), and every sync
                 // stopped on it for good. It is written again, as a new device would.
-                let records = try storage.list(CloudLayout.devicesFolder)
+                records = try storage.list(CloudLayout.devicesFolder)
                 guard records.contains(where: { CloudLayout.device(fromRecordName: $0.name) == deviceID }) else {
                     throw CloudError.unavailable(
                         "\(storage.displayName) has no \(CloudLayout.manifestPath) although this device synced with it before; is the drive or sync folder there? If it was emptied on purpose, remove the remote and set it again (midiccio remote remove, then midiccio remote set) to start over there"
                     )
                 }
                 report.manifestWrittenAgain = true
-            } else if !setBack, try storage.list(CloudLayout.devicesFolder).contains(where: { Self.isRecord($0.name) }) {
+            } else if !setBack, case let listed = try storage.list(CloudLayout.devicesFolder),
+                listed.contains(where: { Self.isRecord($0.name) })
+            {
+                records = listed
                 // A device new to this cloud that finds devices' records without a manifest:
-                // only the manifest went. Written again, without an id (this device cannot
-                // know it): a new id would have every device read everything again, and
+                // only the manifest went. Written again, with the id the records name (below):
+                // a new id would have every device read everything again, and
                 // "started it there" was false (found by the exploratory helper). A library
                 // set to this cloud again (`remote set` after it was emptied) starts it
                 // again, whatever records a sync program has brought back already.
@@ -43,8 +47,13 @@ extension SyncSession {
             // a mistyped path starts an empty cloud where the other devices are not).
             if !report.manifestWrittenAgain { report.startedCloud = true }
             manifest = .current
-            // A new cloud gets a new id; one written again keeps the id this device knew.
-            manifest.cloud = report.manifestWrittenAgain ? state.cloudEpoch.flatMap { $0.isEmpty ? nil : $0 } : CloudManifest.newCloudID()
+            // A new cloud gets a new id. One written again keeps the id this device knew,
+            // or else the one the devices' records name (the newest record that names one).
+            if report.manifestWrittenAgain {
+                manifest.cloud = try state.cloudEpoch.map { $0.isEmpty ? nil : $0 } ?? cloudID(namedIn: records)
+            } else {
+                manifest.cloud = CloudManifest.newCloudID()
+            }
             try storage.write(CloudLayout.manifestPath, manifest.encoded())
             manifestReady = true
             return
@@ -58,6 +67,23 @@ extension SyncSession {
             throw SyncError.cloudTooNew(version: found.version)
         }
         manifest = found
+    }
+
+    /// The cloud id named by the newest of `entries`' device records that names one
+    /// (records unreadable or not yet whole are passed over); nil when none does.
+    private func cloudID(namedIn entries: [CloudEntry]) throws -> String? {
+        var newest: DeviceRecord?
+        for entry in entries where Self.isRecord(entry.name) {
+            let data: Data?
+            do {
+                data = try storage.read(CloudLayout.devicesFolder + "/" + entry.name)
+            } catch CloudError.unreadable {
+                continue
+            }
+            guard let record = data.flatMap(DeviceRecord.decode), record.cloud != nil else { continue }
+            if newest.map({ record.lastSync > $0.lastSync }) ?? true { newest = record }
+        }
+        return newest?.cloud
     }
 
     /// True when `name`, in the devices folder, is a device's record.

@@ -107,18 +107,73 @@ struct ACloudStartedAgainIsToldByItsIDTests {
         }
     }
 
-    @Test("a new device that finds records but no manifest writes it again without an id: nobody reads everything again")
+    @Test(
+        "a new device that finds records but no manifest writes it again with the id their records name: nobody reads everything again"
+    )
     func aNewDeviceWritesTheManifestAgain() throws {
         try withSyncFixture { fixture in
             let (desktop, laptop) = try desktopAndLaptop(fixture)
+            let id = try #require(try cloudID(fixture))
             _ = try fixture.storage.delete(CloudLayout.manifestPath)
             let phone = try fixture.device("phone")
             let report = try phone.sync()
             #expect(report.manifestWrittenAgain && !report.startedCloud)
-            #expect(try cloudID(fixture) == nil)
+            #expect(try cloudID(fixture) == id)
             #expect(try phone.everyWord() == desktop.everyWord())
             #expect(try !laptop.sync().cloudStartedAgain)
             #expect(try !desktop.sync().cloudStartedAgain)
+            // Removed once more and written again by the desktop, with the id it knows: the
+            // phone knows the same one, so it takes nothing for a cloud started again (it
+            // read everything a second time when it had written the manifest without one).
+            _ = try fixture.storage.delete(CloudLayout.manifestPath)
+            #expect(try desktop.sync().manifestWrittenAgain)
+            #expect(try !phone.sync().cloudStartedAgain)
+        }
+    }
+
+    @Test("the newest record that names an id gives it; records of devices that knew none give none")
+    func theNewestRecordGivesTheID() throws {
+        try withSyncFixture { fixture in
+            let (desktop, laptop) = try desktopAndLaptop(fixture)
+            let recordPath = CloudLayout.devicePath(laptop.id)
+            var record = try #require(try fixture.storage.read(recordPath).flatMap(DeviceRecord.decode))
+            // The laptop's record is the newer, and names another id (a record that a sync
+            // program brought back from before the cloud was started again has the older).
+            record.cloud = "0123456789abcdef0123456789abcdef"
+            record.lastSync = Timestamp(milliseconds: laptop.clock.now().milliseconds + 60_000)
+            fixture.storage.plant(recordPath, record.encoded())
+            _ = try fixture.storage.delete(CloudLayout.manifestPath)
+            #expect(try fixture.device("phone").sync().manifestWrittenAgain)
+            #expect(try cloudID(fixture) == "0123456789abcdef0123456789abcdef")
+
+            // No record names one (every device runs a MiDiccio older than ids): none.
+            for device in [desktop, laptop] {
+                let path = CloudLayout.devicePath(device.id)
+                var record = try #require(try fixture.storage.read(path).flatMap(DeviceRecord.decode))
+                record.cloud = nil
+                fixture.storage.plant(path, record.encoded())
+            }
+            for path in fixture.storage.files.keys
+            where path.hasPrefix("devices/") && !path.contains(desktop.id) && !path.contains(laptop.id) {
+                _ = try fixture.storage.delete(path)
+            }
+            _ = try fixture.storage.delete(CloudLayout.manifestPath)
+            #expect(try fixture.device("tablet").sync().manifestWrittenAgain)
+            #expect(try cloudID(fixture) == nil)
+        }
+    }
+
+    @Test("a device's record names the cloud's id it knows, and reads back only an id that is one")
+    func recordsNameTheID() throws {
+        try withSyncFixture { fixture in
+            let (desktop, _) = try desktopAndLaptop(fixture)
+            let id = try #require(try cloudID(fixture))
+            var record = try #require(try fixture.storage.read(CloudLayout.devicePath(desktop.id)).flatMap(DeviceRecord.decode))
+            #expect(record.cloud == id)
+            record.cloud = ""
+            #expect(DeviceRecord.decode(record.encoded())?.cloud == nil)
+            record.cloud = String(repeating: "f", count: 65)
+            #expect(DeviceRecord.decode(record.encoded())?.cloud == nil)
         }
     }
 
