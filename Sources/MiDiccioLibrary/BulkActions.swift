@@ -88,7 +88,7 @@ extension WordLibrary {
 
     /// A tag action: `newTags` gives a word's tags after it from its tags and the tag as
     /// checked (trimmed); words in the Trash and words that would get more than
-    /// `WordLimits.tagCount` tags refuse the whole action.
+    /// `WordLimits.tagCount` tags (or more than they hold) refuse the whole action.
     private func tagAction(
         _ action: BulkActionKind, _ tag: String, _ target: BulkTarget, _ expecting: Int?, _ progress: BulkProgress?,
         _ newTags: @escaping ([String], String) -> [String]
@@ -100,10 +100,12 @@ extension WordLibrary {
             }
             let tags = newTags(stored.word.tags, tag)
             guard tags != stored.word.tags else { return false }
-            guard tags.count <= WordLimits.tagCount else {
+            // A word that holds more (merged from several devices) may lose one.
+            guard tags.count <= max(WordLimits.tagCount, stored.word.tags.count) else {
                 throw LibraryError.invalidWord(
                     WordValidationError(
-                        field: "tags", message: "\u{201C}\(stored.word.term.prefix(40))\u{201D} already has \(WordLimits.tagCount) tags"))
+                        field: "tags",
+                        message: "\u{201C}\(stored.word.term.prefix(40))\u{201D} already has \(stored.word.tags.count) tags"))
             }
             _ = try update(stored) { word, _ in word.tags = tags }
             return true

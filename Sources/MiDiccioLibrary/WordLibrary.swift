@@ -433,7 +433,7 @@ public final class WordLibrary {
             if previous.word.isDeleted {
                 throw LibraryError.wrongTrashState(id, term: previous.word.term, inTrash: true)
             }
-            let content = try Self.validate(edit.applied(to: previous.word.content))
+            let content = try Self.validate(edit.applied(to: previous.word.content), holding: previous.word.tags.count)
             return try update(previous) { word, _ in
                 word.term = content.term
                 word.meaning = content.meaning
@@ -1261,9 +1261,11 @@ public final class WordLibrary {
         return try files { try FileSystem.read(target) }
     }
 
-    static func validate(_ content: WordContent) throws -> WordContent {
+    /// `content` checked (`WordContent.validated`); `holding` is how many tags the word it
+    /// replaces holds, which an edit may keep when that is past `WordLimits.tagCount`.
+    static func validate(_ content: WordContent, holding heldTags: Int = 0) throws -> WordContent {
         do {
-            return try content.validated()
+            return try content.validated(tagLimit: max(WordLimits.tagCount, heldTags))
         } catch {
             throw LibraryError.invalidWord(error)
         }

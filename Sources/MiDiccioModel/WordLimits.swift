@@ -4,8 +4,15 @@ public enum WordLimits {
     public static let termLength = 500
     /// Longest meaning, reading, notes or example, in characters.
     public static let textLength = 20_000
-    /// Most tags on one word.
+    /// Most tags a word is given: by adding it, editing it or a bulk action.
     public static let tagCount = 50
+    /// Most tags a backup restore or an import takes on one word. Sync merges a word's
+    /// tags one tag at a time, so devices that each put on tags within `tagCount` can
+    /// give it more together (30 on one device and 30 others on another make 60), and a
+    /// backup or an export of such a word must still restore or import (found by the
+    /// exploratory helper: the whole file was refused). An edit of such a word may take
+    /// tags off it but put none on (`WordContent.validated(tagLimit:)`).
+    public static let heldTagCount = 1_000
     /// Longest tag, in characters.
     public static let tagLength = 64
     /// Most examples on one word.
@@ -37,7 +44,9 @@ extension WordContent {
     /// Term, meaning, reading and notes lose surrounding whitespace; examples are
     /// trimmed and empty ones dropped; tags are trimmed, deduplicated case-insensitively
     /// and may not contain whitespace (Anki's convention, so tags survive a text export).
-    public func validated() throws(WordValidationError) -> WordContent {
+    /// At most `tagLimit` tags: `WordLimits.tagCount` unless the content comes from a
+    /// word that may hold more (see `WordLimits.heldTagCount`).
+    public func validated(tagLimit: Int = WordLimits.tagCount) throws(WordValidationError) -> WordContent {
         let term = term.trimmed
         guard !term.isEmpty else { throw WordValidationError(field: "term", message: "must not be empty") }
         try Self.check(term, field: "term", limit: WordLimits.termLength)
@@ -60,8 +69,15 @@ extension WordContent {
 
         let trimmedTags = tags.map(\.trimmed).filter { !$0.isEmpty }
         let tags = trimmedTags.count < 2 ? trimmedTags : TagSet.deduplicated(trimmedTags)
-        guard tags.count <= WordLimits.tagCount else {
-            throw WordValidationError(field: "tags", message: "at most \(WordLimits.tagCount) tags (got \(tags.count))")
+        guard tags.count <= tagLimit else {
+            // A limit between the two is the count of a word that holds more (an edit).
+            let held = tagLimit > WordLimits.tagCount && tagLimit < WordLimits.heldTagCount
+            throw WordValidationError(
+                field: "tags",
+                message: held
+                    ? "this word holds \(tagLimit) tags, more than the \(WordLimits.tagCount) a word is given, from tags put on "
+                        + "on several devices; an edit can take tags off it but not put more on (got \(tags.count))"
+                    : "at most \(tagLimit) tags (got \(tags.count))")
         }
         for tag in tags {
             try Self.refuseNUL(tag, field: "tags")

@@ -91,7 +91,7 @@ final class ImportExportCLITests {
         "an empty term": "term,meaning\nuno,one\ndos,two\n ,nothing\ncinco,five\n",
         "too many fields": "term,meaning\nuno,one\ndos,two\ntres,three,extra\ncinco,five\n",
         "a row after a two-line cell": "term,meaning\nuno,\"one\nstill one\"\n\(String(repeating: "x", count: 501)),long\n",
-        "51 tags in TSV": "term\ttags\nuno\tok\ndos\tok\ntres\t\((1...51).map { "t\($0)" }.joined(separator: " "))\n",
+        "1,001 tags in TSV": "term\ttags\nuno\tok\ndos\tok\ntres\t\((1...1_001).map { "t\($0)" }.joined(separator: " "))\n",
     ]
 
     @Test(

@@ -69,12 +69,12 @@ struct CorruptBackup: Sendable, CustomTestStringConvertible {
                 return valid(blank)
             }, location: "entry 3, field \"term\"", message: "must not be empty"),
         CorruptBackup(
-            name: "51 tags",
+            name: "1,001 tags",
             text: { words in
                 var many = words
-                many[2].tags = (1...51).map { "t\($0)" }
+                many[2].tags = (1...1_001).map { "t\($0)" }
                 return valid(many)
-            }, location: "entry 3, field \"tags\"", message: "at most 50 tags"),
+            }, location: "entry 3, field \"tags\"", message: "at most 1000 tags"),
         CorruptBackup(
             name: "duplicate ids",
             text: { words in

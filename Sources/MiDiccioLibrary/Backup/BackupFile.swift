@@ -425,7 +425,7 @@ public enum BackupFile {
             examples: try list("examples"), notes: try text("notes"), tags: try list("tags"))
         let content: WordContent
         do {
-            content = try raw.validated()
+            content = try raw.validated(tagLimit: WordLimits.heldTagCount)
         } catch {
             throw fail(error.field, error.message)
         }

@@ -651,7 +651,7 @@ extension WordLibrary {
             return try WordContent(
                 term: row.term, meaning: row.meaning, reading: row.reading,
                 examples: row.examples, notes: row.notes, tags: row.tags
-            ).validated()
+            ).validated(tagLimit: WordLimits.heldTagCount)
         } catch {
             let place = row.line > 0 ? "" : "the word \"\(row.term.prefix(80))\": "
             throw LibraryError.invalidImport(
