@@ -720,7 +720,7 @@ public final class WebApp: HTTPHandler {
                 ("added", String(report.added)), ("updated", String(report.updated)),
                 ("unchanged", String(report.unchanged)), ("trashed", String(report.trashed)),
                 ("skippedPurged", String(report.skippedPurged)), ("keptEdited", String(report.keptEdited)),
-                ("dryRun", String(dryRun)),
+                ("mergedIntoEmpty", String(report.mergedIntoEmpty)), ("dryRun", String(dryRun)),
             ] + restoreTermLists(report))
     }
 

@@ -154,12 +154,15 @@ def test_backup_restore_shows_a_preview_and_can_be_undone(page):
     page.find_element(By.ID, "backup-check").click()
     report = wait(page, EC.visibility_of_element_located((By.ID, "restore-report")))
     assert "1 would move to the Trash" in report.text and "Nothing has changed yet" in report.text
+    # "antes" is here as the backup holds it: the replace still gives it a new time, and says so.
+    assert "would get a new time, so it wins on every device" in report.text
     go_back_to_words(page)
     wait(page, lambda d: "despues" in terms(d))
 
     page.find_element(By.ID, "settings-button").click()
     wait(page, EC.element_to_be_clickable((By.ID, "restore-confirm"))).click()
     wait(page, lambda d: "Restored" in d.find_element(By.ID, "restore-done").text)
+    assert "got a new time, so it wins on every device" in page.find_element(By.ID, "restore-done").text
     undo = wait(page, EC.element_to_be_clickable((By.ID, "restore-undo")))
     go_back_to_words(page)
     wait(page, lambda d: "despues" not in terms(d) and "antes" in terms(d))

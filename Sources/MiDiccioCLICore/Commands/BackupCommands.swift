@@ -18,7 +18,7 @@ private func json(_ report: RestoreReport, dryRun: Bool = false) -> String {
             ("added", String(report.added)), ("updated", String(report.updated)),
             ("unchanged", String(report.unchanged)), ("trashed", String(report.trashed)),
             ("skippedPurged", String(report.skippedPurged)), ("keptEdited", String(report.keptEdited)),
-            ("dryRun", String(dryRun)),
+            ("mergedIntoEmpty", String(report.mergedIntoEmpty)), ("dryRun", String(dryRun)),
         ], spaced: true) + "\n"
 }
 
@@ -45,8 +45,11 @@ struct BackupRestoreCommand: ParsableCommand {
             each field the backup holds newer than the library's copy (or a word missing here) is taken;
             newer fields here stay. (A backup without field times, from before 2026-12-04: a backup word
             newer than the library's copy replaces it whole.)
-            With --replace the library becomes equal to the backup: words not in it go to the Trash.
-            Restored words reach your other devices. 'midiccio backup undo' reverses the last restore.
+            With --replace the library becomes equal to the backup: words not in it go to the Trash, and every
+            word of the backup gets a new time, so it wins on every device (into a library that holds no
+            words, a replace merges instead). The library syncs first, so that edits made on other devices
+            are seen (--offline: not). Restored words reach your other devices. 'midiccio backup undo'
+            reverses the last restore.
             """,
         examples: ["midiccio backup restore ~/midiccio-backup.json", "midiccio backup restore old.json --replace --dry-run"])
 
@@ -54,8 +57,18 @@ struct BackupRestoreCommand: ParsableCommand {
     @Flag(name: "replace", help: "Make the library equal to the backup.") var replace = false
     @Flag(name: "dry-run", help: "Only report what would change.") var dryRun = false
     @OptionGroup var output = OutputOptions.counts
+    @OptionGroup var syncOnOpen: SyncOnOpen
 
     func run(_ context: ToolContext) throws {
+        // Edits other devices made are pulled first: a replace gives every word of the
+        // backup a new time, and one left as it is here but edited elsewhere, not yet
+        // pulled, lost that edit on every device while the report said it was unchanged
+        // and the undo had nothing to put back (found by the exploratory helper).
+        try syncOnOpen.run(
+            context,
+            otherwise: replace
+                ? "restoring over the words on this device: an edit another device made and this one has not pulled is replaced too"
+                : "restoring into the words on this device")
         let progress = context.progressLine(json: output.json)
         defer { progress.finish() }
         let name = ProgressLine.fileName(file)
@@ -67,6 +80,15 @@ struct BackupRestoreCommand: ParsableCommand {
             context.io.write(json(report, dryRun: dryRun))
         } else {
             context.io.write((dryRun ? "Would restore: " : "Restored: ") + describe(report) + "\n")
+            if report.mergedIntoEmpty {
+                context.note(
+                    "The library held no words, so the backup \(dryRun ? "would be" : "was") merged, not replacing: its words keep their own times, and edits your other devices made after the backup win when this library syncs with them."
+                )
+            } else if replace && report.unchanged > 0 {
+                context.note(
+                    "Every word of the backup \(dryRun ? "would get" : "got") a new time, so it wins on every device this library syncs with: the \(report.unchanged) unchanged here too."
+                )
+            }
             if !dryRun && report.changedWords {
                 context.note("Changed your mind? 'midiccio backup undo' puts the words back as they were.")
             }

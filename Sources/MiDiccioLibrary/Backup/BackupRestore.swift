@@ -15,6 +15,11 @@ public struct RestoreReport: Hashable, Sendable {
     public var trashed = 0
     /// Backup words left out because they were purged (a merge never brings them back).
     public var skippedPurged = 0
+    /// True when a `replace` restore merged instead, into a library that held no word
+    /// and no purge (a new laptop, say): there was nothing to replace, and restored words
+    /// given new times would have undone, on every device this library then syncs with,
+    /// every edit made there since the backup (found by the exploratory helper).
+    public var mergedIntoEmpty = false
     /// True when the restore added, changed or moved to the Trash any word: only then is
     /// there anything for `backup undo` to put back.
     public var changedWords: Bool { added > 0 || updated > 0 || trashed > 0 }
@@ -108,13 +113,14 @@ extension WordLibrary {
     /// (`times`, written since 2026-12-04) is merged field by field: a field edited here,
     /// or on another device, after the backup's copy of it stays as it is. `replace`: the library becomes equal to
     /// the backup; words not in it go to the Trash and restored words get a new time so
-    /// they win on every device. The prior state of every touched word is kept for
+    /// they win on every device; into a library that holds no word and no purge, it merges
+    /// instead (`RestoreReport.mergedIntoEmpty`). The prior state of every touched word is kept for
     /// `undoRestore()`. With `dryRun` nothing is changed; the report says what would be.
     ///
     /// `progress` is called with (backup words done, words in the backup) before the
     /// first word, then every `progressInterval` words, and last when every word is done.
     public func restoreBackup(
-        from path: String, replace: Bool = false, dryRun: Bool = false,
+        from path: String, replace replacing: Bool = false, dryRun: Bool = false,
         progress: ((_ done: Int, _ total: Int) -> Void)? = nil
     ) throws -> RestoreReport {
         // Streamed, never held whole. A file that states its word count before its words
@@ -130,6 +136,9 @@ extension WordLibrary {
         progress?(0, total)
         do {
             try writingInBulk(expectedWords: total) {
+                // Into a library that holds nothing, a replace is a merge (`mergedIntoEmpty`).
+                let replace = try replacing && !isBlank()
+                report.mergedIntoEmpty = replace != replacing
                 try database.run("DELETE FROM restore_undo")
                 var inBackup = Set<WordID>()
                 var index = 0
@@ -237,6 +246,12 @@ extension WordLibrary {
             }
         } catch is RestoreRollback {}
         return report
+    }
+
+    /// True when the library holds no word, not even in the Trash, and no word was ever
+    /// purged from it (no purge marker): a replace has nothing to replace.
+    private func isBlank() throws -> Bool {
+        try database.integer("SELECT EXISTS (SELECT 1 FROM words) OR EXISTS (SELECT 1 FROM purged)") == 0
     }
 
     /// How many words a backup's reading thread hands over at once.

@@ -849,6 +849,13 @@
     if (report.skippedPurged && !$("backup-replace").checked) {
       text += " Words deleted permanently come back only with \u201cReplace\u201d ticked, as new words.";
     }
+    if (report.mergedIntoEmpty) {
+      text += " The library held no words, so the backup " + (dryRun ? "would be" : "was") + " merged, not replacing: its words keep"
+        + " their own times, and edits your other devices made after the backup win when this library syncs with them.";
+    } else if ($("backup-replace").checked && report.unchanged) {
+      text += " Every word of the backup " + (dryRun ? "would get" : "got") + " a new time, so it wins on every device this library"
+        + " syncs with: the " + report.unchanged.toLocaleString() + " left as they are here too.";
+    }
     return text;
   }
 
