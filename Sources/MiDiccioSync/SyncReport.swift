@@ -28,6 +28,9 @@ public struct SyncReport: Hashable, Sendable {
     /// Words removed here because another device purged them (edits made here to them
     /// are discarded: a purge beats every version of a word).
     public var purgedElsewhere = 0
+    /// Of `purgedElsewhere`, the words that held a change made here and not uploaded yet,
+    /// which went with them (the note said so of every purged word, edited or not).
+    public var purgedEditedHere = 0
     /// Words this sync purged because their time in the Trash ran out
     /// (trash.autoPurgeDays), after the pull: none that another device took out of it.
     public var autoPurged = 0
@@ -379,7 +382,7 @@ extension SyncReport {
         if fullResync { notes.append("This device had not synced for a long time, so it read everything again before uploading.") }
         if startedOver {
             notes.append(
-                "The MiDiccio data in \(cloud) had been deleted or replaced, so this device started over there: it read everything again and uploaded every word once. No word here was changed."
+                "The MiDiccio data in \(cloud) had been deleted or replaced, so this device started over there: it read everything again and uploaded every word once. Starting over deleted no word here: what it read was merged as any sync merges."
             )
         }
         return notes

@@ -354,4 +354,45 @@ final class PurgeCLITests {
         #expect(files.keys.contains { $0.hasSuffix(".snap") }, "the cloud holds snapshots: \(files.keys.sorted())")
         #expect(try cloudFindings(cloud, id: id, secrets: secrets) == [])
     }
+
+    @Test("sync says edits were discarded with a purge only of words edited here and not synced yet")
+    func purgeNoteNamesOnlyEditedWords() throws {
+        let cloud = sandbox.path("cloud")
+        let laptop = sandbox.path("laptop.sqlite"), phone = sandbox.path("phone.sqlite")
+        func on(_ library: String, _ arguments: String...) throws -> ToolRun {
+            let result = run(arguments, library: library)
+            try #require(result.status == 0, "\(arguments.joined(separator: " ")): \(result.errorOutput)")
+            return result
+        }
+        let ids = try ["uno", "dos", "tres", "cuatro"].map { term in
+            try #require(try on(laptop, "add", term, "--json").jsonObject()["id"] as? String)
+        }
+        _ = try on(laptop, "remote", "set", "folder", cloud)
+        _ = try on(laptop, "sync")
+        _ = try on(phone, "remote", "set", "folder", cloud)
+        _ = try on(phone, "sync")
+
+        // Three purged on the laptop while the phone, offline, edits one of them.
+        for id in ids.prefix(3) {
+            _ = try on(laptop, "delete", id)
+            _ = try on(laptop, "purge", id)
+        }
+        _ = try on(laptop, "sync")
+        _ = try on(phone, "edit", ids[1], "--meaning", "two")
+        let first = try on(phone, "sync")
+        #expect(
+            first.errorOutput.contains(
+                "3 words were purged on another device and removed here; 1 of them had edits made here and not synced yet, which were discarded"
+            ),
+            "\(first.errorOutput)")
+
+        // One more, which the phone never touched: nothing is said of edits.
+        _ = try on(laptop, "delete", ids[3])
+        _ = try on(laptop, "purge", ids[3])
+        _ = try on(laptop, "sync")
+        let second = try on(phone, "sync")
+        #expect(second.errorOutput.contains("1 word was purged on another device and removed here\n"), "\(second.errorOutput)")
+        #expect(!second.errorOutput.contains("discarded"), "\(second.errorOutput)")
+        #expect(try on(phone, "sync", "--json").jsonObject()["purgedEditedHere"] as? Int == 0)
+    }
 }

@@ -401,7 +401,8 @@ struct SyncCommand: ParsableCommand {
                         ("skippedFiles", "[" + skipped.joined(separator: ", ") + "]"), ("fullUpload", String(report.fullUpload)),
                         ("snapshotWritten", String(report.snapshotWritten)), ("filesWritten", String(report.filesWritten)),
                         ("bytesWritten", String(report.bytesWritten)), ("filesRemoved", String(report.filesRemoved)),
-                        ("purgedElsewhere", String(report.purgedElsewhere)), ("autoPurged", String(report.autoPurged)),
+                        ("purgedElsewhere", String(report.purgedElsewhere)), ("purgedEditedHere", String(report.purgedEditedHere)),
+                        ("autoPurged", String(report.autoPurged)),
                         ("fullResync", String(report.fullResync)),
                         ("startedOver", String(report.startedOver)),
                         (
@@ -426,9 +427,12 @@ struct SyncCommand: ParsableCommand {
             if report.fullUpload { line += " (uploaded every word once)" }
             context.io.write(line + "\n")
             if report.purgedElsewhere > 0 {
-                context.note(
-                    "\(report.purgedElsewhere) word\(report.purgedElsewhere == 1 ? " was" : "s were") purged on another device and removed here; edits made here to them were discarded"
-                )
+                let count = report.purgedElsewhere, edited = report.purgedEditedHere
+                let discarded =
+                    edited == 0
+                    ? ""
+                    : "; \(edited == count ? (count == 1 ? "it" : "they") : "\(edited) of them") had edits made here and not synced yet, which were discarded (a permanent deletion wins over every edit)"
+                context.note("\(count) word\(count == 1 ? " was" : "s were") purged on another device and removed here" + discarded)
             }
             if report.startedCloud {
                 context.note(

@@ -14,6 +14,7 @@ extension SyncSession {
         let total = batches.reduce(0) { $0 + $1.recordCount }
         announce(.merging(words: total))
         var purgedHere = 0
+        var purgedEditedHere = 0
         var pulled = 0
         var merged = 0
         // What comes from ids this library took over (or from libraries that took over
@@ -35,15 +36,17 @@ extension SyncSession {
             for batch in batches {
                 for marker in batch.markers {
                     switch try store.apply(marker) {
-                    case .removedLive:
+                    case .removedLive(let editedHere):
                         purgedHere += 1
+                        if editedHere { purgedEditedHere += 1 }
                         if guarded && wasLive[marker.id] == nil { wasLive[marker.id] = true }
                         if guarded && wasLive[marker.id] == true {
                             leaving.insert(marker.id)
                             leavingPurged.insert(marker.id)
                         }
-                    case .removedFromTrash:
+                    case .removedFromTrash(let editedHere):
                         purgedHere += 1
+                        if editedHere { purgedEditedHere += 1 }
                         if guarded && wasLive[marker.id] == nil { wasLive[marker.id] = false }
                     case .nothing:
                         break
@@ -133,6 +136,7 @@ extension SyncSession {
         report.pulled += pulled
         report.merged += merged
         report.purgedElsewhere += purgedHere
+        report.purgedEditedHere += purgedEditedHere
         kept.pulled += pulled + merged
         kept.purged += purgedHere
     }
