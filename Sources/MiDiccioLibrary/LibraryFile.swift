@@ -63,7 +63,12 @@ enum LibraryFile {
                 try Migrator.migrate(database, Migrations.all, now: { SystemClock().now().milliseconds }, tick: tick)
             }
         } catch let error as SQLiteError {
-            throw error.isCorrupt ? LibraryError.from(error) : LibraryError.cannotOpen(path: path, reason: error.message)
+            if error.isCorrupt { throw LibraryError.from(error) }
+            // A full disk fails the opening with "disk I/O error" (SQLite cannot make the
+            // WAL's index), which sounds like damage (found by the exploratory helper).
+            let full = database.systemErrno == ENOSPC || error.code & 0xFF == 13  // SQLITE_FULL
+            throw LibraryError.cannotOpen(
+                path: path, reason: full ? "the disk it is on is full; free some space there and try again" : error.message)
         }
         return (database, !existing)
     }

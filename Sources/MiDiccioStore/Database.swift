@@ -97,6 +97,11 @@ package final class Database {
         _ = sqlite3_file_control(handle, "main", SQLITE_FCNTL_PERSIST_WAL, &on)
     }
 
+    /// The system's error number (`errno`) of the last failed file operation SQLite made on
+    /// this connection, e.g. ENOSPC when the disk is full (SQLite's own message then says
+    /// only "disk I/O error").
+    package var systemErrno: Int32 { sqlite3_system_errno(handle) }
+
     /// Runs one or more statements that return no rows.
     package func execute(_ sql: String) throws {
         var errorMessage: UnsafeMutablePointer<CChar>?

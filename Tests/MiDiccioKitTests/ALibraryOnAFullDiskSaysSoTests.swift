@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+
+#if canImport(Glibc)
+import Glibc
+
+/// A library whose disk is full could not even be opened, SQLite having no room for the
+/// index of its write-ahead log, and every command said "disk I/O error", which sounds
+/// like a damaged file (found by the exploratory helper, round 4). It says the disk is
+/// full. The disk is a small tmpfs, which only root may mount: elsewhere the test is
+/// skipped, and says so.
+@Suite("A library on a full disk says the disk is full")
+struct ALibraryOnAFullDiskSaysSoTests {
+    /// True when this process can mount a tmpfs (root, and mounts allowed here).
+    static let canMount: Bool = {
+        guard getuid() == 0 else { return false }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("midiccio-mount-probe-\(getpid())").path
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        guard mount("tmpfs", folder, "tmpfs", 0, "size=64k") == 0 else { return false }
+        umount(folder)
+        return true
+    }()
+
+    @Test("opening it fails saying the disk is full, and once there is room every word is there", .enabled(if: canMount))
+    func fullDisk() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("midiccio-full-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try #require(mount("tmpfs", folder, "tmpfs", 0, "size=1m") == 0)
+        defer { umount(folder) }
+        let path = folder + "/library.sqlite"
+        do {
+            let library = try WordLibrary(path: path)
+            for index in 1...3 { try library.add(WordContent(term: "palabra \(index)")) }
+        }
+        // The log and its index go with the last connection (as after a reboot); then
+        // the disk fills up.
+        try? FileManager.default.removeItem(atPath: path + "-wal")
+        try? FileManager.default.removeItem(atPath: path + "-shm")
+        let filler = folder + "/filler"
+        let descriptor = open(filler, O_WRONLY | O_CREAT, 0o600)
+        try #require(descriptor >= 0)
+        let block = [UInt8](repeating: 0, count: 4096)
+        while write(descriptor, block, block.count) > 0 {}
+        close(descriptor)
+
+        #expect {
+            try WordLibrary(path: path)
+        } throws: { error in
+            guard case LibraryError.cannotOpen(_, let reason) = error else { return false }
+            return reason.contains("the disk it is on is full")
+        }
+        try FileManager.default.removeItem(atPath: filler)
+        #expect(try WordLibrary(path: path).counts().words == 3)
+    }
+}
+#endif
