@@ -874,6 +874,10 @@
     const confirm = $("restore-confirm");
     confirm.disabled = true;
     try {
+      // Other devices' edits first, as the command line does: a replace gives every word of
+      // the backup a new time, and one edited elsewhere and not pulled yet counted as
+      // unchanged, had no undo, and lost that edit on every device.
+      if (state.hasRemote) await syncNow(false);
       const report = await api("POST", restoreURL(file, true), file);
       $("restore-report").textContent = "This restore" + ($("backup-replace").checked ? " (replace)" : "") + ": "
         + describeRestore(report, true) + " Nothing has changed yet.";
