@@ -75,8 +75,8 @@ extension WordContent {
             throw WordValidationError(
                 field: "tags",
                 message: held
-                    ? "this word holds \(tagLimit) tags, more than the \(WordLimits.tagCount) a word is given, from tags put on "
-                        + "on several devices; an edit can take tags off it but not put more on (got \(tags.count))"
+                    ? "this word holds \(tagLimit) tags (more than the \(WordLimits.tagCount) a word can be given: several devices "
+                        + "tagged it); an edit can take tags off it but not put more on (got \(tags.count))"
                     : "at most \(tagLimit) tags (got \(tags.count))")
         }
         for tag in tags {
