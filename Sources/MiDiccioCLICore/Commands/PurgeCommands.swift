@@ -16,14 +16,25 @@ struct PurgeCommand: ParsableCommand {
 
     @Argument(name: "id", help: "Ids or unique prefixes of words in the Trash.") var ids: [String]
     @OptionGroup var output = OutputOptions(help: "Print the purged words' ids as JSON.")
+    @OptionGroup var syncOnOpen: SyncOnOpen
 
     func run(_ context: ToolContext) throws {
+        try syncFirst(syncOnOpen, context)
         try applyToWords(
             ids, inTrash: true, output: output, context: context, action: { try $0.purge($1) },
             json: { "[" + $0.map { JSONText.quote($0.id.rawValue) }.joined(separator: ", ") + "]" },
             line: { "Purged \"\($0.term)\" (\($0.id)) permanently" })
         try noteTextRemaining(try context.library(), context)
     }
+}
+
+/// Syncs before a permanent deletion: a word another device took out of the Trash (and
+/// perhaps edited) since this one last synced was purged everywhere (found by the
+/// exploratory helper, round 5); pulled first, it is no longer in the Trash here.
+func syncFirst(_ syncOnOpen: SyncOnOpen, _ context: ToolContext) throws {
+    try syncOnOpen.run(
+        context,
+        otherwise: "purging as the Trash is on this device: a word another device took out of it and this one has not pulled goes too")
 }
 
 /// Says on standard error when a purge stood but its scrub waits for another program
@@ -42,8 +53,10 @@ struct TrashEmptyCommand: ParsableCommand {
         examples: ["midiccio trash empty", "midiccio trash empty --yes"])
 
     @Flag(name: "yes", short: "y", help: "Do not ask for confirmation.") var yes = false
+    @OptionGroup var syncOnOpen: SyncOnOpen
 
     func run(_ context: ToolContext) throws {
+        try syncFirst(syncOnOpen, context)
         let library = try context.library()
         let count = try library.counts().trash
         guard count > 0 else {

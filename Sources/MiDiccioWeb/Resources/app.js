@@ -547,6 +547,7 @@
     if (purge && !window.confirm("Delete " + what + " permanently, on every device? This cannot be undone.")) return;
     for (const id of ["trash-restore-selected", "trash-purge-selected"]) $(id).disabled = true;
     try {
+      if (purge) await syncFirst();
       const data = await bulkJob(purge ? "purge" : "restore", target);
       $("trash-all").checked = false;
       await loadTrash();
@@ -567,6 +568,7 @@
   function bulkUndo(step, refresh, done) {
     return async () => {
       try {
+        await syncFirst();
         const undone = await bulkJob("undo", { step });
         await refresh();
         loadTags();
@@ -582,6 +584,7 @@
     const buttons = ["empty-trash", "trash-restore-selected", "trash-purge-selected"].map($);
     for (const button of buttons) button.disabled = true;
     try {
+      await syncFirst();
       const key = newJobKey();
       const data = await runJob(key, "/api/trash/empty?" + query({ key }), {},
         $("trash-progress-box"), $("trash-progress"), $("trash-progress-text"));
@@ -610,9 +613,30 @@
 
   // `allowMassDelete`: past the guard that stops a sync taking most of the library away,
   // once the person has read why it stopped and said so.
-  async function syncNow(manual, allowMassDelete) {
-    if (state.syncing) return;
+  // A sync already under way is waited for, not started twice.
+  function syncNow(manual, allowMassDelete) {
+    if (state.syncing) return state.syncRun;
     state.syncing = true;
+    state.syncRun = runSync(manual, allowMassDelete);
+    return state.syncRun;
+  }
+
+  // Before what other devices' changes decide (a restore, an undo, a permanent deletion):
+  // a word another device edited, or took out of the Trash, and this page had not pulled
+  // was overridden or purged everywhere (found by the exploratory helper).
+  async function syncFirst() {
+    if (state.hasRemote) await syncNow(false);
+  }
+
+  // `action` after `syncFirst`, for a button that shows it is busy through both.
+  function afterSync(action) {
+    return async () => {
+      await syncFirst();
+      return action();
+    };
+  }
+
+  async function runSync(manual, allowMassDelete) {
     if (manual) $("sync-result").textContent = "Syncing\u2026";
     const button = $("sync-now");
     button.disabled = true;
@@ -877,9 +901,9 @@
       // Other devices' edits first, as the command line does: a replace gives every word of
       // the backup a new time, and one edited elsewhere and not pulled yet counted as
       // unchanged, had no undo, and lost that edit on every device.
-      if (state.hasRemote) await syncNow(false);
+      await syncFirst();
       const report = await api("POST", restoreURL(file, true), file);
-      $("restore-report").textContent = "This restore" + ($("backup-replace").checked ? " (replace)" : "") + ": "
+      $("restore-report").textContent = "This restore" + ($("backup-replace").checked && !report.mergedIntoEmpty ? " (replace)" : "") + ": "
         + describeRestore(report, true) + " Nothing has changed yet.";
       showRestoreLists(report);
       const wasShown = !$("restore-preview").hidden;
@@ -897,8 +921,8 @@
     if (!file) return;
     try {
       const url = restoreURL(file, false);
-      const report = await busy($("restore-confirm"), "Restoring\u2026", () => runJob(uploadKey("backup-file"), url, file,
-        $("restore-progress-box"), $("restore-progress"), $("restore-progress-text")));
+      const report = await busy($("restore-confirm"), "Restoring\u2026", afterSync(() => runJob(uploadKey("backup-file"), url, file,
+        $("restore-progress-box"), $("restore-progress"), $("restore-progress-text"))));
       $("restore-preview").hidden = true;
       $("restore-done").textContent = "Restored: " + describeRestore(report, false);
       loadStatus();
@@ -908,7 +932,7 @@
 
   async function undoRestore() {
     try {
-      const report = await busy($("restore-undo"), "Undoing\u2026", () => api("POST", "/api/backup/undo"));
+      const report = await busy($("restore-undo"), "Undoing\u2026", afterSync(() => api("POST", "/api/backup/undo")));
       $("undo-result").textContent = "The last restore was undone: " + plural(report.updated, "word", "words") + " put back, "
         + report.trashed.toLocaleString() + " moved to the Trash."
         + (report.keptEdited ? " " + plural(report.keptEdited, "word was", "words were") + " edited since the restore and kept." : "");
@@ -1073,8 +1097,8 @@
   async function undoImport() {
     try {
       const key = newJobKey();
-      const report = await busy($("import-undo"), "Undoing\u2026", () => runJob(key, "/api/import/undo?" + query({ key }), {},
-        $("undo-progress-box"), $("undo-progress"), $("undo-progress-text")));
+      const report = await busy($("import-undo"), "Undoing\u2026", afterSync(() => runJob(key, "/api/import/undo?" + query({ key }), {},
+        $("undo-progress-box"), $("undo-progress"), $("undo-progress-text"))));
       let text = "The last import was undone: " + plural(report.trashed, "word", "words") + " moved to the Trash.";
       if (report.keptEdited) text += " " + plural(report.keptEdited, "word was", "words were")
         + " changed since the import (edited, or moved to the Trash and back) and kept.";

@@ -1,0 +1,59 @@
+"""A permanent deletion (and a restore or an undo) syncs first: a word another device had
+taken out of the Trash and given a note, that this page had not pulled yet, was purged on
+every device with its note (found by the exploratory helper, round 5)."""
+import os
+import subprocess
+import tempfile
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+
+from conftest import api
+from test_a_copy_says_it_took_a_new_device_id import sync_in_settings
+from test_trash_page import trash_terms
+from test_web_app import csrf, wait
+
+BINARY = os.environ.get("MIDICCIO_BINARY", ".build/debug/midiccio")
+
+
+def test_delete_permanently_pulls_a_restore_made_elsewhere_first(page):
+    folder = tempfile.mkdtemp(prefix="midiccio-browser-purge-")
+    token = csrf(page)
+    api("/api/remote", "PUT", {"folder": folder}, token)
+    try:
+        ids = [api("/api/words", "POST", {"term": term}, token)["word"]["id"] for term in ("purgasync-a", "purgasync-b")]
+        api("/api/bulk/trash", "POST", {"ids": ids}, token)
+        page.refresh()
+        page.find_element(By.ID, "settings-button").click()
+        sync_in_settings(page)
+
+        # The phone takes the first out of the Trash, gives it a note, and syncs.
+        phone = os.path.join(tempfile.mkdtemp(prefix="midiccio-browser-phone-"), "phone.sqlite")
+        def on_phone(*arguments):
+            subprocess.run([BINARY, "--library", phone, *arguments], check=True, capture_output=True,
+                           env=dict(os.environ, MIDICCIO_SYNCED_FOLDER_OK="1"))
+        on_phone("remote", "set", "folder", folder)
+        on_phone("sync")
+        on_phone("restore", ids[0])
+        on_phone("edit", ids[0], "--notes", "kept on the phone")
+        on_phone("sync")
+
+        # This page still shows both in the Trash; both are picked and deleted permanently.
+        page.get(page.current_url.split("#")[0] + "#/trash")
+        wait(page, lambda d: d.find_element(By.ID, "trash-view").is_displayed())
+        page.find_element(By.ID, "trash-search").send_keys("PURGASYNC")
+        wait(page, lambda d: "2 words match" in d.find_element(By.ID, "trash-summary").text)
+        wait(page, lambda d: sorted(trash_terms(d)) == ["purgasync-a", "purgasync-b"])
+        page.find_element(By.ID, "trash-all").click()
+        purge = page.find_element(By.ID, "trash-purge-selected")
+        wait(page, lambda d: purge.text == "Delete 2 words permanently")
+        purge.click()
+        wait(page, EC.alert_is_present()).accept()
+        # The restore is pulled first: the first word is not in the Trash any more, so
+        # nothing is deleted, the page says why, and shows the Trash as it is now.
+        wait(page, lambda d: trash_terms(d) == ["purgasync-b"], 15)
+        assert api("/api/words/" + ids[0])["word"]["notes"] == "kept on the phone"
+        assert api("/api/trash?q=purgasync")["total"] == 1
+    finally:
+        # The tests share one library: the next ones sync nowhere again.
+        api("/api/remote", "PUT", {}, csrf(page))

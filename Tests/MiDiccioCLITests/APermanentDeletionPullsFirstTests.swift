@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+
+/// `trash empty` and `purge` delete on every device, for good. Run before this device had
+/// pulled another device's restore of a word from the Trash (with a note added there), they
+/// purged that word and its note everywhere (found by the exploratory helper, round 5).
+/// They sync first now, as the undos and a restore do.
+@Suite("A permanent deletion pulls the other devices' changes first")
+final class APermanentDeletionPullsFirstTests {
+    let sandbox: Sandbox
+
+    init() throws { sandbox = try Sandbox() }
+
+    private var phone: String { sandbox.path("phone.sqlite") }
+
+    /// uno and dos here, both in the Trash and synced; the phone then takes dos out of the
+    /// Trash, adds a note to it and syncs. Returns the ids of uno and dos.
+    private func restoredElsewhere() throws -> (uno: String, dos: String) {
+        let uno = try sandbox.add("uno"), dos = try sandbox.add("dos")
+        let cloud = sandbox.path("cloud")
+        #expect(sandbox.run("remote", "set", "folder", cloud).status == 0)
+        #expect(sandbox.run("sync").status == 0)
+        #expect(sandbox.run(["remote", "set", "folder", cloud, "--library", phone]).status == 0)
+        #expect(sandbox.run(["sync", "--library", phone]).status == 0)
+        #expect(sandbox.run("delete", uno, dos).status == 0)
+        #expect(sandbox.run("sync").status == 0)
+        #expect(sandbox.run(["sync", "--library", phone]).status == 0)
+        #expect(sandbox.run(["restore", dos, "--library", phone]).status == 0)
+        #expect(sandbox.run(["edit", dos, "--notes", "kept on the phone", "--library", phone]).status == 0)
+        #expect(sandbox.run(["sync", "--library", phone]).status == 0)
+        return (uno, dos)
+    }
+
+    private func notes(_ id: String, library: String) throws -> String? {
+        let shown = sandbox.run(["show", id, "--json", "--offline", "--library", library])
+        guard shown.status == 0 else { return nil }
+        return try shown.jsonObject()["notes"] as? String
+    }
+
+    @Test("trash empty purges only what is still in the Trash once the phone's restore is pulled")
+    func trashEmpty() throws {
+        let (uno, dos) = try restoredElsewhere()
+        let empty = sandbox.run("trash", "empty", "--yes")
+        #expect(empty.status == 0, "\(empty.errorOutput)")
+        #expect(empty.output.contains("Purged 1 word permanently"), "\(empty.output)")
+        #expect(sandbox.run("show", uno, "--offline").status == 1)
+        #expect(sandbox.run("sync").status == 0)
+        #expect(sandbox.run(["sync", "--library", phone]).status == 0)
+        for library in [sandbox.libraryPath, phone] {
+            #expect(try notes(dos, library: library) == "kept on the phone", "\(library)")
+        }
+    }
+
+    @Test("purge of a word the phone took out of the Trash is refused, since it is not in the Trash any more")
+    func purge() throws {
+        let (_, dos) = try restoredElsewhere()
+        let purge = sandbox.run("purge", dos)
+        #expect(purge.status == 1)
+        #expect(try notes(dos, library: sandbox.libraryPath) == "kept on the phone")
+    }
+}
