@@ -105,7 +105,9 @@ extension WordLibrary {
                 throw LibraryError.invalidWord(
                     WordValidationError(
                         field: "tags",
-                        message: "\u{201C}\(stored.word.term.prefix(40))\u{201D} already has \(stored.word.tags.count) tags"))
+                        message:
+                            "\u{201C}\(stored.word.term.prefix(40))\u{201D} already has \(stored.word.tags.count) tags, the most it can "
+                            + "hold; nothing was tagged (leave it out, or take some of its tags off first)"))
             }
             _ = try update(stored) { word, _ in word.tags = tags }
             return true

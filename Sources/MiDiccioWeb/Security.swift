@@ -123,7 +123,10 @@ public struct SecurityPolicy: Sendable {
             return .error(403, "requests from other sites are refused")
         }
         guard let sent = request.header("x-csrf-token"), Self.constantTimeEqual(sent, csrfToken) else {
-            return .error(403, "missing or out-of-date page token (X-CSRF-Token); reload the page")
+            // Said for a person (a page left open while `serve` was started again), not
+            // in the header's name: reloading keeps nothing typed, so copy it first.
+            return .error(
+                403, "this page is out of date (MiDiccio was started again since it opened): copy anything you typed, then reload the page")
         }
         return nil
     }
