@@ -124,9 +124,11 @@ public struct SecurityPolicy: Sendable {
         }
         guard let sent = request.header("x-csrf-token"), Self.constantTimeEqual(sent, csrfToken) else {
             // Said for a person (a page left open while `serve` was started again), not
-            // in the header's name: reloading keeps nothing typed, so copy it first.
+            // in the header's name: reloading keeps nothing typed, so copy it first. The
+            // page takes the new token and sends the request again once (field "csrf").
             return .error(
-                403, "this page is out of date (MiDiccio was started again since it opened): copy anything you typed, then reload the page")
+                403, "this page is out of date (MiDiccio was started again since it opened): copy anything you typed, then reload the page",
+                field: "csrf")
         }
         return nil
     }

@@ -1,6 +1,6 @@
 "use strict";
 (() => {
-  const csrfToken = document.querySelector('meta[name="csrf-token"]').content;
+  let csrfToken = document.querySelector('meta[name="csrf-token"]').content;
   const $ = (id) => document.getElementById(id);
   const PAGE_SIZE = 50;
   const SYNC_EVERY_MS = 5 * 60 * 1000;
@@ -13,7 +13,7 @@
 
   // ---- Talking to the server -------------------------------------------------
 
-  async function api(method, path, body) {
+  async function api(method, path, body, retried) {
     const options = { method, headers: {}, credentials: "same-origin" };
     if (method !== "GET") options.headers["X-CSRF-Token"] = csrfToken;
     if (body instanceof Blob) {
@@ -31,8 +31,29 @@
     }
     let data = null;
     try { data = await response.json(); } catch (error) { data = null; }
+    // `serve` was started again since this page opened, with a new page token: the request
+    // was refused before it did anything, so it is sent again, once, with the new token
+    // (a word typed meanwhile is saved, not lost to a reload).
+    if (response.status === 403 && data && data.field === "csrf" && !retried && await refreshToken()) {
+      return api(method, path, body, true);
+    }
     if (!response.ok) throw apiFailure(response.status, data);
     return data;
+  }
+
+  // The page token of the server now answering, read from a fresh copy of the page; false
+  // when there is none, or it is the one this page already sends.
+  async function refreshToken() {
+    try {
+      const response = await fetch("/", { credentials: "same-origin" });
+      const page = new DOMParser().parseFromString(await response.text(), "text/html");
+      const meta = page.querySelector('meta[name="csrf-token"]');
+      if (!meta || !meta.content || meta.content === csrfToken) return false;
+      csrfToken = meta.content;
+      return true;
+    } catch (error) {
+      return false;
+    }
   }
 
   // The error a refused request throws: the server's message, the field at fault, the status.
