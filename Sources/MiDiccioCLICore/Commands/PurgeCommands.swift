@@ -10,7 +10,8 @@ struct PurgeCommand: ParsableCommand {
         discussion: """
             The words' content is removed from this library at once and from the cloud as devices compact their
             files; a small marker (id and time) keeps any device from bringing them back. Only words in the Trash
-            can be purged.
+            can be purged. The library syncs first (--offline: not), so a word another device took out of the Trash
+            is not purged.
             """,
         examples: ["midiccio purge 3f2a9c"])
 
@@ -49,7 +50,10 @@ func noteTextRemaining(_ library: WordLibrary, _ context: ToolContext) throws {
 struct TrashEmptyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         path: ["trash", "empty"], abstract: "Purge every word in the Trash permanently, on every device.",
-        discussion: "Asks first when run on a terminal; elsewhere (scripts) --yes is required.",
+        discussion: """
+            Asks first when run on a terminal; elsewhere (scripts) --yes is required. The library syncs first
+            (--offline: not), so a word another device took out of the Trash is not purged.
+            """,
         examples: ["midiccio trash empty", "midiccio trash empty --yes"])
 
     @Flag(name: "yes", short: "y", help: "Do not ask for confirmation.") var yes = false
