@@ -365,7 +365,7 @@ extension SyncReport {
         }
         if cloudStartedAgain {
             notes.append(
-                "The MiDiccio data in \(cloud) was started again since this device last synced (emptied, then started by another device), so this sync read everything again and uploaded every word once."
+                "The MiDiccio data in \(cloud) was started again since this device last synced (emptied, then started by another device; or two devices started it at the same moment, and the other one's start was kept), so this sync read everything again and uploaded every word once."
             )
         }
         if previousStateTakenUp { notes.append("This library synced with \(cloud) before: it went on from where it had got to there.") }
