@@ -2,6 +2,8 @@
 page for every test, and a screenshot of how each test left the page."""
 import json
 import os
+import subprocess
+import tempfile
 import urllib.request
 
 import pytest
@@ -49,3 +51,21 @@ def api(path, method="GET", body=None, token=None, raw=False, timeout=10):
     with urllib.request.urlopen(request, timeout=timeout) as response:
         content = response.read()
         return content if raw else json.loads(content)
+
+
+BINARY = os.environ.get("MIDICCIO_BINARY", ".build/debug/midiccio")
+
+
+def device_in(folder):
+    """Another device (a library of its own, driven through the command line) that syncs
+    through `folder`, set up and synced once; returns a function that runs one midiccio
+    command on it."""
+    library = os.path.join(tempfile.mkdtemp(prefix="midiccio-browser-device-"), "library.sqlite")
+
+    def on_device(*arguments):
+        subprocess.run([BINARY, "--library", library, *arguments], check=True, capture_output=True,
+                       env=dict(os.environ, MIDICCIO_SYNCED_FOLDER_OK="1"))
+
+    on_device("remote", "set", "folder", folder)
+    on_device("sync")
+    return on_device

@@ -1,19 +1,15 @@
 """A permanent deletion (and a restore or an undo) syncs first: a word another device had
 taken out of the Trash and given a note, that this page had not pulled yet, was purged on
 every device with its note (found by the exploratory helper, round 5)."""
-import os
-import subprocess
 import tempfile
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 
-from conftest import api
+from conftest import api, device_in
 from test_a_copy_says_it_took_a_new_device_id import sync_in_settings
 from test_trash_page import trash_terms
 from test_web_app import csrf, wait
-
-BINARY = os.environ.get("MIDICCIO_BINARY", ".build/debug/midiccio")
 
 
 def test_delete_permanently_pulls_a_restore_made_elsewhere_first(page):
@@ -28,12 +24,7 @@ def test_delete_permanently_pulls_a_restore_made_elsewhere_first(page):
         sync_in_settings(page)
 
         # The phone takes the first out of the Trash, gives it a note, and syncs.
-        phone = os.path.join(tempfile.mkdtemp(prefix="midiccio-browser-phone-"), "phone.sqlite")
-        def on_phone(*arguments):
-            subprocess.run([BINARY, "--library", phone, *arguments], check=True, capture_output=True,
-                           env=dict(os.environ, MIDICCIO_SYNCED_FOLDER_OK="1"))
-        on_phone("remote", "set", "folder", folder)
-        on_phone("sync")
+        on_phone = device_in(folder)
         on_phone("restore", ids[0])
         on_phone("edit", ids[0], "--notes", "kept on the phone")
         on_phone("sync")

@@ -2,18 +2,14 @@
 Checked before the page had pulled another device's edit of a word it held as the backup
 does, it counted that word as unchanged, offered no undo, and the edit was gone everywhere.
 The preview now syncs first."""
-import os
-import subprocess
 import tempfile
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 
-from conftest import api
+from conftest import api, device_in
 from test_a_copy_says_it_took_a_new_device_id import sync_in_settings
 from test_web_app import csrf, go_back_to_words, wait
-
-BINARY = os.environ.get("MIDICCIO_BINARY", ".build/debug/midiccio")
 
 
 def test_the_preview_pulls_another_devices_edit_first(page):
@@ -30,12 +26,7 @@ def test_the_preview_pulls_another_devices_edit_first(page):
             file.write(api("/api/backup", raw=True))
 
         # The phone, another library in the same folder, edits the word and syncs.
-        phone = os.path.join(tempfile.mkdtemp(prefix="midiccio-browser-phone-"), "phone.sqlite")
-        def on_phone(*arguments):
-            subprocess.run([BINARY, "--library", phone, *arguments], check=True, capture_output=True,
-                           env=dict(os.environ, MIDICCIO_SYNCED_FOLDER_OK="1"))
-        on_phone("remote", "set", "folder", folder)
-        on_phone("sync")
+        on_phone = device_in(folder)
         on_phone("edit", word["id"], "--meaning", "window, edited on the phone")
         on_phone("sync")
 
