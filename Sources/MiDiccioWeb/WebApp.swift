@@ -715,13 +715,7 @@ public final class WebApp: HTTPHandler {
     }
 
     private static func encode(_ report: RestoreReport, dryRun: Bool) -> String {
-        JSONText.object(
-            [
-                ("added", String(report.added)), ("updated", String(report.updated)),
-                ("unchanged", String(report.unchanged)), ("trashed", String(report.trashed)),
-                ("skippedPurged", String(report.skippedPurged)), ("keptEdited", String(report.keptEdited)),
-                ("mergedIntoEmpty", String(report.mergedIntoEmpty)), ("dryRun", String(dryRun)),
-            ] + restoreTermLists(report))
+        JSONText.object(report.jsonMembers(dryRun: dryRun) + restoreTermLists(report))
     }
 
     private func exportSheet(_ request: HTTPRequest) throws -> HTTPResponse {

@@ -13,13 +13,7 @@ private func describe(_ report: RestoreReport) -> String {
 }
 
 private func json(_ report: RestoreReport, dryRun: Bool = false) -> String {
-    JSONText.object(
-        [
-            ("added", String(report.added)), ("updated", String(report.updated)),
-            ("unchanged", String(report.unchanged)), ("trashed", String(report.trashed)),
-            ("skippedPurged", String(report.skippedPurged)), ("keptEdited", String(report.keptEdited)),
-            ("mergedIntoEmpty", String(report.mergedIntoEmpty)), ("dryRun", String(dryRun)),
-        ], spaced: true) + "\n"
+    JSONText.object(report.jsonMembers(dryRun: dryRun), spaced: true) + "\n"
 }
 
 /// `midiccio backup export`

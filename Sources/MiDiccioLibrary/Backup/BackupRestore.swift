@@ -64,6 +64,16 @@ public struct RestoreReport: Hashable, Sendable {
 
     /// Makes an empty report.
     public init() {}
+
+    /// The counts as JSON members (name, JSON value), with `dryRun`: what the command
+    /// line's `--json` and the web app's API both say of a restore or its undo.
+    package func jsonMembers(dryRun: Bool) -> [(String, String)] {
+        [
+            ("added", String(added)), ("updated", String(updated)), ("unchanged", String(unchanged)),
+            ("trashed", String(trashed)), ("skippedPurged", String(skippedPurged)), ("keptEdited", String(keptEdited)),
+            ("mergedIntoEmpty", String(mergedIntoEmpty)), ("dryRun", String(dryRun)),
+        ]
+    }
 }
 
 /// Rolls a restore back that must keep nothing: a dry run, or one that changed nothing.
