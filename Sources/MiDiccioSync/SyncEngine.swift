@@ -173,6 +173,8 @@ final class SyncSession {
     var manifestReady = false
     /// Other devices' records, by id order.
     var others: [DeviceRecord] = []
+    /// True once this sync has read the device records (`readDeviceRecords`).
+    var recordsRead = false
     /// The numbers of other devices' files this sync could not read, by device (see
     /// `DeviceRecord.wanted`); published in this device's record.
     var wants: [String: Int64] = [:]

@@ -16,6 +16,9 @@ extension SyncSession {
     /// Reads every device record: this device's own, and the others (sorted by id).
     /// An unreadable record is reported and skipped.
     func readDeviceRecords() throws {
+        // Once a sync: a manifest written again may have needed them first (`checkManifest`).
+        guard !recordsRead else { return }
+        recordsRead = true
         others = []
         ownRecord = nil
         ownRecordUnreadable = false

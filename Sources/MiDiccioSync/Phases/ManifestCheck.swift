@@ -16,7 +16,6 @@ extension SyncSession {
             throw SyncError.badManifest(reason)
         }
         guard let data else {
-            var records: [CloudEntry] = []
             // No manifest where this device has synced before is far more likely an
             // unmounted drive or a sync client still downloading than a new cloud:
             // starting a fresh one there would mark every word as uploaded.
@@ -24,17 +23,14 @@ extension SyncSession {
                 // Where this device's own record is still there, the cloud is: only the
                 // manifest went (a sync program or a person removed it), and every sync
                 // stopped on it for good. It is written again, as a new device would.
-                records = try storage.list(CloudLayout.devicesFolder)
+                let records = try storage.list(CloudLayout.devicesFolder)
                 guard records.contains(where: { CloudLayout.device(fromRecordName: $0.name) == deviceID }) else {
                     throw CloudError.unavailable(
                         "\(storage.displayName) has no \(CloudLayout.manifestPath) although this device synced with it before; is the drive or sync folder there? If it was emptied on purpose, remove the remote and set it again (midiccio remote remove, then midiccio remote set) to start over there"
                     )
                 }
                 report.manifestWrittenAgain = true
-            } else if !setBack, case let listed = try storage.list(CloudLayout.devicesFolder),
-                listed.contains(where: { Self.isRecord($0.name) })
-            {
-                records = listed
+            } else if !setBack, try storage.list(CloudLayout.devicesFolder).contains(where: { Self.isRecord($0.name) }) {
                 // A device new to this cloud that finds devices' records without a manifest:
                 // only the manifest went. Written again, with the id the records name (below):
                 // a new id would have every device read everything again, and
@@ -50,7 +46,13 @@ extension SyncSession {
             // A new cloud gets a new id. One written again keeps the id this device knew,
             // or else the one the devices' records name (the newest record that names one).
             if report.manifestWrittenAgain {
-                manifest.cloud = try state.cloudEpoch.map { $0.isEmpty ? nil : $0 } ?? cloudID(namedIn: records)
+                if let known = state.cloudEpoch {
+                    manifest.cloud = known.isEmpty ? nil : known
+                } else {
+                    // Read now rather than in the next step, which then has them.
+                    try readDeviceRecords()
+                    manifest.cloud = newestNamedCloudID()
+                }
             } else {
                 manifest.cloud = CloudManifest.newCloudID()
             }
@@ -69,21 +71,10 @@ extension SyncSession {
         manifest = found
     }
 
-    /// The cloud id named by the newest of `entries`' device records that names one
-    /// (records unreadable or not yet whole are passed over); nil when none does.
-    private func cloudID(namedIn entries: [CloudEntry]) throws -> String? {
-        var newest: DeviceRecord?
-        for entry in entries where Self.isRecord(entry.name) {
-            let data: Data?
-            do {
-                data = try storage.read(CloudLayout.devicesFolder + "/" + entry.name)
-            } catch CloudError.unreadable {
-                continue
-            }
-            guard let record = data.flatMap(DeviceRecord.decode), record.cloud != nil else { continue }
-            if newest.map({ record.lastSync > $0.lastSync }) ?? true { newest = record }
-        }
-        return newest?.cloud
+    /// The cloud id named by the newest device record (by when it was written) that names
+    /// one; nil when none does.
+    private func newestNamedCloudID() -> String? {
+        (others + [ownRecord].compactMap { $0 }).filter { $0.cloud != nil }.max { $0.lastSync < $1.lastSync }?.cloud
     }
 
     /// True when `name`, in the devices folder, is a device's record.
