@@ -43,6 +43,13 @@ public struct BulkResult: Sendable, Equatable {
     public var unchanged: Int
     /// The action's number: `undoBulkAction(step:)` undoes this action only, not a later one.
     public var step: Int64
+    /// Words a tag was not put on because they already hold the most tags a word can
+    /// (`WordLimits.tagCount`, or more that a merge gave them); left as they were.
+    public var leftOut: Int = 0
+    /// The terms of the first `leftOutNamed` words of `leftOut`, to name them.
+    public var leftOutTerms: [String] = []
+    /// How many of the words left out a result names.
+    public static let leftOutNamed = 5
 }
 
 /// Bulk actions: one tag on many words, many words to or from the Trash, each in one
@@ -65,10 +72,12 @@ extension WordLibrary {
         }
     }
 
-    /// Adds `tag` to every word of `target` that lacks it (in any case). All or nothing:
-    /// a word in the Trash, or one that would get more than `WordLimits.tagCount` tags,
-    /// refuses the whole action, as do matches that are not `expecting` many (the words
-    /// a person saw counted: `selectionChanged`). `progress` hears how far it has come.
+    /// Adds `tag` to every word of `target` that lacks it (in any case). A word that
+    /// already holds the most tags it can (`WordLimits.tagCount`, or more after a merge)
+    /// is left out, counted and named in the result (`leftOut`), and the others are
+    /// tagged. A word in the Trash refuses the whole action, as do matches that are not
+    /// `expecting` many (the words a person saw counted: `selectionChanged`). `progress`
+    /// hears how far it has come.
     @discardableResult
     public func addTag(_ tag: String, to target: BulkTarget, expecting: Int? = nil, progress: BulkProgress? = nil) throws -> BulkResult {
         try tagAction(.addTag, tag, target, expecting, progress) { tags, tag in TagSet.applying(adding: [tag], removing: [], to: tags) }
@@ -87,14 +96,15 @@ extension WordLibrary {
     }
 
     /// A tag action: `newTags` gives a word's tags after it from its tags and the tag as
-    /// checked (trimmed); words in the Trash and words that would get more than
-    /// `WordLimits.tagCount` tags (or more than they hold) refuse the whole action.
+    /// checked (trimmed). Words in the Trash refuse the whole action; words that would get
+    /// more than `WordLimits.tagCount` tags (or more than they hold) are left out.
     private func tagAction(
         _ action: BulkActionKind, _ tag: String, _ target: BulkTarget, _ expecting: Int?, _ progress: BulkProgress?,
         _ newTags: @escaping ([String], String) -> [String]
     ) throws -> BulkResult {
         let tag = try Self.checkedTag(tag)
-        return try bulkAction(action, tag: tag, target, expecting, progress) { stored in
+        var leftOut = 0, leftOutTerms: [String] = []
+        var result = try bulkAction(action, tag: tag, target, expecting, progress) { stored in
             guard !stored.word.isDeleted else {
                 throw LibraryError.wrongTrashState(stored.word.id, term: stored.word.term, inTrash: true)
             }
@@ -102,16 +112,17 @@ extension WordLibrary {
             guard tags != stored.word.tags else { return false }
             // A word that holds more (merged from several devices) may lose one.
             guard tags.count <= max(WordLimits.tagCount, stored.word.tags.count) else {
-                throw LibraryError.invalidWord(
-                    WordValidationError(
-                        field: "tags",
-                        message:
-                            "\u{201C}\(stored.word.term.prefix(40))\u{201D} already has \(stored.word.tags.count) tags, the most it can "
-                            + "hold; nothing was tagged (leave it out, or take some of its tags off first)"))
+                leftOut += 1
+                if leftOutTerms.count < BulkResult.leftOutNamed { leftOutTerms.append(stored.word.term) }
+                return false
             }
             _ = try update(stored) { word, _ in word.tags = tags }
             return true
         }
+        result.unchanged -= leftOut
+        result.leftOut = leftOut
+        result.leftOutTerms = leftOutTerms
+        return result
     }
 
     /// Moves every word of `target` to the Trash; words already there stay as they are.

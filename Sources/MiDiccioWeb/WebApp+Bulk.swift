@@ -182,6 +182,7 @@ extension WebApp {
         JSONText.object([
             ("action", JSONText.quote(result.action.rawValue)), ("tag", JSONText.optional(result.tag)),
             ("changed", String(result.changed)), ("unchanged", String(result.unchanged)), ("step", String(result.step)),
+            ("leftOut", String(result.leftOut)), ("leftOutTerms", JSONText.array(result.leftOutTerms)),
         ])
     }
 }

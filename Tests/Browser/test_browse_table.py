@@ -78,6 +78,28 @@ def test_bulk_tag_of_selected_words_then_undo_with_u(page):
     page.find_element(By.ID, "view-cards").click()
 
 
+def test_a_bulk_tag_leaves_out_a_word_with_the_most_tags_and_names_it(page):
+    add_words(page, "llenaword", 1, meaning="mezclatag", tags=[f"t{n}" for n in range(50)])
+    add_words(page, "vaciaword", 2, meaning="mezclatag")
+    page.refresh()
+    search(page, "mezclatag")
+    wait(page, lambda d: len(terms(d)) == 3)
+    for box in boxes(page):
+        box.click()
+    wait(page, lambda d: d.find_element(By.ID, "bulk-count").text == "3 words selected")
+    page.find_element(By.ID, "bulk-tag").send_keys("nueva")
+    page.find_element(By.ID, "bulk-add-tag").click()
+    wait(page, lambda d: "Press U to undo" in d.find_element(By.ID, "toast-text").text)
+    text = page.find_element(By.ID, "toast-text").text
+    assert "to 2 words; left out 1 word that already holds the most tags a word can" in text, text
+    assert "llenaword00" in text, text
+    assert tagged(page, "vaciaword00") == ["nueva"] and tagged(page, "vaciaword01") == ["nueva"]
+    assert len(tagged(page, "llenaword00")) == 50 and "nueva" not in tagged(page, "llenaword00")
+    ActionChains(page).send_keys("u").perform()
+    wait(page, lambda d: tagged(d, "vaciaword00") == [] and tagged(d, "vaciaword01") == [])
+    page.find_element(By.ID, "bulk-clear").click()
+
+
 def test_shift_click_selects_a_range(page):
     add_words(page, "rangoword", 6)
     page.refresh()

@@ -1746,7 +1746,18 @@
     const tag = $("bulk-tag").value.trim();
     if (!tag) { toast("Type the tag to " + (remove ? "remove" : "add") + " first."); $("bulk-tag").focus(); return; }
     await bulkRun("tag", Object.assign(bulkTarget(), { tag, remove }), false, (data) =>
-      (remove ? "Removed the tag " : "Added the tag ") + quoted(tag) + (remove ? " from " : " to ") + plural(data.changed, "word", "words"));
+      (remove ? "Removed the tag " : "Added the tag ") + quoted(tag) + (remove ? " from " : " to ") + plural(data.changed, "word", "words")
+      + leftOutNote(data));
+  }
+
+  // Words already holding the most tags a word can were left out of a tag put on many:
+  // say how many, and name the first few.
+  function leftOutNote(data) {
+    if (!data.leftOut) return "";
+    const named = (data.leftOutTerms || []).map(quoted).join(", ");
+    const more = data.leftOut > (data.leftOutTerms || []).length ? " and " + (data.leftOut - data.leftOutTerms.length).toLocaleString() + " more" : "";
+    return "; left out " + plural(data.leftOut, "word that already holds", "words that already hold") + " the most tags a word can: "
+      + named + more;
   }
 
   async function bulkDelete() {

@@ -55,21 +55,35 @@ struct AWordMergedPastTheTagLimitStaysUsableTests {
         }
     }
 
-    @Test("a bulk action takes a tag off it, and one that would put another on is refused")
+    @Test("a bulk action takes a tag off it, and one that puts a tag on many leaves it out, names it, and tags the others")
     func bulkActions() throws {
         try withSyncFixture { fixture in
             let (laptop, _, id) = try mergedWord(fixture)
             #expect(try laptop.library.removeTag("l1", from: .words([id])).changed == 1)
             #expect(try laptop.word(id).tags.count == 59)
-            // A tag it already has changes nothing and is no reason to refuse.
-            #expect(try laptop.library.addTag("p1", to: .words([id])).changed == 0)
-            do {
-                try laptop.library.addTag("nueva", to: .words([id]))
-                Issue.record("a bulk action put a tag on a word past the limit")
-            } catch let LibraryError.invalidWord(error) {
-                #expect(error.message.contains("already has 59 tags") && error.message.contains("nothing was tagged"), "\(error.message)")
-            }
-            #expect(try laptop.word(id).tags.count == 59)
+            // A tag it already has changes nothing and is no reason to leave it out.
+            let had = try laptop.library.addTag("p1", to: .words([id]))
+            #expect(had.changed == 0 && had.unchanged == 1 && had.leftOut == 0)
+
+            // Among others, one of them given the 50 tags a word can be given.
+            let others = try (1...3).map { try laptop.add("otra\($0)", meaning: "m") }
+            let full = try laptop.add("llena", meaning: "m", tags: (1...50).map { "t\($0)" })
+            let result = try laptop.library.addTag("nueva", to: .words([others[0], id, full, others[1], others[2]]))
+            #expect(result.changed == 3 && result.unchanged == 0)
+            #expect(result.leftOut == 2 && result.leftOutTerms == ["palabra", "llena"])
+            for other in others { #expect(try laptop.word(other).tags == ["nueva"]) }
+            #expect(try laptop.word(id).tags.count == 59 && !laptop.word(id).tags.contains("nueva"))
+            #expect(try laptop.word(full).tags.count == 50)
+
+            // The undo takes the tag off the words it was put on, and leaves the others be.
+            #expect(try laptop.library.undoBulkAction().changed == 3)
+            for other in others { #expect(try laptop.word(other).tags.isEmpty) }
+            #expect(try laptop.word(id).tags.count == 59 && laptop.word(full).tags.count == 50)
+
+            // Only so many are named; all are counted.
+            let many = try (1...7).map { try laptop.add("llena\($0)", meaning: "m", tags: (1...50).map { "t\($0)" }) }
+            let crowded = try laptop.library.addTag("nueva", to: .words(many))
+            #expect(crowded.changed == 0 && crowded.leftOut == 7 && crowded.leftOutTerms.count == BulkResult.leftOutNamed)
         }
     }
 
