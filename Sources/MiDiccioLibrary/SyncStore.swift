@@ -19,11 +19,11 @@ package struct LocalRecord: Sendable {
 package enum MarkerEffect: Sendable {
     /// The word was not here (or already purged).
     case nothing
-    /// A word outside the Trash was removed; `editedHere` when it held a change made here
-    /// and not uploaded yet (pending), which went with it.
-    case removedLive(editedHere: Bool)
-    /// A word in the Trash was removed (`editedHere` as above).
-    case removedFromTrash(editedHere: Bool)
+    /// A word outside the Trash was removed: its `term`, and `editedHere` when it held a
+    /// change made here and not uploaded yet (pending), which went with it.
+    case removedLive(term: String, editedHere: Bool)
+    /// A word in the Trash was removed (`term` and `editedHere` as above).
+    case removedFromTrash(term: String, editedHere: Bool)
 }
 
 /// The library's side of sync: everything the sync engine reads and writes in the
@@ -349,7 +349,9 @@ package final class SyncStore {
             var effect = MarkerEffect.nothing
             if let stored = try library.stored(marker.id) {
                 effect =
-                    stored.word.isDeleted ? .removedFromTrash(editedHere: stored.pending) : .removedLive(editedHere: stored.pending)
+                    stored.word.isDeleted
+                    ? .removedFromTrash(term: stored.word.term, editedHere: stored.pending)
+                    : .removedLive(term: stored.word.term, editedHere: stored.pending)
                 try library.removePermanently(stored)
             }
             try library.recordMarker(marker, pending: false, byThisDevice: false)

@@ -31,6 +31,12 @@ public struct SyncReport: Hashable, Sendable {
     /// Of `purgedElsewhere`, the words that held a change made here and not uploaded yet,
     /// which went with them (the note said so of every purged word, edited or not).
     public var purgedEditedHere = 0
+    /// The terms of the first `purgedNamed` words of `purgedElsewhere`, to name them.
+    public var purgedTerms: [String] = []
+    /// The terms of the first `purgedNamed` words of `purgedEditedHere`.
+    public var purgedEditedTerms: [String] = []
+    /// How many of the words purged elsewhere (and of those edited here) a report names.
+    public static let purgedNamed = 5
     /// Words this sync purged because their time in the Trash ran out
     /// (trash.autoPurgeDays), after the pull: none that another device took out of it.
     public var autoPurged = 0
@@ -352,6 +358,29 @@ public struct SyncStatus: Sendable {
 }
 
 extension SyncReport {
+    /// What a sync says of words another device purged, or nil when it removed none here:
+    /// how many, the first few by name, and which of them held edits made here and not
+    /// synced yet, which went with them. The command line says it after every sync (one a
+    /// command runs first too), and the web app after its syncs.
+    public var purgeNote: String? {
+        guard purgedElsewhere > 0 else { return nil }
+        let count = purgedElsewhere, edited = purgedEditedHere
+        var note =
+            "\(count) word\(count == 1 ? " was" : "s were") purged on another device and removed here: "
+            + Self.named(purgedTerms, of: count)
+        if edited > 0 {
+            let which = edited == count ? (count == 1 ? "it" : "they") : "\(edited) of them (\(Self.named(purgedEditedTerms, of: edited)))"
+            note += "; \(which) had edits made here and not synced yet, which were discarded (a permanent deletion wins over every edit)"
+        }
+        return note
+    }
+
+    /// `terms` quoted (each cut to 40 characters), and how many more of `count` there are.
+    private static func named(_ terms: [String], of count: Int) -> String {
+        terms.map { "\u{201C}\($0.prefix(40))\u{201D}" }.joined(separator: ", ")
+            + (count > terms.count ? " and \(count - terms.count) more" : "")
+    }
+
     /// What this sync found of the cloud and of this device's place in it that the person
     /// should know, a sentence each, in the order to say them: the command line prints them
     /// as notes and the web app shows them after a sync. `cloud` is the remote's name as

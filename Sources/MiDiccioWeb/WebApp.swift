@@ -673,6 +673,8 @@ public final class WebApp: HTTPHandler {
                             ("clockAhead", JSONText.optional(report.clockAhead?.message)),
                             ("newIdentity", JSONText.optional(report.newIdentity?.message)),
                             ("notes", "[" + notes.map(JSONText.quote).joined(separator: ", ") + "]"),
+                            ("purgeNote", JSONText.optional(report.purgeNote.map { $0 + "." })),
+                            ("purgedEditedHere", String(report.purgedEditedHere)),
                         ]))
                 }
             }

@@ -355,7 +355,9 @@ final class PurgeCLITests {
         #expect(try cloudFindings(cloud, id: id, secrets: secrets) == [])
     }
 
-    @Test("sync says edits were discarded with a purge only of words edited here and not synced yet")
+    @Test(
+        "sync names the words another device purged, and says edits were discarded only of those edited here and not synced yet, as a command that syncs first does"
+    )
     func purgeNoteNamesOnlyEditedWords() throws {
         let cloud = sandbox.path("cloud")
         let laptop = sandbox.path("laptop.sqlite"), phone = sandbox.path("phone.sqlite")
@@ -382,7 +384,7 @@ final class PurgeCLITests {
         let first = try on(phone, "sync")
         #expect(
             first.errorOutput.contains(
-                "3 words were purged on another device and removed here; 1 of them had edits made here and not synced yet, which were discarded"
+                "3 words were purged on another device and removed here: \u{201C}uno\u{201D}, \u{201C}dos\u{201D}, \u{201C}tres\u{201D}; 1 of them (\u{201C}dos\u{201D}) had edits made here and not synced yet, which were discarded"
             ),
             "\(first.errorOutput)")
 
@@ -390,9 +392,27 @@ final class PurgeCLITests {
         _ = try on(laptop, "delete", ids[3])
         _ = try on(laptop, "purge", ids[3])
         _ = try on(laptop, "sync")
-        let second = try on(phone, "sync")
-        #expect(second.errorOutput.contains("1 word was purged on another device and removed here\n"), "\(second.errorOutput)")
-        #expect(!second.errorOutput.contains("discarded"), "\(second.errorOutput)")
-        #expect(try on(phone, "sync", "--json").jsonObject()["purgedEditedHere"] as? Int == 0)
+        let second = try on(phone, "sync", "--json").jsonObject()
+        #expect(second["purgedElsewhere"] as? Int == 1 && second["purgedEditedHere"] as? Int == 0)
+        #expect(second["purgedTerms"] as? [String] == ["cuatro"] && second["purgedEditedTerms"] as? [String] == [])
+
+        // A command that syncs first (here `list`) says the same as `sync`: the phone adds a
+        // word and edits it, the laptop purges it, and the phone's next `list` pulls that.
+        let seis = try #require(try on(phone, "add", "seis", "--json").jsonObject()["id"] as? String)
+        _ = try on(phone, "sync")
+        _ = try on(laptop, "sync")
+        _ = try on(laptop, "delete", seis)
+        _ = try on(laptop, "purge", seis)
+        _ = try on(laptop, "sync")
+        _ = try on(phone, "edit", seis, "--meaning", "six")
+        var environment = sandbox.environment
+        environment["MIDICCIO_LIBRARY"] = phone
+        let io = CapturedIO(input: "")
+        #expect(Tool.run(["list"], environment: environment, io: io) == 0)
+        #expect(
+            io.errorOutput.contains(
+                "1 word was purged on another device and removed here: \u{201C}seis\u{201D}; it had edits made here and not synced yet, which were discarded"
+            ), "\(io.errorOutput)")
+        #expect(!io.output.contains("seis"))
     }
 }

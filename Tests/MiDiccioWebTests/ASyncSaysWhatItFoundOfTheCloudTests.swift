@@ -40,4 +40,37 @@ final class ASyncSaysWhatItFoundOfTheCloudTests {
         #expect(again.count == 1 && again.first?.contains("was started again since this device last synced") == true, "\(again)")
         #expect(try notes().isEmpty)
     }
+
+    @Test("words another device purged are named, and edits made here to them are said to be discarded")
+    func purgedElsewhere() throws {
+        let folder = web.directory + "/cloud"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let saved = try web.send("POST", "/api/words", json: #"{"term": "palabra"}"#)
+        let id = try #require((saved.json["word"] as? [String: Any])?["id"] as? String, "\(saved.json)")
+        _ = try web.send("POST", "/api/words", json: #"{"term": "otra"}"#)
+        #expect(try web.send("PUT", "/api/remote", json: "{\"folder\": \"\(folder)\"}").status == 200)
+        _ = try notes()
+
+        // Another device purges "palabra" while the page edits it.
+        let other = try WordLibrary(path: web.directory + "/other.sqlite")
+        try other.setRemote(.folder(path: folder))
+        let engine = SyncEngine(library: other, storage: FolderStorage(root: folder), appVersion: "test")
+        _ = try engine.sync()
+        let wordID = try #require(WordID(id))
+        _ = try other.delete([wordID])
+        _ = try other.purge([wordID])
+        _ = try engine.sync()
+        #expect(try web.send("PUT", "/api/words/\(id)", json: #"{"term": "palabra", "meaning": "word"}"#).status == 200)
+
+        let response = try web.send("POST", "/api/sync")
+        #expect(response.status == 200)
+        #expect(response.json["purgedEditedHere"] as? Int == 1)
+        let note = response.json["purgeNote"] as? String ?? ""
+        #expect(
+            note.contains("1 word was purged on another device and removed here: \u{201C}palabra\u{201D}; it had edits made here"),
+            "\(response.json)")
+        #expect(try web.library().counts().words == 1)
+        let quiet = try web.send("POST", "/api/sync")
+        #expect(quiet.json["purgeNote"] is NSNull && quiet.json["purgedEditedHere"] as? Int == 0, "\(quiet.json)")
+    }
 }

@@ -402,6 +402,8 @@ struct SyncCommand: ParsableCommand {
                         ("snapshotWritten", String(report.snapshotWritten)), ("filesWritten", String(report.filesWritten)),
                         ("bytesWritten", String(report.bytesWritten)), ("filesRemoved", String(report.filesRemoved)),
                         ("purgedElsewhere", String(report.purgedElsewhere)), ("purgedEditedHere", String(report.purgedEditedHere)),
+                        ("purgedTerms", JSONText.array(report.purgedTerms)),
+                        ("purgedEditedTerms", JSONText.array(report.purgedEditedTerms)),
                         ("autoPurged", String(report.autoPurged)),
                         ("fullResync", String(report.fullResync)),
                         ("startedOver", String(report.startedOver)),
@@ -426,14 +428,7 @@ struct SyncCommand: ParsableCommand {
             var line = "Synced with \(remote.displayName): \(report.pulled) pulled, \(report.pushed) pushed, \(report.merged) merged"
             if report.fullUpload { line += " (uploaded every word once)" }
             context.io.write(line + "\n")
-            if report.purgedElsewhere > 0 {
-                let count = report.purgedElsewhere, edited = report.purgedEditedHere
-                let discarded =
-                    edited == 0
-                    ? ""
-                    : "; \(edited == count ? (count == 1 ? "it" : "they") : "\(edited) of them") had edits made here and not synced yet, which were discarded (a permanent deletion wins over every edit)"
-                context.note("\(count) word\(count == 1 ? " was" : "s were") purged on another device and removed here" + discarded)
-            }
+            if let note = report.purgeNote { context.note(note.shownSafely) }
             if report.startedCloud {
                 context.note(
                     "There was no MiDiccio data in \(remote.displayName), so this sync started it there. If your other devices sync elsewhere, check the path (midiccio remote show)."

@@ -44,15 +44,18 @@ struct SyncOnOpen: ParsableArguments {
                 let report = try engine.sync()
                 outcome.finish(
                     report.skippedFiles.isEmpty
-                        ? nil : "skipped \(report.skippedFiles.count) unreadable cloud file(s); run 'midiccio sync' for details")
+                        ? nil : "skipped \(report.skippedFiles.count) unreadable cloud file(s); run 'midiccio sync' for details",
+                    note: report.purgeNote)
             } catch {
                 outcome.finish("could not sync (\(error)); \(otherwise)")
             }
         }
         if !outcome.wait(seconds: Self.patience) {
             context.note("warning: \(Self.unfinished(outcome.activity)); \(otherwise)")
-        } else if let warning = outcome.warning {
-            context.note("warning: \(warning)")
+        } else {
+            // Words another device purged went from here: say so, as `midiccio sync` does.
+            if let note = outcome.purgeNote { context.note(note.shownSafely) }
+            if let warning = outcome.warning { context.note("warning: \(warning)") }
         }
     }
 }
@@ -75,6 +78,7 @@ extension SyncOnOpen {
 private final class SyncOutcome: Sendable {
     private struct State {
         var warning: String?
+        var purgeNote: String?
         var activity: SyncActivity?
     }
 
@@ -88,12 +92,18 @@ private final class SyncOutcome: Sendable {
     /// Why the finished sync earns a warning, if it does.
     var warning: String? { state.withLock { $0.warning } }
 
+    /// What the finished sync says of words another device purged (`SyncReport.purgeNote`).
+    var purgeNote: String? { state.withLock { $0.purgeNote } }
+
     func note(_ activity: SyncActivity) {
         state.withLock { $0.activity = activity }
     }
 
-    func finish(_ warning: String?) {
-        state.withLock { $0.warning = warning }
+    func finish(_ warning: String?, note: String? = nil) {
+        state.withLock {
+            $0.warning = warning
+            $0.purgeNote = note
+        }
         finished.signal()
     }
 

@@ -15,6 +15,15 @@ extension SyncSession {
         announce(.merging(words: total))
         var purgedHere = 0
         var purgedEditedHere = 0
+        // The first few of each, by name, for the note.
+        var purgedTerms: [String] = [], purgedEditedTerms: [String] = []
+        func countPurged(_ term: String, editedHere: Bool) {
+            purgedHere += 1
+            if purgedTerms.count < SyncReport.purgedNamed { purgedTerms.append(term) }
+            guard editedHere else { return }
+            purgedEditedHere += 1
+            if purgedEditedTerms.count < SyncReport.purgedNamed { purgedEditedTerms.append(term) }
+        }
         var pulled = 0
         var merged = 0
         // What comes from ids this library took over (or from libraries that took over
@@ -36,17 +45,15 @@ extension SyncSession {
             for batch in batches {
                 for marker in batch.markers {
                     switch try store.apply(marker) {
-                    case .removedLive(let editedHere):
-                        purgedHere += 1
-                        if editedHere { purgedEditedHere += 1 }
+                    case .removedLive(let term, let editedHere):
+                        countPurged(term, editedHere: editedHere)
                         if guarded && wasLive[marker.id] == nil { wasLive[marker.id] = true }
                         if guarded && wasLive[marker.id] == true {
                             leaving.insert(marker.id)
                             leavingPurged.insert(marker.id)
                         }
-                    case .removedFromTrash(let editedHere):
-                        purgedHere += 1
-                        if editedHere { purgedEditedHere += 1 }
+                    case .removedFromTrash(let term, let editedHere):
+                        countPurged(term, editedHere: editedHere)
                         if guarded && wasLive[marker.id] == nil { wasLive[marker.id] = false }
                     case .nothing:
                         break
@@ -137,6 +144,8 @@ extension SyncSession {
         report.merged += merged
         report.purgedElsewhere += purgedHere
         report.purgedEditedHere += purgedEditedHere
+        report.purgedTerms = Array((report.purgedTerms + purgedTerms).prefix(SyncReport.purgedNamed))
+        report.purgedEditedTerms = Array((report.purgedEditedTerms + purgedEditedTerms).prefix(SyncReport.purgedNamed))
         kept.pulled += pulled + merged
         kept.purged += purgedHere
     }

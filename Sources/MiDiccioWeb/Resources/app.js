@@ -681,8 +681,11 @@
       // A clock ahead somewhere is said whoever started the sync: edits there win meanwhile.
       // So is a library that found it is a copy of another and took a new device id, and
       // what the sync found of the cloud (started again, emptied, set back to, ...).
-      const notices = [report.newIdentity, report.clockAhead].concat(report.notes || []).filter(Boolean);
+      const notices = [report.newIdentity, report.clockAhead, report.purgeNote].concat(report.notes || []).filter(Boolean);
       if (notices.length) $("sync-result").textContent = [manual ? $("sync-result").textContent : ""].concat(notices).filter(Boolean).join(" ");
+      // Edits made here to words another device purged went with them: say so wherever
+      // the person is, not only in Settings.
+      if (report.purgedEditedHere > 0) toast(report.purgeNote);
       state.syncFailed = false;
       if (report.pulled > 0 || report.merged > 0) {
         if (!$("editor").open) reload();
