@@ -81,14 +81,43 @@ extension WebApp {
         guard (0...86_400).contains(seconds) else {
             throw BadRequest(message: "seconds must be a whole number from 0 to 86400", field: "seconds")
         }
-        let schedule = try pool.withLibrary { try $0.review(id, grade: grade, seconds: seconds) }
-        return .json(JSONText.object([("id", JSONText.quote(id.rawValue)), ("study", JSONText.schedule(schedule))]))
+        let (event, schedule) = try pool.withLibrary { try $0.answer(id, grade: grade, seconds: seconds) }
+        return .json(
+            JSONText.object([
+                ("id", JSONText.quote(id.rawValue)), ("study", JSONText.schedule(schedule)),
+                // What `api/study/undo` takes to take back this answer and no other.
+                ("answer", JSONText.object([("time", String(event.time.milliseconds)), ("grade", JSONText.quote(event.grade.name))])),
+            ]))
     }
 
-    /// `POST api/study/undo`: takes back this device's last answer not synced yet (409
-    /// when there is none), and names its word.
-    func studyUndo() throws -> HTTPResponse {
-        guard let event = try pool.withLibrary({ try $0.undoLastReview() }) else {
+    /// `POST api/study/undo`: takes back an answer this device gave and has not synced yet,
+    /// and names its word. With `{"id", "time", "grade"}` (the `answer` of
+    /// `api/study/answer`) that answer alone, as the page sends: the latest by time may be
+    /// another program's, or one given days ago. Without a body, the latest. 409 when there
+    /// is none, or the answer was synced already.
+    func studyUndo(_ request: HTTPRequest) throws -> HTTPResponse {
+        let event: ReviewEvent?
+        if request.body.isEmpty {
+            event = try pool.withLibrary { try $0.undoLastReview() }
+        } else {
+            let body = try JSONBody(request.body)
+            guard let text = try body.string("id"), let id = WordID(text) else {
+                throw BadRequest(message: "id must be a word id", field: "id")
+            }
+            guard let time = try body.integer("time") else { throw BadRequest(message: "time must be given", field: "time") }
+            guard let grade = ReviewGrade(name: try body.string("grade") ?? "") else {
+                throw BadRequest(message: "grade must be again, hard, good or easy", field: "grade")
+            }
+            event = try pool.withLibrary { library in
+                let answer = ReviewEvent(
+                    wordID: id, time: Timestamp(milliseconds: Int64(time)), grade: grade, device: library.deviceID, seconds: 0)
+                return try library.undoReview(answer) ? answer : nil
+            }
+            guard event != nil else {
+                return .error(409, "not undone: that answer was synced already (other devices count it), or is no longer here")
+            }
+        }
+        guard let event else {
             // An answer synced already stays; with none at all, sync is beside the point.
             let answered = try pool.withLibrary { try $0.reviewEventCount() } > 0
             return .error(

@@ -201,7 +201,7 @@ public final class WebApp: HTTPHandler {
         Route("POST", "api/import/undo") { app, request, _ in try app.undoImport(request) },
         Route("GET", "api/study") { app, request, _ in try app.studyNext(request) },
         Route("POST", "api/study/answer") { app, request, _ in try app.studyAnswer(request) },
-        Route("POST", "api/study/undo") { app, _, _ in try app.studyUndo() },
+        Route("POST", "api/study/undo") { app, request, _ in try app.studyUndo(request) },
         Route("POST", "api/study/limits") { app, request, _ in try app.studyLimits(request) },
         Route("GET", "api/stats") { app, _, _ in try app.studyStatsAnswer() },
         Route("GET", "study/reviews.svg") { app, _, _ in try app.studyChart(forecast: false) },

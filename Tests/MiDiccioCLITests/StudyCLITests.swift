@@ -84,11 +84,35 @@ final class StudyCLITests {
         #expect(run.status == 0, "\(run.output)")
         #expect(run.output.contains("uno"))
         #expect(run.output.contains("one") && run.output.contains("a number") && run.output.contains("Uno y dos."))
-        #expect(run.output.contains("Undone."))
+        #expect(run.output.contains("Undone: uno (easy)."), "\(run.output)")
         for id in [uno, dos] {
             let study = try #require(try sandbox.run("show", id, "--json").jsonObject()["study"] as? [String: Any])
             #expect(study["reviews"] as? Int == 1, "the undone answer is gone, the other two count")
             #expect(study["state"] as? String == "review")
+        }
+    }
+
+    @Test("u in study takes back this session's answers only, not one given before it, and says when there is none")
+    func undoTakesBackOnlyTheSessionsAnswers() throws {
+        let uno = try sandbox.add("uno", "--meaning", "one")
+        let dos = try sandbox.add("dos", "--meaning", "two")
+        // An answer from an earlier session: a library without a remote never syncs it, so
+        // it stays this device's latest unsynced answer for good.
+        #expect(sandbox.run("review", uno, "good").status == 0)
+        let first = study("u q")
+        #expect(first.output.contains("Nothing to undo: no answer was given in this session."), "\(first.output)")
+        #expect(!first.output.contains("Undone"), "\(first.output)")
+        var reviews = try #require(try sandbox.run("show", uno, "--json").jsonObject()["study"] as? [String: Any])["reviews"]
+        #expect(reviews as? Int == 1, "the earlier session's answer stays")
+
+        // An answer in this session is taken back; a second u finds nothing more.
+        try sandbox.add("tres", "--meaning", "three")
+        let second = study(" 3u u q")
+        #expect(second.output.contains("Undone: dos (good)."), "\(second.output)")
+        #expect(second.output.contains("Nothing to undo"), "\(second.output)")
+        for id in [uno, dos] {
+            reviews = try #require(try sandbox.run("show", id, "--json").jsonObject()["study"] as? [String: Any])["reviews"]
+            #expect(reviews as? Int == (id == uno ? 1 : 0))
         }
     }
 

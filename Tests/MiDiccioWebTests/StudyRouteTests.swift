@@ -41,6 +41,27 @@ final class StudyRouteTests {
         #expect(nothing.json["error"] as? String == "nothing to undo: no word has been answered yet")
     }
 
+    @Test("the page's undo names the answer it gave: another program's later answer stays, and a synced one is refused")
+    func undoOfOneAnswer() throws {
+        let mine = try add("perro"), other = try add("gato")
+        let answered = try web.send("POST", "/api/study/answer", json: "{\"id\": \"\(mine)\", \"grade\": \"good\"}")
+        let answer = try #require(answered.json["answer"] as? [String: Any], "\(answered.json)")
+        let time = try #require(answer["time"] as? Int)
+        #expect(answer["grade"] as? String == "good")
+        // Another program answers "gato" meanwhile, later by the clock.
+        try web.library().review(WordID(other)!, grade: .easy)
+
+        let undo = "{\"id\": \"\(mine)\", \"time\": \(time), \"grade\": \"good\"}"
+        let undone = try web.send("POST", "/api/study/undo", json: undo)
+        #expect(undone.status == 200 && undone.json["term"] as? String == "perro", "\(undone.json)")
+        #expect(try web.library().reviewEvents(of: WordID(mine)!).isEmpty)
+        #expect(try web.library().reviewEvents(of: WordID(other)!).count == 1, "the other program's answer stays")
+        let again = try web.send("POST", "/api/study/undo", json: undo)
+        #expect(again.status == 409 && (again.json["error"] as? String ?? "").contains("synced already"), "\(again.json)")
+        let bad = try web.send("POST", "/api/study/undo", json: "{\"id\": \"\(mine)\", \"grade\": \"good\"}")
+        #expect(bad.status == 400 && bad.json["field"] as? String == "time")
+    }
+
     @Test("answers need the CSRF token, and a bad grade or id is refused naming the field, nothing recorded")
     func refusals() throws {
         let id = try add("gato")

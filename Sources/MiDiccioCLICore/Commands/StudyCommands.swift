@@ -161,6 +161,26 @@ struct StudyCommand: ParsableCommand {
         var session = StudySessionState(library: context.library, tag: tag, newLimit: new)
         let out = context.io
         var answered = 0
+        // The answers this session gave, the last one last: `u` takes back these alone,
+        // never one given by another program meanwhile or in an earlier session.
+        var given: [ReviewEvent] = []
+        // Takes back the session's last answer; true when it did.
+        func undo() throws -> Bool {
+            guard let last = given.popLast() else {
+                out.write("  Nothing to undo: no answer was given in this session.\n")
+                return false
+            }
+            guard try context.library().undoReview(last) else {
+                out.write("  Not undone: that answer was synced already, and other devices count it.\n")
+                given.removeAll()
+                return false
+            }
+            answered -= 1
+            let term = try context.library().word(last.wordID)?.term ?? ""
+            out.write("  Undone: \(term.shownSafely) (\(last.grade.name)).\n")
+            session.reload()
+            return true
+        }
         while true {
             guard let card = try session.next() else {
                 let next = try context.library().studyQueue(tag: tag, newLimit: 0).nextDue
@@ -178,10 +198,7 @@ struct StudyCommand: ParsableCommand {
                 case " ", "\n", "\r": break reveal
                 case "q": return
                 case "u":
-                    if try context.library().undoLastReview() != nil {
-                        answered -= 1
-                        out.write("  Undone.\n")
-                        session.reload()
+                    if try undo() {
                         undone = true
                         break reveal
                     }
@@ -206,7 +223,8 @@ struct StudyCommand: ParsableCommand {
                     let grade = ReviewGrade(rawValue: Int(String(key))!)!
                     let seconds = Int(Date().timeIntervalSince(shown).rounded())
                     do {
-                        let schedule = try context.library().review(word.id, grade: grade, seconds: seconds)
+                        let (event, schedule) = try context.library().answer(word.id, grade: grade, seconds: seconds)
+                        given.append(event)
                         answered += 1
                         out.write("  \(grade.name): due \(schedule.due.map { Self.clock($0) } ?? "-")\n")
                     } catch LibraryError.wordNotFound, LibraryError.wrongTrashState {
@@ -216,12 +234,7 @@ struct StudyCommand: ParsableCommand {
                     session.reload()
                     break answer
                 case "u":
-                    if try context.library().undoLastReview() != nil {
-                        answered -= 1
-                        out.write("  Undone.\n")
-                        session.reload()
-                        break answer
-                    }
+                    if try undo() { break answer }
                 case "q": return
                 default: continue
                 }

@@ -39,6 +39,12 @@ extension WordLibrary {
     /// returns its new schedule. A word in the Trash cannot be studied.
     @discardableResult
     public func review(_ id: WordID, grade: ReviewGrade, seconds: Int = 0) throws -> StudySchedule {
+        try answer(id, grade: grade, seconds: seconds).schedule
+    }
+
+    /// Records an answer to word `id` now, as `review` does, and returns the event with the
+    /// new schedule: the event is what `undoReview(_:)` takes back, this answer and no other.
+    public func answer(_ id: WordID, grade: ReviewGrade, seconds: Int = 0) throws -> (event: ReviewEvent, schedule: StudySchedule) {
         try writing {
             guard let stored = try stored(id) else { throw LibraryError.wordNotFound(id.rawValue) }
             guard !stored.word.isDeleted else {
@@ -51,12 +57,14 @@ extension WordLibrary {
             let time = Timestamp(milliseconds: max(clock.now().milliseconds, (last ?? Int64.min) &+ 1))
             let event = ReviewEvent(wordID: id, time: time, grade: grade, device: deviceID, seconds: max(0, seconds))
             try insertReviewEvents([event], pending: true)
-            return try refreshStudyCache(of: [id])[id] ?? .new
+            return (event, try refreshStudyCache(of: [id])[id] ?? .new)
         }
     }
 
     /// Takes back this device's latest answer that has not left the device yet and
     /// returns it (nil: none). An answer already synced stays: other devices count it.
+    /// A study session takes back its own answers with `undoReview(_:)` instead: the
+    /// latest by time may be another program's, or one given days ago.
     @discardableResult
     public func undoLastReview() throws -> ReviewEvent? {
         try writing {
@@ -68,15 +76,40 @@ extension WordLibrary {
                 """
             ).rows([.text(deviceID)]) { reader.event($0) }
             guard let event = rows.first ?? nil else { return nil }
-            try database.run(
-                """
-                DELETE FROM reviews
-                WHERE word = ? AND time = ? AND device = (SELECT num FROM review_devices WHERE id = ?) AND grade = ?
-                """,
-                [.blob(event.wordID.bytes), .time(event.time), .text(event.device), .integer(Int64(event.grade.rawValue))])
-            try refreshStudyCache(of: [event.wordID])
+            try removeReview(event)
             return event
         }
+    }
+
+    /// Takes back `event`, an answer this device gave, while it has not left the device
+    /// (true); false when it is no longer here or was synced already (other devices count
+    /// it, so it stays).
+    @discardableResult
+    public func undoReview(_ event: ReviewEvent) throws -> Bool {
+        try writing {
+            guard event.device == deviceID,
+                try database.integer(
+                    """
+                    SELECT 1 FROM reviews
+                    WHERE word = ? AND time = ? AND device = (SELECT num FROM review_devices WHERE id = ?) AND pending = 1
+                    """,
+                    [.blob(event.wordID.bytes), .time(event.time), .text(deviceID)]) != nil
+            else { return false }
+            try removeReview(event)
+            return true
+        }
+    }
+
+    /// Deletes this device's `event` and derives its word's schedule again. Call inside
+    /// `writing`.
+    private func removeReview(_ event: ReviewEvent) throws {
+        try database.run(
+            """
+            DELETE FROM reviews
+            WHERE word = ? AND time = ? AND device = (SELECT num FROM review_devices WHERE id = ?) AND grade = ?
+            """,
+            [.blob(event.wordID.bytes), .time(event.time), .text(event.device), .integer(Int64(event.grade.rawValue))])
+        try refreshStudyCache(of: [event.wordID])
     }
 
     /// Every review event of word `id`, in replay order.

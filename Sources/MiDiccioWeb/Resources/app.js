@@ -1309,7 +1309,9 @@
 
   // ---- Study (spaced repetition) ---------------------------------------------------
 
-  const study = { card: null, revealed: false, shownAt: 0, busy: false, tag: "", reverse: false, extraNew: 0, request: 0 };
+  // `given`: the answers this page gave, the last one last; Undo takes back these alone,
+  // never another program's answer, nor one given in an earlier session.
+  const study = { card: null, revealed: false, shownAt: 0, busy: false, tag: "", reverse: false, extraNew: 0, request: 0, given: [] };
   const clockFormat = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
   const dayFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
 
@@ -1416,7 +1418,8 @@
     study.busy = true;
     try {
       const seconds = Math.min(86400, Math.round((Date.now() - study.shownAt) / 1000));
-      await api("POST", "/api/study/answer", { id: study.card.word.id, grade: String(grade), seconds });
+      const data = await api("POST", "/api/study/answer", { id: study.card.word.id, grade: String(grade), seconds });
+      if (data.answer) study.given.push(Object.assign({ id: data.id }, data.answer));
       await loadStudyCard();
     } catch (error) {
       if (error.status === 404 || error.status === 409) {
@@ -1433,10 +1436,16 @@
     if (study.busy) return;
     study.busy = true;
     try {
-      const data = await api("POST", "/api/study/undo");
+      const last = study.given.pop();
+      if (!last) { toast("Nothing to undo: no answer was given here since this page was opened."); return; }
+      const data = await api("POST", "/api/study/undo", last);
       toast("Undone: " + quoted(data.term || "a word") + " (" + data.grade + ")");
       await loadStudyCard();
-    } catch (error) { toast(error.message); } finally { study.busy = false; }
+    } catch (error) {
+      // Synced already: so were the answers before it.
+      if (error.status === 409) study.given = [];
+      toast(error.message);
+    } finally { study.busy = false; }
   }
 
   async function loadProgress() {
