@@ -139,7 +139,8 @@ public enum Tool {
         } catch let error as UsageError {
             return usageFailure(error, command.definition(), io: io)
         } catch {
-            io.writeError("Error: \(error)\n")
+            // An error may quote a word (its term): its escape sequences are not run.
+            io.writeError("Error: \(String(describing: error).shownSafely)\n")
             return 1
         }
     }
@@ -337,5 +338,5 @@ package final class ToolContext {
     }
 
     /// Prints a note for people on stderr (never mixed into --json output).
-    package func note(_ text: String) { io.writeError(text + "\n") }
+    package func note(_ text: String) { io.writeError(text.shownSafely + "\n") }
 }

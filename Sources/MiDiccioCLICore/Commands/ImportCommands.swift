@@ -142,7 +142,7 @@ struct ImportCommand: ParsableCommand {
         ]
         let shown = fields.filter { field in field.0 == "term" || rows.contains { !field.1($0).isEmpty } }
         func cell(_ text: String) -> String {
-            let flat = text.split(whereSeparator: \.isNewline).joined(separator: " ⏎ ")
+            let flat = text.split(whereSeparator: \.isNewline).joined(separator: " ⏎ ").shownSafely
             return flat.count > 30 ? String(flat.prefix(29)) + "…" : flat
         }
         let hasLines = rows.contains { $0.line > 0 }

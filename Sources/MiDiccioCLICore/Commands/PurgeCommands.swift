@@ -24,7 +24,7 @@ struct PurgeCommand: ParsableCommand {
         try applyToWords(
             ids, inTrash: true, output: output, context: context, action: { try $0.purge($1) },
             json: { "[" + $0.map { JSONText.quote($0.id.rawValue) }.joined(separator: ", ") + "]" },
-            line: { "Purged \"\($0.term)\" (\($0.id)) permanently" })
+            line: { "Purged \"\($0.term.shownSafely)\" (\($0.id)) permanently" })
         try noteTextRemaining(try context.library(), context)
     }
 }

@@ -38,7 +38,7 @@ struct ReviewCommand: ParsableCommand {
         if output.json {
             context.io.write(studyJSON(schedule) + "\n")
         } else {
-            context.io.write("\"\(word.term)\": \(grade.name); due \(schedule.due?.iso8601 ?? "now") (\(schedule.state.rawValue))\n")
+            context.io.write("\"\(word.term.shownSafely)\": \(grade.name); due \(schedule.due?.iso8601 ?? "now") (\(schedule.state.rawValue))\n")
         }
     }
 }

@@ -29,7 +29,7 @@ struct AddCommand: ParsableCommand {
         if output.json {
             context.io.write(WordJSON.object(result.word) + "\n")
         } else {
-            context.io.write("Added \"\(result.word.term)\" (\(result.word.id))\n")
+            context.io.write("Added \"\(result.word.term.shownSafely)\" (\(result.word.id))\n")
         }
     }
 }
@@ -81,7 +81,8 @@ struct EditCommand: ParsableCommand {
         if output.json {
             context.io.write(WordJSON.object(after) + "\n")
         } else {
-            context.io.write(after == before ? "No change to \"\(after.term)\"\n" : "Updated \"\(after.term)\" (\(after.id))\n")
+            context.io.write(
+                after == before ? "No change to \"\(after.term.shownSafely)\"\n" : "Updated \"\(after.term.shownSafely)\" (\(after.id))\n")
         }
     }
 }
@@ -122,7 +123,7 @@ struct DeleteCommand: ParsableCommand {
     func run(_ context: ToolContext) throws {
         try applyToWords(
             ids, inTrash: false, output: output, context: context, action: { try $0.delete($1) },
-            json: WordJSON.array, line: { "Moved \"\($0.term)\" to the Trash (\($0.id))" })
+            json: WordJSON.array, line: { "Moved \"\($0.term.shownSafely)\" to the Trash (\($0.id))" })
     }
 }
 
@@ -137,7 +138,7 @@ struct RestoreCommand: ParsableCommand {
     func run(_ context: ToolContext) throws {
         try applyToWords(
             ids, inTrash: true, output: output, context: context, action: { try $0.restore($1) },
-            json: WordJSON.array, line: { "Restored \"\($0.term)\" (\($0.id))" })
+            json: WordJSON.array, line: { "Restored \"\($0.term.shownSafely)\" (\($0.id))" })
     }
 }
 
