@@ -38,7 +38,8 @@ struct ReviewCommand: ParsableCommand {
         if output.json {
             context.io.write(studyJSON(schedule) + "\n")
         } else {
-            context.io.write("\"\(word.term.shownSafely)\": \(grade.name); due \(schedule.due?.iso8601 ?? "now") (\(schedule.state.rawValue))\n")
+            let due = schedule.due?.iso8601 ?? "now"
+            context.io.write("\"\(word.term.shownSafely)\": \(grade.name); due \(due) (\(schedule.state.rawValue))\n")
         }
     }
 }

@@ -151,6 +151,8 @@ extension WordLibrary {
                 report.mergedIntoEmpty = replace != replacing
                 try database.run("DELETE FROM restore_undo")
                 var inBackup = Set<WordID>()
+                // Purged ids a replace brought back under new ones: their history follows.
+                var renamed: [WordID: WordID] = [:]
                 var index = 0
                 // Into a library that holds no word (a new laptop, say) a merge has nothing
                 // to look up: every word goes in as read, several rows to a statement, its
@@ -188,7 +190,9 @@ extension WordLibrary {
                     if replace {
                         // A purged id comes back under a new one, which must count as "in
                         // the backup" too, or the clean-up below would trash it again.
-                        inBackup.insert(try replaceWith(restored, local: local, report: &report))
+                        let id = try replaceWith(restored, local: local, report: &report)
+                        inBackup.insert(id)
+                        if id != restored.id { renamed[restored.id] = id }
                     } else {
                         try merge(entry, local: local, report: &report)
                     }
@@ -237,7 +241,14 @@ extension WordLibrary {
                     }
                 }
                 // The review history: events are immutable, so a restore only adds those
-                // missing here (pending, so they reach other devices); a purged word's stay out.
+                // missing here (pending, so they reach other devices); a purged word's stay
+                // out, except those of a word a replace brought back under a new id, which
+                // come with it (they stayed out, and the word came back as new).
+                if !renamed.isEmpty {
+                    for index in reviews.indices {
+                        if let id = renamed[reviews[index].wordID] { reviews[index].wordID = id }
+                    }
+                }
                 let reviewsAdded = try restoreReviewEvents(reviews)
                 // Each touched word's time as the restore leaves it: a word whose time has
                 // moved by the undo was edited since, and the undo keeps that edit.

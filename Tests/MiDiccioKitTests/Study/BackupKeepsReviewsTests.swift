@@ -46,6 +46,39 @@ struct BackupKeepsReviewsTests {
         }
     }
 
+    @Test("a word purged, then brought back by a replace restore under a new id, comes back with its history, everywhere")
+    func purgedWordReplacedKeepsItsHistory() throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a"), b = try fixture.device("b")
+            let perro = try a.add("perro", meaning: "dog")
+            try a.library.review(perro, grade: .good)
+            a.clock.advance(by: 10 * 60_000)
+            try a.library.review(perro, grade: .easy)
+            let studied = try a.library.studySchedule(of: perro)
+            let backup = fixture.file("backup.json")
+            try a.library.exportBackup(to: backup)
+            try fixture.syncRounds([a, b])
+            try a.library.delete([perro])
+            try a.library.purge([perro])
+            try fixture.syncRounds([a, b])
+
+            // A merge leaves a purged word out, history and all; a replace brings it back.
+            _ = try a.library.restoreBackup(from: backup)
+            #expect(try a.library.reviewEventCount() == 0)
+            let report = try a.library.restoreBackup(from: backup, replace: true)
+            #expect(report.added == 1)
+            let back = perro.restoredAfterPurge
+            #expect(try a.word(back).term == "perro")
+            #expect(try a.library.reviewEvents(of: back).map(\.grade) == [.good, .easy])
+            // Studied, not new (the due date's fuzz is drawn from the id, so it may differ).
+            let schedule = try a.library.studySchedule(of: back)
+            #expect(schedule.state == studied.state && schedule.stability == studied.stability && schedule.difficulty == studied.difficulty)
+            #expect(try a.library.reviewEvents(of: perro).isEmpty, "the purged id stays without events")
+            try fixture.syncRounds([a, b])
+            #expect(try b.library.studySchedule(of: back) == schedule)
+        }
+    }
+
     @Test("a version 1 backup, without a review history, still restores")
     func versionOne() throws {
         try withTemporaryLibrary { fixture in
