@@ -61,6 +61,13 @@ final class BackupCLITests {
         let restore = sandbox.run(["backup", "restore", second] + laptop)
         #expect(restore.status == 0)
         #expect(restore.output == "Restored: 0 added, 1 updated, 1 unchanged, 0 moved to the Trash\n")
+
+        // A backup that adds a study answer only: said, and the undo above still stands.
+        sandbox.run("review", id, "good")
+        let third = sandbox.path("third.json")
+        #expect(sandbox.run("backup", "export", third).status == 0)
+        let answers = sandbox.run(["backup", "restore", third] + laptop)
+        #expect(answers.output == "Restored: 0 added, 0 updated, 2 unchanged, 0 moved to the Trash, 1 study answer added\n", "\(answers.output)")
         #expect(restore.errorOutput.contains("backup undo"))
         #expect(try word(id, library: laptop)["meaning"] as? String == "dog, hound")
 

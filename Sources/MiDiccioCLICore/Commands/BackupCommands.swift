@@ -8,8 +8,9 @@ private func describe(_ report: RestoreReport) -> String {
         report.skippedPurged == 0
         ? ""
         : ", \(report.skippedPurged) left out (deleted permanently since the backup; --replace brings them back as new words)"
+    let answers = report.answersAdded == 0 ? "" : ", \(report.answersAdded) study answer\(report.answersAdded == 1 ? "" : "s") added"
     return "\(report.added) added, \(report.updated) updated, \(report.unchanged) unchanged, \(report.trashed) moved to the Trash"
-        + skipped
+        + skipped + answers
 }
 
 private func json(_ report: RestoreReport, dryRun: Bool = false) -> String {

@@ -26,6 +26,9 @@ public struct RestoreReport: Hashable, Sendable {
     /// Undo only: words changed since the restore (here or on another device), kept as
     /// they are rather than put back, so undoing a restore never loses a later edit.
     public var keptEdited = 0
+    /// Answers of the backup's study history that were not here, added (a restore or its
+    /// dry run; events are immutable, so an undo leaves them).
+    public var answersAdded = 0
     /// The terms of the first `listedTerms` words added, in the backup's order.
     public var addedTerms: [String] = []
     /// The terms of the first `listedTerms` words updated.
@@ -71,7 +74,7 @@ public struct RestoreReport: Hashable, Sendable {
         [
             ("added", String(added)), ("updated", String(updated)), ("unchanged", String(unchanged)),
             ("trashed", String(trashed)), ("skippedPurged", String(skippedPurged)), ("keptEdited", String(keptEdited)),
-            ("mergedIntoEmpty", String(mergedIntoEmpty)), ("dryRun", String(dryRun)),
+            ("mergedIntoEmpty", String(mergedIntoEmpty)), ("answersAdded", String(answersAdded)), ("dryRun", String(dryRun)),
         ]
     }
 }
@@ -149,6 +152,12 @@ extension WordLibrary {
                 // Into a library that holds nothing, a replace is a merge (`mergedIntoEmpty`).
                 let replace = try replacing && !isBlank()
                 report.mergedIntoEmpty = replace != replacing
+                // A merge that changes no word and adds answers only gives these back at the
+                // end: it has nothing of its own to undo.
+                if !replace {
+                    try database.run("DROP TABLE IF EXISTS temp.restore_undo_before")
+                    try database.run("CREATE TEMP TABLE restore_undo_before AS SELECT * FROM restore_undo")
+                }
                 try database.run("DELETE FROM restore_undo")
                 var inBackup = Set<WordID>()
                 // Purged ids a replace brought back under new ones: their history follows.
@@ -249,7 +258,9 @@ extension WordLibrary {
                         if let id = renamed[reviews[index].wordID] { reviews[index].wordID = id }
                     }
                 }
+                let answersBefore = reviews.isEmpty ? 0 : try database.integer("SELECT count(*) FROM reviews") ?? 0
                 let reviewsAdded = try restoreReviewEvents(reviews)
+                if reviewsAdded { report.answersAdded = Int((try database.integer("SELECT count(*) FROM reviews") ?? 0) - answersBefore) }
                 // Each touched word's time as the restore leaves it: a word whose time has
                 // moved by the undo was edited since, and the undo keeps that edit.
                 try database.run(
@@ -264,6 +275,13 @@ extension WordLibrary {
                 // it would otherwise have emptied (found by the exploratory helper). A replace
                 // always changes something: every word it restores gets a fresh time.
                 if dryRun || (!replace && !report.changedWords && !reviewsAdded) { throw RestoreRollback() }
+                // One that adds answers only keeps them, and leaves that undo as well (found by
+                // the exploratory helper, round 6: `backup undo` then had nothing to undo).
+                if !replace && !report.changedWords {
+                    try database.run("DELETE FROM restore_undo")
+                    try database.run("INSERT INTO restore_undo SELECT * FROM temp.restore_undo_before")
+                }
+                if !replace { try database.run("DROP TABLE temp.restore_undo_before") }
             }
         } catch is RestoreRollback {}
         return report

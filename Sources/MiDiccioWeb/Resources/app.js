@@ -891,6 +891,7 @@
       report.unchanged + " left as they are"];
     parts.push(report.trashed.toLocaleString() + (dryRun ? " would move" : " moved") + " to the Trash");
     if (report.skippedPurged) parts.push(report.skippedPurged + " skipped (deleted permanently)");
+    if (report.answersAdded) parts.push(plural(report.answersAdded, "study answer", "study answers") + (dryRun ? " would be added" : " added"));
     let text = parts.join(", ") + ".";
     // Words deleted permanently come back only with Replace, as new words: say so, where
     // a person restores a backup to undo an "Empty Trash".

@@ -90,6 +90,27 @@ struct ARestoreKeepsNewerEditsOfOtherFieldsTests {
         }
     }
 
+    @Test("a restore that adds study answers only keeps them, says how many, and keeps the undo of the restore before it")
+    func aRestoreThatAddsAnswersOnlyKeepsTheUndo() throws {
+        try withSyncFixture { fixture in
+            let (laptop, _, phone, id) = try threeDevices(fixture)
+            let backup = try phoneBackup(fixture, phone, id, meaning: "m1 from the phone")
+            try phone.library.review(id, grade: .good)
+            let withAnswer = fixture.file("with-answer.json")
+            try phone.library.exportBackup(to: withAnswer)
+
+            #expect(try laptop.library.restoreBackup(from: backup).updated == 1)
+            let dry = try laptop.library.restoreBackup(from: withAnswer, dryRun: true)
+            #expect(dry.answersAdded == 1 && !dry.changedWords)
+            let answers = try laptop.library.restoreBackup(from: withAnswer)
+            #expect(answers.unchanged == 1 && !answers.changedWords && answers.answersAdded == 1)
+            #expect(try laptop.library.reviewEvents(of: id).count == 1)
+            #expect(try laptop.library.undoRestore().updated == 1, "the first restore can still be undone")
+            #expect(try laptop.word(id).meaning == "m0")
+            #expect(try laptop.library.reviewEvents(of: id).count == 1, "an answer is an event: the undo leaves it")
+        }
+    }
+
     @Test("undoing such a restore keeps a word with a field pulled since, even when the word's time did not move")
     func undoKeepsAFieldPulledSince() throws {
         try withSyncFixture { fixture in
