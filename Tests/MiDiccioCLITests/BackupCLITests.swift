@@ -67,7 +67,9 @@ final class BackupCLITests {
         let third = sandbox.path("third.json")
         #expect(sandbox.run("backup", "export", third).status == 0)
         let answers = sandbox.run(["backup", "restore", third] + laptop)
-        #expect(answers.output == "Restored: 0 added, 0 updated, 2 unchanged, 0 moved to the Trash, 1 study answer added\n", "\(answers.output)")
+        #expect(
+            answers.output == "Restored: 0 added, 0 updated, 2 unchanged, 0 moved to the Trash, 1 study answer added\n",
+            "\(answers.output)")
         #expect(restore.errorOutput.contains("backup undo"))
         #expect(try word(id, library: laptop)["meaning"] as? String == "dog, hound")
 
