@@ -1,5 +1,6 @@
 import Foundation
 import MiDiccioModel
+import MiDiccioStore
 import MiDiccioTesting
 import Testing
 
@@ -114,6 +115,33 @@ final class StudyCLITests {
             reviews = try #require(try sandbox.run("show", id, "--json").jsonObject()["study"] as? [String: Any])["reviews"]
             #expect(reviews as? Int == (id == uno ? 1 : 0))
         }
+    }
+
+    @Test("a grade given while another program holds the library keeps the card and the session, and counts once pressed again")
+    func busyLibraryKeepsTheSession() throws {
+        let uno = try sandbox.add("uno", "--meaning", "one")
+        // An import or a sync in another terminal holds the write lock past SQLite's 10 s
+        // wait for the first grade, and lets go before the second has waited as long.
+        // The queue is made once before the lock, as a session that was open already had it.
+        #expect(sandbox.run("due").status == 0)
+        let path = sandbox.libraryPath
+        let locked = DispatchSemaphore(value: 0), released = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let writer = try? Database(path: path, create: false)
+            try? writer?.execute("BEGIN IMMEDIATE")
+            locked.signal()
+            Thread.sleep(forTimeInterval: 10.5)
+            try? writer?.execute("COMMIT")
+            released.signal()
+        }
+        locked.wait()
+        let run = study(" 33q")
+        released.wait()
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains("Not recorded yet: another program"), "\(run.output)")
+        #expect(run.output.contains("good: due"), "\(run.output)")
+        let study = try #require(try sandbox.run("show", uno, "--json").jsonObject()["study"] as? [String: Any])
+        #expect(study["reviews"] as? Int == 1, "the grade pressed again counts, once")
     }
 
     @Test("study --reverse shows the meaning first; a word's escape sequences are never sent to the terminal")

@@ -171,7 +171,15 @@ struct StudyCommand: ParsableCommand {
                 out.write("  Nothing to undo: no answer was given in this session.\n")
                 return false
             }
-            guard try context.library().undoReview(last) else {
+            let undone: Bool
+            do {
+                undone = try context.library().undoReview(last)
+            } catch LibraryError.storage(let error) where error.isBusy {
+                given.append(last)
+                out.write(Self.busyNote.replacingOccurrences(of: "the grade", with: "u"))
+                return false
+            }
+            guard undone else {
                 out.write("  Not undone: that answer was synced already, and other devices count it.\n")
                 given.removeAll()
                 return false
@@ -231,6 +239,11 @@ struct StudyCommand: ParsableCommand {
                     } catch LibraryError.wordNotFound, LibraryError.wrongTrashState {
                         // Deleted, or gone with a restored backup, while the card was shown.
                         out.write("  Not recorded: \((word.term).shownSafely) is no longer in the library (deleted meanwhile).\n")
+                    } catch LibraryError.storage(let error) where error.isBusy {
+                        // Another program (an import, a sync) held the library past the wait:
+                        // the card stays, and the session with it, for the grade again.
+                        out.write(Self.busyNote)
+                        continue
                     }
                     session.reload()
                     break answer
@@ -242,6 +255,10 @@ struct StudyCommand: ParsableCommand {
             }
         }
     }
+
+    /// What a grade or an undo refused as the library is busy says: nothing is lost.
+    static let busyNote =
+        "  Not recorded yet: another program (an import, a sync) is writing to the library. Press the grade again in a moment, or q to stop.\n"
 
     /// The rest of the card, escaped for the terminal.
     static func back(_ word: Word, reverse: Bool) -> String {
