@@ -176,7 +176,7 @@ struct StudyCommand: ParsableCommand {
                 undone = try context.library().undoReview(last)
             } catch LibraryError.storage(let error) where error.isBusy {
                 given.append(last)
-                out.write(Self.busyNote.replacingOccurrences(of: "the grade", with: "u"))
+                out.write(Self.busyNote(press: "u"))
                 return false
             }
             guard undone else {
@@ -242,7 +242,7 @@ struct StudyCommand: ParsableCommand {
                     } catch LibraryError.storage(let error) where error.isBusy {
                         // Another program (an import, a sync) held the library past the wait:
                         // the card stays, and the session with it, for the grade again.
-                        out.write(Self.busyNote)
+                        out.write(Self.busyNote(press: "the grade"))
                         continue
                     }
                     session.reload()
@@ -256,9 +256,11 @@ struct StudyCommand: ParsableCommand {
         }
     }
 
-    /// What a grade or an undo refused as the library is busy says: nothing is lost.
-    static let busyNote =
-        "  Not recorded yet: another program (an import, a sync) is writing to the library. Press the grade again in a moment, or q to stop.\n"
+    /// What a grade or an undo refused as the library is busy says (`key`: what to press
+    /// again): nothing is lost.
+    static func busyNote(press key: String) -> String {
+        "  Not recorded yet: another program (an import, a sync) is writing to the library. Press \(key) again in a moment, or q to stop.\n"
+    }
 
     /// The rest of the card, escaped for the terminal.
     static func back(_ word: Word, reverse: Bool) -> String {
