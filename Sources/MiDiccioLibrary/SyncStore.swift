@@ -416,12 +416,14 @@ package final class SyncStore {
     /// Merges a setting from another device: last writer wins per key (newer time,
     /// then the larger writer id). A value this MiDiccio cannot use is kept as is, for
     /// newer devices. Call inside `write`.
-    package func merge(_ incoming: SettingRecord) throws {
+    @discardableResult
+    package func merge(_ incoming: SettingRecord) throws -> Bool {
         try library.guarded {
             let local = try database.cached("SELECT time, writer FROM settings WHERE key = ?")
                 .rows([.text(incoming.key)]) { (Timestamp(milliseconds: $0.int64(0)), $0.text(1)) }.first
-            if let local, (local.0, local.1) >= (incoming.time, incoming.writer) { return }
+            if let local, (local.0, local.1) >= (incoming.time, incoming.writer) { return false }
             try library.storeSetting(key: incoming.key, value: incoming.value, time: incoming.time, writer: incoming.writer, pending: false)
+            return true
         }
     }
 

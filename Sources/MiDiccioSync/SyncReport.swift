@@ -10,6 +10,14 @@ public struct SyncReport: Hashable, Sendable {
     public var pushed = 0
     /// Words edited both here (not yet uploaded) and elsewhere, merged field by field.
     public var merged = 0
+    /// Study answers (review events) another device gave that were new here.
+    public var answersPulled = 0
+    /// Study answers given here, uploaded.
+    public var answersPushed = 0
+    /// Settings another device changed that took effect here.
+    public var settingsPulled = 0
+    /// Settings changed here, uploaded.
+    public var settingsPushed = 0
     /// Cloud files that could not be read, with why; the rest of the sync went on.
     public var skippedFiles: [SkippedFile] = []
     /// True when this sync uploaded every word once (after an update that needed it).
@@ -340,6 +348,10 @@ public struct SyncStatus: Sendable {
     public var lastSync: Timestamp?
     /// Words changed here and not uploaded yet.
     public var pending: Int
+    /// Study answers given here and not uploaded yet.
+    public var pendingAnswers = 0
+    /// Settings changed here and not uploaded yet.
+    public var pendingSettings = 0
     /// True when the next sync uploads every word once.
     public var fullUploadPending: Bool
     /// Every device in the cloud (this one included), from a fresh look when the cloud
@@ -358,6 +370,18 @@ public struct SyncStatus: Sendable {
 }
 
 extension SyncReport {
+    /// What a sync moved besides words, for people, or nil when nothing: "study answers: 2
+    /// received, 1 sent; settings: 1 sent" (only the kinds that moved).
+    public var answersAndSettings: String? {
+        func kind(_ name: String, _ received: Int, _ sent: Int) -> String? {
+            guard received > 0 || sent > 0 else { return nil }
+            return "\(name): " + [received > 0 ? "\(received) received" : nil, sent > 0 ? "\(sent) sent" : nil].compactMap(\.self)
+                .joined(separator: ", ")
+        }
+        let kinds = [kind("study answers", answersPulled, answersPushed), kind("settings", settingsPulled, settingsPushed)].compactMap(\.self)
+        return kinds.isEmpty ? nil : kinds.joined(separator: "; ")
+    }
+
     /// What a sync says of words another device purged, or nil when it removed none here:
     /// how many, the first few by name, and which of them held edits made here and not
     /// synced yet, which went with them. The command line says it after every sync (one a

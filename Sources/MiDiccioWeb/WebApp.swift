@@ -582,6 +582,7 @@ public final class WebApp: HTTPHandler {
             }
             pairs += [
                 ("lastSync", JSONText.time(status.lastSync)), ("pending", String(status.pending)),
+                ("pendingAnswers", String(status.pendingAnswers)), ("pendingSettings", String(status.pendingSettings)),
                 ("devices", "[" + devices.joined(separator: ",") + "]"),
                 ("cloudProblem", JSONText.optional(status.cloudProblem)),
             ]
@@ -669,6 +670,7 @@ public final class WebApp: HTTPHandler {
                         JSONText.object([
                             ("synced", "true"), ("pulled", String(report.pulled)),
                             ("pushed", String(report.pushed)), ("merged", String(report.merged)),
+                            ("answersAndSettings", JSONText.optional(report.answersAndSettings)),
                             ("skippedFiles", String(report.skippedFiles.count)),
                             ("clockAhead", JSONText.optional(report.clockAhead?.message)),
                             ("newIdentity", JSONText.optional(report.newIdentity?.message)),

@@ -402,6 +402,8 @@ struct SyncCommand: ParsableCommand {
                         ("snapshotWritten", String(report.snapshotWritten)), ("filesWritten", String(report.filesWritten)),
                         ("bytesWritten", String(report.bytesWritten)), ("filesRemoved", String(report.filesRemoved)),
                         ("purgedElsewhere", String(report.purgedElsewhere)), ("purgedEditedHere", String(report.purgedEditedHere)),
+                        ("answersPulled", String(report.answersPulled)), ("answersPushed", String(report.answersPushed)),
+                        ("settingsPulled", String(report.settingsPulled)), ("settingsPushed", String(report.settingsPushed)),
                         ("purgedTerms", JSONText.array(report.purgedTerms)),
                         ("purgedEditedTerms", JSONText.array(report.purgedEditedTerms)),
                         ("autoPurged", String(report.autoPurged)),
@@ -427,6 +429,7 @@ struct SyncCommand: ParsableCommand {
         } else {
             var line = "Synced with \(remote.displayName): \(report.pulled) pulled, \(report.pushed) pushed, \(report.merged) merged"
             if report.fullUpload { line += " (uploaded every word once)" }
+            if let others = report.answersAndSettings { line += "; " + others }
             context.io.write(line + "\n")
             if let note = report.purgeNote { context.note(note.shownSafely) }
             if report.startedCloud {
@@ -530,6 +533,7 @@ struct StatusCommand: ParsableCommand {
                         ("device", JSONText.quote(status.deviceName)), ("deviceId", JSONText.quote(status.deviceID)),
                         ("remote", JSONText.quote(status.remote ?? "")), ("lastSync", JSONText.time(status.lastSync)),
                         ("words", String(counts.words)), ("trash", String(counts.trash)), ("pending", String(status.pending)),
+                        ("pendingAnswers", String(status.pendingAnswers)), ("pendingSettings", String(status.pendingSettings)),
                         ("fullUploadPending", String(status.fullUploadPending)), ("cloudProblem", JSONText.optional(status.cloudProblem)),
                         ("purgedElsewhere", String(status.purgedElsewhere)), ("purgeMarkers", String(status.purgeMarkers)),
                         ("purgedContentMayRemain", "[" + status.purgedContentRemains.map(JSONText.quote).joined(separator: ", ") + "]"),
@@ -543,7 +547,9 @@ struct StatusCommand: ParsableCommand {
         text += "Words        \(counts.words) (\(counts.trash) in the Trash)\n"
         text +=
             "Pending      \(status.pending) word\(status.pending == 1 ? "" : "s") to upload"
-            + (status.fullUploadPending ? " (the next sync uploads every word once)" : "") + "\n"
+            + (status.fullUploadPending ? " (the next sync uploads every word once)" : "")
+            + (status.pendingAnswers > 0 ? ", \(status.pendingAnswers) study answer\(status.pendingAnswers == 1 ? "" : "s")" : "")
+            + (status.pendingSettings > 0 ? ", \(status.pendingSettings) setting\(status.pendingSettings == 1 ? "" : "s")" : "") + "\n"
         if let problem = status.cloudProblem { text += "Cloud        cannot be read: \(problem)\n" }
         if status.purgedElsewhere > 0 {
             let count = status.purgedElsewhere

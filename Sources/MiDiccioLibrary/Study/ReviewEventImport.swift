@@ -34,6 +34,8 @@ package final class ReviewEventImport {
     private let rebuildsTimeIndex: Bool
     private var changedWords = Set<WordID>()
     private var changedMany = false
+    /// Events stored so far that were not here before.
+    package private(set) var added = 0
     /// Events read in place and not stored yet, at most `chunkRows`.
     private var rows: [Row] = []
     private let chunk: Statement
@@ -127,8 +129,13 @@ package final class ReviewEventImport {
                 if let id = withUnsafeBytes(of: row.word, { WordID(bytes: $0) }) { noteChanged(id) }
             }
         }
+        self.added += added
         rows.removeAll(keepingCapacity: true)
     }
+
+    /// Stores the events read and not stored yet (as `finish()` does first), so `added`
+    /// counts them all.
+    package func storeRest() throws { try storeRows() }
 
     private func bind(_ row: Row, to statement: Statement, at offset: Int32) throws {
         try withUnsafeBytes(of: row.word) { try statement.bind(blob: $0, at: offset + 1) }
@@ -159,7 +166,9 @@ package final class ReviewEventImport {
             try statement.bind(Int64(event.seconds), at: 5)
             try statement.bind(pending, at: 6)
             try statement.runBound()
-            if library.database.changes > 0, !changedMany { noteChanged(event.wordID) }
+            let stored = library.database.changes
+            added += stored
+            if stored > 0, !changedMany { noteChanged(event.wordID) }
         }
     }
 

@@ -35,13 +35,20 @@ extension SyncStore {
     /// devices: not pending), then derives the schedules of the words they touch again;
     /// after a first sync of a studied library (more than `ReviewEventImport.refreshLimit`
     /// words), by emptying the cache, which the first queue builds in one pass. Call
-    /// inside `write`.
+    /// inside `write`. Returns how many of them were new here.
+    @discardableResult
     package func mergeReviewEvents(
         expected: Int, purged: Set<WordID>, _ body: (ReviewEventImport) throws -> Void
-    ) throws {
+    ) throws -> Int {
         try library.guarded {
-            let changed = try library.importingReviewEvents(expected: expected, pending: false, purged: purged, body)
+            var added = 0
+            let changed = try library.importingReviewEvents(expected: expected, pending: false, purged: purged) { importer in
+                try body(importer)
+                try importer.storeRest()
+                added = importer.added
+            }
             try library.refreshStudyCache(after: changed)
+            return added
         }
     }
 

@@ -26,6 +26,7 @@ extension SyncSession {
         }
         var pulled = 0
         var merged = 0
+        var settingsPulled = 0, answersPulled = 0
         // What comes from ids this library took over (or from libraries that took over
         // its old id) may be known nowhere else: this library passes it on itself, even
         // when it arrives after the full upload that followed the takeover.
@@ -60,7 +61,7 @@ extension SyncSession {
                     }
                     purged.insert(marker.id)
                 }
-                for setting in batch.settings { try store.merge(setting) }
+                for setting in batch.settings where try store.merge(setting) { settingsPulled += 1 }
             }
             // A new device skips the lookup of words it cannot have yet (a first sync of
             // 100,000 words), except those an earlier batch of this sync may have inserted:
@@ -85,7 +86,7 @@ extension SyncSession {
                 try store.saveNewMerged(fresh, pending: freshPending)
                 fresh.removeAll(keepingCapacity: true)
             }
-            try store.mergeReviewEvents(expected: events, purged: purged) { reviews in
+            answersPulled = try store.mergeReviewEvents(expected: events, purged: purged) { reviews in
                 for batch in batches {
                     // Events of an id this library took over are passed on, as its words are.
                     try reviews.setPending(relayed.contains(batch.device))
@@ -142,6 +143,8 @@ extension SyncSession {
         }
         report.pulled += pulled
         report.merged += merged
+        report.answersPulled += answersPulled
+        report.settingsPulled += settingsPulled
         report.purgedElsewhere += purgedHere
         report.purgedEditedHere += purgedEditedHere
         report.purgedTerms = Array((report.purgedTerms + purgedTerms).prefix(SyncReport.purgedNamed))

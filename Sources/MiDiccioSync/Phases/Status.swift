@@ -16,6 +16,9 @@ extension SyncSession {
                 try store.markerPosition(), try store.markers(pendingOnly: false).count
             )
         }
+        let (pendingAnswers, pendingSettings) = try store.read {
+            (try store.reviewEvents(pendingOnly: true).count, try store.settings(pendingOnly: true).count)
+        }
         let lastSync = state.lastSync.map(Timestamp.init(milliseconds:))
         var status = SyncStatus(
             deviceID: deviceID, deviceName: name, remote: storage.displayName, lastSync: lastSync,
@@ -23,6 +26,8 @@ extension SyncSession {
         var this = SyncStatus.Device(
             id: deviceID, name: name, app: engine.appVersion, lastSync: lastSync, agrees: true, isThisDevice: true)
         this.everythingRead = true
+        status.pendingAnswers = pendingAnswers
+        status.pendingSettings = pendingSettings
         status.devices.append(this)
         status.purgedElsewhere = state.purgedElsewhere
         status.retentionDays = Int(engine.retention / 86_400_000)

@@ -67,6 +67,8 @@ extension SyncSession {
             next.fullUpload = false
         }
         kept.pushed = report.pushed
+        report.answersPushed += events.count
+        report.settingsPushed += settings.count
         return true
     }
 

@@ -676,7 +676,10 @@
       state.hasRemote = true;
       $("sync-anyway").hidden = true;
       setSyncState("Synced " + new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }));
-      if (manual) $("sync-result").textContent = "Synced: " + report.pulled + " received, " + report.pushed + " sent.";
+      if (manual) {
+        $("sync-result").textContent = "Synced: " + plural(report.pulled, "word", "words") + " received, " + report.pushed + " sent"
+          + (report.answersAndSettings ? "; " + report.answersAndSettings : "") + ".";
+      }
       else if (state.syncFailed) $("sync-result").textContent = "";
       // A clock ahead somewhere is said whoever started the sync: edits there win meanwhile.
       // So is a library that found it is a copy of another and took a new device id, and
@@ -771,7 +774,9 @@
         showRemoteKind();
       }
       add("Last sync", formatTime(status.lastSync));
-      add("Waiting to upload", plural(status.pending, "word", "words"));
+      add("Waiting to upload", [plural(status.pending, "word", "words"),
+        status.pendingAnswers ? plural(status.pendingAnswers, "study answer", "study answers") : "",
+        status.pendingSettings ? plural(status.pendingSettings, "setting", "settings") : ""].filter(Boolean).join(", "));
       if (status.cloudProblem) add("Problem", status.cloudProblem);
       for (const device of status.devices) {
         const item = element("li");
