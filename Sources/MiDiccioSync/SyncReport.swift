@@ -375,11 +375,14 @@ extension SyncReport {
     public var answersAndSettings: String? {
         func kind(_ name: String, _ received: Int, _ sent: Int) -> String? {
             guard received > 0 || sent > 0 else { return nil }
-            return "\(name): " + [received > 0 ? "\(received) received" : nil, sent > 0 ? "\(sent) sent" : nil].compactMap(\.self)
-                .joined(separator: ", ")
+            let parts = [received > 0 ? "\(received) received" : nil, sent > 0 ? "\(sent) sent" : nil]
+            return "\(name): " + parts.compactMap(\.self).joined(separator: ", ")
         }
-        let kinds = [kind("study answers", answersPulled, answersPushed), kind("settings", settingsPulled, settingsPushed)].compactMap(\.self)
-        return kinds.isEmpty ? nil : kinds.joined(separator: "; ")
+        let kinds = [
+            kind("study answers", answersPulled, answersPushed), kind("settings", settingsPulled, settingsPushed),
+        ]
+        let said = kinds.compactMap(\.self)
+        return said.isEmpty ? nil : said.joined(separator: "; ")
     }
 
     /// What a sync says of words another device purged, or nil when it removed none here:
