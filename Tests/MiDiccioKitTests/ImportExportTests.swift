@@ -70,6 +70,19 @@ struct ImportExportTests {
         }
     }
 
+    @Test("the preview of an import shows a word's tags as the import keeps them: one of each, in any case")
+    func previewTagsAsKept() throws {
+        try withTemporaryLibrary { fixture in
+            try writeText("term\tmeaning\ttags\ncorrer\tto run\tverb Verb VERB común\n", to: fixture.file("words.tsv"))
+            var options = ImportOptions()
+            options.dryRun = true
+            let preview = try fixture.library.importWords(from: fixture.file("words.tsv"), options: options)
+            #expect(preview.sample.map(\.tags) == [["verb", "común"]])
+            _ = try fixture.library.importSheet(from: fixture.file("words.tsv"), format: .tsv)
+            #expect(try fixture.library.list(ListQuery()).map(\.tags) == [["verb", "común"]])
+        }
+    }
+
     @Test("an Anki plain-text export is imported with its HTML turned into text and its tags")
     func importsAnki() throws {
         try withTemporaryLibrary { fixture in

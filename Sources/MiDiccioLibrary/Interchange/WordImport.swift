@@ -372,7 +372,11 @@ extension WordLibrary {
                             message: "more than \(ImportLimits.rows) rows; MiDiccio imports at most that many at once")
                     }
                     if rows <= sampleSize {
-                        batch.sample.append(row)
+                        // Its tags as the import keeps them: one of each, in any case (a
+                        // deck's "verb Verb" showed twice, and was imported once).
+                        var shown = row
+                        shown.tags = TagSet.deduplicated(row.tags)
+                        batch.sample.append(shown)
                         if let fields { batch.sampleFields.append(fields) }
                     }
                     batch.rowsRead += 1
