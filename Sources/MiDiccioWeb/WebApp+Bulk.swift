@@ -104,7 +104,7 @@ extension WebApp {
             let report = try library.undoImport(progress: progress)
             return JSONText.object([
                 ("trashed", String(report.trashed)), ("keptEdited", String(report.keptEdited)),
-                ("alreadyGone", String(report.alreadyGone)),
+                ("alreadyGone", String(report.alreadyGone)), ("trashedStudied", String(report.trashedStudied)),
             ])
         }
     }

@@ -64,6 +64,23 @@ struct UndoImportTests {
         }
     }
 
+    @Test("a word studied since the import goes to the Trash with its answers, counted, and comes back studied")
+    func studiedWordIsCounted() throws {
+        try withTemporaryLibrary { fixture in
+            let library = fixture.library
+            let imported = try importThree(fixture)
+            let studied = try #require(imported.first { $0.term == "uno" })
+            try library.review(studied.id, grade: .good)
+            fixture.clock.advance(by: 1_000)
+
+            let report = try library.undoImport()
+            #expect(report == ImportUndoReport(trashed: 3, keptEdited: 0, alreadyGone: 0, trashedStudied: 1))
+            #expect(try library.word(studied.id)?.isDeleted == true)
+            _ = try library.restore([studied.id])
+            #expect(try library.reviewEvents(of: studied.id).count == 1)
+        }
+    }
+
     @Test("a word already in the Trash is left there and counted as gone")
     func alreadyTrashed() throws {
         try withTemporaryLibrary { fixture in
@@ -80,11 +97,12 @@ struct UndoImportTests {
 }
 
 extension ImportUndoReport {
-    init(trashed: Int, keptEdited: Int, alreadyGone: Int) {
+    init(trashed: Int, keptEdited: Int, alreadyGone: Int, trashedStudied: Int = 0) {
         self.init()
         self.trashed = trashed
         self.keptEdited = keptEdited
         self.alreadyGone = alreadyGone
+        self.trashedStudied = trashedStudied
     }
 }
 

@@ -214,11 +214,16 @@ struct ImportUndoCommand: ParsableCommand {
                 JSONText.object(
                     [
                         ("trashed", String(report.trashed)), ("keptEdited", String(report.keptEdited)),
-                        ("alreadyGone", String(report.alreadyGone)),
+                        ("alreadyGone", String(report.alreadyGone)), ("trashedStudied", String(report.trashedStudied)),
                     ], spaced: true) + "\n")
             return
         }
         context.io.write("Undid the last import: \(counted(report.trashed, "word")) moved to the Trash\n")
+        if report.trashedStudied > 0 {
+            context.note(
+                "\(report.trashedStudied) of them had been studied: their answers stay with them in the Trash, "
+                    + "and come back if you restore \(report.trashedStudied == 1 ? "it" : "them").")
+        }
         if report.keptEdited > 0 {
             context.note(
                 "\(report.keptEdited) \(report.keptEdited == 1 ? "word was" : "words were") changed since the import "

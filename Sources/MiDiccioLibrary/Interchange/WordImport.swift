@@ -74,6 +74,9 @@ public struct ImportUndoReport: Hashable, Sendable {
     public var keptEdited = 0
     /// Words already in the Trash, or deleted permanently, left as they are.
     public var alreadyGone = 0
+    /// Of `trashed`, words studied since the import: their answers stay with them in the
+    /// Trash, and come back when they are restored.
+    public var trashedStudied = 0
 
     /// Makes an empty report.
     public init() {}
@@ -438,6 +441,9 @@ extension WordLibrary {
                 }
                 _ = try update(current) { word, time in word.deletedAt = time }
                 report.trashed += 1
+                if try database.integer("SELECT EXISTS (SELECT 1 FROM reviews WHERE word = ?)", [.blob(id.bytes)]) == 1 {
+                    report.trashedStudied += 1
+                }
             }
             try database.run("DELETE FROM import_undo")
             progress?(ids.count, ids.count)

@@ -1130,6 +1130,8 @@
       const report = await busy($("import-undo"), "Undoing\u2026", afterSync(() => runJob(key, "/api/import/undo?" + query({ key }), {},
         $("undo-progress-box"), $("undo-progress"), $("undo-progress-text"))));
       let text = "The last import was undone: " + plural(report.trashed, "word", "words") + " moved to the Trash.";
+      if (report.trashedStudied) text += " " + report.trashedStudied.toLocaleString() + " of them had been studied: their answers"
+        + " stay with them in the Trash, and come back if they are restored.";
       if (report.keptEdited) text += " " + plural(report.keptEdited, "word was", "words were")
         + " changed since the import (edited, or moved to the Trash and back) and kept.";
       $("undo-result").textContent = text;
