@@ -27,15 +27,36 @@ final class ImportFromKOReaderTests {
         #expect(lone["notes"] as? String == "Book: Moby Dick")
     }
 
+    @Test("importing the file again adds only what is new: a word counts as imported while its context is an example of a word with its term, in the Trash too")
+    func importedAgain() throws {
+        let file = try ImportFixtures.copy("vocabulary_builder.sqlite3", into: sandbox)
+        #expect(sandbox.run("import", file).status == 0)
+        let again = sandbox.run("import", file)
+        #expect(again.status == 0, "\(again.errorOutput)")
+        #expect(again.output.contains("Imported 0 words") && again.output.contains("left out 3 look-ups imported before"), "\(again.output)")
+        #expect(try sandbox.listedTerms() == ["ephemeral", "lone", "melancholy"])
+
+        // Moved to the Trash, they still count; a word whose example was changed does not.
+        let words = try sandbox.listedWords()
+        let ephemeral = try #require(words.first { $0["term"] as? String == "ephemeral" }?["id"] as? String)
+        let melancholy = try #require(words.first { $0["term"] as? String == "melancholy" }?["id"] as? String)
+        #expect(sandbox.run("delete", ephemeral).status == 0)
+        #expect(sandbox.run("edit", melancholy, "--example", "another sentence").status == 0)
+        let third = sandbox.run("import", file)
+        #expect(third.output.contains("Imported 1 word") && third.output.contains("left out 2 look-ups imported before"), "\(third.output)")
+        #expect(try sandbox.listedTerms() == ["lone", "melancholy", "melancholy"])
+    }
+
     @Test("--no-duplicates skips words already in the library, and undo takes the rest out")
     func duplicatesAndUndo() throws {
-        try sandbox.add("Lone")
+        // Added by hand, without the book's sentence: not a look-up imported before.
+        try sandbox.add("Melancholy")
         let file = try ImportFixtures.copy("vocabulary_builder.sqlite3", into: sandbox)
         let result = sandbox.run("import", file, "--no-duplicates")
         #expect(result.output.contains("skipped 1 already in the library"), "\(result.output)")
-        #expect(try sandbox.listedTerms() == ["ephemeral", "Lone", "melancholy"])
+        #expect(try sandbox.listedTerms() == ["ephemeral", "lone", "Melancholy"])
         #expect(sandbox.run("import", "undo").status == 0)
-        #expect(try sandbox.listedTerms() == ["Lone"])
+        #expect(try sandbox.listedTerms() == ["Melancholy"])
     }
 
     @Test("a truncated database changes nothing")

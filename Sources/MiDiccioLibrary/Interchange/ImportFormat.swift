@@ -75,6 +75,13 @@ protocol ImportedRows: Sendable {
     func forEachRowWithFields(_ body: (SheetRow, [String]?) throws -> Void) throws
 }
 
+/// Rows of look-ups in an e-reader (Kindle, KOReader): importing the same file again adds
+/// only the look-ups not imported before, told by the words already in the library.
+protocol LookupRows: ImportedRows {
+    /// The term key of each word (`TermKey.fold`), to find look-ups imported before.
+    var termKeys: Set<String> { get }
+}
+
 extension ImportedRows {
     func forEachRowWithFields(_ body: (SheetRow, [String]?) throws -> Void) throws {
         try forEachRow { try body($0, nil) }

@@ -18,12 +18,14 @@ enum KOReaderVocabulary {
 
     /// The words added at or after `since` (milliseconds), oldest first, read from the
     /// file while they are written.
-    final class Words: ImportedRows, @unchecked Sendable {
+    final class Words: LookupRows, @unchecked Sendable {
         private let source: SQLiteImportFile
         private let sql: String
         private let since: Int64
         /// The look-ups from `since` on; words without a term among them are left out.
         let estimatedRows: Int
+        /// The term key of each word from `since` on, to find words imported before.
+        let termKeys: Set<String>
 
         /// Checks the file's tables and counts its words; a file with more than
         /// `ImportLimits.rows` is refused.
@@ -60,6 +62,13 @@ enum KOReaderVocabulary {
                     message: "more than \(ImportLimits.rows) words; MiDiccio imports at most that many at once")
             }
             estimatedRows = Int(count)
+            termKeys = try source.sqlite {
+                var keys = Set<String>()
+                try source.database.prepare("SELECT word FROM vocabulary WHERE create_time >= ?").forEachRow([.integer(seconds)]) {
+                    keys.insert(TermKey.fold(KindleVocabulary.oneLine($0.text(0))))
+                }
+                return keys
+            }
         }
 
         /// Hands each word with a term to `body`: the context before, the selection (or

@@ -22,7 +22,7 @@ enum KindleVocabulary {
     /// look-up's word in a temporary table of the read-only connection; the second reads
     /// the look-ups again word by word through that table, and hands each word on as soon
     /// as its last look-up is read. (Read whole, 500,000 look-ups took 360 MB.)
-    final class Words: ImportedRows, @unchecked Sendable {
+    final class Words: LookupRows, @unchecked Sendable {
         private let source: SQLiteImportFile
         /// How many words the file holds.
         let estimatedRows: Int

@@ -310,9 +310,9 @@ extension WordLibrary {
                 let stream = read.stream
                 let locale = collation.locale
                 let sampleSize = options.sampleSize
-                // Kindle rows are checked once earlier imports are left out: a word's
-                // examples are cut into words of at most 50 then.
-                let known = try (stream as? KindleVocabulary.Words).map { try examplesImportedBefore($0.termKeys) }
+                // Kindle and KOReader rows are checked once earlier imports are left out: a
+                // word's examples are cut into words of at most 50 then.
+                let known = try (stream as? any LookupRows).map { try examplesImportedBefore($0.termKeys) }
                 try Handoff.run(capacity: Self.importBatchesAhead) { emit in
                     try Self.readRows(
                         file: path, sampleSize: sampleSize, locale: locale, known: known, emit, eachRow: stream.forEachRowWithFields)
