@@ -27,13 +27,16 @@ final class ImportFromKOReaderTests {
         #expect(lone["notes"] as? String == "Book: Moby Dick")
     }
 
-    @Test("importing the file again adds only what is new: a word counts as imported while its context is an example of a word with its term, in the Trash too")
+    @Test(
+        "importing the file again adds only what is new: a word counts as imported while its context is an example of a word with its term, in the Trash too"
+    )
     func importedAgain() throws {
         let file = try ImportFixtures.copy("vocabulary_builder.sqlite3", into: sandbox)
         #expect(sandbox.run("import", file).status == 0)
         let again = sandbox.run("import", file)
         #expect(again.status == 0, "\(again.errorOutput)")
-        #expect(again.output.contains("Imported 0 words") && again.output.contains("left out 3 look-ups imported before"), "\(again.output)")
+        #expect(again.output.contains("Imported 0 words"), "\(again.output)")
+        #expect(again.output.contains("left out 3 look-ups imported before"), "\(again.output)")
         #expect(try sandbox.listedTerms() == ["ephemeral", "lone", "melancholy"])
 
         // Moved to the Trash, they still count; a word whose example was changed does not.
@@ -43,7 +46,8 @@ final class ImportFromKOReaderTests {
         #expect(sandbox.run("delete", ephemeral).status == 0)
         #expect(sandbox.run("edit", melancholy, "--example", "another sentence").status == 0)
         let third = sandbox.run("import", file)
-        #expect(third.output.contains("Imported 1 word") && third.output.contains("left out 2 look-ups imported before"), "\(third.output)")
+        #expect(third.output.contains("Imported 1 word"), "\(third.output)")
+        #expect(third.output.contains("left out 2 look-ups imported before"), "\(third.output)")
         #expect(try sandbox.listedTerms() == ["lone", "melancholy", "melancholy"])
     }
 
