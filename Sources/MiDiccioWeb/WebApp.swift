@@ -784,6 +784,7 @@ public final class WebApp: HTTPHandler {
                 JSONText.object([
                     ("added", String(report.added)), ("skippedDuplicates", String(report.skippedDuplicates)),
                     ("duplicatesAdded", String(report.duplicatesAdded)), ("alreadyImported", String(report.alreadyImported)),
+                    ("alreadyImportedInTrash", String(report.alreadyImportedInTrash)),
                     ("rows", String(report.rowCount)), ("format", JSONText.optional(report.format?.rawValue)),
                     ("formatTitle", JSONText.optional(report.format?.title)),
                     ("separator", JSONText.optional(report.separator)), ("header", String(report.firstRowNamesColumns)),

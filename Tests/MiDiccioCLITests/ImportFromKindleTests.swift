@@ -63,12 +63,26 @@ final class ImportFromKindleTests {
         #expect(examples == ["The rabbit went back to its burrow.", "Gandalf was a wizard."])
     }
 
-    @Test("a look-up already imported is recognised even when its word is in the Trash")
+    @Test("a look-up already imported is recognised even when its word is in the Trash, and the import says where they are")
     func recognisedInTrash() throws {
         let file = try ImportFixtures.copy("vocab.db", into: sandbox)
         #expect(sandbox.run("import", file).status == 0)
         #expect(sandbox.run("import", "undo").status == 0)
-        #expect(try sandbox.run("import", file, "--json").jsonObject()["added"] as? Int == 0)
+        let json = try sandbox.run("import", file, "--json").jsonObject()
+        #expect(json["added"] as? Int == 0)
+        let lookups = try #require(json["alreadyImported"] as? Int)
+        #expect(lookups > 0 && json["alreadyImportedInTrash"] as? Int == lookups)
+        let said = sandbox.run("import", file).output
+        let told = "left out \(lookups) look-ups imported before (all of them in the Trash: restore them from there)"
+        #expect(said.contains(told), "\(said)")
+
+        // One word restored: the rest are still said to be in the Trash, that one not.
+        let trashed = try sandbox.run("trash", "--json").jsonArray()
+        let restored = try #require(trashed.first)
+        #expect(sandbox.run("restore", try #require(restored["id"] as? String)).status == 0)
+        let again = try sandbox.run("import", file, "--json").jsonObject()
+        let inTrash = try #require(again["alreadyImportedInTrash"] as? Int)
+        #expect(inTrash > 0 && inTrash < lookups, "\(again)")
     }
 
     @Test("--no-duplicates skips stems already in the library")

@@ -89,14 +89,18 @@ struct ImportCommand: ParsableCommand {
             context.io.write(Self.table(report))
             var line = "Would import \(report.added) of \(counted(report.rowCount, "word"))"
             if report.skippedDuplicates > 0 { line += ", skip \(report.skippedDuplicates) already in the library" }
-            if report.alreadyImported > 0 { line += ", leave out \(report.alreadyImported) look-ups imported before" }
+            if report.alreadyImported > 0 {
+                line += ", leave out \(report.alreadyImported) look-ups imported before" + Self.inTrash(report)
+            }
             context.io.write(line + ". Nothing was changed.\n")
             context.io.write(Self.leftOut(report))
             return
         }
         var line = "Imported \(counted(report.added, "word")) from \(name), read as \(readAs)"
         if report.skippedDuplicates > 0 { line += ", skipped \(report.skippedDuplicates) already in the library" }
-        if report.alreadyImported > 0 { line += ", left out \(report.alreadyImported) look-ups imported before" }
+        if report.alreadyImported > 0 {
+            line += ", left out \(report.alreadyImported) look-ups imported before" + Self.inTrash(report)
+        }
         context.io.write(line + "\n")
         context.io.write(Self.leftOut(report))
         if report.duplicatesAdded > 0 {
@@ -129,6 +133,14 @@ struct ImportCommand: ParsableCommand {
             text += "Left out \(count) note\(count == 1 ? "" : "s") whose term field has no text (an image only, say)\n"
         }
         return text
+    }
+
+    /// Of the look-ups imported before, those whose words are in the Trash now: an import
+    /// undone and made again brought nothing back, and did not say where the words were.
+    static func inTrash(_ report: ImportReport) -> String {
+        let count = report.alreadyImportedInTrash
+        guard count > 0 else { return "" }
+        return " (\(count == report.alreadyImported ? "all" : "\(count)") of them in the Trash: restore them from there)"
     }
 
     /// The sample rows as a table: line, then every field that any sample row fills.
@@ -164,6 +176,7 @@ struct ImportCommand: ParsableCommand {
         var pairs: [(String, String)] = [
             ("added", String(report.added)), ("skippedDuplicates", String(report.skippedDuplicates)),
             ("duplicatesAdded", String(report.duplicatesAdded)), ("alreadyImported", String(report.alreadyImported)),
+            ("alreadyImportedInTrash", String(report.alreadyImportedInTrash)),
             ("format", JSONText.optional(report.format?.rawValue)), ("rows", String(report.rowCount)),
             ("dryRun", String(dryRun)),
         ]

@@ -33,8 +33,11 @@ public struct ImportReport: Hashable, Sendable {
     public var skippedDuplicates = 0
     /// Rows added although their term was already in the library.
     public var duplicatesAdded = 0
-    /// Kindle look-ups left out because an earlier import brought them.
+    /// Kindle look-ups (and KOReader words) left out because an earlier import brought them.
     public var alreadyImported = 0
+    /// Of `alreadyImported`, those whose words are all in the Trash now (an import undone,
+    /// say): restored from there, they are back.
+    public var alreadyImportedInTrash = 0
     /// Media references (sounds, images) left out of the words (Anki packages).
     public var droppedMediaReferences = 0
     /// Notes left out because their term field holds no text (Anki packages).
@@ -83,6 +86,13 @@ public struct ImportUndoReport: Hashable, Sendable {
 }
 
 private struct ImportDryRun: Error {}
+
+/// What the library holds of one term, to leave out look-ups imported before: the
+/// examples of its words, and whether they are all in the Trash.
+struct KnownLookups {
+    var examples = Set<String>()
+    var inTrashOnly = true
+}
 
 /// Ends the reading of a list once its first card is read.
 private struct FirstCardRead: Error {}
@@ -224,6 +234,8 @@ private struct SheetBatch: Sendable {
     var rowsRead = 0
     /// Kindle look-ups among these rows that an earlier import brought.
     var alreadyImported = 0
+    /// Of them, those whose words are all in the Trash.
+    var alreadyImportedInTrash = 0
 }
 
 extension WordLibrary {
@@ -319,6 +331,7 @@ extension WordLibrary {
                 } consume: { (batch: SheetBatch) in
                     report.rowCount += batch.rowsRead
                     report.alreadyImported += batch.alreadyImported
+                    report.alreadyImportedInTrash += batch.alreadyImportedInTrash
                     report.sample += batch.sample
                     report.sampleFields += batch.sampleFields
                     for word in batch.words { try add(word.content, columns: word.columns) }
@@ -357,7 +370,7 @@ extension WordLibrary {
     /// out first (`newLookups`). Runs on the reading thread of an import: it touches no
     /// library state, and has its own collator.
     private static func readRows(
-        file: String, sampleSize: Int, locale: String, known: [String: Set<String>]? = nil,
+        file: String, sampleSize: Int, locale: String, known: [String: KnownLookups]? = nil,
         _ emit: (SheetBatch) throws -> Void,
         eachRow: (_ body: (SheetRow, [String]?) throws -> Void) throws -> Void
     ) throws {
@@ -385,9 +398,10 @@ extension WordLibrary {
                     batch.rowsRead += 1
                     var fresh = [row]
                     if let known {
-                        let skipped: Int
-                        (fresh, skipped) = newLookups(row, known: known)
+                        let skipped: Int, inTrash: Bool
+                        (fresh, skipped, inTrash) = newLookups(row, known: known)
                         batch.alreadyImported += skipped
+                        if inTrash { batch.alreadyImportedInTrash += skipped }
                     }
                     for row in fresh {
                         let content = try validated(row, file: file)
@@ -673,13 +687,14 @@ extension WordLibrary {
 
     /// The examples of every word (Trash included) whose term key is among `keys`, by
     /// term key: the library before a Kindle import, read once.
-    private func examplesImportedBefore(_ keys: Set<String>) throws -> [String: Set<String>] {
-        var known: [String: Set<String>] = [:]
-        try database.cached("SELECT term_key, examples FROM words").forEachRow { row in
+    private func examplesImportedBefore(_ keys: Set<String>) throws -> [String: KnownLookups] {
+        var known: [String: KnownLookups] = [:]
+        try database.cached("SELECT term_key, examples, deleted_at IS NULL FROM words").forEachRow { row in
             let key = row.text(0)
             guard keys.contains(key) else { return }
             let examples = JSONText.stringArray(row.text(1))
-            known[key, default: []].formUnion(examples)
+            known[key, default: KnownLookups()].examples.formUnion(examples)
+            if row.int64(2) == 1 { known[key, default: KnownLookups()].inTrashOnly = false }
         }
         return known
     }
@@ -691,13 +706,14 @@ extension WordLibrary {
     /// term (Trash included; `known`, from `examplesImportedBefore`): the words themselves
     /// are the record, so it syncs with them and needs no key of its own. A look-up without
     /// a sentence counts as imported once the library has a word with its term.
-    private static func newLookups(_ row: SheetRow, known: [String: Set<String>]) -> (rows: [SheetRow], skipped: Int) {
-        guard let examples = known[TermKey.fold(row.term)] else { return (chunked(row), 0) }
-        if row.examples.isEmpty { return ([], 1) }
+    /// `inTrash` when every word with the row's term is in the Trash.
+    private static func newLookups(_ row: SheetRow, known: [String: KnownLookups]) -> (rows: [SheetRow], skipped: Int, inTrash: Bool) {
+        guard let lookups = known[TermKey.fold(row.term)] else { return (chunked(row), 0, false) }
+        if row.examples.isEmpty { return ([], 1, lookups.inTrashOnly) }
         var rest = row
-        rest.examples = row.examples.filter { !examples.contains($0) }
+        rest.examples = row.examples.filter { !lookups.examples.contains($0) }
         let skipped = row.examples.count - rest.examples.count
-        return (rest.examples.isEmpty ? [] : chunked(rest), skipped)
+        return (rest.examples.isEmpty ? [] : chunked(rest), skipped, lookups.inTrashOnly)
     }
 
     private static func chunked(_ row: SheetRow) -> [SheetRow] {

@@ -890,6 +890,14 @@
 
   // ---- Backup, import, export -------------------------------------------------------
 
+  // Look-ups imported before whose words are in the Trash now (an import undone, then
+  // made again): say where they are.
+  function lookupsInTrash(report) {
+    const count = report.alreadyImportedInTrash;
+    if (!count) return "";
+    return " (" + (count === report.alreadyImported ? "all" : count.toLocaleString()) + " of them in the Trash: restore them from there)";
+  }
+
   function describeRestore(report, dryRun) {
     const parts = [plural(report.added, "word", "words") + (dryRun ? " would be added" : " added"),
       report.updated + (dryRun ? " would be updated" : " updated"),
@@ -1063,7 +1071,7 @@
     }
     let count = plural(report.added, "word", "words") + " of " + report.rows.toLocaleString() + " will be imported";
     if (report.skippedDuplicates) count += ", " + report.skippedDuplicates + " already in the library or earlier in the file skipped";
-    if (report.alreadyImported) count += ", " + report.alreadyImported + " look-ups imported before left out";
+    if (report.alreadyImported) count += ", " + report.alreadyImported + " look-ups imported before left out" + lookupsInTrash(report);
     $("import-count").textContent = count + "." + describeLeftOut(report);
     $("import-preview").hidden = false;
   }
@@ -1116,7 +1124,7 @@
         text += " " + report.duplicatesAdded.toLocaleString() + (report.duplicatesAdded === 1 ? " has" : " have")
           + " the same term as another word, in the library or earlier in the file (added anyway).";
       }
-      if (report.alreadyImported) text += " " + report.alreadyImported + " look-ups imported before were left out.";
+      if (report.alreadyImported) text += " " + report.alreadyImported + " look-ups imported before were left out" + lookupsInTrash(report) + ".";
       $("import-result").textContent = text + describeLeftOut(report);
       $("import-preview").hidden = true;
       loadStatus();
