@@ -645,8 +645,17 @@
   // Before what other devices' changes decide (a restore, an undo, a permanent deletion):
   // a word another device edited, or took out of the Trash, and this page had not pulled
   // was overridden or purged everywhere (found by the exploratory helper).
-  async function syncFirst() {
-    if (state.hasRemote) await syncNow(false);
+  // When that sync fails (the cloud down, a password changed), the person is asked: going
+  // on overrode another device's edit without a word (found by the exploratory helper,
+  // round 7); the command line warns the same way. Saying no changes nothing. A preview
+  // (`ask` false) changes nothing either way, and does not ask.
+  async function syncFirst(ask = true) {
+    if (!state.hasRemote) return;
+    await syncNow(false);
+    if (!state.syncFailed || !ask) return;
+    const question = "MiDiccio could not sync first (" + state.syncError + "). Going on now may undo or override changes"
+      + " your other devices made that this page has not received yet. Go on anyway?";
+    if (!window.confirm(question)) throw new Error("Nothing was changed. Try again once MiDiccio can sync.");
   }
 
   // `action` after `syncFirst`, for a button that shows it is busy through both.
@@ -703,6 +712,7 @@
       // Settings says why, whoever started the sync: a hover title alone hid it.
       $("sync-result").textContent = manual ? error.message : "The last sync failed: " + error.message;
       state.syncFailed = true;
+      state.syncError = error.message;
     } finally {
       state.syncing = false;
       button.disabled = false;
@@ -939,7 +949,7 @@
       // Other devices' edits first, as the command line does: a replace gives every word of
       // the backup a new time, and one edited elsewhere and not pulled yet counted as
       // unchanged, had no undo, and lost that edit on every device.
-      await syncFirst();
+      await syncFirst(false);
       const report = await api("POST", restoreURL(file, true), file);
       $("restore-report").textContent = "This restore" + ($("backup-replace").checked && !report.mergedIntoEmpty ? " (replace)" : "") + ": "
         + describeRestore(report, true) + " Nothing has changed yet.";
