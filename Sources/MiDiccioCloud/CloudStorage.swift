@@ -93,6 +93,18 @@ public enum CloudBytes: Sendable {
         try piece(at: 0, count: count)
     }
 
+    /// True when `other` holds the same bytes, compared a megabyte at a time.
+    public func sameBytes(as other: CloudBytes) throws -> Bool {
+        guard count == other.count else { return false }
+        var offset = 0
+        while offset < count {
+            let length = min(Self.fileFrom, count - offset)
+            guard try piece(at: offset, count: length) == other.piece(at: offset, count: length) else { return false }
+            offset += length
+        }
+        return true
+    }
+
     /// The `count` bytes from `offset` on; throws when a file ends before them.
     public func piece(at offset: Int, count: Int) throws -> Data {
         switch self {

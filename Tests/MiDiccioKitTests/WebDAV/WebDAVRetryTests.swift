@@ -103,6 +103,27 @@ struct WebDAVRetryTests {
         #expect(try storage.read("devices/b.json") == Data("[]".utf8))
     }
 
+    @Test("a new file whose answer was lost is not written twice: the retry finds its own bytes there; someone else's are refused")
+    func lostAnswerOfACreate() throws {
+        let (proxy, storage, _) = try Self.setUp()
+        defer { proxy.stop() }
+        let bytes = Data("a change file".utf8)
+        proxy.loseAnswers(1)
+        try storage.create("devices/c.bin", bytes)
+        #expect(try storage.read("devices/c.bin") == bytes)
+        #expect(storage.requestCounts["PUT"] == 2, "the first went through; the second found it")
+        #expect(try storage.list("devices").map(\.name).sorted() == ["a.json", "c.bin"])
+
+        proxy.loseAnswers(1)
+        #expect {
+            try storage.create("devices/c.bin", Data("another device's bytes".utf8))
+        } throws: { error in
+            guard case CloudError.exists = error else { return false }
+            return true
+        }
+        #expect(try storage.read("devices/c.bin") == bytes)
+    }
+
     @Test("errors that waiting cannot fix are not retried: a missing file, a refused password, nothing listening")
     func notRetried() throws {
         let (proxy, storage, recorder) = try Self.setUp()

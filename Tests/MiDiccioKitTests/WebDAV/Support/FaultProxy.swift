@@ -16,6 +16,7 @@ final class FaultProxy: @unchecked Sendable {
         var drops = 0
         var answers: [(head: String, body: Data)] = []
         var truncations: [Int] = []
+        var losses = 0
         var connections = 0
     }
 
@@ -82,6 +83,11 @@ final class FaultProxy: @unchecked Sendable {
     /// less than it was sent. A body without a length goes on as it came.
     func truncateNextBody(by count: Int) { settings.withLock { $0.truncations.append(count) } }
 
+    /// Passes the next `count` new connections' first request on to the server, then
+    /// closes them once the server's answer begins, without passing it on: a write that
+    /// went through and lost only its answer.
+    func loseAnswers(_ count: Int) { settings.withLock { $0.losses += count } }
+
     /// Connections accepted so far.
     var connections: Int { settings.withLock { $0.connections } }
 
@@ -115,14 +121,18 @@ final class FaultProxy: @unchecked Sendable {
 
     private func handle(_ client: Int32) {
         defer { untrackAndClose(client) }
-        let (drop, answer, truncation) = settings.withLock { settings -> (Bool, (head: String, body: Data)?, Int?) in
+        let (drop, answer, truncation, lose) = settings.withLock { settings -> (Bool, (head: String, body: Data)?, Int?, Bool) in
             settings.connections += 1
             if settings.drops > 0 {
                 settings.drops -= 1
-                return (true, nil, nil)
+                return (true, nil, nil, false)
             }
-            if !settings.answers.isEmpty { return (false, settings.answers.removeFirst(), nil) }
-            return (false, nil, settings.truncations.isEmpty ? nil : settings.truncations.removeFirst())
+            if !settings.answers.isEmpty { return (false, settings.answers.removeFirst(), nil, false) }
+            if settings.losses > 0 {
+                settings.losses -= 1
+                return (false, nil, nil, true)
+            }
+            return (false, nil, settings.truncations.isEmpty ? nil : settings.truncations.removeFirst(), false)
         }
         if drop {
             _ = readRequest(client)
@@ -144,6 +154,13 @@ final class FaultProxy: @unchecked Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else { return }
+        if lose {
+            // The whole request on, then the first bytes of the answer back, kept here.
+            guard sendAll(upstream, readRequest(client)) else { return }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            _ = recv(upstream, &buffer, buffer.count, 0)
+            return
+        }
         running.enter()
         Thread { [self] in
             if let truncation, !forwardTruncated(from: client, to: upstream, dropping: truncation) {
