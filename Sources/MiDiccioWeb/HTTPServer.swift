@@ -310,6 +310,21 @@ private final class ServerContext: @unchecked Sendable {
     let limits: HTTPServer.Limits
     let usesTLS: Bool
     let idle: IdleConnections
+    /// Whether each open connection's client is another user of this computer
+    /// (`LocalPeer`), found at its first request: an idle connection costs no look-up.
+    private let foreign = Mutex([UInt: Bool]())
+
+    /// True when the client of `connection` (`key`) is another user of this computer,
+    /// looked up once per connection.
+    func isForeign(_ key: UInt, socket: Int32) -> Bool {
+        if let known = foreign.withLock({ $0[key] }) { return known }
+        let answer = LocalPeer.isAnotherUser(socket)
+        foreign.withLock { $0[key] = answer }
+        return answer
+    }
+
+    /// Forgets a closed connection.
+    func closed(_ key: UInt) { foreign.withLock { _ = $0.removeValue(forKey: key) } }
 
     init(handler: any HTTPHandler, port: UInt16, limits: HTTPServer.Limits, usesTLS: Bool, idle: IdleConnections) {
         self.handler = handler
@@ -349,6 +364,7 @@ private let connectionNotice: MHD_NotifyConnectionCallback = { cls, connection, 
         context.idle.opened(key, socket: midiccio_mhd_connection_fd(connection), now: DispatchTime.now().uptimeNanoseconds)
     } else {
         context.idle.closed(key)
+        context.closed(key)
     }
 }
 
@@ -410,6 +426,11 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     guard let existing, existing != badMark, existing != longMark else {
         // A request begins: its connection is no longer idle (once, not per body piece).
         context.idle.busy(UInt(bitPattern: connection))
+        if context.isForeign(UInt(bitPattern: connection), socket: midiccio_mhd_connection_fd(connection)) {
+            state.pointee = nil
+            let refusal = "this MiDiccio was started by another user of this computer; start your own with 'midiccio serve'"
+            return queue(context.handler.serverError(403, refusal), on: connection)
+        }
         if existing == badMark {
             state.pointee = nil
             return queue(context.handler.serverError(400, "the address has a NUL or a broken %-escape in it"), on: connection)
