@@ -43,7 +43,7 @@ public struct WebDAVCredentials: Hashable, Sendable, CustomStringConvertible, Cu
 
     /// The credentials stored at `path`, or nil when there is no file.
     public static func load(from path: String) throws -> WebDAVCredentials? {
-        guard let data = try FileSystem.contentsIfPresent(path) else { return nil }
+        guard let data = try FileSystem.secretContentsIfPresent(path) else { return nil }
         guard let object = JSONText.parse(data) as? [String: Any],
             object["format"] as? String == "midiccio-credentials",
             let webdav = object["webdav"] as? [String: Any],

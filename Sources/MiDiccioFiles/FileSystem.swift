@@ -190,6 +190,16 @@ package enum FileSystem {
         return data
     }
 
+    /// The bytes of a file that holds a secret (a password, a token), or nil when it is
+    /// missing. A file that others may read (copied without its mode, say) is made
+    /// owner-only (0600) first: it was used as it was (found by the exploratory helper,
+    /// round 7). A symbolic link is read, never changed.
+    package static func secretContentsIfPresent(_ path: String) throws -> Data? {
+        var status = stat()
+        if lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_mode & 0o077 != 0 { _ = chmod(path, 0o600) }
+        return try contentsIfPresent(path)
+    }
+
     /// Removes the file at `path`; no file is not an error.
     package static func removeIfPresent(_ path: String) throws {
         guard FileManager.default.fileExists(atPath: path) else { return }

@@ -39,7 +39,7 @@ public final class PairedBrowsers: Sendable {
     public init(path: String) throws {
         self.path = path
         var browsers: [Browser] = []
-        if let data = FileManager.default.contents(atPath: path) {
+        if let data = try? FileSystem.secretContentsIfPresent(path) {
             do {
                 browsers = try JSONDecoder().decode([Browser].self, from: data)
             } catch {

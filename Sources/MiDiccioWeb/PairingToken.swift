@@ -18,7 +18,7 @@ public struct PairingToken: Sendable {
 
     /// The stored token, or a new one (stored) when there is none or `renew` is set.
     public func load(renew: Bool = false) throws -> (token: String, isNew: Bool) {
-        if !renew, let data = FileManager.default.contents(atPath: path) {
+        if !renew, let data = try? FileSystem.secretContentsIfPresent(path) {
             let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             guard token.count >= 16, token.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
                 throw Failure(description: "\(path) does not hold a token; remove it or start with --new-token")

@@ -54,7 +54,7 @@ public struct GoogleDriveCredentials: Hashable, Sendable, CustomStringConvertibl
 
     /// The credentials stored at `path`, or nil when there is no file.
     public static func load(from path: String) throws -> GoogleDriveCredentials? {
-        guard let data = try FileSystem.contentsIfPresent(path) else { return nil }
+        guard let data = try FileSystem.secretContentsIfPresent(path) else { return nil }
         guard let object = JSONText.parse(data) as? [String: Any],
             object["format"] as? String == "midiccio-google-drive",
             let clientID = object["clientId"] as? String, !clientID.isEmpty,

@@ -56,7 +56,7 @@ public struct ICloudCredentials: Hashable, Sendable, CustomStringConvertible, Cu
 
     /// The credentials stored at `path`, or nil when there is no file.
     public static func load(from path: String) throws -> ICloudCredentials? {
-        guard let data = try FileSystem.contentsIfPresent(path) else { return nil }
+        guard let data = try FileSystem.secretContentsIfPresent(path) else { return nil }
         guard let object = JSONText.parse(data) as? [String: Any],
             object["format"] as? String == "midiccio-icloud",
             let container = object["container"] as? String, CloudKitDatabase.isContainer(container),

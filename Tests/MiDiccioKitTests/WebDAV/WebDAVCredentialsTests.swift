@@ -3,6 +3,7 @@ import MiDiccioTesting
 import Testing
 
 @testable import MiDiccioCloud
+@testable import MiDiccioFiles
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioOnline
@@ -33,6 +34,26 @@ struct WebDAVCredentialsTests {
             // No temporary file is left beside it.
             let siblings = try FileManager.default.contentsOfDirectory(atPath: temporary.directory.path)
             #expect(!siblings.contains { $0.hasSuffix(".tmp") })
+        }
+    }
+
+    @Test("a secret file found readable by others (copied without its mode) is made private when it is read")
+    func looseFileIsMadePrivate() throws {
+        try withTemporaryLibrary { temporary in
+            let library = temporary.library
+            let address = try WebDAVAddress.parse("https://cloud.example.com/dav/MiDiccio").address
+            try library.setRemote(.webdav(url: address.description, user: "ana"))
+            try library.storeWebDAVPassword(Self.secret, for: address, user: "ana")
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: library.credentialsPath)
+            #expect(try WebDAVCredentials.load(from: library.credentialsPath)?.password == Self.secret)
+            #expect(WebDAVCredentials.permissions(of: library.credentialsPath) == 0o600)
+
+            // The reading the web app's token and the Drive and iCloud sign-in files go through.
+            let token = temporary.directory.appendingPathComponent("library.sqlite.serve-token").path
+            try Data("abcdefghijklmnopqrstuvwx\n".utf8).write(to: URL(fileURLWithPath: token))
+            try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: token)
+            _ = try FileSystem.secretContentsIfPresent(token)
+            #expect(WebDAVCredentials.permissions(of: token) == 0o600)
         }
     }
 
