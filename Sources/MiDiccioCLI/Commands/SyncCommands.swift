@@ -215,8 +215,11 @@ struct RemoteSetCommand: ParsableCommand {
         }
         var password = target.urlPassword
         if passwordStdin {
-            let line = context.io.readInput().split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-            let text = line.hasSuffix("\r") ? String(line.dropLast()) : String(line)
+            // The first line, whatever ends it: Swift takes "\r\n" as one character, so a
+            // password file saved on Windows kept its "\r\n" in the password when split at
+            // "\n" (found by the exploratory helper, round 7).
+            let input = context.io.readInput()
+            let text = String(input.split(maxSplits: 1, omittingEmptySubsequences: false, whereSeparator: \.isNewline).first ?? "")
             guard !text.isEmpty else {
                 throw UsageError("--password-stdin read no password from standard input")
             }

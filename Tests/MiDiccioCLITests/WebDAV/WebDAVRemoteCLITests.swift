@@ -63,6 +63,18 @@ final class WebDAVRemoteCLITests {
         #expect(library.range(of: Data(secret.utf8)) == nil, "the password is not in the library")
     }
 
+    @Test("--password-stdin takes the first line whatever ends it: a file saved on Windows, an old Mac, or no line end at all")
+    func passwordLineEnds() throws {
+        for input in ["pw-line\r\nsecond", "pw-line\rsecond", "pw-line\n", "pw-line"] {
+            let result = run(
+                ["remote", "set", "webdav", "https://cloud.example.com/dav/MiDiccio/", "--user", "ana", "--password-stdin"], input: input)
+            #expect(result.status == 0, "\(result.errorOutput)")
+            let stored = try WebDAVCredentials.load(from: sandbox.libraryPath + ".credentials")
+            let kept = String(describing: stored?.password).debugDescription
+            #expect(stored?.password == "pw-line", "\(input.debugDescription) stored \(kept)")
+        }
+    }
+
     @Test("a password written into the URL is moved to the credentials file, never kept in the URL")
     func passwordInURL() throws {
         let result = run(["remote", "set", "webdav", "https://ana:in-the-url@cloud.example.com/dav"])
