@@ -316,7 +316,7 @@ public enum BackupFile {
             throw fail("\"device\" must be a device id")
         }
         let seconds = review["seconds"] as? Int ?? 0
-        guard seconds >= 0 else { throw fail("\"seconds\" must not be negative") }
+        guard (0...86_400).contains(seconds) else { throw fail("\"seconds\" must be a whole number from 0 to 86400 (a day)") }
         return ReviewEvent(wordID: id, time: time, grade: grade, device: device, seconds: seconds)
     }
 

@@ -258,6 +258,7 @@ extension WordLibrary {
                         if let id = renamed[reviews[index].wordID] { reviews[index].wordID = id }
                     }
                 }
+                try checkRestoredReviews(reviews, file: path)
                 let answersBefore = reviews.isEmpty ? 0 : try database.integer("SELECT count(*) FROM reviews") ?? 0
                 let reviewsAdded = try restoreReviewEvents(reviews)
                 if reviewsAdded { report.answersAdded = Int((try database.integer("SELECT count(*) FROM reviews") ?? 0) - answersBefore) }
@@ -480,6 +481,38 @@ extension WordLibrary {
         word.updatedAt = times.newest
         try save(word, times: times, writers: writers, previous: local, pending: true, tagClock: mergedTags?.clock)
         if word.isDeleted && !local.word.isDeleted { report.countTrashed(word.term) } else { report.countUpdated(word.term) }
+    }
+
+    /// Refuses a backup's answers that no device gave (found by the exploratory helper,
+    /// round 7: a hand-edited answer of 2999 made the word due in 2999 on every device,
+    /// and no undo took it back): an answer more than a day after this device's clock or
+    /// before 2000, or of a word that is neither in the library now (the backup's words
+    /// restored) nor purged (a purged word's answers are left out, as ever). Call inside
+    /// the restore's transaction, after its words: a refusal changes nothing.
+    private func checkRestoredReviews(_ reviews: [ReviewEvent], file: String) throws {
+        guard !reviews.isEmpty else { return }
+        let latest = clock.now().milliseconds + 86_400_000
+        let earliest = Timestamp(iso8601: "2000-01-01T00:00:00.000Z")?.milliseconds ?? 0
+        var known = Set<WordID>()
+        var purged: Set<WordID>?
+        let exists = try database.cached("SELECT 1 FROM words WHERE id = ?")
+        for (index, event) in reviews.enumerated() {
+            func fail(_ message: String) -> LibraryError {
+                .invalidBackup(file: file, location: "review \(index + 1)", message: message)
+            }
+            let time = event.time.milliseconds
+            if time > latest { throw fail("its time \(event.time.iso8601) is in the future: an answer is given, not planned") }
+            if time < earliest { throw fail("its time \(event.time.iso8601) is before any answer MiDiccio could have recorded") }
+            guard !known.contains(event.wordID) else { continue }
+            if try !exists.rows([.text(event.wordID.rawValue)], { _ in true }).isEmpty {
+                known.insert(event.wordID)
+                continue
+            }
+            if purged == nil { purged = try purgedWordIDs() }
+            guard purged?.contains(event.wordID) == true else {
+                throw fail("its word \(event.wordID.rawValue) is neither in the backup nor in this library")
+            }
+        }
     }
 
     /// Replace: the backup's content with a fresh time on every field, so it wins everywhere.

@@ -116,4 +116,39 @@ struct BackupKeepsReviewsTests {
             #expect(try other.reviewEventCount() == 0)
         }
     }
+
+    @Test(
+        "answers no device gave are refused, naming the entry and changing nothing: in the future, before 2000, a day's seconds past, of no word",
+        arguments: [
+            ("\"time\": \"2999-01-01T00:00:00.000Z\"", "in the future"),
+            ("\"time\": \"1970-01-01T00:00:00.000Z\"", "before any answer"),
+            ("\"seconds\": 1000000000000000", "from 0 to 86400"),
+            ("\"word\": \"00000000-0000-4000-8000-000000000000\"", "neither in the backup nor in this library"),
+        ])
+    func answersNoDeviceGave(edit: String, message: String) throws {
+        try withTemporaryLibrary { fixture in
+            let word = try fixture.library.add(WordContent(term: "uno")).word
+            try fixture.library.review(word.id, grade: .good)
+            try fixture.library.exportBackup(to: fixture.file("b.json"))
+            var text = try String(contentsOfFile: fixture.file("b.json"), encoding: .utf8)
+            let field = String(edit.prefix { $0 != ":" })
+            let start = try #require(text.range(of: "{\"word\"")?.lowerBound)
+            let entry = try #require(text[start...].range(of: "}"))
+            var review = String(text[start..<entry.upperBound])
+            let old = try #require(review.range(of: field + #": [^,}]+"#, options: .regularExpression))
+            review.replaceSubrange(old, with: edit)
+            text.replaceSubrange(start..<entry.upperBound, with: review)
+            try writeText(text, to: fixture.file("bad.json"))
+            let other = try fixture.sibling("other.sqlite").0
+            for replace in [false, true] {
+                #expect {
+                    try other.restoreBackup(from: fixture.file("bad.json"), replace: replace)
+                } throws: { error in
+                    "\(error)".contains("review 1") && "\(error)".contains(message)
+                }
+                #expect(try other.counts().words == 0)
+                #expect(try other.reviewEventCount() == 0)
+            }
+        }
+    }
 }
