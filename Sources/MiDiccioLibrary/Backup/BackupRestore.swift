@@ -485,13 +485,14 @@ extension WordLibrary {
 
     /// Refuses a backup's answers that no device gave (found by the exploratory helper,
     /// round 7: a hand-edited answer of 2999 made the word due in 2999 on every device,
-    /// and no undo took it back): an answer more than a day after this device's clock or
+    /// and no undo took it back): an answer more than 30 days after this device's clock (a
+    /// device's clock may be set a day or two wrong, not a month) or
     /// before 2000, or of a word that is neither in the library now (the backup's words
     /// restored) nor purged (a purged word's answers are left out, as ever). Call inside
     /// the restore's transaction, after its words: a refusal changes nothing.
     private func checkRestoredReviews(_ reviews: [ReviewEvent], file: String) throws {
         guard !reviews.isEmpty else { return }
-        let latest = clock.now().milliseconds + 86_400_000
+        let latest = clock.now().milliseconds + 30 * 86_400_000
         let earliest = Timestamp(iso8601: "2000-01-01T00:00:00.000Z")?.milliseconds ?? 0
         var known = Set<WordID>()
         var purged: Set<WordID>?
