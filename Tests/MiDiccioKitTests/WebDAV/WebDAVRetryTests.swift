@@ -124,6 +124,27 @@ struct WebDAVRetryTests {
         #expect(try storage.read("devices/c.bin") == bytes)
     }
 
+    @Test("a write the server forbids (403) while reads go through says the user may not write there, not that the password is wrong")
+    func forbiddenWrite() throws {
+        let (proxy, storage, _) = try Self.setUp()
+        defer { proxy.stop() }
+        proxy.answer(["403 Forbidden"])
+        #expect {
+            try storage.write("devices/b.json", Data("[]".utf8))
+        } throws: { error in
+            guard case CloudError.failed(_, let reason) = error else { return false }
+            return reason.contains("does not let this user change it (403 Forbidden)")
+        }
+        #expect(storage.requestCounts["PUT"] == 1, "not retried")
+        proxy.answer(["403 Forbidden"])
+        #expect {
+            try storage.read("devices/a.json")
+        } throws: { error in
+            guard case CloudError.unauthorized = error else { return false }
+            return true
+        }
+    }
+
     @Test("errors that waiting cannot fix are not retried: a missing file, a refused password, nothing listening")
     func notRetried() throws {
         let (proxy, storage, recorder) = try Self.setUp()
