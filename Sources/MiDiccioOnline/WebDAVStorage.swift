@@ -375,9 +375,9 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
                 if answer.status == 403, ["PUT", "MOVE", "DELETE", "MKCOL"].contains(method) {
                     // Reads went through with the same password: a folder this user may
                     // only read, not a wrong password (found by the exploratory helper, round 7).
-                    throw CloudError.failed(
-                        path: path,
-                        reason: "the server does not let this user change it (403 Forbidden); check that the user may write to the folder there")
+                    let reason =
+                        "the server does not let this user change it (403 Forbidden); check that the user may write to the folder there"
+                    throw CloudError.failed(path: path, reason: reason)
                 }
                 if answer.status == 401 || answer.status == 403 {
                     throw CloudError.unauthorized("the server refused the user name or password")
