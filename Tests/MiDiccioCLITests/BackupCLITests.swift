@@ -193,7 +193,10 @@ final class BackupCLITests {
         "a backup that is not valid changes nothing and says what is wrong",
         arguments: [
             ("empty", "", "the file is empty"),
-            ("not JSON", "hello", "not valid JSON"),
+            ("broken JSON", #"{"format": "midiccio-backup", "version": 1, "words": [x]}"#, "not valid JSON"),
+            ("a CSV export", "term,meaning\nuno,one\n", "this is not a MiDiccio backup (one is JSON text starting with \"{\")"),
+            ("version 0", #"{"format": "midiccio-backup", "version": 0, "words": []}"#, "version 0 is not one MiDiccio writes"),
+            ("version 1.5", #"{"format": "midiccio-backup", "version": 1.5, "words": []}"#, "\"version\" must be a whole number"),
             ("another format", #"{"format": "other", "version": 1, "words": []}"#, "not a MiDiccio backup"),
             ("a newer version", #"{"format": "midiccio-backup", "version": 99, "words": []}"#, "update MiDiccio"),
             ("a bad entry", #"{"format": "midiccio-backup", "version": 1, "words": [{"id": "x"}]}"#, "entry 1"),

@@ -203,14 +203,21 @@ public enum BackupFile {
             }
         }
         var empty = true
+        // The file's first byte that is not white space: "{" in every backup.
+        var first: UInt8?
         do {
             try reader.read(pieces: {
                 let piece = try next()
                 if piece != nil { empty = false }
+                if first == nil, let piece { first = piece.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) } }
                 return piece
             })
         } catch let error as BackupReader.SyntaxError {
             if empty { throw fail(nil, "the file is empty") }
+            // Wrong from its first character: another kind of file (a CSV export, a zip).
+            if let first, first != UInt8(ascii: "{") {
+                throw fail(nil, "this is not a MiDiccio backup (one is JSON text starting with \"{\"); to read a word list, use import")
+            }
             throw fail(
                 "line \(error.line), column \(error.column)", "not valid JSON (the file may be truncated or corrupt): \(error.reason)")
         }
@@ -220,8 +227,12 @@ public enum BackupFile {
         guard let format = outline.values["format"] as? String, format == formatName else {
             throw fail(nil, "\"format\" must be \"\(formatName)\"; this is not a MiDiccio backup")
         }
-        guard let version = outline.values["version"] as? Int else { throw fail(nil, "\"version\" is missing or not a number") }
-        guard version <= Self.version, version >= 1 else {
+        guard let version = outline.values["version"] as? Int else {
+            if outline.values["version"] is Double { throw fail(nil, "\"version\" must be a whole number (1 to \(Self.version))") }
+            throw fail(nil, "\"version\" is missing or not a number")
+        }
+        guard version >= 1 else { throw fail(nil, "backup format version \(version) is not one MiDiccio writes (1 to \(Self.version))") }
+        guard version <= Self.version else {
             throw fail(nil, "backup format version \(version) is newer than this MiDiccio reads (\(Self.version)); update MiDiccio")
         }
         guard outline.lists[.words] == 1, outline.values["words"] == nil else {
