@@ -122,7 +122,12 @@ public struct SecurityPolicy: Sendable {
         {
             return .error(403, "requests from other sites are refused")
         }
-        guard let sent = request.header("x-csrf-token"), Self.constantTimeEqual(sent, csrfToken) else {
+        guard let sent = request.header("x-csrf-token") else {
+            // The page always sends one: this is a script, told what it lacks.
+            return .error(
+                403, "a change needs the page's token in an X-CSRF-Token header (the csrf-token meta tag of the page)", field: "csrf")
+        }
+        guard Self.constantTimeEqual(sent, csrfToken) else {
             // Said for a person (a page left open while `serve` was started again), not
             // in the header's name: reloading keeps nothing typed, so copy it first. The
             // page takes the new token and sends the request again once (field "csrf").
