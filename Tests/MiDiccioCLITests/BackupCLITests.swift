@@ -200,6 +200,12 @@ final class BackupCLITests {
             ("another format", #"{"format": "other", "version": 1, "words": []}"#, "not a MiDiccio backup"),
             ("a newer version", #"{"format": "midiccio-backup", "version": 99, "words": []}"#, "update MiDiccio"),
             ("a bad entry", #"{"format": "midiccio-backup", "version": 1, "words": [{"id": "x"}]}"#, "entry 1"),
+            (
+                "a word from the future",
+                #"{"format": "midiccio-backup", "version": 1, "words": [{"id": "3f2a9c1e-8b4d-4e6f-9a1b-2c3d4e5f6a7b", "term": "casa", "#
+                    + #""createdAt": "2026-11-29T10:00:00.000Z", "updatedAt": "2999-01-01T00:00:00.000Z"}]}"#,
+                "entry 1: its time 2999-01-01T00:00:00.000Z is in the future"
+            ),
         ])
     func invalidBackup(name: String, text: String, message: String) throws {
         try sandbox.add("uno")

@@ -174,10 +174,21 @@ extension WordLibrary {
                     try insertNew(fresh, pending: true)
                     fresh.removeAll(keepingCapacity: true)
                 }
+                // No device wrote a word this far ahead of this one's clock (see
+                // `checkRestoredReviews`): a hand-edited time of 2999 stamped every later
+                // edit of the word after it, beating every other device's edits.
+                let latest = Self.latestTime(now: clock.now())
                 func restore(_ entry: BackupFile.Entry, columns: NewWordColumns?) throws {
                     let restored = entry.word
                     if let progress, index > 0, index % Self.progressInterval == 0 { progress(index, total) }
                     index += 1
+                    let times = [restored.updatedAt, restored.createdAt, restored.deletedAt]
+                    let newest = times.compactMap(\.self).max() ?? restored.updatedAt
+                    if newest.milliseconds > latest {
+                        throw LibraryError.invalidBackup(
+                            file: path, location: "entry \(index)",
+                            message: "its time \(newest.iso8601) is in the future, more than two years after this device's clock")
+                    }
                     if intoEmpty, let columns {
                         // A marker wins over a backup, as in `merge`.
                         if try isPurged(restored.id) {
@@ -485,14 +496,13 @@ extension WordLibrary {
 
     /// Refuses a backup's answers that no device gave (found by the exploratory helper,
     /// round 7: a hand-edited answer of 2999 made the word due in 2999 on every device,
-    /// and no undo took it back): an answer more than 30 days after this device's clock (a
-    /// device's clock may be set a day or two wrong, not a month) or
+    /// and no undo took it back): an answer after `latestTime(now:)` or
     /// before 2000, or of a word that is neither in the library now (the backup's words
     /// restored) nor purged (a purged word's answers are left out, as ever). Call inside
     /// the restore's transaction, after its words: a refusal changes nothing.
     private func checkRestoredReviews(_ reviews: [ReviewEvent], file: String) throws {
         guard !reviews.isEmpty else { return }
-        let latest = clock.now().milliseconds + 30 * 86_400_000
+        let latest = Self.latestTime(now: clock.now())
         let earliest = Timestamp(iso8601: "2000-01-01T00:00:00.000Z")?.milliseconds ?? 0
         var known = Set<WordID>()
         var purged: Set<WordID>?
@@ -514,6 +524,13 @@ extension WordLibrary {
                 throw fail("its word \(event.wordID.rawValue) is neither in the backup nor in this library")
             }
         }
+    }
+
+    /// The latest time a backup may hold when this device's clock says `now`: two years
+    /// after it (a clock may be set a day wrong, or even a year, not more), and never
+    /// before 2028, so a device whose clock stopped in 1970 (no battery) still restores.
+    static func latestTime(now: Timestamp) -> Int64 {
+        max(now.milliseconds, 1_767_225_600_000) + 2 * 366 * 86_400_000
     }
 
     /// Replace: the backup's content with a fresh time on every field, so it wins everywhere.
