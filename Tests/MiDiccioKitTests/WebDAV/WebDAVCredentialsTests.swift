@@ -16,13 +16,19 @@ import Testing
 struct WebDAVCredentialsTests {
     static let secret = "s3cr3t-Pässwörd-\(UUID().uuidString)"
 
+    /// The temporary library with a WebDAV remote for "ana" and `secret` stored for it.
+    static func withStoredPassword(_ temporary: TemporaryLibrary) throws -> (WordLibrary, WebDAVAddress) {
+        let library = temporary.library
+        let address = try WebDAVAddress.parse("https://cloud.example.com/dav/MiDiccio").address
+        try library.setRemote(.webdav(url: address.description, user: "ana"))
+        try library.storeWebDAVPassword(Self.secret, for: address, user: "ana")
+        return (library, address)
+    }
+
     @Test("the credentials file is created with mode 0600, and replacing a file someone opened up makes it private again")
     func fileMode() throws {
         try withTemporaryLibrary { temporary in
-            let library = temporary.library
-            let address = try WebDAVAddress.parse("https://cloud.example.com/dav/MiDiccio").address
-            try library.setRemote(.webdav(url: address.description, user: "ana"))
-            try library.storeWebDAVPassword(Self.secret, for: address, user: "ana")
+            let (library, address) = try Self.withStoredPassword(temporary)
             #expect(library.credentialsPath == library.path + ".credentials")
             #expect(WebDAVCredentials.permissions(of: library.credentialsPath) == 0o600)
 
@@ -40,10 +46,7 @@ struct WebDAVCredentialsTests {
     @Test("a secret file found readable by others (copied without its mode) is made private when it is read")
     func looseFileIsMadePrivate() throws {
         try withTemporaryLibrary { temporary in
-            let library = temporary.library
-            let address = try WebDAVAddress.parse("https://cloud.example.com/dav/MiDiccio").address
-            try library.setRemote(.webdav(url: address.description, user: "ana"))
-            try library.storeWebDAVPassword(Self.secret, for: address, user: "ana")
+            let (library, _) = try Self.withStoredPassword(temporary)
             try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: library.credentialsPath)
             #expect(try WebDAVCredentials.load(from: library.credentialsPath)?.password == Self.secret)
             #expect(WebDAVCredentials.permissions(of: library.credentialsPath) == 0o600)
@@ -60,10 +63,7 @@ struct WebDAVCredentialsTests {
     @Test("the password is never in the library file, only in the credentials file")
     func notInLibrary() throws {
         try withTemporaryLibrary { temporary in
-            let library = temporary.library
-            let address = try WebDAVAddress.parse("https://cloud.example.com/dav/MiDiccio").address
-            try library.setRemote(.webdav(url: address.description, user: "ana"))
-            try library.storeWebDAVPassword(Self.secret, for: address, user: "ana")
+            let (library, _) = try Self.withStoredPassword(temporary)
             _ = try library.add(WordContent(term: "palabra"))
             let bytes = try Data(contentsOf: URL(fileURLWithPath: library.path))
             let wal = (try? Data(contentsOf: URL(fileURLWithPath: library.path + "-wal"))) ?? Data()
@@ -75,10 +75,7 @@ struct WebDAVCredentialsTests {
     @Test("the stored password is used for its own address only, and MIDICCIO_WEBDAV_PASSWORD overrides it")
     func whichPassword() throws {
         try withTemporaryLibrary { temporary in
-            let library = temporary.library
-            let address = try WebDAVAddress.parse("https://cloud.example.com/dav/MiDiccio").address
-            try library.setRemote(.webdav(url: address.description, user: "ana"))
-            try library.storeWebDAVPassword(Self.secret, for: address, user: "ana")
+            let (library, address) = try Self.withStoredPassword(temporary)
             #expect(try RemoteConfig.webdavPassword(for: address, libraryPath: library.path, environment: [:]) == Self.secret)
             #expect(
                 try RemoteConfig.webdavPassword(
@@ -92,10 +89,7 @@ struct WebDAVCredentialsTests {
     @Test("moving the remote to another address or removing it deletes the stored password")
     func forgetOnChange() throws {
         try withTemporaryLibrary { temporary in
-            let library = temporary.library
-            let address = try WebDAVAddress.parse("https://cloud.example.com/dav/MiDiccio").address
-            try library.setRemote(.webdav(url: address.description, user: "ana"))
-            try library.storeWebDAVPassword(Self.secret, for: address, user: "ana")
+            let (library, address) = try Self.withStoredPassword(temporary)
             try library.setRemote(.webdav(url: address.description, user: "ana"))
             #expect(FileManager.default.fileExists(atPath: library.credentialsPath), "same address: kept")
             try library.setRemote(.webdav(url: "https://other.example.com/dav", user: "ana"))
