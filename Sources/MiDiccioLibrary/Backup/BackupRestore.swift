@@ -270,9 +270,8 @@ extension WordLibrary {
                     }
                 }
                 try checkRestoredReviews(reviews, file: path)
-                let answersBefore = reviews.isEmpty ? 0 : try database.integer("SELECT count(*) FROM reviews") ?? 0
-                let reviewsAdded = try restoreReviewEvents(reviews)
-                if reviewsAdded { report.answersAdded = Int((try database.integer("SELECT count(*) FROM reviews") ?? 0) - answersBefore) }
+                report.answersAdded = try restoreReviewEvents(reviews)
+                let reviewsAdded = report.answersAdded > 0
                 // Each touched word's time as the restore leaves it: a word whose time has
                 // moved by the undo was edited since, and the undo keeps that edit.
                 try database.run(

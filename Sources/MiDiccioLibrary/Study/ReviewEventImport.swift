@@ -133,10 +133,6 @@ package final class ReviewEventImport {
         rows.removeAll(keepingCapacity: true)
     }
 
-    /// Stores the events read and not stored yet (as `finish()` does first), so `added`
-    /// counts them all.
-    package func storeRest() throws { try storeRows() }
-
     private func bind(_ row: Row, to statement: Statement, at offset: Int32) throws {
         try withUnsafeBytes(of: row.word) { try statement.bind(blob: $0, at: offset + 1) }
         try statement.bind(row.time, at: offset + 2)
@@ -256,13 +252,15 @@ private struct PackedWordID: Hashable, Sendable {
 
 extension WordLibrary {
     /// Runs `body` with an import of about `expected` review events and finishes it (the
-    /// time index made again); returns which words got a new event. Call inside `writing`.
+    /// time index made again); returns which words got a new event, and how many events
+    /// were new here. Call inside `writing`.
     package func importingReviewEvents(
         expected: Int, pending: Bool, purged: Set<WordID> = [], _ body: (ReviewEventImport) throws -> Void
-    ) throws -> ReviewEventImport.Changed {
+    ) throws -> (changed: ReviewEventImport.Changed, added: Int) {
         let importer = try ReviewEventImport(library: self, expected: expected, pending: pending, purged: purged)
         try body(importer)
-        return try importer.finish()
+        let changed = try importer.finish()
+        return (changed, importer.added)
     }
 
     /// Derives again the schedules of the words an import changed: one by one for a few,

@@ -137,7 +137,7 @@ extension WordLibrary {
     /// which words got a new one. Call inside `writing`, then `refreshStudyCache(after:)`.
     @discardableResult
     package func insertReviewEvents(_ events: [ReviewEvent], pending: Bool) throws -> ReviewEventImport.Changed {
-        try importingReviewEvents(expected: events.count, pending: pending) { try $0.insert(events) }
+        try importingReviewEvents(expected: events.count, pending: pending) { try $0.insert(events) }.changed
     }
 
     /// Every review event, in the order of time, then of device (for a backup): sorted
@@ -149,16 +149,16 @@ extension WordLibrary {
         ).rows([]) { reader.event($0) }.compactMap(\.self)
     }
 
-    /// Adds a backup's review events that are not here, leaving out purged words'; true
-    /// when it added any. Call inside `writing`.
+    /// Adds a backup's review events that are not here, leaving out purged words'; returns
+    /// how many it added. Call inside `writing`.
     @discardableResult
-    package func restoreReviewEvents(_ events: [ReviewEvent]) throws -> Bool {
-        guard !events.isEmpty else { return false }
-        let changed = try importingReviewEvents(expected: events.count, pending: true, purged: try purgedWordIDs()) {
+    package func restoreReviewEvents(_ events: [ReviewEvent]) throws -> Int {
+        guard !events.isEmpty else { return 0 }
+        let (changed, added) = try importingReviewEvents(expected: events.count, pending: true, purged: try purgedWordIDs()) {
             try $0.insert(events)
         }
         try refreshStudyCache(after: changed)
-        return changed != .words([])
+        return added
     }
 
     /// The ids of the words purged for good (their markers), which nothing brings back.

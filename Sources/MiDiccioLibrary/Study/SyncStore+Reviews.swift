@@ -41,12 +41,7 @@ extension SyncStore {
         expected: Int, purged: Set<WordID>, _ body: (ReviewEventImport) throws -> Void
     ) throws -> Int {
         try library.guarded {
-            var added = 0
-            let changed = try library.importingReviewEvents(expected: expected, pending: false, purged: purged) { importer in
-                try body(importer)
-                try importer.storeRest()
-                added = importer.added
-            }
+            let (changed, added) = try library.importingReviewEvents(expected: expected, pending: false, purged: purged, body)
             try library.refreshStudyCache(after: changed)
             return added
         }
