@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import MiDiccioCLICore
 
 /// A word from another device or an imported deck may hold an escape sequence or a bell
 /// (its notes: "ESC[31m… BEL"). `show` and `list` printed it raw, and the terminal ran
@@ -74,5 +75,25 @@ final class AWordsEscapeSequencesAreNotRunTests {
         let file = sandbox.path("words.csv")
         try "term,meaning\n\"\(Self.term)\",red\n".write(toFile: file, atomically: true, encoding: .utf8)
         shownSafely("import", file, "--dry-run")
+    }
+
+    @Test("a bidirectional override in a term is shown as U+FFFD, so the term cannot pass for another; --json keeps it")
+    func bidirectionalOverrides() throws {
+        // "txt.exe" written backwards behind a right-to-left override shows as "exe.txt".
+        let term = "file\u{202E}txt.exe\u{2066}x\u{2069}"
+        let added = sandbox.run("add", term, "--meaning", "spoof")
+        #expect(added.status == 0, "\(added.errorOutput)")
+        let id = try #require(try sandbox.listedWords().first?["id"] as? String)
+        for arguments in [["show", id], ["list"], ["search", "file"], ["add", term, "--meaning", "again"]] {
+            let result = sandbox.run(arguments)
+            let both = result.output + result.errorOutput
+            let bidi = both.unicodeScalars.filter { (0x202A...0x202E).contains($0.value) || (0x2066...0x2069).contains($0.value) }
+            #expect(bidi.isEmpty, "\(arguments) printed \(both.debugDescription)")
+            #expect(both.contains("file\u{FFFD}txt.exe\u{FFFD}x\u{FFFD}"), "\(arguments) printed \(both.debugDescription)")
+        }
+        let json = sandbox.run("show", id, "--json").output
+        #expect(json.contains("\u{202E}") || json.lowercased().contains("\\u202e"), "--json keeps the word's text: \(json)")
+        // Right-to-left text itself is left alone.
+        #expect("שלום عربي".shownSafely == "שלום عربي")
     }
 }

@@ -48,22 +48,30 @@ package struct WordPrinter {
 extension String {
     /// The text with every control character but the line break and the tab shown as
     /// U+FFFD: a word from a sync or an imported deck may hold an escape sequence, which a
-    /// terminal would run (colours, a bell, a changed title) instead of showing.
+    /// terminal would run (colours, a bell, a changed title) instead of showing. The
+    /// explicit bidirectional embeddings, overrides and isolates (U+202A–U+202E,
+    /// U+2066–U+2069) are shown as U+FFFD too: they run nothing, but they reorder the text
+    /// that follows them, so a term could be made to look like another one.
     package var shownSafely: String {
         // Plain text (the usual case) is passed on as it is, decided from the bytes: C0
-        // controls, DEL, and C1 controls (0xC2 0x80–0x9F in UTF-8).
+        // controls, DEL, C1 controls (0xC2 0x80–0x9F in UTF-8) and the bidirectional
+        // controls (0xE2 0x80 0xAA–0xAE, 0xE2 0x81 0xA6–0xA9).
         var previous: UInt8 = 0
+        var beforePrevious: UInt8 = 0
         let clean = utf8.allSatisfy { byte in
-            defer { previous = byte }
+            defer { (beforePrevious, previous) = (previous, byte) }
             if byte < 0x20 { return byte == 0x0A || byte == 0x09 }
             if byte == 0x7F { return false }
-            return !(previous == 0xC2 && byte >= 0x80 && byte <= 0x9F)
+            if previous == 0xC2 && byte >= 0x80 && byte <= 0x9F { return false }
+            guard beforePrevious == 0xE2 else { return true }
+            return !((previous == 0x80 && (0xAA...0xAE).contains(byte)) || (previous == 0x81 && (0xA6...0xA9).contains(byte)))
         }
         if clean { return self }
         var result = String.UnicodeScalarView()
         for scalar in unicodeScalars {
             let control = (scalar.value < 0x20 && scalar != "\n" && scalar != "\t") || (0x7F...0x9F).contains(scalar.value)
-            result.append(control ? "\u{FFFD}" : scalar)
+            let bidi = (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
+            result.append(control || bidi ? "\u{FFFD}" : scalar)
         }
         return String(result)
     }
