@@ -433,7 +433,8 @@ public final class WordLibrary {
             if previous.word.isDeleted {
                 throw LibraryError.wrongTrashState(id, term: previous.word.term, inTrash: true)
             }
-            let content = try Self.validate(edit.applied(to: previous.word.content), holding: previous.word.tags.count)
+            let content = try Self.validate(
+                edit.applied(to: previous.word.content), holding: previous.word.tags.count, term: previous.word.term)
             return try update(previous) { word, _ in
                 word.term = content.term
                 word.meaning = content.meaning
@@ -1262,10 +1263,11 @@ public final class WordLibrary {
     }
 
     /// `content` checked (`WordContent.validated`); `holding` is how many tags the word it
-    /// replaces holds, which an edit may keep when that is past `WordLimits.tagCount`.
-    static func validate(_ content: WordContent, holding heldTags: Int = 0) throws -> WordContent {
+    /// replaces holds, which an edit may keep when that is past `WordLimits.tagCount`, and
+    /// `term` that word's term, which an edit may keep as it is.
+    static func validate(_ content: WordContent, holding heldTags: Int = 0, term: String? = nil) throws -> WordContent {
         do {
-            return try content.validated(tagLimit: max(WordLimits.tagCount, heldTags))
+            return try content.validated(tagLimit: max(WordLimits.tagCount, heldTags), keepingTerm: term)
         } catch {
             throw LibraryError.invalidWord(error)
         }

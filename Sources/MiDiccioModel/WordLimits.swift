@@ -46,9 +46,21 @@ extension WordContent {
     /// and may not contain whitespace (Anki's convention, so tags survive a text export).
     /// At most `tagLimit` tags: `WordLimits.tagCount` unless the content comes from a
     /// word that may hold more (see `WordLimits.heldTagCount`).
-    public func validated(tagLimit: Int = WordLimits.tagCount) throws(WordValidationError) -> WordContent {
+    ///
+    /// A term must show something: one made only of invisible characters (a zero-width
+    /// space U+200B, a word joiner, a Hangul filler) looks empty in every list, and is
+    /// refused as an empty one is. `keepingTerm` is the term of the word an edit changes, and
+    /// a backup's words pass `invisibleTermAllowed`: such a word, stored by an older
+    /// version or another device, can still be edited and restored.
+    public func validated(
+        tagLimit: Int = WordLimits.tagCount, keepingTerm: String? = nil, invisibleTermAllowed: Bool = false
+    ) throws(WordValidationError) -> WordContent {
         let term = term.trimmed
         guard !term.isEmpty else { throw WordValidationError(field: "term", message: "must not be empty") }
+        guard invisibleTermAllowed || term == keepingTerm || term.hasVisibleCharacter else {
+            throw WordValidationError(
+                field: "term", message: "shows nothing: it holds only invisible characters (such as the zero-width space U+200B)")
+        }
         try Self.check(term, field: "term", limit: WordLimits.termLength)
         let meaning = meaning.trimmed, reading = reading.trimmed, notes = notes.trimmed
         try Self.check(meaning, field: "meaning", limit: WordLimits.textLength)
@@ -114,6 +126,19 @@ extension WordContent {
 }
 
 extension String {
+    /// True when some character shows: one that is neither whitespace, a control, nor a
+    /// character Unicode says to leave unshown (format characters such as U+200B and
+    /// U+2060, and the other default-ignorable code points).
+    package var hasVisibleCharacter: Bool {
+        // Plain ASCII is decided from the bytes: anything past the space but DEL shows.
+        if utf8.contains(where: { $0 > 0x20 && $0 < 0x7F }) { return true }
+        return unicodeScalars.contains { scalar in
+            let properties = scalar.properties
+            return !properties.isWhitespace && !properties.isDefaultIgnorableCodePoint
+                && properties.generalCategory != .format && properties.generalCategory != .control
+        }
+    }
+
     /// True when some character is a line break (`Character.isNewline`).
     package var containsLineBreak: Bool {
         // Plain ASCII (the usual case) is decided from the bytes: \n, \v, \f and \r.

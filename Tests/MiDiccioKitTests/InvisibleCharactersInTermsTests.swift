@@ -65,4 +65,48 @@ struct InvisibleCharactersInTermsTests {
             #expect(try reopened.database.integer("SELECT count(*) FROM words WHERE pending = 1") == 0)
         }
     }
+
+    @Test("a term made only of invisible characters is refused as an empty one is, by an add, an edit and an import")
+    func aTermThatShowsNothingIsRefused() throws {
+        try withTemporaryLibrary { fixture in
+            let library = fixture.library
+            for term in ["\u{200B}", "\u{200B}\u{2060}\u{FEFF}", " \u{200D} ", "\u{3164}", "\u{00AD}"] {
+                do {
+                    try library.add(WordContent(term: term, meaning: "nothing"))
+                    Issue.record("\(term.debugDescription) was added")
+                } catch LibraryError.invalidWord(let error) {
+                    #expect(error.field == "term")
+                    #expect(error.message.contains("invisible") || error.message == "must not be empty", "\(error.message)")
+                }
+            }
+            let word = try library.add(WordContent(term: "a\u{200B}b", meaning: "visible")).word
+            #expect(throws: LibraryError.self) { try library.edit(word.id, WordEdit(term: "\u{200B}")) }
+            let path = fixture.file("words.csv")
+            try Data("term,meaning\nfine,ok\n\u{200B},nothing\n".utf8).write(to: URL(fileURLWithPath: path))
+            #expect(throws: (any Error).self) { try library.importWords(from: path, options: ImportOptions()) }
+            #expect(try library.counts().words == 1, "a refused import adds nothing")
+            // Letters, marks, CJK and emoji all show.
+            for term in ["é", "\u{0301}a", "語", "🙂", "ع"] {
+                #expect(term.hasVisibleCharacter, "\(term.debugDescription)")
+            }
+        }
+    }
+
+    @Test("a word whose term shows nothing, stored before this check, can still be edited, backed up and restored")
+    func anOlderInvisibleTermStaysUsable() throws {
+        try withTemporaryLibrary { fixture in
+            let library = fixture.library
+            let word = try library.add(WordContent(term: "placeholder", meaning: "old")).word
+            // As an older version or another device stored it.
+            try library.database.run("UPDATE words SET term = '\u{200B}' WHERE id = ?", [.text(word.id.rawValue)])
+            let edited = try library.edit(word.id, WordEdit(meaning: "new meaning"))
+            #expect(edited.term == "\u{200B}" && edited.meaning == "new meaning")
+            let backup = fixture.file("backup.json")
+            _ = try library.exportBackup(to: backup)
+            try library.delete([word.id])
+            let report = try library.restoreBackup(from: backup, replace: true)
+            #expect(report.updated == 1, "\(report)")
+            #expect(try library.word(word.id)?.deletedAt == nil)
+        }
+    }
 }

@@ -436,7 +436,7 @@ public enum BackupFile {
             examples: try list("examples"), notes: try text("notes"), tags: try list("tags"))
         let content: WordContent
         do {
-            content = try raw.validated(tagLimit: WordLimits.heldTagCount)
+            content = try raw.validated(tagLimit: WordLimits.heldTagCount, invisibleTermAllowed: true)
         } catch {
             throw fail(error.field, error.message)
         }
