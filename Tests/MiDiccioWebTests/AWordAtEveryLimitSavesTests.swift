@@ -53,7 +53,7 @@ final class AWordAtEveryLimitSavesTests {
 
     @Test("a word at its limits written in the longest JSON escapes still fits the request limit")
     func escapedCharactersAtTheLimits() throws {
-        let body = Self.body(unit: "\\u0001")
+        let body = Self.body(unit: "\\u00e9")
         #expect(body.utf8.count > WordLimits.wordCharacters * 6 - 1024)
         #expect(body.utf8.count <= WebApp.wordRequestLimit)
         let added = try web.send("POST", "/api/words", json: body)
