@@ -27,11 +27,14 @@ public struct HTTPRequest: Sendable {
     public var serverPort: UInt16
     /// True when the request came over TLS (HTTPS).
     public var isSecure: Bool
+    /// True when the client runs on this computer (`LocalPeer.isThisComputer`), not on a
+    /// phone or another computer of the network.
+    public var fromThisComputer: Bool
 
     /// Makes a request (tests build them without a socket).
     public init(
         method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
-        body: Data = Data(), serverPort: UInt16 = 0, isSecure: Bool = false
+        body: Data = Data(), serverPort: UInt16 = 0, isSecure: Bool = false, fromThisComputer: Bool = true
     ) {
         self.method = method
         self.path = path
@@ -40,6 +43,7 @@ public struct HTTPRequest: Sendable {
         self.body = body
         self.serverPort = serverPort
         self.isSecure = isSecure
+        self.fromThisComputer = fromThisComputer
     }
 
     /// The value of header `name` (any case).
@@ -310,21 +314,28 @@ private final class ServerContext: @unchecked Sendable {
     let limits: HTTPServer.Limits
     let usesTLS: Bool
     let idle: IdleConnections
-    /// Whether each open connection's client is another user of this computer
-    /// (`LocalPeer`), found at its first request: an idle connection costs no look-up.
-    private let foreign = Mutex([UInt: Bool]())
+    /// Who each open connection's client is (`LocalPeer`), found at its first request:
+    /// an idle connection costs no look-up.
+    private let peers = Mutex([UInt: Peer]())
 
-    /// True when the client of `connection` (`key`) is another user of this computer,
-    /// looked up once per connection.
-    func isForeign(_ key: UInt, socket: Int32) -> Bool {
-        if let known = foreign.withLock({ $0[key] }) { return known }
-        let answer = LocalPeer.isAnotherUser(socket)
-        foreign.withLock { $0[key] = answer }
+    /// Who is at the other end of a connection.
+    struct Peer {
+        /// Another user of this computer.
+        var isForeign: Bool
+        /// A client on this computer, not a phone of the network.
+        var isThisComputer: Bool
+    }
+
+    /// Who the client of `connection` (`key`) is, looked up once per connection.
+    func peer(_ key: UInt, socket: Int32) -> Peer {
+        if let known = peers.withLock({ $0[key] }) { return known }
+        let answer = Peer(isForeign: LocalPeer.isAnotherUser(socket), isThisComputer: LocalPeer.isThisComputer(socket))
+        peers.withLock { $0[key] = answer }
         return answer
     }
 
     /// Forgets a closed connection.
-    func closed(_ key: UInt) { foreign.withLock { _ = $0.removeValue(forKey: key) } }
+    func closed(_ key: UInt) { peers.withLock { _ = $0.removeValue(forKey: key) } }
 
     init(handler: any HTTPHandler, port: UInt16, limits: HTTPServer.Limits, usesTLS: Bool, idle: IdleConnections) {
         self.handler = handler
@@ -426,7 +437,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     guard let existing, existing != badMark, existing != longMark else {
         // A request begins: its connection is no longer idle (once, not per body piece).
         context.idle.busy(UInt(bitPattern: connection))
-        if context.isForeign(UInt(bitPattern: connection), socket: midiccio_mhd_connection_fd(connection)) {
+        if context.peer(UInt(bitPattern: connection), socket: midiccio_mhd_connection_fd(connection)).isForeign {
             state.pointee = nil
             let refusal = "this MiDiccio was started by another user of this computer; start your own with 'midiccio serve'"
             return queue(context.handler.serverError(403, refusal), on: connection)
@@ -464,7 +475,8 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     }
     let request = HTTPRequest(
         method: method, path: path, query: values(connection, MHD_ValueKind.GET_ARGUMENT_KIND),
-        headers: values(connection, MHD_ValueKind.HEADER_KIND), body: pending.body, serverPort: context.port, isSecure: context.usesTLS)
+        headers: values(connection, MHD_ValueKind.HEADER_KIND), body: pending.body, serverPort: context.port, isSecure: context.usesTLS,
+        fromThisComputer: context.peer(UInt(bitPattern: connection), socket: midiccio_mhd_connection_fd(connection)).isThisComputer)
     return queue(context.handler.respond(to: request), on: connection)
 }
 

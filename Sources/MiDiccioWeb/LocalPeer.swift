@@ -29,6 +29,37 @@ enum LocalPeer {
         #endif
     }
 
+    /// True when the client of the connected TCP socket `fd` runs on this computer: it
+    /// came over loopback, or from the very address it reached (a browser on this
+    /// computer opening its network address). A phone on the network is not. Elsewhere
+    /// than Linux, or when the socket cannot be asked, every client counts as this
+    /// computer's, as before the question was asked.
+    static func isThisComputer(_ fd: Int32) -> Bool {
+        #if canImport(Glibc)
+        guard fd >= 0, let peer = address(of: fd, getpeername), let ours = address(of: fd, getsockname) else { return true }
+        return sameComputer(client: peer, server: ours)
+        #else
+        return true
+        #endif
+    }
+
+    /// True when a client at address `client` (4 or 16 bytes) of a server reached at
+    /// `server` is this computer: a loopback address (127.0.0.0/8, ::1, or either mapped
+    /// into IPv6) or the server's own address.
+    static func sameComputer(client: [UInt8], server: [UInt8]) -> Bool {
+        func plain(_ address: [UInt8]) -> [UInt8] {
+            // An IPv4 address mapped into IPv6 (::ffff:a.b.c.d) is that IPv4 address.
+            if address.count == 16, address[0..<10].allSatisfy({ $0 == 0 }), address[10] == 0xFF, address[11] == 0xFF {
+                return Array(address[12...])
+            }
+            return address
+        }
+        let client = plain(client), server = plain(server)
+        if client.count == 4, client[0] == 127 { return true }
+        if client.count == 16, client == [UInt8](repeating: 0, count: 15) + [1] { return true }
+        return client == server
+    }
+
     /// The user id of the socket in `table` (the text of `/proc/net/tcp` or `tcp6`) whose
     /// local port is `clientPort` and whose remote port is `serverPort`: the client's own
     /// socket of a connection to a server on `serverPort`. Nil when there is none.
@@ -65,6 +96,33 @@ enum LocalPeer {
         case AF_INET6:
             return withUnsafePointer(to: &storage) {
                 $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin6_port) }
+            }
+        default:
+            return nil
+        }
+    }
+
+    /// The IP address `get` (`getpeername` or `getsockname`) gives for `fd`: 4 bytes for
+    /// IPv4, 16 for IPv6.
+    private static func address(
+        of fd: Int32, _ get: (Int32, UnsafeMutablePointer<sockaddr>, UnsafeMutablePointer<socklen_t>) -> Int32
+    ) -> [UInt8]? {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let got = withUnsafeMutablePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { get(fd, $0, &length) } }
+        guard got == 0 else { return nil }
+        switch Int32(storage.ss_family) {
+        case AF_INET:
+            return withUnsafePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { pointer in
+                    withUnsafeBytes(of: pointer.pointee.sin_addr) { Array($0) }
+                }
+            }
+        case AF_INET6:
+            return withUnsafePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { pointer in
+                    withUnsafeBytes(of: pointer.pointee.sin6_addr) { Array($0) }
+                }
             }
         default:
             return nil

@@ -26,6 +26,13 @@ public final class PairedBrowsers: Sendable {
     /// The file, or nil to keep them in memory.
     public let path: String?
     private let state: Mutex<(browsers: [Browser], savedAt: Double)>
+    /// The one-time pairing codes Settings has shown, with when each was made (seconds
+    /// since 1970). Kept in memory only: a restart ends them.
+    private let codes = Mutex([(code: String, made: Double)]())
+    /// How long a pairing code opens the library, in seconds.
+    static let codeLifetime = 15 * 60.0
+    /// How many codes may wait at once: each showing of Settings makes one.
+    static let codesKept = 8
     /// How stale `lastSeen` may be in the file: a request does not write the file each time.
     static let saveInterval = 60.0
 
@@ -68,6 +75,29 @@ public final class PairedBrowsers: Sendable {
         }
         save(browsers)
         return browser.secret
+    }
+
+    /// A new one-time pairing code, which pairs one browser within `codeLifetime`
+    /// (`redeem`): what Settings' pairing address carries instead of the access token, so
+    /// a browser that paired from it holds no key to pair again once signed out.
+    public func issueCode(now: Double = Date().timeIntervalSince1970) -> String {
+        let code = SecurityPolicy.randomToken()
+        codes.withLock {
+            $0.removeAll { now - $0.made > Self.codeLifetime }
+            $0.append((code, now))
+            if $0.count > Self.codesKept { $0.removeFirst($0.count - Self.codesKept) }
+        }
+        return code
+    }
+
+    /// True when `code` is a pairing code not used yet and not expired; `consume` uses it up.
+    public func isLiveCode(_ code: String, consume: Bool = false, now: Double = Date().timeIntervalSince1970) -> Bool {
+        codes.withLock {
+            $0.removeAll { now - $0.made > Self.codeLifetime }
+            guard let index = $0.firstIndex(where: { SecurityPolicy.constantTimeEqual($0.code, code) }) else { return false }
+            if consume { $0.remove(at: index) }
+            return true
+        }
     }
 
     /// True when `secret` is a paired browser's; notes that it was seen now.

@@ -150,9 +150,10 @@ public struct SecurityPolicy: Sendable {
 
     /// True when the request carries `token` as a bearer token or cookie.
     private func carries(_ token: String, _ request: HTTPRequest) -> Bool {
-        // The printed address ends in ?token=...; the page route trades it for a cookie.
+        // The printed address ends in ?token=..., Settings' in a one-time code; the page
+        // route trades either for a cookie.
         if request.path == "/", request.method == "GET", let sent = request.query["token"],
-            Self.constantTimeEqual(sent, token)
+            Self.constantTimeEqual(sent, token) || browsers.isLiveCode(sent)
         {
             return true
         }

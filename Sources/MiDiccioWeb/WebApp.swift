@@ -210,8 +210,8 @@ public final class WebApp: HTTPHandler {
         Route("GET", "manifest.webmanifest") { _, request, _ in asset(AppAssets.manifest, request) },
         Route("GET", "icon.svg") { _, request, _ in asset(AppAssets.icon, request) },
         Route("GET", "offline.html") { _, _, _ in offlinePage() },
-        Route("GET", "api/pairing") { app, _, _ in app.pairingStatus() },
-        Route("GET", "pairing.svg") { app, _, _ in app.pairingCode() },
+        Route("GET", "api/pairing") { app, request, _ in app.pairingStatus(request) },
+        Route("GET", "pairing.svg") { app, request, _ in app.pairingCode(request) },
         Route("POST", "api/pairing/signout") { app, request, _ in try app.signOutBrowser(request) },
     ]
 
@@ -259,9 +259,11 @@ public final class WebApp: HTTPHandler {
     // MARK: - Page
 
     private func indexPage(_ request: HTTPRequest) -> HTTPResponse {
-        if let token = policy.accessToken, let sent = request.query["token"], SecurityPolicy.constantTimeEqual(sent, token) {
-            // Trade the token in the address for a cookie, and drop it from the address
-            // bar (and from history) with a redirect.
+        if let token = policy.accessToken, let sent = request.query["token"],
+            SecurityPolicy.constantTimeEqual(sent, token) || policy.browsers.isLiveCode(sent, consume: true)
+        {
+            // Trade the token (or a one-time code) in the address for a cookie, and drop
+            // it from the address bar (and from history) with a redirect.
             var response = HTTPResponse(status: 303, contentType: nil, body: Data())
             response.setHeader("Location", "/")
             // Over HTTPS the cookie is Secure: a browser never sends it over plain HTTP.

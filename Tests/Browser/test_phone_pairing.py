@@ -57,7 +57,9 @@ def test_pair_a_phone_through_the_printed_address():
         wait(phone, lambda d: d.find_element(By.ID, "pairing-card").is_displayed())
         wait(phone, lambda d: d.execute_script(
             "const i = document.getElementById('pairing-code'); return i.complete && i.naturalWidth > 0;"))
-        assert phone.find_element(By.ID, "pairing-address").text == printed
+        # It shows a one-time code in place of the access token, on this computer only.
+        shown = phone.find_element(By.ID, "pairing-address").text
+        assert shown.startswith(printed.split("?")[0] + "?token=") and token not in shown, shown
         browsers = phone.find_elements(By.CSS_SELECTOR, "#paired-browsers li")
         assert len(browsers) == 1 and "Chrome" in browsers[0].text
         phone.execute_script("document.getElementById('pairing-card').scrollIntoView()")
@@ -70,6 +72,14 @@ def test_pair_a_phone_through_the_printed_address():
         # Sign this browser out: its cookie no longer opens the library.
         browsers[0].find_element(By.TAG_NAME, "button").click()
         phone.get("http://%s:%d/api/words" % (name, port))
+        assert "access token" in phone.page_source
+        # The shown address pairs a browser once: opened again, it is refused.
+        shown = re.sub(r"^http://[^/]+", "http://%s:%d" % (name, port), shown)
+        phone.get(shown)
+        wait(phone, lambda d: d.current_url == "http://%s:%d/" % (name, port))
+        add_through_page(phone, "puerta", meaning="door")
+        phone.delete_all_cookies()
+        phone.get(shown)
         assert "access token" in phone.page_source
     finally:
         phone.quit()

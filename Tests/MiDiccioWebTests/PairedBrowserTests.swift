@@ -1,7 +1,8 @@
 import Foundation
 import MiDiccioTesting
-import MiDiccioWeb
 import Testing
+
+@testable import MiDiccioWeb
 
 /// A browser that opens the pairing address trades the token for a cookie of its own;
 /// Settings lists it and can sign it out, and the QR code of the address is an SVG.
@@ -54,19 +55,91 @@ final class PairedBrowserTests {
         #expect(unknown.status == 404)
     }
 
-    @Test("the QR code of the pairing address is an SVG made by the server; none without --lan")
+    @Test("the QR code of Settings' pairing address is an SVG made by the server, of a one-time code; none without --lan")
     func pairingCodeIsAnSVG() throws {
         let bearer = ["Authorization": "Bearer \(Self.token)"]
         #expect(try web.send("GET", "/pairing.svg", headers: bearer).status == 404)
-        let address = "http://192.0.2.2:\(web.server.port)/?token=\(Self.token)"
-        web.app.setPairingAddress(address)
-        let answer = try web.send("GET", "/pairing.svg", headers: bearer)
+        #expect(try web.send("GET", "/api/pairing", headers: bearer).json["lan"] as? Bool == false)
+        let base = "http://192.0.2.2:\(web.server.port)/"
+        web.app.setPairingAddress(base + "?token=\(Self.token)")
+        let status = try web.send("GET", "/api/pairing", headers: bearer).json
+        let code = try #require(status["code"] as? String)
+        let address = try #require(status["address"] as? String)
+        #expect(address == base + "?token=" + code)
+        #expect(code != Self.token && !address.contains(Self.token), "Settings never shows the access token")
+        let answer = try web.send("GET", "/pairing.svg?code=\(code)", headers: bearer)
         #expect(answer.status == 200)
         #expect(answer.headers["content-type"] == "image/svg+xml")
         #expect(answer.headers["cache-control"] == "no-store")
         #expect(answer.text == PairingCode(address)?.svg)
-        #expect(try web.send("GET", "/api/pairing", headers: bearer).json["address"] as? String == address)
-        #expect(try web.send("GET", "/pairing.svg").status == 401)
+        #expect(try web.send("GET", "/pairing.svg?code=not-a-code", headers: bearer).status == 404)
+        #expect(try web.send("GET", "/pairing.svg", headers: bearer).status == 404)
+        #expect(try web.send("GET", "/pairing.svg?code=\(code)").status == 401)
+    }
+
+    @Test("a one-time code pairs one browser, once; a browser signed out cannot pair again with it")
+    func aCodePairsOnce() throws {
+        let bearer = ["Authorization": "Bearer \(Self.token)"]
+        web.app.setPairingAddress("http://192.0.2.2:\(web.server.port)/?token=\(Self.token)")
+        let code = try #require(try web.send("GET", "/api/pairing", headers: bearer).json["code"] as? String)
+        let first = try web.send("GET", "/?token=\(code)", headers: ["User-Agent": "Phone"])
+        #expect(first.status == 303)
+        let cookie = try #require(first.headers["set-cookie"]?.split(separator: ";").first?.split(separator: "=").last.map(String.init))
+        #expect(try words(cookie: cookie) == 200)
+        #expect(try web.send("GET", "/?token=\(code)", headers: ["User-Agent": "Phone"]).status == 401, "a code pairs once")
+        let listed = try web.send("GET", "/api/pairing", headers: bearer).json["browsers"] as? [[String: Any]] ?? []
+        let id = try #require(listed.first?["id"] as? String)
+        _ = try web.send("POST", "/api/pairing/signout", body: Data(#"{"id": "\#(id)"}"#.utf8), headers: bearer)
+        #expect(try words(cookie: cookie) == 401)
+        #expect(try web.send("GET", "/?token=\(code)", headers: ["User-Agent": "Phone"]).status == 401)
+    }
+
+    @Test("a code expires after 15 minutes, and only the latest 8 wait")
+    func codesExpire() {
+        let browsers = PairedBrowsers()
+        let start = 1_800_000_000.0
+        let code = browsers.issueCode(now: start)
+        #expect(browsers.isLiveCode(code, now: start + 14 * 60))
+        #expect(!browsers.isLiveCode(code, now: start + 16 * 60))
+        let many = (0..<9).map { browsers.issueCode(now: start + Double($0)) }
+        #expect(!browsers.isLiveCode(many[0], now: start + 10))
+        #expect(many.dropFirst().allSatisfy { browsers.isLiveCode($0, now: start + 10) })
+    }
+
+    @Test("a paired phone is shown no pairing address and no QR code, so it cannot pair itself again once signed out")
+    func aPhoneIsShownNoAddress() throws {
+        web.app.setPairingAddress("http://192.0.2.2:\(web.server.port)/?token=\(Self.token)")
+        let secret = try pair("Phone")
+        let cookie = ["Cookie": "\(SecurityPolicy.tokenCookie)=\(secret)", "Host": "127.0.0.1:\(web.server.port)"]
+        let status = web.app.respond(
+            to: HTTPRequest(
+                method: "GET", path: "/api/pairing", headers: cookie, serverPort: web.server.port, fromThisComputer: false))
+        #expect(status.status == 200)
+        let json = try #require(try JSONSerialization.jsonObject(with: status.body) as? [String: Any])
+        #expect(json["lan"] as? Bool == true)
+        #expect(json["address"] is NSNull && json["code"] is NSNull, "\(json)")
+        #expect(!String(decoding: status.body, as: UTF8.self).contains(Self.token))
+        let svg = web.app.respond(
+            to: HTTPRequest(
+                method: "GET", path: "/pairing.svg", query: ["code": "anything"], headers: cookie, serverPort: web.server.port,
+                fromThisComputer: false))
+        #expect(svg.status == 403)
+    }
+
+    @Test("a client counts as this computer over loopback or from the address it reached, not from elsewhere on the network")
+    func thisComputerIsToldApart() {
+        #expect(LocalPeer.sameComputer(client: [127, 0, 0, 1], server: [192, 168, 1, 20]))
+        #expect(LocalPeer.sameComputer(client: [127, 9, 9, 9], server: [127, 0, 0, 1]))
+        #expect(LocalPeer.sameComputer(client: [UInt8](repeating: 0, count: 15) + [1], server: [UInt8](repeating: 0, count: 15) + [1]))
+        let mapped: ([UInt8]) -> [UInt8] = { [UInt8](repeating: 0, count: 10) + [0xFF, 0xFF] + $0 }
+        #expect(LocalPeer.sameComputer(client: mapped([127, 0, 0, 1]), server: mapped([127, 0, 0, 1])))
+        #expect(LocalPeer.sameComputer(client: mapped([192, 168, 1, 20]), server: [192, 168, 1, 20]))
+        #expect(LocalPeer.sameComputer(client: [192, 168, 1, 20], server: [192, 168, 1, 20]))
+        #expect(!LocalPeer.sameComputer(client: [192, 168, 1, 31], server: [192, 168, 1, 20]))
+        #expect(!LocalPeer.sameComputer(client: mapped([192, 168, 1, 31]), server: mapped([192, 168, 1, 20])))
+        #expect(
+            !LocalPeer.sameComputer(
+                client: [0xFE, 0x80] + [UInt8](repeating: 0, count: 13) + [7], server: [UInt8](repeating: 0, count: 15) + [1]))
     }
 
     @Test("paired browsers are kept in a 0600 file and stay paired across restarts")

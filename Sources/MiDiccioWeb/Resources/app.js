@@ -1296,11 +1296,17 @@
     $("pairing-error").textContent = "";
     let pairing;
     try { pairing = await api("GET", "/api/pairing"); } catch (error) { return; }
-    $("pairing-card").hidden = pairing.address === null;
-    if (pairing.address === null) return;
-    $("pairing-address").textContent = pairing.address;
-    // No-store on the server, and a fresh address each time: the code holds the token.
-    $("pairing-code").src = "/pairing.svg?at=" + Date.now();
+    $("pairing-card").hidden = !pairing.lan;
+    if (!pairing.lan) return;
+    // Only this computer's own browser is shown a pairing address, holding a one-time
+    // code: a paired phone could otherwise pair itself again after a sign-out.
+    $("pairing-here").hidden = pairing.address === null;
+    $("pairing-elsewhere").hidden = pairing.address !== null;
+    if (pairing.address !== null) {
+      $("pairing-address").textContent = pairing.address;
+      // No-store on the server: the QR code holds the one-time code.
+      $("pairing-code").src = "/pairing.svg?code=" + encodeURIComponent(pairing.code);
+    }
     const list = $("paired-browsers");
     list.replaceChildren();
     for (const browser of pairing.browsers) {
