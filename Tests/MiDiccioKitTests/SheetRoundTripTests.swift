@@ -58,6 +58,37 @@ struct SheetRoundTripTests {
         #expect(back.map(Self.codeUnits) == Self.awkwardRows.map(Self.codeUnits))
     }
 
+    /// Cells a spreadsheet would run as formulas, and cells that only look close to one.
+    static let formulaRows: [SheetRow] = [
+        SheetRow(term: "=HYPERLINK(\"http://example.invalid\",\"x\")", meaning: "+1+cmd|' /C calc'!A0", tags: ["@tag"]),
+        SheetRow(term: "-ción", meaning: "@SUM(1)", examples: ["-first line", "second"], notes: "=1+1"),
+        SheetRow(term: "'=already quoted", meaning: "''+twice", reading: "'plain", notes: "it's = not a formula"),
+        SheetRow(term: "'", meaning: "''", reading: "x=y"),
+    ]
+
+    @Test("in CSV a cell a spreadsheet would run as a formula starts with an apostrophe, and reads back exactly")
+    func formulasAreShownAsText() throws {
+        let text = WordSheet.write(Self.formulaRows, format: .csv)
+        let records = try DelimitedText.parse(text, separator: UInt8(ascii: ","))
+        for record in records.dropFirst() {
+            for cell in record.fields where !cell.isEmpty {
+                let past = cell.drop { $0 == "'" }.first
+                #expect(cell.first == "'" || !["=", "+", "-", "@"].contains(past), "a spreadsheet would run \(cell)")
+            }
+        }
+        #expect(text.contains("'=HYPERLINK(") && text.contains("'-ción") && text.contains("''=already quoted"))
+        #expect(text.contains(",'plain,") && text.contains(",it's = not a formula"), "\(text)")
+        let back = try WordSheet.read(text, format: .csv)
+        #expect(back.map(Self.codeUnits) == Self.formulaRows.map(Self.codeUnits))
+        // TSV, for Anki and other apps, is written as it is.
+        let tsv = WordSheet.write(Self.formulaRows, format: .tsv)
+        #expect(tsv.contains("=HYPERLINK(") && !tsv.contains("'=HYPERLINK(") && tsv.contains("\n-ción") && !tsv.contains("'-ción"))
+        #expect(try WordSheet.read(tsv, format: .tsv).map(Self.codeUnits) == Self.formulaRows.map(Self.codeUnits))
+        // A CSV made elsewhere, with a header of its own, keeps its apostrophes.
+        let other = try WordSheet.read("term,meaning\n'=x,'-y\n", format: .csv)
+        #expect(other.first?.term == "'=x" && other.first?.meaning == "'-y")
+    }
+
     @Test("written text is recognised without being told its format", arguments: SheetFormat.allCases)
     func roundTripWithDetection(format: SheetFormat) throws {
         let text = WordSheet.write(Self.awkwardRows, format: format)

@@ -168,9 +168,13 @@ public enum WordSheet {
     ///
     /// "Without loss" holds for rows in the shape `read` produces: fields already trimmed,
     /// examples non-empty and free of line breaks, tags free of whitespace, term non-empty.
-    /// Anything else is written faithfully but normalised on the way back in. Cells
-    /// starting with `=` are not escaped against spreadsheet formulas, since any escape
-    /// would come back as part of the text.
+    /// Anything else is written faithfully but normalised on the way back in.
+    ///
+    /// In CSV, the format spreadsheets open, a cell that a spreadsheet would run as a
+    /// formula (one starting with `=`, `+`, `-` or `@`, as a word from a shared deck may)
+    /// starts with an apostrophe, which spreadsheets read as "text" (`spreadsheetSafe`);
+    /// `read` takes it off again in a file with the header `write` writes. TSV, which Anki
+    /// and other apps import as plain text, is written as it is.
     ///
     /// `study` (one entry a row) adds the `due` (ISO 8601, empty for a new word) and
     /// `state` columns after `tags`; `read` accepts and skips them, since a schedule is
@@ -202,7 +206,30 @@ public enum WordSheet {
             row.tags.joined(separator: " "),
         ]
         if let study { fields += [study.due, study.state] }
+        if format == .csv { fields = fields.map(spreadsheetSafe) }
         DelimitedText.appendRecord(fields, separator: separatorByte(for: format), to: &output)
+    }
+
+    /// The bytes that start a formula in a spreadsheet cell: `=`, `+`, `-` and `@`.
+    private static func startsFormula(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "=") || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "@")
+    }
+
+    /// `cell` with an apostrophe put before it when, past any apostrophes it starts with,
+    /// it starts a formula: `=HYPERLINK(...)` becomes `'=HYPERLINK(...)`, which a
+    /// spreadsheet shows as text instead of running, and `'=x` becomes `''=x`, so that
+    /// `spreadsheetUnescaped` gives back exactly the cell.
+    static func spreadsheetSafe(_ cell: String) -> String {
+        guard let first = cell.utf8.first, first == UInt8(ascii: "'") || startsFormula(first) else { return cell }
+        guard let past = cell.utf8.first(where: { $0 != UInt8(ascii: "'") }), startsFormula(past) else { return cell }
+        return "'" + cell
+    }
+
+    /// `cell` as `spreadsheetSafe` had it: the apostrophe it put before a formula taken off.
+    static func spreadsheetUnescaped(_ cell: String) -> String {
+        guard cell.utf8.first == UInt8(ascii: "'") else { return cell }
+        guard let past = cell.utf8.first(where: { $0 != UInt8(ascii: "'") }), startsFormula(past) else { return cell }
+        return String(cell.dropFirst())
     }
 }
 
@@ -263,6 +290,9 @@ extension WordSheet {
     private struct MiDiccioRows {
         let format: SheetFormat
         var columns: [Column]?
+        /// True for a CSV whose header is the one `write` writes: its cells are taken as
+        /// `spreadsheetSafe` wrote them.
+        var unescapes = false
 
         init(format: SheetFormat) {
             self.format = format
@@ -272,7 +302,9 @@ extension WordSheet {
         mutating func take(_ record: DelimitedRecord) throws(SheetError) -> SheetRow? {
             guard !isBlankRecord(record) else { return nil }
             guard let columns else {
-                columns = try headerColumns(record, format: format)
+                let found = try headerColumns(record, format: format)
+                columns = found
+                unescapes = format == .csv && (found == Column.written || found == Column.written + [.due, .state])
                 return nil
             }
             guard record.fields.count == columns.count else {
@@ -282,7 +314,8 @@ extension WordSheet {
                 )
             }
             var row = SheetRow(line: record.line, term: "")
-            for (column, value) in zip(columns, record.fields) {
+            for (column, cell) in zip(columns, record.fields) {
+                let value = unescapes ? spreadsheetUnescaped(cell) : cell
                 switch column {
                 case .term: row.term = trimmed(value)
                 case .meaning: row.meaning = trimmed(value)
