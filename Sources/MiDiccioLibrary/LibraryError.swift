@@ -45,6 +45,10 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
     /// words where the person saw `expected`: words were added, changed or deleted
     /// elsewhere meanwhile. Nothing was changed.
     case selectionChanged(expected: Int, found: Int)
+    /// A replace restore would move other words to the Trash than its preview listed
+    /// (`trashedNow` in all): words were added or deleted since, here or on a device the
+    /// sync before it pulled from. Nothing was changed.
+    case restoreChangedSincePreview(trashedNow: Int)
     /// A file could not be read or written.
     case fileError(path: String, reason: String)
     /// SQLite failed underneath; the transaction was rolled back.
@@ -108,6 +112,9 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
         case .selectionChanged(let expected, let found):
             return
                 "the words chosen changed meanwhile: \(found) \(found == 1 ? "matches" : "match") now, not \(expected) as shown (words were added, changed or deleted elsewhere); nothing was changed. Look at the list again, then choose once more."
+        case .restoreChangedSincePreview(let trashedNow):
+            return
+                "the library changed since the preview (words were added or deleted here or on another device): this replace would now move \(trashedNow) \(trashedNow == 1 ? "word" : "words") to the Trash, not the ones the preview listed; nothing was changed. Check the backup again, then restore."
         case .fileError(let path, let reason):
             return "\(path): \(reason)"
         case .damaged(let what):

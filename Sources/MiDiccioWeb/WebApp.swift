@@ -704,11 +704,15 @@ public final class WebApp: HTTPHandler {
     private func restoreBackup(_ request: HTTPRequest) throws -> HTTPResponse {
         let replace = request.query["replace"] == "1"
         let dryRun = request.query["dryRun"] == "1"
+        // The preview's `sweptKey`: a replace refuses to trash other words than it listed.
+        let swept = request.query["expectSwept"].flatMap { $0.isEmpty ? nil : $0 }
         guard !request.body.isEmpty else { throw Self.emptyUpload(request, or: "choose a backup file first", nothing: "restored") }
         return try submitted.once(dryRun ? nil : request.query["key"]) {
             try TemporaryFile.with(name: Self.uploadName(request, default: "backup.json"), contents: request.body) { path in
                 let report = try jobs.run(dryRun ? nil : request.query["key"], phase: "Restoring", unit: "words") { progress in
-                    try pool.withLibrary { try $0.restoreBackup(from: path, replace: replace, dryRun: dryRun, progress: progress) }
+                    try pool.withLibrary {
+                        try $0.restoreBackup(from: path, replace: replace, dryRun: dryRun, expectingSwept: swept, progress: progress)
+                    }
                 }
                 return .json(Self.encode(report, dryRun: dryRun))
             }
@@ -828,7 +832,9 @@ public final class WebApp: HTTPHandler {
             return .error(400, bad.message, field: bad.field)
         case let renamed as RenamedFileError:
             let answer = failure(renamed.error)
-            return .error(answer.status, renamed.message, field: answer.status < 500 ? "file" : nil)
+            // A restore refused for a library changed since its preview names the preview.
+            let field = if case .restoreChangedSincePreview = renamed.error { "preview" } else { "file" }
+            return .error(answer.status, renamed.message, field: answer.status < 500 ? field : nil)
         case let error as LibraryError:
             switch error {
             case .invalidWord(let problem):
@@ -859,6 +865,8 @@ public final class WebApp: HTTPHandler {
                 return .error(404, error.description)
             case .duplicateTerm, .nothingToUndo, .nothingImportedToUndo, .nothingBulkToUndo, .selectionChanged:
                 return .error(409, error.description)
+            case .restoreChangedSincePreview:
+                return .error(409, error.description, field: "preview")
             case .invalidBackup, .invalidImport:
                 return .error(422, error.description, field: "file")
             case .storage(let underlying) where underlying.isBusy:

@@ -130,4 +130,32 @@ struct BackupRestoreReplaceTests {
             #expect(try library.restoreBackup(from: fixture.file("backup.json"), replace: true) == preview)
         }
     }
+
+    @Test("a replace confirmed from its preview moves no word to the Trash that the preview did not: one added since is refused")
+    func aReplaceTrashesOnlyWhatItsPreviewListed() throws {
+        try withTemporaryLibrary { fixture in
+            let library = fixture.library
+            let kept = try library.add(WordContent(term: "kept")).word
+            let old = try library.add(WordContent(term: "not in the backup")).word
+            let backup = fixture.file("backup.json")
+            try writeBackup([kept], to: backup)
+            let preview = try library.restoreBackup(from: backup, replace: true, dryRun: true)
+            #expect(preview.trashed == 1 && preview.sweptKey.count == 16)
+            // Another device's word arrives between the preview and the confirm.
+            let arrived = try library.add(WordContent(term: "added on the phone")).word
+            do {
+                _ = try library.restoreBackup(from: backup, replace: true, expectingSwept: preview.sweptKey)
+                Issue.record("the replace went ahead")
+            } catch LibraryError.restoreChangedSincePreview(let trashedNow) {
+                #expect(trashedNow == 2)
+            }
+            #expect(Set(try library.list().map(\.id)) == [kept.id, old.id, arrived.id], "nothing was changed")
+            // The same set, however it is reached, gives the same key: the confirm of a new preview goes ahead.
+            let again = try library.restoreBackup(from: backup, replace: true, dryRun: true)
+            #expect(again.sweptKey != preview.sweptKey)
+            let done = try library.restoreBackup(from: backup, replace: true, expectingSwept: again.sweptKey)
+            #expect(done.trashed == 2)
+            #expect(try library.list().map(\.id) == [kept.id])
+        }
+    }
 }

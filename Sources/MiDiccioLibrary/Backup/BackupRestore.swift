@@ -37,6 +37,15 @@ public struct RestoreReport: Hashable, Sendable {
     public var trashedTerms: [String] = []
     /// The terms of the first `listedTerms` backup words left out as purged.
     public var skippedPurgedTerms: [String] = []
+    /// A replace: which words it moves to the Trash for being absent from the backup, as
+    /// a fingerprint of their ids (16 hexadecimal digits; the same set, the same text). A
+    /// preview gives it, and the restore it confirms passes it back (`expectingSwept`).
+    public var sweptKey: String {
+        let digits = String(sweptFingerprint, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+    /// The XOR of the FNV-1a hashes of the ids `sweptKey` stands for.
+    var sweptFingerprint: UInt64 = 0
 
     /// How many terms each list of a report holds at most (a preview shows them).
     public static let listedTerms = 50
@@ -59,6 +68,14 @@ public struct RestoreReport: Hashable, Sendable {
         if skippedPurgedTerms.count < Self.listedTerms { skippedPurgedTerms.append(term) }
     }
 
+    /// Counts a word a replace moves to the Trash for being absent from the backup.
+    mutating func countSwept(_ id: WordID, term: String) {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in id.rawValue.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        sweptFingerprint ^= hash
+        countTrashed(term)
+    }
+
     /// Counts a word moved to the Trash, and lists its term while the list has room.
     mutating func countTrashed(_ term: String) {
         trashed += 1
@@ -75,6 +92,7 @@ public struct RestoreReport: Hashable, Sendable {
             ("added", String(added)), ("updated", String(updated)), ("unchanged", String(unchanged)),
             ("trashed", String(trashed)), ("skippedPurged", String(skippedPurged)), ("keptEdited", String(keptEdited)),
             ("mergedIntoEmpty", String(mergedIntoEmpty)), ("answersAdded", String(answersAdded)), ("dryRun", String(dryRun)),
+            ("sweptKey", JSONText.quote(sweptKey)),
         ]
     }
 }
@@ -132,8 +150,13 @@ extension WordLibrary {
     ///
     /// `progress` is called with (backup words done, words in the backup) before the
     /// first word, then every `progressInterval` words, and last when every word is done.
+    ///
+    /// `expectingSwept` is the `sweptKey` of the preview a person confirmed: a replace that
+    /// would now move other words to the Trash for being absent from the backup (words
+    /// another device added since, pulled by the sync before it) changes nothing and
+    /// throws `LibraryError.restoreChangedSincePreview`.
     public func restoreBackup(
-        from path: String, replace replacing: Bool = false, dryRun: Bool = false,
+        from path: String, replace replacing: Bool = false, dryRun: Bool = false, expectingSwept: String? = nil,
         progress: ((_ done: Int, _ total: Int) -> Void)? = nil
     ) throws -> RestoreReport {
         // Streamed, never held whole. A file that states its word count before its words
@@ -257,7 +280,10 @@ extension WordLibrary {
                     for local in live where !inBackup.contains(local.word.id) {
                         try keepUndo(local)
                         _ = try update(local) { word, time in word.deletedAt = time }
-                        report.countTrashed(local.word.term)
+                        report.countSwept(local.word.id, term: local.word.term)
+                    }
+                    if let expectingSwept, expectingSwept != report.sweptKey {
+                        throw LibraryError.restoreChangedSincePreview(trashedNow: report.trashed)
                     }
                 }
                 // The review history: events are immutable, so a restore only adds those

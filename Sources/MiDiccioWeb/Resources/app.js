@@ -931,9 +931,14 @@
     return text;
   }
 
+  // The preview's fingerprint of the words a replace would move to the Trash: the
+  // restore it confirms refuses to move others (words another device added meanwhile).
+  let restoreSweptKey = "";
+
   function restoreURL(file, dryRun) {
     return "/api/backup/restore?" + query({
       dryRun: dryRun ? 1 : "", replace: $("backup-replace").checked ? 1 : "", name: file.name, key: dryRun ? "" : uploadKey("backup-file"),
+      expectSwept: dryRun ? "" : restoreSweptKey,
     });
   }
 
@@ -951,6 +956,7 @@
       // unchanged, had no undo, and lost that edit on every device.
       await syncFirst(false);
       const report = await api("POST", restoreURL(file, true), file);
+      restoreSweptKey = report.sweptKey || "";
       $("restore-report").textContent = "This restore" + ($("backup-replace").checked && !report.mergedIntoEmpty ? " (replace)" : "") + ": "
         + describeRestore(report, true) + " Nothing has changed yet.";
       showRestoreLists(report);
@@ -975,7 +981,11 @@
       $("restore-done").textContent = "Restored: " + describeRestore(report, false);
       loadStatus();
       reload(); loadTags(); loadTrash(); scheduleSync();
-    } catch (error) { $("backup-error").textContent = error.message; }
+    } catch (error) {
+      // The library changed since the preview: the preview no longer says what would happen.
+      if (error.field === "preview") $("restore-preview").hidden = true;
+      $("backup-error").textContent = error.message;
+    }
   }
 
   async function undoRestore() {
