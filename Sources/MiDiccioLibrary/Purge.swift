@@ -40,9 +40,15 @@ extension WordLibrary {
     }
 
     /// Purges every word in the Trash; returns how many. `progress` as for `purge`.
+    ///
+    /// `expecting` is how many words the person saw in the Trash (hidden ones too): when it
+    /// holds another number (another device moved words there, pulled by the sync before
+    /// this), nothing is purged and `LibraryError.selectionChanged` says so. Words nobody
+    /// saw were purged on every device (found by the exploratory helper, round 8).
     @discardableResult
-    public func emptyTrash(progress: BulkProgress? = nil) throws -> Int {
+    public func emptyTrash(expecting: Int? = nil, progress: BulkProgress? = nil) throws -> Int {
         let ids = try guarded { try database.cached("SELECT id FROM words WHERE deleted_at IS NOT NULL").rows([]) { $0.text(0) } }
+        if let expecting, expecting != ids.count { throw LibraryError.selectionChanged(expected: expecting, found: ids.count) }
         return try purge(ids.compactMap(WordID.init), progress: progress).count
     }
 

@@ -91,9 +91,14 @@ extension WebApp {
 
     /// `POST api/trash/empty`: every word in the Trash deleted permanently (those hidden by
     /// `trash.hideAfterDays` too), as a job the page follows as it does a bulk action's.
+    /// With `{"expect": N}`, the count of the Trash the page showed (`whole` of
+    /// `api/trash`), a Trash that holds another number is refused (409), purging nothing.
     func emptyTrash(_ request: HTTPRequest) throws -> HTTPResponse {
-        try bulkJob(request, phase: "Deleting permanently") { library, progress in
-            JSONText.object([("purged", String(try library.emptyTrash(progress: progress)))])
+        let body = try JSONBody(request.body)
+        let expected = try body.integer("expect")
+        if let expected, expected < 0 { throw BadRequest(message: "expect must be a count of words", field: "expect") }
+        return try bulkJob(request, phase: "Deleting permanently") { library, progress in
+            JSONText.object([("purged", String(try library.emptyTrash(expecting: expected, progress: progress)))])
         }
     }
 

@@ -505,8 +505,9 @@ public final class WebApp: HTTPHandler {
     }
 
     /// `GET api/trash?q=&limit=&offset=&after=`: a page of the Trash (terms starting with
-    /// `q`), with how many entries match, and how many older ones are hidden. `after` (the
-    /// last entry of the page before) pages by key.
+    /// `q`), with how many entries match, how many older ones are hidden, and how many
+    /// words the Trash holds in all (`whole`, what Empty Trash purges). `after` (the last
+    /// entry of the page before) pages by key.
     private func trash(_ request: HTTPRequest) throws -> HTTPResponse {
         let limit = try Self.integer(request, "limit", default: 50, in: 1...500)
         let offset = try Self.integer(request, "offset", default: 0, in: 0...Int(Int32.max))
@@ -517,12 +518,16 @@ public final class WebApp: HTTPHandler {
             guard let id = WordID(text) else { throw BadRequest(message: "after must be a word id", field: "after") }
             after = id
         }
-        let page = try pool.withLibrary { try $0.trashPage(term: term, limit: limit, offset: offset, after: after) }
+        let (page, whole) = try pool.withLibrary { library in
+            try library.database.read {
+                (try library.trashPage(term: term, limit: limit, offset: offset, after: after), try library.counts().trash)
+            }
+        }
         return .json(
             JSONText.object([
                 ("words", WordJSON.compactArray(page.words)), ("total", String(page.total)),
                 ("hasMore", String(page.words.count == limit && (after != nil || offset + page.words.count < page.total))),
-                ("hidden", String(page.hidden)),
+                ("hidden", String(page.hidden)), ("whole", String(whole)),
             ]))
     }
 

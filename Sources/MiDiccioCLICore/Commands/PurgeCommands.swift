@@ -80,7 +80,8 @@ struct TrashEmptyCommand: ParsableCommand {
         }
         let progress = context.progressLine(json: false)
         defer { progress.finish() }
-        let purged = try library.emptyTrash { done, total in
+        // The count asked about: a word moved to the Trash while the question waited stays.
+        let purged = try library.emptyTrash(expecting: yes ? nil : count) { done, total in
             progress.show("Emptying the Trash: \(ProgressLine.count(done, of: total))")
         }
         progress.finish()

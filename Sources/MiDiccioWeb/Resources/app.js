@@ -526,6 +526,7 @@
       if (more) list.append(fragment); else list.replaceChildren(fragment);
       if (data.words.length) trash.lastId = data.words[data.words.length - 1].id;
       trash.total = data.total;
+      trash.whole = data.whole;
       $("trash-more").hidden = !data.hasMore;
       const searching = term !== "";
       $("trash-summary").textContent = data.total === 0
@@ -601,13 +602,17 @@
 
   // Emptying a Trash of 100,000 words takes seconds: the page shows how far it has come.
   async function emptyTrash() {
-    if (!window.confirm("Delete every word in the Trash permanently, on every device? This cannot be undone.")) return;
+    // The count the person is asked about goes with the request: words another device
+    // moved to the Trash meanwhile (pulled by the sync first) make it refuse, purging none.
+    const whole = trash.whole;
+    if (!window.confirm("Delete " + (whole === 1 ? "the 1 word" : "all " + whole.toLocaleString() + " words")
+      + " in the Trash permanently, on every device? This cannot be undone.")) return;
     const buttons = ["empty-trash", "trash-restore-selected", "trash-purge-selected"].map($);
     for (const button of buttons) button.disabled = true;
     try {
       await syncFirst();
       const key = newJobKey();
-      const data = await runJob(key, "/api/trash/empty?" + query({ key }), {},
+      const data = await runJob(key, "/api/trash/empty?" + query({ key }), { expect: whole },
         $("trash-progress-box"), $("trash-progress"), $("trash-progress-text"));
       toast("Deleted " + plural(data.purged, "word", "words") + " permanently");
       scheduleSync();

@@ -34,6 +34,26 @@ struct TrashEmptyTests {
         }
     }
 
+    @Test("emptying a Trash that holds other words than the person saw counted purges nothing")
+    func emptyingATrashThatChanged() throws {
+        try withTemporaryLibrary { temporary in
+            let library = temporary.library
+            let seen = try library.add(WordContent(term: "seen")).word.id
+            try library.delete([seen])
+            // Another device moves five words to the Trash; the sync before the purge pulls them.
+            let unseen = try (1...5).map { try library.add(WordContent(term: "unseen \($0)")).word.id }
+            try library.delete(unseen)
+            do {
+                _ = try library.emptyTrash(expecting: 1)
+                Issue.record("the Trash was emptied")
+            } catch LibraryError.selectionChanged(let expected, let found) {
+                #expect(expected == 1 && found == 6)
+            }
+            #expect(try library.counts() == (words: 0, trash: 6), "nothing was purged")
+            #expect(try library.emptyTrash(expecting: 6) == 6)
+        }
+    }
+
     @Test("emptying an empty Trash purges nothing and leaves no marker")
     func emptyingAnEmptyTrash() throws {
         try withTemporaryLibrary { temporary in
