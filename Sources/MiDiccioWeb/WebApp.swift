@@ -77,7 +77,8 @@ public final class WebApp: HTTPHandler {
         self.environment = environment
         self.pool = LibraryPool(
             path: libraryPath, environment: environment, interval: housekeepingInterval ?? LibraryPool.housekeepingInterval)
-        self.page = AppAssets.page(csrfToken: policy.csrfToken)
+        self.libraryKey = Self.libraryKey(of: libraryPath)
+        self.page = AppAssets.page(csrfToken: policy.csrfToken, libraryKey: libraryKey)
         self.googleSignIns = GoogleSignInBook(now: now)
         self.iCloudSignIns = ICloudSignInDesk(now: now)
     }
@@ -99,11 +100,40 @@ public final class WebApp: HTTPHandler {
     public func refusal(before request: HTTPRequest) -> HTTPResponse? {
         var refusal = policy.accessRefusal(of: request)
         if refusal == nil, Self.routes(for: request.path).routes.contains(where: { $0.method == request.method }) {
-            refusal = policy.writeRefusal(of: request)
+            refusal = policy.writeRefusal(of: request) ?? libraryRefusal(of: request)
         }
         guard var refusal else { return nil }
         policy.harden(&refusal)
         return refusal
+    }
+
+    /// What the page names its library by (the `library-key` meta tag, sent back in
+    /// `X-MiDiccio-Library` with every change): a hash of the library file's full path.
+    let libraryKey: String
+
+    /// The key of the library at `path`: 16 hexadecimal digits of the FNV-1a hash of its
+    /// full path, symbolic links resolved, so the same file gives the same key at every start.
+    static func libraryKey(of path: String) -> String {
+        let full = URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in full.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        let digits = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
+    /// Refuses a change sent by a page made for another library: `serve` was started again
+    /// on the same port with another library, and the page, taking the new server's token
+    /// and sending its request again, emptied that library's Trash or undid its import
+    /// (found by the exploratory helper, round 8). A request without the header (a script)
+    /// is let through.
+    private func libraryRefusal(of request: HTTPRequest) -> HTTPResponse? {
+        guard request.method != "GET", request.method != "HEAD", let sent = request.header("x-midiccio-library"), sent != libraryKey
+        else { return nil }
+        return .error(
+            409,
+            "this page was opened for another library than the one MiDiccio serves now (it was started again on another library); "
+                + "nothing was changed. Copy anything you typed, then reload the page.",
+            field: "library")
     }
 
     public func serverError(_ status: Int, _ reason: String) -> HTTPResponse {
@@ -243,7 +273,7 @@ public final class WebApp: HTTPHandler {
         }
         // Only a route that exists can change anything, so the write rules come after the
         // table: a wrong address or method gets its 404 or 405 either way.
-        if let refusal = policy.writeRefusal(of: request) { return refusal }
+        if let refusal = policy.writeRefusal(of: request) ?? libraryRefusal(of: request) { return refusal }
         do {
             return try route.answer(self, request, id)
         } catch {

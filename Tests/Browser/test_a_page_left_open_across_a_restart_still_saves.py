@@ -2,6 +2,7 @@
 token, and its next save was refused with a message about X-CSRF-Token; reloading, as it
 said, lost the word being typed (found by the exploratory helper, round 5). The page now
 takes the new token and sends the save again."""
+import json
 import os
 import socket
 import subprocess
@@ -58,5 +59,36 @@ def test_a_word_typed_before_a_restart_saves_after_it(browser):
         listed = subprocess.run([os.environ["MIDICCIO_BINARY"], "list", "--json", "--offline", "--library", library],
                                 capture_output=True, text=True, check=True).stdout
         assert "typed before the restart" in listed
+    finally:
+        stop(server)
+
+
+def test_a_page_for_another_library_changes_nothing_after_a_restart(browser):
+    """The page of library A left open while `serve` started again on library B, at the same
+    port: its Empty Trash emptied B's Trash (found by the exploratory helper, round 8)."""
+    folder = tempfile.mkdtemp(prefix="midiccio-restart-other-")
+    first, second = os.path.join(folder, "a.sqlite"), os.path.join(folder, "b.sqlite")
+    binary = os.environ["MIDICCIO_BINARY"]
+    for library, count in ((first, 1), (second, 3)):
+        for n in range(count):
+            subprocess.run([binary, "add", "basura%d" % n, "--library", library], check=True, capture_output=True)
+        ids = [word["id"] for word in json.loads(subprocess.run(
+            [binary, "list", "--json", "--offline", "--library", library], capture_output=True, text=True, check=True).stdout)]
+        subprocess.run([binary, "delete", *ids, "--library", library], check=True, capture_output=True)
+    port = free_port()
+    server = start(first, port)
+    try:
+        browser.get("http://127.0.0.1:%d/#/trash" % port)
+        wait(browser, lambda d: "1 word in the Trash" in d.find_element(By.ID, "trash-summary").text)
+
+        stop(server)
+        server = start(second, port)
+
+        browser.find_element(By.ID, "empty-trash").click()
+        browser.switch_to.alert.accept()
+        wait(browser, lambda d: "another library" in d.find_element(By.ID, "toast").text, 10)
+        trash = subprocess.run([binary, "trash", "--json", "--offline", "--library", second],
+                               capture_output=True, text=True, check=True).stdout
+        assert len(json.loads(trash)) == 3, trash
     finally:
         stop(server)

@@ -36,12 +36,17 @@ enum AppAssets {
 
     /// The page, with this session's CSRF token in its meta tag. It holds no user text:
     /// the script fetches words as JSON and inserts them with `textContent`.
-    static func page(csrfToken: String) -> Data {
+    static func page(csrfToken: String, libraryKey: String = "") -> Data {
         // SecurityPolicy.randomToken() makes hex, but the policy takes any token its
         // caller gives, so it is escaped for the attribute it lands in.
         let template = String(decoding: PackageResources.index_html, as: UTF8.self)
-        return Data(template.replacingOccurrences(of: csrfPlaceholder, with: escapedAttribute(csrfToken)).utf8)
+        return Data(
+            template.replacingOccurrences(of: csrfPlaceholder, with: escapedAttribute(csrfToken))
+                .replacingOccurrences(of: libraryPlaceholder, with: escapedAttribute(libraryKey)).utf8)
     }
+
+    /// Where the page names the library it was made for (`WebApp.libraryKey`).
+    static let libraryPlaceholder = "{{library-key}}"
 
     /// `text` made safe inside a double- or single-quoted HTML attribute.
     static func escapedAttribute(_ text: String) -> String {

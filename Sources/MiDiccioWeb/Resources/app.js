@@ -1,6 +1,8 @@
 "use strict";
 (() => {
   let csrfToken = document.querySelector('meta[name="csrf-token"]').content;
+  // The library this page was made for: the server refuses changes meant for another one.
+  const libraryKey = document.querySelector('meta[name="library-key"]').content;
   const $ = (id) => document.getElementById(id);
   const PAGE_SIZE = 50;
   const SYNC_EVERY_MS = 5 * 60 * 1000;
@@ -15,7 +17,10 @@
 
   async function api(method, path, body, retried) {
     const options = { method, headers: {}, credentials: "same-origin" };
-    if (method !== "GET") options.headers["X-CSRF-Token"] = csrfToken;
+    if (method !== "GET") {
+      options.headers["X-CSRF-Token"] = csrfToken;
+      options.headers["X-MiDiccio-Library"] = libraryKey;
+    }
     if (body instanceof Blob) {
       options.body = body;
       options.headers["Content-Type"] = "application/octet-stream";
