@@ -59,11 +59,16 @@ struct BackupRestoreCommand: ParsableCommand {
         // backup a new time, and one left as it is here but edited elsewhere, not yet
         // pulled, lost that edit on every device while the report said it was unchanged
         // and the undo had nothing to put back (found by the exploratory helper).
-        try syncOnOpen.run(
-            context,
-            otherwise: replace
-                ? "restoring over the words on this device: an edit another device made and this one has not pulled is replaced too"
-                : "restoring into the words on this device")
+        // A replace does not go on without that sync: its undo could not bring such an edit
+        // back (found by the exploratory helper, round 8). A dry run changes nothing.
+        if replace && !dryRun {
+            try syncOnOpen.runOrStop(
+                context, consequence: "an edit another device made and this one has not pulled would be replaced too, on every device")
+        } else {
+            try syncOnOpen.run(
+                context,
+                otherwise: replace ? "checking against the words on this device" : "restoring into the words on this device")
+        }
         let progress = context.progressLine(json: output.json)
         defer { progress.finish() }
         let name = ProgressLine.fileName(file)
@@ -101,7 +106,8 @@ struct BackupUndoCommand: ParsableCommand {
     func run(_ context: ToolContext) throws {
         // Edits made on other devices since the restore are kept only if they are here:
         // pulled first (an undo without it put back the older value over another device's edit).
-        try syncOnOpen.run(context, otherwise: "edits on other devices not synced yet may be undone too")
+        try syncOnOpen.runOrStop(
+            context, consequence: "edits other devices made since the restore and this one has not pulled would be undone too")
         let report = try context.library().undoRestore()
         let kept =
             report.keptEdited == 0

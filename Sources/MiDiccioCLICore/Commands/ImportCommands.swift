@@ -215,7 +215,7 @@ struct ImportUndoCommand: ParsableCommand {
     func run(_ context: ToolContext) throws {
         // Words edited on other devices since the import are kept only if their edits are
         // here: pulled first (an undo without it moved them to the Trash everywhere).
-        try syncOnOpen.run(context, otherwise: "words edited on other devices and not synced yet may go to the Trash too")
+        try syncOnOpen.runOrStop(context, consequence: "words edited on other devices and not pulled yet would go to the Trash too")
         let progress = context.progressLine(json: output.json)
         defer { progress.finish() }
         let report = try context.library().undoImport { done, total in

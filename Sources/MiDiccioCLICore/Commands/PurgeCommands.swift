@@ -33,9 +33,8 @@ struct PurgeCommand: ParsableCommand {
 /// perhaps edited) since this one last synced was purged everywhere (found by the
 /// exploratory helper, round 5); pulled first, it is no longer in the Trash here.
 func syncFirst(_ syncOnOpen: SyncOnOpen, _ context: ToolContext) throws {
-    try syncOnOpen.run(
-        context,
-        otherwise: "purging as the Trash is on this device: a word another device took out of it and this one has not pulled goes too")
+    try syncOnOpen.runOrStop(
+        context, consequence: "a word another device took out of the Trash, and this one has not pulled, would be purged on every device")
 }
 
 /// Says on standard error when a purge stood but its scrub waits for another program

@@ -26,8 +26,27 @@ struct SyncOnOpen: ParsableArguments {
     /// only with a folder), so the command runs in `midiccio-online` instead. `otherwise`
     /// says what the command does when the sync cannot finish in time.
     package func run(_ context: ToolContext, otherwise: String = "showing the words on this device") throws(OnlineNeeded) {
-        if offline || context.environment["MIDICCIO_OFFLINE"] == "1" { return }
-        guard let library = try? context.library(), let remote = try? library.remote() else { return }
+        if let problem = try attempt(context) { context.note("warning: \(problem); \(otherwise)") }
+    }
+
+    /// `run` for a command that would override or delete for good what other devices did
+    /// (a replace restore, an undo, a permanent deletion): when the sync before it cannot
+    /// finish, it stops with a `ToolFailure` naming why and `consequence` (what going on
+    /// would risk), instead of going on with a warning. The helper of round 8 found `trash
+    /// empty --yes` purging, on every device, words another device had restored and edited
+    /// while the cloud was away. `--offline` still goes on without a sync.
+    package func runOrStop(_ context: ToolContext, consequence: String) throws {
+        guard let problem = try attempt(context) else { return }
+        throw ToolFailure(
+            "could not sync first (\(problem)); nothing was changed: going on now, \(consequence). "
+                + "Try again once the cloud can be reached, or add --offline to go on with this device's words as they are")
+    }
+
+    /// Syncs as `run` says, printing what the sync says of purges and skipped files; the
+    /// reason it did not finish, or nil when it did (or had nothing to do).
+    private func attempt(_ context: ToolContext) throws(OnlineNeeded) -> String? {
+        if offline || context.environment["MIDICCIO_OFFLINE"] == "1" { return nil }
+        guard let library = try? context.library(), let remote = try? library.remote() else { return nil }
         guard context.remotes.reaches(remote) else { throw OnlineNeeded() }
         let path = library.path
         let environment = context.environment
@@ -43,20 +62,19 @@ struct SyncOnOpen: ParsableArguments {
                 engine.onActivity = { outcome.note($0) }
                 let report = try engine.sync()
                 outcome.finish(
-                    report.skippedFiles.isEmpty
+                    nil,
+                    skipped: report.skippedFiles.isEmpty
                         ? nil : "skipped \(report.skippedFiles.count) unreadable cloud file(s); run 'midiccio sync' for details",
                     note: report.purgeNote)
             } catch {
-                outcome.finish("could not sync (\(error)); \(otherwise)")
+                outcome.finish("could not sync (\(error))")
             }
         }
-        if !outcome.wait(seconds: Self.patience) {
-            context.note("warning: \(Self.unfinished(outcome.activity)); \(otherwise)")
-        } else {
-            // Words another device purged went from here: say so, as `midiccio sync` does.
-            if let note = outcome.purgeNote { context.note(note.shownSafely) }
-            if let warning = outcome.warning { context.note("warning: \(warning)") }
-        }
+        guard outcome.wait(seconds: Self.patience) else { return Self.unfinished(outcome.activity) }
+        // Words another device purged went from here: say so, as `midiccio sync` does.
+        if let note = outcome.purgeNote { context.note(note.shownSafely) }
+        if let skipped = outcome.skipped { context.note("warning: \(skipped)") }
+        return outcome.problem
     }
 }
 
@@ -77,7 +95,8 @@ extension SyncOnOpen {
 /// The result of a background sync, handed from its thread to the command's.
 private final class SyncOutcome: Sendable {
     private struct State {
-        var warning: String?
+        var problem: String?
+        var skipped: String?
         var purgeNote: String?
         var activity: SyncActivity?
     }
@@ -89,8 +108,11 @@ private final class SyncOutcome: Sendable {
     /// What the sync was doing last.
     var activity: SyncActivity? { state.withLock { $0.activity } }
 
-    /// Why the finished sync earns a warning, if it does.
-    var warning: String? { state.withLock { $0.warning } }
+    /// Why the sync failed, if it did.
+    var problem: String? { state.withLock { $0.problem } }
+
+    /// Cloud files the finished sync skipped, said as a warning, if any.
+    var skipped: String? { state.withLock { $0.skipped } }
 
     /// What the finished sync says of words another device purged (`SyncReport.purgeNote`).
     var purgeNote: String? { state.withLock { $0.purgeNote } }
@@ -99,9 +121,10 @@ private final class SyncOutcome: Sendable {
         state.withLock { $0.activity = activity }
     }
 
-    func finish(_ warning: String?, note: String? = nil) {
+    func finish(_ problem: String?, skipped: String? = nil, note: String? = nil) {
         state.withLock {
-            $0.warning = warning
+            $0.problem = problem
+            $0.skipped = skipped
             $0.purgeNote = note
         }
         finished.signal()

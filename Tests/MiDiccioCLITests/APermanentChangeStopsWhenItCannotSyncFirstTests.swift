@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+
+/// A permanent deletion, a replace restore and the undos sync first, so that what other
+/// devices did meanwhile is here before it is overridden. When that sync failed (the cloud
+/// away) they went on with a warning: `trash empty --yes` purged, on every device, words
+/// another device had taken out of the Trash and edited (found by the exploratory helper,
+/// round 8). They now stop, change nothing and say why; `--offline` goes on all the same.
+@Suite("A permanent change stops when it cannot sync first")
+final class APermanentChangeStopsWhenItCannotSyncFirstTests {
+    let sandbox: Sandbox
+
+    init() throws { sandbox = try Sandbox() }
+
+    /// Syncs the library through a folder, then moves the folder away (a drive unplugged).
+    private func cloudGoesAway() throws {
+        let cloud = sandbox.path("cloud")
+        #expect(sandbox.run("remote", "set", "folder", cloud).status == 0)
+        #expect(sandbox.run("sync").status == 0)
+        try FileManager.default.moveItem(atPath: cloud, toPath: sandbox.path("cloud-away"))
+    }
+
+    /// Checks that `result` stopped with the message, naming --offline.
+    private func stopped(_ result: ToolRun, _ arguments: [String]) {
+        #expect(result.status == 1, "\(arguments): \(result.output) \(result.errorOutput)")
+        #expect(result.errorOutput.contains("could not sync first"), "\(arguments): \(result.errorOutput)")
+        #expect(result.errorOutput.contains("nothing was changed") && result.errorOutput.contains("--offline"), "\(result.errorOutput)")
+    }
+
+    @Test("trash empty --yes and purge stop and purge nothing; with --offline they purge")
+    func purges() throws {
+        let ids = try ["uno", "dos"].map { try sandbox.add($0) }
+        #expect(sandbox.run(["delete"] + ids).status == 0)
+        try cloudGoesAway()
+        stopped(sandbox.run("trash", "empty", "--yes"), ["trash", "empty"])
+        stopped(sandbox.run("purge", ids[0]), ["purge"])
+        #expect(try sandbox.run("trash", "--json", "--offline").jsonArray().count == 2, "nothing was purged")
+        #expect(sandbox.run("trash", "empty", "--yes", "--offline").status == 0)
+        #expect(try sandbox.run("trash", "--json", "--offline").jsonArray().isEmpty)
+    }
+
+    @Test("a replace restore, backup undo and import undo stop; a merge restore and a dry run go on with a warning")
+    func restoresAndUndos() throws {
+        try sandbox.add("casa", "--meaning", "house")
+        let backup = sandbox.path("backup.json")
+        #expect(sandbox.run("backup", "export", backup).status == 0)
+        try sandbox.add("perro", "--meaning", "dog")
+        #expect(sandbox.run("backup", "restore", backup, "--replace", "--offline").status == 0)
+        let file = try sandbox.write("term,meaning\nhund,dog\n", to: "words.csv")
+        #expect(sandbox.run("import", file).status == 0)
+        try cloudGoesAway()
+
+        stopped(sandbox.run("backup", "restore", backup, "--replace"), ["backup", "restore", "--replace"])
+        stopped(sandbox.run("backup", "undo"), ["backup", "undo"])
+        stopped(sandbox.run("import", "undo"), ["import", "undo"])
+        #expect(try sandbox.listedWords("--offline").compactMap { $0["term"] as? String }.sorted() == ["casa", "hund"], "nothing changed")
+
+        let dryRun = sandbox.run("backup", "restore", backup, "--replace", "--dry-run")
+        #expect(dryRun.status == 0 && dryRun.errorOutput.contains("warning: could not sync"), "\(dryRun.errorOutput)")
+        let merge = sandbox.run("backup", "restore", backup)
+        #expect(merge.status == 0 && merge.errorOutput.contains("warning: could not sync"), "\(merge.errorOutput)")
+        #expect(sandbox.run("backup", "undo", "--offline").status == 0)
+    }
+}
