@@ -94,8 +94,8 @@ extension WebApp {
     /// With `{"expect": N}`, the count of the Trash the page showed (`whole` of
     /// `api/trash`), a Trash that holds another number is refused (409), purging nothing.
     func emptyTrash(_ request: HTTPRequest) throws -> HTTPResponse {
-        let body = try JSONBody(request.body)
-        let expected = try body.integer("expect")
+        // No body (a script's plain POST): no count to check.
+        let expected = request.body.isEmpty ? nil : try JSONBody(request.body).integer("expect")
         if let expected, expected < 0 { throw BadRequest(message: "expect must be a count of words", field: "expect") }
         return try bulkJob(request, phase: "Deleting permanently") { library, progress in
             JSONText.object([("purged", String(try library.emptyTrash(expecting: expected, progress: progress)))])

@@ -61,7 +61,7 @@ final class AnUndoPullsOtherDevicesEditsFirstTests {
 
         let undo = sandbox.run("backup", "undo")
         #expect(undo.status == 0, "\(undo.errorOutput)")
-        #expect(undo.output.contains("1 edited since the restore, kept as they are"), "\(undo.output)")
+        #expect(undo.output.contains("1 edited since the restore, their edits kept"), "\(undo.output)")
         #expect(try meaning("casa") == "edited on the other device")
     }
 }

@@ -42,6 +42,34 @@ struct UndoingARestoreKeepsLaterEditsTests {
         }
     }
 
+    @Test("a word with one field edited since keeps that field, and its other fields the restore overwrote go back")
+    func oneFieldEditedSinceKeepsOnlyThatField() throws {
+        try withTemporaryLibrary { fixture in
+            let library = fixture.library
+            let word = try library.add(WordContent(term: "mesa", meaning: "table, as edited", tags: ["mine"])).word
+            fixture.clock.advance(by: 1_000)
+            let later = fixture.clock.now().adding(500)
+            try writeBackup(
+                [
+                    word.edited(at: later) {
+                        $0.meaning = "from the backup"
+                        $0.tags = ["old"]
+                    }
+                ], to: fixture.file("backup.json"))
+            #expect(try library.restoreBackup(from: fixture.file("backup.json"), replace: true).updated == 1)
+            fixture.clock.advance(by: 2_000)
+            // Another device (or this one) changes the reading after the restore.
+            _ = try library.edit(word.id, WordEdit(reading: "me-sa"))
+
+            let undo = try library.undoRestore()
+            #expect(undo.keptEdited == 1)
+            let now = try #require(try library.word(word.id))
+            #expect(now.reading == "me-sa", "the edit made since stays")
+            #expect(now.meaning == "table, as edited", "the meaning the restore overwrote goes back")
+            #expect(now.tags == ["mine"])
+        }
+    }
+
     @Test("a replace leaves a word the backup holds as it is without undo: an edit made to it since is not counted as kept")
     func replaceOfTheSameWordIsNotUndone() throws {
         try withTemporaryLibrary { fixture in

@@ -111,7 +111,7 @@ struct BackupUndoCommand: ParsableCommand {
         let report = try context.library().undoRestore()
         let kept =
             report.keptEdited == 0
-            ? "" : "; \(report.keptEdited) edited since the restore, kept as they are"
+            ? "" : "; \(report.keptEdited) edited since the restore, their edits kept"
         context.io.write(output.json ? json(report) : "Undid the last restore: " + describe(report) + kept + "\n")
     }
 }

@@ -359,20 +359,28 @@ extension WordLibrary {
             var report = RestoreReport()
             for (idText, priorText, restoredAt, timesText, restoredTags) in rows {
                 guard let id = WordID(idText), let current = try stored(id) else { continue }
-                // A word changed since the restore (here, or pulled from another device) keeps
-                // its change: some field's time moved. Told by the fields' times as the
-                // restore left them: a restore takes fields with the backup's own times, and
-                // an edit pulled since may leave the word's time where it was (and was put
-                // back). Undo data from before has the word's time only (every later edit
-                // moved it when a restore stamped what it took with the backup word's time),
-                // or none, and is put back as before.
-                let editedSince =
-                    timesText.flatMap(Self.fieldTimes).map { times in WordField.allCases.contains { current.times[$0] != times[$0] } }
-                    ?? (restoredAt.map { current.word.updatedAt.milliseconds != $0 } ?? false)
-                if editedSince {
-                    report.keptEdited += 1
-                    continue
+                // A field changed since the restore (here, or pulled from another device) keeps
+                // its change: its time moved. Told by the fields' times as the restore left
+                // them: a restore takes fields with the backup's own times, and an edit pulled
+                // since may leave the word's time where it was (and was put back). The other
+                // fields of such a word are put back all the same: the whole word was kept
+                // before, so a meaning the restore overwrote stayed overwritten once another
+                // device changed the reading (found by the exploratory helper, round 8).
+                // Undo data from before has the word's time only (every later edit moved it
+                // when a restore stamped what it took with the backup word's time), or none:
+                // a word edited since is kept whole, as before.
+                let editedFields: Set<WordField>
+                if let times = timesText.flatMap(Self.fieldTimes) {
+                    editedFields = Set(WordField.allCases.filter { current.times[$0] != times[$0] })
+                } else if let restoredAt, current.word.updatedAt.milliseconds != restoredAt {
+                    editedFields = Set(WordField.allCases)
+                } else {
+                    editedFields = []
                 }
+                if !editedFields.isEmpty { report.keptEdited += 1 }
+                // A word the restore added and that was edited since stays; so does one whose
+                // every field was edited since.
+                if !editedFields.isEmpty && (priorText == nil || editedFields.count == WordField.allCases.count) { continue }
                 guard let priorText else {
                     // The restore added this word: undoing it moves it to the Trash (never
                     // a hard delete, which sync would undo by bringing the word back).
@@ -388,14 +396,17 @@ extension WordLibrary {
                     JSONText.parse(Data(priorText.utf8)) ?? JSONNull(), location: "undo data", file: path)
                 let tags = restoredTags.map { Self.tagsUndone(prior.tags, restored: JSONText.stringArray($0), now: current.word.tags) }
                 let result = try update(current) { word, time in
-                    word.term = prior.term
-                    word.meaning = prior.meaning
-                    word.reading = prior.reading
-                    word.examples = prior.examples
-                    word.notes = prior.notes
-                    word.tags = tags ?? prior.tags
-                    word.deletedAt = prior.deletedAt == nil ? nil : (current.word.deletedAt ?? time)
+                    let back = { (field: WordField) in !editedFields.contains(field) }
+                    if back(.term) { word.term = prior.term }
+                    if back(.meaning) { word.meaning = prior.meaning }
+                    if back(.reading) { word.reading = prior.reading }
+                    if back(.examples) { word.examples = prior.examples }
+                    if back(.notes) { word.notes = prior.notes }
+                    if back(.tags) { word.tags = tags ?? prior.tags }
+                    if back(.deleted) { word.deletedAt = prior.deletedAt == nil ? nil : (current.word.deletedAt ?? time) }
                 }
+                // Counted as kept (above): what was edited since stands.
+                if !editedFields.isEmpty { continue }
                 if result == current.word {
                     report.unchanged += 1
                 } else if result.isDeleted && !current.word.isDeleted {

@@ -1003,7 +1003,7 @@
       const report = await busy($("restore-undo"), "Undoing\u2026", afterSync(() => api("POST", "/api/backup/undo")));
       $("undo-result").textContent = "The last restore was undone: " + plural(report.updated, "word", "words") + " put back, "
         + report.trashed.toLocaleString() + " moved to the Trash."
-        + (report.keptEdited ? " " + plural(report.keptEdited, "word was", "words were") + " edited since the restore and kept." : "");
+        + (report.keptEdited ? " " + plural(report.keptEdited, "word was", "words were") + " edited since the restore: their edits were kept." : "");
       $("restore-done").textContent = "";
       loadStatus();
       reload(); loadTags(); loadTrash(); scheduleSync();
