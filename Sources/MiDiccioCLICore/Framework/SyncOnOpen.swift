@@ -65,7 +65,7 @@ struct SyncOnOpen: ParsableArguments {
                     nil,
                     skipped: report.skippedFiles.isEmpty
                         ? nil : "skipped \(report.skippedFiles.count) unreadable cloud file(s); run 'midiccio sync' for details",
-                    note: report.purgeNote)
+                    note: report.purgeNote, autoPurged: report.autoPurged)
             } catch {
                 outcome.finish("could not sync (\(error))")
             }
@@ -73,6 +73,9 @@ struct SyncOnOpen: ParsableArguments {
         guard outcome.wait(seconds: Self.patience) else { return Self.unfinished(outcome.activity) }
         // Words another device purged went from here: say so, as `midiccio sync` does.
         if let note = outcome.purgeNote { context.note(note.shownSafely) }
+        // So does a purge by trash.autoPurgeDays in it: a `list` said nothing of it, even
+        // when a clock set ahead had set it off (found by the exploratory helper, round 8).
+        if outcome.autoPurged > 0 { context.note(ToolContext.autoPurgedNote(outcome.autoPurged)) }
         if let skipped = outcome.skipped { context.note("warning: \(skipped)") }
         return outcome.problem
     }
@@ -98,6 +101,7 @@ private final class SyncOutcome: Sendable {
         var problem: String?
         var skipped: String?
         var purgeNote: String?
+        var autoPurged = 0
         var activity: SyncActivity?
     }
 
@@ -114,6 +118,9 @@ private final class SyncOutcome: Sendable {
     /// Cloud files the finished sync skipped, said as a warning, if any.
     var skipped: String? { state.withLock { $0.skipped } }
 
+    /// How many words the finished sync purged by `trash.autoPurgeDays`.
+    var autoPurged: Int { state.withLock { $0.autoPurged } }
+
     /// What the finished sync says of words another device purged (`SyncReport.purgeNote`).
     var purgeNote: String? { state.withLock { $0.purgeNote } }
 
@@ -121,11 +128,12 @@ private final class SyncOutcome: Sendable {
         state.withLock { $0.activity = activity }
     }
 
-    func finish(_ problem: String?, skipped: String? = nil, note: String? = nil) {
+    func finish(_ problem: String?, skipped: String? = nil, note: String? = nil, autoPurged: Int = 0) {
         state.withLock {
             $0.problem = problem
             $0.skipped = skipped
             $0.purgeNote = note
+            $0.autoPurged = autoPurged
         }
         finished.signal()
     }
