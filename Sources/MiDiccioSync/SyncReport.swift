@@ -248,7 +248,9 @@ public enum SyncError: Error, Sendable, CustomStringConvertible {
         case .cloudTooNew(let version):
             "this cloud copy was written by a newer MiDiccio; update to keep syncing (the cloud uses format \(version)). Your words on this device are kept."
         case .badManifest(let reason):
-            "the cloud folder's \(CloudLayout.manifestPath) cannot be read now (\(reason)); nothing was changed here, the next sync will try again"
+            "the cloud folder's \(CloudLayout.manifestPath) cannot be read now (\(reason)); nothing was changed here, the next sync will try again. "
+                + "If it goes on failing (the file was damaged, not still arriving), remove \(CloudLayout.manifestPath) from the cloud folder: "
+                + "the next sync writes it again from the devices' own files, and no word is lost"
         case .damagedState(let reason):
             "this library's sync state cannot be read (\(reason)); nothing was changed. Set the remote again to start over with this cloud"
         case .massDeletion:

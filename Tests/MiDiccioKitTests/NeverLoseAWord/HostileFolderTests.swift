@@ -152,4 +152,28 @@ struct HostileFolderTests {
             #expect(try a.sync().pushed == 1)
         }
     }
+
+    @Test(
+        "a manifest damaged for good: the message says to remove it, and once removed the devices sync again and lose nothing",
+        arguments: CloudBackend.available)
+    func damagedManifestRemoved(backend: CloudBackend) throws {
+        try withBackend(backend) { fixture in
+            let a = try fixture.device("a")
+            let b = try fixture.device("b")
+            try a.add("uno")
+            try a.sync()
+            try b.sync()
+            try fixture.storage().write(CloudLayout.manifestPath, Data("{\"damaged".utf8))
+            try a.add("dos")
+            try b.add("tres")
+            let error = try #require(throws: SyncError.self) { try a.sync() }
+            #expect("\(error)".contains("remove \(CloudLayout.manifestPath)"), "\(error)")
+            try fixture.storage().delete(CloudLayout.manifestPath)
+            try a.sync()
+            try b.sync()
+            try a.sync()
+            #expect(Set(try a.library.list().map(\.term)) == ["uno", "dos", "tres"])
+            #expect(Set(try b.library.list().map(\.term)) == ["uno", "dos", "tres"])
+        }
+    }
 }
