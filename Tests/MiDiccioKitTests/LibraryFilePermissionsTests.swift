@@ -24,4 +24,15 @@ struct LibraryFilePermissionsTests {
             #expect(mode?.intValue == 0o600, "\(file) has mode \(String(mode?.intValue ?? 0, radix: 8))")
         }
     }
+
+    @Test("a backup of it is written with mode 0600 too, whatever the umask")
+    func backupOwnerOnly() throws {
+        try withTemporaryLibrary { fixture in
+            try fixture.library.add(WordContent(term: "privado"))
+            let backup = fixture.file("backup.json")
+            try fixture.library.exportBackup(to: backup)
+            let mode = try FileManager.default.attributesOfItem(atPath: backup)[.posixPermissions] as? NSNumber
+            #expect(mode?.intValue == 0o600, "mode \(String(mode?.intValue ?? 0, radix: 8))")
+        }
+    }
 }

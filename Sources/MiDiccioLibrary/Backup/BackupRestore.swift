@@ -101,7 +101,8 @@ public struct RestoreReport: Hashable, Sendable {
 private struct RestoreRollback: Error {}
 
 extension WordLibrary {
-    /// Writes every word, Trash included, to a backup file at `path` (atomically).
+    /// Writes every word, Trash included, to a backup file at `path` (atomically), readable
+    /// by its owner only, as the library is: a backup holds every word and the study history.
     @discardableResult
     public func exportBackup(to path: String) throws -> Int {
         try checkNotLibrary(path)
@@ -112,7 +113,7 @@ extension WordLibrary {
                 let count = Int(try database.integer("SELECT count(*) FROM words") ?? 0)
                 let reviews = try allReviewEvents()
                 try files {
-                    try FileSystem.writeAtomically(to: path) { write in
+                    try FileSystem.writeAtomically(to: path, ownerOnly: true) { write in
                         var writer = BackupFile.Writer()
                         try write(Data(writer.start(wordCount: count, reviews: reviews, exportedAt: clock.now()).utf8))
                         var exported = 0
