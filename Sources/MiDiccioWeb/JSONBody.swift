@@ -84,6 +84,9 @@ struct JSONBody {
         self.object = object
     }
 
+    /// True when member `name` is a single text (not a list).
+    func isText(_ name: String) -> Bool { object[name] is String }
+
     /// A list of strings; a single string is split into lines (examples typed one per line).
     func strings(_ name: String) throws(BadRequest) -> [String]? {
         guard let value = object[name], !(value is NSNull) else { return nil }

@@ -471,10 +471,14 @@ public final class WebApp: HTTPHandler {
         examples.filter { !$0.allSatisfy(\.isWhitespace) }
     }
 
-    /// Tags as a list, or as one text separated by spaces or commas (as typed).
+    /// Tags as a list, or as one text separated by spaces or commas (as typed). A tag of
+    /// a list keeps a comma it holds (an import or the command line may give one): the page
+    /// sends the word's own tags back, and split, they read as changed elsewhere and such a
+    /// tag could never be taken off (found by the exploratory helper, round 8).
     private static func tags(_ body: JSONBody) throws(BadRequest) -> [String]? {
         guard let tags = try body.strings("tags") else { return nil }
-        return tags.flatMap { $0.split(whereSeparator: { $0 == "," || $0.isWhitespace }).map(String.init) }
+        let typed = body.isText("tags")
+        return tags.flatMap { $0.split(whereSeparator: { ($0 == "," && typed) || $0.isWhitespace }).map(String.init) }
     }
 
     /// `GET api/search?q=&tag=&sort=&limit=&offset=&count=`: a page of every match (see

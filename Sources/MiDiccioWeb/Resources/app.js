@@ -331,6 +331,7 @@
     $("w-term").textContent = "";
     $("editor").showModal();
     editorSnapshot = editorValues();
+    editorOpened = Object.fromEntries(fields.map((name) => [name, $("f-" + name).value]));
     editorBase = word ? formBody() : null;
     $("f-term").focus();
     if (!word && $("f-term").value) checkDuplicates();
@@ -366,15 +367,31 @@
     if (input) { input.setAttribute("aria-invalid", "true"); input.focus(); }
   }
 
-  // The word as the form holds it, as the server takes it.
+  // What each box held when the editor opened.
+  let editorOpened = null;
+
+  // The tags typed in the box: separated by spaces, or by commas ("a, b" and "a,b" are two
+  // tags), except a tag the word already holds, which stays whole ("a,b" from an import).
+  function parseTags(text, held) {
+    const known = new Set(held.map((tag) => tag.toLowerCase()));
+    return text.split(/\s+/).flatMap((token) => (known.has(token.toLowerCase()) ? [token] : token.split(","))).filter((tag) => tag !== "");
+  }
+
+  // The word as the form holds it, as the server takes it. A box left as it opened gives
+  // the word's own value: a one-line box drops a term's line break, and the box of tags
+  // split a tag holding a comma, so a save of the meaning alone said the term and tags were
+  // "changed elsewhere meanwhile" and a tag with a comma could not be taken off (found by the
+  // exploratory helper, round 8).
   function formBody() {
+    const word = state.editing;
+    const value = (name, typed) => (word && editorOpened && $("f-" + name).value === editorOpened[name] ? word[name] : typed);
     return {
-      term: $("f-term").value,
-      reading: $("f-reading").value,
-      meaning: $("f-meaning").value,
-      examples: $("f-examples").value.split("\n"),
-      notes: $("f-notes").value,
-      tags: $("f-tags").value.split(/[\s,]+/).filter((tag) => tag !== ""),
+      term: value("term", $("f-term").value),
+      reading: value("reading", $("f-reading").value),
+      meaning: value("meaning", $("f-meaning").value),
+      examples: value("examples", $("f-examples").value.split("\n")),
+      notes: value("notes", $("f-notes").value),
+      tags: value("tags", parseTags($("f-tags").value, word ? word.tags : [])),
     };
   }
 
