@@ -133,7 +133,7 @@ public protocol HTTPHandler: Sendable {
     func respond(to request: HTTPRequest) -> HTTPResponse
     /// The 413 answer for a body over `limit` bytes (the server sends it without
     /// reading the body, and without calling `respond`).
-    func payloadTooLarge(limit: Int) -> HTTPResponse
+    func payloadTooLarge(limit: Int, path: String) -> HTTPResponse
     /// Called once a request has ended: its response sent, or its connection gone.
     func requestEnded()
     /// The answer that refuses `request` from its headers alone (its body is empty
@@ -500,7 +500,7 @@ private func firstCall(
     }
     let limit = context.handler.bodyLimit(method: method, path: path)
     if let declared = headers["content-length"].flatMap({ Int($0) }), declared > limit {
-        return queue(context.handler.payloadTooLarge(limit: limit), on: connection)
+        return queue(context.handler.payloadTooLarge(limit: limit, path: path), on: connection)
     }
     state.pointee = Unmanaged.passRetained(PendingRequest(limit: limit)).toOpaque()
     return MHD_Result.YES

@@ -142,7 +142,7 @@ private final class RedirectHandler: HTTPHandler {
 
     func bodyLimit(method: String, path: String) -> Int { 1024 }
 
-    func payloadTooLarge(limit: Int) -> HTTPResponse {
+    func payloadTooLarge(limit: Int, path: String) -> HTTPResponse {
         var response = SignInPage.response(413, title: "Too large", message: "This address takes no request body.")
         policy.harden(&response)
         return response

@@ -87,9 +87,21 @@ public final class WebApp: HTTPHandler {
         Self.routes(for: path).routes.first { $0.method == method }?.bodyLimit ?? Self.requestLimit
     }
 
-    public func payloadTooLarge(limit: Int) -> HTTPResponse {
+    public func payloadTooLarge(limit: Int, path: String) -> HTTPResponse {
         let size = limit >= 1_048_576 ? "\(limit / 1_048_576) MB" : "\(limit / 1024) KB"
-        var response = HTTPResponse.error(413, "the request is too large (the limit is \(size))")
+        // A backup the web app itself made can pass the limit (its download has none): the
+        // command line restores or imports a file of any size, read in pieces.
+        let command: String? =
+            switch path {
+            case "/api/backup/restore": "midiccio backup restore FILE"
+            case "/api/import": "midiccio import FILE"
+            default: nil
+            }
+        let message =
+            command.map {
+                "this file is larger than the web app takes (\(size)); nothing was changed. The command line takes a file of any size: \($0)"
+            } ?? "the request is too large (the limit is \(size))"
+        var response = HTTPResponse.error(413, message, field: command == nil ? nil : "file")
         response.setHeader("Connection", "close")
         policy.harden(&response)
         return response

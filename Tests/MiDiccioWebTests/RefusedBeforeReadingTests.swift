@@ -40,6 +40,20 @@ final class RefusedBeforeReadingTests {
         #expect(try foreign.answer().status == 421)
     }
 
+    @Test("a backup or an import past the web app's limit is refused at its headers with the command that takes it")
+    func aLargeFileNamesTheCommandLine() throws {
+        let web = try WebFixture()
+        let answer = try upload(web, length: WebApp.uploadLimit + 1).answer()
+        #expect(answer.status == 413)
+        #expect(answer.text.contains("midiccio backup restore FILE") && answer.text.contains("nothing was changed"), "\(answer.text)")
+        let socket = try OpenSocket(port: web.server.port)
+        socket.send(
+            "POST /api/import HTTP/1.1\r\nHost: \(web.host)\r\nX-CSRF-Token: \(web.csrfToken)\r\n"
+                + "Content-Length: \(WebApp.uploadLimit + 1)\r\n\r\n")
+        let imported = try socket.answer()
+        #expect(imported.status == 413 && imported.text.contains("midiccio import FILE"), "\(imported.text)")
+    }
+
     @Test("six 95 MB uploads without the token grow the server's memory by less than 5 MB")
     func sixHugeUploadsCostNoMemory() throws {
         let web = try WebFixture(accessToken: Self.token)

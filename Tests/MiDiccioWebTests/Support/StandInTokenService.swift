@@ -47,7 +47,7 @@ final class StandInTokenService: HTTPHandler {
 
     func bodyLimit(method: String, path: String) -> Int { 64 * 1024 }
 
-    func payloadTooLarge(limit: Int) -> HTTPResponse { HTTPResponse(status: 413, contentType: nil, body: Data()) }
+    func payloadTooLarge(limit: Int, path: String) -> HTTPResponse { HTTPResponse(status: 413, contentType: nil, body: Data()) }
 
     func respond(to request: HTTPRequest) -> HTTPResponse {
         guard request.method == "POST" else { return answer(405, ["error": "invalid_request"]) }
