@@ -49,6 +49,9 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
     /// (`trashedNow` in all): words were added or deleted since, here or on a device the
     /// sync before it pulled from. Nothing was changed.
     case restoreChangedSincePreview(trashedNow: Int)
+    /// The card of the word `term` was answered elsewhere (another tab, window or device)
+    /// since it was shown: this answer was not recorded.
+    case answeredMeanwhile(term: String)
     /// A file could not be read or written.
     case fileError(path: String, reason: String)
     /// SQLite failed underneath; the transaction was rolled back.
@@ -112,6 +115,9 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
         case .selectionChanged(let expected, let found):
             return
                 "the words chosen changed meanwhile: \(found) \(found == 1 ? "matches" : "match") now, not \(expected) as shown (words were added, changed or deleted elsewhere); nothing was changed. Look at the list again, then choose once more."
+        case .answeredMeanwhile(let term):
+            return
+                "\u{201C}\(term)\u{201D} was answered meanwhile (in another tab, window or device) since its card was shown; this answer was not recorded, so it is not counted twice"
         case .restoreChangedSincePreview(let trashedNow):
             return
                 "the library changed since the preview (words were added or deleted here or on another device): this replace would now move \(trashedNow) \(trashedNow == 1 ? "word" : "words") to the Trash, not the ones the preview listed; nothing was changed. Check the backup again, then restore."

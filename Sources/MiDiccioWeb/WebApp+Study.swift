@@ -81,7 +81,9 @@ extension WebApp {
         guard (0...86_400).contains(seconds) else {
             throw BadRequest(message: "seconds must be a whole number from 0 to 86400", field: "seconds")
         }
-        let (event, schedule) = try pool.withLibrary { try $0.answer(id, grade: grade, seconds: seconds) }
+        // How many answers the card had when shown (`study.reviews` of `api/study/next`).
+        let reviews = try body.integer("reviews")
+        let (event, schedule) = try pool.withLibrary { try $0.answer(id, grade: grade, seconds: seconds, expectingReviews: reviews) }
         return .json(
             JSONText.object([
                 ("id", JSONText.quote(id.rawValue)), ("study", JSONText.schedule(schedule)),

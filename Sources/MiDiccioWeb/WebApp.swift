@@ -918,6 +918,8 @@ public final class WebApp: HTTPHandler {
                 return .error(409, error.description)
             case .restoreChangedSincePreview:
                 return .error(409, error.description, field: "preview")
+            case .answeredMeanwhile:
+                return .error(409, error.description, field: "answered")
             case .invalidBackup, .invalidImport:
                 return .error(422, error.description, field: "file")
             case .storage(let underlying) where underlying.isBusy:

@@ -62,6 +62,24 @@ final class StudyRouteTests {
         #expect(bad.status == 400 && bad.json["field"] as? String == "time")
     }
 
+    @Test("a card answered in another tab since it was shown is not recorded twice")
+    func aCardAnsweredInAnotherTab() throws {
+        let id = try add("perro")
+        let shown = try web.send("GET", "/api/study")
+        let reviews = try #require((shown.json["card"] as? [String: Any]).flatMap { $0["study"] as? [String: Any] }?["reviews"] as? Int)
+        #expect(reviews == 0)
+        // Both tabs show the card with no answer yet; the first answers.
+        let first = try web.send("POST", "/api/study/answer", json: "{\"id\": \"\(id)\", \"grade\": \"easy\", \"reviews\": 0}")
+        #expect(first.status == 200, "\(first.json)")
+        let second = try web.send("POST", "/api/study/answer", json: "{\"id\": \"\(id)\", \"grade\": \"easy\", \"reviews\": 0}")
+        #expect(second.status == 409 && second.json["field"] as? String == "answered", "\(second.json)")
+        #expect((second.json["error"] as? String ?? "").contains("answered meanwhile"))
+        #expect(try web.library().reviewEvents(of: WordID(id)!).count == 1)
+        // Shown again, with its one answer, it is answered.
+        let third = try web.send("POST", "/api/study/answer", json: "{\"id\": \"\(id)\", \"grade\": \"good\", \"reviews\": 1}")
+        #expect(third.status == 200)
+    }
+
     @Test("answers need the CSRF token, and a bad grade or id is refused naming the field, nothing recorded")
     func refusals() throws {
         let id = try add("gato")

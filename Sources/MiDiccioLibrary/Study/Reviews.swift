@@ -44,11 +44,24 @@ extension WordLibrary {
 
     /// Records an answer to word `id` now, as `review` does, and returns the event with the
     /// new schedule: the event is what `undoReview(_:)` takes back, this answer and no other.
-    public func answer(_ id: WordID, grade: ReviewGrade, seconds: Int = 0) throws -> (event: ReviewEvent, schedule: StudySchedule) {
+    ///
+    /// `expectingReviews` is how many answers the word had when its card was shown: when
+    /// it has another number (the card was answered meanwhile in another tab, window or
+    /// device), nothing is recorded and `LibraryError.answeredMeanwhile` says so. Two tabs
+    /// showing one card both recorded an answer, which moved it further out than either
+    /// meant (found by the exploratory helper, round 8).
+    public func answer(
+        _ id: WordID, grade: ReviewGrade, seconds: Int = 0, expectingReviews: Int? = nil
+    ) throws -> (event: ReviewEvent, schedule: StudySchedule) {
         try writing {
             guard let stored = try stored(id) else { throw LibraryError.wordNotFound(id.rawValue) }
             guard !stored.word.isDeleted else {
                 throw LibraryError.wrongTrashState(id, term: stored.word.term, inTrash: true)
+            }
+            if let expectingReviews,
+                try database.integer("SELECT count(*) FROM reviews WHERE word = ?", [.blob(id.bytes)]) != Int64(expectingReviews)
+            {
+                throw LibraryError.answeredMeanwhile(term: stored.word.term)
             }
             // Two answers of one device never share a millisecond: the event key stays unique.
             let last = try database.integer(

@@ -1487,11 +1487,16 @@
     study.busy = true;
     try {
       const seconds = Math.min(86400, Math.round((Date.now() - study.shownAt) / 1000));
-      const data = await api("POST", "/api/study/answer", { id: study.card.word.id, grade: String(grade), seconds });
+      const data = await api("POST", "/api/study/answer",
+        { id: study.card.word.id, grade: String(grade), seconds, reviews: study.card.study.reviews });
       if (data.answer) study.given.push(Object.assign({ id: data.id }, data.answer));
       await loadStudyCard();
     } catch (error) {
-      if (error.status === 404 || error.status === 409) {
+      if (error.field === "answered") {
+        // Answered in another tab or on another device since shown: on to the next card.
+        toast(error.message);
+        await loadStudyCard();
+      } else if (error.status === 404 || error.status === 409) {
         // Deleted, or gone with a restored backup, while the card was shown: on to the next.
         toast("Not recorded: " + quoted(study.card.word.term) + " is no longer in the library (deleted meanwhile)");
         await loadStudyCard();
