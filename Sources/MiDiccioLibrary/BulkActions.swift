@@ -293,10 +293,46 @@ extension WordLibrary {
     /// may change the word it is given, not another. Must run inside a read or a write.
     /// `progress` hears how many were handed over, of all. With `expecting`, matches or
     /// Trash entries that are not that many throw `selectionChanged` before any is handed.
+    /// The rows (`seq`, in order) of every match or every Trash entry `target` names; none
+    /// for named words.
+    private func selectedRows(_ target: BulkTarget) throws -> [Int64] {
+        let (members, values): (String, [SQLValue])
+        switch target {
+        case .words:
+            return []
+        case .matches(let query, let tag):
+            (members, values) = try searchPlan(SearchQuery(parsing: query), tag: tag).members()
+        case .trash(let term):
+            let (filter, filterValues) = try trashFilter(term: term)
+            (members, values) = ("SELECT seq FROM words WHERE \(filter)", filterValues)
+        }
+        return try database.prepare("SELECT seq FROM words WHERE seq IN (\(members)) ORDER BY seq").rows(values) { $0.int64(0) }
+    }
+
+    /// How many words every match or every Trash entry of `target` is now, and a
+    /// fingerprint of which (16 hexadecimal digits): the same words, the same key. A page
+    /// takes it when a person chooses "all N matches" and sends it with the action, so an
+    /// action refuses other words than those shown even when their count is the same (a
+    /// word renamed out of the matches and another added: `selectionChanged`). Named
+    /// words give their count and an empty key.
+    public func selectionKey(_ target: BulkTarget) throws -> (count: Int, key: String) {
+        if case .words(let ids) = target { return (Self.unique(ids).count, "") }
+        let seqs = try guarded { try database.read { try selectedRows(target) } }
+        var fingerprint: UInt64 = 0
+        for seq in seqs {
+            // SplitMix64's finaliser spreads each row number over all 64 bits.
+            var mixed = UInt64(bitPattern: seq) &+ 0x9E37_79B9_7F4A_7C15
+            mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+            fingerprint ^= mixed ^ (mixed >> 31)
+        }
+        let digits = String(fingerprint, radix: 16)
+        return (seqs.count, String(repeating: "0", count: 16 - digits.count) + digits)
+    }
+
     private func forEachBulkWord(
         _ target: BulkTarget, expecting: Int? = nil, progress: BulkProgress? = nil, _ body: (StoredWord) throws -> Void
     ) throws {
-        let (members, values): (String, [SQLValue])
         switch target {
         case .words(let ids):
             let unique = Self.unique(ids)
@@ -307,13 +343,10 @@ extension WordLibrary {
                 if (index + 1) % bulkWordsPerRead == 0 || index + 1 == unique.count { progress?(index + 1, unique.count) }
             }
             return
-        case .matches(let query, let tag):
-            (members, values) = try searchPlan(SearchQuery(parsing: query), tag: tag).members()
-        case .trash(let term):
-            let (filter, filterValues) = try trashFilter(term: term)
-            (members, values) = ("SELECT seq FROM words WHERE \(filter)", filterValues)
+        case .matches, .trash:
+            break
         }
-        let seqs = try database.prepare("SELECT seq FROM words WHERE seq IN (\(members)) ORDER BY seq").rows(values) { $0.int64(0) }
+        let seqs = try selectedRows(target)
         if let expecting, expecting != seqs.count { throw LibraryError.selectionChanged(expected: expecting, found: seqs.count) }
         let read = try database.cached("SELECT \(Self.columns) FROM words WHERE seq IN (SELECT value FROM json_each(?)) ORDER BY seq")
         progress?(0, seqs.count)

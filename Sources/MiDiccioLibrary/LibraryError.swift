@@ -112,6 +112,9 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
             return "there is no import to undo"
         case .nothingBulkToUndo:
             return "there is nothing to undo: that change was undone already, or a later one replaced it"
+        case .selectionChanged(let expected, let found) where expected == found:
+            return
+                "the words chosen changed meanwhile: as many match now, but other words than those shown (words were added, changed or deleted elsewhere); nothing was changed. Look at the list again, then choose once more."
         case .selectionChanged(let expected, let found):
             return
                 "the words chosen changed meanwhile: \(found) \(found == 1 ? "matches" : "match") now, not \(expected) as shown (words were added, changed or deleted elsewhere); nothing was changed. Look at the list again, then choose once more."

@@ -213,6 +213,7 @@ public final class WebApp: HTTPHandler {
             try app.withWord(id) { library, id in .json(app.wordEnvelope(try library.purge([id])[0])) }
         },
         Route("POST", "api/bulk/tag", bodyLimit: bulkRequestLimit) { app, request, _ in try app.bulkTag(request) },
+        Route("POST", "api/bulk/selection") { app, request, _ in try app.bulkSelection(request) },
         Route("POST", "api/bulk/trash", bodyLimit: bulkRequestLimit) { app, request, _ in try app.bulkTrash(request, restore: false) },
         Route("POST", "api/bulk/restore", bodyLimit: bulkRequestLimit) { app, request, _ in try app.bulkTrash(request, restore: true) },
         Route("POST", "api/bulk/purge", bodyLimit: bulkRequestLimit) { app, request, _ in try app.bulkPurge(request) },

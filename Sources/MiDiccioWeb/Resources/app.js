@@ -1809,6 +1809,7 @@
 
   function selectAllMatches() {
     selection.all = true;
+    takeSelectionKey("matches", { q: state.query, filterTag: state.tag });
     for (const box of $("words").querySelectorAll(".word-pick")) {
       box.checked = true;
       selection.ids.add(box.closest("li").dataset.id);
@@ -1853,7 +1854,18 @@
   // A bulk action runs on the server as a job: a tag on a quarter of a million words
   // takes seconds, and the page shows how many words it has gone through, under the list
   // or on the Trash page, whichever is open.
-  function bulkJob(path, body) {
+  // The key of the words each "select all" chose ({matches, trash}: a promise of it), taken
+  // when they were chosen and sent with the action: other words, even as many, are refused.
+  const selectionKeys = { matches: null, trash: null };
+  function takeSelectionKey(select, body) {
+    selectionKeys[select] = api("POST", "/api/bulk/selection", Object.assign({ select }, body))
+      .then((data) => data.key).catch(() => "");
+  }
+
+  async function bulkJob(path, body) {
+    if (body && body.select && selectionKeys[body.select]) {
+      body = Object.assign({}, body, { expectKey: await selectionKeys[body.select] });
+    }
     const prefix = $("trash-view").hidden ? "bulk" : "trash";
     const key = newJobKey();
     return runJob(key, "/api/bulk/" + path + "?" + query({ key }), body,
@@ -1870,14 +1882,20 @@
       const data = await bulkJob(path, body);
       if (clears) { clearSelection(); $("words").focus(); }
       await reload();
+      // Still all chosen: the words this action changed are the ones chosen now.
+      if (selection.all) takeSelectionKey("matches", { q: state.query, filterTag: state.tag });
       loadTags();
       scheduleSync();
       const undo = data.changed > 0 ? bulkUndo(data.step, reload, "Undone: {n} as before") : null;
       toast(describe(data) + (undo ? ". Press U to undo." : "."), undo ? "Undo" : "", undo);
     } catch (error) {
       toast(error.message);
-      // The matches changed meanwhile: list and count them as they are now.
-      if (body.select) await reload();
+      // The matches changed meanwhile: list and count them as they are now, and take
+      // those, as shown, as the ones chosen.
+      if (body.select) {
+        await reload();
+        if (selection.all) takeSelectionKey("matches", { q: state.query, filterTag: state.tag });
+      }
     } finally {
       for (const button of buttons) button.disabled = false;
       showSelection();
@@ -1955,6 +1973,7 @@
   $("trash-back").addEventListener("click", () => { location.hash = ""; });
   $("trash-select-matches").addEventListener("click", () => {
     trash.all = true;
+    takeSelectionKey("trash", { q: $("trash-search").value.trim() });
     for (const box of document.querySelectorAll("#trash-list .trash-pick")) box.checked = true;
     showTrashSelection();
   });
