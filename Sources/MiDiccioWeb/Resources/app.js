@@ -453,7 +453,13 @@
 
   // ---- Deleting, the Trash --------------------------------------------------------
 
+  // Words whose move to the Trash is on its way: `d` pressed again before the answer came
+  // sent the same word again, whose "already in the Trash" replaced the Undo notice.
+  const deleting = new Set();
+
   async function deleteWord(word) {
+    if (deleting.has(word.id)) return;
+    deleting.add(word.id);
     try {
       await api("DELETE", "/api/words/" + word.id);
       const item = $("words").querySelector('[data-id="' + word.id + '"]');
@@ -479,6 +485,10 @@
       });
     } catch (error) {
       toast(error.message);
+      // Moved to the Trash or deleted for good elsewhere: the list shows it as it is now.
+      if (error.status === 409 || error.status === 404) await reload();
+    } finally {
+      deleting.delete(word.id);
     }
   }
 
