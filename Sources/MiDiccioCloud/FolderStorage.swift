@@ -52,6 +52,7 @@ public final class FolderStorage: CloudStorage {
         func isFolder(_ status: stat) -> Bool { status.st_mode & S_IFMT == S_IFDIR }
         if let status = FileSystem.status(path) {
             guard isFolder(status) else { throw SetupError(description: "\(path) is a file, not a folder") }
+            try checkWritable(path)
             return
         }
         let parent = FileSystem.parent(of: path)
@@ -63,6 +64,20 @@ public final class FolderStorage: CloudStorage {
         } catch {
             throw SetupError(description: "cannot create \(path): \(FileSystem.describe(error))")
         }
+    }
+
+    /// Refuses a folder no file can be made in (no permission, a read-only disk, a system
+    /// folder such as /proc), which was set without a word and failed at every sync
+    /// (found by the exploratory helper, round 8): a file is made there and removed.
+    private static func checkWritable(_ path: String) throws(SetupError) {
+        let probe = path + "/.midiccio-write-check-\(getpid())"
+        let descriptor = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            let reason = String(cString: strerror(errno))
+            throw SetupError(description: "cannot write in \(path) (\(reason)); choose a folder you can write in")
+        }
+        close(descriptor)
+        unlink(probe)
     }
 
     private func full(_ path: String) -> String { path.isEmpty ? root : root + "/" + path }

@@ -124,20 +124,27 @@ final class BackupRouteTests {
 
     @Test(
         "a sync folder that is a file, or inside a folder that does not exist, is refused as the command line refuses it, naming it",
-        arguments: ["file", "missing"])
+        arguments: ["file", "missing", "unwritable"])
     func badFolderRefused(_ kind: String) throws {
         let good = web.directory + "/cloud"
         try FileManager.default.createDirectory(atPath: good, withIntermediateDirectories: true)
         #expect(try web.send("PUT", "/api/remote", json: "{\"folder\": \"\(good)\"}").status == 200)
         let file = web.directory + "/notes.txt"
         #expect(FileManager.default.createFile(atPath: file, contents: Data("x".utf8)))
-        let path = kind == "file" ? file : web.directory + "/nope/deeper"
+        // /proc: a folder no file can be made in, whoever runs the test (root too).
+        let path = kind == "file" ? file : kind == "unwritable" ? "/proc" : web.directory + "/nope/deeper"
 
         let refused = try web.send("PUT", "/api/remote", json: "{\"folder\": \"\(path)\"}")
         #expect(refused.status == 400)
         #expect(refused.json["field"] as? String == "folder")
         let message = refused.json["error"] as? String ?? ""
-        #expect(message.contains(kind == "file" ? "\(file) is a file, not a folder" : "\(web.directory)/nope does not exist"), "\(message)")
+        let expected =
+            switch kind {
+            case "file": "\(file) is a file, not a folder"
+            case "unwritable": "cannot write in /proc"
+            default: "\(web.directory)/nope does not exist"
+            }
+        #expect(message.contains(expected), "\(message)")
         #expect(try web.send("GET", "/api/status").json["remoteFolder"] as? String == good, "the remote set before stays")
         #expect(!FileManager.default.fileExists(atPath: web.directory + "/nope"))
     }
