@@ -45,6 +45,12 @@ public struct SyncReport: Hashable, Sendable {
     public var purgedEditedTerms: [String] = []
     /// How many of the words purged elsewhere (and of those edited here) a report names.
     public static let purgedNamed = 5
+    /// Words edited here and not synced yet whose edited field a later change from another
+    /// device replaced (a later edit there, or a backup restored there, which gives its words
+    /// new times): last write wins, and this says so, by name.
+    public var overriddenHere = 0
+    /// The terms of the first `purgedNamed` words of `overriddenHere`.
+    public var overriddenTerms: [String] = []
     /// Words this sync purged because their time in the Trash ran out
     /// (trash.autoPurgeDays), after the pull: none that another device took out of it.
     public var autoPurged = 0
@@ -402,6 +408,18 @@ extension SyncReport {
             note += "; \(which) had edits made here and not synced yet, which were discarded (a permanent deletion wins over every edit)"
         }
         return note
+    }
+
+    /// What a sync says of edits made here and not synced yet that a later change from
+    /// another device replaced, or nil when there were none. A replace restore on another
+    /// device gave every word a new time and so beat such an edit, and the sync of the
+    /// device that made it said nothing (found by the exploratory helper, round 8).
+    public var overriddenNote: String? {
+        guard overriddenHere > 0 else { return nil }
+        let count = overriddenHere
+        return "\(count) word\(count == 1 ? "" : "s") edited here and not synced yet "
+            + "\(count == 1 ? "was" : "were") changed later on another device (an edit there, or a backup restored there), "
+            + "and the later change won: " + Self.named(overriddenTerms, of: count)
     }
 
     /// `terms` quoted (each cut to 40 characters), and how many more of `count` there are.

@@ -435,6 +435,7 @@ struct SyncCommand: ParsableCommand {
             if let others = report.answersAndSettings { line += "; " + others }
             context.io.write(line + "\n")
             if let note = report.purgeNote { context.note(note.shownSafely) }
+            if let note = report.overriddenNote { context.note(note.shownSafely) }
             if report.startedCloud {
                 context.note(
                     "There was no MiDiccio data in \(remote.displayName), so this sync started it there. If your other devices sync elsewhere, check the path (midiccio remote show)."

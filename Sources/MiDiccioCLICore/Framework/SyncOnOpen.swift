@@ -65,7 +65,8 @@ struct SyncOnOpen: ParsableArguments {
                     nil,
                     skipped: report.skippedFiles.isEmpty
                         ? nil : "skipped \(report.skippedFiles.count) unreadable cloud file(s); run 'midiccio sync' for details",
-                    note: report.purgeNote, autoPurged: report.autoPurged)
+                    note: [report.purgeNote, report.overriddenNote].compactMap(\.self).joined(separator: ". ").nilIfEmpty,
+                    autoPurged: report.autoPurged)
             } catch {
                 outcome.finish("could not sync (\(error))")
             }
@@ -142,4 +143,9 @@ private final class SyncOutcome: Sendable {
     func wait(seconds: TimeInterval) -> Bool {
         finished.wait(timeout: .now() + seconds) == .success
     }
+}
+
+extension String {
+    /// Nil for the empty string.
+    fileprivate var nilIfEmpty: String? { isEmpty ? nil : self }
 }

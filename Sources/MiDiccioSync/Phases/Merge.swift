@@ -26,6 +26,10 @@ extension SyncSession {
         }
         var pulled = 0
         var merged = 0
+        // Words whose field edited here since the last sync a later change replaced.
+        var overridden = 0
+        var overriddenTerms: [String] = []
+        let syncedUpTo = state.lastSync ?? Int64.min
         var settingsPulled = 0, answersPulled = 0
         // What comes from ids this library took over (or from libraries that took over
         // its old id) may be known nowhere else: this library passes it on itself, even
@@ -115,6 +119,17 @@ extension SyncSession {
                             if !outcome.changedFields.isEmpty {
                                 if local?.pending == true { merged += 1 } else { pulled += 1 }
                             }
+                            // A field this device wrote since its last sync, now replaced. Tags
+                            // merge one tag at a time, so a tag put on here stays: not counted.
+                            if let local, local.pending,
+                                outcome.changedFields.contains(where: { field in
+                                    field != .tags && local.record.writers[field.index] == deviceID
+                                        && local.record.times[field].milliseconds > syncedUpTo
+                                })
+                            {
+                                overridden += 1
+                                if overriddenTerms.count < SyncReport.purgedNamed { overriddenTerms.append(local.record.word.term) }
+                            }
                             // A word new here is saved as `incoming`, which `columns` were made from.
                             if local == nil, let columns {
                                 fresh.append((outcome.record, columns))
@@ -143,6 +158,8 @@ extension SyncSession {
         }
         report.pulled += pulled
         report.merged += merged
+        report.overriddenHere += overridden
+        report.overriddenTerms = Array((report.overriddenTerms + overriddenTerms).prefix(SyncReport.purgedNamed))
         report.answersPulled += answersPulled
         report.settingsPulled += settingsPulled
         report.purgedElsewhere += purgedHere

@@ -1,0 +1,56 @@
+import MiDiccioTesting
+import Testing
+
+@testable import MiDiccioCloud
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+@testable import MiDiccioOnline
+@testable import MiDiccioStore
+@testable import MiDiccioSync
+
+/// Last write wins per field, and a sync now says when it replaced an edit made here and
+/// not synced yet: a replace restore on another device gave every word a new time, beat an
+/// offline device's edit, and that device's sync said "0 pulled, 2 pushed" and nothing
+/// more (found by the exploratory helper, round 8).
+@Suite("A sync names the edits made here that a later change replaced")
+struct AnEditThatLostIsToldTests {
+    @Test("an edit made here that a later edit elsewhere beat is named; one that won, or of another field, is not")
+    func aLostEditIsNamed() throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a"), b = try fixture.device("b")
+            let lost = try a.add("uno", meaning: "one")
+            let won = try a.add("dos", meaning: "two")
+            let other = try a.add("tres", meaning: "three")
+            let synced = try a.add("cuatro", meaning: "four")
+            try fixture.syncRounds([a, b])
+            // An edit B made and synced before: a later edit elsewhere replacing it is no loss.
+            b.clock.advance(by: 500)
+            try b.library.edit(synced, WordEdit(meaning: "four, synced from b"))
+            try fixture.syncRounds([b, a])
+            try b.library.edit(synced, WordEdit(notes: "pending on b"))
+
+            // B, offline, edits all three; A edits later: "uno" the same field, "tres" another.
+            b.clock.advance(by: 1_000)
+            try b.library.edit(lost, WordEdit(meaning: "one, edited on b"))
+            try b.library.edit(won, WordEdit(meaning: "two, edited on b"))
+            try b.library.edit(other, WordEdit(meaning: "three, edited on b"))
+            a.clock.advance(by: 5_000)
+            try a.library.edit(lost, WordEdit(meaning: "one, edited later on a"))
+            try a.library.edit(other, WordEdit(notes: "a note from a"))
+            try a.library.edit(synced, WordEdit(meaning: "four, later on a"))
+            try a.sync()
+
+            let report = try b.sync()
+            #expect(report.overriddenHere == 1, "\(report)")
+            #expect(report.overriddenTerms == ["uno"])
+            let note = try #require(report.overriddenNote)
+            #expect(note.contains("1 word edited here and not synced yet was changed later on another device"), "\(note)")
+            #expect(note.contains("\u{201C}uno\u{201D}"))
+            #expect(try b.word(lost).meaning == "one, edited later on a")
+            #expect(try b.word(other).meaning == "three, edited on b" && b.word(other).notes == "a note from a")
+
+            // A sync with nothing replaced says nothing.
+            #expect(try a.sync().overriddenNote == nil)
+        }
+    }
+}
