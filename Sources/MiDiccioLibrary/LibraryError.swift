@@ -132,6 +132,9 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
             // SQLite's "database is locked" does not say who holds it, or what to do.
             return
                 "the library is busy: another program (the web app, a sync or another midiccio command) has been writing to it for over \(LibraryFile.busyTimeoutSeconds) seconds; nothing was changed. Try again when it is done (\(error))"
+        case .storage(let error) where error.isFull:
+            // "database or disk is full" names neither which, nor what to do.
+            return "the disk the library is on is full; nothing was changed. Free some space there, then try again (\(error))"
         case .storage(let error):
             return "the library could not be updated (nothing was changed): \(error)"
         }

@@ -25,6 +25,9 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
     /// True when another connection held the lock past the busy timeout.
     public var isBusy: Bool { code & 0xFF == SQLITE_BUSY || code & 0xFF == SQLITE_LOCKED }
 
+    /// True when SQLite could not write for want of room (SQLITE_FULL): the disk is full.
+    public var isFull: Bool { code & 0xFF == SQLITE_FULL }
+
     /// True when SQLite found the file's pages inconsistent (SQLITE_CORRUPT): the file was
     /// damaged on disk, or copied while it was being written.
     public var isCorrupt: Bool { code & 0xFF == SQLITE_CORRUPT }

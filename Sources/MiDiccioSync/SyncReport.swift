@@ -281,7 +281,10 @@ extension SyncError {
     /// An error's text without claims about the library that a stopped sync replaces
     /// with its own account.
     fileprivate static func plain(_ error: any Error) -> String {
-        if case LibraryError.storage(let storage) = error { return "the library could not be updated: \(storage)" }
+        if case LibraryError.storage(let storage) = error {
+            if storage.isFull { return "the disk the library is on is full (free some space there, then sync again): \(storage)" }
+            return "the library could not be updated: \(storage)"
+        }
         return "\(error)"
     }
 }

@@ -3,6 +3,8 @@ import Testing
 
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
+@testable import MiDiccioStore
+@testable import MiDiccioSync
 
 #if canImport(Glibc)
 import Glibc
@@ -14,6 +16,16 @@ import Glibc
 /// skipped, and says so.
 @Suite("A library on a full disk says the disk is full")
 struct ALibraryOnAFullDiskSaysSoTests {
+    @Test("a write, or a sync, that finds no room says the disk the library is on is full, not only SQLite's error")
+    func aWriteSaysTheDiskIsFull() {
+        let full = SQLiteError(code: 13, message: "database or disk is full")
+        let write = LibraryError.storage(full).description
+        #expect(write.hasPrefix("the disk the library is on is full; nothing was changed. Free some space"), "\(write)")
+        let sync = MiDiccioSync.SyncError.stopped(cause: LibraryError.storage(full), kept: SyncKept()).description
+        #expect(sync.contains("the disk the library is on is full (free some space there"), "\(sync)")
+        #expect(!LibraryError.storage(SQLiteError(code: 1, message: "other")).description.contains("full"))
+    }
+
     /// True when this process can mount a tmpfs (root, and mounts allowed here).
     static let canMount: Bool = {
         guard getuid() == 0 else { return false }
