@@ -75,6 +75,10 @@ def test_a_page_for_another_library_changes_nothing_after_a_restart(browser):
         ids = [word["id"] for word in json.loads(subprocess.run(
             [binary, "list", "--json", "--offline", "--library", library], capture_output=True, text=True, check=True).stdout)]
         subprocess.run([binary, "delete", *ids, "--library", library], check=True, capture_output=True)
+    # A syncs through a folder, so the page syncs before it empties the Trash: that sync,
+    # sent to B's server, is refused as well, and the page says why without asking.
+    subprocess.run([binary, "remote", "set", "folder", os.path.join(folder, "cloud"), "--library", first],
+                   check=True, capture_output=True)
     port = free_port()
     server = start(first, port)
     try:

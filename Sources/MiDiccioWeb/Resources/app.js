@@ -689,6 +689,8 @@
   async function syncFirst(ask = true) {
     if (!state.hasRemote) return;
     await syncNow(false);
+    // A page made for another library cannot go on at all: no question, the reason.
+    if (state.syncFailed && state.syncErrorField === "library") throw new Error(state.syncError);
     if (!state.syncFailed || !ask) return;
     const question = "MiDiccio could not sync first (" + state.syncError + "). Going on now may undo or override changes"
       + " your other devices made that this page has not received yet. Go on anyway?";
@@ -750,6 +752,7 @@
       $("sync-result").textContent = manual ? error.message : "The last sync failed: " + error.message;
       state.syncFailed = true;
       state.syncError = error.message;
+      state.syncErrorField = error.field;
     } finally {
       state.syncing = false;
       button.disabled = false;
