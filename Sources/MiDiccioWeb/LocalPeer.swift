@@ -84,22 +84,7 @@ enum LocalPeer {
     private static func port(
         of fd: Int32, _ get: (Int32, UnsafeMutablePointer<sockaddr>, UnsafeMutablePointer<socklen_t>) -> Int32
     ) -> UInt16? {
-        var storage = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let got = withUnsafeMutablePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { get(fd, $0, &length) } }
-        guard got == 0 else { return nil }
-        switch Int32(storage.ss_family) {
-        case AF_INET:
-            return withUnsafePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
-            }
-        case AF_INET6:
-            return withUnsafePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin6_port) }
-            }
-        default:
-            return nil
-        }
+        endpoint(of: fd, get)?.port
     }
 
     /// The IP address `get` (`getpeername` or `getsockname`) gives for `fd`: 4 bytes for
@@ -107,6 +92,13 @@ enum LocalPeer {
     private static func address(
         of fd: Int32, _ get: (Int32, UnsafeMutablePointer<sockaddr>, UnsafeMutablePointer<socklen_t>) -> Int32
     ) -> [UInt8]? {
+        endpoint(of: fd, get)?.address
+    }
+
+    /// The port and IP address `get` gives for `fd`, IPv4 or IPv6; nil for another family.
+    private static func endpoint(
+        of fd: Int32, _ get: (Int32, UnsafeMutablePointer<sockaddr>, UnsafeMutablePointer<socklen_t>) -> Int32
+    ) -> (port: UInt16, address: [UInt8])? {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let got = withUnsafeMutablePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { get(fd, $0, &length) } }
@@ -115,13 +107,13 @@ enum LocalPeer {
         case AF_INET:
             return withUnsafePointer(to: &storage) {
                 $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { pointer in
-                    withUnsafeBytes(of: pointer.pointee.sin_addr) { Array($0) }
+                    (UInt16(bigEndian: pointer.pointee.sin_port), withUnsafeBytes(of: pointer.pointee.sin_addr) { Array($0) })
                 }
             }
         case AF_INET6:
             return withUnsafePointer(to: &storage) {
                 $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { pointer in
-                    withUnsafeBytes(of: pointer.pointee.sin6_addr) { Array($0) }
+                    (UInt16(bigEndian: pointer.pointee.sin6_port), withUnsafeBytes(of: pointer.pointee.sin6_addr) { Array($0) })
                 }
             }
         default:

@@ -8,7 +8,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 
 from conftest import api, device_in
-from test_a_copy_says_it_took_a_new_device_id import sync_in_settings
+from test_an_undo_asks_when_it_cannot_sync_first import preview_replace_in_settings
 from test_web_app import csrf, go_back_to_words, wait
 
 
@@ -22,14 +22,7 @@ def test_a_replace_refuses_words_added_since_its_preview(page):
         with open(backup, "wb") as file:
             file.write(api("/api/backup", raw=True))
         api("/api/words", "POST", {"term": "silla", "meaning": "chair"}, token)
-        page.refresh()
-        page.find_element(By.ID, "settings-button").click()
-        sync_in_settings(page)
-
-        wait(page, EC.visibility_of_element_located((By.ID, "backup-file"))).send_keys(backup)
-        page.find_element(By.ID, "backup-replace").click()
-        page.find_element(By.ID, "backup-check").click()
-        wait(page, lambda d: "1 would move to the Trash" in d.find_element(By.ID, "restore-report").text)
+        preview_replace_in_settings(page, backup, "1 would move to the Trash")
 
         # The phone adds a word and syncs while the preview is read.
         on_phone = device_in(folder)

@@ -12,6 +12,18 @@ from test_a_copy_says_it_took_a_new_device_id import sync_in_settings
 from test_web_app import csrf, go_back_to_words, wait
 
 
+def preview_replace_in_settings(page, backup, expected):
+    """Opens Settings afresh, syncs there, and previews a replace restore of `backup` until
+    its report says `expected`."""
+    page.refresh()
+    page.find_element(By.ID, "settings-button").click()
+    sync_in_settings(page)
+    wait(page, EC.visibility_of_element_located((By.ID, "backup-file"))).send_keys(backup)
+    page.find_element(By.ID, "backup-replace").click()
+    page.find_element(By.ID, "backup-check").click()
+    wait(page, lambda d: expected in d.find_element(By.ID, "restore-report").text)
+
+
 def test_undo_restore_asks_when_the_sync_before_it_fails(page):
     folder = tempfile.mkdtemp(prefix="midiccio-browser-undo-")
     token = csrf(page)
@@ -23,15 +35,8 @@ def test_undo_restore_asks_when_the_sync_before_it_fails(page):
         with open(backup, "wb") as file:
             file.write(api("/api/backup", raw=True))
         api("/api/words/" + word["id"], "PUT", {"term": "puerta", "meaning": "door, edited here"}, token)
-        page.refresh()
-        page.find_element(By.ID, "settings-button").click()
-        sync_in_settings(page)
-
         # The backup is restored, replacing; the phone then edits the word and syncs.
-        wait(page, EC.visibility_of_element_located((By.ID, "backup-file"))).send_keys(backup)
-        page.find_element(By.ID, "backup-replace").click()
-        page.find_element(By.ID, "backup-check").click()
-        wait(page, lambda d: "1 would be updated" in d.find_element(By.ID, "restore-report").text)
+        preview_replace_in_settings(page, backup, "1 would be updated")
         wait(page, EC.element_to_be_clickable((By.ID, "restore-confirm"))).click()
         wait(page, lambda d: "Restored" in d.find_element(By.ID, "restore-done").text)
         page.execute_script("arguments[0].scrollIntoView({block: 'center'})", page.find_element(By.ID, "sync-now"))
