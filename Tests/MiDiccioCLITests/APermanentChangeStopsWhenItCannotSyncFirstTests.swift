@@ -24,6 +24,7 @@ final class APermanentChangeStopsWhenItCannotSyncFirstTests {
     private func stopped(_ result: ToolRun, _ arguments: [String]) {
         #expect(result.status == 1, "\(arguments): \(result.output) \(result.errorOutput)")
         #expect(result.errorOutput.contains("could not sync first"), "\(arguments): \(result.errorOutput)")
+        #expect(!result.errorOutput.contains("could not sync ("), "the reason said once: \(result.errorOutput)")
         #expect(result.errorOutput.contains("nothing was changed") && result.errorOutput.contains("--offline"), "\(result.errorOutput)")
     }
 

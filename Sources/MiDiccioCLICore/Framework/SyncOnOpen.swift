@@ -26,7 +26,7 @@ struct SyncOnOpen: ParsableArguments {
     /// only with a folder), so the command runs in `midiccio-online` instead. `otherwise`
     /// says what the command does when the sync cannot finish in time.
     package func run(_ context: ToolContext, otherwise: String = "showing the words on this device") throws(OnlineNeeded) {
-        if let problem = try attempt(context) { context.note("warning: \(problem); \(otherwise)") }
+        if let problem = try attempt(context) { context.note("warning: \(problem.warning); \(otherwise)") }
     }
 
     /// `run` for a command that would override or delete for good what other devices did
@@ -38,13 +38,13 @@ struct SyncOnOpen: ParsableArguments {
     package func runOrStop(_ context: ToolContext, consequence: String) throws {
         guard let problem = try attempt(context) else { return }
         throw ToolFailure(
-            "could not sync first (\(problem)); nothing was changed: going on now, \(consequence). "
+            "could not sync first (\(problem.reason)); nothing was changed: going on now, \(consequence). "
                 + "Try again once the cloud can be reached, or add --offline to go on with this device's words as they are")
     }
 
     /// Syncs as `run` says, printing what the sync says of purges and skipped files; the
     /// reason it did not finish, or nil when it did (or had nothing to do).
-    private func attempt(_ context: ToolContext) throws(OnlineNeeded) -> String? {
+    private func attempt(_ context: ToolContext) throws(OnlineNeeded) -> Problem? {
         if offline || context.environment["MIDICCIO_OFFLINE"] == "1" { return nil }
         guard let library = try? context.library(), let remote = try? library.remote() else { return nil }
         guard context.remotes.reaches(remote) else { throw OnlineNeeded() }
@@ -68,17 +68,28 @@ struct SyncOnOpen: ParsableArguments {
                     note: [report.purgeNote, report.overriddenNote].compactMap(\.self).joined(separator: ". ").nilIfEmpty,
                     autoPurged: report.autoPurged)
             } catch {
-                outcome.finish("could not sync (\(error))")
+                outcome.finish("\(error)")
             }
         }
-        guard outcome.wait(seconds: Self.patience) else { return Self.unfinished(outcome.activity) }
+        guard outcome.wait(seconds: Self.patience) else {
+            let slow = Self.unfinished(outcome.activity)
+            return Problem(warning: slow, reason: slow)
+        }
         // Words another device purged went from here: say so, as `midiccio sync` does.
         if let note = outcome.purgeNote { context.note(note.shownSafely) }
         // So does a purge by trash.autoPurgeDays in it: a `list` said nothing of it, even
         // when a clock set ahead had set it off (found by the exploratory helper, round 8).
         if outcome.autoPurged > 0 { context.note(ToolContext.autoPurgedNote(outcome.autoPurged)) }
         if let skipped = outcome.skipped { context.note("warning: \(skipped)") }
-        return outcome.problem
+        return outcome.problem.map { Problem(warning: "could not sync (\($0))", reason: $0) }
+    }
+
+    /// Why a sync did not finish: said as a warning by `run`, and as the reason by `runOrStop`.
+    private struct Problem {
+        /// "could not sync (why)", or why it is slow.
+        var warning: String
+        /// Why, alone.
+        var reason: String
     }
 }
 
