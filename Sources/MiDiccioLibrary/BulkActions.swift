@@ -326,8 +326,7 @@ extension WordLibrary {
             mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
             fingerprint ^= mixed ^ (mixed >> 31)
         }
-        let digits = String(fingerprint, radix: 16)
-        return (seqs.count, String(repeating: "0", count: 16 - digits.count) + digits)
+        return (seqs.count, fingerprint.sixteenHexDigits)
     }
 
     private func forEachBulkWord(

@@ -1183,14 +1183,13 @@ public final class WordLibrary {
 
     /// FNV-1a over "id|updatedAt|deleted"; summed (mod 2^64) so order does not matter.
     static func digestTerm(id: String, updatedAt: Int64, deleted: Bool) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        func mix(_ byte: UInt8) { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
-        for byte in id.utf8 { mix(byte) }
-        mix(0x7C)
-        for byte in String(updatedAt).utf8 { mix(byte) }
-        mix(0x7C)
-        mix(deleted ? 0x31 : 0x30)
-        return hash
+        var hash = FNV1a()
+        hash.add(id.utf8)
+        hash.add(0x7C)
+        hash.add(String(updatedAt).utf8)
+        hash.add(0x7C)
+        hash.add(deleted ? 0x31 : 0x30)
+        return hash.value
     }
 
     /// Computes every word's term key and sort key again with this ICU and records its

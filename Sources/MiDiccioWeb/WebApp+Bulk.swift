@@ -121,8 +121,7 @@ extension WebApp {
     /// `api/trash`), a Trash that holds another number is refused (409), purging nothing.
     func emptyTrash(_ request: HTTPRequest) throws -> HTTPResponse {
         // No body (a script's plain POST): no count to check.
-        let expected = request.body.isEmpty ? nil : try JSONBody(request.body).integer("expect")
-        if let expected, expected < 0 { throw BadRequest(message: "expect must be a count of words", field: "expect") }
+        let expected = request.body.isEmpty ? nil : try Self.bulkExpected(JSONBody(request.body), .trash(term: ""))
         return try bulkJob(request, phase: "Deleting permanently") { library, progress in
             JSONText.object([("purged", String(try library.emptyTrash(expecting: expected, progress: progress)))])
         }

@@ -127,10 +127,7 @@ public final class WebApp: HTTPHandler {
     /// full path, symbolic links resolved, so the same file gives the same key at every start.
     static func libraryKey(of path: String) -> String {
         let full = URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in full.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
-        let digits = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
+        return FNV1a.hash(full.utf8).sixteenHexDigits
     }
 
     /// Refuses a change sent by a page made for another library: `serve` was started again

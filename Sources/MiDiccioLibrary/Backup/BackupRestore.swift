@@ -40,10 +40,7 @@ public struct RestoreReport: Hashable, Sendable {
     /// A replace: which words it moves to the Trash for being absent from the backup, as
     /// a fingerprint of their ids (16 hexadecimal digits; the same set, the same text). A
     /// preview gives it, and the restore it confirms passes it back (`expectingSwept`).
-    public var sweptKey: String {
-        let digits = String(sweptFingerprint, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
-    }
+    public var sweptKey: String { sweptFingerprint.sixteenHexDigits }
     /// The XOR of the FNV-1a hashes of the ids `sweptKey` stands for.
     var sweptFingerprint: UInt64 = 0
 
@@ -70,9 +67,7 @@ public struct RestoreReport: Hashable, Sendable {
 
     /// Counts a word a replace moves to the Trash for being absent from the backup.
     mutating func countSwept(_ id: WordID, term: String) {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in id.rawValue.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
-        sweptFingerprint ^= hash
+        sweptFingerprint ^= FNV1a.hash(id.rawValue.utf8)
         countTrashed(term)
     }
 

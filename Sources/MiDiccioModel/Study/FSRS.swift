@@ -296,18 +296,14 @@ public struct FSRSScheduler: Hashable, Sendable {
     /// answer. FNV-1a over the id's bytes and the review count, then one SplitMix64 step
     /// (Swift's `Hasher` is seeded per process, so it cannot be used here).
     public static func fuzzSeed(wordID: WordID, reviews: Int) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in wordID.rawValue.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x100_0000_01b3
-        }
+        var fnv = FNV1a()
+        fnv.add(wordID.rawValue.utf8)
         var count = UInt64(truncatingIfNeeded: reviews)
         for _ in 0..<8 {
-            hash ^= count & 0xff
-            hash = hash &* 0x100_0000_01b3
+            fnv.add(UInt8(count & 0xff))
             count >>= 8
         }
-        var z = hash &+ 0x9e37_79b9_7f4a_7c15
+        var z = fnv.value &+ 0x9e37_79b9_7f4a_7c15
         z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
         z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
         return z ^ (z >> 31)

@@ -83,9 +83,7 @@ public enum CloudLayout {
 
     /// A fresh random part for a file name: 16 hex digits.
     public static func newNonce<Generator: RandomNumberGenerator>(using generator: inout Generator) -> String {
-        let value = UInt64.random(in: 0...UInt64.max, using: &generator)
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
+        UInt64.random(in: 0...UInt64.max, using: &generator).sixteenHexDigits
     }
 
     /// The device id in a device record's file name, or nil for any other name

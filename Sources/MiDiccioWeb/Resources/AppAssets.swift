@@ -1,4 +1,5 @@
 import Foundation
+import MiDiccioModel
 
 /// The files of the web app: `index.html`, `app.css` and `app.js` beside this file,
 /// compiled in by SwiftPM (`.embedInCode` in Package.swift) so `midiccio` is one
@@ -81,11 +82,7 @@ struct WebAsset: Sendable {
     init(_ bytes: [UInt8], contentType: String) {
         body = Data(bytes)
         self.contentType = contentType
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
-        }
-        etag = "\"\(bytes.count)-\(String(hash, radix: 16))\""
+        etag = "\"\(bytes.count)-\(String(FNV1a.hash(bytes), radix: 16))\""
     }
 
     /// True when `ifNoneMatch` (the request's If-None-Match header) names this version,
