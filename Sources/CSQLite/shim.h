@@ -14,4 +14,18 @@ static inline sqlite3_destructor_type midiccio_sqlite_transient(void) {
 static inline int midiccio_sqlite_stop_counting_memory(void) {
     return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
+
+/// Hands SQLite's log (SQLITE_CONFIG_LOG) to `callback`: its notices say, among other
+/// things, when a connection rebuilt a WAL's index from the log file itself (recovery,
+/// which only the first connection after a crash does). Like the call above, it works
+/// only before SQLite is first used.
+static inline int midiccio_sqlite_set_log(void (*callback)(void *, int, const char *)) {
+    return sqlite3_config(SQLITE_CONFIG_LOG, callback, (void *)0);
+}
+
+/// Makes closing `db` leave the WAL as it is instead of copying it into the database
+/// file when it is the last connection (SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE); variadic too.
+static inline int midiccio_sqlite_skip_checkpoint_on_close(sqlite3 *db) {
+    return sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, (int *)0);
+}
 #endif

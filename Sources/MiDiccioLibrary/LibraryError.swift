@@ -59,6 +59,10 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
     /// The library holds something it cannot have written (a damaged row); nothing was
     /// changed, and the row is named.
     case damaged(String)
+    /// The log a process that stopped abruptly left beside the library file does not fit
+    /// the file there now (a backup or an older copy was put in its place); SQLite's check
+    /// found `problem`. Nothing was changed.
+    case logDoesNotFit(path: String, problem: String)
 
     /// A failure of SQLite as the library's error: `damaged` when SQLite finds the file's
     /// pages inconsistent, else `storage`.
@@ -128,6 +132,10 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
             return "\(path): \(reason)"
         case .damaged(let what):
             return "the library is damaged: \(what); nothing was changed (restore a backup, or ask for help)"
+        case .logDoesNotFit(let path, let problem):
+            let name = path.split(separator: "/").last.map(String.init) ?? path
+            return
+                "the library file \(path) and the log beside it (\(name)-wal) do not fit together: SQLite's check finds \(problem). This happens when a backup or an older copy is put in the library's place after MiDiccio stopped abruptly (killed, or the power lost), as the log holds the changes made to the file that was there before. Nothing was changed. To open the file now there as it is, move \(name)-wal and \(name)-shm out of its folder (keep them if you may want those changes), then try again."
         case .storage(let error) where error.isBusy:
             // SQLite's "database is locked" does not say who holds it, or what to do.
             return

@@ -1,5 +1,6 @@
 import CFullTextRank
 import CSQLite
+import Synchronization
 
 /// One open SQLite connection. The only owner of its `sqlite3` handle: `deinit` closes it.
 ///
@@ -18,14 +19,22 @@ package final class Database {
     package static let statementCacheLimit = 64
     private var transactionDepth = 0
 
-    /// Opens (and with `create`, creates) the database at `path`.
-    package init(path: String, create: Bool, readOnly: Bool = false) throws {
+    /// Opens (and with `create`, creates) the database at `path`. `fileAlone` opens it
+    /// read-only as an unchanging file (SQLite's `immutable`): no lock is taken, no file
+    /// is made beside it, and a WAL beside it is not read.
+    package init(path: String, create: Bool, readOnly: Bool = false, fileAlone: Bool = false) throws {
         _ = Self.memoryCountStopped
+        _ = Self.listeningForRecoveries
         var pointer: OpaquePointer?
-        var flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
-        if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
+        var flags = readOnly || fileAlone ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
+        if create && !readOnly && !fileAlone { flags |= SQLITE_OPEN_CREATE }
         flags |= SQLITE_OPEN_NOMUTEX
-        let code = sqlite3_open_v2(path, &pointer, flags, nil)
+        var name = path
+        if fileAlone {
+            flags |= SQLITE_OPEN_URI
+            name = "file:" + Self.uriEscaped(path) + "?immutable=1"
+        }
+        let code = sqlite3_open_v2(name, &pointer, flags, nil)
         guard code == SQLITE_OK, let pointer else {
             let message = pointer.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             // sqlite3_open_v2 hands back a handle even on failure; it must still be closed.
@@ -56,6 +65,20 @@ package final class Database {
     /// zero): false on Linux once a connection has opened, as `memoryCountStopped` turns
     /// the count off before SQLite is first used.
     package static var sqliteCountsMemory: Bool { sqlite3_memory_highwater(0) > 0 }
+
+    /// `path` for a `file:` URI: `%`, `?` and `#` would otherwise end or change it.
+    private static func uriEscaped(_ path: String) -> String {
+        var escaped = ""
+        for character in path {
+            switch character {
+            case "%": escaped += "%25"
+            case "?": escaped += "%3f"
+            case "#": escaped += "%23"
+            default: escaped.append(character)
+            }
+        }
+        return escaped
+    }
 
     deinit {
         statementCache.removeAll()
@@ -95,6 +118,13 @@ package final class Database {
     package func keepWALFiles() {
         var on: Int32 = 1
         _ = sqlite3_file_control(handle, "main", SQLITE_FCNTL_PERSIST_WAL, &on)
+    }
+
+    /// Makes closing this connection leave the WAL beside the file as it is, even when it
+    /// is the last connection: for a log found not to fit its file, which closing would
+    /// otherwise copy into it.
+    package func leaveLogOnClose() {
+        _ = midiccio_sqlite_skip_checkpoint_on_close(handle)
     }
 
     /// The system's error number (`errno`) of the last failed file operation SQLite made on
@@ -252,5 +282,42 @@ private final class TextFunction {
 
     init(_ transform: @escaping (String) -> String) {
         self.transform = transform
+    }
+}
+
+// MARK: - A log left by a process that stopped without closing
+
+extension Database {
+    /// The WAL files whose index a connection of this process rebuilt from the log file
+    /// itself while it held committed changes, not yet asked about (`rebuiltFromLeftoverLog`).
+    private static let recoveredLogs = Mutex<Set<String>>([])
+
+    /// SQLite's log is listened to once, before the first connection opens, for its
+    /// notice of a recovery (SQLITE_NOTICE_RECOVER_WAL: "recovered N frames from WAL file
+    /// PATH"). Only on Linux, for the reason `memoryCountStopped` gives; elsewhere
+    /// `rebuiltFromLeftoverLog` is always false.
+    private static let listeningForRecoveries: Bool = {
+        #if canImport(Glibc)
+        return midiccio_sqlite_set_log { _, code, message in
+            // SQLITE_NOTICE_RECOVER_WAL is (SQLITE_NOTICE | (1 << 8)), a macro Swift cannot import.
+            guard code == SQLITE_NOTICE | (1 << 8), let message else { return }
+            let text = String(cString: message)
+            guard let start = text.firstRange(of: " from WAL file ")?.upperBound else { return }
+            let log = String(text[start...])
+            Database.recoveredLogs.withLock { _ = $0.insert(log) }
+        } == SQLITE_OK
+        #else
+        return false
+        #endif
+    }()
+
+    /// True, once, when this process rebuilt the index of this file's WAL from a log that
+    /// held committed changes: what the first connection does after a process stopped
+    /// without closing the file (killed, or the power lost). Such a log is applied to the
+    /// file that is at the path now, which may no longer be the file it was written for.
+    package func rebuiltFromLeftoverLog() -> Bool {
+        guard let file = sqlite3_db_filename(handle, "main"), let log = sqlite3_filename_wal(file) else { return false }
+        let name = String(cString: log)
+        return Self.recoveredLogs.withLock { $0.remove(name) != nil }
     }
 }

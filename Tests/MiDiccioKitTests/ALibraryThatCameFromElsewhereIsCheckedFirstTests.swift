@@ -1,0 +1,161 @@
+import Foundation
+import MiDiccioTesting
+import Testing
+
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+
+/// A library file that came to its place from elsewhere is checked before it is read:
+/// a copy that arrived without the log MiDiccio keeps beside a library (torn if it was
+/// taken while MiDiccio wrote), and a backup or older copy put back beside the log that a
+/// killed process left, whose pages would mix with the file's (found by the exploratory
+/// helper: both were listed and exported as if whole, and the mix was then written into
+/// the file for good).
+@Suite("A library that came from elsewhere is checked first")
+struct ALibraryThatCameFromElsewhereIsCheckedFirstTests {
+    /// Writes `count` words named `prefix0`… into the library at `path` through an import.
+    private func importWords(_ count: Int, named prefix: String, into library: WordLibrary, directory: URL) throws {
+        let rows = (0..<count).map { "\(prefix)\($0)\tmeaning number \($0) of \(prefix), with some words" }
+        let sheet = directory.appendingPathComponent("\(prefix).tsv").path
+        try Data(("term\tmeaning\n" + rows.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: sheet))
+        _ = try library.importWords(from: sheet)
+    }
+
+    private func bytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
+
+    @Test("a torn copy that came without its log is refused before it is read, and nothing is made beside it")
+    func tornCopyIsRefused() throws {
+        try withTemporaryDirectory { directory in
+            let original = directory.appendingPathComponent("library.sqlite").path
+            let library = try WordLibrary(path: original, environment: [:])
+            try importWords(3_000, named: "first", into: library, directory: directory)
+            try library.database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            let before = try bytes(original)
+            try importWords(3_000, named: "second", into: library, directory: directory)
+            try library.database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            let after = try bytes(original)
+            // A copy that read the file's first half before the second import's pages
+            // were written there, and its second half after.
+            let half = before.count / 2 / 4_096 * 4_096
+            let copy = directory.appendingPathComponent("copied.sqlite").path
+            let torn = before.prefix(half) + after.dropFirst(half)
+            try torn.write(to: URL(fileURLWithPath: copy))
+
+            #expect {
+                _ = try WordLibrary(path: copy, environment: [:])
+            } throws: { error in
+                guard case LibraryError.damaged(let what) = error else { return false }
+                return what.contains("without the log") && "\(error)".contains("nothing was changed")
+            }
+            #expect(try bytes(copy) == torn)
+            #expect(!FileManager.default.fileExists(atPath: copy + "-wal"))
+            #expect(!FileManager.default.fileExists(atPath: copy + "-shm"))
+        }
+    }
+
+    @Test("a whole copy that came without its log opens with every word")
+    func wholeCopyOpens() throws {
+        try withTemporaryDirectory { directory in
+            let original = directory.appendingPathComponent("library.sqlite").path
+            let library = try WordLibrary(path: original, environment: [:])
+            try importWords(500, named: "palabra", into: library, directory: directory)
+            try library.database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            let copy = directory.appendingPathComponent("copied.sqlite").path
+            try FileManager.default.copyItem(atPath: original, toPath: copy)
+
+            let copied = try WordLibrary(path: copy, environment: [:])
+            #expect(try copied.counts().words == 500)
+        }
+    }
+
+    /// What changed the library file between the older copy and the killed process.
+    enum Since: String, CustomStringConvertible, CaseIterable {
+        /// 2,000 words were added.
+        case grew = "2,000 words were added since the copy"
+        /// 600 of its 800 words were deleted permanently.
+        case shrank = "most of its words were deleted permanently since the copy"
+
+        var description: String { rawValue }
+        /// The words in the older copy.
+        var older: Int { self == .grew ? 50 : 800 }
+        /// The words when the process was killed.
+        var atKill: Int { self == .grew ? 4_050 : 2_200 }
+    }
+
+    /// Makes the files a killed process leaves: `library.sqlite` as it was on disk when it
+    /// died and the log holding what it committed since its last checkpoint. Returns the
+    /// paths of an older copy (taken before `since` changed the file, each change by a
+    /// process of its own, which moves the log into the file as it closes), the file at the
+    /// kill, and the log.
+    private func killedProcessFiles(in directory: URL, since: Since) throws -> (older: String, atKill: String, log: String) {
+        let path = directory.appendingPathComponent("library.sqlite").path
+        let older = directory.appendingPathComponent("older.sqlite").path
+        let atKill = directory.appendingPathComponent("at-kill.sqlite").path
+        let log = directory.appendingPathComponent("at-kill.sqlite-wal").path
+        do {
+            let library = try WordLibrary(path: path, environment: [:])
+            try importWords(since.older, named: "old", into: library, directory: directory)
+        }
+        try FileManager.default.copyItem(atPath: path, toPath: older)
+        do {
+            let library = try WordLibrary(path: path, environment: [:])
+            switch since {
+            case .grew:
+                try importWords(2_000, named: "kept", into: library, directory: directory)
+            case .shrank:
+                let words = try library.find(SearchRequest(query: "", sort: .term, limit: 600)).words
+                _ = try library.delete(words.map(\.id))
+                _ = try library.emptyTrash()
+            }
+        }
+        let library = try WordLibrary(path: path, environment: [:])
+        try library.database.execute("PRAGMA wal_autocheckpoint = 0")
+        try importWords(2_000, named: "new", into: library, directory: directory)
+        // The process dies here: what is on disk is the file and its log as they are.
+        try FileManager.default.copyItem(atPath: path, toPath: atKill)
+        try FileManager.default.copyItem(atPath: path + "-wal", toPath: log)
+        return (older, atKill, log)
+    }
+
+    /// Puts `file` at a new library path with `log` beside it and no index of the log, as
+    /// after a crash; returns the path.
+    private func putBack(_ file: String, beside log: String, in directory: URL, named name: String) throws -> String {
+        let path = directory.appendingPathComponent(name).path
+        try FileManager.default.copyItem(atPath: file, toPath: path)
+        try FileManager.default.copyItem(atPath: log, toPath: path + "-wal")
+        return path
+    }
+
+    @Test("after a killed process, the library opens with what its log held", arguments: Since.allCases)
+    func killedProcessLogIsApplied(since: Since) throws {
+        try withTemporaryDirectory { directory in
+            let files = try killedProcessFiles(in: directory, since: since)
+            let path = try putBack(files.atKill, beside: files.log, in: directory, named: "restarted.sqlite")
+            let library = try WordLibrary(path: path, environment: [:])
+            #expect(try library.counts().words == since.atKill)
+        }
+    }
+
+    @Test("an older copy put back beside the log of a killed process is refused, and neither is changed", arguments: Since.allCases)
+    func olderCopyBesideLeftoverLogIsRefused(since: Since) throws {
+        try withTemporaryDirectory { directory in
+            let files = try killedProcessFiles(in: directory, since: since)
+            let path = try putBack(files.older, beside: files.log, in: directory, named: "put-back.sqlite")
+            let (file, log) = (try bytes(path), try bytes(path + "-wal"))
+            #expect {
+                _ = try WordLibrary(path: path, environment: [:])
+            } throws: { error in
+                guard case LibraryError.logDoesNotFit = error else { return false }
+                return "\(error)".contains("put-back.sqlite-wal and put-back.sqlite-shm") && "\(error)".contains("Nothing was changed")
+            }
+            #expect(try bytes(path) == file)
+            #expect(try bytes(path + "-wal") == log)
+
+            // Once the log is moved away, the file opens as it is: the words of then.
+            try FileManager.default.removeItem(atPath: path + "-wal")
+            try FileManager.default.removeItem(atPath: path + "-shm")
+            let library = try WordLibrary(path: path, environment: [:])
+            #expect(try library.counts().words == since.older)
+        }
+    }
+}
