@@ -200,6 +200,10 @@ public protocol CloudStorage: AnyObject {
     func deleteAll(_ paths: [String]) throws -> Int
     /// A description for people, without credentials ("folder /home/ana/Dropbox/MiDiccio").
     var displayName: String { get }
+    /// The time now by the cloud's own clock, as its latest answer told it (an HTTP
+    /// server's `Date`), or nil when the back end has no clock of its own (a folder:
+    /// its files' times come from this computer's clock or the device that wrote them).
+    var cloudNow: Timestamp? { get }
     /// Called once before each sync or status: a back end that keeps a picture of the
     /// cloud between syncs (Google Drive's file ids) brings it up to date here, and keeps
     /// it in `cache`, which the library holds for it.

@@ -1,5 +1,6 @@
 import Foundation
 import MiDiccioFiles
+import MiDiccioModel
 
 #if canImport(Glibc)
 import Glibc
@@ -34,6 +35,10 @@ public final class FolderStorage: CloudStorage {
     }
 
     public var displayName: String { "folder \(root)" }
+
+    /// None: a folder's file times come from this computer's clock, or from the clock of
+    /// the device that wrote each file, which a sync program keeps.
+    public var cloudNow: Timestamp? { nil }
 
     /// Why a folder cannot be set as the one to sync through; `description` says it to a
     /// person, with the path.

@@ -11,6 +11,7 @@ package final class UnusableStorage: CloudStorage {
         self.error = error
     }
 
+    package var cloudNow: Timestamp? { nil }
     package func list(_ folder: String) throws -> [CloudEntry] { throw error }
     package func folders(in folder: String) throws -> [String] { throw error }
     package func read(_ path: String) throws -> Data? { throw error }

@@ -59,9 +59,12 @@ extension WordLibrary {
     /// device's own clock: `deletedAt` is stamped by whichever device deleted the word,
     /// and a clock a day behind or ahead there must not hurry a purge here.
     @discardableResult
-    public func autoPurge() throws -> Int {
+    ///
+    /// `now` is the time to count to, this device's clock unless a sync knows a clock it
+    /// trusts more (`SyncSession.autoPurge`).
+    public func autoPurge(now: Timestamp? = nil) throws -> Int {
         guard let days = try settingDays(.autoPurgeDays) else { return 0 }
-        let cutoff = clock.now().milliseconds - Int64(days) * 86_400_000
+        let cutoff = (now ?? clock.now()).milliseconds - Int64(days) * 86_400_000
         let ids = try guarded {
             try database.cached("SELECT id FROM words WHERE trash_seen_at IS NOT NULL AND trash_seen_at < ?")
                 .rows([.integer(cutoff)]) { $0.text(0) }

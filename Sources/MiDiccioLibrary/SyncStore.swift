@@ -437,9 +437,10 @@ package final class SyncStore {
         }
     }
 
-    /// Purges what `trash.autoPurgeDays` says has been in the Trash long enough here.
-    package func autoPurge() throws -> Int {
-        try library.autoPurge()
+    /// Purges what `trash.autoPurgeDays` says has been in the Trash long enough here, by
+    /// the time `now`.
+    package func autoPurge(now: Timestamp) throws -> Int {
+        try library.autoPurge(now: now)
     }
 
     // MARK: - Identity

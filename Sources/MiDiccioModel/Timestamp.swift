@@ -94,6 +94,26 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
         milliseconds = ((days * 86_400) + hour * 3600 + minute * 60 + second) * 1000 + millis
     }
 
+    /// Reads an HTTP date in the form servers send (RFC 9110's IMF-fixdate, "Sun, 06 Nov
+    /// 1994 08:49:37 GMT"); nil for anything else, the obsolete forms included.
+    public init?(httpDate text: String) {
+        let parts = text.split(separator: " ", omittingEmptySubsequences: false)
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        guard parts.count == 6, parts[0].count == 4, parts[0].last == ",", parts[5] == "GMT",
+            parts[1].count == 2, let day = Int64(parts[1]),
+            let month = months.firstIndex(of: String(parts[2])).map({ Int64($0) + 1 }),
+            parts[3].count == 4, let year = Int64(parts[3])
+        else { return nil }
+        let clock = parts[4].split(separator: ":", omittingEmptySubsequences: false)
+        guard clock.count == 3, clock.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isASCII) }),
+            let hour = Int64(clock[0]), let minute = Int64(clock[1]), let second = Int64(clock[2]),
+            (1...Timestamp.daysIn(month: month, year: year)).contains(day), (0..<24).contains(hour),
+            (0..<60).contains(minute), (0..<61).contains(second)
+        else { return nil }
+        let days = Timestamp.days(fromCivil: year, month, day)
+        milliseconds = ((days * 86_400) + hour * 3600 + minute * 60 + min(second, 59)) * 1000
+    }
+
     // MARK: - Calendar arithmetic (proleptic Gregorian, after Howard Hinnant's algorithms)
 
     private static func civilDate(fromDays days: Int64) -> (Int64, Int64, Int64) {

@@ -109,6 +109,9 @@ final class BlockingHTTPClient: Sendable {
 
     private let idleLimit: UInt64
     private let connections: Mutex<Connections>
+    /// The time the latest answer's `Date` header gave, and when it arrived (uptime
+    /// nanoseconds).
+    private let serverClock = Mutex<(time: Timestamp, received: UInt64)?>(nil)
     /// Where a body file's named copy is made; nil: the temporary folder.
     private let copyFolder: String?
 
@@ -143,9 +146,25 @@ final class BlockingHTTPClient: Sendable {
             request, timeout: timeout, maxBodyBytes: maxBodyBytes, overallFactor: overallFactor, spillFrom: spillFrom,
             bodyFile: bodyFile, copyFolder: copyFolder ?? FileSystem.temporaryFolder)
         var failed = false
-        if case .failure = result { failed = true }
+        switch result {
+        case .failure: failed = true
+        case .success(let answer):
+            if let date = answer.header("date").flatMap(Timestamp.init(httpDate:)) {
+                serverClock.withLock { $0 = (date, DispatchTime.now().uptimeNanoseconds) }
+            }
+        }
         checkIn(session, failed: failed)
         return result
+    }
+
+    /// The time now by the clock of the server that answered last, from its `Date` header
+    /// (whole seconds) and the time since it arrived; nil before any answer carried one.
+    var serverNow: Timestamp? {
+        serverClock.withLock { clock in
+            clock.map {
+                Timestamp(milliseconds: $0.time.milliseconds + Int64((DispatchTime.now().uptimeNanoseconds - $0.received) / 1_000_000))
+            }
+        }
     }
 
     /// The session for the next request: a new one when the current one's connections

@@ -100,6 +100,9 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
     /// "webdav https://host/path": never the user name's password.
     public var displayName: String { "webdav \(address)" }
 
+    /// The WebDAV server's clock, from the `Date` of its latest answer.
+    public var cloudNow: Timestamp? { client.serverNow }
+
     /// The same as `displayName`: safe to print.
     public var description: String { displayName }
 

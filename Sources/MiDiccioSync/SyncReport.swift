@@ -54,6 +54,9 @@ public struct SyncReport: Hashable, Sendable {
     /// Words this sync purged because their time in the Trash ran out
     /// (trash.autoPurgeDays), after the pull: none that another device took out of it.
     public var autoPurged = 0
+    /// How far this device's clock is ahead of the cloud's (milliseconds), when the back
+    /// end tells its clock and it is past `ClockAhead.threshold` behind this one's.
+    public var aheadOfCloud: Int64?
     /// True when this device had been silent past the retention period and read
     /// everything again before uploading.
     public var fullResync = false
@@ -139,6 +142,17 @@ public struct ClockAhead: Hashable, Sendable {
         "\(device)'s clock is \(amount) ahead of this device's, or this device's clock is behind. "
             + "Until the clocks agree, an edit made on the device whose clock is ahead wins over a later edit of the "
             + "same field made on the other. Check the date, time and time zone settings of both."
+    }
+}
+
+extension SyncReport {
+    /// What `aheadOfCloud` means, for people; nil when it is not set.
+    public var aheadOfCloudNote: String? {
+        aheadOfCloud.map { ahead in
+            "this computer's clock is \(ClockAhead(deviceID: "", device: "", milliseconds: ahead).amount) ahead of the cloud's. "
+                + "Until it is set right, its edits win over later edits made on other devices, and the Trash's clean-up "
+                + "(trash.autoPurgeDays) counts days by the cloud's clock. Check this computer's date, time and time zone."
+        }
     }
 }
 

@@ -47,6 +47,16 @@ package final class MemoryStorage: CloudStorage, @unchecked Sendable {
 
     package var displayName: String { "memory" }
 
+    /// A clock this cloud tells as its own (`cloudNow`), as an HTTP server's `Date` does;
+    /// nil: none, as a folder.
+    package var clock: (any Clock)? {
+        get { ownClock.withLock { $0 } }
+        set { ownClock.withLock { $0 = newValue } }
+    }
+    private let ownClock = Mutex<(any Clock)?>(nil)
+
+    package var cloudNow: Timestamp? { clock?.now() }
+
     /// The faults in force.
     package var faults: Faults {
         get { state.withLock { $0.faults } }

@@ -30,6 +30,7 @@ package final class RecordingCloud: CloudStorage {
     }
 
     package var displayName: String { storage.displayName }
+    package var cloudNow: Timestamp? { storage.cloudNow }
 
     /// Forgets the requests recorded so far.
     package func resetRequests() { requests = [] }

@@ -165,4 +165,17 @@ struct TimestampTests {
             #expect(Set(firstWords) == Set(secondWords))
         }
     }
+
+    @Test("an HTTP server's Date reads as the time it names, and other forms do not read")
+    func httpDate() {
+        #expect(Timestamp(httpDate: "Sun, 06 Nov 1994 08:49:37 GMT")?.milliseconds == 784_111_777_000)
+        #expect(Timestamp(httpDate: "Fri, 04 Dec 2026 23:40:05 GMT") == Timestamp(iso8601: "2026-12-04T23:40:05Z"))
+        #expect(Timestamp(httpDate: "Thu, 29 Feb 2024 00:00:00 GMT") == Timestamp(iso8601: "2024-02-29T00:00:00Z"))
+        for text in [
+            "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994", "Sun, 06 Nov 1994 08:49:37 UTC",
+            "Sun, 31 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 24:00:00 GMT", "Sun, 6 Nov 1994 08:49:37 GMT", "",
+        ] {
+            #expect(Timestamp(httpDate: text) == nil, "\(text)")
+        }
+    }
 }

@@ -418,6 +418,7 @@ struct SyncCommand: ParsableCommand {
                         ),
                         ("temporaryFilesRemoved", String(report.temporaryFilesRemoved)),
                         ("clockAhead", report.clockAhead.map(Self.clockJSON) ?? "null"),
+                        ("aheadOfCloudMinutes", report.aheadOfCloud.map { String(($0 + 30_000) / 60_000) } ?? "null"),
                         (
                             "newIdentity",
                             report.newIdentity.map {
@@ -444,6 +445,7 @@ struct SyncCommand: ParsableCommand {
             for note in report.cloudNotes(cloud: remote.displayName) { context.note(note) }
             if report.autoPurged > 0 { context.note(ToolContext.autoPurgedNote(report.autoPurged)) }
             if let clock = report.clockAhead { context.note("warning: \(clock.message.shownSafely.oneLine)") }
+            if let note = report.aheadOfCloudNote { context.note("warning: \(note)") }
             if let identity = report.newIdentity {
                 context.note(identity.message + " Give it a name of its own with 'midiccio remote set ... --device-name NAME'.")
             }

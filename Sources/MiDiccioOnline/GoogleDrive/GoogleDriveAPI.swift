@@ -1,5 +1,6 @@
 import Foundation
 import MiDiccioCloud
+import MiDiccioModel
 import Synchronization
 
 #if canImport(FoundationNetworking)
@@ -38,6 +39,8 @@ final class GoogleDriveAPI: Sendable {
     let tokens: GoogleAccessTokens
     let options: GoogleDriveStorage.Options
     private let client: BlockingHTTPClient
+    /// Google's clock, from the `Date` of its latest answer.
+    var serverNow: Timestamp? { client.serverNow }
     private let counts = Mutex<[String: Int]>([:])
 
     init(endpoints: GoogleDriveEndpoints, tokens: GoogleAccessTokens, options: GoogleDriveStorage.Options) {

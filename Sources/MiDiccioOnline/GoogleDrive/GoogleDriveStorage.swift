@@ -1,5 +1,6 @@
 import Foundation
 import MiDiccioCloud
+import MiDiccioModel
 import Synchronization
 
 #if canImport(FoundationNetworking)
@@ -69,6 +70,9 @@ public final class GoogleDriveStorage: CloudStorage, CustomStringConvertible, Se
     }
 
     /// "google drive (app data folder)" or "google drive folder Words".
+    /// Google Drive's clock, from the `Date` of its latest answer.
+    public var cloudNow: Timestamp? { api.serverNow }
+
     public var displayName: String {
         switch space {
         case .appData: "google drive (app data folder)"

@@ -1,6 +1,7 @@
 import Foundation
 import MiDiccioCloud
 import MiDiccioFiles
+import MiDiccioModel
 import Synchronization
 
 #if canImport(FoundationNetworking)
@@ -53,6 +54,8 @@ final class CloudKitAPI: Sendable {
     let session: ICloudSession
     let options: CloudKitStorage.Options
     private let client = BlockingHTTPClient()
+    /// Apple's clock, from the `Date` of its latest answer.
+    var serverNow: Timestamp? { client.serverNow }
     private let counts = Mutex<[String: Int]>([:])
 
     init(endpoints: CloudKitEndpoints, session: ICloudSession, options: CloudKitStorage.Options) {

@@ -1,5 +1,6 @@
 import Foundation
 import MiDiccioCloud
+import MiDiccioModel
 import Synchronization
 
 /// Cloud storage in the user's own iCloud, through CloudKit Web Services: one custom
@@ -44,6 +45,9 @@ public final class CloudKitStorage: CloudStorage, CustomStringConvertible, Senda
 
     /// "icloud iCloud.app.midiccio".
     public var displayName: String { database.description }
+
+    /// iCloud's clock, from the `Date` of its latest answer.
+    public var cloudNow: Timestamp? { api.serverNow }
 
     /// The same as `displayName`: safe to print.
     public var description: String { displayName }

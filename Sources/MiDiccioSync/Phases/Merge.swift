@@ -173,9 +173,19 @@ extension SyncSession {
     /// How many words new here, with their rows made ahead, a merge saves at once.
     static let freshWordsPerWrite = 256
 
-    /// Purges what has been in the Trash here longer than `trash.autoPurgeDays`.
+    /// Purges what has been in the Trash here longer than `trash.autoPurgeDays`: counted
+    /// by this device's clock, or by the cloud's when the back end tells one (an HTTP
+    /// server's `Date`) and it is earlier. A clock set weeks ahead otherwise purged, on
+    /// every device, words that went to the Trash minutes before (found by the exploratory
+    /// helper); a device without such a cloud (a folder) still counts by its own.
     func autoPurge() throws {
-        report.autoPurged += try store.autoPurge()
+        var until = Timestamp(milliseconds: now)
+        if let cloud = storage.cloudNow {
+            let ahead = until.milliseconds - cloud.milliseconds
+            if ahead > ClockAhead.threshold { report.aheadOfCloud = ahead }
+            until = min(until, cloud)
+        }
+        report.autoPurged += try store.autoPurge(now: until)
     }
 
     /// Scrubs the text of words purged by this sync's merge, or by an earlier purge whose

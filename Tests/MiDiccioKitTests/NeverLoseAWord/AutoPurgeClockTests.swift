@@ -11,7 +11,7 @@ import Testing
 
 /// Finding 9: automatic purging counts the days a word has been in the Trash by this
 /// device's own clock, from when this device first saw it deleted; no other device's
-/// clock can hurry it.
+/// clock can hurry it, nor this device's own set ahead while the cloud tells its clock.
 @Suite("Automatic purging that no clock can hurry")
 struct AutoPurgeClockTests {
     private static let day: Int64 = 86_400_000
@@ -80,6 +80,37 @@ struct AutoPurgeClockTests {
             #expect(try !first.library.isPurged(word) && !second.library.isPurged(word))
             #expect(try first.word(word).meaning == "restored and edited on b")
             #expect(try !first.word(word).isDeleted)
+        }
+    }
+
+    @Test("a device whose clock jumped weeks ahead counts the Trash's days by a cloud that tells its clock")
+    func clockJumpedAheadCountsByTheCloud() throws {
+        try withSyncFixture { fixture in
+            let correct = try fixture.device("correct")
+            let jumped = try fixture.device("jumped")
+            fixture.storage.clock = correct.clock
+            let word = try correct.add("palabra")
+            try correct.library.setSetting(.autoPurgeDays, to: "30")
+            try fixture.syncRounds([correct, jumped])
+            try correct.library.delete([word])
+            try fixture.syncRounds([correct, jumped])
+            #expect(try jumped.word(word).isDeleted)
+
+            // Minutes later, the clock of `jumped` is set 40 days ahead, and it syncs.
+            jumped.clock.advance(by: 40 * Self.day)
+            let report = try jumped.sync()
+            #expect(try !jumped.library.isPurged(word), "40 days by this clock are minutes by the cloud's")
+            #expect(report.autoPurged == 0)
+            let ahead = try #require(report.aheadOfCloud)
+            #expect(abs(ahead - 40 * Self.day) < 60_000)
+            #expect(report.aheadOfCloudNote?.contains("about 40 days ahead of the cloud's") == true)
+            try fixture.syncRounds([jumped, correct])
+            #expect(try !correct.library.isPurged(word))
+
+            // 30 days later by the cloud's clock too, the word goes.
+            fixture.advanceClocks(by: 30 * Self.day + 60_000)
+            try fixture.syncRounds([jumped, correct])
+            #expect(try jumped.library.isPurged(word) && correct.library.isPurged(word))
         }
     }
 

@@ -21,6 +21,7 @@ struct LeftoverTemporaryFileTests {
         var dieOnCreate = false
         init(root: String) { folder = FolderStorage(root: root) }
         var displayName: String { folder.displayName }
+        var cloudNow: Timestamp? { folder.cloudNow }
         func list(_ path: String) throws -> [CloudEntry] { try folder.list(path) }
         func folders(in path: String) throws -> [String] { try folder.folders(in: path) }
         func read(_ path: String) throws -> Data? { try folder.read(path) }

@@ -156,6 +156,7 @@ final class ReplicaStorage: SimulationCloud {
     }
 
     var displayName: String { "replica \(index)" }
+    var cloudNow: Timestamp? { nil }
     var files: [String: Data] { network.files(in: index) }
 
     private func checkReachable() throws {

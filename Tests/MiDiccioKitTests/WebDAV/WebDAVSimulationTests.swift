@@ -59,6 +59,7 @@ final class FaultInjectingCloud: SimulationCloud {
     }
 
     var displayName: String { inner.displayName }
+    var cloudNow: Timestamp? { inner.cloudNow }
 
     var cloudWasReplaced: Bool { inner.cloudWasReplaced }
 

@@ -139,6 +139,7 @@ final class InterceptingStorage: CloudStorage {
     init(_ storage: any CloudStorage) { self.storage = storage }
 
     var displayName: String { storage.displayName }
+    var cloudNow: Timestamp? { storage.cloudNow }
 
     /// Numbers calls from 1 again.
     func resetCalls() { calls = 0 }
