@@ -124,6 +124,21 @@ struct DriveIndex: Codable, Sendable {
         return current
     }
 
+    /// True when one of the files or folders `changed` is in a folder the index does not
+    /// know, below the app data folder: Drive's listings left that folder out (and what
+    /// else was in it), both the first and the one that confirms it, and only a change
+    /// made in it since shows it. Without a look at everything again, a new device whose
+    /// two listings met such a moment never read another device's words (found by the
+    /// exploratory helper). A visible folder's changes come from the whole of My Drive,
+    /// whose folders the index need not know, so it is not asked there (it has no `rootID`).
+    func missesFolders(of changed: Set<String>) -> Bool {
+        guard let rootID else { return false }
+        return changed.contains { id in
+            guard let parent = items[id]?.parent else { return false }
+            return parent != rootID && items[parent] == nil
+        }
+    }
+
     /// Removes `id` and everything below it.
     mutating func remove(_ id: String) {
         items[id] = nil

@@ -120,10 +120,11 @@ public final class GoogleDriveStorage: CloudStorage, CustomStringConvertible, Se
             return state.index
         }
         var next = index
-        let applied = next.pageToken == nil ? false : try applyChanges(to: &next)
+        var changed: Set<String> = []
+        let applied = next.pageToken == nil ? false : try applyChanges(to: &next, changed: &changed)
         if !applied {
             try fullListing(into: &next)
-        } else if next.listingToConfirm == true {
+        } else if next.listingToConfirm == true || next.missesFolders(of: changed) {
             // What the first listing may have missed: files it did not know are added;
             // removals come from the changes only.
             for (id, item) in try listEverything() where next.items[id] == nil { next.items[id] = item }
@@ -167,7 +168,7 @@ public final class GoogleDriveStorage: CloudStorage, CustomStringConvertible, Se
 
     /// Applies the changes since the index's token; false when Drive no longer knows the
     /// token (a full listing is needed).
-    private func applyChanges(to index: inout DriveIndex) throws -> Bool {
+    private func applyChanges(to index: inout DriveIndex, changed: inout Set<String>) throws -> Bool {
         guard var token = index.pageToken else { return false }
         var updated = index
         while true {
@@ -189,6 +190,7 @@ public final class GoogleDriveStorage: CloudStorage, CustomStringConvertible, Se
                     updated.remove(id)
                 } else if let file, let item = DriveIndex.Item(resource: file) {
                     updated.update(id: id, with: item)
+                    changed.insert(id)
                 }
             }
             if let next = object["nextPageToken"] as? String {

@@ -70,6 +70,28 @@ struct GoogleDriveQuirksTests {
         }
     }
 
+    @Test("a new device whose first two listings left out every file of another gets its words once that one writes again")
+    func lateFoldersFoundByTheirChanges() throws {
+        try withDrive("late-folders") { drive in
+            // Everything `a` makes (its folders too) misses the next two listings that would
+            // show it: the new device's full listing and the listing that confirms it.
+            try drive.tenant.setFaults(["listLag": 2])
+            let a = try drive.device("a")
+            let hund = try a.add("hund", meaning: "dog")
+            try a.sync()
+            let b = try drive.device("b")
+            try b.sync()
+            try b.sync()
+            #expect(try !b.has(hund), "both of b's listings missed it")
+            // From now on Drive lists everything; `a` writes again, into folders b never saw
+            // listed (found by the exploratory helper: b never read a word of a's again).
+            let katze = try a.add("katze", meaning: "cat")
+            try drive.syncRounds([a, b, a, b])
+            #expect(try b.has(hund) && b.has(katze))
+            #expect(try b.everyWord() == a.everyWord())
+        }
+    }
+
     @Test("a folder that a listing left out is never taken for the top of the app data folder", arguments: 1...6)
     func hiddenFolderIsNotTheTop(round: Int) throws {
         let tenant = try GoogleDriveTests.tenant("hidden-top-\(round)")
