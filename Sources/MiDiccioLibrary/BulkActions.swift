@@ -318,6 +318,12 @@ extension WordLibrary {
     public func selectionKey(_ target: BulkTarget) throws -> (count: Int, key: String) {
         if case .words(let ids) = target { return (Self.unique(ids).count, "") }
         let seqs = try guarded { try database.read { try selectedRows(target) } }
+        return (seqs.count, Self.fingerprint(seqs))
+    }
+
+    /// 16 hexadecimal digits that name a set of rows (by their row numbers), whatever
+    /// their order.
+    static func fingerprint(_ seqs: [Int64]) -> String {
         var fingerprint: UInt64 = 0
         for seq in seqs {
             // SplitMix64's finaliser spreads each row number over all 64 bits.
@@ -326,7 +332,7 @@ extension WordLibrary {
             mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
             fingerprint ^= mixed ^ (mixed >> 31)
         }
-        return (seqs.count, fingerprint.sixteenHexDigits)
+        return fingerprint.sixteenHexDigits
     }
 
     private func forEachBulkWord(

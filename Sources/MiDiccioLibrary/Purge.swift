@@ -45,11 +45,28 @@ extension WordLibrary {
     /// holds another number (another device moved words there, pulled by the sync before
     /// this), nothing is purged and `LibraryError.selectionChanged` says so. Words nobody
     /// saw were purged on every device (found by the exploratory helper, round 8).
+    /// `expectingKey` is the Trash's `trashKey()` when the person saw it: the same count of
+    /// other words (one restored elsewhere, another deleted) is refused as well (round 9).
     @discardableResult
-    public func emptyTrash(expecting: Int? = nil, progress: BulkProgress? = nil) throws -> Int {
-        let ids = try guarded { try database.cached("SELECT id FROM words WHERE deleted_at IS NOT NULL").rows([]) { $0.text(0) } }
-        if let expecting, expecting != ids.count { throw LibraryError.selectionChanged(expected: expecting, found: ids.count) }
-        return try purge(ids.compactMap(WordID.init), progress: progress).count
+    public func emptyTrash(expecting: Int? = nil, expectingKey: String? = nil, progress: BulkProgress? = nil) throws -> Int {
+        let rows = try guarded { try database.read { try trashRows() } }
+        if let expecting, expecting != rows.count { throw LibraryError.selectionChanged(expected: expecting, found: rows.count) }
+        if let expectingKey, !expectingKey.isEmpty, expectingKey != Self.fingerprint(rows.map(\.seq)) {
+            throw LibraryError.selectionChanged(expected: expecting ?? rows.count, found: rows.count)
+        }
+        return try purge(rows.compactMap { WordID($0.id) }, progress: progress).count
+    }
+
+    /// How many words the Trash holds (hidden ones too) and which (16 hexadecimal digits,
+    /// as `selectionKey` gives): what Empty Trash is asked about, for `emptyTrash`.
+    public func trashKey() throws -> (count: Int, key: String) {
+        let rows = try guarded { try database.read { try trashRows() } }
+        return (rows.count, Self.fingerprint(rows.map(\.seq)))
+    }
+
+    /// Every word in the Trash, by row number and id.
+    private func trashRows() throws -> [(seq: Int64, id: String)] {
+        try database.cached("SELECT seq, id FROM words WHERE deleted_at IS NOT NULL").rows([]) { ($0.int64(0), $0.text(1)) }
     }
 
     /// Purges words that have been in the Trash longer than `trash.autoPurgeDays`

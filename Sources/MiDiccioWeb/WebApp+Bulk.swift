@@ -117,13 +117,16 @@ extension WebApp {
 
     /// `POST api/trash/empty`: every word in the Trash deleted permanently (those hidden by
     /// `trash.hideAfterDays` too), as a job the page follows as it does a bulk action's.
-    /// With `{"expect": N}`, the count of the Trash the page showed (`whole` of
-    /// `api/trash`), a Trash that holds another number is refused (409), purging nothing.
+    /// With `{"expect": N, "expectKey": K}`, the count and key of the Trash the page showed
+    /// (`whole` and `wholeKey` of `api/trash`), a Trash that holds another number, or other
+    /// words, is refused (409), purging nothing.
     func emptyTrash(_ request: HTTPRequest) throws -> HTTPResponse {
-        // No body (a script's plain POST): no count to check.
-        let expected = request.body.isEmpty ? nil : try Self.bulkExpected(JSONBody(request.body), .trash(term: ""))
+        // No body (a script's plain POST): nothing to check.
+        let body = request.body.isEmpty ? nil : try JSONBody(request.body)
+        let expected = try body.flatMap { try Self.bulkExpected($0, .trash(term: "")) }
+        let key = try body?.string("expectKey")
         return try bulkJob(request, phase: "Deleting permanently") { library, progress in
-            JSONText.object([("purged", String(try library.emptyTrash(expecting: expected, progress: progress)))])
+            JSONText.object([("purged", String(try library.emptyTrash(expecting: expected, expectingKey: key, progress: progress)))])
         }
     }
 

@@ -564,14 +564,14 @@ public final class WebApp: HTTPHandler {
         }
         let (page, whole) = try pool.withLibrary { library in
             try library.database.read {
-                (try library.trashPage(term: term, limit: limit, offset: offset, after: after), try library.counts().trash)
+                (try library.trashPage(term: term, limit: limit, offset: offset, after: after), try library.trashKey())
             }
         }
         return .json(
             JSONText.object([
                 ("words", WordJSON.compactArray(page.words)), ("total", String(page.total)),
                 ("hasMore", String(page.words.count == limit && (after != nil || offset + page.words.count < page.total))),
-                ("hidden", String(page.hidden)), ("whole", String(whole)),
+                ("hidden", String(page.hidden)), ("whole", String(whole.count)), ("wholeKey", JSONText.quote(whole.key)),
             ]))
     }
 

@@ -61,7 +61,7 @@ struct TrashEmptyCommand: ParsableCommand {
     func run(_ context: ToolContext) throws {
         try syncFirst(syncOnOpen, context)
         let library = try context.library()
-        let count = try library.counts().trash
+        let (count, key) = try library.trashKey()
         guard count > 0 else {
             context.note("The Trash is empty.")
             return
@@ -79,8 +79,9 @@ struct TrashEmptyCommand: ParsableCommand {
         }
         let progress = context.progressLine(json: false)
         defer { progress.finish() }
-        // The count asked about: a word moved to the Trash while the question waited stays.
-        let purged = try library.emptyTrash(expecting: yes ? nil : count) { done, total in
+        // The words asked about: a word moved to the Trash while the question waited stays,
+        // and so does the Trash when other words are there, even as many.
+        let purged = try library.emptyTrash(expecting: yes ? nil : count, expectingKey: yes ? nil : key) { done, total in
             progress.show("Emptying the Trash: \(ProgressLine.count(done, of: total))")
         }
         progress.finish()

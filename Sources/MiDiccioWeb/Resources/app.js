@@ -559,6 +559,7 @@
       if (data.words.length) trash.lastId = data.words[data.words.length - 1].id;
       trash.total = data.total;
       trash.whole = data.whole;
+      trash.wholeKey = data.wholeKey;
       $("trash-more").hidden = !data.hasMore;
       const searching = term !== "";
       $("trash-summary").textContent = data.total === 0
@@ -634,9 +635,11 @@
 
   // Emptying a Trash of 100,000 words takes seconds: the page shows how far it has come.
   async function emptyTrash() {
-    // The count the person is asked about goes with the request: words another device
-    // moved to the Trash meanwhile (pulled by the sync first) make it refuse, purging none.
+    // The count the person is asked about, and which words, go with the request: words
+    // another device moved to the Trash or out of it meanwhile (pulled by the sync first)
+    // make it refuse, purging none, even when as many are there.
     const whole = trash.whole;
+    const wholeKey = trash.wholeKey;
     if (!window.confirm("Delete " + (whole === 1 ? "the 1 word" : "all " + whole.toLocaleString() + " words")
       + " in the Trash permanently, on every device? This cannot be undone.")) return;
     const buttons = ["empty-trash", "trash-restore-selected", "trash-purge-selected"].map($);
@@ -644,7 +647,7 @@
     try {
       await syncFirst();
       const key = newJobKey();
-      const data = await runJob(key, "/api/trash/empty?" + query({ key }), { expect: whole },
+      const data = await runJob(key, "/api/trash/empty?" + query({ key }), { expect: whole, expectKey: wholeKey },
         $("trash-progress-box"), $("trash-progress"), $("trash-progress-text"));
       toast("Deleted " + plural(data.purged, "word", "words") + " permanently");
       scheduleSync();

@@ -54,6 +54,34 @@ struct TrashEmptyTests {
         }
     }
 
+    @Test("emptying a Trash that holds as many words as the person saw, but other ones, purges nothing")
+    func emptyingATrashOfOtherWords() throws {
+        try withTemporaryLibrary { temporary in
+            let library = temporary.library
+            let alpha = try library.add(WordContent(term: "alpha")).word.id
+            let beta = try library.add(WordContent(term: "beta")).word.id
+            let important = try library.add(WordContent(term: "important")).word.id
+            try library.delete([alpha, beta])
+            let seen = try library.trashKey()
+            #expect(seen.count == 2)
+            // Another device takes alpha out of the Trash and deletes "important"; the
+            // sync before the purge pulls both (found by the exploratory helper, round 9).
+            try library.restore([alpha])
+            try library.delete([important])
+            do {
+                _ = try library.emptyTrash(expecting: seen.count, expectingKey: seen.key)
+                Issue.record("the Trash was emptied")
+            } catch LibraryError.selectionChanged(let expected, let found) {
+                #expect(expected == 2 && found == 2)
+            }
+            #expect(try !library.isPurged(important) && !library.isPurged(beta), "nothing was purged")
+            let now = try library.trashKey()
+            #expect(now.key != seen.key)
+            #expect(try library.emptyTrash(expecting: now.count, expectingKey: now.key) == 2)
+            #expect(try library.isPurged(important) && library.isPurged(beta) && !library.isPurged(alpha))
+        }
+    }
+
     @Test("emptying an empty Trash purges nothing and leaves no marker")
     func emptyingAnEmptyTrash() throws {
         try withTemporaryLibrary { temporary in
