@@ -95,6 +95,7 @@ public final class SyncEngine {
             try session.checkIdentity()
             try session.resyncIfOwnFilesGone()
             try session.resyncIfCloudStartedAgain()
+            try session.checkPutBack()
             try session.readAbsorbedIdentities()
             // An id that took others over is announced before anything is written under it
             // (in the sync that takes it, or any later one while its record is missing):

@@ -54,6 +54,13 @@ public struct SyncReport: Hashable, Sendable {
     /// Words this sync purged because their time in the Trash ran out
     /// (trash.autoPurgeDays), after the pull: none that another device took out of it.
     public var autoPurged = 0
+    /// Set when this library and its files in the cloud were found put back from an older
+    /// copy: how many of its entries other devices had read that are gone here. They upload
+    /// their content again.
+    public var putBack: Int64?
+    /// The devices found put back from an older copy with their files, whose lost entries
+    /// this device had read: this sync uploads every word once for them.
+    public var refilledFor: [String] = []
     /// How far this device's clock is ahead of the cloud's (milliseconds), when the back
     /// end tells its clock and it is past `ClockAhead.threshold` behind this one's.
     public var aheadOfCloud: Int64?
@@ -146,6 +153,23 @@ public struct ClockAhead: Hashable, Sendable {
 }
 
 extension SyncReport {
+    /// What `putBack` and `refilledFor` mean, for people; nil when neither is set.
+    public var putBackNote: String? {
+        var parts: [String] = []
+        if let lost = putBack {
+            parts.append(
+                "this library was put back from an older copy together with its files in the cloud (a computer restored "
+                    + "from a backup?): other devices had read \(lost) \(lost == 1 ? "change" : "changes") of it that are "
+                    + "gone here. They upload what those held again, so its words come back here at their next sync")
+        }
+        if !refilledFor.isEmpty {
+            parts.append(
+                "\(refilledFor.joined(separator: ", ")) was put back from an older copy together with its files in the "
+                    + "cloud: this device uploaded every word again, so no device loses what was written there since")
+        }
+        return parts.isEmpty ? nil : parts.joined(separator: "; ")
+    }
+
     /// What `aheadOfCloud` means, for people; nil when it is not set.
     public var aheadOfCloudNote: String? {
         aheadOfCloud.map { ahead in

@@ -713,7 +713,9 @@ public final class WebApp: HTTPHandler {
                     let report = try engine.sync(allowMassDelete: allowMassDelete)
                     var notes = report.cloudNotes(cloud: remote.displayName)
                     if let overridden = report.overriddenNote { notes.append(overridden + ".") }
-                    if let ahead = report.aheadOfCloudNote { notes.append(ahead.prefix(1).uppercased() + ahead.dropFirst()) }
+                    for note in [report.aheadOfCloudNote, report.putBackNote.map { $0 + "." }].compactMap({ $0 }) {
+                        notes.append(note.prefix(1).uppercased() + note.dropFirst())
+                    }
                     if report.startedCloud {
                         notes.insert(
                             "There was no MiDiccio data in \(remote.displayName), so this sync started it there. If your other devices sync elsewhere, check the sync folder in Settings.",

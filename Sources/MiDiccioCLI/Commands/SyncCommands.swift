@@ -446,6 +446,7 @@ struct SyncCommand: ParsableCommand {
             if report.autoPurged > 0 { context.note(ToolContext.autoPurgedNote(report.autoPurged)) }
             if let clock = report.clockAhead { context.note("warning: \(clock.message.shownSafely.oneLine)") }
             if let note = report.aheadOfCloudNote { context.note("warning: \(note)") }
+            if let note = report.putBackNote { context.note("Note: \(note).") }
             if let identity = report.newIdentity {
                 context.note(identity.message + " Give it a name of its own with 'midiccio remote set ... --device-name NAME'.")
             }

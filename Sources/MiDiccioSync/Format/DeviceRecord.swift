@@ -47,6 +47,11 @@ public struct DeviceRecord: Hashable, Sendable {
     /// found none, or runs a MiDiccio older than ids. A device new to the cloud that
     /// finds the manifest gone writes it again with this id (`checkManifest`).
     public var cloud: String?
+    /// Set by a device put back from an older copy together with its files in the cloud:
+    /// its entries after this number are gone, though others had read them. A device that
+    /// read past it uploads every word once, so the words those entries carried are in the
+    /// cloud again (`SyncSession.checkPutBack`).
+    public var forgot: Int64?
 
     /// Which purge markers a device's files honour.
     public struct PurgeCleanliness: Hashable, Sendable {
@@ -95,6 +100,7 @@ public struct DeviceRecord: Hashable, Sendable {
         if !absorbed.isEmpty { fields.append(("absorbed", map(absorbed))) }
         if !wanted.isEmpty { fields.append(("wanted", map(wanted))) }
         if let cloud { fields.append(("cloud", JSONText.quote(cloud))) }
+        if let forgot { fields.append(("forgot", String(forgot))) }
         if let purgeClean {
             fields.append(
                 (
@@ -130,6 +136,7 @@ public struct DeviceRecord: Hashable, Sendable {
         record.absorbed = numbers(object["absorbed"]) ?? [:]
         record.wanted = numbers(object["wanted"]) ?? [:]
         record.cloud = (object["cloud"] as? String).flatMap(CloudManifest.acceptedCloudID)
+        record.forgot = (object["forgot"] as? Int).map(Int64.init)
         if let clean = object["purgeClean"] as? [String: Any], let count = clean["count"] as? Int,
             let digest = clean["digest"] as? String
         {

@@ -26,7 +26,7 @@ extension SyncSession {
             digest, name, "\(clean.count)/\(clean.digest)",
             absorbed.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","),
             wants.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","),
-            knownCloud ?? "",
+            knownCloud ?? "", state.forgot.map(String.init) ?? "",
         ].joined(separator: "|")
         let stale = now - (state.published?.at ?? 0) > 86_400_000
         let missing = ownRecord == nil && !ownRecordUnreadable
@@ -42,6 +42,7 @@ extension SyncSession {
         record.absorbed = absorbed
         record.wanted = wants
         record.cloud = knownCloud
+        record.forgot = state.forgot
         record.purgeClean = DeviceRecord.PurgeCleanliness(count: clean.count, digest: clean.digest)
         try prepareToWrite()
         try commit { $0.instanceInFlight = record.instance }

@@ -9,6 +9,7 @@ extension SyncSession {
     func pull(allowMassDelete: Bool) throws {
         var cursors = state.cursors
         var batches: [SyncBatch] = []
+        var readNames = state.readNames ?? [:]
         for record in others {
             // A record numbered below this device's place in its files: that device started
             // its files again from 1 (in a folder emptied and started again), or a sync
@@ -23,6 +24,8 @@ extension SyncSession {
             guard !fetched.isEmpty else { continue }
             batches += fetched
             cursors[record.device] = max(cursors[record.device] ?? 0, reached)
+            let place = cursors[record.device] ?? 0
+            readNames[record.device] = record.changeNames?.sorted().first { CloudLayout.entry(fromName: $0, kind: .changes)?.seq == place }
             // A snapshot already holds what its writer had read from others.
             for batch in fetched where batch.kind == .snapshot {
                 for (device, seq) in batch.cursors where device != deviceID {
@@ -45,6 +48,7 @@ extension SyncSession {
             return
         }
         try merge(batches, cursors: cursors, allowMassDelete: allowMassDelete)
+        if readNames != state.readNames ?? [:] { try commit { $0.readNames = readNames } }
     }
 
     /// Reads `record`'s entries after `start`: change files in order (every file of a

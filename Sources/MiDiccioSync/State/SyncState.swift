@@ -105,6 +105,18 @@ struct SyncState: Codable, Equatable {
     /// files are numbered after it. Numbered from 1 again, they went unread by a device
     /// whose place in this id's files was past them (found by the exploratory helper).
     var numberedThrough: Int64?
+    /// Set when this library and its files in the cloud were put back from an older copy
+    /// (a computer restored with its synced folder): its entries after this number, which
+    /// other devices had read, are gone. Its record says so (`DeviceRecord.forgot`), and the
+    /// devices that read them upload their content again.
+    var forgot: Int64?
+    /// For each other device whose record said it lost entries this device had read: the
+    /// `forgot` (or rolled-back `lastSeq`) this device answered, with an upload of every word.
+    var refilled: [String: Int64]?
+    /// For each other device, the name of its change file this device read last (at its
+    /// place in that device's files), when its record named it: a file of that number
+    /// named otherwise later was written by that device put back (`checkPutBack`).
+    var readNames: [String: String]?
 
     /// How many recent record instances count as this device's own (a file-sync client
     /// may bring back an older record of ours; that is not a copy).

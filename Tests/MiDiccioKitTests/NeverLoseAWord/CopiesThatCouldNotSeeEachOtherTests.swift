@@ -167,7 +167,9 @@ struct CopiesThatCouldNotSeeEachOtherTests {
             #expect(deliver(from: secondCloud, to: laptopCloud, under: ["changes/", "devices/"]).count == 2)
             phone.clock.advance(by: 1_000)
             try phone.sync()
-            #expect(try !phone.has(fromSecond), "its number was read already")
+            // Its number was read already, under another name: since round 9 that is read as
+            // a library put back (AComputerRestoredWithItsSyncedFolderTests), at once.
+            #expect(try phone.has(fromSecond))
             phone.clock.advance(by: Self.laterOn)
             try phone.sync()
             #expect(try phone.has(fromSecond))
