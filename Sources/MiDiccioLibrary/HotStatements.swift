@@ -41,12 +41,12 @@ final class HotStatements {
 
     /// An INSERT of `rows` new words, each with `valuesPerInsertedRow` values in the
     /// order `WordLibrary.newRowValues` gives them (the last one, the time this device saw
-    /// the word, is kept only for a word in the Trash).
+    /// the word, is kept only for a word in the Trash, and never before its `deleted_at`).
     private static func insertSQL(rows: Int) -> String {
         let tuples = (0..<rows).map { row in
             let first = row * valuesPerInsertedRow
             let plain = (1...valuesPerInsertedRow - 1).map { "?\(first + $0)" }.joined(separator: ", ")
-            return "(\(plain), CASE WHEN ?\(first + 10) IS NULL THEN NULL ELSE ?\(first + valuesPerInsertedRow) END)"
+            return "(\(plain), CASE WHEN ?\(first + 10) IS NULL THEN NULL ELSE max(?\(first + valuesPerInsertedRow), ?\(first + 10)) END)"
         }
         return """
             INSERT INTO words (id, term, meaning, reading, examples, notes, tags, created_at, updated_at, deleted_at,
@@ -97,12 +97,15 @@ final class HotStatements {
         if columns.contains(.updatedAt) { set("updated_at") }
         if columns.contains(.deletedAt) {
             // Kept while the word stays in the Trash; set when it enters; cleared when it leaves.
+            // Set to the later of now and the deletion's own time: a clock far behind when
+            // the word came in would otherwise count its days from weeks before, and purge it
+            // everywhere once set right (found by the exploratory helper, round 9).
             let time = next
             set("deleted_at")
             sql.append(
                 """
                 trash_seen_at = CASE WHEN ?\(time) IS NULL THEN NULL
-                    WHEN deleted_at IS ?\(time) AND trash_seen_at IS NOT NULL THEN trash_seen_at ELSE ?\(next) END
+                    WHEN deleted_at IS ?\(time) AND trash_seen_at IS NOT NULL THEN trash_seen_at ELSE max(?\(next), ?\(time)) END
                 """)
             next += 1
         }

@@ -114,6 +114,24 @@ struct AutoPurgeClockTests {
         }
     }
 
+    @Test("a device whose clock was weeks behind when a word came into its Trash does not purge it once the clock is set right")
+    func clockBehindThenSetRight() throws {
+        try withSyncFixture { fixture in
+            let correct = try fixture.device("correct")
+            let behind = try fixture.device("behind", clockOffset: -60 * Self.day)
+            let word = try correct.add("palabra")
+            try correct.library.setSetting(.autoPurgeDays, to: "30")
+            try fixture.syncRounds([correct, behind])
+            try correct.library.delete([word])
+            try fixture.syncRounds([correct, behind])
+            #expect(try behind.word(word).isDeleted)
+            // Its clock is set right; minutes have passed since the delete, not 60 days.
+            behind.clock.advance(by: 60 * Self.day)
+            try fixture.syncRounds([behind, correct])
+            #expect(try !behind.library.isPurged(word) && !correct.library.isPurged(word))
+        }
+    }
+
     @Test("a library that does not sync purges as it opens, once the days have passed")
     func notSyncingPurgesOnOpen() throws {
         try withSyncFixture { fixture in
