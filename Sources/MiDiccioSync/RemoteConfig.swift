@@ -63,6 +63,9 @@ extension WordLibrary {
         }
     }
 
+    /// How long `setRemote` waits for a running sync, in seconds.
+    public static let remoteChangeWait: TimeInterval = 30
+
     /// Sets (or with nil, removes) the remote. Moving to another cloud forgets where
     /// this device had got to in the old one and uploads every word once to the new one.
     ///
@@ -81,7 +84,15 @@ extension WordLibrary {
     /// again starts over there too, unless the cloud still holds the record this device
     /// last wrote (`SyncStore.changeRemote`). Another remote set again (a new password, a
     /// device name) keeps where this device had got to.
+    ///
+    /// It waits for a sync of this library that is running (up to `remoteChangeWait`
+    /// seconds, then `SyncError.busy`): that sync went on with the old remote and then
+    /// saved where it had got to there as the new one's (found by the exploratory helper,
+    /// round 9: every later sync failed with "has no midiccio-sync.json", or the library
+    /// took itself for a copy).
     public func setRemote(_ remote: RemoteConfig?) throws {
+        let lock = try SyncLock(libraryPath: path, timeout: Self.remoteChangeWait)
+        defer { withExtendedLifetime(lock) {} }
         let current = try self.remote()
         var setAgain = false
         if case .folder(let path)? = remote, current == remote { setAgain = try !isSameFolder(path, as: path) }

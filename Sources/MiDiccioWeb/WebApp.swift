@@ -680,12 +680,16 @@ public final class WebApp: HTTPHandler {
             }
             remote = .folder(path: path)
         }
-        try pool.withLibrary { library in
-            if let name = try body.string("deviceName"), !name.isEmpty { try library.setDeviceName(name) }
-            // Leaving Google Drive ends its sign-in; Google is asked to revoke it (best effort).
-            _ = try library.setRemote(remote, endingGoogleSignInWith: GoogleDriveEndpoints.from(environment: environment))
-            if let credentials {
-                try library.storeWebDAVPassword(credentials.password, for: credentials.address, user: credentials.user)
+        // After this app's own sync, if one runs: it would save where it had got to in the
+        // old cloud as the new one's (`WordLibrary.setRemote` waits for another program's).
+        try syncLock.withLock {
+            try pool.withLibrary { library in
+                if let name = try body.string("deviceName"), !name.isEmpty { try library.setDeviceName(name) }
+                // Leaving Google Drive ends its sign-in; Google is asked to revoke it (best effort).
+                _ = try library.setRemote(remote, endingGoogleSignInWith: GoogleDriveEndpoints.from(environment: environment))
+                if let credentials {
+                    try library.storeWebDAVPassword(credentials.password, for: credentials.address, user: credentials.user)
+                }
             }
         }
         return try status()
