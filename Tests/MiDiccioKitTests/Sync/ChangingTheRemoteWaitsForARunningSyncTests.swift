@@ -24,7 +24,11 @@ struct ChangingTheRemoteWaitsForARunningSyncTests {
             let goOn = DispatchSemaphore(value: 0)
             let held = Mutex(false)
             fixture.storage.beforeWrite = { _ in
-                guard held.withLock({ first in defer { first = true }; return !first }) else { return }
+                let first = held.withLock { taken in
+                    defer { taken = true }
+                    return !taken
+                }
+                guard first else { return }
                 uploading.signal()
                 goOn.wait()
             }
