@@ -40,6 +40,24 @@ final class APermanentChangeStopsWhenItCannotSyncFirstTests {
         #expect(try sandbox.run("trash", "--json", "--offline").jsonArray().isEmpty)
     }
 
+    @Test("stopped by the guard against mass deletion, it says how to accept the deletions, not to wait for the cloud")
+    func massDeletion() throws {
+        let ids = try (1...24).map { try sandbox.add("palabra\($0)") }
+        let cloud = sandbox.path("cloud")
+        let other = sandbox.path("other.sqlite")
+        #expect(sandbox.run("remote", "set", "folder", cloud).status == 0)
+        #expect(sandbox.run("sync").status == 0)
+        #expect(sandbox.run("--library", other, "remote", "set", "folder", cloud).status == 0)
+        #expect(sandbox.run("--library", other, "sync").status == 0)
+        #expect(sandbox.run(["--library", other, "delete"] + ids.prefix(20)).status == 0)
+        #expect(sandbox.run("--library", other, "sync").status == 0)
+
+        let result = sandbox.run("trash", "empty", "--yes")
+        stopped(result, ["trash", "empty"])
+        #expect(result.errorOutput.contains("'midiccio sync --allow-mass-delete' first"), "\(result.errorOutput)")
+        #expect(!result.errorOutput.contains("once the cloud can be reached"), "\(result.errorOutput)")
+    }
+
     @Test("a replace restore, backup undo and import undo stop; a merge restore and a dry run go on with a warning")
     func restoresAndUndos() throws {
         try sandbox.add("casa", "--meaning", "house")

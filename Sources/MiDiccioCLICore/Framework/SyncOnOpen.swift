@@ -37,9 +37,15 @@ struct SyncOnOpen: ParsableArguments {
     /// while the cloud was away. `--offline` still goes on without a sync.
     package func runOrStop(_ context: ToolContext, consequence: String) throws {
         guard let problem = try attempt(context) else { return }
+        // A sync stopped by the guard against mass deletion reached the cloud: waiting does
+        // not help (found by the exploratory helper, round 9).
+        let next =
+            problem.massDeletion
+            ? "If those deletions are meant, run 'midiccio sync --allow-mass-delete' first, then try again"
+            : "Try again once the cloud can be reached"
         throw ToolFailure(
             "could not sync first (\(problem.reason)); nothing was changed: going on now, \(consequence). "
-                + "Try again once the cloud can be reached, or add --offline to go on with this device's words as they are")
+                + "\(next), or add --offline to go on with this device's words as they are")
     }
 
     /// Syncs as `run` says, printing what the sync says of purges and skipped files; the
@@ -68,7 +74,9 @@ struct SyncOnOpen: ParsableArguments {
                     note: [report.purgeNote, report.overriddenNote].compactMap(\.self).joined(separator: ". ").nilIfEmpty,
                     autoPurged: report.autoPurged)
             } catch {
-                outcome.finish("\(error)")
+                var massDeletion = false
+                if case SyncError.massDeletion = error { massDeletion = true }
+                outcome.finish("\(error)", massDeletion: massDeletion)
             }
         }
         guard outcome.wait(seconds: Self.patience) else {
@@ -81,7 +89,7 @@ struct SyncOnOpen: ParsableArguments {
         // when a clock set ahead had set it off (found by the exploratory helper, round 8).
         if outcome.autoPurged > 0 { context.note(ToolContext.autoPurgedNote(outcome.autoPurged)) }
         if let skipped = outcome.skipped { context.note("warning: \(skipped)") }
-        return outcome.problem.map { Problem(warning: "could not sync (\($0))", reason: $0) }
+        return outcome.problem.map { Problem(warning: "could not sync (\($0))", reason: $0, massDeletion: outcome.massDeletion) }
     }
 
     /// Why a sync did not finish: said as a warning by `run`, and as the reason by `runOrStop`.
@@ -90,6 +98,8 @@ struct SyncOnOpen: ParsableArguments {
         var warning: String
         /// Why, alone.
         var reason: String
+        /// True when the guard against mass deletion stopped the sync.
+        var massDeletion = false
     }
 }
 
@@ -114,6 +124,7 @@ private final class SyncOutcome: Sendable {
         var skipped: String?
         var purgeNote: String?
         var autoPurged = 0
+        var massDeletion = false
         var activity: SyncActivity?
     }
 
@@ -126,6 +137,9 @@ private final class SyncOutcome: Sendable {
 
     /// Why the sync failed, if it did.
     var problem: String? { state.withLock { $0.problem } }
+
+    /// True when the guard against mass deletion stopped it.
+    var massDeletion: Bool { state.withLock { $0.massDeletion } }
 
     /// Cloud files the finished sync skipped, said as a warning, if any.
     var skipped: String? { state.withLock { $0.skipped } }
@@ -140,9 +154,10 @@ private final class SyncOutcome: Sendable {
         state.withLock { $0.activity = activity }
     }
 
-    func finish(_ problem: String?, skipped: String? = nil, note: String? = nil, autoPurged: Int = 0) {
+    func finish(_ problem: String?, skipped: String? = nil, note: String? = nil, autoPurged: Int = 0, massDeletion: Bool = false) {
         state.withLock {
             $0.problem = problem
+            $0.massDeletion = massDeletion
             $0.skipped = skipped
             $0.purgeNote = note
             $0.autoPurged = autoPurged
