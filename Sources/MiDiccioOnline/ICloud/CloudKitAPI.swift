@@ -227,7 +227,10 @@ final class CloudKitAPI: Sendable {
                 "iCloud refused this library's API token for \(session.current.container); "
                     + "sign in again with a current one: midiccio remote set icloud --api-token TOKEN")
         case "ACCESS_DENIED":
-            return .unauthorized("iCloud does not let this sign-in reach \(about)")
+            // Not WebDAV's advice of a password to set again (found by the exploratory helper, round 9).
+            return .signInNeeded(
+                "iCloud does not let this sign-in reach \(about == "/" ? "MiDiccio's data" : about) (another Apple "
+                    + "account, or access taken back); sign in again: midiccio remote set icloud")
         case "THROTTLED", "TRY_AGAIN_LATER", "INTERNAL_ERROR":
             return .unavailable("iCloud is busy (\(error.code)); sync again in a minute")
         default:

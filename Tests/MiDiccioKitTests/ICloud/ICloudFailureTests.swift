@@ -79,6 +79,20 @@ struct ICloudFailureTests {
         }
     }
 
+    @Test("a sign-in that iCloud no longer lets in says to sign in again, not to set a WebDAV password")
+    func accessDenied() throws {
+        try withICloud("denied") { cloud in
+            let a = try cloud.device("a")
+            let katze = try a.add("katze", meaning: "cat")
+            try cloud.tenant.setFaults([FakeCloudKitFault(op: "*", status: 403, code: "ACCESS_DENIED", times: 20)])
+            let error = #expect(throws: (any Error).self) { try a.sync() }
+            let message = "\(error.map { "\($0)" } ?? "")"
+            #expect(message.contains("sign in again: midiccio remote set icloud"), "\(message)")
+            #expect(!message.contains("WebDAV") && !message.contains("reach /"), "\(message)")
+            #expect(try a.has(katze))
+        }
+    }
+
     @Test("a renewed web auth token is kept in the sign-in file, so the next process signs in with it")
     func tokenRotation() throws {
         try withTemporaryDirectory { directory in
