@@ -33,7 +33,9 @@ struct UndoingARestoreKeepsLaterEditsTests {
 
             let undo = try library.undoRestore()
             #expect(undo.keptEdited == 3)
-            #expect(undo.updated == 1)
+            // "intacta", and "borrada", whose meaning goes back while it stays in the Trash.
+            #expect(undo.updated == 2)
+            #expect(try library.word(deleted.id)?.meaning == "before")
             #expect(try library.word(edited.id)?.meaning == "typed after the restore")
             #expect(try library.word(deleted.id)?.isDeleted == true)
             #expect(try library.word(added.id).map { !$0.isDeleted && $0.notes == "a note on the restored word" } == true)
@@ -63,6 +65,7 @@ struct UndoingARestoreKeepsLaterEditsTests {
 
             let undo = try library.undoRestore()
             #expect(undo.keptEdited == 1)
+            #expect(undo.updated == 1, "its other fields went back: updated, not left out of the counts")
             let now = try #require(try library.word(word.id))
             #expect(now.reading == "me-sa", "the edit made since stays")
             #expect(now.meaning == "table, as edited", "the meaning the restore overwrote goes back")

@@ -401,10 +401,11 @@ extension WordLibrary {
                     if back(.tags) { word.tags = tags ?? prior.tags }
                     if back(.deleted) { word.deletedAt = prior.deletedAt == nil ? nil : (current.word.deletedAt ?? time) }
                 }
-                // Counted as kept (above): what was edited since stands.
-                if !editedFields.isEmpty { continue }
+                // A word edited since counts as kept (above), and as updated too when its
+                // other fields went back: it was counted as neither "updated" nor "unchanged"
+                // (found by the exploratory helper, round 9: "0 updated" for 2 put back).
                 if result == current.word {
-                    report.unchanged += 1
+                    if editedFields.isEmpty { report.unchanged += 1 }
                 } else if result.isDeleted && !current.word.isDeleted {
                     report.countTrashed(result.term)
                 } else {
