@@ -82,6 +82,9 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
     private let authorization: String?
     private let client: BlockingHTTPClient
     private let state = Mutex<(counts: [String: Int], folders: Set<String>)>(([:], []))
+    /// True when a user is set and no password was found for it (none stored beside the
+    /// library, none in the environment).
+    private let noPassword: Bool
 
     /// Uses the folder at `address`, sending `user` and `password` with Basic
     /// authentication (over https or http) when a user is given.
@@ -90,6 +93,7 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
         self.user = user
         self.options = options
         client = BlockingHTTPClient(idleLimit: options.connectionIdleLimit, copyFolder: options.copyFolder)
+        noPassword = user != nil && password == nil
         if let user {
             authorization = "Basic " + Data("\(user):\(password ?? "")".utf8).base64EncodedString()
         } else {
@@ -383,7 +387,14 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
                     throw CloudError.failed(path: path, reason: reason)
                 }
                 if answer.status == 401 || answer.status == 403 {
-                    throw CloudError.unauthorized("the server refused the user name or password")
+                    // No password was sent: "refused" sent people looking for a typing
+                    // mistake (found by the exploratory helper, round 9: a library copied to
+                    // a new computer without the file that holds its password).
+                    throw CloudError.unauthorized(
+                        noPassword
+                            ? "the server asks for a password, and none is stored for this library (a library copied to "
+                                + "another computer leaves it behind, in the '.credentials' file beside the library)"
+                            : "the server refused the user name or password")
                 }
                 guard HTTPRetryPolicy.isRetryable(status: answer.status) else { return (answer, attempt) }
                 let retryAfter = HTTPRetryPolicy.retryAfterSeconds(answer.header("Retry-After"))

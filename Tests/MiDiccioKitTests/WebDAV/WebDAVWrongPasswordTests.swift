@@ -75,6 +75,18 @@ struct WebDAVWrongPasswordTests {
         }
     }
 
+    @Test("a user with no password stored (a library copied without its credentials file) is told that, not 'refused'")
+    func noPasswordStored() throws {
+        let server = try WebDAVTestServer.require()
+        let storage = WebDAVStorage(
+            address: try server.freshAddress("no-password"), user: server.user, password: nil, options: instantRetryOptions())
+        guard case .unauthorized(let reason)? = Self.refusal({ _ = try storage.read(CloudLayout.manifestPath) }) else {
+            Issue.record("expected unauthorized")
+            return
+        }
+        #expect(reason.contains("none is stored for this library") && !reason.contains("refused"), "\(reason)")
+    }
+
     @Test("the right password after a wrong one syncs normally")
     func recovers() throws {
         let server = try WebDAVTestServer.require()
