@@ -289,6 +289,16 @@ final class SyncSession {
     /// emptied cloud never makes a word look deleted.
     func startOverIfCloudReplaced() throws {
         guard storage.cloudWasReplaced, state.hasPublished || !state.cursors.isEmpty || !state.files.isEmpty else { return }
+        // A change token iCloud no longer accepts (it expires) says nothing of the zone
+        // itself: the record this device last wrote, still there, says it was not replaced.
+        // Starting over anyway made the device take its own record for a copy's, go on
+        // under a new id and leave a ghost of itself on every device (found by the
+        // exploratory helper, round 9).
+        if let data = try? storage.read(CloudLayout.devicePath(deviceID)), let record = DeviceRecord.decode(data),
+            let instance = record.instance, state.instances.contains(instance)
+        {
+            return
+        }
         try startOver()
     }
 

@@ -79,6 +79,52 @@ struct ICloudFailureTests {
         }
     }
 
+    @Test("a change token iCloud no longer accepts costs one full listing, not a new start under a new device id")
+    func expiredChangeToken() throws {
+        try withICloud("token-expired") { cloud in
+            let a = try cloud.device("a")
+            let b = try cloud.device("b")
+            _ = try a.add("uno", meaning: "one")
+            try cloud.syncRounds([a, b])
+            let dos = try b.add("dos", meaning: "two")
+            _ = try b.sync()
+            // The token `a` kept in its library is one iCloud no longer knows (it expired).
+            let cache = try #require(try a.library.database.text("SELECT value FROM cloud_cache"))
+            var index = try #require(try JSONSerialization.jsonObject(with: Data(cache.utf8)) as? [String: Any])
+            let token = try #require(index["syncToken"] as? String)
+            index["syncToken"] = String(token.dropLast(6)) + "AAAAAA"
+            let tampered = String(decoding: try JSONSerialization.data(withJSONObject: index), as: UTF8.self)
+            try a.library.database.run("UPDATE cloud_cache SET value = ?", [.text(tampered)])
+            // A new process: it reads the index from the library.
+            let again = try TestDevice(
+                name: "a", path: a.path, storage: ICloudTests.storage(cloud.tenant, credentials: cloud.credentials, options: cloud.options),
+                clock: a.clock)
+            let id = again.id
+            let report = try again.sync()
+            #expect(!report.startedOver && report.newIdentity == nil, "\(report)")
+            #expect(again.id == id)
+            #expect(try again.word(dos).meaning == "two")
+            _ = try b.sync()
+            let status = try b.engine.status()
+            #expect(status.devices.count == 2, "no ghost of a: \(status.devices.map(\.name))")
+        }
+    }
+
+    @Test("a zone missing from one answer is asked for again, and the cloud is not started again")
+    func zoneMissingForAMoment() throws {
+        try withICloud("zone-moment") { cloud in
+            let a = try cloud.device("a")
+            let b = try cloud.device("b")
+            _ = try a.add("uno", meaning: "one")
+            try cloud.syncRounds([a, b])
+            try cloud.tenant.setFaults([FakeCloudKitFault(op: "changes/zone", status: 404, code: "ZONE_NOT_FOUND", times: 1)])
+            let report = try a.sync()
+            #expect(!report.startedOver && !report.startedCloud, "\(report)")
+            let other = try b.sync()
+            #expect(!other.cloudStartedAgain && !other.fullUpload, "\(other)")
+        }
+    }
+
     @Test("a sign-in that iCloud no longer lets in says to sign in again, not to set a WebDAV password")
     func accessDenied() throws {
         try withICloud("denied") { cloud in
