@@ -44,6 +44,20 @@ final class ASyncFolderSetAgainTests {
         sandbox.run(["list"] + (library.map { ["--library", $0] } ?? [])).output
     }
 
+    @Test("a sync folder that is not there at all is named as missing, not as a folder without its manifest")
+    func folderGone() throws {
+        let cloud = sandbox.path("cloud")
+        try sandbox.add("casa")
+        #expect(sandbox.run("remote", "set", "folder", cloud).status == 0)
+        #expect(sandbox.run("sync").status == 0)
+        try FileManager.default.moveItem(atPath: cloud, toPath: sandbox.path("cloud-moved"))
+        let stopped = sandbox.run("sync")
+        #expect(stopped.status != 0)
+        #expect(stopped.errorOutput.contains("the sync folder \(cloud) is not there"), "\(stopped.errorOutput)")
+        #expect(stopped.errorOutput.contains("midiccio remote set folder PATH"), "\(stopped.errorOutput)")
+        #expect(!stopped.errorOutput.contains("has no midiccio-sync.json"), "\(stopped.errorOutput)")
+    }
+
     @Test("after 'remote remove', or a while in another folder, the same folder set again keeps the device id")
     func setBackKeepsTheID() throws {
         let cloud = sandbox.path("cloud"), other = sandbox.path("other")

@@ -5,6 +5,28 @@ import MiDiccioModel
 // Step 1 of a sync: the manifest says which format the cloud folder holds, and which
 // MiDiccio may read and write it.
 extension SyncSession {
+    /// Why a cloud this device synced with has no manifest now, and what to do, for people.
+    /// A folder that is not there at all says so (it said "has no midiccio-sync.json"), and a
+    /// cloud reached through a sign-in may be another account's (found by the exploratory
+    /// helpers, rounds 8 and 9: Google Drive signed in to another account said the same).
+    private func missingManifest() -> String {
+        let emptied =
+            "If it was emptied on purpose, remove the remote and set it again (midiccio remote remove, then midiccio remote set) "
+            + "to start over there"
+        if let folder = storage as? FolderStorage {
+            var isFolder: ObjCBool = false
+            if !FileManager.default.fileExists(atPath: folder.root, isDirectory: &isFolder) || !isFolder.boolValue {
+                return "the sync folder \(folder.root) is not there (a drive not mounted, or the folder moved or renamed?). "
+                    + "Put it back, or set where it is now with: midiccio remote set folder PATH"
+            }
+            return "\(storage.displayName) has no \(CloudLayout.manifestPath) although this device synced with it before; "
+                + "is the drive or sync folder there? \(emptied)"
+        }
+        return "\(storage.displayName) has no \(CloudLayout.manifestPath) although this device synced with it before; is this "
+            + "library signed in to another account than before? Then sign in again to the one it used (midiccio remote set). "
+            + emptied
+    }
+
     /// Reads the manifest, starting a new cloud folder when there is none and this
     /// device never synced here. Refuses a folder written by a newer MiDiccio.
     func checkManifest() throws {
@@ -25,9 +47,7 @@ extension SyncSession {
                 // stopped on it for good. It is written again, as a new device would.
                 let records = try storage.list(CloudLayout.devicesFolder)
                 guard records.contains(where: { CloudLayout.device(fromRecordName: $0.name) == deviceID }) else {
-                    throw CloudError.unavailable(
-                        "\(storage.displayName) has no \(CloudLayout.manifestPath) although this device synced with it before; is the drive or sync folder there? If it was emptied on purpose, remove the remote and set it again (midiccio remote remove, then midiccio remote set) to start over there"
-                    )
+                    throw CloudError.unavailable(missingManifest())
                 }
                 report.manifestWrittenAgain = true
             } else if !setBack, try storage.list(CloudLayout.devicesFolder).contains(where: { Self.isRecord($0.name) }) {
