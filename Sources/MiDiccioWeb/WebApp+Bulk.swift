@@ -138,6 +138,7 @@ extension WebApp {
             return JSONText.object([
                 ("trashed", String(report.trashed)), ("keptEdited", String(report.keptEdited)),
                 ("alreadyGone", String(report.alreadyGone)), ("trashedStudied", String(report.trashedStudied)),
+                ("undid", JSONText.optional(report.source?.described)),
             ])
         }
     }

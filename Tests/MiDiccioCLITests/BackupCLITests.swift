@@ -76,6 +76,8 @@ final class BackupCLITests {
         let undo = sandbox.run(["backup", "undo"] + laptop)
         #expect(undo.status == 0, "\(undo.errorOutput)")
         #expect(undo.output == "Undid the last restore: 0 added, 1 updated, 0 unchanged, 0 moved to the Trash\n")
+        // The restore it undid is named: not the last one run (third.json kept the undo).
+        #expect(undo.errorOutput.contains("That was the restore of second.json of "), "\(undo.errorOutput)")
         #expect(try word(id, library: laptop)["meaning"] as? String == "dog")
 
         let again = sandbox.run(["backup", "undo"] + laptop)

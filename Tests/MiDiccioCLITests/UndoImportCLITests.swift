@@ -23,6 +23,23 @@ final class UndoImportCLITests {
         #expect(try sandbox.listedTerms() == ["katze"])
     }
 
+    @Test("an undo after an import that failed names the import it undoes, the one before")
+    func undoNamesTheImport() throws {
+        let file = try sandbox.write("term,meaning\nhund,dog\nkatze,cat\n", to: "yesterday.csv")
+        #expect(sandbox.run("import", file).status == 0)
+        // Today's import stops at its bad line and changes nothing.
+        let bad = try sandbox.write("term,meaning\nmaus,mouse\n,no term\n", to: "today.csv")
+        #expect(sandbox.run("import", bad).status != 0)
+
+        let undo = sandbox.run("import", "undo")
+        #expect(undo.output == "Undid the last import: 2 words moved to the Trash\n")
+        #expect(undo.errorOutput.contains("That was the import of yesterday.csv of "), "\(undo.errorOutput)")
+        let again = try sandbox.write("term,meaning\nvogel,bird\n", to: "again.csv")
+        #expect(sandbox.run("import", again).status == 0)
+        let object = try sandbox.run("import", "undo", "--json").jsonObject()
+        #expect((object["undid"] as? String)?.hasPrefix("again.csv of ") == true, "\(object)")
+    }
+
     @Test("import undo --json counts the words moved, kept and already gone")
     func json() throws {
         let file = try sandbox.write("term,meaning\nhund,dog\nkatze,cat\n", to: "words.csv")

@@ -28,7 +28,7 @@ struct UndoImportTests {
             fixture.clock.advance(by: 1_000)
 
             let report = try library.undoImport()
-            #expect(report == ImportUndoReport(trashed: 3, keptEdited: 0, alreadyGone: 0))
+            #expect(report.counts == ImportUndoReport(trashed: 3, keptEdited: 0, alreadyGone: 0))
             #expect(try library.list().map(\.id) == [kept.id])
             for word in imported {
                 let stored = try #require(try library.stored(word.id))
@@ -56,7 +56,7 @@ struct UndoImportTests {
             fixture.clock.advance(by: 1_000)
 
             let report = try library.undoImport()
-            #expect(report == ImportUndoReport(trashed: 1, keptEdited: 2, alreadyGone: 0))
+            #expect(report.counts == ImportUndoReport(trashed: 1, keptEdited: 2, alreadyGone: 0))
             #expect(try library.word(edited.id)?.meaning == "two, the number")
             #expect(try library.word(edited.id)?.isDeleted == false)
             #expect(try library.word(trashedByHand.id)?.isDeleted == false)
@@ -74,7 +74,7 @@ struct UndoImportTests {
             fixture.clock.advance(by: 1_000)
 
             let report = try library.undoImport()
-            #expect(report == ImportUndoReport(trashed: 3, keptEdited: 0, alreadyGone: 0, trashedStudied: 1))
+            #expect(report.counts == ImportUndoReport(trashed: 3, keptEdited: 0, alreadyGone: 0, trashedStudied: 1))
             #expect(try library.word(studied.id)?.isDeleted == true)
             _ = try library.restore([studied.id])
             #expect(try library.reviewEvents(of: studied.id).count == 1)
@@ -91,7 +91,7 @@ struct UndoImportTests {
             try library.database.run(
                 "UPDATE words SET deleted_at = updated_at WHERE id = ?", [.text(uno.id.rawValue)])
             let report = try library.undoImport()
-            #expect(report == ImportUndoReport(trashed: 2, keptEdited: 0, alreadyGone: 1))
+            #expect(report.counts == ImportUndoReport(trashed: 2, keptEdited: 0, alreadyGone: 1))
         }
     }
 }
@@ -123,5 +123,14 @@ struct RestoreReportNamesTheWordsTests {
             #expect(try library.word(changed.id)?.isDeleted == false)
             #expect(try library.counts().words == 56)
         }
+    }
+}
+
+extension ImportUndoReport {
+    /// The report's counts alone, without the import it names (its time is the clock's).
+    fileprivate var counts: ImportUndoReport {
+        var counts = self
+        counts.source = nil
+        return counts
     }
 }

@@ -113,6 +113,7 @@ struct BackupUndoCommand: ParsableCommand {
             report.keptEdited == 0
             ? "" : "; \(report.keptEdited) edited since the restore, their edits kept"
         context.io.write(output.json ? json(report) : "Undid the last restore: " + describe(report) + kept + "\n")
+        if !output.json, let source = report.source { context.note("That was the restore of \(source.described.shownSafely).") }
     }
 }
 

@@ -228,10 +228,12 @@ struct ImportUndoCommand: ParsableCommand {
                     [
                         ("trashed", String(report.trashed)), ("keptEdited", String(report.keptEdited)),
                         ("alreadyGone", String(report.alreadyGone)), ("trashedStudied", String(report.trashedStudied)),
+                        ("undid", JSONText.optional(report.source?.described)),
                     ], spaced: true) + "\n")
             return
         }
         context.io.write("Undid the last import: \(counted(report.trashed, "word")) moved to the Trash\n")
+        if let source = report.source { context.note("That was the import of \(source.described.shownSafely).") }
         if report.trashedStudied > 0 {
             context.note(
                 "\(report.trashedStudied) of them had been studied: their answers stay with them in the Trash, "

@@ -26,6 +26,9 @@ public struct RestoreReport: Hashable, Sendable {
     /// Undo only: words changed since the restore (here or on another device), kept as
     /// they are rather than put back, so undoing a restore never loses a later edit.
     public var keptEdited = 0
+    /// For an undo: the restore undone, its file and when it ran (nil for a restore from
+    /// before 2026-12-05, which noted neither).
+    public var source: UndoSource?
     /// Answers of the backup's study history that were not here, added (a restore or its
     /// dry run; events are immutable, so an undo leaves them).
     public var answersAdded = 0
@@ -87,7 +90,7 @@ public struct RestoreReport: Hashable, Sendable {
             ("added", String(added)), ("updated", String(updated)), ("unchanged", String(unchanged)),
             ("trashed", String(trashed)), ("skippedPurged", String(skippedPurged)), ("keptEdited", String(keptEdited)),
             ("mergedIntoEmpty", String(mergedIntoEmpty)), ("answersAdded", String(answersAdded)), ("dryRun", String(dryRun)),
-            ("sweptKey", JSONText.quote(sweptKey)),
+            ("sweptKey", JSONText.quote(sweptKey)), ("undid", JSONText.optional(source?.described)),
         ]
     }
 }
@@ -313,6 +316,8 @@ extension WordLibrary {
                 if !replace && !report.changedWords {
                     try database.run("DELETE FROM restore_undo")
                     try database.run("INSERT INTO restore_undo SELECT * FROM temp.restore_undo_before")
+                } else {
+                    try noteUndoSource(Self.restoreSourceKey, path: path)
                 }
                 if !replace { try database.run("DROP TABLE temp.restore_undo_before") }
             }
@@ -413,6 +418,7 @@ extension WordLibrary {
                 }
             }
             try database.run("DELETE FROM restore_undo")
+            report.source = try takeUndoSource(Self.restoreSourceKey)
             return report
         }
     }

@@ -80,6 +80,9 @@ public struct ImportUndoReport: Hashable, Sendable {
     /// Of `trashed`, words studied since the import: their answers stay with them in the
     /// Trash, and come back when they are restored.
     public var trashedStudied = 0
+    /// The import undone: its file and when it ran (nil for an import from before
+    /// 2026-12-05, which noted neither).
+    public var source: UndoSource?
 
     /// Makes an empty report.
     public init() {}
@@ -348,6 +351,7 @@ extension WordLibrary {
                     try database.run("DELETE FROM import_undo")
                     try database.run(
                         "INSERT INTO import_undo (word_id) SELECT id FROM words WHERE seq > ? ORDER BY id", [.integer(lastRowBefore)])
+                    try noteUndoSource(Self.importSourceKey, path: path)
                 }
                 progress?(done, done)
                 if options.dryRun { throw ImportDryRun() }
@@ -460,6 +464,7 @@ extension WordLibrary {
                 }
             }
             try database.run("DELETE FROM import_undo")
+            report.source = try takeUndoSource(Self.importSourceKey)
             progress?(ids.count, ids.count)
             return report
         }

@@ -1036,7 +1036,8 @@
       const report = await busy($("restore-undo"), "Undoing\u2026", afterSync(() => api("POST", "/api/backup/undo")));
       $("undo-result").textContent = "The last restore was undone: " + plural(report.updated, "word", "words") + " put back, "
         + report.trashed.toLocaleString() + " moved to the Trash."
-        + (report.keptEdited ? " " + plural(report.keptEdited, "word was", "words were") + " edited since the restore: their edits were kept." : "");
+        + (report.keptEdited ? " " + plural(report.keptEdited, "word was", "words were") + " edited since the restore: their edits were kept." : "")
+        + (report.undid ? " That was the restore of " + report.undid + "." : "");
       $("restore-done").textContent = "";
       loadStatus();
       reload(); loadTags(); loadTrash(); scheduleSync();
@@ -1205,6 +1206,7 @@
         + " stay with them in the Trash, and come back if they are restored.";
       if (report.keptEdited) text += " " + plural(report.keptEdited, "word was", "words were")
         + " changed since the import (edited, or moved to the Trash and back) and kept.";
+      if (report.undid) text += " That was the import of " + report.undid + ".";
       $("undo-result").textContent = text;
       $("import-result").textContent = "";
       loadStatus();
