@@ -40,6 +40,12 @@ public final class FolderStorage: CloudStorage {
     /// the device that wrote each file, which a sync program keeps.
     public var cloudNow: Timestamp? { nil }
 
+    /// True when a folder is at `root` (a drive not mounted, or a folder moved away, has none).
+    public var rootIsThere: Bool {
+        var status = stat()
+        return stat(root, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
+    }
+
     /// Why a folder cannot be set as the one to sync through; `description` says it to a
     /// person, with the path.
     public struct SetupError: Error, CustomStringConvertible {

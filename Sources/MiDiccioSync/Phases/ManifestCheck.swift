@@ -14,8 +14,7 @@ extension SyncSession {
             "If it was emptied on purpose, remove the remote and set it again (midiccio remote remove, then midiccio remote set) "
             + "to start over there"
         if let folder = storage as? FolderStorage {
-            var isFolder: ObjCBool = false
-            if !FileManager.default.fileExists(atPath: folder.root, isDirectory: &isFolder) || !isFolder.boolValue {
+            if !folder.rootIsThere {
                 return "the sync folder \(folder.root) is not there (a drive not mounted, or the folder moved or renamed?). "
                     + "Put it back, or set where it is now with: midiccio remote set folder PATH"
             }
