@@ -296,17 +296,28 @@ extension WordLibrary {
     /// The rows (`seq`, in order) of every match or every Trash entry `target` names; none
     /// for named words.
     private func selectedRows(_ target: BulkTarget) throws -> [Int64] {
-        let (members, values): (String, [SQLValue])
+        guard let (members, values) = try selection(target) else { return [] }
+        return try database.prepare("SELECT seq FROM words WHERE seq IN (\(members)) ORDER BY seq").rows(values) { $0.int64(0) }
+    }
+
+    /// The ids of the words `selectedRows` gives.
+    private func selectedIDs(_ target: BulkTarget) throws -> [String] {
+        guard let (members, values) = try selection(target) else { return [] }
+        return try database.prepare("SELECT id FROM words WHERE seq IN (\(members))").rows(values) { $0.text(0) }
+    }
+
+    /// The SQL that selects the row numbers of every word of `target`, and its values; nil
+    /// for named words.
+    private func selection(_ target: BulkTarget) throws -> (String, [SQLValue])? {
         switch target {
         case .words:
-            return []
+            return nil
         case .matches(let query, let tag):
-            (members, values) = try searchPlan(SearchQuery(parsing: query), tag: tag).members()
+            return try searchPlan(SearchQuery(parsing: query), tag: tag).members()
         case .trash(let term):
             let (filter, filterValues) = try trashFilter(term: term)
-            (members, values) = ("SELECT seq FROM words WHERE \(filter)", filterValues)
+            return ("SELECT seq FROM words WHERE \(filter)", filterValues)
         }
-        return try database.prepare("SELECT seq FROM words WHERE seq IN (\(members)) ORDER BY seq").rows(values) { $0.int64(0) }
     }
 
     /// How many words every match or every Trash entry of `target` is now, and a
@@ -317,17 +328,19 @@ extension WordLibrary {
     /// words give their count and an empty key.
     public func selectionKey(_ target: BulkTarget) throws -> (count: Int, key: String) {
         if case .words(let ids) = target { return (Self.unique(ids).count, "") }
-        let seqs = try guarded { try database.read { try selectedRows(target) } }
-        return (seqs.count, Self.fingerprint(seqs))
+        let ids = try guarded { try database.read { try selectedIDs(target) } }
+        return (ids.count, Self.fingerprint(ids))
     }
 
-    /// 16 hexadecimal digits that name a set of rows (by their row numbers), whatever
-    /// their order.
-    static func fingerprint(_ seqs: [Int64]) -> String {
+    /// 16 hexadecimal digits that name a set of words (by their ids), whatever their order.
+    /// By id, not row number: SQLite gives the number of the newest row, once deleted, to
+    /// the next row made, so a word purged and another added took its key (found by the
+    /// exploratory helper, round 10: Empty Trash purged the word nobody had seen).
+    static func fingerprint(_ ids: [String]) -> String {
         var fingerprint: UInt64 = 0
-        for seq in seqs {
-            // SplitMix64's finaliser spreads each row number over all 64 bits.
-            var mixed = UInt64(bitPattern: seq) &+ 0x9E37_79B9_7F4A_7C15
+        for id in ids {
+            // SplitMix64's finaliser spreads each id's hash over all 64 bits.
+            var mixed = FNV1a.hash(id.utf8) &+ 0x9E37_79B9_7F4A_7C15
             mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
             mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
             fingerprint ^= mixed ^ (mixed >> 31)

@@ -51,7 +51,7 @@ extension WordLibrary {
     public func emptyTrash(expecting: Int? = nil, expectingKey: String? = nil, progress: BulkProgress? = nil) throws -> Int {
         let rows = try guarded { try database.read { try trashRows() } }
         if let expecting, expecting != rows.count { throw LibraryError.selectionChanged(expected: expecting, found: rows.count) }
-        if let expectingKey, !expectingKey.isEmpty, expectingKey != Self.fingerprint(rows.map(\.seq)) {
+        if let expectingKey, !expectingKey.isEmpty, expectingKey != Self.fingerprint(rows.map(\.id)) {
             throw LibraryError.selectionChanged(expected: expecting ?? rows.count, found: rows.count)
         }
         return try purge(rows.compactMap { WordID($0.id) }, progress: progress).count
@@ -61,7 +61,7 @@ extension WordLibrary {
     /// as `selectionKey` gives): what Empty Trash is asked about, for `emptyTrash`.
     public func trashKey() throws -> (count: Int, key: String) {
         let rows = try guarded { try database.read { try trashRows() } }
-        return (rows.count, Self.fingerprint(rows.map(\.seq)))
+        return (rows.count, Self.fingerprint(rows.map(\.id)))
     }
 
     /// Every word in the Trash, by row number and id.

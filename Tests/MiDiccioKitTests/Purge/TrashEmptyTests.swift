@@ -82,6 +82,24 @@ struct TrashEmptyTests {
         }
     }
 
+    @Test("a word purged and another put in the Trash in its row is other words to Empty Trash")
+    func emptyingATrashWhoseRowWasTakenAgain() throws {
+        try withTemporaryLibrary { temporary in
+            let library = temporary.library
+            let typo = try library.add(WordContent(term: "typo")).word.id
+            try library.delete([typo])
+            let seen = try library.trashKey()
+            // On the phone: "typo" purged, "important" added and deleted; the sync before
+            // the purge brings both. SQLite gives the new row the purged row's number.
+            _ = try library.purge([typo])
+            let important = try library.add(WordContent(term: "important")).word.id
+            try library.delete([important])
+            #expect(try library.trashKey().count == seen.count)
+            #expect(throws: LibraryError.self) { try library.emptyTrash(expecting: seen.count, expectingKey: seen.key) }
+            #expect(try !library.isPurged(important))
+        }
+    }
+
     @Test("emptying an empty Trash purges nothing and leaves no marker")
     func emptyingAnEmptyTrash() throws {
         try withTemporaryLibrary { temporary in
