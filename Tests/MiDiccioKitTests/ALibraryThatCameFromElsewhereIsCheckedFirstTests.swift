@@ -74,12 +74,15 @@ struct ALibraryThatCameFromElsewhereIsCheckedFirstTests {
         case grew = "2,000 words were added since the copy"
         /// 600 of its 800 words were deleted permanently.
         case shrank = "most of its words were deleted permanently since the copy"
+        /// 5 words were added to 20,000, and the killed process added 5 more: a mix whose
+        /// pages all read, but whose indexes miss rows (round 10).
+        case fewAdded = "a few words were added since the copy, and a few by the killed process"
 
         var description: String { rawValue }
         /// The words in the older copy.
-        var older: Int { self == .grew ? 50 : 800 }
+        var older: Int { [.grew: 50, .shrank: 800, .fewAdded: 20_000][self]! }
         /// The words when the process was killed.
-        var atKill: Int { self == .grew ? 4_050 : 2_200 }
+        var atKill: Int { [.grew: 4_050, .shrank: 2_200, .fewAdded: 20_010][self]! }
     }
 
     /// Makes the files a killed process leaves: `library.sqlite` as it was on disk when it
@@ -106,11 +109,17 @@ struct ALibraryThatCameFromElsewhereIsCheckedFirstTests {
                 let words = try library.find(SearchRequest(query: "", sort: .term, limit: 600)).words
                 _ = try library.delete(words.map(\.id))
                 _ = try library.emptyTrash()
+            case .fewAdded:
+                for number in 0..<5 { try library.add(WordContent(term: "between \(number)", meaning: "added since the copy")) }
             }
         }
         let library = try WordLibrary(path: path, environment: [:])
         try library.database.execute("PRAGMA wal_autocheckpoint = 0")
-        try importWords(2_000, named: "new", into: library, directory: directory)
+        if since == .fewAdded {
+            for number in 0..<5 { try library.add(WordContent(term: "killed \(number)", meaning: "added before the kill")) }
+        } else {
+            try importWords(2_000, named: "new", into: library, directory: directory)
+        }
         // The process dies here: what is on disk is the file and its log as they are.
         try FileManager.default.copyItem(atPath: path, toPath: atKill)
         try FileManager.default.copyItem(atPath: path + "-wal", toPath: log)
