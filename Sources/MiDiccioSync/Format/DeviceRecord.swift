@@ -52,6 +52,11 @@ public struct DeviceRecord: Hashable, Sendable {
     /// read past it uploads every word once, so the words those entries carried are in the
     /// cloud again (`SyncSession.checkPutBack`).
     public var forgot: Int64?
+    /// With `forgot`: how far other devices had read its entries when it found them gone.
+    public var forgotThrough: Int64?
+    /// With `forgot`: when it found them gone (ms, its own clock), which tells one loss from
+    /// another at the same numbers.
+    public var forgotAt: Int64?
 
     /// Which purge markers a device's files honour.
     public struct PurgeCleanliness: Hashable, Sendable {
@@ -101,6 +106,8 @@ public struct DeviceRecord: Hashable, Sendable {
         if !wanted.isEmpty { fields.append(("wanted", map(wanted))) }
         if let cloud { fields.append(("cloud", JSONText.quote(cloud))) }
         if let forgot { fields.append(("forgot", String(forgot))) }
+        if let forgotThrough { fields.append(("forgotThrough", String(forgotThrough))) }
+        if let forgotAt { fields.append(("forgotAt", String(forgotAt))) }
         if let purgeClean {
             fields.append(
                 (
@@ -137,6 +144,8 @@ public struct DeviceRecord: Hashable, Sendable {
         record.wanted = numbers(object["wanted"]) ?? [:]
         record.cloud = (object["cloud"] as? String).flatMap(CloudManifest.acceptedCloudID)
         record.forgot = (object["forgot"] as? Int).map(Int64.init)
+        record.forgotThrough = (object["forgotThrough"] as? Int).map(Int64.init)
+        record.forgotAt = (object["forgotAt"] as? Int).map(Int64.init)
         if let clean = object["purgeClean"] as? [String: Any], let count = clean["count"] as? Int,
             let digest = clean["digest"] as? String
         {

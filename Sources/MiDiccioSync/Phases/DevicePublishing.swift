@@ -20,17 +20,22 @@ extension SyncSession {
         // to the cloud that finds the manifest gone can write it again with the same id.
         let knownCloud = state.cloudEpoch.flatMap { $0.isEmpty ? nil : $0 }
         let absorbed = Dictionary(state.absorbed.map { ($0.device, $0.through) }, uniquingKeysWith: max)
+        let forgotten = "\(state.forgot ?? -1):\(state.forgotThrough ?? -1):\(state.forgotAt ?? -1)"
         let signature = [
             "\(state.lastSeq)", "\(state.snapshot?.path ?? "")", changeNames.joined(separator: ","),
             state.cursors.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","),
             digest, name, "\(clean.count)/\(clean.digest)",
             absorbed.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","),
             wants.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","),
-            knownCloud ?? "", state.forgot.map(String.init) ?? "",
+            knownCloud ?? "", forgotten,
         ].joined(separator: "|")
         let stale = now - (state.published?.at ?? 0) > 86_400_000
         let missing = ownRecord == nil && !ownRecordUnreadable
-        guard force || stale || missing || state.published?.signature != signature else { return }
+        // An older record of this device's in the cloud (a folder put back on another
+        // computer brings one): others read what it says, such as how far this device read
+        // theirs, until it is written again (found by the exploratory helper, round 10).
+        let older = ownRecord.map { $0.instance != nil && $0.instance != state.instances.last } ?? false
+        guard force || stale || missing || older || state.published?.signature != signature else { return }
         // The word count is kept up to date with every change (WordLibrary.counts()).
         var record = DeviceRecord(
             device: deviceID, name: name, app: engine.appVersion, lastSync: store.clock.now(),
@@ -43,6 +48,8 @@ extension SyncSession {
         record.wanted = wants
         record.cloud = knownCloud
         record.forgot = state.forgot
+        record.forgotThrough = state.forgotThrough
+        record.forgotAt = state.forgotAt
         record.purgeClean = DeviceRecord.PurgeCleanliness(count: clean.count, digest: clean.digest)
         try prepareToWrite()
         try commit { $0.instanceInFlight = record.instance }

@@ -10,6 +10,7 @@ extension SyncSession {
         var cursors = state.cursors
         var batches: [SyncBatch] = []
         var readNames = state.readNames ?? [:]
+        var readThrough = state.readThrough ?? [:]
         for record in others {
             // A record numbered below this device's place in its files: that device started
             // its files again from 1 (in a folder emptied and started again), or a sync
@@ -26,6 +27,7 @@ extension SyncSession {
             cursors[record.device] = max(cursors[record.device] ?? 0, reached)
             let place = cursors[record.device] ?? 0
             readNames[record.device] = record.changeNames?.sorted().first { CloudLayout.entry(fromName: $0, kind: .changes)?.seq == place }
+            readThrough[record.device] = max(place, fetched.map(\.seq).max() ?? 0)
             // A snapshot already holds what its writer had read from others.
             for batch in fetched where batch.kind == .snapshot {
                 for (device, seq) in batch.cursors where device != deviceID {
@@ -48,7 +50,12 @@ extension SyncSession {
             return
         }
         try merge(batches, cursors: cursors, allowMassDelete: allowMassDelete)
-        if readNames != state.readNames ?? [:] { try commit { $0.readNames = readNames } }
+        if readNames != state.readNames ?? [:] || readThrough != state.readThrough ?? [:] {
+            try commit { next in
+                next.readNames = readNames
+                next.readThrough = readThrough
+            }
+        }
     }
 
     /// Reads `record`'s entries after `start`: change files in order (every file of a

@@ -110,13 +110,20 @@ struct SyncState: Codable, Equatable {
     /// other devices had read, are gone. Its record says so (`DeviceRecord.forgot`), and the
     /// devices that read them upload their content again.
     var forgot: Int64?
-    /// For each other device whose record said it lost entries this device had read: the
-    /// `forgot` (or rolled-back `lastSeq`) this device answered, with an upload of every word.
-    var refilled: [String: Int64]?
+    /// With `forgot`: how far other devices had read (`DeviceRecord.forgotThrough`).
+    var forgotThrough: Int64?
+    /// With `forgot`: when this device found its entries gone (ms, its own clock).
+    var forgotAt: Int64?
+    /// For each other device whose record said it lost entries this device had read: which
+    /// loss this device answered ("after:through"), with an upload of every word.
+    var refilled: [String: String]?
     /// For each other device, the name of its change file this device read last (at its
     /// place in that device's files), when its record named it: a file of that number
     /// named otherwise later was written by that device put back (`checkPutBack`).
     var readNames: [String: String]?
+    /// For each other device, the highest number of its files this device has read, past a
+    /// gap its place stays at (a file not delivered yet) included.
+    var readThrough: [String: Int64]?
 
     /// How many recent record instances count as this device's own (a file-sync client
     /// may bring back an older record of ours; that is not a copy).

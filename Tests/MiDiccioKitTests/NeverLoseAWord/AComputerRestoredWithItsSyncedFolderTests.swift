@@ -98,4 +98,50 @@ struct AComputerRestoredWithItsSyncedFolderTests {
             #expect(try laptop.word(dos).meaning == "two" && laptop.word(uno).meaning == "one (corrected)")
         }
     }
+
+    @Test("put back a second time, from a backup taken after the first, it loses no word either")
+    func restoredTwice() throws {
+        try withSyncFixture { fixture in
+            let (laptop, desktop, backup, cloud, _, _) = try restoredLaptop(fixture)
+            try restore(laptop, from: backup, cloud: cloud, in: fixture)
+            try fixture.syncRounds([desktop, laptop, desktop, laptop])
+            let second = fixture.file("second-backup.sqlite")
+            try laptop.copyLibraryFile(to: second)
+            let secondCloud = fixture.storage.files
+            let cinco = try laptop.add("cinco", meaning: "five")
+            try fixture.syncRounds([laptop, desktop])
+            #expect(try desktop.word(cinco).meaning == "five")
+            // The laptop's sync program had fetched the desktop's newest record before the
+            // disk failed: the backup of the folder holds it.
+            let desktopRecord = CloudLayout.devicePath(desktop.id)
+            let backedUp = secondCloud.merging([desktopRecord: fixture.storage.files[desktopRecord]!]) { $1 }
+
+            try restore(laptop, from: second, cloud: backedUp, in: fixture)
+            try fixture.syncRounds([desktop, laptop, desktop, laptop])
+            #expect(try laptop.word(cinco).meaning == "five")
+            #expect(try laptop.everyWord() == desktop.everyWord())
+        }
+    }
+
+    @Test("put back from before a full upload it made, it loses no word, and its next words arrive")
+    func restoredFromBeforeAFullUpload() throws {
+        try withSyncFixture { fixture in
+            let (laptop, desktop, backup, cloud, _, dos) = try restoredLaptop(fixture)
+            // The laptop's last sync before the restore was an upload of every word (a
+            // snapshot under a new number), which the desktop read.
+            try laptop.library.setRemote(nil)
+            try laptop.library.setRemote(.folder(path: fixture.file("cloud")))
+            try fixture.syncRounds([laptop, desktop])
+            let seen = fixture.storage.files
+            try restore(laptop, from: backup, cloud: cloud.merging(seen.filter { $0.key.hasPrefix("devices/") && !$0.key.contains(laptop.id) }) { $1 }, in: fixture)
+            let tres = try laptop.add("tres", meaning: "three")
+            try laptop.sync()
+            let seis = try laptop.add("seis", meaning: "six")
+            try laptop.sync()
+            try fixture.syncRounds([desktop, laptop, desktop, laptop])
+            #expect(try desktop.word(tres).meaning == "three" && desktop.word(seis).meaning == "six")
+            #expect(try laptop.word(dos).meaning == "two")
+            #expect(try laptop.everyWord() == desktop.everyWord())
+        }
+    }
 }
