@@ -133,7 +133,9 @@ struct AComputerRestoredWithItsSyncedFolderTests {
             try laptop.library.setRemote(.folder(path: fixture.file("cloud")))
             try fixture.syncRounds([laptop, desktop])
             let seen = fixture.storage.files
-            try restore(laptop, from: backup, cloud: cloud.merging(seen.filter { $0.key.hasPrefix("devices/") && !$0.key.contains(laptop.id) }) { $1 }, in: fixture)
+            try restore(
+                laptop, from: backup,
+                cloud: cloud.merging(seen.filter { $0.key.hasPrefix("devices/") && !$0.key.contains(laptop.id) }) { $1 }, in: fixture)
             let tres = try laptop.add("tres", meaning: "three")
             try laptop.sync()
             let seis = try laptop.add("seis", meaning: "six")
