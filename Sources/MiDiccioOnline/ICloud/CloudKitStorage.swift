@@ -103,6 +103,12 @@ public final class CloudKitStorage: CloudStorage, CustomStringConvertible, Senda
         let replaced = outcome == .tokenRejected
         if outcome == nil || outcome == .tokenRejected {
             outcome = try fetchChanges(since: CloudKitIndex(database: database.location))
+            // So is a zone this device knew files of without a token to ask from (the device
+            // that made the zone, after its first sync: found by the exploratory helper,
+            // round 10).
+            if outcome == .zoneMissing && !index.items.isEmpty {
+                outcome = try fetchChanges(since: CloudKitIndex(database: database.location))
+            }
         }
         switch outcome {
         case .done(var next, let urls):

@@ -125,6 +125,22 @@ struct ICloudFailureTests {
         }
     }
 
+    @Test("a zone missing from one answer right after the first sync of the device that made it is asked for again")
+    func zoneMissingAfterTheFirstSync() throws {
+        try withICloud("zone-first") { cloud in
+            let a = try cloud.device("a")
+            _ = try a.add("uno", meaning: "one")
+            _ = try a.sync()
+            try cloud.tenant.setFaults([FakeCloudKitFault(op: "changes/zone", status: 404, code: "ZONE_NOT_FOUND", times: 1)])
+            _ = try a.add("dos", meaning: "two")
+            let report = try a.sync()
+            #expect(!report.startedOver && !report.startedCloud, "\(report)")
+            let b = try cloud.device("b")
+            _ = try b.sync()
+            #expect(try b.everyWord().count == 2)
+        }
+    }
+
     @Test("a sign-in that iCloud no longer lets in says to sign in again, not to set a WebDAV password")
     func accessDenied() throws {
         try withICloud("denied") { cloud in
