@@ -138,7 +138,8 @@ final class GoogleDriveAPI: Sendable {
             return .failed(path: call.about, reason: "your Google Drive is full; free some space in it (or buy more), then sync again")
         case (403, "insufficientPermissions"), (403, "appNotAuthorizedToFile"), (403, "insufficientFilePermissions"):
             return .signInNeeded(
-                "Google Drive does not let this sign-in reach \(call.about); sign in again with: midiccio remote set gdrive")
+                "Google Drive does not let this sign-in reach \(call.about == "/" ? "MiDiccio's files" : call.about); "
+                    + "sign in again with: midiccio remote set gdrive")
         case (400, _):
             return .failed(path: call.about, reason: "Google Drive refused the request (\(reason ?? "400 Bad Request"))")
         default:
