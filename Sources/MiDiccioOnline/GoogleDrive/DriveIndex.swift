@@ -130,13 +130,22 @@ struct DriveIndex: Codable, Sendable {
     /// made in it since shows it. Without a look at everything again, a new device whose
     /// two listings met such a moment never read another device's words (found by the
     /// exploratory helper). A visible folder's changes come from the whole of My Drive,
-    /// whose folders the index need not know, so it is not asked there (it has no `rootID`).
+    /// whose folders the index need not know: there, only a file named as MiDiccio names
+    /// its files counts (found by the exploratory helper, round 10: a phone made a second
+    /// MiDiccio folder and never read the laptop's words).
     func missesFolders(of changed: Set<String>) -> Bool {
-        guard let rootID else { return false }
-        return changed.contains { id in
-            guard let parent = items[id]?.parent else { return false }
-            return parent != rootID && items[parent] == nil
+        changed.contains { id in
+            guard let item = items[id], let parent = item.parent, items[parent] == nil else { return false }
+            if let rootID { return parent != rootID }
+            return !item.folder && Self.isMiDiccioFileName(item.name)
         }
+    }
+
+    /// True for the names sync gives its files: the manifest, device records, change files
+    /// and snapshots.
+    static func isMiDiccioFileName(_ name: String) -> Bool {
+        name == "midiccio-sync.json" || name.hasSuffix(".chg") || name.hasSuffix(".snap")
+            || (name.hasSuffix(".json") && UUID(uuidString: String(name.dropLast(5))) != nil)
     }
 
     /// Removes `id` and everything below it.

@@ -70,9 +70,11 @@ struct GoogleDriveQuirksTests {
         }
     }
 
-    @Test("a new device whose first two listings left out every file of another gets its words once that one writes again")
-    func lateFoldersFoundByTheirChanges() throws {
-        try withDrive("late-folders") { drive in
+    @Test(
+        "a new device whose first two listings left out every file of another gets its words once that one writes again",
+        arguments: [GoogleDriveSpace.appData, .folder("MiDiccio")])
+    func lateFoldersFoundByTheirChanges(space: GoogleDriveSpace) throws {
+        try withDrive("late-folders-\(space == .appData ? "appdata" : "folder")", space: space) { drive in
             // Everything `a` makes (its folders too) misses the next two listings that would
             // show it: the new device's full listing and the listing that confirms it.
             try drive.tenant.setFaults(["listLag": 2])
