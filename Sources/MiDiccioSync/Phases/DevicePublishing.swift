@@ -29,7 +29,10 @@ extension SyncSession {
             wants.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","),
             knownCloud ?? "", forgotten,
         ].joined(separator: "|")
-        let stale = now - (state.published?.at ?? 0) > 86_400_000
+        // A record written in this clock's future (the clock was ahead, and is set right)
+        // is written again: it named this device's clock as ahead on every device until
+        // this clock caught up with it (found by the exploratory helper, round 10).
+        let stale = now - (state.published?.at ?? 0) > 86_400_000 || (state.published?.at ?? 0) - now > ClockAhead.threshold
         let missing = ownRecord == nil && !ownRecordUnreadable
         // An older record of this device's in the cloud (a folder put back on another
         // computer brings one): others read what it says, such as how far this device read

@@ -32,6 +32,19 @@ struct AClockAheadIsToldTests {
         }
     }
 
+    @Test("a device whose clock was 75 days ahead and is set right is no longer named once it syncs")
+    func clockSetRightIsNoLongerNamed() throws {
+        try withSyncFixture { fixture in
+            let here = try fixture.device("here")
+            let fast = try fixture.device("fast phone", clockOffset: 75 * SyncFixture.day)
+            try fast.sync()
+            #expect(try here.sync().clockAhead?.device == "fast phone")
+            fast.clock.advance(by: -75 * SyncFixture.day)
+            try fast.sync()
+            #expect(try here.sync().clockAhead == nil, "its record is written again, by the clock set right")
+        }
+    }
+
     @Test("a device with a right clock that edits a word stamped ahead is not named")
     func editAfterAWordStampedAheadIsNotNamed() throws {
         try withSyncFixture { fixture in
