@@ -101,12 +101,7 @@ enum LibraryFile {
         guard let alone = try? Database(path: path, create: false, fileAlone: true),
             (try? isCurrent(alone)) == true
         else { return }
-        let problems: [String]
-        do {
-            problems = try checkProblems(alone)
-        } catch let error as SQLiteError where error.isCorrupt {
-            problems = [error.message]
-        }
+        let problems = try checkProblems(alone)
         guard problems.isEmpty else {
             throw LibraryError.damaged(
                 "SQLite's check of the file finds \(quoted(problems)). It came here without the log MiDiccio keeps "
@@ -124,12 +119,7 @@ enum LibraryFile {
     /// When SQLite's check fails, this connection is made to leave the log as it is when it
     /// closes, and nothing is changed.
     private static func checkLeftoverLog(_ database: Database, path: String) throws {
-        let problems: [String]
-        do {
-            problems = try database.read { try checkProblems(database) }
-        } catch let error as SQLiteError where error.isCorrupt {
-            problems = [error.message]
-        }
+        let problems = try database.read { try checkProblems(database) }
         guard problems.isEmpty else {
             database.leaveLogOnClose()
             throw LibraryError.logDoesNotFit(path: path, problem: quoted(problems))
@@ -141,8 +131,14 @@ enum LibraryFile {
     /// a mix of a log and an older copy with a few words between them passed that, and the
     /// words an index missed left every list and export (found by the exploratory helper,
     /// round 10). About 0.3 s at 100,000 words, 3 s at a million, once per file arrived.
+    /// A file too damaged to be checked (SQLite answers "malformed") gives that answer.
     private static func checkProblems(_ database: Database) throws -> [String] {
-        let found = try database.prepare("PRAGMA integrity_check(3)").rows { $0.text(0) }
+        let found: [String]
+        do {
+            found = try database.prepare("PRAGMA integrity_check(3)").rows { $0.text(0) }
+        } catch let error as SQLiteError where error.isCorrupt {
+            return [error.message]
+        }
         guard found != ["ok"] else { return [] }
         // One finding may take several lines, under a heading that names the schema.
         let lines = found.flatMap { $0.split(separator: "\n") }.map(String.init)

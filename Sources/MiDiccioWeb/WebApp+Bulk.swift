@@ -134,12 +134,7 @@ extension WebApp {
     /// page follows as it does a bulk action's (100,000 words take seconds).
     func undoImport(_ request: HTTPRequest) throws -> HTTPResponse {
         try bulkJob(request, phase: "Undoing the import") { library, progress in
-            let report = try library.undoImport(progress: progress)
-            return JSONText.object([
-                ("trashed", String(report.trashed)), ("keptEdited", String(report.keptEdited)),
-                ("alreadyGone", String(report.alreadyGone)), ("trashedStudied", String(report.trashedStudied)),
-                ("undid", JSONText.optional(report.source?.described)),
-            ])
+            JSONText.object(try library.undoImport(progress: progress).jsonMembers)
         }
     }
 

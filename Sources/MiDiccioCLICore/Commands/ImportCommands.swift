@@ -223,13 +223,7 @@ struct ImportUndoCommand: ParsableCommand {
         }
         progress.finish()
         if output.json {
-            context.io.write(
-                JSONText.object(
-                    [
-                        ("trashed", String(report.trashed)), ("keptEdited", String(report.keptEdited)),
-                        ("alreadyGone", String(report.alreadyGone)), ("trashedStudied", String(report.trashedStudied)),
-                        ("undid", JSONText.optional(report.source?.described)),
-                    ], spaced: true) + "\n")
+            context.io.write(JSONText.object(report.jsonMembers, spaced: true) + "\n")
             return
         }
         context.io.write("Undid the last import: \(counted(report.trashed, "word")) moved to the Trash\n")

@@ -84,6 +84,14 @@ public struct ImportUndoReport: Hashable, Sendable {
     /// 2026-12-05, which noted neither).
     public var source: UndoSource?
 
+    /// The report as JSON members, for the command line's `--json` and the web app.
+    package var jsonMembers: [(String, String)] {
+        [
+            ("trashed", String(trashed)), ("keptEdited", String(keptEdited)), ("alreadyGone", String(alreadyGone)),
+            ("trashedStudied", String(trashedStudied)), ("undid", JSONText.optional(source?.described)),
+        ]
+    }
+
     /// Makes an empty report.
     public init() {}
 }
