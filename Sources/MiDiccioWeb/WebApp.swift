@@ -562,15 +562,9 @@ public final class WebApp: HTTPHandler {
             guard let id = WordID(text) else { throw BadRequest(message: "after must be a word id", field: "after") }
             after = id
         }
-        // The key reads every Trash entry: only Empty Trash asks for it (`key=1`), so a
-        // page of a Trash of 100,000 words costs what it did.
-        let withKey = request.query["key"] == "1"
         let (page, whole) = try pool.withLibrary { library in
             try library.database.read {
-                (
-                    try library.trashPage(term: term, limit: limit, offset: offset, after: after),
-                    withKey ? try library.trashKey() : (count: try library.counts().trash, key: "")
-                )
+                (try library.trashPage(term: term, limit: limit, offset: offset, after: after), try library.trashKey())
             }
         }
         return .json(

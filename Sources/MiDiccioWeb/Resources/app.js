@@ -558,6 +558,8 @@
       if (more) list.append(fragment); else list.replaceChildren(fragment);
       if (data.words.length) trash.lastId = data.words[data.words.length - 1].id;
       trash.total = data.total;
+      trash.whole = data.whole;
+      trash.wholeKey = data.wholeKey;
       $("trash-more").hidden = !data.hasMore;
       const searching = term !== "";
       $("trash-summary").textContent = data.total === 0
@@ -636,11 +638,8 @@
     // The count the person is asked about, and which words, go with the request: words
     // another device moved to the Trash or out of it meanwhile (pulled by the sync first)
     // make it refuse, purging none, even when as many are there.
-    // The Trash as it is when asked about (one request reads every entry's id for the key).
-    let seen;
-    try { seen = await api("GET", "/api/trash?" + query({ limit: 1, key: 1 })); } catch (error) { toast(error.message); return; }
-    const whole = seen.whole;
-    const wholeKey = seen.wholeKey;
+    const whole = trash.whole;
+    const wholeKey = trash.wholeKey;
     if (!window.confirm("Delete " + (whole === 1 ? "the 1 word" : "all " + whole.toLocaleString() + " words")
       + " in the Trash permanently, on every device? This cannot be undone.")) return;
     const buttons = ["empty-trash", "trash-restore-selected", "trash-purge-selected"].map($);
