@@ -337,15 +337,17 @@ extension WordLibrary {
     /// the next row made, so a word purged and another added took its key (found by the
     /// exploratory helper, round 10: Empty Trash purged the word nobody had seen).
     static func fingerprint(_ ids: [String]) -> String {
-        var fingerprint: UInt64 = 0
-        for id in ids {
-            // SplitMix64's finaliser spreads each id's hash over all 64 bits.
-            var mixed = FNV1a.hash(id.utf8) &+ 0x9E37_79B9_7F4A_7C15
-            mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-            fingerprint ^= mixed ^ (mixed >> 31)
-        }
-        return fingerprint.sixteenHexDigits
+        ids.reduce(0) { $0 ^ fingerprintTerm($1) }.sixteenHexDigits
+    }
+
+    /// One id's share of a fingerprint. The shares are combined with exclusive or, so a
+    /// kept fingerprint takes a word in or out with the same step (the Trash's, `trashKey`).
+    static func fingerprintTerm(_ id: String) -> UInt64 {
+        // SplitMix64's finaliser spreads each id's hash over all 64 bits.
+        var mixed = FNV1a.hash(id.utf8) &+ 0x9E37_79B9_7F4A_7C15
+        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+        return mixed ^ (mixed >> 31)
     }
 
     private func forEachBulkWord(

@@ -58,10 +58,11 @@ extension WordLibrary {
     }
 
     /// How many words the Trash holds (hidden ones too) and which (16 hexadecimal digits,
-    /// as `selectionKey` gives): what Empty Trash is asked about, for `emptyTrash`.
+    /// as `selectionKey` gives): what Empty Trash is asked about, for `emptyTrash`. Kept
+    /// with the library's counts as each word goes in or out, so it reads no entry: every
+    /// page of a Trash of 100,000 words gives it (`api/trash`).
     public func trashKey() throws -> (count: Int, key: String) {
-        let rows = try guarded { try database.read { try trashRows() } }
-        return (rows.count, Self.fingerprint(rows.map(\.id)))
+        try guarded { try database.read { try keptTrashKey() } }
     }
 
     /// Every word in the Trash, by row number and id.

@@ -267,13 +267,22 @@ public final class WordLibrary {
         }
     }
 
-    /// Words outside and inside the Trash.
+    /// Words outside and inside the Trash, and the fingerprint of the Trash's ids (its
+    /// `trashKey`, which Empty Trash is asked about: kept, so a page of the Trash never
+    /// reads every entry to make it).
     private struct WordTally: Equatable {
         var live: Int
         var trash: Int
+        var trashKey: UInt64
 
         mutating func apply(_ word: Word, _ sign: Int) {
-            if word.isDeleted { trash += sign } else { live += sign }
+            guard word.isDeleted else {
+                live += sign
+                return
+            }
+            trash += sign
+            // Exclusive or: taking a word out is the same step as putting it in.
+            trashKey ^= WordLibrary.fingerprintTerm(word.id.rawValue)
         }
     }
 
@@ -282,15 +291,25 @@ public final class WordLibrary {
     private func storedTally() throws -> WordTally? {
         guard let text = try info("words.counts") else { return nil }
         let parts = text.split(separator: " ")
-        guard parts.count == 3, String(parts[0]) == (try info("sync.digest") ?? ""), let live = Int(parts[1]), let trash = Int(parts[2])
+        // Counts saved before the Trash's key was kept (three parts) are counted again, once.
+        guard parts.count == 4, String(parts[0]) == (try info("sync.digest") ?? ""), let live = Int(parts[1]),
+            let trash = Int(parts[2]), let trashKey = UInt64(parts[3], radix: 16)
         else { return nil }
-        return WordTally(live: live, trash: trash)
+        return WordTally(live: live, trash: trash, trashKey: trashKey)
     }
 
     private func countWords() throws -> WordTally {
-        WordTally(
+        let trashIDs = try database.prepare("SELECT id FROM words WHERE deleted_at IS NOT NULL").rows { $0.text(0) }
+        return WordTally(
             live: Int(try database.integer("SELECT count(*) FROM words WHERE deleted_at IS NULL") ?? 0),
-            trash: Int(try database.integer("SELECT count(*) FROM words WHERE deleted_at IS NOT NULL") ?? 0))
+            trash: trashIDs.count, trashKey: trashIDs.reduce(0) { $0 ^ Self.fingerprintTerm($1) })
+    }
+
+    /// How many words the Trash holds and the fingerprint of their ids, as kept (see
+    /// `trashKey()`).
+    func keptTrashKey() throws -> (count: Int, key: String) {
+        let tally = try self.tally ?? storedTally() ?? countWords()
+        return (tally.trash, tally.trashKey.sixteenHexDigits)
     }
 
     /// Every tag on a word not in the Trash, with how many words carry it; most used first.
@@ -1111,7 +1130,9 @@ public final class WordLibrary {
                 if outermostDigest, let digest {
                     let text = String(digest, radix: 16)
                     try setInfo("sync.digest", text)
-                    if let tally { try setInfo("words.counts", "\(text) \(tally.live) \(tally.trash)") }
+                    if let tally {
+                        try setInfo("words.counts", "\(text) \(tally.live) \(tally.trash) \(String(tally.trashKey, radix: 16))")
+                    }
                 }
                 if outermost { changeCounter = nil }
                 if outermostDigest {
