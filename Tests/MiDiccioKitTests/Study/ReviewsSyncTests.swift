@@ -50,6 +50,39 @@ struct ReviewsSyncTests {
         }
     }
 
+    @Test("rule: an answer given after another device's answer has synced counts after it, even when that device's clock is ahead")
+    func aLaterAnswerCountsAfterAClockAhead() throws {
+        try withSyncFixture { fixture in
+            let laptop = try fixture.device("laptop"), phone = try fixture.device("phone", clockOffset: 3 * 3_600_000)
+            let id = try laptop.add("despertar", meaning: "to wake up")
+            try fixture.syncRounds([laptop, phone])
+            // On the phone, three hours ahead: "easy". An hour later, the laptop has synced
+            // it and the person, who has forgotten the word after all, answers "again".
+            let easy = try phone.library.answer(id, grade: .easy).event
+            try fixture.syncRounds([phone, laptop])
+            fixture.advanceClocks(by: 3_600_000)
+            let again = try laptop.library.answer(id, grade: .again).event
+            #expect(again.time > easy.time, "the later answer is stamped after the one it follows")
+            try fixture.syncRounds([laptop, phone])
+
+            let onLaptop = try laptop.library.studySchedule(of: id), onPhone = try phone.library.studySchedule(of: id)
+            #expect(onLaptop == onPhone)
+            #expect(onLaptop.lastReview == again.time)
+            let easyLast = try laptop.library.scheduler().schedule(
+                of: id,
+                events: [
+                    again,
+                    ReviewEvent(wordID: id, time: Timestamp(milliseconds: again.time.milliseconds + 1), grade: .easy, device: phone.id),
+                ])
+            let againLast = try laptop.library.scheduler().schedule(of: id, events: [easy, again])
+            #expect(onLaptop == againLast, "\"again\" is the answer that counts last")
+            #expect(onLaptop.due != easyLast.due, "the schedule is not the one of \"easy\" last")
+            // The phone's own next answer, by its clock ahead, still comes after both.
+            let next = try phone.library.answer(id, grade: .good).event
+            #expect(next.time > again.time)
+        }
+    }
+
     @Test("rule: events at the same millisecond on two devices are replayed in device-id order on both")
     func sameMillisecondTieBreak() throws {
         try withSyncFixture { fixture in
