@@ -92,6 +92,12 @@ package final class SyncStore {
         }
     }
 
+    /// Drops what the cloud back end kept between syncs (an index of the cloud's files, a
+    /// change token): the next sync lists the cloud afresh.
+    package func forgetCloudCache() throws {
+        try write { try database.run("DELETE FROM cloud_cache") }
+    }
+
     /// Sync's saved state (JSON written by `saveState`), nil before the first sync.
     package func loadState() throws -> String? {
         try library.guarded { try database.text("SELECT value FROM sync_state WHERE id = 1") }

@@ -21,8 +21,10 @@ extension WordLibrary {
     ///
     /// The local change comes first and does not depend on Google: the revocation is
     /// best effort, with a short `timeout`, and its result is only reported.
+    /// `signedIn` as for `setRemote(_:signedIn:)`.
     public func setRemote(
-        _ remote: RemoteConfig?, endingGoogleSignInWith endpoints: GoogleDriveEndpoints, timeout: TimeInterval = 5
+        _ remote: RemoteConfig?, endingGoogleSignInWith endpoints: GoogleDriveEndpoints, timeout: TimeInterval = 5,
+        signedIn: Bool = false
     ) throws -> GoogleSignOut {
         var ending: GoogleDriveCredentials?
         if case .googleDrive = remote {
@@ -30,7 +32,7 @@ extension WordLibrary {
             // A damaged file has no token worth revoking; setRemote removes it all the same.
             ending = try? GoogleDriveCredentials.load(from: googleDriveCredentialsPath)
         }
-        try setRemote(remote)
+        try setRemote(remote, signedIn: signedIn)
         guard let ending else { return .none }
         do {
             try GoogleTokenService(endpoints: endpoints, timeout: timeout).revoke(ending.refreshToken)

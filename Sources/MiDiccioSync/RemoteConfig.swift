@@ -90,7 +90,16 @@ extension WordLibrary {
     /// saved where it had got to there as the new one's (found by the exploratory helper,
     /// round 9: every later sync failed with "has no midiccio-sync.json", or the library
     /// took itself for a copy).
-    public func setRemote(_ remote: RemoteConfig?) throws {
+    ///
+    /// `signedIn`: the remote comes with a new sign-in (Google Drive, iCloud), perhaps to
+    /// another account than before, which the remote's own words cannot tell apart. What
+    /// the back end kept of the old account's cloud (Drive's index of its files, iCloud's
+    /// change token) is dropped, so the next sync lists the cloud afresh; where this
+    /// device has got to stays, and a cloud without this device's record is a new cloud
+    /// to it, as any cloud replaced is. A Drive index kept from another account made every
+    /// sync fail ("Google Drive answered POST with 404") or find nothing, for good (found
+    /// by the exploratory helper, round 11).
+    public func setRemote(_ remote: RemoteConfig?, signedIn: Bool = false) throws {
         let lock = try SyncLock(libraryPath: path, timeout: Self.remoteChangeWait)
         defer { withExtendedLifetime(lock) {} }
         let current = try self.remote()
@@ -107,6 +116,8 @@ extension WordLibrary {
             case .iCloud(let database): try SyncStore(self).changeRemote(to: ("icloud", database.location, nil))
             case nil: try SyncStore(self).changeRemote(to: nil)
             }
+        } else if signedIn {
+            try SyncStore(self).forgetCloudCache()
         }
         if case .googleDrive = remote {
         } else {

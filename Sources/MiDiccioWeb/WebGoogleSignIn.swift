@@ -134,7 +134,7 @@ extension WebApp {
                 try library.storeGoogleDriveCredentials(credentials)
                 do {
                     if let name = pending.deviceName { try library.setDeviceName(name) }
-                    try library.setRemote(remote)
+                    try library.setRemote(remote, signedIn: true)
                 } catch {
                     if case .googleDrive? = try? library.remote() {
                     } else {

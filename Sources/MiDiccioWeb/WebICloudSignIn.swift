@@ -150,7 +150,8 @@ extension WebApp {
                 try library.storeICloudCredentials(credentials)
                 do {
                     if let name = pending.deviceName { try library.setDeviceName(name) }
-                    _ = try library.setRemote(remote, endingGoogleSignInWith: GoogleDriveEndpoints.from(environment: environment))
+                    _ = try library.setRemote(
+                        remote, endingGoogleSignInWith: GoogleDriveEndpoints.from(environment: environment), signedIn: true)
                 } catch {
                     if case .iCloud? = try? library.remote() {
                     } else {

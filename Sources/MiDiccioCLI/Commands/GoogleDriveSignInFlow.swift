@@ -73,7 +73,7 @@ struct GoogleDriveSignInFlow {
         try library.storeGoogleDriveCredentials(credentials)
         do {
             if let deviceName { try library.setDeviceName(deviceName) }
-            try library.setRemote(remote)
+            try library.setRemote(remote, signedIn: true)
         } catch {
             if case .googleDrive? = try? library.remote() {
             } else {

@@ -125,7 +125,8 @@ struct ICloudSignInFlow {
         let signOut: GoogleSignOut
         do {
             if let deviceName { try library.setDeviceName(deviceName) }
-            signOut = try library.setRemote(remote, endingGoogleSignInWith: GoogleDriveEndpoints.from(environment: context.environment))
+            signOut = try library.setRemote(
+                remote, endingGoogleSignInWith: GoogleDriveEndpoints.from(environment: context.environment), signedIn: true)
         } catch {
             if case .iCloud? = try? library.remote() {
             } else {

@@ -1,0 +1,85 @@
+import Foundation
+import MiDiccioTesting
+import Testing
+
+@testable import MiDiccioCloud
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+@testable import MiDiccioOnline
+@testable import MiDiccioSync
+
+/// Rule: signing in again, to another Google account or the same, keeps syncing. The
+/// remote reads the same for every account (the app data folder), so what the library
+/// kept of the old account's Drive (its index of the files) must go with the sign-in
+/// (found by the exploratory helper, round 11: every later sync failed with 404, or found
+/// nothing, for good).
+@Suite(
+    "Signing in to another Google account syncs with that account's Drive",
+    .enabled(if: GoogleDriveTests.shouldRun, GoogleDriveTests.skipReason))
+struct SigningInToAnotherGoogleAccountTests {
+    @Test("a laptop signed in again to the account the phone moved to exchanges every word with it", arguments: [false, true])
+    func movedToAnotherAccount(busierOldAccount: Bool) throws {
+        let old = try GoogleDriveTests.tenant("account-old-\(busierOldAccount)")
+        let new = try GoogleDriveTests.tenant("account-new-\(busierOldAccount)")
+        try withTemporaryDirectory { directory in
+            let oldDrive = try DriveDevices(tenant: old, space: .appData, directory: directory)
+            let newDrive = try DriveDevices(tenant: new, space: .appData, directory: directory)
+            let laptop = try oldDrive.device("laptop")
+            try laptop.library.setRemote(.googleDrive(.appData))
+            let onLaptop = try (1...3).map { try laptop.add("portátil \($0)") }
+            try laptop.sync()
+            if busierOldAccount {
+                // More changes in the old account than in the new: the old change token
+                // points past everything the new account has.
+                for round in 1...6 {
+                    _ = try laptop.add("más \(round)")
+                    laptop.clock.advance(by: 1_000)
+                    try laptop.sync()
+                }
+            }
+            // The phone is in the new account already, with words of its own.
+            let phone = try newDrive.device("phone")
+            let onPhone = try (1...2).map { try phone.add("teléfono \($0)") }
+            try phone.sync()
+
+            // The laptop signs in to the new account: the same library file, a Drive of
+            // another account behind the same remote.
+            let signedIn = try TestDevice(
+                name: "laptop", path: laptop.path, storage: new.storage(.appData, credentials: newDrive.credentials),
+                clock: laptop.clock)
+            try signedIn.library.setRemote(.googleDrive(.appData), signedIn: true)
+            for _ in 0..<2 {
+                for device in [signedIn, phone] {
+                    device.clock.advance(by: 1_000)
+                    try device.sync()
+                }
+            }
+            for id in onLaptop + onPhone {
+                #expect(try signedIn.has(id), "the laptop has \(id)")
+                #expect(try phone.has(id), "the phone has \(id)")
+            }
+            #expect(try signedIn.everyWord() == phone.everyWord())
+        }
+    }
+
+    @Test("signing in again to the same account carries on where the device had got to")
+    func signedInAgainToTheSameAccount() throws {
+        try withDrive("account-same") { drive in
+            let laptop = try drive.device("laptop"), phone = try drive.device("phone")
+            try laptop.library.setRemote(.googleDrive(.appData))
+            _ = try (1...3).map { try laptop.add("portátil \($0)") }
+            try drive.syncRounds([laptop, phone])
+            let id = laptop.id
+
+            try laptop.library.setRemote(.googleDrive(.appData), signedIn: true)
+            let word = try phone.add("nueva")
+            phone.clock.advance(by: 1_000)
+            try phone.sync()
+            laptop.clock.advance(by: 1_000)
+            let report = try laptop.sync()
+            #expect(report.pulled == 1 && report.pushed == 0, "only the phone's new word moved")
+            #expect(!report.fullUpload && !report.startedOver && laptop.id == id)
+            #expect(try laptop.has(word))
+        }
+    }
+}
