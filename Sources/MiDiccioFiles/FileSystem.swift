@@ -410,6 +410,15 @@ package enum FileSystem {
         return String(cString: resolved)
     }
 
+    /// Where the symbolic link at `path` leads, as it is written in the link (perhaps
+    /// relative to the link's folder), or nil when `path` is not a link.
+    package static func linkTarget(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink(path, &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// The file's status (stat(2), symbolic links followed), or nil when nothing is at
     /// `path` or it cannot be reached.
     package static func status(_ path: String) -> stat? {

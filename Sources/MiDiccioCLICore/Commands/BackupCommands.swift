@@ -23,10 +23,11 @@ struct BackupExportCommand: ParsableCommand {
         path: ["backup", "export"], abstract: "Write every word, Trash included, to a JSON backup file.",
         examples: ["midiccio backup export ~/midiccio-backup.json"])
 
-    @Argument(name: "file", help: "Where to write the backup.") var file: String
+    @Argument(name: "file", help: "Where to write the backup (an earlier backup there is replaced).") var file: String
+    @Flag(name: "overwrite", help: "Replace the file even when it is not a MiDiccio backup.") var overwrite = false
 
     func run(_ context: ToolContext) throws {
-        let count = try context.library().exportBackup(to: file)
+        let count = try context.library().exportBackup(to: file, overwrite: overwrite)
         context.io.write("Backed up \(counted(count, "word")) to \(file)\n")
     }
 }
@@ -123,14 +124,16 @@ struct ExportCommand: ParsableCommand {
         path: ["export"], abstract: "Export words (not the Trash) as CSV or TSV.",
         examples: ["midiccio export words.csv", "midiccio export words.tsv", "midiccio export words.csv --study-columns"])
 
-    @Argument(name: "file", help: "Where to write.") var file: String
+    @Argument(name: "file", help: "Where to write (an earlier export there is replaced).") var file: String
     @Option(name: "format", help: "The format (default: from the file name, else csv).") var format: SheetFormat?
     @Flag(name: "study-columns", help: "Add each word's due time and study state as the columns due and state (import skips them).")
     var studyColumns = false
+    @Flag(name: "overwrite", help: "Replace the file even when it is not a MiDiccio CSV or TSV export.") var overwrite = false
 
     func run(_ context: ToolContext) throws {
         let count = try context.library().exportSheet(
-            to: file, format: format ?? (file.lowercased().hasSuffix(".tsv") ? .tsv : .csv), studyColumns: studyColumns)
+            to: file, format: format ?? (file.lowercased().hasSuffix(".tsv") ? .tsv : .csv), studyColumns: studyColumns,
+            overwrite: overwrite)
         context.io.write("Exported \(counted(count, "word")) to \(file)\n")
     }
 }

@@ -101,9 +101,11 @@ private struct RestoreRollback: Error {}
 extension WordLibrary {
     /// Writes every word, Trash included, to a backup file at `path` (atomically), readable
     /// by its owner only, as the library is: a backup holds every word and the study history.
+    /// An existing file is replaced only when it is a backup, or with `overwrite`; a
+    /// symbolic link's file is written (`exportDestination`).
     @discardableResult
-    public func exportBackup(to path: String) throws -> Int {
-        try checkNotLibrary(path)
+    public func exportBackup(to target: String, overwrite: Bool = false) throws -> Int {
+        let path = try exportDestination(target, kind: .backup, overwrite: overwrite)
         // Word by word as they are read, in one read transaction: a library of a million
         // words is never held whole, nor is its text. The file appears whole, or not at all.
         return try guarded {

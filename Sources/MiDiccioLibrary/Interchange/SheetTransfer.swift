@@ -25,10 +25,12 @@ extension WordLibrary {
 
     /// Exports the words not in the Trash as MiDiccio CSV or TSV (oldest first), which
     /// `importSheet` reads back without loss. With `studyColumns`, each word's `due` time
-    /// (ISO 8601, empty while new) and study `state` follow the other columns.
+    /// (ISO 8601, empty while new) and study `state` follow the other columns. An existing
+    /// file is replaced only when it is such an export, or with `overwrite`; a symbolic
+    /// link's file is written (`exportDestination`).
     @discardableResult
-    public func exportSheet(to path: String, format: SheetFormat, studyColumns: Bool) throws -> Int {
-        try checkNotLibrary(path)
+    public func exportSheet(to target: String, format: SheetFormat, studyColumns: Bool, overwrite: Bool = false) throws -> Int {
+        let path = try exportDestination(target, kind: .sheet, overwrite: overwrite)
         let study = try studyColumns ? studyStates() : nil
         // Row by row as the words are read, in one read transaction: a library of a million
         // words is never held whole, nor is its text. The file appears whole, or not at all.

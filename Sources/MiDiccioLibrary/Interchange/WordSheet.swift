@@ -195,6 +195,15 @@ public enum WordSheet {
         DelimitedText.appendRecord(header, separator: separatorByte(for: format), to: &output)
     }
 
+    /// True when `line` is the header row an export writes: CSV or TSV, with or without
+    /// the study columns.
+    static func isExportHeader(_ line: String) -> Bool {
+        let names = Column.written.map(\.rawValue), study = [Column.due.rawValue, Column.state.rawValue]
+        return [",", "\t"].contains { separator in
+            line == names.joined(separator: separator) || line == (names + study).joined(separator: separator)
+        }
+    }
+
     /// Appends `row`'s record as `write` writes it, with its study columns when given.
     static func append(_ row: SheetRow, study: (due: String, state: String)?, format: SheetFormat, to output: inout [UInt8]) {
         var fields = [
