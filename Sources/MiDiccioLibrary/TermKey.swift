@@ -31,4 +31,12 @@ public enum TermKey {
         }
         return String(decoding: out[0..<Int(length)], as: UTF16.self)
     }
+
+    /// `text` as spelled, but for case and invisible format characters (Unicode category
+    /// Cf); composed and decomposed accents are one spelling, as Swift compares strings.
+    /// What `--no-duplicates` skips by: "año" is not "ano", nor "Maße" "Masse", though
+    /// `fold` makes them one term for the duplicate warning.
+    public static func spelling(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.filter { $0.properties.generalCategory != .format })).lowercased()
+    }
 }

@@ -424,14 +424,17 @@ public final class WordLibrary {
     // MARK: - Writing
 
     /// Adds a new word. Duplicates of its term are reported, and refused when
-    /// `allowDuplicate` is false.
+    /// `allowDuplicate` is false and one is spelled the same, but for case and invisible
+    /// characters (`TermKey.spelling`): "año" is added beside "ano".
     @discardableResult
     public func add(_ content: WordContent, allowDuplicate: Bool = true) throws -> AddResult {
         let content = try Self.validate(content)
         return try writing {
             let duplicates = try duplicates(of: content.term)
-            if !allowDuplicate && !duplicates.isEmpty {
-                throw LibraryError.duplicateTerm(content.term, existing: duplicates.map(\.id))
+            let spelling = TermKey.spelling(content.term)
+            let same = duplicates.filter { TermKey.spelling($0.term) == spelling }
+            if !allowDuplicate && !same.isEmpty {
+                throw LibraryError.duplicateTerm(content.term, existing: same.map(\.id))
             }
             let now = clock.now()
             let word = Word(

@@ -846,6 +846,7 @@ public final class WebApp: HTTPHandler {
             return .json(
                 JSONText.object([
                     ("added", String(report.added)), ("skippedDuplicates", String(report.skippedDuplicates)),
+                    ("skippedDuplicateTerms", JSONText.array(report.skippedDuplicateTerms)),
                     ("duplicatesAdded", String(report.duplicatesAdded)), ("alreadyImported", String(report.alreadyImported)),
                     ("alreadyImportedInTrash", String(report.alreadyImportedInTrash)),
                     ("rows", String(report.rowCount)), ("format", JSONText.optional(report.format?.rawValue)),

@@ -42,7 +42,7 @@ final class DuplicateTermCLITests {
     @Test("--no-duplicates refuses a duplicate term with exit 1 and adds nothing")
     func noDuplicatesRefuses() throws {
         let first = try sandbox.add("café", "--meaning", "coffee")
-        let result = sandbox.run("add", "CAFE", "--meaning", "other", "--no-duplicates", "--json")
+        let result = sandbox.run("add", "CAFÉ", "--meaning", "other", "--no-duplicates", "--json")
         #expect(result.status == 1)
         #expect(result.output.isEmpty)
         #expect(result.errorOutput.hasPrefix("Error: "))

@@ -58,16 +58,52 @@ struct DuplicateTermTests {
             fixture.clock.advance(by: 5_000)
 
             let error = #expect(throws: LibraryError.self) {
-                try library.add(WordContent(term: "cafe", meaning: "café"), allowDuplicate: false)
+                try library.add(WordContent(term: "CAFÉ", meaning: "café"), allowDuplicate: false)
             }
             guard case .duplicateTerm(let term, let existing) = error else {
                 Issue.record("expected duplicateTerm, got \(String(describing: error))")
                 return
             }
-            #expect(term == "cafe")
+            #expect(term == "CAFÉ")
             #expect(existing == [first.id])
             #expect(error?.description.contains(first.id.rawValue) == true)
             #expect(try library.snapshot() == before)
+        }
+    }
+
+    @Test(
+        "refusing duplicates refuses the same spelling only: a term that differs by an accent is a word of its own",
+        arguments: [("año", "ano"), ("côte", "cote"), ("Maße", "Masse"), ("más", "MAS"), ("schön", "schon")])
+    func accentsMakeAnotherWord(existing: String, added: String) throws {
+        try withTemporaryLibrary { fixture in
+            let first = try fixture.library.add(WordContent(term: existing)).word
+            let result = try fixture.library.add(WordContent(term: added), allowDuplicate: false)
+            #expect(result.duplicates.map(\.id) == [first.id], "still pointed out")
+            #expect(try fixture.library.counts().words == 2)
+            #expect(throws: LibraryError.self) {
+                try fixture.library.add(WordContent(term: existing.uppercased()), allowDuplicate: false)
+            }
+        }
+    }
+
+    @Test("an import that skips duplicates skips the same spelling only, names what it skipped, and keeps words that differ by an accent")
+    func importSkipsTheSameSpellingOnly() throws {
+        try withTemporaryLibrary { fixture in
+            let library = fixture.library
+            try library.add(WordContent(term: "hola"))
+            let list = fixture.file("pairs.txt")
+            let lines = [
+                "año\tyear", "ano\tanus", "côte\tcoast", "cote\tdimension", "Maße\tmeasures", "Masse\tmass",
+                "HOLA\thello", "nuevo\tnew", "Nuevo\tnew again", "pal\u{200B}abra\tword", "palabra\tword again",
+            ]
+            try (lines.joined(separator: "\n") + "\n").write(toFile: list, atomically: true, encoding: .utf8)
+            var options = ImportOptions()
+            options.skipDuplicates = true
+            let report = try library.importWords(from: list, options: options)
+            #expect(report.added == 8)
+            #expect(report.skippedDuplicates == 3)
+            #expect(report.skippedDuplicateTerms == ["HOLA", "Nuevo", "palabra"])
+            #expect(Set(try library.list().map(\.term)).isSuperset(of: ["año", "ano", "côte", "cote", "Maße", "Masse"]))
         }
     }
 

@@ -154,7 +154,7 @@ struct ImportExportTests {
         try withTemporaryLibrary { fixture in
             let library = fixture.library
             try library.add(WordContent(term: "Café"))
-            try writeText("term\ncafe\nté\nTE\nnuevo\n", to: fixture.file("dups.csv"))
+            try writeText("term\nCAFÉ\nté\nTÉ\nnuevo\n", to: fixture.file("dups.csv"))
             let report = try library.importSheet(from: fixture.file("dups.csv"), skipDuplicates: skip)
             if skip {
                 #expect(report.added == 2)

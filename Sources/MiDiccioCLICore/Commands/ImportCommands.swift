@@ -42,7 +42,10 @@ struct ImportCommand: ParsableCommand {
         SinceDate?
     @Option(name: "fields", valueName: "term,meaning", help: "Anki packages: the fields that hold the term and the meaning.") var fields:
         [String]
-    @Flag(name: "no-duplicates", help: "Skip rows whose term is already in the library, or earlier in the file.") var noDuplicates = false
+    @Flag(
+        name: "no-duplicates",
+        help: "Skip rows whose term is already in the library, or earlier in the file, spelled the same (case aside: año is not ano).")
+    var noDuplicates = false
     @Flag(name: "dry-run", help: "Show the first rows as they would be read, and the counts; change nothing.") var dryRun = false
     @OptionGroup var output = OutputOptions.counts
 
@@ -88,7 +91,7 @@ struct ImportCommand: ParsableCommand {
             context.io.write("Read \(name) as \(readAs)\n")
             context.io.write(Self.table(report))
             var line = "Would import \(report.added) of \(counted(report.rowCount, "word"))"
-            if report.skippedDuplicates > 0 { line += ", skip \(report.skippedDuplicates) already in the library" }
+            if report.skippedDuplicates > 0 { line += ", skip \(Self.skipped(report))" }
             if report.alreadyImported > 0 {
                 line += ", leave out \(report.alreadyImported) look-ups imported before" + Self.inTrash(report)
             }
@@ -97,13 +100,17 @@ struct ImportCommand: ParsableCommand {
             return
         }
         var line = "Imported \(counted(report.added, "word")) from \(name), read as \(readAs)"
-        if report.skippedDuplicates > 0 { line += ", skipped \(report.skippedDuplicates) already in the library" }
+        if report.skippedDuplicates > 0 { line += ", skipped \(Self.skipped(report))" }
         if report.alreadyImported > 0 {
             line += ", left out \(report.alreadyImported) look-ups imported before" + Self.inTrash(report)
         }
         context.io.write(line + "\n")
         context.io.write(Self.leftOut(report))
-        if report.duplicatesAdded > 0 {
+        if report.duplicatesAdded > 0, noDuplicates {
+            context.note(
+                "note: \(report.duplicatesAdded) imported terms differ only by accents (or ß and ss) from terms in the library or "
+                    + "earlier in the file (año and ano, say): added as words of their own")
+        } else if report.duplicatesAdded > 0 {
             context.note(
                 "warning: \(report.duplicatesAdded) imported terms were already in the library or earlier in the file "
                     + "(added anyway; use --no-duplicates to skip them)")
@@ -172,9 +179,17 @@ struct ImportCommand: ParsableCommand {
         return text
     }
 
+    /// The rows `--no-duplicates` left out, and the first of their terms.
+    static func skipped(_ report: ImportReport) -> String {
+        let terms = report.skippedDuplicateTerms.map { "\"\($0.shownSafely)\"" }.joined(separator: ", ")
+        let more = report.skippedDuplicates > report.skippedDuplicateTerms.count ? ", …" : ""
+        return "\(report.skippedDuplicates) already in the library or earlier in the file (\(terms)\(more))"
+    }
+
     static func json(_ report: ImportReport, dryRun: Bool) -> String {
         var pairs: [(String, String)] = [
             ("added", String(report.added)), ("skippedDuplicates", String(report.skippedDuplicates)),
+            ("skippedDuplicateTerms", JSONText.array(report.skippedDuplicateTerms)),
             ("duplicatesAdded", String(report.duplicatesAdded)), ("alreadyImported", String(report.alreadyImported)),
             ("alreadyImportedInTrash", String(report.alreadyImportedInTrash)),
             ("format", JSONText.optional(report.format?.rawValue)), ("rows", String(report.rowCount)),

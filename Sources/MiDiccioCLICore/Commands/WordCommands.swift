@@ -17,7 +17,8 @@ struct AddCommand: ParsableCommand {
     @Option(name: "example", short: "e", valueName: "sentence", help: "An example sentence.") var examples: [String]
     @Option(name: "notes", short: "n", valueName: "text", help: "Notes.") var notes = ""
     @Option(name: "tag", short: "t", help: "A tag.") var tags: [String]
-    @Flag(name: "no-duplicates", help: "Refuse to add a term that is already in the library.") var noDuplicates = false
+    @Flag(name: "no-duplicates", help: "Refuse to add a term already in the library, spelled the same (case aside: año is not ano).")
+    var noDuplicates = false
     @OptionGroup var output: OutputOptions
 
     func run(_ context: ToolContext) throws {
