@@ -15,6 +15,7 @@ struct ASheetReadInPiecesReadsAsWholeTests {
         ("term\tmeaning\tnotes\n\n  \ncafé\tcoffee\t\"line\rbreak\"\n日本語\tJapanese\t\nlast\tno final break\tx", .tsv),
         ("term,meaning\r\nuno,one\r\r\ndos,\"two\"\"s\"\r\n\"tres\",three\r", .csv),
         ("term,meaning\n5\" screen,size\n\"ab\"cd,tail after the quote\n", .csv),
+        ("term\tmeaning\ncita\t\"Cita, as in a date\nfecha\tdate\nhora\t\"hour\" or time\n\"q\"\t\"x\"", .tsv),
     ]
 
     /// The rows `read` hands out, or the sheet error that ended it.

@@ -285,10 +285,29 @@ struct SheetRoundTripTests {
         #expect(records == [DelimitedRecord(line: 1, fields: ["5\" screen", "it's \"fine\""])])
     }
 
-    @Test("text after a closing quote is appended to the field")
+    @Test("text after a closing quote means the field was not quoted: its quotes are text")
     func textAfterClosingQuote() throws {
-        let records = try DelimitedText.parse("\"ab\"cd,\"x\"\"y\"z\n", separator: UInt8(ascii: ","))
-        #expect(records == [DelimitedRecord(line: 1, fields: ["abcd", "x\"yz"])])
+        let records = try DelimitedText.parse("\"ab\"cd,\"x\"\"y\"z,\"q\"\n", separator: UInt8(ascii: ","))
+        #expect(records == [DelimitedRecord(line: 1, fields: ["\"ab\"cd", "\"x\"\"y\"z", "q"])])
+    }
+
+    @Test("a list that quotes nothing keeps its quotes, and a quote closed lines later swallows no rows")
+    func listsThatQuoteNothing() throws {
+        let tab = UInt8(ascii: "\t")
+        let records = try DelimitedText.parse(
+            "hola\t\"Hola\" means hello\ncita\t\"Cita, as in a date\nfecha\tdate\nhora\t\"hour\" or time\nperro\tdog\n",
+            separator: tab)
+        #expect(
+            records == [
+                DelimitedRecord(line: 1, fields: ["hola", "\"Hola\" means hello"]),
+                DelimitedRecord(line: 2, fields: ["cita", "\"Cita, as in a date"]),
+                DelimitedRecord(line: 3, fields: ["fecha", "date"]),
+                DelimitedRecord(line: 4, fields: ["hora", "\"hour\" or time"]),
+                DelimitedRecord(line: 5, fields: ["perro", "dog"]),
+            ])
+        // A field quoted as it must be still spans its lines.
+        let quoted = try DelimitedText.parse("a\t\"one\ntwo\"\tz\nb\t\"x\"\"y\"\n", separator: tab)
+        #expect(quoted == [DelimitedRecord(line: 1, fields: ["a", "one\ntwo", "z"]), DelimitedRecord(line: 3, fields: ["b", "x\"y"])])
     }
 
     @Test("empty lines become single empty records and a final newline adds nothing")

@@ -36,8 +36,12 @@ struct DelimitedTextError: Error, Sendable, Equatable {
 ///   unquoted field (`5" screen`) is kept literally instead of being an error, because
 ///   hand-written and Anki files contain such text and rejecting the whole file over it
 ///   helps no one.
-/// - Text after the closing quote of a quoted field (`"ab"cd`) is appended literally,
-///   giving `abcd`, as Python's and Rust's CSV readers do.
+/// - A field is quoted only when its closing quote ends it: the separator, a line break or
+///   the end of the text follows. Otherwise (`"Hola" means hello`, written by a program or
+///   a person that quotes nothing) the quote is text and the field is read as unquoted, to
+///   the next separator or line break. Read as Python's and Rust's CSV readers do, that
+///   lost the quotes, and a quote closed lines later swallowed the rows between into one
+///   field (found by the exploratory helper, round 11).
 /// - A line that is completely empty becomes a record with one empty field; callers
 ///   that want to skip blank lines decide that themselves.
 /// - A final line break does not start an extra, empty record.
@@ -153,8 +157,9 @@ enum DelimitedText {
 
         while true {
             // At the start of a field.
-            if index < count, bytes[index] == quote {
-                let fieldLine = line
+            var quoted = index < count && bytes[index] == quote
+            if quoted {
+                let fieldStart = index, fieldLine = line
                 index += 1
                 var segmentStart = index
                 var escaped = false
@@ -184,23 +189,22 @@ enum DelimitedText {
                     if !final { return (recordStart, recordLine) }
                     throw DelimitedTextError(line: fieldLine, message: "unterminated quoted field")
                 }
-                let segmentEnd = index
-                index += 1
-                let tailStart = index
-                while index < count {
-                    let byte = bytes[index]
-                    if byte == separator || byte == lf || byte == cr { break }
+                // What follows the closing quote is not known yet.
+                if index + 1 == count && !final { return (recordStart, recordLine) }
+                let next = index + 1 < count ? bytes[index + 1] : lf
+                if next == separator || next == lf || next == cr {
+                    fields.append(
+                        escaped ? String(decoding: scratch + bytes[segmentStart..<index], as: UTF8.self) : decode(segmentStart, index))
                     index += 1
-                }
-                if !escaped && tailStart == index {
-                    fields.append(decode(segmentStart, segmentEnd))
                 } else {
-                    scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[segmentStart..<segmentEnd]))
-                    scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[tailStart..<index]))
-                    fields.append(String(decoding: scratch, as: UTF8.self))
-                    scratch.removeAll(keepingCapacity: true)
+                    // Text follows the closing quote: the field was not quoted.
+                    index = fieldStart
+                    line = fieldLine
+                    quoted = false
                 }
-            } else {
+                scratch.removeAll(keepingCapacity: true)
+            }
+            if !quoted {
                 let start = index
                 while index < count {
                     let byte = bytes[index]
