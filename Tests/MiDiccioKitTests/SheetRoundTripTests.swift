@@ -285,6 +285,14 @@ struct SheetRoundTripTests {
         #expect(records == [DelimitedRecord(line: 1, fields: ["5\" screen", "it's \"fine\""])])
     }
 
+    @Test("a record whose first field starts with # is quoted, so Anki does not skip it as a comment, and reads back")
+    func hashAtTheStartIsQuoted() throws {
+        let text = DelimitedText.write([["#1", "number one"], ["#hashtag", "#kept as it is"]], separator: UInt8(ascii: "\t"))
+        #expect(text == "\"#1\"\tnumber one\n\"#hashtag\"\t#kept as it is\n")
+        let records = try DelimitedText.parse(text, separator: UInt8(ascii: "\t"))
+        #expect(records.map(\.fields) == [["#1", "number one"], ["#hashtag", "#kept as it is"]])
+    }
+
     @Test("text after a closing quote means the field was not quoted: its quotes are text")
     func textAfterClosingQuote() throws {
         let records = try DelimitedText.parse("\"ab\"cd,\"x\"\"y\"z,\"q\"\n", separator: UInt8(ascii: ","))
