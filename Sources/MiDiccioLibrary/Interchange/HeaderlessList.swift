@@ -252,10 +252,39 @@ enum HeaderlessList {
     /// How many cards, or lines, the separator is guessed from.
     private static let guessedCards = 20
 
-    /// The separator guessed from the first twenty non-blank lines (`guessSeparator(in:)`).
+    /// The separator guessed from the first twenty cards of a list on lines: the one that
+    /// cuts them alike (`evenSeparator`), else the first found on every non-blank line
+    /// (`guessSeparator(in:)`).
     private static func guessSeparator(lines body: Substring, preferComma: Bool) -> String {
+        if let even = evenSeparator(body) { return even }
         let lines = body.split(omittingEmptySubsequences: true, whereSeparator: \.isNewline).prefix(guessedCards)
         return guessSeparator(in: Array(lines), preferComma: preferComma)
+    }
+
+    /// The first of tab, `;`, `|` and `,` that cuts every one of the first twenty cards of
+    /// `body`, read as CSV is (a quoted cell may hold line breaks), into the same number of
+    /// fields, two or more; nil when none does. Guessed from lines, a cell with a line
+    /// break (Excel's Alt+Enter) made every candidate miss a line and the list was read
+    /// with tabs, its header a word; and a `;` list whose meanings all held a comma was
+    /// read with commas, in a `.csv` file (found by the exploratory helper, round 11). A
+    /// `;` ahead of `,` even for a `.csv` file: lines that all hold as many commas are
+    /// meanings ("house, home") more often than lines that all hold as many semicolons.
+    private static func evenSeparator(_ body: Substring) -> String? {
+        for candidate in ["\t", ";", "|", ","] {
+            var widths: [Int] = []
+            do {
+                try DelimitedText.forEachRecord(body, separator: UInt8(ascii: Unicode.Scalar(candidate)!)) { record in
+                    guard record.fields.contains(where: { !WordSheet.trimmed($0).isEmpty }) else { return }
+                    widths.append(record.fields.count)
+                    if widths.count == guessedCards { throw EnoughCards() }
+                }
+            } catch {
+                // Enough cards, or the start of the file ends inside a quoted cell: the
+                // cards read so far.
+            }
+            if let first = widths.first, first >= 2, widths.allSatisfy({ $0 == first }) { return candidate }
+        }
+        return nil
     }
 
     /// The separator guessed from a list's cards cut at a card separator, all or the first
