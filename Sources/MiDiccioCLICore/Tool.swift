@@ -294,6 +294,32 @@ package final class ToolContext {
         return library
     }
 
+    /// What a sync says to a person beside its counts, a note each, in order: words purged
+    /// elsewhere or changed later elsewhere, a cloud started or found started again, clocks
+    /// ahead, a device put back, a new device id. `midiccio sync` says them, and so does
+    /// every command that syncs first (`SyncOnOpen`): a `list` run first after a mistyped
+    /// `remote set folder` started an empty cloud there and said nothing of it, and no
+    /// later sync did either (found by the exploratory helper, round 11).
+    package static func syncNotes(_ report: SyncReport, cloud: String) -> [String] {
+        var notes: [String] = []
+        if let note = report.purgeNote { notes.append(note.shownSafely) }
+        if let note = report.overriddenNote { notes.append(note.shownSafely) }
+        if report.startedCloud {
+            notes.append(
+                "There was no MiDiccio data in \(cloud), so this sync started it there. If your other devices sync elsewhere, check the path (midiccio remote show)."
+            )
+        }
+        notes += report.cloudNotes(cloud: cloud)
+        if report.autoPurged > 0 { notes.append(autoPurgedNote(report.autoPurged)) }
+        if let clock = report.clockAhead { notes.append("warning: \(clock.message.shownSafely.oneLine)") }
+        if let note = report.aheadOfCloudNote { notes.append("warning: \(note)") }
+        if let note = report.putBackNote { notes.append("Note: \(note).") }
+        if let identity = report.newIdentity {
+            notes.append(identity.message + " Give it a name of its own with 'midiccio remote set ... --device-name NAME'.")
+        }
+        return notes
+    }
+
     /// What a purge by `trash.autoPurgeDays` did, said where it happens: it cannot be
     /// undone, and a clock set far ahead can set it off.
     package static func autoPurgedNote(_ count: Int) -> String {

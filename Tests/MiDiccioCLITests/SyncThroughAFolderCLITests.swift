@@ -84,6 +84,21 @@ final class SyncThroughAFolderCLITests {
         #expect(online.output.contains("hola"))
     }
 
+    @Test("a list that syncs first says what the sync found of the cloud, as sync does: a new cloud at a mistyped path")
+    func syncOnOpenSaysWhatItFound() throws {
+        let cloud = sandbox.path("cloud")
+        on("desktop", "remote", "set", "folder", cloud)
+        on("desktop", "add", "hola")
+        on("desktop", "sync")
+        // The laptop's path is mistyped; its first command is a list.
+        on("laptop", "remote", "set", "folder", sandbox.path("clod"))
+        on("laptop", "add", "adiós")
+        let shown = on("laptop", "list")
+        #expect(shown.output.contains("adiós"))
+        #expect(shown.errorOutput.contains("There was no MiDiccio data in"), "\(shown.errorOutput)")
+        #expect(shown.errorOutput.contains("check the path"))
+    }
+
     @Test("an unreachable cloud only warns, and the words on this device are still shown")
     func unreachableCloudWarns() throws {
         try FileManager.default.createDirectory(atPath: sandbox.path("usb-drive"), withIntermediateDirectories: true)

@@ -435,21 +435,7 @@ struct SyncCommand: ParsableCommand {
             if report.fullUpload { line += " (uploaded every word once)" }
             if let others = report.answersAndSettings { line += "; " + others }
             context.io.write(line + "\n")
-            if let note = report.purgeNote { context.note(note.shownSafely) }
-            if let note = report.overriddenNote { context.note(note.shownSafely) }
-            if report.startedCloud {
-                context.note(
-                    "There was no MiDiccio data in \(remote.displayName), so this sync started it there. If your other devices sync elsewhere, check the path (midiccio remote show)."
-                )
-            }
-            for note in report.cloudNotes(cloud: remote.displayName) { context.note(note) }
-            if report.autoPurged > 0 { context.note(ToolContext.autoPurgedNote(report.autoPurged)) }
-            if let clock = report.clockAhead { context.note("warning: \(clock.message.shownSafely.oneLine)") }
-            if let note = report.aheadOfCloudNote { context.note("warning: \(note)") }
-            if let note = report.putBackNote { context.note("Note: \(note).") }
-            if let identity = report.newIdentity {
-                context.note(identity.message + " Give it a name of its own with 'midiccio remote set ... --device-name NAME'.")
-            }
+            for note in ToolContext.syncNotes(report, cloud: remote.displayName) { context.note(note) }
         }
     }
 }

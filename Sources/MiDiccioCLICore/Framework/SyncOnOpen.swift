@@ -71,8 +71,7 @@ struct SyncOnOpen: ParsableArguments {
                     nil,
                     skipped: report.skippedFiles.isEmpty
                         ? nil : "skipped \(report.skippedFiles.count) unreadable cloud file(s); run 'midiccio sync' for details",
-                    note: [report.purgeNote, report.overriddenNote].compactMap(\.self).joined(separator: ". ").nilIfEmpty,
-                    autoPurged: report.autoPurged)
+                    notes: ToolContext.syncNotes(report, cloud: remote.displayName))
             } catch {
                 var massDeletion = false
                 if case SyncError.massDeletion = error { massDeletion = true }
@@ -83,11 +82,10 @@ struct SyncOnOpen: ParsableArguments {
             let slow = Self.unfinished(outcome.activity)
             return Problem(warning: slow, reason: slow)
         }
-        // Words another device purged went from here: say so, as `midiccio sync` does.
-        if let note = outcome.purgeNote { context.note(note.shownSafely) }
-        // So does a purge by trash.autoPurgeDays in it: a `list` said nothing of it, even
-        // when a clock set ahead had set it off (found by the exploratory helper, round 8).
-        if outcome.autoPurged > 0 { context.note(ToolContext.autoPurgedNote(outcome.autoPurged)) }
+        // Everything `midiccio sync` says beside its counts: words another device purged, a
+        // purge by trash.autoPurgeDays (a `list` said nothing of it, even when a clock set
+        // ahead had set it off: round 8), a cloud started at a mistyped path (round 11).
+        for note in outcome.notes { context.note(note) }
         if let skipped = outcome.skipped { context.note("warning: \(skipped)") }
         return outcome.problem.map { Problem(warning: "could not sync (\($0))", reason: $0, massDeletion: outcome.massDeletion) }
     }
@@ -122,8 +120,7 @@ private final class SyncOutcome: Sendable {
     private struct State {
         var problem: String?
         var skipped: String?
-        var purgeNote: String?
-        var autoPurged = 0
+        var notes: [String] = []
         var massDeletion = false
         var activity: SyncActivity?
     }
@@ -144,23 +141,19 @@ private final class SyncOutcome: Sendable {
     /// Cloud files the finished sync skipped, said as a warning, if any.
     var skipped: String? { state.withLock { $0.skipped } }
 
-    /// How many words the finished sync purged by `trash.autoPurgeDays`.
-    var autoPurged: Int { state.withLock { $0.autoPurged } }
-
-    /// What the finished sync says of words another device purged (`SyncReport.purgeNote`).
-    var purgeNote: String? { state.withLock { $0.purgeNote } }
+    /// What the finished sync says beside its counts (`ToolContext.syncNotes`).
+    var notes: [String] { state.withLock { $0.notes } }
 
     func note(_ activity: SyncActivity) {
         state.withLock { $0.activity = activity }
     }
 
-    func finish(_ problem: String?, skipped: String? = nil, note: String? = nil, autoPurged: Int = 0, massDeletion: Bool = false) {
+    func finish(_ problem: String?, skipped: String? = nil, notes: [String] = [], massDeletion: Bool = false) {
         state.withLock {
             $0.problem = problem
             $0.massDeletion = massDeletion
             $0.skipped = skipped
-            $0.purgeNote = note
-            $0.autoPurged = autoPurged
+            $0.notes = notes
         }
         finished.signal()
     }
@@ -169,9 +162,4 @@ private final class SyncOutcome: Sendable {
     func wait(seconds: TimeInterval) -> Bool {
         finished.wait(timeout: .now() + seconds) == .success
     }
-}
-
-extension String {
-    /// Nil for the empty string.
-    fileprivate var nilIfEmpty: String? { isEmpty ? nil : self }
 }
