@@ -139,6 +139,24 @@ package final class SyncStore {
         }
     }
 
+    /// Every state kept aside (`changeRemote`), by the key it is kept under, with the device
+    /// id this library had then.
+    package func previousStates() throws -> [(key: String, device: String, state: String)] {
+        try library.guarded {
+            try database.cached("SELECT key, value FROM library_info WHERE key >= 'sync.previous:' AND key < 'sync.previous;'")
+                .rows([]) { row -> (key: String, device: String, state: String)? in
+                    let text = row.text(1)
+                    guard let newline = text.firstIndex(of: "\n") else { return nil }
+                    return (row.text(0), String(text[..<newline]), String(text[text.index(after: newline)...]))
+                }.compactMap { $0 }
+        }
+    }
+
+    /// Forgets the state kept aside under `key` (one of `previousStates`); call inside `write`.
+    package func forgetPreviousState(key: String) throws {
+        try library.guarded { try database.run("DELETE FROM library_info WHERE key = ?", [.text(key)]) }
+    }
+
     /// Forgets the state kept aside for `remote`; call inside `write`.
     package func forgetPreviousState(of remote: (kind: String, location: String, user: String?)) throws {
         try library.guarded { try database.run("DELETE FROM library_info WHERE key = ?", [.text(Self.previousKey(remote))]) }

@@ -44,6 +44,28 @@ final class ASyncFolderSetAgainTests {
         sandbox.run(["list"] + (library.map { ["--library", $0] } ?? [])).output
     }
 
+    @Test("the same folder set again under another path, after a sync through a symbolic link and remote remove, goes on")
+    func setAgainUnderAnotherPath() throws {
+        let cloud = sandbox.path("cloud/MiDiccio")
+        try FileManager.default.createDirectory(atPath: sandbox.path("cloud"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: sandbox.path("link"), withDestinationPath: sandbox.path("cloud"))
+        try sandbox.add("uno")
+        #expect(sandbox.run("remote", "set", "folder", cloud).status == 0)
+        #expect(sandbox.run("sync").status == 0)
+        #expect(sandbox.run("remote", "set", "folder", sandbox.path("link/MiDiccio")).status == 0)
+        #expect(sandbox.run("sync").status == 0)
+        let id = try deviceID()
+
+        #expect(sandbox.run("remote", "remove").status == 0)
+        try sandbox.add("dos")
+        #expect(sandbox.run("remote", "set", "folder", cloud).status == 0)
+        let again = sandbox.run("sync")
+        #expect(again.status == 0)
+        #expect(!again.errorOutput.contains("is a copy of another library file"), "\(again.errorOutput)")
+        #expect(again.errorOutput.contains("it went on from where it had got to there"), "\(again.errorOutput)")
+        #expect(try deviceID() == id)
+    }
+
     @Test("a sync folder that is not there at all is named as missing, not as a folder without its manifest")
     func folderGone() throws {
         let cloud = sandbox.path("cloud")

@@ -20,7 +20,11 @@ extension SyncSession {
     /// meanwhile may have gone to another cloud only). When this library has another id
     /// than the one it had there, it takes that id over instead, on the same condition.
     func takeUpPreviousState() throws {
-        guard let remote = try store.remoteLocation(), let previous = try store.previousState(of: remote) else { return }
+        guard let remote = try store.remoteLocation() else { return }
+        guard let previous = try store.previousState(of: remote) else {
+            try takeUpStateOfAnotherSpelling()
+            return
+        }
         setBack = true
         let fresh = state.lastSeq == 0 && state.files.isEmpty && state.cursors.isEmpty && !state.hasPublished
         let kept = fresh ? try? SyncState.decode(previous.state) : nil
@@ -52,5 +56,41 @@ extension SyncSession {
         }
         if sameID && untouched { report.previousStateTakenUp = true }
         if !sameID && untouched { report.previousIDTakenOver = previous.device }
+    }
+
+    /// Takes up a state kept aside under another remote whose cloud this one is: the same
+    /// folder through a symbolic link or another path, the same WebDAV folder under another
+    /// host name, a synced folder now reached through WebDAV, a cloud folder copied to a new
+    /// place. The cloud holds the record this device last wrote there, under this device's
+    /// id (the same condition as for the same remote). Without this the device took its
+    /// own files for a copy's, went on under a new id and said it was a copy of another
+    /// library file (found by the exploratory helpers, round 11). Only on the first sync
+    /// after the remote changed.
+    private func takeUpStateOfAnotherSpelling() throws {
+        guard state.lastSeq == 0 && state.files.isEmpty && state.cursors.isEmpty && !state.hasPublished else { return }
+        let own = try store.previousStates().filter { $0.device == deviceID }
+        guard !own.isEmpty else { return }
+        let found: DeviceRecord?
+        do {
+            found = try storage.read(CloudLayout.devicePath(deviceID)).flatMap(DeviceRecord.decode)
+        } catch CloudError.unreadable {
+            found = nil
+        }
+        guard let record = found else { return }
+        for previous in own {
+            guard let kept = try? SyncState.decode(previous.state), let instance = kept.instances.last,
+                record.instance == instance, record.lastSeq == kept.lastSeq
+            else { continue }
+            setBack = true
+            try commit { next in
+                let generation = next.generation
+                next = kept
+                next.generation = generation
+                next.fullUpload = true
+                try store.forgetPreviousState(key: previous.key)
+            }
+            report.previousStateTakenUp = true
+            return
+        }
     }
 }
