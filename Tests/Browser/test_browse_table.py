@@ -255,3 +255,26 @@ def test_table_columns_resize_by_dragging_and_with_keys(page):
     ActionChains(page).send_keys(Keys.HOME).perform()
     wait(page, lambda d: abs(cell_width(d, meaning) - before) < 2)
     page.find_element(By.ID, "view-cards").click()
+
+
+def test_a_word_without_tags_keeps_its_columns_in_the_table(page):
+    # Found by the exploratory helper, round 11: a word without tags had its date under
+    # Tags and its Delete under Updated, and a tag was broken inside a word to fit.
+    add_words(page, "columnaplain", 2)
+    add_words(page, "columnatagged", 2, tags=["animals", "pets", "clitag"])
+    page.refresh()
+    search(page, "columna")
+    wait(page, lambda d: len(terms(d)) == 4)
+    page.find_element(By.ID, "view-table").click()
+    updated_head = page.find_element(By.CSS_SELECTOR, "#table-head > span:nth-last-child(2)").rect["x"]
+    rows = page.find_elements(By.CSS_SELECTOR, "#words .word")
+    updated = [row.find_element(By.CSS_SELECTOR, ".updated").rect["x"] for row in rows]
+    deletes = [row.find_element(By.CSS_SELECTOR, ".delete").rect["x"] for row in rows]
+    assert max(updated) - min(updated) < 2, updated
+    assert max(deletes) - min(deletes) < 2, deletes
+    assert abs(updated[0] - updated_head) < 12, (updated, updated_head)
+    # Every tag shown is on one line: as tall as a tag of one word.
+    heights = [tag.rect["height"] for tag in page.find_elements(By.CSS_SELECTOR, "#words .word .tag") if tag.rect["height"] > 0]
+    assert heights and max(heights) - min(heights) < 2, heights
+    page.save_screenshot(os.path.join(SCREENSHOTS, "browse-table-without-tags.png"))
+    page.find_element(By.ID, "view-cards").click()
