@@ -199,6 +199,21 @@ struct CorruptBackupTests {
         }
     }
 
+    @Test("a backup saved by Windows Notepad (a byte order mark, CRLF line ends) restores as the file it was")
+    func savedByNotepad() throws {
+        try withTemporaryLibrary { fixture in
+            let word = try fixture.library.add(WordContent(term: "ventana", meaning: "window", tags: ["casa"])).word
+            try fixture.library.exportBackup(to: fixture.file("backup.json"))
+            let text = String(decoding: try Data(contentsOf: URL(fileURLWithPath: fixture.file("backup.json"))), as: UTF8.self)
+            try Data(([0xEF, 0xBB, 0xBF] as [UInt8]) + Array(text.replacingOccurrences(of: "\n", with: "\r\n").utf8))
+                .write(to: URL(fileURLWithPath: fixture.file("notepad.json")))
+            let (other, _) = try fixture.sibling("other.sqlite")
+            let report = try other.restoreBackup(from: fixture.file("notepad.json"))
+            #expect(report.added == 1)
+            #expect(try other.word(word.id) == word)
+        }
+    }
+
     @Test("after a refused restore, undo still reverts the last good restore")
     func undoStillWorks() throws {
         try withTemporaryLibrary { fixture in
