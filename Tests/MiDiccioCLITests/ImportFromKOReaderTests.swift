@@ -27,6 +27,17 @@ final class ImportFromKOReaderTests {
         #expect(lone["notes"] as? String == "Book: Moby Dick")
     }
 
+    @Test("a file from before KOReader kept its books in a table of their own is recognised and read")
+    func beforeTitles() throws {
+        let file = try ImportFixtures.copy("vocabulary_builder_2022.sqlite3", into: sandbox)
+        let result = sandbox.run("import", file)
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(result.output == "Imported 2 words from vocabulary_builder_2022.sqlite3, read as KOReader vocabulary builder\n")
+        let words = Dictionary(uniqueKeysWithValues: try sandbox.listedWords().map { ($0["term"] as! String, $0) })
+        #expect(words["ephemeral"]?["examples"] as? [String] == ["it was ephemeral and brief"])
+        #expect(words["ubiquitous"]?["notes"] as? String == "Book: Old Book")
+    }
+
     @Test(
         "importing the file again adds only what is new: a word counts as imported while its context is an example of a word with its term, in the Trash too"
     )

@@ -130,9 +130,17 @@ extension ImportFormat {
     /// is not one, and the name tells a collection package from a deck package.
     static func detect(_ data: Data, file: String) throws -> ImportFormat {
         if data.starts(with: sqliteSignature) {
-            let tables = try SQLiteImportFile.open(file).tableNames()
+            let source = try SQLiteImportFile.open(file)
+            let tables = try source.tableNames()
             if Set(["WORDS", "LOOKUPS", "BOOK_INFO"]).isSubset(of: tables) { return .kindle }
             if Set(["VOCABULARY", "TITLE"]).isSubset(of: tables) { return .koreader }
+            // KOReader before 20220608 kept the book's title in the vocabulary table, with
+            // no title table: it was refused as neither format (found by the exploratory
+            // helper, round 11), though `--format koreader` read it.
+            if tables.contains("VOCABULARY"), Set(["word", "create_time", "book_title"]).isSubset(of: try source.columns(of: "vocabulary"))
+            {
+                return .koreader
+            }
             throw LibraryError.invalidImport(
                 file: file, line: nil,
                 message: "an SQLite database, but neither Kindle's vocab.db (tables WORDS, LOOKUPS, BOOK_INFO) nor "

@@ -6,7 +6,8 @@
 vocab.db and vocab-later.db follow Kindle's Vocabulary Builder tables (WORDS, LOOKUPS,
 BOOK_INFO, ...); vocab-later.db is vocab.db after more reading: one more look-up of a
 word already there and one new word. vocabulary_builder.sqlite3 follows KOReader's
-vocabbuilder plugin, schema version 20240905.
+vocabbuilder plugin, schema version 20240905; vocabulary_builder_2022.sqlite3 its schema
+from before 20220608, with the book's title in vocabulary.book_title and no title table.
 """
 import os
 import sqlite3
@@ -105,7 +106,27 @@ def koreader():
     db.close()
 
 
+def koreader_before_titles():
+    path = os.path.join(HERE, "vocabulary_builder_2022.sqlite3")
+    if os.path.exists(path):
+        os.remove(path)
+    db = sqlite3.connect(path)
+    db.executescript("""
+        CREATE TABLE IF NOT EXISTS "vocabulary" ("word" TEXT NOT NULL UNIQUE, "book_title" TEXT DEFAULT '',
+            "create_time" INTEGER NOT NULL, "review_time" INTEGER, "due_time" INTEGER NOT NULL,
+            "review_count" INTEGER NOT NULL DEFAULT 0, "prev_context" TEXT, "next_context" TEXT, PRIMARY KEY("word"));
+        PRAGMA user_version=20220522;
+    """)
+    db.executemany(
+        "INSERT INTO vocabulary (word, book_title, create_time, due_time, prev_context, next_context) VALUES (?, ?, ?, ?, ?, ?)",
+        [("ephemeral", "Old Book", JAN_2024_SECONDS, JAN_2024_SECONDS + 300, "it was ", " and brief"),
+         ("ubiquitous", "Old Book", JAN_2024_SECONDS + 1, JAN_2024_SECONDS + 300, None, None)])
+    db.commit()
+    db.close()
+
+
 if __name__ == "__main__":
     kindle("vocab.db", WORDS, LOOKUPS)
     kindle("vocab-later.db", WORDS + LATER_WORDS, LOOKUPS + LATER_LOOKUPS)
     koreader()
+    koreader_before_titles()
