@@ -210,6 +210,17 @@ struct AnkiTextImportTests {
             ("&lt;b&gt;literal&lt;/b&gt;", "<b>literal</b>"),
             ("&nbsp;spaced&nbsp;", "spaced"),
             ("e&#769; &#X1F600;", "e\u{301} 😀"),
+            // Named entities of Latin-1 and typography (round 11: they stayed as written).
+            ("caf&eacute; &mdash; l&rsquo;eau &iexcl;s&iacute;! &yuml; &euro;", "café — l’eau ¡sí! ÿ €"),
+            // Other blocks break the line; cells are parted; a ruby's reading in brackets.
+            ("<ul><li>to go</li><li>to leave</li></ul>", "to go\nto leave"),
+            ("<h1>ir</h1>to go<hr>irse", "ir\nto go\nirse"),
+            ("<table><tr><td>yo</td><td>voy</td></tr><tr><td>tú</td><td>vas</td></tr></table>", "yo voy\ntú vas"),
+            ("<ruby>漢字<rt>かんじ</rt></ruby>", "漢字(かんじ)"),
+            ("<ruby>漢<rp>(</rp><rt>かん</rt><rp>)</rp></ruby>", "漢(かん)"),
+            // The text of a style sheet or a script is no word.
+            ("<style>.card { color: red }</style>rojo<script>alert(1)</script>", "rojo"),
+            ("<STYLE>never closed", ""),
         ]
     )
     func htmlToPlainText(html: String, plain: String) {

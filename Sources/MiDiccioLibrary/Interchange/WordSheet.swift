@@ -665,6 +665,13 @@ extension WordSheet {
     /// while each `<br>` always does. `&nbsp;` becomes an ordinary space, since in Anki
     /// it is almost always an editor artefact rather than an intended no-break space.
     /// A `<` not followed by a letter, `/` or `!`, or never closed, is kept as text.
+    ///
+    /// Other blocks break the line as well (list items, headings, table rows, a rule),
+    /// table cells are parted by a space, a ruby's reading follows its text in brackets
+    /// (`漢字(かんじ)`), the text of `<style>` and `<script>` is left out, and the named
+    /// entities of Latin-1 and of typography are read (`&eacute;`, `&mdash;`). Each of
+    /// these came out wrong before: `caf&eacute;`, `to goto leave`, `漢字かんじ`, and a
+    /// style sheet as a meaning (found by the exploratory helper, round 11).
     package static func plainText(fromHTML html: String) -> String {
         guard html.utf8.contains(where: { $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: "&") }) else {
             return trimmed(html)
@@ -677,15 +684,26 @@ extension WordSheet {
             if let last = output.last, last != "\n" { output.append("\n") }
         }
 
+        func part() {
+            if let last = output.last, last != "\n", last != " " { output.append(" ") }
+        }
+
         while index < scalars.count {
             let scalar = scalars[index]
             if scalar == "<", let close = tagEnd(in: scalars, openingAt: index) {
-                switch tagName(in: scalars[(index + 1)..<close]) {
+                let name = tagName(in: scalars[(index + 1)..<close])
+                index = close + 1
+                switch name {
                 case "br": output.append("\n")
-                case "div", "/div", "p", "/p": breakBlock()
+                case _ where blockTags.contains(name.hasPrefix("/") ? String(name.dropFirst()) : name): breakBlock()
+                case "td", "th": part()
+                case "rt": output.append("(")
+                case "/rt": output.append(")")
+                case "rp", "style", "script":
+                    // Left out to their closing tag (a ruby's own brackets, a style sheet, code).
+                    index = closingTagEnd(of: name, in: scalars, from: index) ?? scalars.count
                 default: break
                 }
-                index = close + 1
                 continue
             }
             if scalar == "&", let (decoded, next) = entity(in: scalars, at: index) {
@@ -697,6 +715,27 @@ extension WordSheet {
             index += 1
         }
         return trimmed(String(output))
+    }
+
+    /// Elements whose start and end break the line (`<br>` aside, which always does).
+    private static let blockTags: Set<String> = [
+        "div", "p", "li", "ul", "ol", "dl", "dt", "dd", "tr", "table", "h1", "h2", "h3", "h4", "h5", "h6", "hr",
+        "blockquote", "pre", "section", "article", "header", "footer",
+    ]
+
+    /// Just past the closing tag of the element `name` (`</name>`, any case) from `start`,
+    /// or nil when it is never closed.
+    private static func closingTagEnd(of name: String, in scalars: [Unicode.Scalar], from start: Int) -> Int? {
+        var index = start
+        while index < scalars.count {
+            if scalars[index] == "<", let close = tagEnd(in: scalars, openingAt: index),
+                tagName(in: scalars[(index + 1)..<close]) == "/" + name
+            {
+                return close + 1
+            }
+            index += 1
+        }
+        return nil
     }
 
     private static func tagEnd(in scalars: [Unicode.Scalar], openingAt start: Int) -> Int? {
@@ -735,6 +774,7 @@ extension WordSheet {
         case "quot": decoded = "\""
         case "apos", "#39": decoded = "'"
         case "nbsp": decoded = " "
+        case _ where namedEntities[name] != nil: decoded = namedEntities[name]
         default:
             if name.hasPrefix("#x") || name.hasPrefix("#X") {
                 decoded = UInt32(name.dropFirst(2), radix: 16).flatMap(Unicode.Scalar.init)
@@ -749,6 +789,34 @@ extension WordSheet {
         return (decoded, semicolon + 1)
     }
 }
+
+/// HTML's named entities of Latin-1 and of typography, beyond the five every writer uses:
+/// what an Anki field holds when its editor, or a deck's author, wrote them.
+private let namedEntities: [String: Unicode.Scalar] = {
+    let latin1 = [
+        "iexcl", "cent", "pound", "curren", "yen", "brvbar", "sect", "uml", "copy", "ordf", "laquo", "not", "shy", "reg",
+        "macr", "deg", "plusmn", "sup2", "sup3", "acute", "micro", "para", "middot", "cedil", "sup1", "ordm", "raquo",
+        "frac14", "frac12", "frac34", "iquest", "Agrave", "Aacute", "Acirc", "Atilde", "Auml", "Aring", "AElig", "Ccedil",
+        "Egrave", "Eacute", "Ecirc", "Euml", "Igrave", "Iacute", "Icirc", "Iuml", "ETH", "Ntilde", "Ograve", "Oacute",
+        "Ocirc", "Otilde", "Ouml", "times", "Oslash", "Ugrave", "Uacute", "Ucirc", "Uuml", "Yacute", "THORN", "szlig",
+        "agrave", "aacute", "acirc", "atilde", "auml", "aring", "aelig", "ccedil", "egrave", "eacute", "ecirc", "euml",
+        "igrave", "iacute", "icirc", "iuml", "eth", "ntilde", "ograve", "oacute", "ocirc", "otilde", "ouml", "divide",
+        "oslash", "ugrave", "uacute", "ucirc", "uuml", "yacute", "thorn", "yuml",
+    ]
+    // U+00A1 to U+00FF in order, as HTML names them.
+    var table = Dictionary(uniqueKeysWithValues: latin1.enumerated().map { ($1, Unicode.Scalar(UInt32(0xA1 + $0))!) })
+    let typography: [(String, UInt32)] = [
+        ("ndash", 0x2013), ("mdash", 0x2014), ("lsquo", 0x2018), ("rsquo", 0x2019), ("sbquo", 0x201A), ("ldquo", 0x201C),
+        ("rdquo", 0x201D), ("bdquo", 0x201E), ("dagger", 0x2020), ("Dagger", 0x2021), ("bull", 0x2022),
+        ("hellip", 0x2026), ("permil", 0x2030), ("prime", 0x2032), ("Prime", 0x2033), ("lsaquo", 0x2039),
+        ("rsaquo", 0x203A), ("euro", 0x20AC), ("trade", 0x2122), ("larr", 0x2190), ("rarr", 0x2192), ("harr", 0x2194),
+        ("minus", 0x2212), ("thinsp", 0x2009), ("ensp", 0x2002), ("emsp", 0x2003), ("zwnj", 0x200C), ("zwj", 0x200D),
+        ("OElig", 0x152), ("oelig", 0x153), ("Scaron", 0x160), ("scaron", 0x161), ("Yuml", 0x178), ("fnof", 0x192),
+        ("circ", 0x2C6), ("tilde", 0x2DC),
+    ]
+    for (name, value) in typography { table[name] = Unicode.Scalar(value)! }
+    return table
+}()
 
 // MARK: - Text helpers
 
