@@ -72,14 +72,23 @@ struct AnkiPackageWordsTests {
         }
     }
 
-    @Test("deck names become tags: :: nesting kept, spaces made _, Default left out, long names keep their last parts")
+    @Test("deck names become tags: :: nesting kept, spaces made _, Default left out, long names keep their first and last parts")
     func deckTags() {
         #expect(AnkiPackage.tag(deck: ["Spanish", "Verbs"], id: 7) == "Spanish::Verbs")
         #expect(AnkiPackage.tag(deck: ["Japanese Vocab", "N5  words"], id: 7) == "Japanese_Vocab::N5_words")
         #expect(AnkiPackage.tag(deck: ["Default"], id: 1) == nil)
         #expect(AnkiPackage.tag(deck: ["Default"], id: 8) == "Default")
         let long = AnkiPackage.tag(deck: [String(repeating: "a", count: 40), String(repeating: "b", count: 30), "c"], id: 7)
-        #expect(long == String(repeating: "b", count: 30) + "::c")
-        #expect(AnkiPackage.tag(deck: [String(repeating: "x", count: 70)], id: 7)?.count == WordLimits.tagLength)
+        #expect(long == String(repeating: "a", count: 40) + "::…::c")
+        // Two decks with the same long tail keep their languages apart (round 11).
+        let tail = ["Grammar_and_usage", "Verbs", "Irregular_verbs_of_the_first_conjugation"]
+        let french = AnkiPackage.tag(deck: ["French"] + tail, id: 7), spanish = AnkiPackage.tag(deck: ["Spanish"] + tail, id: 8)
+        #expect(french == "French::…::Verbs::Irregular_verbs_of_the_first_conjugation")
+        #expect(spanish?.hasPrefix("Spanish::") == true && french != spanish)
+        // One long part keeps its start and a fingerprint of the whole, so two stay two.
+        let x = AnkiPackage.tag(deck: [String(repeating: "x", count: 70)], id: 7)
+        let y = AnkiPackage.tag(deck: [String(repeating: "x", count: 69) + "y"], id: 7)
+        #expect(x?.count == WordLimits.tagLength && y?.count == WordLimits.tagLength && x != y)
+        #expect(x?.hasPrefix(String(repeating: "x", count: 55)) == true)
     }
 }

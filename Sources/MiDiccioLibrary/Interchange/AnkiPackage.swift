@@ -298,12 +298,26 @@ extension AnkiPackage {
         return shortened(cleaned.joined(separator: "::"))
     }
 
-    /// A tag longer than MiDiccio's limit keeps its last `::` parts that fit (the most
-    /// specific ones), or, for one long part, its first characters.
+    /// A tag longer than MiDiccio's limit keeps its first `::` part (the top deck, often
+    /// the language) and its last parts that fit (the most specific ones), `…` between
+    /// them: `French::…::Irregular_verbs`. When not even the first and the last fit, its
+    /// first characters and 8 hexadecimal digits of the whole tag, so two long tags never
+    /// become one. Keeping the last parts alone made `French::…` and `Spanish::…` decks with
+    /// the same long tail one tag, their language gone (found by the exploratory helper,
+    /// round 11).
     static func shortened(_ tag: String) -> String {
-        guard tag.count > WordLimits.tagLength else { return tag }
-        var parts = tag.components(separatedBy: "::")
-        while parts.count > 1, parts.joined(separator: "::").count > WordLimits.tagLength { parts.removeFirst() }
-        return String(parts.joined(separator: "::").prefix(WordLimits.tagLength))
+        let limit = WordLimits.tagLength
+        guard tag.count > limit else { return tag }
+        let parts = tag.components(separatedBy: "::")
+        if parts.count > 2 || (parts.count == 2 && parts[0].count + parts[1].count + 2 > limit) {
+            var last: [String] = []
+            for part in parts.dropFirst().reversed() {
+                let candidate = ([parts[0], "…"] + [part] + last).joined(separator: "::")
+                guard candidate.count <= limit else { break }
+                last.insert(part, at: 0)
+            }
+            if !last.isEmpty { return ([parts[0], "…"] + last).joined(separator: "::") }
+        }
+        return String(tag.prefix(limit - 9)) + "~" + FNV1a.hash(tag.utf8).sixteenHexDigits.prefix(8)
     }
 }
