@@ -40,4 +40,15 @@ final class SearchWithTagSortAndPagesCLITests {
         #expect(try terms("house", "--sort", "term", "--limit", "2", "--offset", "2") == ["house"])
         #expect(sandbox.run("search", "house", "--sort", "sideways").status == 64)
     }
+
+    @Test("an --offset past the last match says how many there are and where the last page starts")
+    func pastTheLastMatch() throws {
+        let past = sandbox.run("search", "house", "--limit", "2", "--offset", "50")
+        #expect(past.status == 0)
+        #expect(past.output.isEmpty)
+        #expect(
+            past.errorOutput.contains("No matches past --offset 50: \"house\" has 3 (the last page: --offset 1)."), "\(past.errorOutput)")
+        let none = sandbox.run("search", "zzz", "--offset", "5")
+        #expect(none.errorOutput.contains("Nothing matches \"zzz\"."), "\(none.errorOutput)")
+    }
 }

@@ -361,6 +361,10 @@ struct RemoteRemoveCommand: ParsableCommand {
         path: ["remote", "remove"], abstract: "Stop syncing this library (its words stay here).")
 
     func run(_ context: ToolContext) throws {
+        guard try context.library().remote() != nil else {
+            context.io.write("This library has no remote; nothing was changed.\n")
+            return
+        }
         let signOut = try context.library().setRemote(
             nil, endingGoogleSignInWith: GoogleDriveEndpoints.from(environment: context.environment))
         context.io.write("This library no longer syncs. Its words are still here.\n")
@@ -500,7 +504,7 @@ struct StatusCommand: ParsableCommand {
                         ], spaced: true) + "\n")
             } else {
                 context.io.write(
-                    "This device  \(try library.deviceName())\nRemote       none (set one with: midiccio remote set folder PATH)\nWords        \(counts.words) (\(counts.trash) in the Trash)\n"
+                    "This device  \(try library.deviceName())\nRemote       none (set one with: midiccio remote set folder PATH)\nWords        \(counts.words), and \(counts.trash) in the Trash\n"
                 )
             }
             return
@@ -537,7 +541,7 @@ struct StatusCommand: ParsableCommand {
         var text = "This device  \(status.deviceName) (\(status.deviceID.prefix(8)))\n"
         text += "Remote       \(remote.displayName)\n"
         text += "Last sync    \(status.lastSync?.iso8601 ?? "never")\n"
-        text += "Words        \(counts.words) (\(counts.trash) in the Trash)\n"
+        text += "Words        \(counts.words), and \(counts.trash) in the Trash\n"
         text +=
             "Pending      \(status.pending) word\(status.pending == 1 ? "" : "s") to upload"
             + (status.fullUploadPending ? " (the next sync uploads every word once)" : "")

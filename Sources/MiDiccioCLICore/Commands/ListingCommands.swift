@@ -74,9 +74,17 @@ struct SearchCommand: ParsableCommand {
         showWords(page.words, output: output, context, whenNone: offset > 0 ? nil : "Nothing matches \"\(query)\".")
         if page.hasMore || offset > 0 {
             let last = offset + page.words.count
-            context.note(
-                "\(page.words.isEmpty ? "None" : "Matches \(offset + 1) to \(last)") of \(page.total.map(String.init) ?? "?")"
-                    + (page.hasMore ? "; next page: --offset \(last)" : "") + ".")
+            let total = page.total.map(String.init) ?? "?"
+            if page.words.isEmpty {
+                // Past the last match: "None of 32." read as if nothing matched (round 11).
+                context.note(
+                    page.total == 0
+                        ? "Nothing matches \"\(query)\"."
+                        : "No matches past --offset \(offset): \"\(query)\" has \(total) (the last page: --offset \(max(0, (page.total ?? 0) - limit)))."
+                )
+            } else {
+                context.note("Matches \(offset + 1) to \(last) of \(total)" + (page.hasMore ? "; next page: --offset \(last)" : "") + ".")
+            }
         }
     }
 }

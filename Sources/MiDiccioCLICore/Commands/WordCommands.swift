@@ -70,7 +70,8 @@ struct EditCommand: ParsableCommand {
                 || !edit.addTags.isEmpty || !edit.removeTags.isEmpty
         else {
             throw UsageError(
-                "nothing to change; give at least one of --term, --meaning, --reading, --notes, --example, --add-tag, --remove-tag")
+                "nothing to change; give at least one of --term, --meaning, --reading, --notes, --example, --clear-examples, --add-tag, --remove-tag"
+            )
         }
     }
 
