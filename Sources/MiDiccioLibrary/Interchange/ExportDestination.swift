@@ -62,7 +62,7 @@ extension WordLibrary {
     private static func foreignFile(_ path: String, kind: ExportKind) throws -> String? {
         let head = [UInt8](try files { try FileSystem.readPrefix(path, count: 4096) })
         let text = String(decoding: head.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(head.dropFirst(3)) : head, as: UTF8.self)
-        let isBackup = text.hasPrefix("{") && text.contains("\"\(BackupFile.formatName)\"")
+        let isBackup = text.hasPrefix("{") && text.firstRange(of: "\"\(BackupFile.formatName)\"") != nil
         let firstLine = String(text.prefix { $0 != "\n" && $0 != "\r\n" && $0 != "\r" })
         let isSheet = WordSheet.isExportHeader(firstLine)
         switch kind {
