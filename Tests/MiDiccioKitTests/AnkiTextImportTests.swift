@@ -180,6 +180,15 @@ struct AnkiTextImportTests {
         #expect(rows == [SheetRow(line: 3, term: "uno", meaning: "one", notes: "Word: un")])
     }
 
+    @Test("a tag longer than MiDiccio's limit is shortened as an Anki package's is, not a refusal of the file")
+    func longTagShortened() throws {
+        let long = "Languages::French::Grammar_and_usage::Verbs::Irregular_verbs_of_the_first_conjugation"
+        let text = "#separator:tab\n#html:false\n#tags column:3\nuno\tone\t\(long) verbs\n"
+        let rows = try WordSheet.read(text, format: nil)
+        #expect(rows.map(\.tags) == [[AnkiPackage.shortened(long), "verbs"]])
+        #expect(AnkiPackage.shortened(long).count <= WordLimits.tagLength)
+    }
+
     @Test("a note with an empty term is an error naming its line")
     func emptyTerm() {
         let text = "#separator:tab\n#html:true\nuno\tone\n\n<br>\tsomething\n"

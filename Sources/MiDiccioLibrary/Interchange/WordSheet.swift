@@ -506,8 +506,9 @@ extension WordSheet {
             for (index, raw) in record.fields.enumerated() {
                 let target = targets.targets[index]
                 if case .tags = target {
-                    // Tags are plain words even in HTML exports.
-                    row.tags += tagList(raw)
+                    // Tags are plain words even in HTML exports. One past MiDiccio's length is
+                    // shortened as a package's is: it refused the whole file (round 11).
+                    row.tags += tagList(raw).map(AnkiPackage.shortened)
                     continue
                 }
                 let value = header.html ? plainText(fromHTML: raw) : raw
