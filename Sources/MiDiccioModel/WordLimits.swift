@@ -87,8 +87,9 @@ extension WordContent {
             throw WordValidationError(
                 field: "tags",
                 message: held
-                    ? "this word holds \(tagLimit) tags (more than the \(WordLimits.tagCount) a word can be given: several devices "
-                        + "tagged it); an edit can take tags off it but not put more on (got \(tags.count))"
+                    ? "this word holds \(tagLimit) tags (more than the \(WordLimits.tagCount) a word can be given: tags put on it "
+                        + "on several devices, or by an import or a restore); an edit can take tags off it, or swap one for "
+                        + "another, but not leave it with more (got \(tags.count))"
                     : "at most \(tagLimit) tags (got \(tags.count))")
         }
         for tag in tags {
