@@ -49,9 +49,16 @@ extension WordLibrary {
     /// other words (one restored elsewhere, another deleted) is refused as well (round 9).
     @discardableResult
     public func emptyTrash(expecting: Int? = nil, expectingKey: String? = nil, progress: BulkProgress? = nil) throws -> Int {
-        let rows = try guarded { try database.read { try trashRows() } }
+        let (rows, kept) = try guarded { try database.read { (try trashRows(), try keptTrashKey()) } }
+        let key = Self.fingerprint(rows.map(\.id))
+        if kept != (rows.count, key) {
+            // The kept key (`trashKey`) went wrong somehow: counted again at the next read,
+            // so the person's next look at the Trash gets the true one and Empty Trash is
+            // not refused for good.
+            try guarded { try writing { try database.run("DELETE FROM library_info WHERE key = 'words.counts'") } }
+        }
         if let expecting, expecting != rows.count { throw LibraryError.selectionChanged(expected: expecting, found: rows.count) }
-        if let expectingKey, !expectingKey.isEmpty, expectingKey != Self.fingerprint(rows.map(\.id)) {
+        if let expectingKey, !expectingKey.isEmpty, expectingKey != key {
             throw LibraryError.selectionChanged(expected: expecting ?? rows.count, found: rows.count)
         }
         return try purge(rows.compactMap { WordID($0.id) }, progress: progress).count

@@ -91,4 +91,21 @@ struct TheTrashKnowsWhichWordsItHoldsTests {
             #expect(try a.library.trashKey().count == 3)
         }
     }
+
+    @Test("a kept key gone wrong is counted again once Empty Trash finds it out, so the Trash can still be emptied")
+    func aWrongKeptKeyMendsItself() throws {
+        try withTemporaryLibrary { temporary in
+            let library = temporary.library
+            let ids = try (1...3).map { try library.add(WordContent(term: "roto \($0)")).word.id }
+            _ = try library.delete(ids)
+            let digest = try #require(try library.info("sync.digest"))
+            try library.writing { try library.setInfo("words.counts", "\(digest) 0 3 1234") }
+            let wrong = try library.trashKey()
+            #expect(wrong.key == "0000000000001234", "the kept key is read as kept")
+            #expect(throws: LibraryError.self) { try library.emptyTrash(expecting: wrong.count, expectingKey: wrong.key) }
+            let mended = try library.trashKey()
+            #expect(mended == (3, WordLibrary.fingerprint(ids.map(\.rawValue))))
+            #expect(try library.emptyTrash(expecting: mended.count, expectingKey: mended.key) == 3)
+        }
+    }
 }
