@@ -309,7 +309,8 @@ extension AnkiPackage {
         let limit = WordLimits.tagLength
         guard tag.count > limit else { return tag }
         let parts = tag.components(separatedBy: "::")
-        if parts.count > 2 || (parts.count == 2 && parts[0].count + parts[1].count + 2 > limit) {
+        // Two parts that do not fit together do not fit with `…` between them either.
+        if parts.count > 2 {
             var last: [String] = []
             for part in parts.dropFirst().reversed() {
                 let candidate = ([parts[0], "…"] + [part] + last).joined(separator: "::")
