@@ -75,7 +75,7 @@ final class BackupCLITests {
 
         let undo = sandbox.run(["backup", "undo"] + laptop)
         #expect(undo.status == 0, "\(undo.errorOutput)")
-        #expect(undo.output == "Undid the last restore: 0 added, 1 updated, 0 unchanged, 0 moved to the Trash\n")
+        #expect(undo.output == "Undid the last restore: 1 word put back as before the restore, 0 moved to the Trash\n")
         // The restore it undid is named: not the last one run (third.json kept the undo).
         #expect(undo.errorOutput.contains("That was the restore of second.json of "), "\(undo.errorOutput)")
         #expect(try word(id, library: laptop)["meaning"] as? String == "dog")
@@ -108,7 +108,7 @@ final class BackupCLITests {
         sandbox.run(["backup", "restore", sandbox.path("backup.json")] + laptop)
 
         let undo = sandbox.run(["backup", "undo"] + laptop)
-        #expect(undo.output == "Undid the last restore: 0 added, 0 updated, 0 unchanged, 2 moved to the Trash\n")
+        #expect(undo.output == "Undid the last restore: 0 words put back as before the restore, 2 moved to the Trash\n")
         let live = try sandbox.run(["list", "--json"] + laptop).jsonArray()
         #expect(live.compactMap { $0["term"] as? String } == ["propio"])
         #expect(try sandbox.run(["trash", "--json"] + laptop).jsonArray().count == 2)

@@ -113,7 +113,11 @@ struct BackupUndoCommand: ParsableCommand {
         let kept =
             report.keptEdited == 0
             ? "" : "; \(report.keptEdited) edited since the restore, their edits kept"
-        context.io.write(output.json ? json(report) : "Undid the last restore: " + describe(report) + kept + "\n")
+        // In the words of the undo, as the web app says it: the restore's "added, updated"
+        // read as if the undo had added words, and a word it took out of the Trash was
+        // "updated" (round 11B, item 8).
+        let undone = "\(counted(report.updated, "word")) put back as before the restore, \(report.trashed) moved to the Trash"
+        context.io.write(output.json ? json(report) : "Undid the last restore: " + undone + kept + "\n")
         if !output.json, let source = report.source { context.note("That was the restore of \(source.described.shownSafely).") }
     }
 }
