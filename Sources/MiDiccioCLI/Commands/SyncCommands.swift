@@ -315,9 +315,18 @@ struct RemoteShowCommand: ParsableCommand {
             if let signIn { text += "  sign-in   \(signIn.text)\n" }
             context.io.write(text)
         } else {
+            // `remote set gdrive` alone needs an OAuth client built in or in the environment;
+            // without one it failed with "no OAuth client" (round 11B, item 10).
+            let gdrive =
+                GoogleOAuthClient.standard(environment: context.environment) == nil
+                ? "midiccio remote set gdrive --client-id ID (README, \"Sync through Google Drive\")" : "midiccio remote set gdrive"
+            let icloud =
+                ICloudSignInSettings.prefill(variables: context.environment).container == nil
+                ? "midiccio remote set icloud --container iCloud.ID --api-token TOKEN (README, \"Sync through iCloud\")"
+                : "midiccio remote set icloud"
             context.note(
                 "No remote set. Set one with: midiccio remote set folder PATH, or: midiccio remote set webdav URL --user NAME --password-stdin, "
-                    + "or: midiccio remote set gdrive, or: midiccio remote set icloud"
+                    + "or: \(gdrive), or: \(icloud)"
             )
         }
     }
