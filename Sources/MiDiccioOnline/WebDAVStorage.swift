@@ -392,8 +392,10 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
                     // a new computer without the file that holds its password).
                     throw CloudError.unauthorized(
                         noPassword
-                            ? "the server asks for a password, and none is stored for this library (a library copied to "
-                                + "another computer leaves it behind, in the '.credentials' file beside the library)"
+                            ? "the server asks for a password, and none is stored for this library nor set in "
+                                + "MIDICCIO_WEBDAV_PASSWORD (give it with: midiccio remote set webdav URL --user NAME "
+                                + "--password-stdin; a library copied to another computer leaves its password behind, in the "
+                                + "'.credentials' file beside the library)"
                             : "the server refused the user name or password")
                 }
                 guard HTTPRetryPolicy.isRetryable(status: answer.status) else { return (answer, attempt) }
