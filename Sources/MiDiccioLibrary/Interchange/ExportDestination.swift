@@ -3,7 +3,7 @@ import MiDiccioFiles
 
 /// What an export writes: a backup, or a CSV / TSV sheet. An export replaces a file of its
 /// own kind (last night's backup, an earlier export of the sheet) and no other.
-public enum ExportKind: Sendable {
+enum ExportKind: Sendable {
     /// A JSON backup (`exportBackup`).
     case backup
     /// A MiDiccio CSV or TSV export (`exportSheet`).
