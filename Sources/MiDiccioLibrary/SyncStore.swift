@@ -92,10 +92,25 @@ package final class SyncStore {
         }
     }
 
-    /// Drops what the cloud back end kept between syncs (an index of the cloud's files, a
-    /// change token): the next sync lists the cloud afresh.
-    package func forgetCloudCache() throws {
-        try write { try database.run("DELETE FROM cloud_cache") }
+    /// After a new sign-in to the same remote (perhaps another account): drops what the
+    /// cloud back end kept between syncs (an index of the cloud's files, a change token),
+    /// so the next sync lists the cloud afresh, and marks the sign-in for it
+    /// (`signedInAgain`).
+    package func noteNewSignIn() throws {
+        try write {
+            try database.run("DELETE FROM cloud_cache")
+            try library.setInfo("sync.signedIn", "1")
+        }
+    }
+
+    /// True while no sync has gone through since a new sign-in (`noteNewSignIn`).
+    package func signedInAgain() throws -> Bool {
+        try library.guarded { try library.info("sync.signedIn") == "1" }
+    }
+
+    /// Forgets the mark of a new sign-in; call inside `write`.
+    package func forgetSignIn() throws {
+        try library.guarded { try database.run("DELETE FROM library_info WHERE key = 'sync.signedIn'") }
     }
 
     /// Sync's saved state (JSON written by `saveState`), nil before the first sync.

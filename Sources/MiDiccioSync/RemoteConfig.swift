@@ -96,7 +96,8 @@ extension WordLibrary {
     /// the back end kept of the old account's cloud (Drive's index of its files, iCloud's
     /// change token) is dropped, so the next sync lists the cloud afresh; where this
     /// device has got to stays, and a cloud without this device's record is a new cloud
-    /// to it, as any cloud replaced is. A Drive index kept from another account made every
+    /// to it, as any cloud replaced is: one without MiDiccio data (a new, empty account)
+    /// is started, where a folder that lost its data stops the sync. A Drive index kept from another account made every
     /// sync fail ("Google Drive answered POST with 404") or find nothing, for good (found
     /// by the exploratory helper, round 11).
     public func setRemote(_ remote: RemoteConfig?, signedIn: Bool = false) throws {
@@ -117,7 +118,7 @@ extension WordLibrary {
             case nil: try SyncStore(self).changeRemote(to: nil)
             }
         } else if signedIn {
-            try SyncStore(self).forgetCloudCache()
+            try SyncStore(self).noteNewSignIn()
         }
         if case .googleDrive = remote {
         } else {

@@ -201,6 +201,10 @@ final class SyncSession {
     /// True when this library was set to this cloud again (it kept a state for it aside:
     /// `takeUpPreviousState`): one that finds no manifest starts the cloud again.
     var setBack = false
+    /// True when this library was signed in again since its last sync went through
+    /// (`WordLibrary.setRemote(_:signedIn:)`): a cloud that holds nothing of this device
+    /// is another account's, and the device starts over there, or starts the cloud.
+    let signedInAgain: Bool
     /// The snapshot read of each device this sync, by name (`SyncState.snapshotsRead`).
     var snapshotNamesRead: [String: String] = [:]
     /// Libraries that took over this library's old id, read in full this sync.
@@ -227,6 +231,7 @@ final class SyncSession {
         state.adoptLegacyFiles(device: store.deviceID)
         let key = store.path + "|" + store.deviceID
         unfamiliar = SyncSession.seenGenerations.withLock { $0[key] } != state.generation
+        signedInAgain = try store.signedInAgain()
     }
 
     /// This device's id (it changes when a copy takes a new one).
@@ -321,7 +326,7 @@ final class SyncSession {
     /// The files this id wrote there are remembered as removed (`SyncState.removedFiles`):
     /// one that a sync program or a copy of the old folder brings back is this device's
     /// own, removed again, and not taken for a copy's (found by the exploratory helper).
-    private func startOver() throws {
+    func startOver() throws {
         let words = try store.read { try store.wordCount() }
         let now = now
         try commit { next in
@@ -332,6 +337,7 @@ final class SyncSession {
             next.rememberWritten(by: old, at: now)
         }
         report.startedOver = true
+        report.startedOverAfterSignIn = signedInAgain
     }
 
     /// Ends a sync that went through: notes when it happened.
@@ -345,9 +351,11 @@ final class SyncSession {
         // A new id taken by a sync that stopped is told by the next that finishes (found
         // by the exploratory helper: the stop said "nothing was changed", and no sync told).
         if report.newIdentity == nil { report.newIdentity = state.untoldIdentity }
+        let signedIn = signedInAgain
         try commit { next in
             next.lastSync = now
             next.untoldIdentity = nil
+            if signedIn { try store.forgetSignIn() }
             if !snapshots.isEmpty { next.snapshotsRead = (next.snapshotsRead ?? [:]).merging(snapshots) { $1 } }
             for index in next.absorbed.indices {
                 guard !next.absorbed[index].cleanedUp, let folder = folders[next.absorbed[index].device] else {

@@ -71,6 +71,9 @@ public struct SyncReport: Hashable, Sendable {
     /// (an iCloud zone deleted in Settings), so this device started over there: it read
     /// everything again and uploaded every word once.
     public var startedOver = false
+    /// `startedOver` in the first sync after a new sign-in: the cloud held nothing of this
+    /// device because it is another account's, not because it was deleted.
+    public var startedOverAfterSignIn = false
     /// Set when this library found itself to be a copy of another device (a file copied
     /// to another computer, or put back from a backup) and went on under a new id.
     public var newIdentity: NewIdentity?
@@ -497,7 +500,11 @@ extension SyncReport {
             )
         }
         if fullResync { notes.append("This device had not synced for a long time, so it read everything again before uploading.") }
-        if startedOver {
+        if startedOver && startedOverAfterSignIn {
+            notes.append(
+                "\(cloud) holds nothing of this device since it was signed in again (another account than before?), so this device started over there: it read everything and uploaded every word once. Starting over deleted no word here: what it read was merged as any sync merges."
+            )
+        } else if startedOver {
             notes.append(
                 "The MiDiccio data in \(cloud) had been deleted or replaced, so this device started over there: it read everything again and uploaded every word once. Starting over deleted no word here: what it read was merged as any sync merges."
             )

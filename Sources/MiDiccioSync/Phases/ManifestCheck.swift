@@ -45,10 +45,21 @@ extension SyncSession {
                 // manifest went (a sync program or a person removed it), and every sync
                 // stopped on it for good. It is written again, as a new device would.
                 let records = try storage.list(CloudLayout.devicesFolder)
-                guard records.contains(where: { CloudLayout.device(fromRecordName: $0.name) == deviceID }) else {
+                if records.contains(where: { CloudLayout.device(fromRecordName: $0.name) == deviceID }) {
+                    report.manifestWrittenAgain = true
+                } else if signedInAgain {
+                    // Signed in again, to an account with no MiDiccio data (a new one the
+                    // devices move to): the device starts the cloud there. It stopped for
+                    // good before, saying to remove the remote and set it again (found by
+                    // the exploratory helper, round 11).
+                    try startOver()
+                    // "There was no MiDiccio data …, so this sync started it there" says it.
+                    report.startedOver = false
+                    report.startedOverAfterSignIn = false
+                    if records.contains(where: { Self.isRecord($0.name) }) { report.manifestWrittenAgain = true }
+                } else {
                     throw CloudError.unavailable(missingManifest())
                 }
-                report.manifestWrittenAgain = true
             } else if !setBack, try storage.list(CloudLayout.devicesFolder).contains(where: { Self.isRecord($0.name) }) {
                 // A device new to this cloud that finds devices' records without a manifest:
                 // only the manifest went. Written again, with the id the records name (below):

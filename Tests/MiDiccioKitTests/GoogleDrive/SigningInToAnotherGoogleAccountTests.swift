@@ -48,6 +48,10 @@ struct SigningInToAnotherGoogleAccountTests {
                 name: "laptop", path: laptop.path, storage: new.storage(.appData, credentials: newDrive.credentials),
                 clock: laptop.clock)
             try signedIn.library.setRemote(.googleDrive(.appData), signedIn: true)
+            signedIn.clock.advance(by: 1_000)
+            let first = try signedIn.sync()
+            #expect(first.startedOver && first.startedOverAfterSignIn)
+            #expect(first.cloudNotes(cloud: "Google Drive").contains { $0.contains("since it was signed in again") })
             for _ in 0..<2 {
                 for device in [signedIn, phone] {
                     device.clock.advance(by: 1_000)
@@ -80,6 +84,36 @@ struct SigningInToAnotherGoogleAccountTests {
             #expect(report.pulled == 1 && report.pushed == 0, "only the phone's new word moved")
             #expect(!report.fullUpload && !report.startedOver && laptop.id == id)
             #expect(try laptop.has(word))
+        }
+    }
+
+    @Test("a laptop signed in to a new, empty account starts MiDiccio there, and a phone that joins finds every word")
+    func movedToANewEmptyAccount() throws {
+        let old = try GoogleDriveTests.tenant("account-old-empty")
+        let new = try GoogleDriveTests.tenant("account-new-empty")
+        try withTemporaryDirectory { directory in
+            let oldDrive = try DriveDevices(tenant: old, space: .appData, directory: directory)
+            let newDrive = try DriveDevices(tenant: new, space: .appData, directory: directory)
+            let laptop = try oldDrive.device("laptop")
+            try laptop.library.setRemote(.googleDrive(.appData))
+            let words = try (1...3).map { try laptop.add("nuevo \($0)") }
+            try laptop.sync()
+
+            let signedIn = try TestDevice(
+                name: "laptop", path: laptop.path, storage: new.storage(.appData, credentials: newDrive.credentials),
+                clock: laptop.clock)
+            try signedIn.library.setRemote(.googleDrive(.appData), signedIn: true)
+            signedIn.clock.advance(by: 1_000)
+            let first = try signedIn.sync()
+            #expect(first.startedCloud && !first.startedOver)
+            let phone = try newDrive.device("phone")
+            try phone.sync()
+            for id in words { #expect(try phone.has(id)) }
+            // Only the sign-in's first sync may start a cloud: emptied later, it stops.
+            let cleaner = new.storage(.appData, credentials: newDrive.credentials)
+            for path in try new.files().keys { _ = try cleaner.delete(path) }
+            signedIn.clock.advance(by: 1_000)
+            #expect(throws: (any Error).self) { try signedIn.sync() }
         }
     }
 }
