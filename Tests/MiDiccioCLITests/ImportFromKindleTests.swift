@@ -37,6 +37,16 @@ final class ImportFromKindleTests {
         #expect(verhaften["tags"] as? [String] == ["de", "kindle"])
     }
 
+    @Test("--separator on a Kindle file is refused, without pointing at --format list, which cannot read a database")
+    func separatorRefused() throws {
+        let file = try ImportFixtures.copy("vocab.db", into: sandbox)
+        let result = sandbox.run("import", file, "--separator", "tab")
+        #expect(result.status == 1)
+        #expect(result.errorOutput.contains("are for lists without a header"), "\(result.errorOutput)")
+        #expect(!result.errorOutput.contains("--format list"), "\(result.errorOutput)")
+        #expect(try sandbox.listedWords().isEmpty)
+    }
+
     @Test("--since imports only the look-ups from that day on")
     func since() throws {
         let file = try ImportFixtures.copy("vocab.db", into: sandbox)

@@ -511,10 +511,13 @@ extension WordLibrary {
         let format = try options.format ?? ImportFormat.detect(data, file: path)
         let layoutGiven = options.layout != ListLayout()
         if layoutGiven && format != .list {
+            // A database or a package has no rows of text to read as a list: "add --format
+            // list" made no sense for a Kindle file (found by the exploratory helper, round 11).
+            let textual = [ImportFormat.csv, .tsv, .ankiText].contains(format)
             throw LibraryError.invalidImport(
                 file: path, line: nil,
                 message: "--columns and --separator are for lists without a header, and this is \(format.titleWithArticle); "
-                    + "leave them out, or add --format list to read its first row as words")
+                    + (textual ? "leave them out, or add --format list to read its first row as words" : "leave them out"))
         }
         if options.since != nil && format != .kindle && format != .koreader {
             throw LibraryError.invalidImport(
