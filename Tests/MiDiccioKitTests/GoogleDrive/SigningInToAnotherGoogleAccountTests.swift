@@ -17,6 +17,17 @@ import Testing
     "Signing in to another Google account syncs with that account's Drive",
     .enabled(if: GoogleDriveTests.shouldRun, GoogleDriveTests.skipReason))
 struct SigningInToAnotherGoogleAccountTests {
+    /// `laptop`'s library signed in again, to the account of `drive`: the same library
+    /// file, a Drive of another account behind the same remote; and its first sync.
+    private func signIn(_ laptop: TestDevice, to drive: DriveDevices) throws -> (TestDevice, SyncReport) {
+        let signedIn = try TestDevice(
+            name: laptop.name, path: laptop.path, storage: drive.tenant.storage(.appData, credentials: drive.credentials),
+            clock: laptop.clock)
+        try signedIn.library.setRemote(.googleDrive(.appData), signedIn: true)
+        signedIn.clock.advance(by: 1_000)
+        return (signedIn, try signedIn.sync())
+    }
+
     @Test("a laptop signed in again to the account the phone moved to exchanges every word with it", arguments: [false, true])
     func movedToAnotherAccount(busierOldAccount: Bool) throws {
         let old = try GoogleDriveTests.tenant("account-old-\(busierOldAccount)")
@@ -42,14 +53,8 @@ struct SigningInToAnotherGoogleAccountTests {
             let onPhone = try (1...2).map { try phone.add("teléfono \($0)") }
             try phone.sync()
 
-            // The laptop signs in to the new account: the same library file, a Drive of
-            // another account behind the same remote.
-            let signedIn = try TestDevice(
-                name: "laptop", path: laptop.path, storage: new.storage(.appData, credentials: newDrive.credentials),
-                clock: laptop.clock)
-            try signedIn.library.setRemote(.googleDrive(.appData), signedIn: true)
-            signedIn.clock.advance(by: 1_000)
-            let first = try signedIn.sync()
+            // The laptop signs in to the new account.
+            let (signedIn, first) = try signIn(laptop, to: newDrive)
             #expect(first.startedOver && first.startedOverAfterSignIn)
             #expect(first.cloudNotes(cloud: "Google Drive").contains { $0.contains("since it was signed in again") })
             for _ in 0..<2 {
@@ -99,12 +104,7 @@ struct SigningInToAnotherGoogleAccountTests {
             let words = try (1...3).map { try laptop.add("nuevo \($0)") }
             try laptop.sync()
 
-            let signedIn = try TestDevice(
-                name: "laptop", path: laptop.path, storage: new.storage(.appData, credentials: newDrive.credentials),
-                clock: laptop.clock)
-            try signedIn.library.setRemote(.googleDrive(.appData), signedIn: true)
-            signedIn.clock.advance(by: 1_000)
-            let first = try signedIn.sync()
+            let (signedIn, first) = try signIn(laptop, to: newDrive)
             #expect(first.startedCloud && !first.startedOver)
             let phone = try newDrive.device("phone")
             try phone.sync()
