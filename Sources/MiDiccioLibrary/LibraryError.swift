@@ -70,8 +70,8 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
         guard error.isCorrupt else { return .storage(error) }
         return .damaged(
             "SQLite finds the file's pages inconsistent (\(error.message)); a library file copied while MiDiccio "
-                + "was writing it can be torn like this, so copy one only with MiDiccio closed, or move words with "
-                + "'midiccio backup export'")
+                + "was writing it can be torn like this. If this file is such a copy, copy it again with MiDiccio "
+                + "closed where it came from, or run 'midiccio backup export' there and restore that backup here")
     }
 
     public var description: String {
@@ -131,7 +131,9 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
         case .fileError(let path, let reason):
             return "\(path): \(reason)"
         case .damaged(let what):
-            return "the library is damaged: \(what); nothing was changed (restore a backup, or ask for help)"
+            return "the library is damaged: \(what); nothing was changed. To get its words back, restore a backup into a new library "
+                + "(--library), or, if this library synced, set a new library to the same remote and sync: it gets "
+                + "back every word this one had synced"
         case .logDoesNotFit(let path, let problem):
             let name = path.split(separator: "/").last.map(String.init) ?? path
             return

@@ -106,8 +106,8 @@ enum LibraryFile {
             throw LibraryError.damaged(
                 "SQLite's check of the file finds \(quoted(problems)). It came here without the log MiDiccio keeps "
                     + "beside a library, as a copy or a backup does, and a copy taken while MiDiccio was writing the "
-                    + "library is torn like this: copy it again with MiDiccio closed where it came from, or move words "
-                    + "with 'midiccio backup export'")
+                    + "library is torn like this: copy it again with MiDiccio closed where it came from, or run "
+                    + "'midiccio backup export' there and restore that backup here")
         }
     }
 

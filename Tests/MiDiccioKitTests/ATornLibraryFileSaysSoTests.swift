@@ -61,7 +61,8 @@ struct ATornLibraryFileSaysSoTests {
                 _ = try WordLibrary(path: path, environment: [:])
             } throws: { error in
                 guard case LibraryError.damaged = error else { return false }
-                return "\(error)".contains("restore a backup") && !"\(error)".contains("SELECT")
+                return "\(error)".contains("restore a backup") && "\(error)".contains("a new library to the same remote")
+                    && !"\(error)".contains("SELECT")
             }
         }
     }
