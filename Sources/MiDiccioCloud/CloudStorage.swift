@@ -46,6 +46,10 @@ public enum CloudError: Error, Sendable, CustomStringConvertible {
     /// The storage no longer accepts this device's sign-in; the text says how to sign
     /// in again.
     case signInNeeded(String)
+    /// The server answered, but the place the remote names is not there and cannot be
+    /// made (a WebDAV URL under a folder that does not exist); the text says which part
+    /// is missing. Not a passing failure: the remote's address needs changing.
+    case notThere(String)
 
     public var description: String {
         switch self {
@@ -55,6 +59,7 @@ public enum CloudError: Error, Sendable, CustomStringConvertible {
         case .unreadable(let path, let reason): "cloud file \(path) cannot be read: \(reason)"
         case .exists(let path): "cloud file \(path) already exists"
         case .signInNeeded(let message): message
+        case .notThere(let reason): "the cloud folder is not there: \(reason)"
         }
     }
 }

@@ -347,9 +347,9 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
             case 404 where !madeParent, 409 where !madeParent:
                 guard !folder.isEmpty else {
                     let parent = address.url.deletingLastPathComponent().absoluteString
-                    throw CloudError.unavailable(
-                        "the folder \(address) does not exist on the server and cannot be made there, because \(parent) does not exist either; check the URL"
-                    )
+                    throw CloudError.notThere(
+                        "the server answered, but the folder \(address) does not exist there and cannot be made, because "
+                            + "\(parent) does not exist either; check the URL (remote set webdav)")
                 }
                 guard depth < 32 else { throw unexpected(answer, "MKCOL", folder) }
                 try makeFolder(split(folder).folder, depth: depth + 1)

@@ -310,6 +310,9 @@ public enum SyncError: Error, Sendable, CustomStringConvertible {
             "\(CloudError.unauthorized(reason)); nothing was changed here. Syncing waits until the cloud lets this device in again "
                 + "(for WebDAV, set the user name and password again: midiccio remote set webdav URL --user NAME "
                 + "--password-stdin, or Settings in the web app)"
+        case .cloud(.notThere(let reason)):
+            // A missing folder stays missing: trying again cannot help until the address changes.
+            "\(CloudError.notThere(reason)); nothing was changed here"
         case .cloud(let error):
             "\(error); nothing was changed here, the next sync will try again"
         case .stopped(let cause, let kept):

@@ -129,11 +129,12 @@ struct WebDAVTwoLibrariesTests {
                 try device.sync()
                 Issue.record("the sync should have failed")
             } catch let error as SyncError {
-                guard case .cloud(let cloud) = error, case .unavailable(let reason) = cloud else {
+                guard case .cloud(let cloud) = error, case .notThere(let reason) = cloud else {
                     Issue.record("unexpected error \(error)")
                     return
                 }
-                #expect(reason.contains("does not exist on the server"))
+                #expect(reason.contains("does not exist there"))
+                #expect(!"\(error)".contains("cannot be reached") && !"\(error)".contains("will try again"))
                 #expect(reason.contains(address.url.deletingLastPathComponent().absoluteString))
             }
             #expect(try device.library.allStored() == before)
