@@ -154,7 +154,7 @@ extension WordLibrary {
     }
 
     /// True while a purge's scrub is owed: another program was writing to the library when
-    /// it was due, so the purged words' text may remain in the search index's older
+    /// it was due, or its disk was full, so the purged words' text may remain in the search index's older
     /// segments and the WAL until the next purge or sync (`scrubIfOwed`).
     public func purgedTextRemains() throws -> Bool {
         try guarded { try info(Self.scrubOwedKey) != nil }
@@ -165,15 +165,18 @@ extension WordLibrary {
 
     /// Scrubs the purged words' text (`scrubFreedContent`) when a purge owes it. The purge
     /// has committed by then, so another program that writes to the library for longer
-    /// than the busy timeout does not undo it, nor make it report a failure: the scrub
-    /// stays owed, and the next purge or sync makes it. Returns false when it is still owed.
+    /// than the busy timeout, or a disk with no room for the rewrite, does not undo it, nor
+    /// make it report a failure: the scrub stays owed, and the next purge or sync makes it.
+    /// Returns false when it is still owed.
     @discardableResult
     package func scrubIfOwed() throws -> Bool {
         guard try purgedTextRemains() else { return true }
         do {
             try scrubFreedContent()
             return true
-        } catch LibraryError.storage(let error) where error.isBusy {
+        } catch LibraryError.storage(let error) where error.isBusy || error.isFull {
+            // A disk too full for the rewrite is no reason to report the purge, which
+            // stands, as failed ("nothing was changed", round 12B); the scrub stays owed.
             return false
         }
     }

@@ -37,12 +37,13 @@ func syncFirst(_ syncOnOpen: SyncOnOpen, _ context: ToolContext) throws {
         context, consequence: "a word another device took out of the Trash, and this one has not pulled, would be purged on every device")
 }
 
-/// Says on standard error when a purge stood but its scrub waits for another program
-/// (`WordLibrary.purgedTextRemains`).
+/// Says on standard error when a purge stood but its scrub waits for another program or
+/// for room on the disk (`WordLibrary.purgedTextRemains`).
 func noteTextRemaining(_ library: WordLibrary, _ context: ToolContext) throws {
     guard try library.purgedTextRemains() else { return }
     context.note(
-        "Another program is writing to the library: the purged words' text leaves its search index at the next purge or sync.")
+        "The purged words' text leaves the library's search index at the next purge or sync: another program was "
+            + "writing to the library, or its disk is full.")
 }
 
 /// `midiccio trash empty`
