@@ -782,7 +782,8 @@ public final class WebApp: HTTPHandler {
     }
 
     private static func encode(_ report: RestoreReport, dryRun: Bool) -> String {
-        JSONText.object(report.jsonMembers(dryRun: dryRun) + restoreTermLists(report))
+        JSONText.object(
+            report.jsonMembers(dryRun: dryRun) + restoreTermLists(report) + [("strayTimesNote", JSONText.optional(report.strayTimesNote))])
     }
 
     private func exportSheet(_ request: HTTPRequest) throws -> HTTPResponse {

@@ -202,12 +202,6 @@ final class BackupCLITests {
             ("another format", #"{"format": "other", "version": 1, "words": []}"#, "not a MiDiccio backup"),
             ("a newer version", #"{"format": "midiccio-backup", "version": 99, "words": []}"#, "update MiDiccio"),
             ("a bad entry", #"{"format": "midiccio-backup", "version": 1, "words": [{"id": "x"}]}"#, "entry 1"),
-            (
-                "a word from the future",
-                #"{"format": "midiccio-backup", "version": 1, "words": [{"id": "3f2a9c1e-8b4d-4e6f-9a1b-2c3d4e5f6a7b", "term": "casa", "#
-                    + #""createdAt": "2026-11-29T10:00:00.000Z", "updatedAt": "2999-01-01T00:00:00.000Z"}]}"#,
-                "entry 1: its time 2999-01-01T00:00:00.000Z is in the future"
-            ),
         ])
     func invalidBackup(name: String, text: String, message: String) throws {
         try sandbox.add("uno")
@@ -220,5 +214,19 @@ final class BackupCLITests {
         #expect(result.errorOutput.contains(message), "\(name): \(result.errorOutput)")
         #expect(result.errorOutput.contains("nothing was changed"))
         #expect(sandbox.run("list", "--json").output == before)
+    }
+
+    @Test("a word stamped far in the future (a device's clock set years ahead) restores with its time, and the note says so")
+    func wordFromTheFutureRestores() throws {
+        let file = try sandbox.write(
+            #"{"format": "midiccio-backup", "version": 1, "words": [{"id": "3f2a9c1e-8b4d-4e6f-9a1b-2c3d4e5f6a7b", "term": "casa", "#
+                + #""createdAt": "2026-11-29T10:00:00.000Z", "updatedAt": "2999-01-01T00:00:00.000Z"}]}"#, to: "ahead.json")
+        let result = sandbox.run("backup", "restore", file)
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(result.output.hasPrefix("Restored: 1 added"))
+        #expect(result.errorOutput.contains("(2999-01-01T00:00:00.000Z)") && result.errorOutput.contains("1 word keeps its time"))
+        #expect(sandbox.run("list").output.contains("casa"))
+        let json = sandbox.run("backup", "restore", file, "--json").output
+        #expect(json.contains(#""wordsAhead": 1"#) && json.contains(#""latestStrayTime": "2999-01-01T00:00:00.000Z""#), "\(json)")
     }
 }

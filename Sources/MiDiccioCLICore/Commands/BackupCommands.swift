@@ -81,6 +81,7 @@ struct BackupRestoreCommand: ParsableCommand {
             context.io.write(json(report, dryRun: dryRun))
         } else {
             context.io.write((dryRun ? "Would restore: " : "Restored: ") + describe(report) + "\n")
+            if let note = report.strayTimesNote { context.note(note) }
             if report.mergedIntoEmpty {
                 context.note(
                     "The library held no words, so the backup \(dryRun ? "would be" : "was") merged, not replacing: its words keep their own times, and edits your other devices made after the backup win when this library syncs with them."

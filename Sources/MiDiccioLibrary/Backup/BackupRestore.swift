@@ -32,6 +32,18 @@ public struct RestoreReport: Hashable, Sendable {
     /// Answers of the backup's study history that were not here, added (a restore or its
     /// dry run; events are immutable, so an undo leaves them).
     public var answersAdded = 0
+    /// Backup words with a time more than two years after this device's clock
+    /// (`WordLibrary.latestTime(now:)`), restored as they are: sync takes such a word from
+    /// a device whose clock was that far ahead. Before 2026-12-05 one refused the whole
+    /// backup, so a single sync from a device set to 2029 made every later backup of
+    /// every device unrestorable (found by the exploratory helper, round 12C).
+    public var wordsAhead = 0
+    /// Answers of the backup's study history dated as far ahead, or before 2000, left out
+    /// (a hand-edited answer of 2999 made its word due in 2999 on every device; round 7).
+    /// The rest of the backup is restored.
+    public var answersLeftOut = 0
+    /// The earliest and the latest time of the `wordsAhead` and the `answersLeftOut`.
+    public var strayTimeRange: ClosedRange<Timestamp>?
     /// The terms of the first `listedTerms` words added, in the backup's order.
     public var addedTerms: [String] = []
     /// The terms of the first `listedTerms` words updated.
@@ -91,7 +103,28 @@ public struct RestoreReport: Hashable, Sendable {
             ("trashed", String(trashed)), ("skippedPurged", String(skippedPurged)), ("keptEdited", String(keptEdited)),
             ("mergedIntoEmpty", String(mergedIntoEmpty)), ("answersAdded", String(answersAdded)), ("dryRun", String(dryRun)),
             ("sweptKey", JSONText.quote(sweptKey)), ("undid", JSONText.optional(source?.described)),
+            ("wordsAhead", String(wordsAhead)), ("answersLeftOut", String(answersLeftOut)),
+            ("earliestStrayTime", JSONText.optional(strayTimeRange?.lowerBound.iso8601)),
+            ("latestStrayTime", JSONText.optional(strayTimeRange?.upperBound.iso8601)),
         ]
+    }
+
+    /// Notes a time out of the range a clock set right gives (`strayTimeRange`).
+    mutating func noteStray(_ time: Timestamp) {
+        strayTimeRange = strayTimeRange.map { min($0.lowerBound, time)...max($0.upperBound, time) } ?? time...time
+    }
+
+    /// What a person is told of the `wordsAhead` and the `answersLeftOut`, or nil when
+    /// there are none.
+    public var strayTimesNote: String? {
+        guard let range = strayTimeRange else { return nil }
+        let span =
+            range.lowerBound == range.upperBound ? range.lowerBound.iso8601 : "\(range.lowerBound.iso8601) to \(range.upperBound.iso8601)"
+        var parts: [String] = []
+        if wordsAhead > 0 { parts.append("\(wordsAhead) word\(wordsAhead == 1 ? " keeps its time" : "s keep theirs"), as sync takes them") }
+        if answersLeftOut > 0 { parts.append("\(answersLeftOut) study answer\(answersLeftOut == 1 ? " is" : "s are") left out") }
+        return "The backup holds times far from this computer's clock (\(span)): a device's clock was wrong when they "
+            + "were written, or the file was edited. " + parts.joined(separator: "; ") + "."
     }
 }
 
@@ -198,9 +231,9 @@ extension WordLibrary {
                     try insertNew(fresh, pending: true)
                     fresh.removeAll(keepingCapacity: true)
                 }
-                // No device wrote a word this far ahead of this one's clock (see
-                // `checkRestoredReviews`): a hand-edited time of 2999 stamped every later
-                // edit of the word after it, beating every other device's edits.
+                // A word this far ahead of this device's clock came from a device whose
+                // clock was as far ahead (sync takes it), or from an edited file: restored
+                // as it is, and told (`strayTimes`).
                 let latest = Self.latestTime(now: clock.now())
                 func restore(_ entry: BackupFile.Entry, columns: NewWordColumns?) throws {
                     let restored = entry.word
@@ -209,9 +242,8 @@ extension WordLibrary {
                     let times = [restored.updatedAt, restored.createdAt, restored.deletedAt]
                     let newest = times.compactMap(\.self).max() ?? restored.updatedAt
                     if newest.milliseconds > latest {
-                        throw LibraryError.invalidBackup(
-                            file: path, location: "entry \(index)",
-                            message: "its time \(newest.iso8601) is in the future, more than two years after this device's clock")
+                        report.wordsAhead += 1
+                        report.noteStray(newest)
                     }
                     if intoEmpty, let columns {
                         // A marker wins over a backup, as in `merge`.
@@ -296,8 +328,7 @@ extension WordLibrary {
                         if let id = renamed[reviews[index].wordID] { reviews[index].wordID = id }
                     }
                 }
-                try checkRestoredReviews(reviews, file: path)
-                report.answersAdded = try restoreReviewEvents(reviews)
+                report.answersAdded = try restoreReviewEvents(try checkRestoredReviews(reviews, file: path, report: &report))
                 let reviewsAdded = report.answersAdded > 0
                 // Each touched word's time as the restore leaves it: a word whose time has
                 // moved by the undo was edited since, and the undo keeps that edit.
@@ -535,26 +566,31 @@ extension WordLibrary {
         if word.isDeleted && !local.word.isDeleted { report.countTrashed(word.term) } else { report.countUpdated(word.term) }
     }
 
-    /// Refuses a backup's answers that no device gave (found by the exploratory helper,
-    /// round 7: a hand-edited answer of 2999 made the word due in 2999 on every device,
-    /// and no undo took it back): an answer after `latestTime(now:)` or
-    /// before 2000, or of a word that is neither in the library now (the backup's words
-    /// restored) nor purged (a purged word's answers are left out, as ever). Call inside
-    /// the restore's transaction, after its words: a refusal changes nothing.
-    private func checkRestoredReviews(_ reviews: [ReviewEvent], file: String) throws {
-        guard !reviews.isEmpty else { return }
+    /// The backup's answers to restore. Refuses answers of a word that is neither in the
+    /// library now (the backup's words restored) nor purged (a purged word's answers are
+    /// left out, as ever); leaves out, counted in `report`, answers dated after
+    /// `latestTime(now:)` or before 2000, which no clock set right gave (found by the
+    /// exploratory helper, round 7: a hand-edited answer of 2999 made the word due in 2999
+    /// on every device, and no undo took it back; they refused the whole backup until
+    /// round 12C found a device's clock set to 2029 doing the same). Call inside the
+    /// restore's transaction, after its words: a refusal changes nothing.
+    private func checkRestoredReviews(_ reviews: [ReviewEvent], file: String, report: inout RestoreReport) throws -> [ReviewEvent] {
+        guard !reviews.isEmpty else { return reviews }
         let latest = Self.latestTime(now: clock.now())
         let earliest = Timestamp(iso8601: "2000-01-01T00:00:00.000Z")?.milliseconds ?? 0
         var known = Set<WordID>()
         var purged: Set<WordID>?
+        var kept: [ReviewEvent] = []
+        kept.reserveCapacity(reviews.count)
         let exists = try database.cached("SELECT 1 FROM words WHERE id = ?")
         for (index, event) in reviews.enumerated() {
-            func fail(_ message: String) -> LibraryError {
-                .invalidBackup(file: file, location: "review \(index + 1)", message: message)
-            }
             let time = event.time.milliseconds
-            if time > latest { throw fail("its time \(event.time.iso8601) is in the future: an answer is given, not planned") }
-            if time < earliest { throw fail("its time \(event.time.iso8601) is before any answer MiDiccio could have recorded") }
+            if time > latest || time < earliest {
+                report.answersLeftOut += 1
+                report.noteStray(event.time)
+                continue
+            }
+            kept.append(event)
             guard !known.contains(event.wordID) else { continue }
             if try !exists.rows([.text(event.wordID.rawValue)], { _ in true }).isEmpty {
                 known.insert(event.wordID)
@@ -562,9 +598,12 @@ extension WordLibrary {
             }
             if purged == nil { purged = try purgedWordIDs() }
             guard purged?.contains(event.wordID) == true else {
-                throw fail("its word \(event.wordID.rawValue) is neither in the backup nor in this library")
+                throw LibraryError.invalidBackup(
+                    file: file, location: "review \(index + 1)",
+                    message: "its word \(event.wordID.rawValue) is neither in the backup nor in this library")
             }
         }
+        return kept
     }
 
     /// The latest time a backup may hold when this device's clock says `now`: two years

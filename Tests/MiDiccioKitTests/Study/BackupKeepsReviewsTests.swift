@@ -118,27 +118,14 @@ struct BackupKeepsReviewsTests {
     }
 
     @Test(
-        "answers no device gave are refused, naming the entry and changing nothing: in the future, before 2000, a day's seconds past, of no word",
+        "answers no device gave are refused, naming the entry and changing nothing: a day's seconds past, of no word",
         arguments: [
-            ("\"time\": \"2999-01-01T00:00:00.000Z\"", "in the future"),
-            ("\"time\": \"1970-01-01T00:00:00.000Z\"", "before any answer"),
             ("\"seconds\": 1000000000000000", "from 0 to 86400"),
             ("\"word\": \"00000000-0000-4000-8000-000000000000\"", "neither in the backup nor in this library"),
         ])
     func answersNoDeviceGave(edit: String, message: String) throws {
         try withTemporaryLibrary { fixture in
-            let word = try fixture.library.add(WordContent(term: "uno")).word
-            try fixture.library.review(word.id, grade: .good)
-            try fixture.library.exportBackup(to: fixture.file("b.json"))
-            var text = try String(contentsOfFile: fixture.file("b.json"), encoding: .utf8)
-            let field = String(edit.prefix { $0 != ":" })
-            let start = try #require(text.range(of: "{\"word\"")?.lowerBound)
-            let entry = try #require(text[start...].range(of: "}"))
-            var review = String(text[start..<entry.upperBound])
-            let old = try #require(review.range(of: field + #": [^,}]+"#, options: .regularExpression))
-            review.replaceSubrange(old, with: edit)
-            text.replaceSubrange(start..<entry.upperBound, with: review)
-            try writeText(text, to: fixture.file("bad.json"))
+            try Self.backupWithAnAnswerEdited(fixture, edit)
             let other = try fixture.sibling("other.sqlite").0
             for replace in [false, true] {
                 #expect {
@@ -150,5 +137,41 @@ struct BackupKeepsReviewsTests {
                 #expect(try other.reviewEventCount() == 0)
             }
         }
+    }
+
+    @Test(
+        "answers dated more than two years ahead or before 2000 are left out and counted, and the rest of the backup restores",
+        arguments: ["2999-01-01T00:00:00.000Z", "1970-01-01T00:00:00.000Z"])
+    func answersOutOfTimeLeftOut(time: String) throws {
+        try withTemporaryLibrary { fixture in
+            let word = try Self.backupWithAnAnswerEdited(fixture, "\"time\": \"\(time)\"")
+            let other = try fixture.sibling("other.sqlite").0
+            for replace in [false, true] {
+                let report = try other.restoreBackup(from: fixture.file("bad.json"), replace: replace)
+                #expect(report.answersLeftOut == 1 && report.answersAdded == 0)
+                #expect(report.strayTimeRange?.lowerBound.iso8601 == time)
+                #expect(try other.word(word)?.term == "uno")
+                #expect(try other.reviewEventCount() == 0)
+            }
+        }
+    }
+
+    /// Writes `bad.json`: a backup of a library holding the word "uno" (returned) and one
+    /// answer to it, with `edit` (`"field": value`) put into the answer.
+    @discardableResult
+    private static func backupWithAnAnswerEdited(_ fixture: TemporaryLibrary, _ edit: String) throws -> WordID {
+        let word = try fixture.library.add(WordContent(term: "uno")).word
+        try fixture.library.review(word.id, grade: .good)
+        try fixture.library.exportBackup(to: fixture.file("b.json"))
+        var text = try String(contentsOfFile: fixture.file("b.json"), encoding: .utf8)
+        let field = String(edit.prefix { $0 != ":" })
+        let start = try #require(text.range(of: "{\"word\"")?.lowerBound)
+        let entry = try #require(text[start...].range(of: "}"))
+        var review = String(text[start..<entry.upperBound])
+        let old = try #require(review.range(of: field + #": [^,}]+"#, options: .regularExpression))
+        review.replaceSubrange(old, with: edit)
+        text.replaceSubrange(start..<entry.upperBound, with: review)
+        try writeText(text, to: fixture.file("bad.json"))
+        return word.id
     }
 }
