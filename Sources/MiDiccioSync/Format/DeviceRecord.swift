@@ -30,6 +30,14 @@ public struct DeviceRecord: Hashable, Sendable {
     /// The names of its change files after the snapshot (format 3), so readers need
     /// not list its folder.
     public var changeNames: [String]?
+    /// Names of its earlier snapshots under the same number as `snapshotName`, which that
+    /// one knowingly replaced (written again to honour a purge marker, with nothing new to
+    /// number), oldest first. A device that read one of them is not looking at a device put
+    /// back from an older copy (`SyncSession.checkPutBack`). Before 2026-12-05 every such
+    /// rewrite read as one: the device that emptied its Trash was told another had been put
+    /// back, and uploaded every word, after each purge (found by the exploratory helper,
+    /// round 12A).
+    public var snapshotReplaces: [String]?
     /// Earlier device ids whose files this device read to the given number and then
     /// took over, as a copy of a library does when it takes a new id (format 3).
     public var absorbed: [String: Int64] = [:]
@@ -102,6 +110,7 @@ public struct DeviceRecord: Hashable, Sendable {
         if let instance { fields.append(("instance", JSONText.quote(instance))) }
         if let snapshotName { fields.append(("snapshot", JSONText.quote(snapshotName))) }
         if let changeNames { fields.append(("changes", JSONText.array(changeNames))) }
+        if let snapshotReplaces, !snapshotReplaces.isEmpty { fields.append(("snapshotReplaces", JSONText.array(snapshotReplaces))) }
         if !absorbed.isEmpty { fields.append(("absorbed", map(absorbed))) }
         if !wanted.isEmpty { fields.append(("wanted", map(wanted))) }
         if let cloud { fields.append(("cloud", JSONText.quote(cloud))) }
@@ -140,6 +149,7 @@ public struct DeviceRecord: Hashable, Sendable {
         record.instance = object["instance"] as? String
         record.snapshotName = object["snapshot"] as? String
         record.changeNames = object["changes"] as? [String]
+        record.snapshotReplaces = object["snapshotReplaces"] as? [String]
         record.absorbed = numbers(object["absorbed"]) ?? [:]
         record.wanted = numbers(object["wanted"]) ?? [:]
         record.cloud = (object["cloud"] as? String).flatMap(CloudManifest.acceptedCloudID)

@@ -14,8 +14,10 @@ extension SyncSession {
         let (digest, name, clean) = try store.read {
             (try store.digest(), try store.library.deviceName(), try store.markerSet(through: state.cleanMarkers))
         }
-        let changeNames = state.files.filter { $0.kind == .changes && $0.seq > state.snapshotSeq }
-            .map { $0.path.split(separator: "/").last.map(String.init) ?? $0.path }.sorted()
+        let changeNames = state.files.filter { $0.kind == .changes && $0.seq > state.snapshotSeq }.map(\.name).sorted()
+        let replacedSnapshots = (state.snapshotReplaces ?? []).filter {
+            state.snapshotSeq > 0 && CloudLayout.entry(fromName: $0, kind: .snapshot)?.seq == state.snapshotSeq
+        }
         // The cloud's id as this device knows it, kept in its record so that a device new
         // to the cloud that finds the manifest gone can write it again with the same id.
         let knownCloud = state.cloudEpoch.flatMap { $0.isEmpty ? nil : $0 }
@@ -23,6 +25,7 @@ extension SyncSession {
         let forgotten = "\(state.forgot ?? -1):\(state.forgotThrough ?? -1):\(state.forgotAt ?? -1)"
         let signature = [
             "\(state.lastSeq)", "\(state.snapshot?.path ?? "")", changeNames.joined(separator: ","),
+            replacedSnapshots.joined(separator: ","),
             state.cursors.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","),
             digest, name, "\(clean.count)/\(clean.digest)",
             absorbed.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","),
@@ -45,8 +48,9 @@ extension SyncSession {
             lastSeq: state.lastSeq, snapshotSeq: state.snapshotSeq, read: state.cursors,
             digest: digest, wordCount: try store.wordCount())
         record.instance = nonce()
-        record.snapshotName = state.snapshot.map { $0.path.split(separator: "/").last.map(String.init) ?? $0.path }
+        record.snapshotName = state.snapshot?.name
         record.changeNames = changeNames
+        record.snapshotReplaces = replacedSnapshots.isEmpty ? nil : replacedSnapshots
         record.absorbed = absorbed
         record.wanted = wants
         record.cloud = knownCloud

@@ -95,9 +95,11 @@ extension SyncSession {
         {
             return true
         }
+        // A snapshot the device wrote again under its number to honour a purge names the
+        // one it replaced: not a put-back (round 12A).
         if record.snapshotSeq > 0, record.snapshotSeq <= place, let read = state.snapshotsRead?[record.device],
             let name = record.snapshotName, CloudLayout.entry(fromName: read, kind: .snapshot)?.seq == record.snapshotSeq,
-            read != name
+            read != name, record.snapshotReplaces?.contains(read) != true
         {
             return true
         }

@@ -33,6 +33,15 @@ extension SyncSession {
         announce(.tidying)
         let snapshot = try writeSnapshot(seq: state.lastSeq)
         try commit { next in
+            // Written again under the same number (a purge to honour, nothing new): the
+            // record names the snapshot it replaced, so that nobody takes it for this
+            // device put back (`renumbered`).
+            if let replaced = next.snapshot, replaced.seq == snapshot.file.seq, replaced.path != snapshot.file.path {
+                let kept = (next.snapshotReplaces ?? []).filter { CloudLayout.entry(fromName: $0, kind: .snapshot)?.seq == replaced.seq }
+                next.snapshotReplaces = Array((kept + [replaced.name]).suffix(SyncState.rememberedReplacedSnapshots))
+            } else {
+                next.snapshotReplaces = nil
+            }
             next.snapshot = snapshot.file
             next.files.append(snapshot.file)
             next.inflight = nil

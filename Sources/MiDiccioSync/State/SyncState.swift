@@ -14,6 +14,9 @@ struct SyncState: Codable, Equatable {
         var seq: Int64
         /// Change file or snapshot.
         var kind: CloudLayout.Kind
+
+        /// Its file name, without the folders.
+        var name: String { path.split(separator: "/").last.map(String.init) ?? path }
     }
 
     /// What this device last wrote into its cloud record.
@@ -45,6 +48,10 @@ struct SyncState: Codable, Equatable {
     var lastSeq: Int64 = 0
     /// This device's latest snapshot in the cloud.
     var snapshot: OwnFile?
+    /// Names of this device's snapshots that a later one under the same number replaced
+    /// (`DeviceRecord.snapshotReplaces`), oldest first, the last `rememberedReplacedSnapshots`;
+    /// those of another number than `snapshot`'s are left out of the record.
+    var snapshotReplaces: [String]?
     /// Change files up to this number have been removed (compaction).
     var compactedThrough: Int64 = 0
     /// This device's files in the cloud that it has not removed, oldest first.
@@ -128,6 +135,9 @@ struct SyncState: Codable, Equatable {
     /// How many recent record instances count as this device's own (a file-sync client
     /// may bring back an older record of ours; that is not a copy).
     static let rememberedInstances = 16
+
+    /// How many replaced snapshot names `snapshotReplaces` keeps.
+    static let rememberedReplacedSnapshots = 16
 
     init() {}
 
