@@ -111,4 +111,33 @@ struct UndoingARestoreKeepsLaterEditsTests {
             #expect(try library.word(word.id)?.meaning == "before")
         }
     }
+
+    @Test("undo data from before 2026-12-01, with no times, keeps a field edited after the library was updated")
+    func undoDataWithoutTimesKeepsLaterEdits() throws {
+        try withTemporaryLibrary { fixture in
+            let library = fixture.library
+            let edited = try library.add(WordContent(term: "dos", meaning: "before")).word
+            let untouched = try library.add(WordContent(term: "tres", meaning: "before")).word
+            fixture.clock.advance(by: 1_000)
+            let later = fixture.clock.now().adding(500)
+            try writeBackup(
+                [edited, untouched].map { word in word.edited(at: later) { $0.meaning = "restored" } }, to: fixture.file("backup.json"))
+            #expect(try library.restoreBackup(from: fixture.file("backup.json")).updated == 2)
+            // As an older MiDiccio left it: no times in the undo data, and the migration
+            // that adds them taken after the restore (the library was updated then).
+            fixture.clock.advance(by: 1_000)
+            let updatedAt = fixture.clock.now().milliseconds
+            try library.database.run("UPDATE restore_undo SET restored_updated_at = NULL, restored_times = NULL")
+            try library.database.run(
+                "UPDATE schema_migrations SET applied_at = ? WHERE name = ?",
+                [.integer(updatedAt), .text(WordLibrary.undoTimesMigration)])
+            fixture.clock.advance(by: 1_000)
+            _ = try library.edit(edited.id, WordEdit(meaning: "dos edited after the restore"))
+
+            let undo = try library.undoRestore()
+            #expect(undo.keptEdited == 1)
+            #expect(try library.word(edited.id)?.meaning == "dos edited after the restore")
+            #expect(try library.word(untouched.id)?.meaning == "before")
+        }
+    }
 }

@@ -381,6 +381,10 @@ extension WordLibrary {
         return try filePieces(path)
     }
 
+    /// The migration that gave undo data the word's time as a restore left it: undo data
+    /// without it was written before this library took it.
+    static let undoTimesMigration = "2026-12-restore-undo-keeps-later-edits"
+
     /// Puts every word the last restore touched back as it was before it, as new edits
     /// (pending, so other devices follow). A word edited since the restore, here or on a
     /// device it synced from, keeps that edit and counts in `keptEdited`. One step: a
@@ -391,6 +395,8 @@ extension WordLibrary {
                 .rows { ($0.text(0), $0.optionalText(1), $0.isNull(2) ? nil : $0.int64(2), $0.optionalText(3), $0.optionalText(4)) }
             guard !rows.isEmpty else { throw LibraryError.nothingToUndo }
             var report = RestoreReport()
+            let timelessSince =
+                try database.integer("SELECT applied_at FROM schema_migrations WHERE name = ?", [.text(Self.undoTimesMigration)]) ?? .min
             for (idText, priorText, restoredAt, timesText, restoredTags) in rows {
                 guard let id = WordID(idText), let current = try stored(id) else { continue }
                 // A field changed since the restore (here, or pulled from another device) keeps
@@ -401,15 +407,18 @@ extension WordLibrary {
                 // before, so a meaning the restore overwrote stayed overwritten once another
                 // device changed the reading (found by the exploratory helper, round 8).
                 // Undo data from before has the word's time only (every later edit moved it
-                // when a restore stamped what it took with the backup word's time), or none:
-                // a word edited since is kept whole, as before.
+                // when a restore stamped what it took with the backup word's time): a word
+                // edited since is kept whole, as before. Undo data from before 2026-12-01 has
+                // no time at all: a field changed after this library took the migration that
+                // added them was changed after that restore, and keeps its change (it was put
+                // back, found by the exploratory helper, round 12A).
                 let editedFields: Set<WordField>
                 if let times = timesText.flatMap(Self.fieldTimes) {
                     editedFields = Set(WordField.allCases.filter { current.times[$0] != times[$0] })
-                } else if let restoredAt, current.word.updatedAt.milliseconds != restoredAt {
-                    editedFields = Set(WordField.allCases)
+                } else if let restoredAt {
+                    editedFields = current.word.updatedAt.milliseconds != restoredAt ? Set(WordField.allCases) : []
                 } else {
-                    editedFields = []
+                    editedFields = Set(WordField.allCases.filter { current.times[$0].milliseconds > timelessSince })
                 }
                 if !editedFields.isEmpty { report.keptEdited += 1 }
                 // A word the restore added and that was edited since stays; so does one whose
