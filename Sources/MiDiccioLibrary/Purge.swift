@@ -88,13 +88,18 @@ extension WordLibrary {
     /// `now` is the time to count to, this device's clock unless a sync knows a clock it
     /// trusts more (`SyncSession.autoPurge`).
     public func autoPurge(now: Timestamp? = nil) throws -> Int {
-        guard let days = try settingDays(.autoPurgeDays) else { return 0 }
+        try purge(try autoPurgeDue(now: now)).count
+    }
+
+    /// The words `autoPurge(now:)` would purge: in the Trash here longer than
+    /// `trash.autoPurgeDays` (none with the setting off).
+    public func autoPurgeDue(now: Timestamp? = nil) throws -> [WordID] {
+        guard let days = try settingDays(.autoPurgeDays) else { return [] }
         let cutoff = (now ?? clock.now()).milliseconds - Int64(days) * 86_400_000
-        let ids = try guarded {
+        return try guarded {
             try database.cached("SELECT id FROM words WHERE trash_seen_at IS NOT NULL AND trash_seen_at < ?")
                 .rows([.integer(cutoff)]) { $0.text(0) }
-        }
-        return try purge(ids.compactMap(WordID.init)).count
+        }.compactMap(WordID.init)
     }
 
     /// `autoPurge()` for a library that does not sync, as it opens. A library that syncs

@@ -482,6 +482,11 @@ package final class SyncStore {
         try library.autoPurge(now: now)
     }
 
+    /// How many words `autoPurge(now:)` would purge.
+    package func autoPurgeDue(now: Timestamp) throws -> Int {
+        try library.autoPurgeDue(now: now).count
+    }
+
     // MARK: - Identity
 
     /// Gives this library a new device id, for a library that found itself to be a copy

@@ -111,6 +111,7 @@ public final class SyncEngine {
             try session.resyncIfSilentTooLong()
             try session.findStrayFiles()
             try session.pull(allowMassDelete: allowMassDelete)
+            session.noteUnreadChanges()
             try session.autoPurge()
             try session.scrubPurgedText()
             let uploaded = try session.upload()

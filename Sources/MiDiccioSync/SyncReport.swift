@@ -54,6 +54,15 @@ public struct SyncReport: Hashable, Sendable {
     /// Words this sync purged because their time in the Trash ran out
     /// (trash.autoPurgeDays), after the pull: none that another device took out of it.
     public var autoPurged = 0
+    /// The devices whose files this sync has not all read (cut short, or not delivered
+    /// yet), when words were due to be purged by trash.autoPurgeDays: they wait for a sync
+    /// that reads everything, as one of those files may take a word out of the Trash.
+    public var autoPurgeWaitsFor: [String] = []
+    /// The devices (by name) whose records name files this sync has not read: not
+    /// delivered yet by a file-sync client, cut short, or missing. One of them may take a
+    /// word out of the Trash or edit it, so a command about to purge or override what
+    /// other devices did stops (`SyncOnOpen.runOrStop`), and so does the Trash's clean-up.
+    public var unreadFrom: [String] = []
     /// Set when this library and its files in the cloud were found put back from an older
     /// copy: how many of its entries other devices had read that are gone here. They upload
     /// their content again.
@@ -171,6 +180,13 @@ extension SyncReport {
                     + "cloud: this device uploaded every word again, so no device loses what was written there since")
         }
         return parts.isEmpty ? nil : parts.joined(separator: "; ")
+    }
+
+    /// What `autoPurgeWaitsFor` means, for people; nil when it is empty.
+    public var autoPurgeWaitsNote: String? {
+        guard !autoPurgeWaitsFor.isEmpty else { return nil }
+        return "the Trash's clean-up (trash.autoPurgeDays) waits: not every change of \(autoPurgeWaitsFor.joined(separator: ", ")) "
+            + "has arrived here yet, and one may take a word out of the Trash. It runs at a sync that finds them all"
     }
 
     /// What `aheadOfCloud` means, for people; nil when it is not set.

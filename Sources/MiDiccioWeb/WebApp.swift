@@ -717,7 +717,8 @@ public final class WebApp: HTTPHandler {
                     let report = try engine.sync(allowMassDelete: allowMassDelete)
                     var notes = report.cloudNotes(cloud: remote.displayName)
                     if let overridden = report.overriddenNote { notes.append(overridden + ".") }
-                    for note in [report.aheadOfCloudNote, report.putBackNote.map { $0 + "." }].compactMap({ $0 }) {
+                    let said = [report.aheadOfCloudNote, report.putBackNote.map { $0 + "." }, report.autoPurgeWaitsNote.map { $0 + "." }]
+                    for note in said.compactMap({ $0 }) {
                         notes.append(note.prefix(1).uppercased() + note.dropFirst())
                     }
                     if report.startedCloud {
@@ -736,6 +737,7 @@ public final class WebApp: HTTPHandler {
                             ("notes", "[" + notes.map(JSONText.quote).joined(separator: ", ") + "]"),
                             ("purgeNote", JSONText.optional(report.purgeNote.map { $0 + "." })),
                             ("purgedEditedHere", String(report.purgedEditedHere)),
+                            ("unreadFrom", JSONText.array(report.unreadFrom)),
                         ]))
                 }
             }

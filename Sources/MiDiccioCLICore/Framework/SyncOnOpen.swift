@@ -26,7 +26,7 @@ struct SyncOnOpen: ParsableArguments {
     /// only with a folder), so the command runs in `midiccio-online` instead. `otherwise`
     /// says what the command does when the sync cannot finish in time.
     package func run(_ context: ToolContext, otherwise: String = "showing the words on this device") throws(OnlineNeeded) {
-        if let problem = try attempt(context) { context.note("warning: \(problem.warning); \(otherwise)") }
+        if let problem = try attempt(context).problem { context.note("warning: \(problem.warning); \(otherwise)") }
     }
 
     /// `run` for a command that would override or delete for good what other devices did
@@ -35,8 +35,19 @@ struct SyncOnOpen: ParsableArguments {
     /// would risk), instead of going on with a warning. The helper of round 8 found `trash
     /// empty --yes` purging, on every device, words another device had restored and edited
     /// while the cloud was away. `--offline` still goes on without a sync.
+    ///
+    /// So does a sync that found files named in other devices' records that it could not
+    /// read yet (a file-sync client still delivering them, or one cut short): one may take
+    /// a word out of the Trash or edit it (found by the exploratory helper, round 12C).
     package func runOrStop(_ context: ToolContext, consequence: String) throws {
-        guard let problem = try attempt(context) else { return }
+        let (problem, unread) = try attempt(context)
+        if problem == nil, !unread.isEmpty {
+            throw ToolFailure(
+                "not every change of \(unread.joined(separator: ", ").shownSafely) has arrived here yet (a sync program may "
+                    + "still be delivering it, or a file is cut short); nothing was changed: going on now, \(consequence). "
+                    + "Sync again once it has arrived, or add --offline to go on with this device's words as they are")
+        }
+        guard let problem else { return }
         // A sync stopped by the guard against mass deletion reached the cloud: waiting does
         // not help (found by the exploratory helper, round 9).
         let next =
@@ -50,9 +61,11 @@ struct SyncOnOpen: ParsableArguments {
 
     /// Syncs as `run` says, printing what the sync says of purges and skipped files; the
     /// reason it did not finish, or nil when it did (or had nothing to do).
-    private func attempt(_ context: ToolContext) throws(OnlineNeeded) -> Problem? {
-        if offline || context.environment["MIDICCIO_OFFLINE"] == "1" { return nil }
-        guard let library = try? context.library(), let remote = try? library.remote() else { return nil }
+    /// With it, the devices whose files named in their records the finished sync has not
+    /// read (`SyncReport.unreadFrom`).
+    private func attempt(_ context: ToolContext) throws(OnlineNeeded) -> (problem: Problem?, unread: [String]) {
+        if offline || context.environment["MIDICCIO_OFFLINE"] == "1" { return (nil, []) }
+        guard let library = try? context.library(), let remote = try? library.remote() else { return (nil, []) }
         guard context.remotes.reaches(remote) else { throw OnlineNeeded() }
         let path = library.path
         let environment = context.environment
@@ -71,7 +84,7 @@ struct SyncOnOpen: ParsableArguments {
                     nil,
                     skipped: report.skippedFiles.isEmpty
                         ? nil : "skipped \(report.skippedFiles.count) unreadable cloud file(s); run 'midiccio sync' for details",
-                    notes: ToolContext.syncNotes(report, cloud: remote.displayName))
+                    notes: ToolContext.syncNotes(report, cloud: remote.displayName), unread: report.unreadFrom)
             } catch {
                 var massDeletion = false
                 if case SyncError.massDeletion = error { massDeletion = true }
@@ -80,14 +93,17 @@ struct SyncOnOpen: ParsableArguments {
         }
         guard outcome.wait(seconds: Self.patience) else {
             let slow = Self.unfinished(outcome.activity)
-            return Problem(warning: slow, reason: slow)
+            return (Problem(warning: slow, reason: slow), [])
         }
         // Everything `midiccio sync` says beside its counts: words another device purged, a
         // purge by trash.autoPurgeDays (a `list` said nothing of it, even when a clock set
         // ahead had set it off: round 8), a cloud started at a mistyped path (round 11).
         for note in outcome.notes { context.note(note) }
         if let skipped = outcome.skipped { context.note("warning: \(skipped)") }
-        return outcome.problem.map { Problem(warning: "could not sync (\($0))", reason: $0, massDeletion: outcome.massDeletion) }
+        return (
+            outcome.problem.map { Problem(warning: "could not sync (\($0))", reason: $0, massDeletion: outcome.massDeletion) },
+            outcome.unread
+        )
     }
 
     /// Why a sync did not finish: said as a warning by `run`, and as the reason by `runOrStop`.
@@ -123,6 +139,7 @@ private final class SyncOutcome: Sendable {
         var notes: [String] = []
         var massDeletion = false
         var activity: SyncActivity?
+        var unread: [String] = []
     }
 
     private let state = Mutex(State())
@@ -144,16 +161,20 @@ private final class SyncOutcome: Sendable {
     /// What the finished sync says beside its counts (`ToolContext.syncNotes`).
     var notes: [String] { state.withLock { $0.notes } }
 
+    /// The devices whose files the finished sync has not all read (`SyncReport.unreadFrom`).
+    var unread: [String] { state.withLock { $0.unread } }
+
     func note(_ activity: SyncActivity) {
         state.withLock { $0.activity = activity }
     }
 
-    func finish(_ problem: String?, skipped: String? = nil, notes: [String] = [], massDeletion: Bool = false) {
+    func finish(_ problem: String?, skipped: String? = nil, notes: [String] = [], massDeletion: Bool = false, unread: [String] = []) {
         state.withLock {
             $0.problem = problem
             $0.massDeletion = massDeletion
             $0.skipped = skipped
             $0.notes = notes
+            $0.unread = unread
         }
         finished.signal()
     }

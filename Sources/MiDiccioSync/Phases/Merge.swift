@@ -178,6 +178,12 @@ extension SyncSession {
     /// server's `Date`) and it is earlier. A clock set weeks ahead otherwise purged, on
     /// every device, words that went to the Trash minutes before (found by the exploratory
     /// helper); a device without such a cloud (a folder) still counts by its own.
+    ///
+    /// Only after a pull that read everything the other devices' records name: a file it
+    /// skipped (cut short, or not delivered yet by a file-sync client) may take a word out
+    /// of the Trash, and the purge, made first, beat that restore and the edits after it on
+    /// every device (found by the exploratory helper, round 12C). The words due wait for
+    /// the next sync that reads it all (`autoPurgeWaitsFor`; `noteUnreadChanges`).
     func autoPurge() throws {
         var until = Timestamp(milliseconds: now)
         if let cloud = storage.cloudNow {
@@ -185,7 +191,20 @@ extension SyncSession {
             if ahead > ClockAhead.threshold { report.aheadOfCloud = ahead }
             until = min(until, cloud)
         }
+        guard report.unreadFrom.isEmpty else {
+            if try store.autoPurgeDue(now: until) > 0 { report.autoPurgeWaitsFor = report.unreadFrom }
+            return
+        }
         report.autoPurged += try store.autoPurge(now: until)
+    }
+
+    /// Notes, after the pull, the devices heard from within the retention period whose
+    /// records name files this device has not read (not delivered yet, cut short, or
+    /// missing): such a file may take a word out of the Trash or edit it, so the Trash's
+    /// clean-up waits, and a command about to purge or override stops (`unreadFrom`).
+    func noteUnreadChanges() {
+        report.unreadFrom = activeReaders().filter { wants[$0.device] != nil || (state.cursors[$0.device] ?? 0) < $0.lastSeq }
+            .map { $0.name.isEmpty ? String($0.device.prefix(8)) : $0.name }
     }
 
     /// Scrubs the text of words purged by this sync's merge, or by an earlier purge whose

@@ -10,7 +10,7 @@
     query: "", tag: "", sort: "", offset: 0, lastId: "", hasMore: false, total: null,
     generation: 0, loadingGeneration: -1, editing: null, syncing: false, lastSync: 0, hasRemote: true,
     googleClient: null, googleSignInAvailable: true, googleSignedIn: false,
-    iCloudApiToken: false, iCloudSignInAvailable: true, iCloudSignedIn: false,
+    iCloudApiToken: false, iCloudSignInAvailable: true, iCloudSignedIn: false, unreadFrom: [],
   };
 
   // ---- Talking to the server -------------------------------------------------
@@ -694,6 +694,15 @@
     await syncNow(false);
     // A page made for another library cannot go on at all: no question, the reason.
     if (state.syncFailed && state.syncErrorField === "library") throw new Error(state.syncError);
+    // A sync that could not read every change another device's record names yet (a sync
+    // program still delivering it) asks too: one may have taken a word out of the Trash
+    // (found by the exploratory helper, round 12C).
+    if (!state.syncFailed && ask && state.unreadFrom.length) {
+      const waiting = "Not every change of " + state.unreadFrom.join(", ") + " has arrived here yet (a sync program may still be"
+        + " delivering it). Going on now may undo or override what it holds. Go on anyway?";
+      if (!window.confirm(waiting)) throw new Error("Nothing was changed. Try again once those changes have arrived.");
+      return;
+    }
     if (!state.syncFailed || !ask) return;
     const question = "MiDiccio could not sync first (" + state.syncError + "). Going on now may undo or override changes"
       + " your other devices made that this page has not received yet. Go on anyway?";
@@ -725,6 +734,7 @@
         return;
       }
       state.hasRemote = true;
+      state.unreadFrom = report.unreadFrom || [];
       $("sync-anyway").hidden = true;
       setSyncState("Synced " + new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }));
       if (manual) {

@@ -1,0 +1,75 @@
+import Foundation
+import MiDiccioTesting
+import Testing
+
+@testable import MiDiccioCloud
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+@testable import MiDiccioSync
+
+/// Rule: the Trash's clean-up (`trash.autoPurgeDays`) runs only in a sync whose pull read
+/// everything the other devices' records name. A change file not delivered yet by a
+/// file-sync client, or cut short, may take a word out of the Trash: purged first, the word
+/// and the edits made to it after its restore were gone on every device (found by the
+/// exploratory helper, round 12C). The words due wait, the sync says why, and the next
+/// sync that reads everything purges what is still in the Trash.
+@Suite("The Trash's clean-up waits for every change")
+struct TrashCleanUpWaitsForEveryChangeTests {
+    @Test("a word rescued on day 20 of 30 is not purged on day 31 while the rescue's file is missing, nor later", arguments: [false, true])
+    func rescueInAMissingFileIsKept(truncated: Bool) throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a"), b = try fixture.device("b")
+            try a.library.setSetting(.autoPurgeDays, to: "30")
+            let uno = try a.add("uno", meaning: "one")
+            let dos = try a.add("dos", meaning: "two")
+            try fixture.syncRounds([a, b])
+            _ = try a.library.delete([uno, dos])
+            try fixture.syncRounds([a, b])
+
+            fixture.advanceClocks(by: 20 * SyncFixture.day)
+            _ = try b.library.restore([uno])
+            _ = try b.library.edit(uno, WordEdit(meaning: "one, rescued by b"))
+            let before = Set(fixture.storage.files.keys)
+            try b.sync()
+            // B's record is in the cloud, its new change file not (yet), or only half.
+            let rescue = try #require(fixture.storage.files.keys.first { !before.contains($0) && $0.hasPrefix("changes/") })
+            let bytes = try #require(fixture.storage.files[rescue])
+            if truncated {
+                fixture.storage.plant(rescue, bytes.prefix(bytes.count / 2))
+            } else {
+                _ = try fixture.storage.delete(rescue)
+            }
+
+            fixture.advanceClocks(by: 11 * SyncFixture.day)
+            let waiting = try a.sync()
+            #expect(waiting.autoPurged == 0)
+            #expect(waiting.autoPurgeWaitsFor == ["b"])
+            #expect(try a.has(uno) && a.has(dos))
+
+            // The file arrives whole: the rescue comes in, and what is still in the Trash goes.
+            fixture.storage.plant(rescue, bytes)
+            let complete = try a.sync()
+            #expect(complete.autoPurged == 1 && complete.autoPurgeWaitsFor.isEmpty)
+            try fixture.syncRounds([a, b])
+            for device in [a, b] {
+                #expect(try device.word(uno).meaning == "one, rescued by b" && !device.word(uno).isDeleted)
+                #expect(try !device.has(dos))
+            }
+        }
+    }
+
+    @Test("with every change read, nothing waits and nothing is said")
+    func completePullPurges() throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a"), b = try fixture.device("b")
+            try a.library.setSetting(.autoPurgeDays, to: "30")
+            let uno = try a.add("uno", meaning: "one")
+            try fixture.syncRounds([a, b])
+            _ = try a.library.delete([uno])
+            try fixture.syncRounds([a, b])
+            fixture.advanceClocks(by: 31 * SyncFixture.day)
+            let report = try a.sync()
+            #expect(report.autoPurged == 1 && report.autoPurgeWaitsFor.isEmpty && report.autoPurgeWaitsNote == nil)
+        }
+    }
+}
