@@ -87,18 +87,26 @@ extension WordLibrary {
     ///
     /// `now` is the time to count to, this device's clock unless a sync knows a clock it
     /// trusts more (`SyncSession.autoPurge`).
-    public func autoPurge(now: Timestamp? = nil) throws -> Int {
-        try purge(try autoPurgeDue(now: now)).count
+    public func autoPurge(now: Timestamp? = nil, lastSync: Int64? = nil) throws -> Int {
+        try purge(try autoPurgeDue(now: now, lastSync: lastSync)).count
     }
 
     /// The words `autoPurge(now:)` would purge: in the Trash here longer than
-    /// `trash.autoPurgeDays` (none with the setting off).
-    public func autoPurgeDue(now: Timestamp? = nil) throws -> [WordID] {
+    /// `trash.autoPurgeDays` (none with the setting off). With `lastSync` (a library that
+    /// syncs: when its last sync finished, or `Int64.min`), not those whose change here is
+    /// still to be sent, unless no other device can have them (every field written here,
+    /// and made after that sync): their days count from the upload (`SyncStore.markUploaded`),
+    /// once other devices can see them in the Trash.
+    public func autoPurgeDue(now: Timestamp? = nil, lastSync: Int64? = nil) throws -> [WordID] {
         guard let days = try settingDays(.autoPurgeDays) else { return [] }
         let cutoff = (now ?? clock.now()).milliseconds - Int64(days) * 86_400_000
+        let here =
+            "term_by = 0 AND meaning_by = 0 AND reading_by = 0 AND examples_by = 0 AND notes_by = 0 AND tags_by = 0 AND deleted_by = 0"
         return try guarded {
-            try database.cached("SELECT id FROM words WHERE trash_seen_at IS NOT NULL AND trash_seen_at < ?")
-                .rows([.integer(cutoff)]) { $0.text(0) }
+            try database.cached(
+                "SELECT id FROM words WHERE trash_seen_at IS NOT NULL AND trash_seen_at < ?1 "
+                    + "AND (?2 IS NULL OR pending = 0 OR (\(here) AND created_at > ?2))"
+            ).rows([.integer(cutoff), lastSync.map { .integer($0) } ?? .null]) { $0.text(0) }
         }.compactMap(WordID.init)
     }
 

@@ -344,17 +344,25 @@ package final class SyncStore {
     /// Marks uploaded words as no longer pending, except those changed again since they
     /// were read (an edit made while the upload was in flight stays pending). Call
     /// inside `write`.
+    ///
+    /// A word in the Trash counts its days for `trash.autoPurgeDays` from its upload at the
+    /// earliest: only then can other devices see it there. A deletion made offline months
+    /// before counted from then, and the sync that finally sent it purged the word on every
+    /// device at once, edits made there since included (found by the exploratory helper,
+    /// round 12C).
     package func markUploaded(_ uploaded: Uploaded) throws {
         try library.guarded {
+            let now = SQLValue.integer(library.clock.now().milliseconds)
+            let cleared = "pending = 0, trash_seen_at = CASE WHEN trash_seen_at IS NULL THEN NULL ELSE max(trash_seen_at, ?) END"
             switch uploaded {
             case .words(let records):
                 for local in records {
                     try database.run(
-                        "UPDATE words SET pending = 0 WHERE seq = ? AND local_change = ?",
-                        [.integer(local.stored.seq), .integer(local.localChange)])
+                        "UPDATE words SET \(cleared) WHERE seq = ? AND local_change = ?",
+                        [now, .integer(local.stored.seq), .integer(local.localChange)])
                 }
             case .pendingThrough(let change):
-                try database.run("UPDATE words SET pending = 0 WHERE pending = 1 AND local_change <= ?", [.integer(change)])
+                try database.run("UPDATE words SET \(cleared) WHERE pending = 1 AND local_change <= ?", [now, .integer(change)])
             }
         }
     }
@@ -478,13 +486,15 @@ package final class SyncStore {
 
     /// Purges what `trash.autoPurgeDays` says has been in the Trash long enough here, by
     /// the time `now`.
-    package func autoPurge(now: Timestamp) throws -> Int {
-        try library.autoPurge(now: now)
+    /// `lastSync` is when this library's last sync finished (nil: never): words changed here
+    /// and not sent yet wait (`WordLibrary.autoPurgeDue`).
+    package func autoPurge(now: Timestamp, lastSync: Int64?) throws -> Int {
+        try library.autoPurge(now: now, lastSync: lastSync ?? .min)
     }
 
-    /// How many words `autoPurge(now:)` would purge.
-    package func autoPurgeDue(now: Timestamp) throws -> Int {
-        try library.autoPurgeDue(now: now).count
+    /// How many words `autoPurge(now:lastSync:)` would purge.
+    package func autoPurgeDue(now: Timestamp, lastSync: Int64?) throws -> Int {
+        try library.autoPurgeDue(now: now, lastSync: lastSync ?? .min).count
     }
 
     // MARK: - Identity

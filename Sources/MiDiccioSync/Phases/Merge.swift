@@ -192,10 +192,10 @@ extension SyncSession {
             until = min(until, cloud)
         }
         guard report.unreadFrom.isEmpty else {
-            if try store.autoPurgeDue(now: until) > 0 { report.autoPurgeWaitsFor = report.unreadFrom }
+            if try store.autoPurgeDue(now: until, lastSync: state.lastSync) > 0 { report.autoPurgeWaitsFor = report.unreadFrom }
             return
         }
-        report.autoPurged += try store.autoPurge(now: until)
+        report.autoPurged += try store.autoPurge(now: until, lastSync: state.lastSync)
     }
 
     /// Notes, after the pull, the devices heard from within the retention period whose

@@ -12,7 +12,9 @@ import Testing
 /// file-sync client, or cut short, may take a word out of the Trash: purged first, the word
 /// and the edits made to it after its restore were gone on every device (found by the
 /// exploratory helper, round 12C). The words due wait, the sync says why, and the next
-/// sync that reads everything purges what is still in the Trash.
+/// sync that reads everything purges what is still in the Trash. And a word's days count
+/// from the sync that sent its deletion: one deleted offline months before was purged by
+/// the sync that sent it, on every device at once, edits made there since included.
 @Suite("The Trash's clean-up waits for every change")
 struct TrashCleanUpWaitsForEveryChangeTests {
     @Test("a word rescued on day 20 of 30 is not purged on day 31 while the rescue's file is missing, nor later", arguments: [false, true])
@@ -70,6 +72,31 @@ struct TrashCleanUpWaitsForEveryChangeTests {
             fixture.advanceClocks(by: 31 * SyncFixture.day)
             let report = try a.sync()
             #expect(report.autoPurged == 1 && report.autoPurgeWaitsFor.isEmpty && report.autoPurgeWaitsNote == nil)
+        }
+    }
+
+    @Test("a deletion made offline months ago counts its days from the sync that sends it, so the others see it in the Trash first")
+    func offlineDeletionCountsFromItsUpload() throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a"), b = try fixture.device("b")
+            let uno = try a.add("uno", meaning: "one")
+            try fixture.syncRounds([a, b])
+            try b.library.setSetting(.autoPurgeDays, to: "30")
+            _ = try b.library.delete([uno])  // offline: not synced for months
+            fixture.advanceClocks(by: 90 * SyncFixture.day)
+            _ = try a.library.edit(uno, WordEdit(notes: "a's important edit in April"))
+            try a.sync()
+
+            fixture.advanceClocks(by: 90 * SyncFixture.day)
+            let back = try b.sync()
+            #expect(back.autoPurged == 0, "the word never was in another device's Trash")
+            try a.sync()
+            #expect(try a.word(uno).isDeleted && a.word(uno).notes == "a's important edit in April")
+
+            fixture.advanceClocks(by: 29 * SyncFixture.day)
+            #expect(try b.sync().autoPurged == 0)
+            fixture.advanceClocks(by: 2 * SyncFixture.day)
+            #expect(try b.sync().autoPurged == 1)
         }
     }
 }

@@ -40,6 +40,8 @@ struct TrashSettingsTests {
             let old = try a.add("vieja"), recent = try a.add("reciente"), live = try a.add("viva")
             try a.library.setSetting(.autoPurgeDays, to: "30")
             try a.library.delete([old])
+            // Days count from the sync that sends a deletion (when other devices see it).
+            try a.sync()
             fixture.advanceClocks(by: 2 * Self.day)
             try a.library.delete([recent])
             try fixture.syncRounds([a, b])
