@@ -117,7 +117,7 @@ struct StatsCommand: ParsableCommand {
             }
             return text
         }
-        var text = bars("Reviews a day (last 30 days)", stats.reviewsPerDay) { String(stats.reviewsPerDay[$0].start.iso8601.prefix(10)) }
+        var text = bars("Reviews a day (last 30 days)", stats.reviewsPerDay) { LocalDay.date(stats.reviewsPerDay[$0].start) }
         text += bars("Due (next 14 days)", stats.forecast) { $0 == 0 ? "today" : "+\($0) d" }
         let retention = stats.trueRetention.map { Self.percent($0) } ?? "-"
         text += "True retention (30 days): \(retention) of \(stats.retentionAnswers) answers\n"
@@ -276,18 +276,11 @@ struct StudyCommand: ParsableCommand {
     /// local time: `DateFormatter` lives in the part of Foundation the everyday binary leaves
     /// out, README "Start-up").
     static func clock(_ time: Timestamp, now: Timestamp = SystemClock().now()) -> String {
-        func local(_ time: Timestamp) -> tm {
-            var seconds = time_t(time.milliseconds / 1000 - (time.milliseconds % 1000 < 0 ? 1 : 0))
-            var parts = tm()
-            localtime_r(&seconds, &parts)
-            return parts
-        }
-        let parts = local(time)
-        let today = local(now)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let clock = two(parts.tm_hour) + ":" + two(parts.tm_min)
+        let parts = LocalDay.parts(time)
+        let today = LocalDay.parts(now)
+        let clock = LocalDay.twoDigits(parts.tm_hour) + ":" + LocalDay.twoDigits(parts.tm_min)
         if parts.tm_year == today.tm_year && parts.tm_yday == today.tm_yday { return clock }
-        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) " + clock
+        return LocalDay.date(time) + " " + clock
     }
 }
 

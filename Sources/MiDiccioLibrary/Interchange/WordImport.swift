@@ -758,18 +758,14 @@ extension WordLibrary {
 }
 
 extension ImportOptions {
-    /// The time a `--since` value names: `YYYY-MM-DD` (midnight in `timeZone`) or a full
+    /// The time a `--since` value names: `YYYY-MM-DD` (its local midnight, `LocalDay`) or a full
     /// `YYYY-MM-DDTHH:MM:SSZ`; nil for anything else.
-    public static func time(since text: String, timeZone: TimeZone = .current) -> Timestamp? {
+    public static func time(since text: String) -> Timestamp? {
         if let time = Timestamp(iso8601: text) { return time }
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
             let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2])
         else { return nil }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        let components = DateComponents(year: year, month: month, day: day)
-        guard components.isValidDate(in: calendar), let date = calendar.date(from: components) else { return nil }
-        return Timestamp(milliseconds: Int64((date.timeIntervalSince1970 * 1000).rounded()))
+        return LocalDay.start(year: year, month: month, day: day)
     }
 }

@@ -281,11 +281,10 @@ extension WordLibrary {
 
     // MARK: - The queue
 
-    /// The start of the local day holding `time` (studied-today counts reset there).
+    /// The start of the local day holding `time` (studied-today counts reset there), in
+    /// the computer's time zone (`LocalDay`).
     public func startOfDay(_ time: Timestamp) -> Timestamp {
-        let date = Date(timeIntervalSince1970: Double(time.milliseconds) / 1000)
-        let start = Calendar.current.startOfDay(for: date)
-        return Timestamp(milliseconds: Int64((start.timeIntervalSince1970 * 1000).rounded()))
+        LocalDay.start(of: time)
     }
 
     /// What to study now: due words (outside the Trash, with tag `tag` when given), then
