@@ -116,9 +116,15 @@ public final class SyncEngine {
             try session.scrubPurgedText()
             let uploaded = try session.upload()
             let snapshot = try session.writeSnapshotIfDue()
+            // Older files go only once the record naming the new snapshot is out: removed
+            // first, a record that then failed to be written still named them, and a new
+            // device read none of them (found by the exploratory helper, round 12B). What
+            // the compaction changes in the record (the purge markers its files honour)
+            // goes out after it.
+            try session.publishRecordIfNeeded(force: uploaded || snapshot)
             try session.compact()
             try session.removeLeftoverRecordFiles()
-            try session.publishRecordIfNeeded(force: uploaded || snapshot)
+            try session.publishRecordIfNeeded(force: false)
             // Only once the record naming this library's snapshot is out: before, the old
             // id's files were the only ones any record named.
             try session.cleanUpAbsorbedIdentities()

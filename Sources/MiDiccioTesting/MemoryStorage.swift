@@ -21,11 +21,17 @@ package final class MemoryStorage: CloudStorage, @unchecked Sendable {
         /// Bytes the cloud can still take (nil: no limit); a write past them fails as on
         /// a full disk, and writes nothing.
         package var spaceLeft: Int?
+        /// Writes to paths starting with this fail, and write nothing (a folder made
+        /// read-only, say); others go through.
+        package var failWritesUnder: String?
 
         package init() {}
 
         /// Lets a write of `data` to `path` through, or fails it as the faults say.
         package mutating func admitWrite(_ path: String, _ data: Data) throws {
+            if let prefix = failWritesUnder, path.hasPrefix(prefix) {
+                throw CloudError.failed(path: path, reason: "cannot be written (Read-only file system)")
+            }
             if let remaining = failWritesAfter {
                 guard remaining > 0 else { throw CloudError.failed(path: path, reason: "injected write failure") }
                 failWritesAfter = remaining - 1
