@@ -39,7 +39,7 @@ public struct WebDAVCredentials: Hashable, Sendable, CustomStringConvertible, Cu
     }
 
     /// The credentials file of the library at `libraryPath`.
-    public static func filePath(forLibrary libraryPath: String) -> String { libraryPath + ".credentials" }
+    public static func filePath(forLibrary libraryPath: String) -> String { FileSystem.sideFileBase(libraryPath) + ".credentials" }
 
     /// The credentials stored at `path`, or nil when there is no file.
     public static func load(from path: String) throws -> WebDAVCredentials? {

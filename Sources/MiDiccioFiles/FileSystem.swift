@@ -410,6 +410,16 @@ package enum FileSystem {
         return String(cString: resolved)
     }
 
+    /// The path a library's side files (its sync lock, credentials, sign-ins, the web
+    /// app's token) are named after: where `path` leads when it is a symbolic link, so a
+    /// library reached through a link and by its own path shares them (two syncs at once
+    /// each took the library for a copy, and a password set one way was missing the other,
+    /// found by the exploratory helper, round 12B); else `path` as given.
+    package static func sideFileBase(_ path: String) -> String {
+        guard linkTarget(path) != nil, let resolved = realPath(path) else { return path }
+        return resolved
+    }
+
     /// Where the symbolic link at `path` leads, as it is written in the link (perhaps
     /// relative to the link's folder), or nil when `path` is not a link.
     package static func linkTarget(_ path: String) -> String? {

@@ -1,5 +1,6 @@
 import Foundation
 import MiDiccioCloud
+import MiDiccioFiles
 import MiDiccioLibrary
 import MiDiccioModel
 
@@ -20,7 +21,7 @@ final class SyncLock {
 
     /// Takes the lock, waiting up to `timeout` seconds for another sync to finish.
     init(libraryPath: String, timeout: TimeInterval = 10) throws {
-        let path = libraryPath + ".sync-lock"
+        let path = FileSystem.sideFileBase(libraryPath) + ".sync-lock"
         descriptor = open(path, O_RDWR | O_CREAT, 0o600)
         guard descriptor >= 0 else {
             throw LibraryError.fileError(path: path, reason: "cannot create the sync lock (error \(errno))")

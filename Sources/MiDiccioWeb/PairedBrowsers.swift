@@ -42,6 +42,12 @@ public final class PairedBrowsers: Sendable {
         state = Mutex(([], Date().timeIntervalSince1970))
     }
 
+    /// The browsers paired with the web app of the library at `libraryPath`, kept beside
+    /// it (beside the file a symbolic link leads to, `FileSystem.sideFileBase`).
+    public convenience init(libraryPath: String) throws {
+        try self.init(path: FileSystem.sideFileBase(libraryPath) + ".serve-browsers")
+    }
+
     /// The browsers kept in `path` (none yet when it does not exist).
     public init(path: String) throws {
         self.path = path

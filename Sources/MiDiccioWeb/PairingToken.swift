@@ -8,7 +8,7 @@ public struct PairingToken: Sendable {
     public let path: String
 
     /// The token file of the library at `libraryPath`.
-    public init(libraryPath: String) { path = libraryPath + ".serve-token" }
+    public init(libraryPath: String) { path = FileSystem.sideFileBase(libraryPath) + ".serve-token" }
 
     /// Why the token file could not be read or written.
     public struct Failure: Error, CustomStringConvertible {

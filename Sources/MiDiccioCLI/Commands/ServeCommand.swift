@@ -87,7 +87,7 @@ struct ServeCommand: ParsableCommand {
             let stored = try tokenFile.load(renew: newToken)
             accessToken = stored.token
             // The paired browsers are kept beside the token; a new token signs them all out.
-            browsers = try PairedBrowsers(path: libraryPath + ".serve-browsers")
+            browsers = try PairedBrowsers(libraryPath: libraryPath)
             if stored.isNew {
                 browsers.signOutAll()
                 context.note("A new access token is kept in \(tokenFile.path).")

@@ -45,7 +45,7 @@ public struct GoogleDriveCredentials: Hashable, Sendable, CustomStringConvertibl
     }
 
     /// The sign-in file of the library at `libraryPath`.
-    public static func filePath(forLibrary libraryPath: String) -> String { libraryPath + ".google-drive" }
+    public static func filePath(forLibrary libraryPath: String) -> String { FileSystem.sideFileBase(libraryPath) + ".google-drive" }
 
     /// True when the granted scope reaches `space`.
     public func covers(_ space: GoogleDriveSpace) -> Bool {

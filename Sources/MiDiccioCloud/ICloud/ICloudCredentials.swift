@@ -44,7 +44,7 @@ public struct ICloudCredentials: Hashable, Sendable, CustomStringConvertible, Cu
     }
 
     /// The sign-in file of the library at `libraryPath`.
-    public static func filePath(forLibrary libraryPath: String) -> String { libraryPath + ".icloud" }
+    public static func filePath(forLibrary libraryPath: String) -> String { FileSystem.sideFileBase(libraryPath) + ".icloud" }
 
     /// True when these tokens are for `database`'s container and environment.
     public func covers(_ database: CloudKitDatabase) -> Bool {
