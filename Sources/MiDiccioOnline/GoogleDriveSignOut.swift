@@ -21,10 +21,10 @@ extension WordLibrary {
     ///
     /// The local change comes first and does not depend on Google: the revocation is
     /// best effort, with a short `timeout`, and its result is only reported.
-    /// `signedIn` as for `setRemote(_:signedIn:)`.
+    /// `signedIn` and `password` as for `setRemote(_:signedIn:password:)`.
     public func setRemote(
         _ remote: RemoteConfig?, endingGoogleSignInWith endpoints: GoogleDriveEndpoints, timeout: TimeInterval = 5,
-        signedIn: Bool = false
+        signedIn: Bool = false, password: WebDAVPassword? = nil
     ) throws -> GoogleSignOut {
         var ending: GoogleDriveCredentials?
         if case .googleDrive = remote {
@@ -32,7 +32,7 @@ extension WordLibrary {
             // A damaged file has no token worth revoking; setRemote removes it all the same.
             ending = try? GoogleDriveCredentials.load(from: googleDriveCredentialsPath)
         }
-        try setRemote(remote, signedIn: signedIn)
+        try setRemote(remote, signedIn: signedIn, password: password)
         guard let ending else { return .none }
         do {
             try GoogleTokenService(endpoints: endpoints, timeout: timeout).revoke(ending.refreshToken)

@@ -1,5 +1,6 @@
 import Foundation
 import MiDiccioCloud
+import MiDiccioFiles
 import MiDiccioLibrary
 import MiDiccioModel
 
@@ -100,9 +101,47 @@ extension WordLibrary {
     /// is started, where a folder that lost its data stops the sync. A Drive index kept from another account made every
     /// sync fail ("Google Drive answered POST with 404") or find nothing, for good (found
     /// by the exploratory helper, round 11).
-    public func setRemote(_ remote: RemoteConfig?, signedIn: Bool = false) throws {
+    ///
+    /// All or nothing: when a sign-in or password file the new remote leaves unused is there
+    /// and its folder cannot be written (a read-only folder), nothing is changed. Before,
+    /// the remote changed and the command failed as the file could not be removed (found by
+    /// the exploratory helper, round 12B).
+    ///
+    /// With `password` (a WebDAV remote's), the password is stored first (a folder that
+    /// cannot take the file changes nothing), and put back as it was should the remote then
+    /// not be set. Before, the remote changed first, and a password file that could not be
+    /// written left a WebDAV remote without a password while the command said it failed
+    /// (found by the exploratory helper, round 12B).
+    public func setRemote(_ remote: RemoteConfig?, signedIn: Bool = false, password: WebDAVPassword? = nil) throws {
+        guard let password else { return try applyRemote(remote, signedIn: signedIn) }
+        let before = try? FileSystem.secretContentsIfPresent(credentialsPath)
+        try storeWebDAVPassword(password.password, for: password.address, user: password.user)
+        do {
+            try applyRemote(remote, signedIn: signedIn)
+        } catch {
+            if let before = before ?? nil {
+                try? FileSystem.writeAtomically(before, to: credentialsPath, ownerOnly: true)
+            } else {
+                try? FileSystem.removeIfPresent(credentialsPath)
+            }
+            throw error
+        }
+    }
+
+    /// `setRemote` once a password given with it is stored.
+    private func applyRemote(_ remote: RemoteConfig?, signedIn: Bool) throws {
         let lock = try SyncLock(libraryPath: path, timeout: Self.remoteChangeWait)
         defer { withExtendedLifetime(lock) {} }
+        let stale = staleSideFiles(for: remote).filter { FileManager.default.fileExists(atPath: $0) }
+        if let first = stale.first {
+            let folder = first.lastIndex(of: "/").map { String(first[..<$0]) }.flatMap { $0.isEmpty ? "/" : $0 } ?? "."
+            if access(folder, W_OK) != 0 {
+                throw FileError(
+                    path: first,
+                    reason:
+                        "cannot be removed: its folder \(folder) cannot be written (\(FileSystem.errorText(errno))); nothing was changed")
+            }
+        }
         let current = try self.remote()
         var setAgain = false
         if case .folder(let path)? = remote, current == remote { setAgain = try !isSameFolder(path, as: path) }
@@ -120,17 +159,28 @@ extension WordLibrary {
         } else if signedIn {
             try SyncStore(self).noteNewSignIn()
         }
+        for file in stale { try FileSystem.removeIfPresent(file) }
+    }
+
+    /// The sign-in and password files beside this library that `remote` does not use: a
+    /// Google Drive sign-in for another remote, an iCloud sign-in that does not cover its
+    /// database, a WebDAV password for another URL.
+    private func staleSideFiles(for remote: RemoteConfig?) -> [String] {
+        var stale: [String] = []
         if case .googleDrive = remote {
         } else {
-            try GoogleDriveCredentials.remove(at: googleDriveCredentialsPath)
+            stale.append(googleDriveCredentialsPath)
         }
         if case .iCloud(let database) = remote, (try? ICloudCredentials.load(from: iCloudCredentialsPath))??.covers(database) != false {
         } else {
-            try ICloudCredentials.remove(at: iCloudCredentialsPath)
+            stale.append(iCloudCredentialsPath)
         }
         let stored = try? WebDAVCredentials.load(from: credentialsPath)
-        if case .webdav(let url, _) = remote, stored == nil || stored?.address == url { return }
-        try WebDAVCredentials.remove(at: credentialsPath)
+        if case .webdav(let url, _) = remote, stored == nil || stored?.address == url {
+        } else {
+            stale.append(credentialsPath)
+        }
+        return stale
     }
 
     /// True when the folder at `new` is the one this library syncs with at `old`: it holds
@@ -174,5 +224,22 @@ extension WordLibrary {
     /// True when a password for `address` is stored in the credentials file.
     public func hasStoredWebDAVPassword(for address: String) -> Bool {
         (try? WebDAVCredentials.load(from: credentialsPath))??.address == address
+    }
+}
+
+/// A WebDAV remote's password as it is set with the remote (`WordLibrary.setRemote`).
+public struct WebDAVPassword: Sendable {
+    /// The password.
+    public var password: String
+    /// The address it is for.
+    public var address: WebDAVAddress
+    /// The user name it goes with.
+    public var user: String?
+
+    /// Makes one.
+    public init(_ password: String, for address: WebDAVAddress, user: String?) {
+        self.password = password
+        self.address = address
+        self.user = user
     }
 }

@@ -686,10 +686,9 @@ public final class WebApp: HTTPHandler {
             try pool.withLibrary { library in
                 if let name = try body.string("deviceName"), !name.isEmpty { try library.setDeviceName(name) }
                 // Leaving Google Drive ends its sign-in; Google is asked to revoke it (best effort).
-                _ = try library.setRemote(remote, endingGoogleSignInWith: GoogleDriveEndpoints.from(environment: environment))
-                if let credentials {
-                    try library.storeWebDAVPassword(credentials.password, for: credentials.address, user: credentials.user)
-                }
+                _ = try library.setRemote(
+                    remote, endingGoogleSignInWith: GoogleDriveEndpoints.from(environment: environment),
+                    password: credentials.map { WebDAVPassword($0.password, for: $0.address, user: $0.user) })
             }
         }
         return try status()

@@ -228,14 +228,16 @@ struct RemoteSetCommand: ParsableCommand {
         if case .folder(let path) = remote { try Self.prepareFolder(path) }
         let library = try context.library()
         if let deviceName { try library.setDeviceName(deviceName) }
-        let signOut = try library.setRemote(remote, endingGoogleSignInWith: GoogleDriveEndpoints.from(environment: context.environment))
+        var webDAVPassword: WebDAVPassword?
+        if case .webdav(_, let user) = remote, let address = target.address, let password {
+            webDAVPassword = WebDAVPassword(password, for: address, user: user)
+        }
+        let signOut = try library.setRemote(
+            remote, endingGoogleSignInWith: GoogleDriveEndpoints.from(environment: context.environment), password: webDAVPassword)
         GoogleDriveSignInFlow.report(signOut, context)
         guard case .webdav(_, let user) = remote, let address = target.address else {
             context.io.write("Remote set to \(remote.displayName). Run 'midiccio sync' to sync now.\n")
             return
-        }
-        if let password {
-            try library.storeWebDAVPassword(password, for: address, user: user)
         }
         var line = "Remote set to \(remote.displayName)"
         if let user { line += " as \(user)" }

@@ -63,6 +63,20 @@ final class WebDAVRemoteCLITests {
         #expect(library.range(of: Data(secret.utf8)) == nil, "the password is not in the library")
     }
 
+    @Test("a password that cannot be stored leaves the remote as it was (round 12B)")
+    func passwordNotStoredChangesNothing() throws {
+        let cloud = sandbox.path("cloud")
+        #expect(run(["remote", "set", "folder", cloud]).status == 0)
+        // Something that is not a file where the password goes: it cannot be written there.
+        try FileManager.default.createDirectory(atPath: sandbox.libraryPath + ".credentials", withIntermediateDirectories: false)
+        let result = run(
+            ["remote", "set", "webdav", "https://cloud.example.com/dav/MiDiccio/", "--user", "ana", "--password-stdin"], input: "pw\n")
+        #expect(result.status == 1, "\(result.output)")
+        #expect(result.errorOutput.contains(".credentials"), "\(result.errorOutput)")
+        let shown = try run(["remote", "show", "--json"]).jsonObject()
+        #expect(shown["kind"] as? String == "folder", "\(shown)")
+    }
+
     @Test("--password-stdin takes the first line whatever ends it: a file saved on Windows, an old Mac, or no line end at all")
     func passwordLineEnds() throws {
         for input in ["pw-line\r\nsecond", "pw-line\rsecond", "pw-line\n", "pw-line"] {
