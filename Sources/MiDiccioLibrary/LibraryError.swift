@@ -145,6 +145,10 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
         case .storage(let error) where error.isFull:
             // "database or disk is full" names neither which, nor what to do.
             return "the disk the library is on is full; nothing was changed. Free some space there, then try again (\(error))"
+        case .storage(let error) where error.isReadOnly:
+            // SQLite's words came with the statement that met them, SQL and all (round 12B).
+            return "the library cannot be written: its file, its folder or its disk is read-only; nothing was changed. Make it "
+                + "writable, or copy the library somewhere you can write and use that copy (SQLite error \(error.code): \(error.message))"
         case .storage(let error):
             return "the library could not be updated (nothing was changed): \(error)"
         }

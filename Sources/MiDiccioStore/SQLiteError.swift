@@ -28,6 +28,10 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
     /// True when SQLite could not write for want of room (SQLITE_FULL): the disk is full.
     public var isFull: Bool { code & 0xFF == SQLITE_FULL }
 
+    /// True when SQLite may not write the file (SQLITE_READONLY): the file, its folder or its
+    /// disk is read-only.
+    public var isReadOnly: Bool { code & 0xFF == SQLITE_READONLY }
+
     /// True when SQLite found the file's pages inconsistent (SQLITE_CORRUPT): the file was
     /// damaged on disk, or copied while it was being written.
     public var isCorrupt: Bool { code & 0xFF == SQLITE_CORRUPT }

@@ -24,7 +24,7 @@ final class SyncLock {
         let path = FileSystem.sideFileBase(libraryPath) + ".sync-lock"
         descriptor = open(path, O_RDWR | O_CREAT, 0o600)
         guard descriptor >= 0 else {
-            throw LibraryError.fileError(path: path, reason: "cannot create the sync lock (error \(errno))")
+            throw LibraryError.fileError(path: path, reason: "cannot create the sync lock (\(FileSystem.errorText(errno)))")
         }
         let deadline = Date(timeIntervalSinceNow: timeout)
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {

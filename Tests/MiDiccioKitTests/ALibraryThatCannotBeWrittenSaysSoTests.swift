@@ -1,0 +1,33 @@
+import Foundation
+import MiDiccioTesting
+import Testing
+
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+@testable import MiDiccioStore
+
+/// A library SQLite may not write (its file, its folder or its disk read-only) says so in
+/// plain words, and what to do. It said "the library could not be updated: SQLite error 8:
+/// attempt to write a readonly database (in: INSERT INTO words (id, term, ...", the
+/// statement over two lines (found by the exploratory helper, round 12B). SQLite's
+/// `query_only` gives the same error a read-only file does, also to root.
+@Suite("A library that cannot be written says so")
+struct ALibraryThatCannotBeWrittenSaysSoTests {
+    @Test("adding a word to a read-only library says it is read-only and what to do, without the SQL, and changes nothing")
+    func readOnlySaysSo() throws {
+        try withTemporaryLibrary { fixture in
+            let library = fixture.library
+            try library.add(WordContent(term: "uno"))
+            try library.database.execute("PRAGMA query_only = 1")
+            #expect {
+                try library.add(WordContent(term: "dos"))
+            } throws: { error in
+                let text = "\(error)"
+                return text.hasPrefix("the library cannot be written: its file, its folder or its disk is read-only; nothing was changed")
+                    && text.contains("copy the library somewhere you can write") && !text.contains("INSERT")
+            }
+            try library.database.execute("PRAGMA query_only = 0")
+            #expect(try library.list().map(\.term) == ["uno"])
+        }
+    }
+}
