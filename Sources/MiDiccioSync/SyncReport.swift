@@ -192,9 +192,11 @@ extension SyncReport {
     /// What `aheadOfCloud` means, for people; nil when it is not set.
     public var aheadOfCloudNote: String? {
         aheadOfCloud.map { ahead in
-            "this computer's clock is \(ClockAhead(deviceID: "", device: "", milliseconds: ahead).amount) ahead of the cloud's. "
-                + "Until it is set right, its edits win over later edits made on other devices, and the Trash's clean-up "
-                + "(trash.autoPurgeDays) counts days by the cloud's clock. Check this computer's date, time and time zone."
+            "this computer's clock is \(ClockAhead(deviceID: "", device: "", milliseconds: ahead).amount) ahead of the cloud's, "
+                + "or the cloud server's clock is behind (a home server not set by the network can be). Until they agree, the "
+                + "Trash's clean-up (trash.autoPurgeDays) counts days by the earlier of the two, and if this computer's clock is "
+                + "the wrong one, its edits win over later edits made on other devices. Check this computer's date, time and "
+                + "time zone, and the server's."
         }
     }
 }
