@@ -37,6 +37,9 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
     case invalidImport(file: String, line: Int?, message: String)
     /// There is no restore to undo.
     case nothingToUndo
+    /// The last restore's words were all deleted permanently since (Empty Trash,
+    /// trash.autoPurgeDays): nothing of it can be undone. `terms`: the first of them.
+    case restoreWordsPurged(count: Int, terms: [String])
     /// There is no import to undo.
     case nothingImportedToUndo
     /// There is no bulk action to undo (or a later one replaced the one named).
@@ -112,6 +115,10 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
             return "\(file)\(line.map { ", line \($0)" } ?? ""): \(message); nothing was imported"
         case .nothingToUndo:
             return "there is no restore to undo"
+        case .restoreWordsPurged(let count, let terms):
+            let named = terms.map { "\u{201C}\($0)\u{201D}" }.joined(separator: ", ") + (count > terms.count ? ", ..." : "")
+            return "the last restore cannot be undone: the \(count == 1 ? "word" : "\(count) words") it changed "
+                + "\(count == 1 ? "was" : "were") deleted permanently since (Empty Trash, or trash.autoPurgeDays): \(named)"
         case .nothingImportedToUndo:
             return "there is no import to undo"
         case .nothingBulkToUndo:

@@ -141,6 +141,7 @@ extension WordLibrary {
         if !stored.word.isDeleted { try removeFromSearch(stored.word, seq: stored.seq) }
         try database.run("DELETE FROM words WHERE seq = ?", [.integer(stored.seq)])
         try database.run("DELETE FROM restore_undo WHERE word_id = ?", [.text(stored.word.id.rawValue)])
+        if database.changes > 0 { try notePurgedSinceRestore(stored.word.term) }
         try database.run("DELETE FROM import_undo WHERE word_id = ?", [.text(stored.word.id.rawValue)])
         try database.run("DELETE FROM bulk_undo WHERE word_id = ?", [.text(stored.word.id.rawValue)])
         try removeReviewEvents(of: stored.word.id)

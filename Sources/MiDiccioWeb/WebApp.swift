@@ -784,7 +784,10 @@ public final class WebApp: HTTPHandler {
 
     private static func encode(_ report: RestoreReport, dryRun: Bool) -> String {
         JSONText.object(
-            report.jsonMembers(dryRun: dryRun) + restoreTermLists(report) + [("strayTimesNote", JSONText.optional(report.strayTimesNote))])
+            report.jsonMembers(dryRun: dryRun) + restoreTermLists(report) + [
+                ("strayTimesNote", JSONText.optional(report.strayTimesNote)),
+                ("purgedSinceRestoreNote", JSONText.optional(report.purgedSinceRestoreNote)),
+            ])
     }
 
     private func exportSheet(_ request: HTTPRequest) throws -> HTTPResponse {

@@ -140,4 +140,42 @@ struct UndoingARestoreKeepsLaterEditsTests {
             #expect(try library.word(untouched.id)?.meaning == "before")
         }
     }
+
+    @Test("words the restore moved to the Trash and that were purged since are named by the undo, which undoes the rest")
+    func purgedSinceAreNamed() throws {
+        try withTemporaryLibrary { fixture in
+            let library = fixture.library
+            let uno = try library.add(WordContent(term: "uno", meaning: "one")).word
+            let dos = try library.add(WordContent(term: "dos", meaning: "two")).word
+            fixture.clock.advance(by: 1_000)
+            try writeBackup([uno.edited(at: fixture.clock.now()) { $0.meaning = "from the backup" }], to: fixture.file("backup.json"))
+            #expect(try library.restoreBackup(from: fixture.file("backup.json"), replace: true).trashed == 1)
+            fixture.clock.advance(by: 1_000)
+            try library.purge([dos.id])
+
+            let undo = try library.undoRestore()
+            #expect(undo.purgedSinceRestore == 1 && undo.purgedSinceRestoreTerms == ["dos"])
+            #expect(undo.purgedSinceRestoreNote?.contains("1 word the restore changed was deleted permanently since") == true)
+            #expect(try library.word(uno.id)?.meaning == "one")
+        }
+    }
+
+    @Test("when every word the restore changed was purged since, the undo says so instead of 'there is no restore to undo'")
+    func allPurgedSinceIsSaid() throws {
+        try withTemporaryLibrary { fixture in
+            let library = fixture.library
+            let uno = try library.add(WordContent(term: "uno")).word
+            let dos = try library.add(WordContent(term: "dos")).word
+            let tres = try library.add(WordContent(term: "tres")).word
+            try writeBackup([uno], to: fixture.file("backup.json"))
+            #expect(try library.restoreBackup(from: fixture.file("backup.json"), replace: true).trashed == 2)
+            try library.purge([dos.id, tres.id])
+            #expect {
+                try library.undoRestore()
+            } throws: { error in
+                guard case LibraryError.restoreWordsPurged(let count, let terms) = error else { return false }
+                return count == 2 && terms == ["dos", "tres"] && "\(error)".contains("cannot be undone")
+            }
+        }
+    }
 }

@@ -120,6 +120,7 @@ struct BackupUndoCommand: ParsableCommand {
         let undone = "\(counted(report.updated, "word")) put back as before the restore, \(report.trashed) moved to the Trash"
         context.io.write(output.json ? json(report) : "Undid the last restore: " + undone + kept + "\n")
         if !output.json, let source = report.source { context.note("That was the restore of \(source.described.shownSafely).") }
+        if !output.json, let note = report.purgedSinceRestoreNote { context.note(note.shownSafely) }
     }
 }
 

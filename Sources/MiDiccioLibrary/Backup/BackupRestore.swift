@@ -26,6 +26,11 @@ public struct RestoreReport: Hashable, Sendable {
     /// Undo only: words changed since the restore (here or on another device), kept as
     /// they are rather than put back, so undoing a restore never loses a later edit.
     public var keptEdited = 0
+    /// Undo only: words of the restore deleted permanently since (Empty Trash,
+    /// trash.autoPurgeDays), which cannot be put back, and the first of their terms.
+    public var purgedSinceRestore = 0
+    /// The terms of the first `listedTerms` of `purgedSinceRestore`.
+    public var purgedSinceRestoreTerms: [String] = []
     /// For an undo: the restore undone, its file and when it ran (nil for a restore from
     /// before 2026-12-05, which noted neither).
     public var source: UndoSource?
@@ -104,9 +109,21 @@ public struct RestoreReport: Hashable, Sendable {
             ("mergedIntoEmpty", String(mergedIntoEmpty)), ("answersAdded", String(answersAdded)), ("dryRun", String(dryRun)),
             ("sweptKey", JSONText.quote(sweptKey)), ("undid", JSONText.optional(source?.described)),
             ("wordsAhead", String(wordsAhead)), ("answersLeftOut", String(answersLeftOut)),
+            ("purgedSinceRestore", String(purgedSinceRestore)),
             ("earliestStrayTime", JSONText.optional(strayTimeRange?.lowerBound.iso8601)),
             ("latestStrayTime", JSONText.optional(strayTimeRange?.upperBound.iso8601)),
         ]
+    }
+
+    /// What an undo says of `purgedSinceRestore`, or nil when there are none.
+    public var purgedSinceRestoreNote: String? {
+        guard purgedSinceRestore > 0 else { return nil }
+        let named =
+            purgedSinceRestoreTerms.map { "\u{201C}\($0)\u{201D}" }.joined(separator: ", ")
+            + (purgedSinceRestore > purgedSinceRestoreTerms.count ? ", ..." : "")
+        return "\(purgedSinceRestore == 1 ? "1 word" : "\(purgedSinceRestore) words") the restore changed "
+            + "\(purgedSinceRestore == 1 ? "was" : "were") deleted permanently since (Empty Trash, or trash.autoPurgeDays) "
+            + "and cannot be put back: \(named)."
     }
 
     /// Notes a time out of the range a clock set right gives (`strayTimeRange`).
@@ -351,6 +368,7 @@ extension WordLibrary {
                     try database.run("INSERT INTO restore_undo SELECT * FROM temp.restore_undo_before")
                 } else {
                     try noteUndoSource(Self.restoreSourceKey, path: path)
+                    try database.run("DELETE FROM library_info WHERE key = ?", [.text(Self.restorePurgedKey)])
                 }
                 if !replace { try database.run("DROP TABLE temp.restore_undo_before") }
             }
@@ -381,6 +399,28 @@ extension WordLibrary {
         return try filePieces(path)
     }
 
+    /// The `library_info` key counting the last restore's words deleted permanently since,
+    /// with the first terms (`notePurgedSinceRestore`): "count", then a term a line.
+    static let restorePurgedKey = "restore.undo.purged"
+
+    /// Notes, in the purge's transaction, that a word the last restore touched was deleted
+    /// permanently, so its undo can say so (found by the exploratory helper, round 12C:
+    /// after trash.autoPurgeDays took the words a replace had moved to the Trash, `backup
+    /// undo` said nothing of them, or "there is no restore to undo").
+    func notePurgedSinceRestore(_ term: String) throws {
+        var purged = try info(Self.restorePurgedKey).map(Self.purgedSinceRestore) ?? (count: 0, terms: [])
+        purged.count += 1
+        if purged.terms.count < RestoreReport.listedTerms { purged.terms.append(term) }
+        let lines = ["\(purged.count)"] + purged.terms.map { $0.replacingOccurrences(of: "\n", with: " ") }
+        try setInfo(Self.restorePurgedKey, lines.joined(separator: "\n"))
+    }
+
+    /// The count and terms `restorePurgedKey` holds.
+    static func purgedSinceRestore(_ text: String) -> (count: Int, terms: [String]) {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        return (Int(lines.first ?? "") ?? 0, Array(lines.dropFirst()))
+    }
+
     /// The migration that gave undo data the word's time as a restore left it: undo data
     /// without it was written before this library took it.
     static let undoTimesMigration = "2026-12-restore-undo-keeps-later-edits"
@@ -393,8 +433,18 @@ extension WordLibrary {
         try writing {
             let rows = try database.cached("SELECT word_id, prior, restored_updated_at, restored_times, restored_tags FROM restore_undo")
                 .rows { ($0.text(0), $0.optionalText(1), $0.isNull(2) ? nil : $0.int64(2), $0.optionalText(3), $0.optionalText(4)) }
-            guard !rows.isEmpty else { throw LibraryError.nothingToUndo }
+            // Words of the restore deleted permanently since (Empty Trash, trash.autoPurgeDays)
+            // cannot come back: the undo names them, and says so when they were all it had.
+            let purged = try info(Self.restorePurgedKey).map(Self.purgedSinceRestore)
+            guard !rows.isEmpty else {
+                if let purged, purged.count > 0 {
+                    throw LibraryError.restoreWordsPurged(count: purged.count, terms: purged.terms)
+                }
+                throw LibraryError.nothingToUndo
+            }
             var report = RestoreReport()
+            report.purgedSinceRestore = purged?.count ?? 0
+            report.purgedSinceRestoreTerms = purged?.terms ?? []
             let timelessSince =
                 try database.integer("SELECT applied_at FROM schema_migrations WHERE name = ?", [.text(Self.undoTimesMigration)]) ?? .min
             for (idText, priorText, restoredAt, timesText, restoredTags) in rows {
@@ -460,6 +510,7 @@ extension WordLibrary {
                 }
             }
             try database.run("DELETE FROM restore_undo")
+            try database.run("DELETE FROM library_info WHERE key = ?", [.text(Self.restorePurgedKey)])
             report.source = try takeUndoSource(Self.restoreSourceKey)
             return report
         }

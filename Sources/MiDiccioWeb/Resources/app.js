@@ -1048,7 +1048,8 @@
       $("undo-result").textContent = "The last restore was undone: " + plural(report.updated, "word", "words") + " put back, "
         + report.trashed.toLocaleString() + " moved to the Trash."
         + (report.keptEdited ? " " + plural(report.keptEdited, "word was", "words were") + " edited since the restore: their edits were kept." : "")
-        + (report.undid ? " That was the restore of " + report.undid + "." : "");
+        + (report.undid ? " That was the restore of " + report.undid + "." : "")
+        + (report.purgedSinceRestoreNote ? " " + report.purgedSinceRestoreNote : "");
       $("restore-done").textContent = "";
       loadStatus();
       reload(); loadTags(); loadTrash(); scheduleSync();
