@@ -356,6 +356,23 @@ package enum FileSystem {
         name.hasPrefix(".") && name.hasSuffix(".tmp")
     }
 
+    /// The folder SQLite (and MiDiccio's own temporary files) write temporary files in:
+    /// `SQLITE_TMPDIR`, else `TMPDIR`, else the first of /var/tmp, /usr/tmp and /tmp that
+    /// is there, as SQLite looks on Unix.
+    package static func temporaryFolder(environment: [String: String]) -> String {
+        for name in ["SQLITE_TMPDIR", "TMPDIR"] {
+            if let folder = environment[name], !folder.isEmpty, status(folder) != nil { return folder }
+        }
+        return ["/var/tmp", "/usr/tmp", "/tmp"].first { status($0) != nil } ?? "/tmp"
+    }
+
+    /// Bytes free to this user on the disk holding `path`, or nil when it cannot be told.
+    package static func freeBytes(_ path: String) -> Int64? {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return nil }
+        return Int64(info.f_bavail) * Int64(info.f_frsize)
+    }
+
     /// The system's words for an `errno` value ("No space left on device").
     package static func errorText(_ code: Int32) -> String {
         String(cString: strerror(code))

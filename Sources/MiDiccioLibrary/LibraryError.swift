@@ -1,3 +1,5 @@
+import Foundation
+import MiDiccioFiles
 import MiDiccioModel
 import MiDiccioStore
 
@@ -77,6 +79,17 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
                 + "closed where it came from, or run 'midiccio backup export' there and restore that backup here")
     }
 
+    /// Free bytes under which the temporary folder counts as full for the messages.
+    static let nearlyFull: Int64 = 4 << 20
+
+    /// The temporary folder SQLite writes in (`FileSystem.temporaryFolder`) when it has
+    /// almost no room left, for a message about a full disk: it may be the one full.
+    public static func fullTemporaryFolder() -> String? {
+        let temporary = FileSystem.temporaryFolder(environment: ProcessInfo.processInfo.environment)
+        guard let free = FileSystem.freeBytes(temporary), free < nearlyFull else { return nil }
+        return temporary
+    }
+
     public var description: String {
         switch self {
         case .notALibrary(let path, let reason):
@@ -150,7 +163,15 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
             return
                 "the library is busy: another program (the web app, a sync or another midiccio command) has been writing to it for over \(LibraryFile.busyTimeoutSeconds) seconds; nothing was changed. Try again when it is done (\(error))"
         case .storage(let error) where error.isFull:
-            // "database or disk is full" names neither which, nor what to do.
+            // "database or disk is full" names neither which, nor what to do. SQLite keeps
+            // its temporary files (a large statement's journal, a sort) in the temporary
+            // folder, often a small disk of its own: a full /tmp was blamed on the library's
+            // disk, where room made no difference (found by the exploratory helper, round 12B).
+            if let temporary = Self.fullTemporaryFolder() {
+                return "the temporary folder \(temporary) is full (SQLite keeps its temporary files there), or the disk the "
+                    + "library is on; nothing was changed. Free some space in \(temporary) (or set TMPDIR to a folder with "
+                    + "room), then try again (\(error))"
+            }
             return "the disk the library is on is full; nothing was changed. Free some space there, then try again (\(error))"
         case .storage(let error) where error.isReadOnly:
             // SQLite's words came with the statement that met them, SQL and all (round 12B).

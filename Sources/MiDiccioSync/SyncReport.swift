@@ -344,6 +344,10 @@ extension SyncError {
     /// with its own account.
     fileprivate static func plain(_ error: any Error) -> String {
         if case LibraryError.storage(let storage) = error {
+            if storage.isFull, let temporary = LibraryError.fullTemporaryFolder() {
+                return "the temporary folder \(temporary) is full (SQLite keeps its temporary files there), or the disk the library "
+                    + "is on (free some space in \(temporary), or set TMPDIR to a folder with room, then sync again): \(storage)"
+            }
             if storage.isFull { return "the disk the library is on is full (free some space there, then sync again): \(storage)" }
             return "the library could not be updated: \(storage)"
         }

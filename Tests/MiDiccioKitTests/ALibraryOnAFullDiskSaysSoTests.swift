@@ -1,4 +1,5 @@
 import Foundation
+import MiDiccioTesting
 import Testing
 
 @testable import MiDiccioLibrary
@@ -26,24 +27,10 @@ struct ALibraryOnAFullDiskSaysSoTests {
         #expect(!LibraryError.storage(SQLiteError(code: 1, message: "other")).description.contains("full"))
     }
 
-    /// True when this process can mount a tmpfs (root, and mounts allowed here).
-    static let canMount: Bool = {
-        guard getuid() == 0 else { return false }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("midiccio-mount-probe-\(getpid())").path
-        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        guard mount("tmpfs", folder, "tmpfs", 0, "size=64k") == 0 else { return false }
-        umount(folder)
-        return true
-    }()
-
-    @Test("opening it fails saying the disk is full, and once there is room every word is there", .enabled(if: canMount))
+    @Test("opening it fails saying the disk is full, and once there is room every word is there", .enabled(if: SmallDisk.canMount))
     func fullDisk() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("midiccio-full-\(getpid())").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        try #require(mount("tmpfs", folder, "tmpfs", 0, "size=1m") == 0)
-        defer { umount(folder) }
+        let disk = try SmallDisk("full", size: "1m")
+        let folder = disk.folder
         let path = folder + "/library.sqlite"
         do {
             let library = try WordLibrary(path: path)
@@ -53,12 +40,7 @@ struct ALibraryOnAFullDiskSaysSoTests {
         // the disk fills up.
         try? FileManager.default.removeItem(atPath: path + "-wal")
         try? FileManager.default.removeItem(atPath: path + "-shm")
-        let filler = folder + "/filler"
-        let descriptor = open(filler, O_WRONLY | O_CREAT, 0o600)
-        try #require(descriptor >= 0)
-        let block = [UInt8](repeating: 0, count: 4096)
-        while write(descriptor, block, block.count) > 0 {}
-        close(descriptor)
+        let filler = disk.fill()
 
         #expect {
             try WordLibrary(path: path)
