@@ -4,6 +4,8 @@ exploratory helper, round 8). The question now names the count, the request carr
 a Trash that holds another number is refused, purging nothing. So is a Trash that holds as
 many words but other ones (one restored elsewhere, another deleted: round 9), by the key of
 the words the page was shown."""
+import os
+import shutil
 import tempfile
 
 from selenium.webdriver.common.by import By
@@ -91,3 +93,70 @@ def test_empty_trash_refuses_other_words_as_many(page):
 
     junk, _ = empty_trash_after_the_phone(page, swap)
     assert not api("/api/words/" + junk["id"])["word"].get("deletedAt"), "taken out of the Trash, so never purged"
+
+
+def test_empty_trash_asks_while_a_change_has_not_arrived(page):
+    """A sync that could not read every change file another device's record names (a sync
+    program still delivering it) no longer lets Empty Trash go on unasked: the file may take
+    a word out of the Trash, and the purge beat that on every device (found by the
+    exploratory helper, round 12C). Saying no changes nothing; once the file is there, the
+    rescue comes in and the word is kept."""
+    folder = tempfile.mkdtemp(prefix="midiccio-browser-unread-")
+    token = csrf(page)
+    api("/api/remote", "PUT", {"folder": folder}, token)
+    try:
+        word = api("/api/words", "POST", {"term": "rescate", "meaning": "rescue"}, token)["word"]
+        api("/api/words/" + word["id"], "DELETE", None, token)
+        page.refresh()
+        page.find_element(By.ID, "settings-button").click()
+        sync_in_settings(page)
+        # The phone reaches the folder through a link; for its rescue it is pointed at a
+        # copy of the folder, where its sync program has its files first: the page never
+        # sees the change file until the test delivers it.
+        link = folder + "-phone"
+        os.symlink(folder, link)
+        on_phone = device_in(link)
+        on_phone("restore", word["id"])
+        on_phone("edit", word["id"], "--meaning", "rescued on the phone")
+        stage = folder + "-stage"
+        shutil.copytree(folder, stage)
+        os.remove(link)
+        os.symlink(stage, link)
+        on_phone("sync")
+        arriving = [path for path in walk(os.path.join(stage, "changes")) if path.endswith(".chg")
+                    and not os.path.exists(path.replace(stage, folder, 1))]
+        assert len(arriving) == 1, arriving
+        # Its record arrives first.
+        for path in walk(os.path.join(stage, "devices")):
+            shutil.copyfile(path, path.replace(stage, folder, 1))
+
+        page.execute_script("arguments[0].scrollIntoView({block: 'center'})", page.find_element(By.ID, "trash-link"))
+        page.find_element(By.ID, "trash-link").click()
+        wait(page, lambda d: "in the Trash" in d.find_element(By.ID, "trash-summary").text)
+        page.find_element(By.ID, "empty-trash").click()
+        wait(page, EC.alert_is_present()).accept()
+        alert = wait(page, EC.alert_is_present(), 15)
+        assert "Not every change of" in alert.text and "Go on anyway?" in alert.text, alert.text
+        alert.dismiss()
+        wait(page, lambda d: "Nothing was changed" in d.find_element(By.ID, "toast").text, 15)
+        assert api("/api/words/" + word["id"])["word"].get("deletedAt"), "still in the Trash here, not purged"
+
+        # The file arrives: the next sync brings the rescue in, and the word stays.
+        target = arriving[0].replace(stage, folder, 1)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        shutil.copyfile(arriving[0], target)
+        page.find_element(By.ID, "trash-back").click()
+        if page.find_element(By.ID, "back-button").is_displayed():
+            go_back_to_words(page)
+        page.find_element(By.ID, "settings-button").click()
+        sync_in_settings(page)
+        rescued = api("/api/words/" + word["id"])["word"]
+        assert not rescued.get("deletedAt") and rescued["meaning"] == "rescued on the phone", rescued
+        go_back_to_words(page)
+    finally:
+        api("/api/remote", "PUT", {}, csrf(page))
+
+
+def walk(folder):
+    """Every file under `folder`."""
+    return [os.path.join(root, name) for root, _, names in os.walk(folder) for name in names]
