@@ -138,7 +138,9 @@ public struct RestoreReport: Hashable, Sendable {
         let span =
             range.lowerBound == range.upperBound ? range.lowerBound.iso8601 : "\(range.lowerBound.iso8601) to \(range.upperBound.iso8601)"
         var parts: [String] = []
-        if wordsAhead > 0 { parts.append("\(wordsAhead) word\(wordsAhead == 1 ? " keeps its time" : "s keep theirs"), as sync takes them") }
+        if wordsAhead > 0 {
+            parts.append("\(wordsAhead) word\(wordsAhead == 1 ? " keeps its time" : "s keep theirs") (sync takes such times too)")
+        }
         if answersLeftOut > 0 { parts.append("\(answersLeftOut) study answer\(answersLeftOut == 1 ? " is" : "s are") left out") }
         return "The backup holds times far from this computer's clock (\(span)): a device's clock was wrong when they "
             + "were written, or the file was edited. " + parts.joined(separator: "; ") + "."
