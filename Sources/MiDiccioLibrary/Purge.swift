@@ -168,8 +168,8 @@ extension WordLibrary {
     }
 
     /// True while a purge's scrub is owed: another program was writing to the library when
-    /// it was due, or its disk was full, so the purged words' text may remain in the search index's older
-    /// segments and the WAL until the next purge or sync (`scrubIfOwed`).
+    /// it was due, or its disk was full, so the purged words' text may remain in the search
+    /// index's older segments and the WAL until the next purge or sync (`scrubIfOwed`).
     public func purgedTextRemains() throws -> Bool {
         try guarded { try info(Self.scrubOwedKey) != nil }
     }

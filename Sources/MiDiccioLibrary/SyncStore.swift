@@ -485,9 +485,8 @@ package final class SyncStore {
     }
 
     /// Purges what `trash.autoPurgeDays` says has been in the Trash long enough here, by
-    /// the time `now`.
-    /// `lastSync` is when this library's last sync finished (nil: never): words changed here
-    /// and not sent yet wait (`WordLibrary.autoPurgeDue`).
+    /// the time `now`. `lastSync` is when this library's last sync finished (nil: never):
+    /// words changed here and not sent yet wait (`WordLibrary.autoPurgeDue`).
     package func autoPurge(now: Timestamp, lastSync: Int64?) throws -> Int {
         try library.autoPurge(now: now, lastSync: lastSync ?? .min)
     }
