@@ -413,7 +413,7 @@ extension WordLibrary {
         var purged = try info(Self.restorePurgedKey).map(Self.purgedSinceRestore) ?? (count: 0, terms: [])
         purged.count += 1
         if purged.terms.count < RestoreReport.listedTerms { purged.terms.append(term) }
-        let lines = ["\(purged.count)"] + purged.terms.map { $0.replacingOccurrences(of: "\n", with: " ") }
+        let lines = ["\(purged.count)"] + purged.terms.map { String($0.map { $0.isNewline ? " " : $0 }) }
         try setInfo(Self.restorePurgedKey, lines.joined(separator: "\n"))
     }
 
