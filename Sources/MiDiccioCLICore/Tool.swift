@@ -85,7 +85,11 @@ public enum Tool {
             return usageFailure(error, definition, io: io)
         }
         if root.version {
-            io.write("midiccio \(version)\n")
+            // The formats say more than the number, which every build of this line shares:
+            // a person told to update sees whether a build is new enough (round 12A).
+            io.write(
+                "midiccio \(version) (cloud format \(CloudManifest.currentVersion), library schema \(WordLibrary.schemaVersion), "
+                    + "backup format \(BackupFile.version))\n")
             return 0
         }
         var helpRequested = false

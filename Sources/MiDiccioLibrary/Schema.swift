@@ -3,6 +3,12 @@ import MiDiccioStore
 
 /// The schema history of a library, oldest first. The schema version of a library is
 /// the number of migrations applied to it.
+extension WordLibrary {
+    /// The schema this MiDiccio writes: its number of migrations (`PRAGMA user_version`
+    /// of a library it has opened). A newer library is refused (`LibraryError.newerSchema`).
+    public static var schemaVersion: Int { Migrations.all.count }
+}
+
 enum Migrations {
     static let all: [Migration] = [
         Migration(

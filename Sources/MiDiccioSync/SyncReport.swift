@@ -311,7 +311,9 @@ public enum SyncError: Error, Sendable, CustomStringConvertible {
         case .noRemote:
             "no remote is set; set one with: midiccio remote set folder PATH"
         case .cloudTooNew(let version):
-            "this cloud copy was written by a newer MiDiccio; update to keep syncing (the cloud uses format \(version)). Your words on this device are kept."
+            "this cloud copy was written by a newer MiDiccio; update to keep syncing (the cloud uses format \(version), this "
+                + "MiDiccio format \(CloudManifest.currentVersion); 'midiccio --version' says which a build writes). Your words on "
+                + "this device are kept."
         case .badManifest(let reason):
             "the cloud folder's \(CloudLayout.manifestPath) cannot be read now (\(reason)); nothing was changed here, the next sync will try again. "
                 + "If it goes on failing (the file was damaged, not still arriving), remove \(CloudLayout.manifestPath) from the cloud folder: "

@@ -86,12 +86,12 @@ final class HelpTests {
         }
     }
 
-    @Test("--version prints the tool's name and a version number")
+    @Test("--version prints the tool's name, a version number, and the cloud, library and backup formats it writes")
     func version() throws {
         let result = sandbox.run("--version")
         #expect(result.status == 0)
         #expect(result.errorOutput.isEmpty)
-        let pattern = try Regex(#"^midiccio \d+\.\d+\.\d+\n$"#)
+        let pattern = try Regex(#"^midiccio \d+\.\d+\.\d+ \(cloud format \d+, library schema \d+, backup format \d+\)\n$"#)
         #expect(result.output.wholeMatch(of: pattern) != nil, "got \(result.output)")
     }
 

@@ -71,6 +71,8 @@ struct CloudLayoutTests {
             #expect(
                 message.contains("this cloud copy was written by a newer MiDiccio; update to keep syncing"),
                 "the issue's wording; got: \(message)")
+            // Which format this build writes, so the person can tell whether a build is new enough.
+            #expect(message.contains("this MiDiccio format \(CloudManifest.currentVersion)"), "\(message)")
         }
     }
 
