@@ -356,10 +356,11 @@ package enum FileSystem {
         name.hasPrefix(".") && name.hasSuffix(".tmp")
     }
 
-    /// The folder SQLite (and MiDiccio's own temporary files) write temporary files in:
-    /// `SQLITE_TMPDIR`, else `TMPDIR`, else the first of /var/tmp, /usr/tmp and /tmp that
-    /// is there, as SQLite looks on Unix.
-    package static func temporaryFolder(environment: [String: String]) -> String {
+    /// The folder SQLite writes its temporary files in, looked for as SQLite does on Unix:
+    /// `SQLITE_TMPDIR`, else `TMPDIR`, else the first of /var/tmp, /usr/tmp and /tmp that is
+    /// there (MiDiccio's own temporary files go to `temporaryFolder`).
+    package static var sqliteTemporaryFolder: String {
+        let environment = ProcessInfo.processInfo.environment
         for name in ["SQLITE_TMPDIR", "TMPDIR"] {
             if let folder = environment[name], !folder.isEmpty, status(folder) != nil { return folder }
         }

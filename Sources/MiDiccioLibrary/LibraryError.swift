@@ -82,12 +82,20 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
     /// Free bytes under which the temporary folder counts as full for the messages.
     static let nearlyFull: Int64 = 4 << 20
 
-    /// The temporary folder SQLite writes in (`FileSystem.temporaryFolder`) when it has
-    /// almost no room left, for a message about a full disk: it may be the one full.
-    public static func fullTemporaryFolder() -> String? {
-        let temporary = FileSystem.temporaryFolder(environment: ProcessInfo.processInfo.environment)
-        guard let free = FileSystem.freeBytes(temporary), free < nearlyFull else { return nil }
-        return temporary
+    /// Which disk a full-disk message names, and where to make room: SQLite keeps its
+    /// temporary files (a large statement's journal, a sort) in the temporary folder
+    /// (`FileSystem.sqliteTemporaryFolder`), often a small disk of its own, so when that one
+    /// has almost no room left it is named too (a full /tmp was blamed on the library's
+    /// disk, where room made no difference; found by the exploratory helper, round 12B).
+    /// `disk` names the library's disk as the message says it; `full` says which is full,
+    /// `room` what to do.
+    public static func fullDisk(_ disk: String) -> (full: String, room: String) {
+        let temporary = FileSystem.sqliteTemporaryFolder
+        guard let free = FileSystem.freeBytes(temporary), free < nearlyFull else { return ("\(disk) is full", "free some space there") }
+        return (
+            "the temporary folder \(temporary) is full (SQLite keeps its temporary files there), or \(disk)",
+            "free some space in \(temporary), or set TMPDIR to a folder with room"
+        )
     }
 
     public var description: String {
@@ -129,7 +137,7 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
         case .nothingToUndo:
             return "there is no restore to undo"
         case .restoreWordsPurged(let count, let terms):
-            let named = terms.map { "\u{201C}\($0)\u{201D}" }.joined(separator: ", ") + (count > terms.count ? ", ..." : "")
+            let named = TermList.named(terms, of: count)
             return "the last restore cannot be undone: the \(count == 1 ? "word" : "\(count) words") it changed "
                 + "\(count == 1 ? "was" : "were") deleted permanently since (Empty Trash, or trash.autoPurgeDays): \(named)"
         case .nothingImportedToUndo:
@@ -163,16 +171,10 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
             return
                 "the library is busy: another program (the web app, a sync or another midiccio command) has been writing to it for over \(LibraryFile.busyTimeoutSeconds) seconds; nothing was changed. Try again when it is done (\(error))"
         case .storage(let error) where error.isFull:
-            // "database or disk is full" names neither which, nor what to do. SQLite keeps
-            // its temporary files (a large statement's journal, a sort) in the temporary
-            // folder, often a small disk of its own: a full /tmp was blamed on the library's
-            // disk, where room made no difference (found by the exploratory helper, round 12B).
-            if let temporary = Self.fullTemporaryFolder() {
-                return "the temporary folder \(temporary) is full (SQLite keeps its temporary files there), or the disk the "
-                    + "library is on; nothing was changed. Free some space in \(temporary) (or set TMPDIR to a folder with "
-                    + "room), then try again (\(error))"
-            }
-            return "the disk the library is on is full; nothing was changed. Free some space there, then try again (\(error))"
+            // "database or disk is full" names neither which, nor what to do.
+            let full = Self.fullDisk("the disk the library is on")
+            return "\(full.full); nothing was changed. \(full.room.prefix(1).uppercased() + full.room.dropFirst()), "
+                + "then try again (\(error))"
         case .storage(let error) where error.isReadOnly:
             // SQLite's words came with the statement that met them, SQL and all (round 12B).
             return "the library cannot be written: its file, its folder or its disk is read-only; nothing was changed. Make it "

@@ -80,11 +80,8 @@ enum LibraryFile {
             // A full disk fails the opening with "disk I/O error" (SQLite cannot make the
             // WAL's index), which sounds like damage (found by the exploratory helper).
             let full = database.systemErrno == ENOSPC || error.code & 0xFF == 13  // SQLITE_FULL
-            let temporary = full ? LibraryError.fullTemporaryFolder() : nil
-            throw LibraryError.cannotOpen(
-                path: path,
-                reason: temporary.map { "the temporary folder \($0) is full, or the disk it is on; free some space in \($0) and try again" }
-                    ?? (full ? "the disk it is on is full; free some space there and try again" : error.message))
+            let disk = LibraryError.fullDisk("the disk it is on")
+            throw LibraryError.cannotOpen(path: path, reason: full ? "\(disk.full); \(disk.room) and try again" : error.message)
         }
         return (database, !existing)
     }

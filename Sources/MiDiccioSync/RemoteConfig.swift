@@ -134,7 +134,7 @@ extension WordLibrary {
         defer { withExtendedLifetime(lock) {} }
         let stale = staleSideFiles(for: remote).filter { FileManager.default.fileExists(atPath: $0) }
         if let first = stale.first {
-            let folder = first.lastIndex(of: "/").map { String(first[..<$0]) }.flatMap { $0.isEmpty ? "/" : $0 } ?? "."
+            let folder = FileSystem.parent(of: first)
             if access(folder, W_OK) != 0 {
                 throw FileError(
                     path: first,

@@ -346,11 +346,10 @@ extension SyncError {
     /// with its own account.
     fileprivate static func plain(_ error: any Error) -> String {
         if case LibraryError.storage(let storage) = error {
-            if storage.isFull, let temporary = LibraryError.fullTemporaryFolder() {
-                return "the temporary folder \(temporary) is full (SQLite keeps its temporary files there), or the disk the library "
-                    + "is on (free some space in \(temporary), or set TMPDIR to a folder with room, then sync again): \(storage)"
+            if storage.isFull {
+                let full = LibraryError.fullDisk("the disk the library is on")
+                return "\(full.full) (\(full.room), then sync again): \(storage)"
             }
-            if storage.isFull { return "the disk the library is on is full (free some space there, then sync again): \(storage)" }
             return "the library could not be updated: \(storage)"
         }
         return "\(error)"
@@ -473,9 +472,10 @@ extension SyncReport {
         let count = purgedElsewhere, edited = purgedEditedHere
         var note =
             "\(count) word\(count == 1 ? " was" : "s were") purged on another device and removed here: "
-            + Self.named(purgedTerms, of: count)
+            + TermList.named(purgedTerms, of: count)
         if edited > 0 {
-            let which = edited == count ? (count == 1 ? "it" : "they") : "\(edited) of them (\(Self.named(purgedEditedTerms, of: edited)))"
+            let which =
+                edited == count ? (count == 1 ? "it" : "they") : "\(edited) of them (\(TermList.named(purgedEditedTerms, of: edited)))"
             note += "; \(which) had edits made here and not synced yet, which were discarded (a permanent deletion wins over every edit)"
         }
         return note
@@ -490,13 +490,7 @@ extension SyncReport {
         let count = overriddenHere
         return "\(count) word\(count == 1 ? "" : "s") edited here and not synced yet "
             + "\(count == 1 ? "was" : "were") changed later on another device (an edit there, or a backup restored there), "
-            + "and the later change won: " + Self.named(overriddenTerms, of: count)
-    }
-
-    /// `terms` quoted (each cut to 40 characters), and how many more of `count` there are.
-    private static func named(_ terms: [String], of count: Int) -> String {
-        terms.map { "\u{201C}\($0.prefix(40))\u{201D}" }.joined(separator: ", ")
-            + (count > terms.count ? " and \(count - terms.count) more" : "")
+            + "and the later change won: " + TermList.named(overriddenTerms, of: count)
     }
 
     /// What this sync found of the cloud and of this device's place in it that the person

@@ -41,22 +41,27 @@ struct SyncOnOpen: ParsableArguments {
     /// a word out of the Trash or edit it (found by the exploratory helper, round 12C).
     package func runOrStop(_ context: ToolContext, consequence: String) throws {
         let (problem, unread) = try attempt(context)
-        if problem == nil, !unread.isEmpty {
-            throw ToolFailure(
+        let why: String
+        let next: String
+        if let problem {
+            why = "could not sync first (\(problem.reason))"
+            // A sync stopped by the guard against mass deletion reached the cloud: waiting
+            // does not help (found by the exploratory helper, round 9).
+            next =
+                problem.massDeletion
+                ? "If those deletions are meant, run 'midiccio sync --allow-mass-delete' first, then try again"
+                : "Try again once the cloud can be reached"
+        } else if !unread.isEmpty {
+            why =
                 "not every change of \(unread.joined(separator: ", ").shownSafely) has arrived here yet (a sync program may "
-                    + "still be delivering it, or a file is cut short); nothing was changed: going on now, \(consequence). "
-                    + "Sync again once it has arrived, or add --offline to go on with this device's words as they are")
+                + "still be delivering it, or a file is cut short)"
+            next = "Sync again once it has arrived"
+        } else {
+            return
         }
-        guard let problem else { return }
-        // A sync stopped by the guard against mass deletion reached the cloud: waiting does
-        // not help (found by the exploratory helper, round 9).
-        let next =
-            problem.massDeletion
-            ? "If those deletions are meant, run 'midiccio sync --allow-mass-delete' first, then try again"
-            : "Try again once the cloud can be reached"
         throw ToolFailure(
-            "could not sync first (\(problem.reason)); nothing was changed: going on now, \(consequence). "
-                + "\(next), or add --offline to go on with this device's words as they are")
+            "\(why); nothing was changed: going on now, \(consequence). \(next), or add --offline to go on with this "
+                + "device's words as they are")
     }
 
     /// Syncs as `run` says, printing what the sync says of purges and skipped files; the

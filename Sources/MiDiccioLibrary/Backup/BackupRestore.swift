@@ -118,9 +118,7 @@ public struct RestoreReport: Hashable, Sendable {
     /// What an undo says of `purgedSinceRestore`, or nil when there are none.
     public var purgedSinceRestoreNote: String? {
         guard purgedSinceRestore > 0 else { return nil }
-        let named =
-            purgedSinceRestoreTerms.map { "\u{201C}\($0)\u{201D}" }.joined(separator: ", ")
-            + (purgedSinceRestore > purgedSinceRestoreTerms.count ? ", ..." : "")
+        let named = TermList.named(purgedSinceRestoreTerms, of: purgedSinceRestore)
         return "\(purgedSinceRestore == 1 ? "1 word" : "\(purgedSinceRestore) words") the restore changed "
             + "\(purgedSinceRestore == 1 ? "was" : "were") deleted permanently since (Empty Trash, or trash.autoPurgeDays) "
             + "and cannot be put back: \(named)."

@@ -15,9 +15,7 @@ extension SyncSession {
             (try store.digest(), try store.library.deviceName(), try store.markerSet(through: state.cleanMarkers))
         }
         let changeNames = state.files.filter { $0.kind == .changes && $0.seq > state.snapshotSeq }.map(\.name).sorted()
-        let replacedSnapshots = (state.snapshotReplaces ?? []).filter {
-            state.snapshotSeq > 0 && CloudLayout.entry(fromName: $0, kind: .snapshot)?.seq == state.snapshotSeq
-        }
+        let replacedSnapshots = state.replacedSnapshots
         // The cloud's id as this device knows it, kept in its record so that a device new
         // to the cloud that finds the manifest gone can write it again with the same id.
         let knownCloud = state.cloudEpoch.flatMap { $0.isEmpty ? nil : $0 }

@@ -37,8 +37,7 @@ extension SyncSession {
             // record names the snapshot it replaced, so that nobody takes it for this
             // device put back (`renumbered`).
             if let replaced = next.snapshot, replaced.seq == snapshot.file.seq, replaced.path != snapshot.file.path {
-                let kept = (next.snapshotReplaces ?? []).filter { CloudLayout.entry(fromName: $0, kind: .snapshot)?.seq == replaced.seq }
-                next.snapshotReplaces = Array((kept + [replaced.name]).suffix(SyncState.rememberedReplacedSnapshots))
+                next.snapshotReplaces = Array((next.replacedSnapshots + [replaced.name]).suffix(SyncState.rememberedReplacedSnapshots))
             } else {
                 next.snapshotReplaces = nil
             }

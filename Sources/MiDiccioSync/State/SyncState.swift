@@ -50,8 +50,14 @@ struct SyncState: Codable, Equatable {
     var snapshot: OwnFile?
     /// Names of this device's snapshots that a later one under the same number replaced
     /// (`DeviceRecord.snapshotReplaces`), oldest first, the last `rememberedReplacedSnapshots`;
-    /// those of another number than `snapshot`'s are left out of the record.
+    /// only those of `snapshot`'s number count (`replacedSnapshots`).
     var snapshotReplaces: [String]?
+
+    /// The `snapshotReplaces` of the latest snapshot's number: those its record names.
+    var replacedSnapshots: [String] {
+        guard let snapshot else { return [] }
+        return (snapshotReplaces ?? []).filter { CloudLayout.entry(fromName: $0, kind: .snapshot)?.seq == snapshot.seq }
+    }
     /// Change files up to this number have been removed (compaction).
     var compactedThrough: Int64 = 0
     /// This device's files in the cloud that it has not removed, oldest first.
