@@ -32,7 +32,9 @@ public enum CloudPaths {
 
 /// Why a cloud operation failed.
 public enum CloudError: Error, Sendable, CustomStringConvertible {
-    /// The storage cannot be reached now (offline, unmounted, server down); try later.
+    /// The storage cannot be used now (offline, unmounted, a server down or failing); try
+    /// later. Said as "not available now", whatever the reason: a server that answers
+    /// 500 was reached.
     case unavailable(String)
     /// The storage refused the credentials.
     case unauthorized(String)
@@ -53,7 +55,7 @@ public enum CloudError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .unavailable(let reason): "the cloud cannot be reached: \(reason)"
+        case .unavailable(let reason): "the cloud is not available now: \(reason)"
         case .unauthorized(let reason): "the cloud refused access: \(reason)"
         case .failed(let path, let reason): "cloud file \(path): \(reason)"
         case .unreadable(let path, let reason): "cloud file \(path) cannot be read: \(reason)"

@@ -112,7 +112,7 @@ final class SyncThroughAFolderCLITests {
         #expect(shown.errorOutput.contains("warning:"))
         let sync = sandbox.run(["--library", sandbox.path("laptop.sqlite"), "sync"])
         #expect(sync.status == 1)
-        #expect(sync.errorOutput.contains("cannot be reached"))
+        #expect(sync.errorOutput.contains("is not available now: "))
     }
 }
 

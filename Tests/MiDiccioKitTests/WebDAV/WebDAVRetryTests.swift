@@ -71,7 +71,8 @@ struct WebDAVRetryTests {
             try storage.read("devices/a.json")
         } throws: { error in
             guard case CloudError.unavailable(let reason) = error else { return false }
-            return reason.contains("503") && reason.contains("4 times")
+            // A server that answers was reached: the words say it is not available now.
+            return reason.contains("503") && reason.contains("4 times") && "\(error)".hasPrefix("the cloud is not available now: ")
         }
         #expect(storage.requestCounts["GET"] == 4)
         #expect(recorder.delays.count == 3)

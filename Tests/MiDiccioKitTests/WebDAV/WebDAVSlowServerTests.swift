@@ -10,7 +10,7 @@ import Testing
 import MiDiccioTesting
 
 /// A server that answers too slowly: every request has a timeout, the sync fails as
-/// "the cloud cannot be reached" without changing anything, and once the server is
+/// "the cloud is not available now" without changing anything, and once the server is
 /// quick again a normal sync works. The slowness comes from a proxy on 127.0.0.1 that
 /// holds back lighttpd's answers.
 @Suite(
