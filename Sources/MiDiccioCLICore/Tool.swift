@@ -273,6 +273,7 @@ package final class ToolContext {
     package func library() throws -> WordLibrary {
         if let openLibrary { return openLibrary }
         warnIfInSyncedFolder()
+        warnOfConflictCopies()
         // Opening a library keyed by another ICU computes every term's keys again, once:
         // about a second per 100,000 words, shown like an import's progress. A library of
         // an earlier MiDiccio is brought up to date once, which can build a whole index.
@@ -360,6 +361,29 @@ package final class ToolContext {
             midiccio remote set folder '\(folder.root)/MiDiccio' (README, "A library inside a synced folder"; \
             MIDICCIO_SYNCED_FOLDER_OK=1 hides this warning).
             """)
+    }
+
+    /// Warns, on every command, of each conflict copy a sync program set aside beside the
+    /// library (`ConflictCopies`): the words written in it are in no library MiDiccio
+    /// opens, and nothing else tells the person. The warning names the command that takes
+    /// them in, and lasts until the file is moved away.
+    private func warnOfConflictCopies() {
+        // The command names the library when --library chose it (MIDICCIO_LIBRARY, set in
+        // the shell, chooses it for the next command too).
+        let library = global.library.map { "--library \(Self.shellQuoted($0)) " } ?? ""
+        for copy in ConflictCopies.of(libraryPath) {
+            note(
+                "Warning: beside the library is a conflict copy of it that a sync program set aside: \(copy). "
+                    + "Words written in it are not in this library. Take them in with: midiccio \(library)backup restore "
+                    + "\(Self.shellQuoted(copy)) (the newer of each field wins), then move that file away "
+                    + "(README, \"A library inside a synced folder\").")
+        }
+    }
+
+    /// `text` as one word for a POSIX shell, to paste into a command: in single quotes,
+    /// each of its own as '\'' (Dropbox names a conflict copy "… (Ana's conflicted copy …)").
+    package static func shellQuoted(_ text: String) -> String {
+        "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: #"'\''"#) + "'"
     }
 
     /// Prints words for people or as JSON.

@@ -49,6 +49,13 @@ package enum FileSystem {
         Data(try ChunkReader(path, size: max(1, count)).next() ?? [])
     }
 
+    /// Whether the file at `path` begins with the 16 bytes every SQLite database file
+    /// begins with. Never ask it of a library this process has open in SQLite: closing
+    /// the descriptor it reads through drops SQLite's locks on that file.
+    package static func beginsAsSQLite(_ path: String) -> Bool {
+        (try? readPrefix(path, count: 16)) == Data("SQLite format 3\u{0}".utf8)
+    }
+
     /// The file at `path` as text, or nil when it is not valid UTF-8. It is read a
     /// megabyte at a time into one string, so a large file is held once, never both as
     /// bytes and as text.

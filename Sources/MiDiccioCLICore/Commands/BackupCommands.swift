@@ -35,7 +35,7 @@ struct BackupExportCommand: ParsableCommand {
 /// `midiccio backup restore`
 struct BackupRestoreCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        path: ["backup", "restore"], abstract: "Restore words from a JSON backup file.",
+        path: ["backup", "restore"], abstract: "Restore words from a JSON backup file, or from another library file.",
         discussion: """
             The whole file is checked first; a bad file changes nothing. By default the backup is merged:
             each field the backup holds newer than the library's copy (or a word missing here) is taken;
@@ -46,10 +46,16 @@ struct BackupRestoreCommand: ParsableCommand {
             words, a replace merges instead). The library syncs first, so that edits made on other devices
             are seen (--offline: not). Restored words reach your other devices. 'midiccio backup undo'
             reverses the last restore.
+            The file can also be another MiDiccio library file (a conflict copy a sync program set aside
+            beside your library, an older copy from a backup): its words are restored as a backup of it
+            would be, and the file itself is left as it was.
             """,
-        examples: ["midiccio backup restore ~/midiccio-backup.json", "midiccio backup restore old.json --replace --dry-run"])
+        examples: [
+            "midiccio backup restore ~/midiccio-backup.json", "midiccio backup restore old.json --replace --dry-run",
+            "midiccio backup restore 'library (conflicted copy 2026-12-05).sqlite'",
+        ])
 
-    @Argument(name: "file", help: "The backup file.") var file: String
+    @Argument(name: "file", help: "The backup file, or another library file.") var file: String
     @Flag(name: "replace", help: "Make the library equal to the backup.") var replace = false
     @Flag(name: "dry-run", help: "Only report what would change.") var dryRun = false
     @OptionGroup var output = OutputOptions.counts
@@ -73,9 +79,16 @@ struct BackupRestoreCommand: ParsableCommand {
         let progress = context.progressLine(json: output.json)
         defer { progress.finish() }
         let name = ProgressLine.fileName(file)
-        let report = try context.library().restoreBackup(from: file, replace: replace, dryRun: dryRun) { done, total in
+        let library = try context.library()
+        let shown: (Int, Int) -> Void = { done, total in
             progress.show("\(dryRun ? "Checking" : "Restoring") \(name): \(ProgressLine.count(done, of: total))")
         }
+        // Another library file (a conflict copy a sync program set aside, an older copy
+        // from a backup) is restored as a backup of it would be.
+        let report =
+            library.restoresAsLibraryFile(file)
+            ? try library.restoreLibraryFile(from: file, replace: replace, dryRun: dryRun, progress: shown)
+            : try library.restoreBackup(from: file, replace: replace, dryRun: dryRun, progress: shown)
         progress.finish()
         if output.json {
             context.io.write(json(report, dryRun: dryRun))

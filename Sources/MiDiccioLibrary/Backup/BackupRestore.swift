@@ -206,9 +206,12 @@ extension WordLibrary {
     /// would now move other words to the Trash for being absent from the backup (words
     /// another device added since, pulled by the sync before it) changes nothing and
     /// throws `LibraryError.restoreChangedSincePreview`.
+    ///
+    /// `source` is the file the undo names, when the backup at `path` was made from
+    /// another file (`restoreLibraryFile(from:replace:dryRun:progress:)`); else `path`.
     public func restoreBackup(
         from path: String, replace replacing: Bool = false, dryRun: Bool = false, expectingSwept: String? = nil,
-        progress: ((_ done: Int, _ total: Int) -> Void)? = nil
+        source: String? = nil, progress: ((_ done: Int, _ total: Int) -> Void)? = nil
     ) throws -> RestoreReport {
         // Streamed, never held whole. A file that states its word count before its words
         // (as MiDiccio writes them) is read once: each word is checked and restored as it
@@ -367,7 +370,7 @@ extension WordLibrary {
                     try database.run("DELETE FROM restore_undo")
                     try database.run("INSERT INTO restore_undo SELECT * FROM temp.restore_undo_before")
                 } else {
-                    try noteUndoSource(Self.restoreSourceKey, path: path)
+                    try noteUndoSource(Self.restoreSourceKey, path: source ?? path)
                     try database.run("DELETE FROM library_info WHERE key = ?", [.text(Self.restorePurgedKey)])
                 }
                 if !replace { try database.run("DROP TABLE temp.restore_undo_before") }

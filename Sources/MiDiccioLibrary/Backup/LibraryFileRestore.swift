@@ -1,0 +1,85 @@
+import Foundation
+import MiDiccioFiles
+import MiDiccioModel
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension WordLibrary {
+    /// Whether `path` is restored as a library file
+    /// (`restoreLibraryFile(from:replace:dryRun:progress:)`) rather than as a JSON backup:
+    /// it begins as an SQLite database does (a conflict copy a sync program set aside, an
+    /// older copy of a library from a backup), or it is this library itself, which that
+    /// refuses. This library's own header is never read: closing a descriptor of a file
+    /// this process has open in SQLite drops SQLite's locks on it (`LibraryFile`).
+    public func restoresAsLibraryFile(_ path: String) -> Bool {
+        if isThisLibrary(path) { return true }
+        return FileSystem.beginsAsSQLite(path)
+    }
+
+    /// Whether `path` is this library's file, under any name.
+    private func isThisLibrary(_ path: String) -> Bool {
+        guard let other = FileSystem.identity(path), let mine = FileSystem.identity(self.path) else { return false }
+        return other == mine
+    }
+
+    /// Restores the words of another library file into this one, as a backup of it would
+    /// be restored (`restoreBackup(from:replace:dryRun:expectingSwept:source:progress:)`:
+    /// merged field by field by their times, or with `replace` made equal to it), study
+    /// answers included. The file is never opened where it is: it is copied (with its
+    /// log, when one is beside it) into the temporary folder, opened there (checked as any
+    /// library from elsewhere is, and brought up to this schema), and written out as a
+    /// backup, which is then restored. So a library of an older MiDiccio, or one in use by
+    /// another program, is left exactly as it was, and a damaged one changes nothing.
+    /// The undo names the library file.
+    public func restoreLibraryFile(
+        from path: String, replace: Bool = false, dryRun: Bool = false,
+        progress: ((_ done: Int, _ total: Int) -> Void)? = nil
+    ) throws -> RestoreReport {
+        if isThisLibrary(path) {
+            throw LibraryError.invalidBackup(file: path, location: nil, message: "that is this library itself")
+        }
+        let (descriptor, base) = try FileSystem.temporaryFile(in: FileSystem.temporaryFolder, prefix: ".midiccio-library-")
+        close(descriptor)
+        let copy = base + ".sqlite", backup = base + ".json"
+        defer {
+            for leftover in [base, copy, copy + "-wal", copy + "-shm", copy + "-journal", backup] {
+                try? FileSystem.removeIfPresent(leftover)
+            }
+        }
+        do {
+            try FileManager.default.copyItem(atPath: path, toPath: copy)
+            if FileSystem.status(path + "-wal") != nil { try FileManager.default.copyItem(atPath: path + "-wal", toPath: copy + "-wal") }
+        } catch {
+            throw LibraryError.invalidBackup(
+                file: path, location: nil, message: "it could not be copied to read it: \(FileSystem.describe(error))")
+        }
+        do {
+            let other = try WordLibrary(path: copy, create: false, clock: clock)
+            _ = try other.exportBackup(to: backup)
+        } catch let error as LibraryError {
+            throw LibraryError.invalidBackup(file: path, location: nil, message: Self.unreadableLibrary(error))
+        }
+        return try restoreBackup(from: backup, replace: replace, dryRun: dryRun, source: path, progress: progress)
+    }
+
+    /// Why another library file could not be read, in words about that file (the
+    /// error's own words name the temporary copy, and advise on this library).
+    private static func unreadableLibrary(_ error: LibraryError) -> String {
+        switch error {
+        case .notALibrary(_, let reason):
+            "an SQLite database but not a MiDiccio library (\(reason)); Kindle's and KOReader's word lists are taken in with 'midiccio import'"
+        case .newerSchema(_, let version):
+            "a library of a newer MiDiccio (schema \(version)); update MiDiccio to take its words in"
+        case .damaged(let what):
+            "a damaged library (\(what))"
+        case .logDoesNotFit(_, let problem):
+            "a library whose log beside it (-wal) does not fit it (\(problem)); move the log away to read the file alone"
+        default:
+            "the library could not be read: \(error)"
+        }
+    }
+}
