@@ -348,8 +348,17 @@
   function leaveEditor() {
     if (editorChanged() && !window.confirm("Discard your changes to this word?")) return;
     const word = state.editing;
-    $("editor").close();
+    closeEditor();
     focusWord(word);
+  }
+
+  // True from a close the page makes (Cancel answered, a save, a delete) to its close
+  // event, which comes later: any other close with changes typed is undone (below).
+  let editorClosing = false;
+  function closeEditor() {
+    if (!$("editor").open) return;
+    editorClosing = true;
+    $("editor").close();
   }
 
   function clearErrors() {
@@ -408,7 +417,7 @@
       const data = editing
         ? await api("PUT", "/api/words/" + editing.id, body)
         : await api("POST", "/api/words", body);
-      $("editor").close();
+      closeEditor();
       const also = data.duplicates.length ? " (it was already in your library too)" : "";
       const names = data.keptFromElsewhere || [];
       const kept = names.length
@@ -2061,6 +2070,20 @@
   });
   $("editor-cancel").addEventListener("click", leaveEditor);
   $("editor").addEventListener("cancel", (event) => { event.preventDefault(); leaveEditor(); });
+  // Esc is taken here, before the dialog's own cancel: Chromium lets a page prevent a
+  // dialog's cancel only once per user activation, so a second Esc closed the editor and
+  // lost the typing whatever "Discard your changes?" was answered (round 13B).
+  $("editor").addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && !event.isComposing) { event.preventDefault(); leaveEditor(); }
+  });
+  // A close the page did not make (a phone's Back button, a cancel the browser would not
+  // let the page prevent) with changes typed opens the editor again, as it was, and asks.
+  $("editor").addEventListener("close", () => {
+    if (editorClosing) { editorClosing = false; return; }
+    if (editorValues() === editorSnapshot) return;
+    $("editor").showModal();
+    leaveEditor();
+  });
   window.addEventListener("beforeunload", (event) => {
     if (editorChanged()) { event.preventDefault(); event.returnValue = ""; }
   });
@@ -2079,7 +2102,7 @@
   });
   $("editor-delete").addEventListener("click", () => {
     const word = state.editing;
-    $("editor").close();
+    closeEditor();
     if (word) deleteWord(word);
   });
   $("f-term").addEventListener("input", checkDuplicates);
