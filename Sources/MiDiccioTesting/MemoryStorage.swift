@@ -24,6 +24,9 @@ package final class MemoryStorage: CloudStorage, @unchecked Sendable {
         /// Writes to paths starting with this fail, and write nothing (a folder made
         /// read-only, say); others go through.
         package var failWritesUnder: String?
+        /// Reads of these paths answer "no such file" this many more times while the file
+        /// is there: a server's passing 404, a cache in front of it, a store that lags.
+        package var missingReads: [String: Int] = [:]
 
         package init() {}
 
@@ -112,6 +115,10 @@ package final class MemoryStorage: CloudStorage, @unchecked Sendable {
             state.counts["read", default: 0] += 1
             if state.faults.unreachable { throw CloudError.unavailable("memory storage is offline") }
             if let corrupt = state.faults.corruptReads[path] { return corrupt }
+            if let missing = state.faults.missingReads[path], missing > 0 {
+                state.faults.missingReads[path] = missing - 1
+                return nil
+            }
             return state.files[path]
         }
     }

@@ -30,11 +30,13 @@ extension SyncSession {
     /// device never synced here. Refuses a folder written by a newer MiDiccio.
     func checkManifest() throws {
         announce(.reachingCloud)
-        let data: Data?
-        do {
-            data = try storage.read(CloudLayout.manifestPath)
-        } catch CloudError.unreadable(_, let reason) {
-            throw SyncError.badManifest(reason)
+        var data = try readManifest()
+        if data == nil && (state.hasPublished || !state.cursors.isEmpty) {
+            // Asked again before it is taken for removed: one 404 from a server, a cache in
+            // front of it or a store whose answers lag is not a removed file, and writing it
+            // again put this device's format over a newer one's (found by the exploratory
+            // helper, round 13C: an older build then moved the cloud back to its format).
+            data = try readManifest()
         }
         guard let data else {
             // No manifest where this device has synced before is far more likely an
@@ -86,10 +88,35 @@ extension SyncSession {
             } else {
                 manifest.cloud = CloudManifest.newCloudID()
             }
-            try storage.write(CloudLayout.manifestPath, manifest.encoded())
+            // Only where none is: one there after all (the 404s passing, or another device
+            // starting the cloud at the same moment) is the one that counts, and a newer
+            // MiDiccio's still stops this one.
+            do {
+                try storage.create(CloudLayout.manifestPath, manifest.encoded())
+            } catch CloudError.exists {
+                guard let there = try readManifest() else { throw CloudError.unavailable(missingManifest()) }
+                report.manifestWrittenAgain = false
+                report.startedCloud = false
+                try take(there)
+                return
+            }
             manifestReady = true
             return
         }
+        try take(data)
+    }
+
+    /// The manifest's bytes, or nil when there is none.
+    private func readManifest() throws -> Data? {
+        do {
+            return try storage.read(CloudLayout.manifestPath)
+        } catch CloudError.unreadable(_, let reason) {
+            throw SyncError.badManifest(reason)
+        }
+    }
+
+    /// Takes the manifest the cloud holds, refusing one a newer MiDiccio wrote for its own.
+    private func take(_ data: Data) throws {
         // A manifest caught half written (a file-sync client still delivering it) is
         // not a reason to give up on the cloud: the next sync reads it whole.
         guard let found = CloudManifest.decode(data) else {

@@ -31,6 +31,31 @@ struct AManifestRemovedFromTheCloudIsWrittenAgainTests {
         }
     }
 
+    @Test(
+        "a manifest one read, or two, did not find is not written over: a newer MiDiccio's still stops this one",
+        arguments: [1, 2])
+    func passingNotFound(misses: Int) throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a")
+            _ = try a.add("uno")
+            _ = try a.sync()
+            // A newer MiDiccio moved the cloud to a format this build cannot write.
+            var newer = CloudManifest.current
+            newer.version += 1
+            newer.minimumReadVersion = newer.version
+            newer.minimumWriteVersion = newer.version
+            fixture.storage.plant(CloudLayout.manifestPath, newer.encoded())
+            let cloudBefore = fixture.storage.files
+            // Then the server answers "not found" for it, once or twice, as a cache would.
+            fixture.storage.faults.missingReads[CloudLayout.manifestPath] = misses
+
+            _ = try a.add("dos")
+            let error = try #require(throws: SyncError.self) { try a.sync() }
+            #expect(error.isCloudTooNew, "\(error)")
+            #expect(fixture.storage.files == cloudBefore, "nothing written: the newer manifest stays")
+        }
+    }
+
     @Test("the whole cloud gone (a drive not mounted, an empty folder): still no fresh start there")
     func everythingGone() throws {
         try withSyncFixture { fixture in
