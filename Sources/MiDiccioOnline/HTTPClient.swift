@@ -401,7 +401,7 @@ private final class HTTPExchange: Sendable {
             state.finished = true
             if state.response == nil { state.response = response as? HTTPURLResponse }
             if let error, state.failure == nil, !(state.challenged && state.response != nil) {
-                state.failure = Self.failure(for: error)
+                state.failure = Self.failure(for: error, answered: state.response != nil)
             }
             return true
         }
@@ -432,10 +432,14 @@ private final class HTTPExchange: Sendable {
     }
 
     /// Sorts URL loading errors into what the caller can act on. The error itself is
-    /// dropped: its description names the URL.
-    private static func failure(for error: Error) -> HTTPFailure {
+    /// dropped: its description names the URL. `answered`: the status and headers had
+    /// come; a connection that then closes before the whole body is one that dropped, which
+    /// FoundationNetworking reports as an unknown error (curl's partial file) and was not
+    /// retried ("network error -1", found by the exploratory helper, round 13C).
+    private static func failure(for error: Error, answered: Bool) -> HTTPFailure {
         guard let error = error as? URLError else { return .other(code: (error as NSError).code) }
         switch error.code {
+        case .unknown where answered: return .dropped
         case .timedOut: return .timedOut
         case .cannotConnectToHost: return .refused
         case .networkConnectionLost, .badServerResponse, .cannotParseResponse, .zeroByteResource: return .dropped

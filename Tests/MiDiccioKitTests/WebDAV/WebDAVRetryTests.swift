@@ -104,6 +104,18 @@ struct WebDAVRetryTests {
         #expect(try storage.read("devices/b.json") == Data("[]".utf8))
     }
 
+    @Test("a download cut part way through its body is retried, as a dropped connection is")
+    func bodyCutShort() throws {
+        let (proxy, storage, recorder) = try Self.setUp()
+        defer { proxy.stop() }
+        // The status and the first bytes came, then the connection closed (a reset on a
+        // phone's network): it read "network error -1" and was not retried (round 13C).
+        proxy.answer("200 OK", body: Data("{\"wo".utf8), claiming: 4_000)
+        #expect(try storage.read("devices/a.json") == Data("{}".utf8))
+        #expect(recorder.delays == [0.5])
+        #expect(storage.requestCounts["GET"] == 2)
+    }
+
     @Test("a new file whose answer was lost is not written twice: the retry finds its own bytes there; someone else's are refused")
     func lostAnswerOfACreate() throws {
         let (proxy, storage, _) = try Self.setUp()

@@ -14,7 +14,7 @@ final class FaultProxy: @unchecked Sendable {
     private struct Settings {
         var delay: TimeInterval = 0
         var drops = 0
-        var answers: [(head: String, body: Data)] = []
+        var answers: [(head: String, body: Data, length: Int?)] = []
         var truncations: [Int] = []
         var losses = 0
         var connections = 0
@@ -73,10 +73,14 @@ final class FaultProxy: @unchecked Sendable {
 
     /// Answers the next new connections with these status lines and headers, one each
     /// ("503 Service Unavailable\r\nRetry-After: 2"), then closes them.
-    func answer(_ heads: [String]) { settings.withLock { $0.answers += heads.map { ($0, Data()) } } }
+    func answer(_ heads: [String]) { settings.withLock { $0.answers += heads.map { ($0, Data(), nil) } } }
 
     /// Answers the next new connection with this status line and headers and `body`.
-    func answer(_ head: String, body: Data) { settings.withLock { $0.answers.append((head, body)) } }
+    /// With `claiming`, the `Content-Length` says that many bytes and the connection
+    /// closes after `body`: an answer cut part way through, as a reset connection leaves it.
+    func answer(_ head: String, body: Data, claiming length: Int? = nil) {
+        settings.withLock { $0.answers.append((head, body, length)) }
+    }
 
     /// Passes the next new connection's first request on with the last `count` bytes of
     /// its body left out and its `Content-Length` lowered to match: a server that keeps
@@ -121,7 +125,8 @@ final class FaultProxy: @unchecked Sendable {
 
     private func handle(_ client: Int32) {
         defer { untrackAndClose(client) }
-        let (drop, answer, truncation, lose) = settings.withLock { settings -> (Bool, (head: String, body: Data)?, Int?, Bool) in
+        let (drop, answer, truncation, lose) = settings.withLock {
+            settings -> (Bool, (head: String, body: Data, length: Int?)?, Int?, Bool) in
             settings.connections += 1
             if settings.drops > 0 {
                 settings.drops -= 1
@@ -142,7 +147,8 @@ final class FaultProxy: @unchecked Sendable {
             _ = readRequest(client)
             sendAll(
                 client,
-                Data("HTTP/1.1 \(answer.head)\r\nContent-Length: \(answer.body.count)\r\nConnection: close\r\n\r\n".utf8) + answer.body)
+                Data("HTTP/1.1 \(answer.head)\r\nContent-Length: \(answer.length ?? answer.body.count)\r\nConnection: close\r\n\r\n".utf8)
+                    + answer.body)
             return
         }
         let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
