@@ -324,6 +324,15 @@ final class SyncSession {
     func startOverIfEmptied() throws {
         guard state.hasPublished, ownRecord == nil, !ownRecordUnreadable, !report.startedCloud else { return }
         guard !others.contains(where: { $0.absorbed.keys.contains(deviceID) }), try listedFiles(of: deviceID).isEmpty else { return }
+        // A listing a moment behind (a cache in front of the server, a store whose
+        // listings lag) can leave the record out: it is read by name before the folder is
+        // taken for emptied. One such listing had the device upload every word, saying the
+        // data had been deleted or replaced (found by the exploratory helper, round 13C).
+        if let data = try storage.read(CloudLayout.devicePath(deviceID)), let record = DeviceRecord.decode(data), record.device == deviceID
+        {
+            ownRecord = record
+            return
+        }
         try startOver()
     }
 

@@ -27,6 +27,9 @@ package final class MemoryStorage: CloudStorage, @unchecked Sendable {
         /// Reads of these paths answer "no such file" this many more times while the file
         /// is there: a server's passing 404, a cache in front of it, a store that lags.
         package var missingReads: [String: Int] = [:]
+        /// Listings leave these paths out this many more times while the files are there:
+        /// a listing served a moment out of date.
+        package var missingFromListings: [String: Int] = [:]
 
         package init() {}
 
@@ -92,8 +95,13 @@ package final class MemoryStorage: CloudStorage, @unchecked Sendable {
             state.counts["list", default: 0] += 1
             if state.faults.unreachable { throw CloudError.unavailable("memory storage is offline") }
             let prefix = folder.isEmpty ? "" : folder + "/"
+            var left = Set<String>()
+            for (path, count) in state.faults.missingFromListings where count > 0 && path.hasPrefix(prefix) {
+                left.insert(path)
+                state.faults.missingFromListings[path] = count - 1
+            }
             return state.files.compactMap { path, data in
-                guard path.hasPrefix(prefix) else { return nil }
+                guard path.hasPrefix(prefix), !left.contains(path) else { return nil }
                 let name = String(path.dropFirst(prefix.count))
                 guard !name.contains("/") else { return nil }
                 let size = state.faults.roundListedSizes ? (data.count + 1023) / 1024 * 1024 : data.count
