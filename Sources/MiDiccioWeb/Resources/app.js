@@ -32,7 +32,9 @@
     try {
       response = await fetch(path, options);
     } catch (error) {
-      throw new Error("MiDiccio is not answering. Is 'midiccio serve' still running?");
+      const failure = new Error("MiDiccio is not answering. Is 'midiccio serve' still running?");
+      failure.unreachable = true;
+      throw failure;
     }
     let data = null;
     try { data = await response.json(); } catch (error) { data = null; }
@@ -318,6 +320,8 @@
   const fields = ["term", "reading", "meaning", "examples", "notes", "tags"];
 
   function openEditor(word) {
+    editorSession += 1;
+    $("editor-save").disabled = false;
     state.editing = word || null;
     $("editor-title").textContent = word ? "Edit word" : "Add a word";
     $("f-term").value = word ? word.term : (state.query || "");
@@ -339,6 +343,13 @@
 
   // What the form held when it opened: leaving with other values asks first.
   let editorSnapshot = "";
+  // Counts the editor's openings: a save's answer closes the editor only if it still
+  // shows what was saved (a slow save answering after the person left it and opened
+  // another word closed that one, typing and all: round 13B).
+  let editorSession = 0;
+  // The opening whose save is on its way: another Ctrl+Enter meanwhile saves nothing
+  // (pressed twice, it added the word twice: round 13B).
+  let savingSession = -1;
   // The word's fields as the form showed them when it opened (null for a new word).
   let editorBase = null;
   function editorValues() { return JSON.stringify(fields.map((name) => $("f-" + name).value)); }
@@ -405,6 +416,8 @@
   }
 
   async function saveWord() {
+    const session = editorSession;
+    if (savingSession === session) return;
     clearErrors();
     const body = formBody();
     if (!body.term.trim()) { showFieldError("term", "Type the word first."); return; }
@@ -413,11 +426,13 @@
     // and keeps what a sync or another program changed meanwhile in the others.
     if (editing && editorBase) body.base = editorBase;
     $("editor-save").disabled = true;
+    savingSession = session;
+    const stillOpen = () => session === editorSession && $("editor").open;
     try {
       const data = editing
         ? await api("PUT", "/api/words/" + editing.id, body)
         : await api("POST", "/api/words", body);
-      closeEditor();
+      if (stillOpen()) closeEditor();
       const also = data.duplicates.length ? " (it was already in your library too)" : "";
       const names = data.keptFromElsewhere || [];
       const kept = names.length
@@ -425,21 +440,24 @@
           + " changed elsewhere meanwhile" : "";
       // A field changed both here and elsewhere takes this save: say what it replaced.
       const replaced = (data.replacedFromElsewhere || []).map((entry) => entry.field + " " + quoted(entry.was.length > 80 ? entry.was.slice(0, 80) + "\u2026" : entry.was)).join(", ");
-      toast((editing ? "Saved \u201c" : "Added \u201c") + data.word.term + "\u201d" + also + kept
+      toast((editing ? "Saved " : "Added ") + quoted(data.word.term) + also + kept
         + (replaced ? "; it replaced what was changed elsewhere meanwhile: " + replaced : ""));
       if (editing) {
         const item = $("words").querySelector('[data-id="' + editing.id + '"]');
         if (item && state.sort !== "updated") item.replaceWith(wordItem(data.word)); else await reload();
-        focusWord(data.word);
+        if (!$("editor").open) focusWord(data.word);
       } else {
         await reload();
       }
       loadTags();
       scheduleSync();
     } catch (error) {
-      showFieldError(error.field, error.message);
+      // Left meanwhile: the message goes where the person is, not into another word's form.
+      if (stillOpen()) showFieldError(error.field, error.message);
+      else toast("Not saved: " + quoted(body.term) + ": " + error.message);
     } finally {
-      $("editor-save").disabled = false;
+      if (savingSession === session) savingSession = -1;
+      if (session === editorSession) $("editor-save").disabled = false;
     }
   }
 
@@ -476,6 +494,9 @@
       const neighbour = item && (item.nextElementSibling || item.previousElementSibling);
       const hadFocus = item && item.contains(document.activeElement);
       if (item) item.remove();
+      // A search pages by offset: the matches after it moved up by one (the next page
+      // skipped one: round 13B).
+      if (item && state.query && state.offset > 0) state.offset -= 1;
       if (hadFocus || $("editor").open === false) {
         if (neighbour) neighbour.querySelector(".word-open").focus(); else $("words").focus();
       }
@@ -760,7 +781,8 @@
       // the person is, not only in Settings.
       if (report.purgedEditedHere > 0) toast(report.purgeNote);
       state.syncFailed = false;
-      if (report.pulled > 0 || report.merged > 0) {
+      // A purge pulled takes words off the list too (it stayed listed: round 13B).
+      if (report.pulled > 0 || report.merged > 0 || report.purged > 0) {
         if (!$("editor").open) reload();
         loadTags();
       }
@@ -1243,20 +1265,37 @@
 
   // The action runs on the server in the background (async=1): its request answers 202
   // at once, and the page polls the job until it is finished, showing how far it has come.
+  // Changes the person started that run on the server now (`runJob`).
+  let changesRunning = 0;
+
   async function runJob(key, url, body, box, bar, label) {
     box.hidden = false;
     bar.removeAttribute("value");
     if (label) label.textContent = "Sending\u2026";
+    // Leaving the page asks while a change the person made runs (a sync does not count):
+    // a reload during a bulk action left the page listing the words as before, its Undo
+    // gone, with nothing said (round 13B).
+    const change = !url.startsWith("/api/sync");
+    if (change) changesRunning += 1;
     try {
       await api("POST", url + (url.includes("?") ? "&" : "?") + "async=1", body);
       // The first looks come soon, so a short action (a tag on a few words) answers at once.
+      let answered = Date.now();
       for (let wait = 25; ; wait = Math.min(200, wait * 2)) {
         await new Promise((resolve) => setTimeout(resolve, wait));
         let job;
         try { job = await api("GET", "/api/jobs/" + encodeURIComponent(key)); } catch (error) {
-          if (error.status === 404) throw new Error("The server no longer knows this action (was it restarted?).");
+          if (error.status === 404) throw new Error("The server no longer knows this action (was it restarted?). What it had done was not kept: start it again.");
+          // The action runs on in the server: a moment without an answer (Wi-Fi dropping,
+          // the computer busy) is waited out, for two minutes, instead of reported as a
+          // failure while the action completed (round 13B).
+          if (error.unreachable && Date.now() - answered < 120000) {
+            if (label) label.textContent = "MiDiccio is not answering; waiting for the outcome\u2026";
+            continue;
+          }
           throw error;
         }
+        answered = Date.now();
         if (job.finished) {
           if (job.status >= 400) throw apiFailure(job.status, job.answer);
           return job.answer;
@@ -1276,6 +1315,7 @@
         }
       }
     } finally {
+      if (change) changesRunning -= 1;
       box.hidden = true;
       // A caller that shows an outcome in the label writes it after this, before the page is drawn again.
       if (label) label.textContent = "";
@@ -1459,9 +1499,12 @@
   // The synced daily limits, unless the user is typing in them.
   function showStudyLimits(data) {
     for (const [id, value] of [["study-new-per-day", data.newPerDay], ["study-reviews-per-day", data.reviewsPerDay]]) {
-      if (document.activeElement !== $(id)) $(id).value = String(value);
+      if (document.activeElement !== $(id)) { $(id).value = String(value); limitsShown[id] = String(value); }
     }
   }
+  // What each limit's box showed as the synced value: only a box changed here is saved
+  // (both were, and the other put back a value another device had set meanwhile: round 13B).
+  const limitsShown = {};
 
   function showStudyCard(data) {
     study.card = data.card;
@@ -1535,6 +1578,10 @@
         // Answered in another tab or on another device since shown: on to the next card.
         toast(error.message);
         await loadStudyCard();
+      } else if (error.field === "library" || error.field === "csrf") {
+        // The server now serves another library (or was started again): the server's own
+        // words, to reload. Every answer read "deleted meanwhile" before (round 13B).
+        toast(error.message);
       } else if (error.status === 404 || error.status === 409) {
         // Deleted, or gone with a restored backup, while the card was shown: on to the next.
         toast("Not recorded: " + quoted(study.card.word.term) + " is no longer in the library (deleted meanwhile)");
@@ -1614,9 +1661,16 @@
   $("study-limits-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     try {
-      const data = await api("POST", "/api/study/limits", {
-        newPerDay: Number($("study-new-per-day").value), reviewsPerDay: Number($("study-reviews-per-day").value),
-      });
+      const body = {};
+      for (const [name, id] of [["newPerDay", "study-new-per-day"], ["reviewsPerDay", "study-reviews-per-day"]]) {
+        if ($(id).value !== limitsShown[id]) body[name] = Number($(id).value);
+      }
+      if (!Object.keys(body).length) { toast("The daily limits are as they were."); return; }
+      const data = await api("POST", "/api/study/limits", body);
+      for (const [id, value] of [["study-new-per-day", data.newPerDay], ["study-reviews-per-day", data.reviewsPerDay]]) {
+        $(id).value = String(value);
+        limitsShown[id] = String(value);
+      }
       toast("Daily limits: " + data.newPerDay + " new words, " + data.reviewsPerDay + " reviews.");
       loadStudyCard();
     } catch (error) { toast(error.message); }
@@ -1913,8 +1967,12 @@
 
   // One bulk action: one request, one transaction; the toast's Undo (or `u`) takes the
   // whole action back.
+  let bulkRunning = false;
   async function bulkRun(path, body, clears, describe) {
-    if (selectedCount() === 0) return;
+    // One at a time: Enter twice in the tag box ran it twice, and the second's "0 words"
+    // notice, without an Undo, replaced the first's (round 13B).
+    if (selectedCount() === 0 || bulkRunning) return;
+    bulkRunning = true;
     const buttons = [...$("bulk-bar").querySelectorAll("button")];
     for (const button of buttons) button.disabled = true;
     try {
@@ -1936,6 +1994,7 @@
         if (selection.all) takeSelectionKey("matches", { q: state.query, filterTag: state.tag });
       }
     } finally {
+      bulkRunning = false;
       for (const button of buttons) button.disabled = false;
       showSelection();
     }
@@ -2085,7 +2144,7 @@
     leaveEditor();
   });
   window.addEventListener("beforeunload", (event) => {
-    if (editorChanged()) { event.preventDefault(); event.returnValue = ""; }
+    if (editorChanged() || changesRunning > 0) { event.preventDefault(); event.returnValue = ""; }
   });
   $("viewer-edit").addEventListener("click", editViewed);
   $("keys-close").addEventListener("click", () => $("keys-help").close());
@@ -2155,7 +2214,9 @@
     }
     const focused = document.activeElement && document.activeElement.closest("#words .word");
     if (focused && focused.word && (event.key === "e" || event.key === "E")) { event.preventDefault(); openEditor(focused.word); }
-    if (focused && focused.word && (event.key === "d" || event.key === "D")) { event.preventDefault(); deleteWord(focused.word); }
+    // Not a held key's repeats: they moved a run of words to the Trash, Undo taking back
+    // only the last (round 13B).
+    if (focused && focused.word && (event.key === "d" || event.key === "D")) { event.preventDefault(); if (!event.repeat) deleteWord(focused.word); }
     // The toast's Undo from anywhere on the page: `u`.
     if ((event.key === "u" || event.key === "U") && !$("toast").hidden && !$("toast-action").hidden) {
       event.preventDefault();
