@@ -408,6 +408,9 @@ struct SyncCommand: ParsableCommand {
         for skipped in report.skippedFiles {
             context.note("warning: skipped \(skipped.path): \(skipped.reason)")
         }
+        let notes = ToolContext.syncNotes(report, cloud: remote.displayName)
+        // After what the sync did, on standard error, with --json too.
+        defer { for note in notes { context.note(note) } }
         if output.json {
             let skipped = report.skippedFiles.map {
                 JSONText.object([("path", JSONText.quote($0.path)), ("reason", JSONText.quote($0.reason))], spaced: true)
@@ -427,10 +430,13 @@ struct SyncCommand: ParsableCommand {
                         ("autoPurged", String(report.autoPurged)),
                         ("fullResync", String(report.fullResync)),
                         ("startedOver", String(report.startedOver)),
-                        (
-                            "notes",
-                            "[" + report.cloudNotes(cloud: remote.displayName).map(JSONText.quote).joined(separator: ", ") + "]"
-                        ),
+                        ("overriddenHere", String(report.overriddenHere)),
+                        ("overriddenTerms", JSONText.array(report.overriddenTerms)),
+                        // Every note the text mode prints: a script syncing with --json
+                        // never learnt that an edit made here lost to a later one, or that
+                        // the sync started a new cloud (found by the exploratory helper,
+                        // round 13A).
+                        ("notes", "[" + notes.map(JSONText.quote).joined(separator: ", ") + "]"),
                         ("temporaryFilesRemoved", String(report.temporaryFilesRemoved)),
                         ("clockAhead", report.clockAhead.map(Self.clockJSON) ?? "null"),
                         ("aheadOfCloudMinutes", report.aheadOfCloud.map { String(($0 + 30_000) / 60_000) } ?? "null"),
@@ -450,7 +456,6 @@ struct SyncCommand: ParsableCommand {
             if report.fullUpload { line += " (uploaded every word once)" }
             if let others = report.answersAndSettings { line += "; " + others }
             context.io.write(line + "\n")
-            for note in ToolContext.syncNotes(report, cloud: remote.displayName) { context.note(note) }
         }
     }
 }
