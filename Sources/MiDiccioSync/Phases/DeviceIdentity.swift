@@ -146,9 +146,23 @@ extension SyncSession {
         // Files this device wrote and did not remove that are gone: the cloud was emptied
         // (and started again by another device) or put back from an older copy.
         if everyKind {
-            ownFilesGone = (state.files.map(\.path) + [state.snapshot?.path].compactMap { $0 }).filter { !listed.contains($0) }
+            let missing = (state.files.map(\.path) + [state.snapshot?.path].compactMap { $0 }).filter { !listed.contains($0) }
+            ownFilesGone = try listingLags(missing) ? [] : missing
         }
         return nil
+    }
+
+    /// True when one of the files a listing left out (`missing`: files this device wrote
+    /// and did not remove) is there when read by name: the listing is a moment behind (a
+    /// cache in front of the server, a store whose listings lag), not the cloud emptied.
+    /// One such listing had the device read everything again and upload every word (found
+    /// by the exploratory helper, round 13C). A change file is read rather than the
+    /// snapshot, which can be large.
+    private func listingLags(_ missing: [String]) throws -> Bool {
+        guard let probe = missing.first(where: { CloudLayout.entry(fromPath: $0)?.kind == .changes }) ?? missing.first else {
+            return false
+        }
+        return try storage.readBytes(probe) != nil
     }
 
     /// Reads everything again and uploads every word once when files this device wrote,

@@ -34,4 +34,29 @@ struct AListingAMomentBehindIsNotAnEmptiedCloudTests {
             #expect(try laptop.everyWord().count == 4)
         }
     }
+
+    @Test("a listing that leaves out this device's own files: not taken for files gone, no upload of every word")
+    func ownFilesLeftOut() throws {
+        try withSyncFixture { fixture in
+            let laptop = try fixture.device("laptop")
+            let phone = try fixture.device("phone")
+            for term in ["uno", "dos", "tres"] { _ = try laptop.add(term) }
+            try fixture.syncRounds([laptop, phone])
+            _ = try laptop.add("cuatro")
+            _ = try laptop.sync()
+            let own = fixture.storage.files.keys.filter { $0.hasPrefix("changes/\(laptop.id)/") }
+            #expect(!own.isEmpty)
+            // A new process (every command is one) lists its own folders at its first sync.
+            try laptop.restart()
+            _ = SyncSession.seenGenerations.withLock { $0.removeValue(forKey: laptop.library.path + "|" + laptop.id) }
+            for path in own { fixture.storage.faults.missingFromListings[path] = 1 }
+            _ = try laptop.add("cinco")
+            let report = try laptop.sync()
+            #expect(!report.ownFilesGone, "\(report)")
+            #expect(!report.fullUpload)
+            #expect(report.pushed == 1)
+            try fixture.syncRounds([phone, laptop])
+            #expect(try phone.everyWord().count == 5)
+        }
+    }
 }
