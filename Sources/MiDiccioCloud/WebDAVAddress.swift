@@ -28,7 +28,7 @@ public struct WebDAVAddress: Hashable, Sendable, CustomStringConvertible {
     /// (`https://ana:secret@host/dav`), which are kept out of the address itself. Throws
     /// a message for people when `text` is not an http or https URL with a host.
     public static func parse(_ text: String) throws(WebDAVAddressError) -> (address: WebDAVAddress, user: String?, password: String?) {
-        let trimmed = text.trimmed
+        let trimmed = Self.pathEscaped(text.trimmed)
         guard !trimmed.isEmpty else { throw WebDAVAddressError(message: "the WebDAV URL is empty") }
         guard let components = URLComponents(string: trimmed), let scheme = components.scheme?.lowercased() else {
             throw WebDAVAddressError(
@@ -60,6 +60,40 @@ public struct WebDAVAddress: Hashable, Sendable, CustomStringConvertible {
         let user = components.user.flatMap { $0.isEmpty ? nil : $0 }
         let password = components.password.flatMap { $0.isEmpty ? nil : $0 }
         return (address, user, password)
+    }
+
+    /// `text` with every byte of its path that a URL cannot hold as it is escaped, and its
+    /// `%XX` escapes kept: a browser's address bar shows a folder as `Mi%20Diccio/ñandú`,
+    /// and URLComponents, given such a mix, escaped the escapes too (`Mi%2520Diccio`), so
+    /// the sync said the folder was not there, or made a second, empty cloud in a folder
+    /// named `Mi%20Diccio` (found by the exploratory helper, round 13C). A `%` not followed
+    /// by two hexadecimal digits is itself escaped. The scheme, host and credentials are
+    /// left as they are.
+    static func pathEscaped(_ text: String) -> String {
+        guard let scheme = text.utf8.firstRange(of: "://".utf8) else { return text }
+        let rest = text.utf8[scheme.upperBound...]
+        guard let slash = rest.firstIndex(of: UInt8(ascii: "/")) else { return text }
+        let path = Array(text.utf8[slash...])
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*+,;=:@/?#[]".utf8)
+        let hex = Array("0123456789ABCDEF".utf8)
+        func isHex(_ byte: UInt8) -> Bool { hex.contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte) }
+        var escaped: [UInt8] = []
+        var index = 0
+        while index < path.count {
+            let byte = path[index]
+            if byte == UInt8(ascii: "%"), index + 2 < path.count, isHex(path[index + 1]), isHex(path[index + 2]) {
+                escaped += path[index...index + 2]
+                index += 3
+                continue
+            }
+            if allowed.contains(byte) {
+                escaped.append(byte)
+            } else {
+                escaped += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+            }
+            index += 1
+        }
+        return String(decoding: Array(text.utf8[..<slash]) + escaped, as: UTF8.self)
     }
 
     private init(url: URL, decodedPath: String) {

@@ -184,4 +184,23 @@ struct WebDAVCredentialsTests {
     func validAddresses(text: String, expected: String) throws {
         #expect(try WebDAVAddress.parse(text).address.description == expected)
     }
+
+    /// A browser's address bar shows `Mi%20Diccio/ñandú`: the escapes were escaped again
+    /// (`Mi%2520Diccio`), and the sync made a second cloud in a folder of that name (round 13C).
+    @Test(
+        "a folder written raw, escaped, or as an address bar mixes them is one address",
+        arguments: [
+            "https://nas.local/dav/Mi Diccio/ñandú", "https://nas.local/dav/Mi%20Diccio/%C3%B1and%C3%BA",
+            "https://nas.local/dav/Mi%20Diccio/ñandú", "https://nas.local/dav/Mi Diccio/%C3%B1and%C3%BA",
+            "https://nas.local/dav/Mi%20Diccio/%c3%b1and%c3%ba",
+        ])
+    func mixedEscapes(text: String) throws {
+        let address = try WebDAVAddress.parse(text).address
+        #expect(address.decodedPath == "/dav/Mi Diccio/ñandú", "\(address)")
+    }
+
+    @Test("a % that begins no escape is a percent sign in the folder's name")
+    func loneSign() throws {
+        #expect(try WebDAVAddress.parse("https://nas.local/dav/100% mine").address.decodedPath == "/dav/100% mine")
+    }
 }
