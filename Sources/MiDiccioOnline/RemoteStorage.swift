@@ -35,7 +35,8 @@ extension RemoteConfig {
                 return UnusableStorage(displayName: displayName, error: .unauthorized("the password cannot be read: \(error)"))
             }
             let options = timeout.map(WebDAVStorage.Options.impatient(timeout:)) ?? WebDAVStorage.Options()
-            return WebDAVStorage(address: address, user: user, password: password, options: options)
+            let fromVariable = !(environment[Self.passwordVariable] ?? "").isEmpty
+            return WebDAVStorage(address: address, user: user, password: password, passwordFromVariable: fromVariable, options: options)
         case .googleDrive(let space):
             let notSignedIn = UnusableStorage(
                 displayName: displayName,

@@ -85,13 +85,20 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
     /// True when a user is set and no password was found for it (none stored beside the
     /// library, none in the environment).
     private let noPassword: Bool
+    /// True when the password came from `MIDICCIO_WEBDAV_PASSWORD`, which is used instead
+    /// of the stored one: a refusal says so.
+    private let passwordFromVariable: Bool
 
     /// Uses the folder at `address`, sending `user` and `password` with Basic
-    /// authentication (over https or http) when a user is given.
-    public init(address: WebDAVAddress, user: String?, password: String?, options: Options = Options()) {
+    /// authentication (over https or http) when a user is given; `passwordFromVariable`
+    /// when the password is `MIDICCIO_WEBDAV_PASSWORD`'s.
+    public init(
+        address: WebDAVAddress, user: String?, password: String?, passwordFromVariable: Bool = false, options: Options = Options()
+    ) {
         self.address = address
         self.user = user
         self.options = options
+        self.passwordFromVariable = passwordFromVariable
         client = BlockingHTTPClient(idleLimit: options.connectionIdleLimit, copyFolder: options.copyFolder)
         noPassword = user != nil && password == nil
         if let user {
@@ -396,7 +403,12 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
                                 + "MIDICCIO_WEBDAV_PASSWORD (give it with: midiccio remote set webdav URL --user NAME "
                                 + "--password-stdin; a library copied to another computer leaves its password behind, in the "
                                 + "'.credentials' file beside the library)"
-                            : "the server refused the user name or password")
+                            : passwordFromVariable
+                                // Setting the password again changed nothing: the variable
+                                // wins over it (found by the exploratory helper, round 13C).
+                                ? "the server refused the user name or the password in MIDICCIO_WEBDAV_PASSWORD, which is "
+                                    + "used instead of the stored one (correct it, or unset it to use the stored password)"
+                                : "the server refused the user name or password")
                 }
                 guard HTTPRetryPolicy.isRetryable(status: answer.status) else { return (answer, attempt) }
                 let retryAfter = HTTPRetryPolicy.retryAfterSeconds(answer.header("Retry-After"))

@@ -325,6 +325,9 @@ public enum SyncError: Error, Sendable, CustomStringConvertible {
         case .cloud(.signInNeeded(let message)):
             // Trying again cannot help until the user signs in.
             "\(message); nothing was changed here"
+        case .cloud(.unauthorized(let reason)) where reason.utf8.firstRange(of: RemoteConfig.passwordVariable.utf8) != nil:
+            // The variable's own advice: storing the password again cannot help.
+            "\(CloudError.unauthorized(reason)); nothing was changed here"
         case .cloud(.unauthorized(let reason)):
             // A refused password stays refused: trying again cannot help until it is set again.
             "\(CloudError.unauthorized(reason)); nothing was changed here. Syncing waits until the cloud lets this device in again "

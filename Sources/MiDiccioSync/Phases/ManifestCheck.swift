@@ -31,11 +31,13 @@ extension SyncSession {
     func checkManifest() throws {
         announce(.reachingCloud)
         var data = try readManifest()
-        if data == nil && (state.hasPublished || !state.cursors.isEmpty) {
+        if data == nil {
             // Asked again before it is taken for removed: one 404 from a server, a cache in
             // front of it or a store whose answers lag is not a removed file, and writing it
             // again put this device's format over a newer one's (found by the exploratory
-            // helper, round 13C: an older build then moved the cloud back to its format).
+            // helper, round 13C: an older build then moved the cloud back to its format, and
+            // on Google Drive, which cannot create a file only where none is, a new device
+            // made a second manifest beside the first).
             data = try readManifest()
         }
         guard let data else {

@@ -183,7 +183,10 @@ final class WebDAVRemoteCLITests {
         // A wrong password: a clear error, exit 1, and the password in no output.
         let wrong = run(["sync"], library: "two.sqlite", environment: ["MIDICCIO_WEBDAV_PASSWORD": "wrong-\(Self.serverPassword)"])
         #expect(wrong.status == 1)
-        #expect(wrong.errorOutput.contains("the server refused the user name or password"))
+        // It came from MIDICCIO_WEBDAV_PASSWORD: the error names the variable, and does not
+        // send the person to store the password again, which the variable overrides (round 13C).
+        #expect(wrong.errorOutput.contains("the password in MIDICCIO_WEBDAV_PASSWORD, which is used instead of the stored one"))
+        #expect(!wrong.errorOutput.contains("set the user name and password again"), "\(wrong.errorOutput)")
         #expect(!wrong.errorOutput.contains(Self.serverPassword))
     }
 }
