@@ -89,7 +89,7 @@ enum WebDAVListing {
         }
         guard reader.sawRoot else { throw WebDAVListingError(message: "the listing has no multistatus element") }
         guard reader.rootClosed else { throw WebDAVListingError(message: "the listing stops before its end") }
-        return (reader.entries, reader.folders)
+        return reader.children
     }
 
     /// Refuses an XML declaration naming an encoding other than UTF-8 (or its ASCII
@@ -161,8 +161,9 @@ private final class ListingReader: NSObject, XMLParserDelegate {
     private var response: Response?
     private var text: String?
     private var textBytes = 0
-    private(set) var entries: [CloudEntry] = []
-    private(set) var folders: [String] = []
+    /// Every entry read, by its decoded path without trailing slashes: which of them are
+    /// the folder's children is decided once all are read (`children`).
+    private var seen: [(path: String, isFolder: Bool, size: Int)] = []
     private(set) var error: WebDAVListingError?
     private(set) var sawRoot = false
     private(set) var rootClosed = false
@@ -297,18 +298,12 @@ private final class ListingReader: NSObject, XMLParserDelegate {
             return
         }
         let entryPath = WebDAVListing.normalized(path)
-        guard entryPath != folderPath else { return }
-        guard let slash = entryPath.lastIndex(of: "/") else { return }
-        // Only direct children: a server that lists other folders is ignored, not trusted.
-        guard String(entryPath[..<slash]) == folderPath else { return }
-        let name = String(entryPath[entryPath.index(after: slash)...])
-        guard !name.isEmpty, name != ".", name != ".." else { return }
-        guard entries.count + folders.count < limits.maxEntries else {
+        guard seen.count < limits.maxEntries else {
             stop(parser, "the listing has more than \(limits.maxEntries) entries")
             return
         }
         if current.isCollection || path.hasSuffix("/") {
-            folders.append(name)
+            seen.append((entryPath, true, 0))
             return
         }
         var size = 0
@@ -319,7 +314,47 @@ private final class ListingReader: NSObject, XMLParserDelegate {
             }
             size = value
         }
-        entries.append(CloudEntry(name: name, size: size))
+        seen.append((entryPath, false, size))
+    }
+
+    /// The files and the sub-folders' names directly inside the folder listed.
+    ///
+    /// Its entries are those whose path's parent is the folder's path. A server that
+    /// names the folder otherwise, its own entry among those listed, is taken at its word
+    /// for it: one behind a reverse proxy that maps a sub-path (`/dav/` to `/`) without
+    /// rewriting hrefs, or one that ignores case reached with the URL in another case
+    /// (`/md` for `/MD`). Every listing read as empty there, and the devices never saw
+    /// each other's files (found by the exploratory helper, round 13C). That entry must
+    /// end as the folder's path does, ignoring case, whole segments at a time; any other
+    /// folder a server lists is ignored, not trusted.
+    var children: (files: [CloudEntry], folders: [String]) {
+        var base = folderPath
+        if !seen.contains(where: { $0.path == folderPath || Self.parent(of: $0.path) == folderPath }),
+            let own = seen.first(where: { $0.isFolder && Self.names(folderPath, asItsTail: $0.path) })
+        {
+            base = own.path
+        }
+        var files: [CloudEntry] = []
+        var folders: [String] = []
+        for entry in seen where entry.path != base && Self.parent(of: entry.path) == base {
+            let name = String(entry.path.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
+            guard !name.isEmpty, name != ".", name != ".." else { continue }
+            if entry.isFolder { folders.append(name) } else { files.append(CloudEntry(name: name, size: entry.size)) }
+        }
+        return (files, folders)
+    }
+
+    /// The path above `path` ("" for a top-level one), or nil for one without a slash.
+    private static func parent(of path: String) -> String? {
+        path.lastIndex(of: "/").map { String(path[..<$0]) }
+    }
+
+    /// True when `path`'s segments, ignoring case, are the last of `folder`'s, and there is
+    /// at least one.
+    private static func names(_ folder: String, asItsTail path: String) -> Bool {
+        let tail = path.split(separator: "/").map { $0.lowercased() }
+        let whole = folder.split(separator: "/").map { $0.lowercased() }
+        return !tail.isEmpty && tail.count <= whole.count && Array(whole.suffix(tail.count)) == tail
     }
 
     func parser(_ parser: XMLParser, foundCDATA cdataBlock: Data) {

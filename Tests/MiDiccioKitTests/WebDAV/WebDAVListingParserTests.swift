@@ -75,6 +75,26 @@ struct WebDAVListingParserTests {
         #expect(try Self.files(data) == [CloudEntry(name: "a b.json", size: 3), CloudEntry(name: "c.json", size: 4)])
     }
 
+    /// Behind a reverse proxy that maps `/dav/` to `/` without rewriting hrefs, or on a
+    /// server that ignores case reached as `/dav/midiccio`, every listing read as empty
+    /// and the devices never saw each other's files (round 13C).
+    @Test(
+        "a server that names the folder otherwise, its own entry listed, is taken at its word; other folders are not",
+        arguments: ["/MiDiccio/devices", "/DAV/midiccio/Devices", "https://other.example/MiDiccio/devices"])
+    func folderNamedOtherwise(base: String) throws {
+        let data = Self.listing(
+            Self.response(base + "/", size: 0, collection: true) + Self.response(base + "/a.json", size: 120)
+                + Self.response(base + "/old/", collection: true) + Self.response("/elsewhere/devices/x.json"))
+        #expect(try Self.files(data) == [CloudEntry(name: "a.json", size: 120)])
+        #expect(try WebDAVListing.listing(in: data, folderPath: Self.folder).folders == ["old"])
+    }
+
+    @Test("a folder entry whose name is not the folder's own is not taken for it")
+    func otherFolderNotTaken() throws {
+        let data = Self.listing(Self.response("/dav/Other/", size: 0, collection: true) + Self.response("/dav/Other/a.json"))
+        #expect(try Self.files(data).isEmpty)
+    }
+
     @Test("entries with a failed status and entries outside the folder are left out")
     func skipsOthers() throws {
         let gone = "<D:response><D:href>/dav/MiDiccio/devices/gone.json</D:href><D:status>HTTP/1.1 404 Not Found</D:status></D:response>"
