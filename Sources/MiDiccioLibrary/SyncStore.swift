@@ -167,6 +167,17 @@ package final class SyncStore {
         }
     }
 
+    /// Keeps `state`, this library's sync state with the cloud of an account it is signing
+    /// out of, aside with `device` under a key of its own (listed by `previousStates`): the
+    /// remote reads the same for every account of Google Drive or iCloud, and a library
+    /// signed in to another account and back took its own files for a copy's. Call inside
+    /// `write`.
+    package func keepStateAside(device: String, state: String) throws {
+        try library.guarded {
+            try library.setInfo("sync.previous:signin\u{1F}" + WordID.random().rawValue, device + "\n" + state)
+        }
+    }
+
     /// Forgets the state kept aside under `key` (one of `previousStates`); call inside `write`.
     package func forgetPreviousState(key: String) throws {
         try library.guarded { try database.run("DELETE FROM library_info WHERE key = ?", [.text(key)]) }

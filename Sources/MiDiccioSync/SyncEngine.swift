@@ -345,8 +345,12 @@ final class SyncSession {
     func startOver() throws {
         let words = try store.read { try store.wordCount() }
         let now = now
+        let signedIn = signedInAgain
         try commit { next in
             let old = next
+            // Signed in to another account: where it had got to in the old one is kept, for
+            // a sign-in back to it (`takeUpPreviousState`).
+            if signedIn && old.hasPublished { try store.keepStateAside(device: deviceID, state: try old.encoded()) }
             next = SyncState()
             next.generation = old.generation
             next.fullUpload = words > 0

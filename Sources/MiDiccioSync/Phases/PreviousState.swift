@@ -66,8 +66,15 @@ extension SyncSession {
     /// own files for a copy's, went on under a new id and said it was a copy of another
     /// library file (found by the exploratory helpers, round 11). Only on the first sync
     /// after the remote changed.
+    ///
+    /// The same after a sign-in back to an account this library left for another (Google
+    /// Drive and iCloud read the same for every account): the state kept at that sign-in
+    /// (`startOver`) is taken up, and the one of the account it leaves kept in its place.
+    /// It said files it had written were gone and that it was a copy of another library,
+    /// and went on under a new id (found by the exploratory helper, round 13C).
     private func takeUpStateOfAnotherSpelling() throws {
-        guard state.lastSeq == 0 && state.files.isEmpty && state.cursors.isEmpty && !state.hasPublished else { return }
+        let fresh = state.lastSeq == 0 && state.files.isEmpty && state.cursors.isEmpty && !state.hasPublished
+        guard fresh || signedInAgain else { return }
         let own = try store.previousStates().filter { $0.device == deviceID }
         guard !own.isEmpty else { return }
         let found: DeviceRecord?
@@ -77,12 +84,15 @@ extension SyncSession {
             found = nil
         }
         guard let record = found else { return }
+        // Signed in again to the account it was in: nothing to take up.
+        if let instance = record.instance, state.instances.contains(instance) { return }
         for previous in own {
             guard let kept = try? SyncState.decode(previous.state), let instance = kept.instances.last,
                 record.instance == instance, record.lastSeq == kept.lastSeq
             else { continue }
             setBack = true
             try commit { next in
+                if next.hasPublished { try store.keepStateAside(device: deviceID, state: try next.encoded()) }
                 let generation = next.generation
                 next = kept
                 next.generation = generation

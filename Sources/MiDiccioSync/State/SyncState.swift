@@ -168,8 +168,12 @@ struct SyncState: Codable, Equatable {
 
     /// Saves the state into `store`'s library; call inside `store.write`.
     func save(to store: SyncStore) throws {
-        let data = try JSONEncoder().encode(Stored(state: self))
-        try store.saveState(String(decoding: data, as: UTF8.self))
+        try store.saveState(try encoded())
+    }
+
+    /// The state as `save` writes it, which `decode` reads.
+    func encoded() throws -> String {
+        String(decoding: try JSONEncoder().encode(Stored(state: self)), as: UTF8.self)
     }
 
     /// The saved form: the state, or what the library kept before this type existed

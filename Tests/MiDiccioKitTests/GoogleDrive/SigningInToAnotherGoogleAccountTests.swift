@@ -71,6 +71,40 @@ struct SigningInToAnotherGoogleAccountTests {
         }
     }
 
+    /// The browser signed in to the wrong account, then the right one: the first sync
+    /// back said files this device had written were gone and that it was a copy of another
+    /// library, took a new id and left a ghost of itself on every device (round 13C).
+    @Test("signed in to another account and back, the laptop goes on where it had got to, under its own id")
+    func signedInToAnotherAccountAndBack() throws {
+        let first = try GoogleDriveTests.tenant("account-back-first")
+        let other = try GoogleDriveTests.tenant("account-back-other")
+        try withTemporaryDirectory { directory in
+            let firstDrive = try DriveDevices(tenant: first, space: .appData, directory: directory)
+            let otherDrive = try DriveDevices(tenant: other, space: .appData, directory: directory)
+            let laptop = try firstDrive.device("laptop")
+            let phone = try firstDrive.device("phone")
+            try laptop.library.setRemote(.googleDrive(.appData))
+            _ = try (1...3).map { try laptop.add("portátil \($0)") }
+            try firstDrive.syncRounds([laptop, phone])
+            let id = laptop.id
+
+            let (inOther, away) = try signIn(laptop, to: otherDrive)
+            #expect(away.startedCloud, "a new account: MiDiccio starts there")
+            let written = try inOther.add("escrita fuera")
+            inOther.clock.advance(by: 1_000)
+            try inOther.sync()
+
+            let (back, report) = try signIn(inOther, to: firstDrive)
+            #expect(report.previousStateTakenUp, "\(report)")
+            #expect(report.newIdentity == nil && !report.ownFilesGone, "\(report)")
+            #expect(back.id == id)
+            phone.clock.advance(by: 1_000)
+            try phone.sync()
+            #expect(try phone.has(written), "the word written while away reaches the phone")
+            #expect(try phone.everyWord() == back.everyWord())
+        }
+    }
+
     @Test("signing in again to the same account carries on where the device had got to")
     func signedInAgainToTheSameAccount() throws {
         try withDrive("account-same") { drive in
