@@ -133,6 +133,18 @@ def test_undo_import_from_the_top_of_settings(page):
     wait(page, lambda d: "The last import was undone: 2 words moved to the Trash" in d.find_element(By.ID, "undo-result").text)
     assert not page.find_element(By.ID, "import-undo").is_displayed()
     assert api("/api/search?q=deshacer&limit=5")["total"] == 0
+    # The same file chosen again imports again: the page kept the finished import's key,
+    # and choosing the same file fired no change, so the server said "already submitted"
+    # (found by the exploratory helper, round 13B).
+    assert page.find_element(By.ID, "import-file").get_attribute("value") == ""
+    page.find_element(By.ID, "import-file").send_keys(path)
+    wait(page, EC.visibility_of_element_located((By.ID, "import-count")))
+    page.find_element(By.ID, "import-button").click()
+    wait(page, lambda d: "Imported 2 words" in d.find_element(By.ID, "import-result").text)
+    assert api("/api/search?q=deshacer&limit=5")["total"] == 2
+    page.execute_script("window.scrollTo(0, 0)")
+    wait(page, EC.element_to_be_clickable((By.ID, "import-undo"))).click()
+    wait(page, lambda d: "The last import was undone: 2 words moved to the Trash" in d.find_element(By.ID, "undo-result").text)
     # Opened again, Settings offers no import to undo.
     page.refresh()
     open_settings(page)

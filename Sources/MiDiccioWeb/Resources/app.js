@@ -1064,6 +1064,7 @@
         $("restore-progress-box"), $("restore-progress"), $("restore-progress-text"))));
       $("restore-preview").hidden = true;
       $("restore-done").textContent = "Restored: " + describeRestore(report, false);
+      chosenFileDone("backup-file");
       loadStatus();
       reload(); loadTags(); loadTrash(); scheduleSync();
     } catch (error) {
@@ -1103,6 +1104,13 @@
   // One idempotency key per chosen file: the server refuses a second submit of the same
   // upload (a double click imported 100,000 words twice). Choosing the file again makes a new one.
   const uploadKeys = {};
+  // A file sent whole is let go: choosing the same file again (to import it again after an
+  // undo) fires no change in Chromium while it is still chosen, so the page kept its key
+  // and the server refused it as "already submitted" (round 13B).
+  function chosenFileDone(input) {
+    delete uploadKeys[input];
+    $(input).value = "";
+  }
   function uploadKey(input) {
     if (!uploadKeys[input]) uploadKeys[input] = Date.now().toString(36) + "-" + Math.random().toString(36).slice(2);
     return uploadKeys[input];
@@ -1234,6 +1242,7 @@
       if (report.alreadyImported) text += " " + report.alreadyImported + " look-ups imported before were left out" + lookupsInTrash(report) + ".";
       $("import-result").textContent = text + describeLeftOut(report);
       $("import-preview").hidden = true;
+      chosenFileDone("import-file");
       loadStatus();
       reload(); loadTags(); scheduleSync();
     } catch (error) { $("import-error").textContent = error.message; }
