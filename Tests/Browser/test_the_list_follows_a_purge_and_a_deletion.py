@@ -2,12 +2,14 @@
 another device purged stayed listed after the page's sync pulled the purge (a purge
 counted as neither pulled nor merged), and a word deleted from a search's first page made
 the next page start one match too far, so one match was never shown."""
+import os
+import subprocess
 import tempfile
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 
-from conftest import api, device_in
+from conftest import BINARY, api, device_in
 from test_search_is_complete import count_text, fill
 from test_web_app import csrf, terms, wait, word_item
 
@@ -66,3 +68,15 @@ def test_scrolling_after_a_deletion_still_reaches_every_match(page):
         wait(page, lambda d: len(terms(d)) > before, seconds=5)
     wait(page, lambda d: len(set(terms(d))) == 119, seconds=10)
     assert first not in terms(page)
+
+
+def test_coming_back_to_the_tab_shows_a_word_added_in_a_terminal_to_a_search(page):
+    api("/api/words", "POST", {"term": "regreso uno"}, csrf(page))
+    page.get(page.current_url.split("?")[0].split("#")[0] + "?q=regreso")
+    wait(page, lambda d: count_text(d) == "1 match")
+    # Meanwhile, in a terminal (no remote: no sync to bring it).
+    subprocess.run([BINARY, "--library", os.environ["MIDICCIO_LIBRARY"], "add", "regreso dos"], check=True,
+                   capture_output=True, env=dict(os.environ, MIDICCIO_OFFLINE="1"))
+    page.execute_script("document.dispatchEvent(new Event('visibilitychange'))")
+    wait(page, lambda d: count_text(d) == "2 matches")
+    assert sorted(terms(page)) == ["regreso dos", "regreso uno"]

@@ -2242,7 +2242,9 @@
   document.addEventListener("visibilitychange", () => {
     if (document.visibilityState !== "visible") return;
     if (Date.now() - state.lastSync > 30000) syncNow(false);
-    if (!$("editor").open && window.scrollY < 200 && !state.query) reload();
+    // A search is drawn again too (its list and count missed a word added in a terminal
+    // meanwhile: round 13B); a list scrolled down is left where it is.
+    if (!$("editor").open && window.scrollY < 200) reload();
   });
   setInterval(() => { if (document.visibilityState === "visible") syncNow(false); }, SYNC_EVERY_MS);
 
