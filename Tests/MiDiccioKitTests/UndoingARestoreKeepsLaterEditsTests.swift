@@ -44,6 +44,35 @@ struct UndoingARestoreKeepsLaterEditsTests {
         }
     }
 
+    /// The same replace run twice: the second found the library equal to the backup, gave
+    /// every word a fresh time, and threw away the first one's undo, with the edits only
+    /// that undo could put back (found by the exploratory helper, round 13A).
+    @Test("a replace into a library that already equals the backup keeps the last restore's undo")
+    func replaceTwiceKeepsTheUndo() throws {
+        try withTemporaryLibrary { fixture in
+            let library = fixture.library
+            let kept = try library.add(WordContent(term: "guardada", meaning: "the phone's edit")).word
+            let extra = try library.add(WordContent(term: "sobra", meaning: "not in the backup")).word
+            fixture.clock.advance(by: 1_000)
+            let later = fixture.clock.now().adding(500)
+            try writeBackup([kept.edited(at: later) { $0.meaning = "from the backup" }], to: fixture.file("backup.json"))
+            let first = try library.restoreBackup(from: fixture.file("backup.json"), replace: true)
+            #expect(first.updated == 1 && first.trashed == 1)
+            let timesAfterFirst = try library.word(kept.id)?.updatedAt
+
+            fixture.clock.advance(by: 1_000)
+            let second = try library.restoreBackup(from: fixture.file("backup.json"), replace: true)
+            #expect(!second.changedWords && second.unchanged == 1, "\(second)")
+            // Its fresh time stays: it makes the backup win over edits not yet pulled.
+            #expect(try library.word(kept.id)?.updatedAt != timesAfterFirst)
+
+            let undo = try library.undoRestore()
+            #expect(undo.updated == 2 && undo.trashed == 0, "both put back as before the first replace: \(undo)")
+            #expect(try library.word(kept.id)?.meaning == "the phone's edit")
+            #expect(try library.word(extra.id)?.isDeleted == false)
+        }
+    }
+
     @Test("a word with one field edited since keeps that field, and its other fields the restore overwrote go back")
     func oneFieldEditedSinceKeepsOnlyThatField() throws {
         try withTemporaryLibrary { fixture in

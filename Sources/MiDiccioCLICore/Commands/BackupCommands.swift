@@ -99,6 +99,10 @@ struct BackupRestoreCommand: ParsableCommand {
                 context.note(
                     "The library held no words, so the backup \(dryRun ? "would be" : "was") merged, not replacing: its words keep their own times, and edits your other devices made after the backup win when this library syncs with them."
                 )
+            } else if replace && !report.changedWords && report.unchanged > 0 {
+                context.note(
+                    "The library \(dryRun ? "equals" : "already equalled") the backup: every word of it \(dryRun ? "would get" : "got") a new time, so it wins on every device this library syncs with, and 'midiccio backup undo' still undoes the restore before."
+                )
             } else if replace && report.unchanged > 0 {
                 context.note(
                     "Every word of the backup \(dryRun ? "would get" : "got") a new time, so it wins on every device this library syncs with: the \(report.unchanged) unchanged here too."

@@ -229,12 +229,13 @@ extension WordLibrary {
                 // Into a library that holds nothing, a replace is a merge (`mergedIntoEmpty`).
                 let replace = try replacing && !isBlank()
                 report.mergedIntoEmpty = replace != replacing
-                // A merge that changes no word and adds answers only gives these back at the
+                // A restore that changes no word and adds answers only gives these back at the
                 // end: it has nothing of its own to undo.
-                if !replace {
-                    try database.run("DROP TABLE IF EXISTS temp.restore_undo_before")
-                    try database.run("CREATE TEMP TABLE restore_undo_before AS SELECT * FROM restore_undo")
-                }
+                try database.run("DROP TABLE IF EXISTS temp.restore_undo_before")
+                try database.run("CREATE TEMP TABLE restore_undo_before AS SELECT * FROM restore_undo")
+                // The words a replace gives a fresh time and nothing else (`replaceWith`).
+                try database.run("DROP TABLE IF EXISTS temp.restore_retimed")
+                try database.run("CREATE TEMP TABLE restore_retimed (word_id TEXT PRIMARY KEY)")
                 try database.run("DELETE FROM restore_undo")
                 var inBackup = Set<WordID>()
                 // Purged ids a replace brought back under new ones: their history follows.
@@ -361,19 +362,33 @@ extension WordLibrary {
                     """)
                 progress?(total, total)
                 // A merge that changes nothing leaves the undo of the restore before it, which
-                // it would otherwise have emptied (found by the exploratory helper). A replace
-                // always changes something: every word it restores gets a fresh time.
+                // it would otherwise have emptied (found by the exploratory helper).
                 if dryRun || (!replace && !report.changedWords && !reviewsAdded) { throw RestoreRollback() }
                 // One that adds answers only keeps them, and leaves that undo as well (found by
                 // the exploratory helper, round 6: `backup undo` then had nothing to undo).
-                if !replace && !report.changedWords {
+                // So does a replace into a library that already equals the backup: its fresh
+                // times stay (they make it win over edits other devices have not sent yet), and
+                // the undo of the restore before it stays, its words' times as this one leaves
+                // them, so that it does not take them for edits made since. The same replace
+                // run twice threw that undo away, with the edits only it could put back (found
+                // by the exploratory helper, round 13A).
+                if !report.changedWords {
                     try database.run("DELETE FROM restore_undo")
                     try database.run("INSERT INTO restore_undo SELECT * FROM temp.restore_undo_before")
+                    try database.run(
+                        """
+                        UPDATE restore_undo SET (restored_updated_at, restored_times, restored_tags) = (
+                            SELECT updated_at, term_time || ',' || meaning_time || ',' || reading_time || ',' || examples_time
+                                || ',' || notes_time || ',' || tags_time || ',' || deleted_time, tags
+                            FROM words WHERE words.id = restore_undo.word_id)
+                        WHERE word_id IN (SELECT word_id FROM temp.restore_retimed)
+                        """)
                 } else {
                     try noteUndoSource(Self.restoreSourceKey, path: source ?? path)
                     try database.run("DELETE FROM library_info WHERE key = ?", [.text(Self.restorePurgedKey)])
                 }
-                if !replace { try database.run("DROP TABLE temp.restore_undo_before") }
+                try database.run("DROP TABLE temp.restore_undo_before")
+                try database.run("DROP TABLE temp.restore_retimed")
             }
         } catch is RestoreRollback {}
         return report
@@ -693,7 +708,12 @@ extension WordLibrary {
         }
         // A word the backup holds as it is here gets a fresh time too, but no undo: the
         // undo has nothing to put back, and an edit made to it since is not one it keeps.
-        if !(local.map { $0.word.hasSameContent(as: restored) } ?? false) { try keepUndo(local, id: restored.id) }
+        if local.map({ $0.word.hasSameContent(as: restored) }) ?? false {
+            try database.run(
+                database.cached("INSERT OR IGNORE INTO temp.restore_retimed (word_id) VALUES (?)"), [.text(restored.id.rawValue)])
+        } else {
+            try keepUndo(local, id: restored.id)
+        }
         // Never before the word's creation: a backup made on a device whose clock is ahead
         // of this one would otherwise give a word updated before it was created.
         let time = max(editTime(after: local?.word), restored.createdAt)

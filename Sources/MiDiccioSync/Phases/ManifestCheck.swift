@@ -75,7 +75,9 @@ extension SyncSession {
             }
             // A new cloud folder: this device starts it, in the current format (and says so:
             // a mistyped path starts an empty cloud where the other devices are not).
-            if !report.manifestWrittenAgain { report.startedCloud = true }
+            // A device that started over in a cloud found deleted (an iCloud zone) says that
+            // alone: "started it there … check the path" beside it contradicted it (round 13C).
+            if !report.manifestWrittenAgain && !report.startedOver { report.startedCloud = true }
             manifest = .current
             // A new cloud gets a new id. One written again keeps the id this device knew,
             // or else the one the devices' records name (the newest record that names one).

@@ -1009,6 +1009,9 @@
     if (report.mergedIntoEmpty) {
       text += " The library held no words, so the backup " + (dryRun ? "would be" : "was") + " merged, not replacing: its words keep"
         + " their own times, and edits your other devices made after the backup win when this library syncs with them.";
+    } else if ($("backup-replace").checked && report.unchanged && !report.added && !report.updated && !report.trashed) {
+      text += " The library " + (dryRun ? "equals" : "already equalled") + " the backup: every word of it " + (dryRun ? "would get" : "got")
+        + " a new time, so it wins on every device this library syncs with, and \u201cUndo restore\u201d still undoes the restore before.";
     } else if ($("backup-replace").checked && report.unchanged) {
       text += " Every word of the backup " + (dryRun ? "would get" : "got") + " a new time, so it wins on every device this library"
         + " syncs with: the " + report.unchanged.toLocaleString() + " left as they are here too.";

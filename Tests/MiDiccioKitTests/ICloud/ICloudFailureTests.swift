@@ -198,6 +198,7 @@ struct ICloudFailureTests {
             a.clock.advance(by: 1_000)
             let first = try a.sync()
             #expect(first.startedOver)
+            #expect(!first.startedCloud, "one note: started over, not also a new cloud to check the path of (round 13C)")
             #expect(try a.library.list().count == 20)
             b.clock.advance(by: 2_000)
             let second = try b.sync()
