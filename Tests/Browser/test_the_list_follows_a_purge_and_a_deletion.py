@@ -53,13 +53,13 @@ def test_a_word_purged_on_another_device_leaves_the_list_at_the_next_sync(page):
 
 
 def test_scrolling_after_a_deletion_still_reaches_every_match(page):
-    fill(page, "borrado", 120)
-    page.get(page.current_url.split("?")[0].split("#")[0] + "?q=borrado&sort=term")
-    wait(page, lambda d: count_text(d) == "120 matches")
+    fill(page, "tachadura", 120)
+    page.get(page.current_url.split("?")[0].split("#")[0] + "?q=tachadura&sort=term")
+    wait(page, lambda d: count_text(d) == "120 matches", seconds=20)
     first = terms(page)[0]
     wait(page, lambda d: open_word(d, first))
     wait(page, EC.element_to_be_clickable((By.ID, "viewer-delete"))).click()
-    wait(page, lambda d: count_text(d) == "119 matches")
+    wait(page, lambda d: count_text(d) == "119 matches", seconds=20)
     for _ in range(10):
         before = len(terms(page))
         if before >= 119:
