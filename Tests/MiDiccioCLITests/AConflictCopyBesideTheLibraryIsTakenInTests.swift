@@ -121,7 +121,9 @@ final class AConflictCopyBesideTheLibraryIsTakenInTests {
         sqlite.waitUntilExit()
         let notOurs = sandbox.run(["--library", library, "backup", "restore", kindle])
         #expect(notOurs.status != 0)
-        #expect(notOurs.errorOutput.contains("backup \(kindle): an SQLite database but not a MiDiccio library"), "\(notOurs.errorOutput)")
+        #expect(
+            notOurs.errorOutput.contains("backup \(kindle): not a MiDiccio library (it is another application's SQLite database)"),
+            "\(notOurs.errorOutput)")
         #expect(notOurs.errorOutput.contains("midiccio import"))
 
         // A copy cut short, as a sync program still delivering it leaves it.

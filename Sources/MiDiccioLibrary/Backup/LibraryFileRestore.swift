@@ -71,7 +71,7 @@ extension WordLibrary {
     private static func unreadableLibrary(_ error: LibraryError) -> String {
         switch error {
         case .notALibrary(_, let reason):
-            "an SQLite database but not a MiDiccio library (\(reason)); Kindle's and KOReader's word lists are taken in with 'midiccio import'"
+            "not a MiDiccio library (\(reason)); Kindle's and KOReader's word lists are taken in with 'midiccio import'"
         case .newerSchema(_, let version):
             "a library of a newer MiDiccio (schema \(version)); update MiDiccio to take its words in"
         case .damaged(let what):
