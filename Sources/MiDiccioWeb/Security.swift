@@ -95,6 +95,17 @@ public struct SecurityPolicy: Sendable {
             return .error(421, "this server answers only to its own address; open the address midiccio serve printed")
         }
         if let accessToken, !Self.publicPaths.contains(request.path), !carries(accessToken, request) {
+            // A browser opening the app (a phone signed out, or paired before the server was
+            // started with a new token) gets a page that says what to do, not the API's JSON
+            // as its whole page (found by the exploratory helper, round 13B).
+            if request.method == "GET", request.header("accept")?.utf8.firstRange(of: "text/html".utf8) != nil {
+                return SignInPage.response(
+                    401, title: "This browser is not paired with MiDiccio",
+                    message: "MiDiccio on this computer needs its access token. On the computer itself, open the address "
+                        + "'midiccio serve' printed (it ends in ?token=...). On a phone, pair it again: scan the code in "
+                        + "Settings on the computer (a phone signed out there, or paired before the server was started "
+                        + "with a new token, is paired no more).")
+            }
             return .error(401, "this server needs its access token: open the address midiccio serve printed (it ends in ?token=...)")
         }
         return nil

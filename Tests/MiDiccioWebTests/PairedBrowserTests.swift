@@ -157,5 +157,18 @@ final class PairedBrowserTests {
         #expect(policy.accessRefusal(of: request) == nil)
         again.signOutAll()
         #expect(try PairedBrowsers(path: path).list().isEmpty)
+
+        // Signed out: the API answers JSON, and a browser opening the app gets a page that
+        // says how to pair again, not that JSON as its whole page (round 13B).
+        let refused = try #require(policy.accessRefusal(of: request))
+        let type = { (response: HTTPResponse) in response.headers.first { $0.name == "Content-Type" }?.value ?? "" }
+        #expect(refused.status == 401 && type(refused).hasPrefix("application/json"), "\(type(refused))")
+        let opened = HTTPRequest(
+            method: "GET", path: "/",
+            headers: ["Host": "127.0.0.1:1", "Cookie": "midiccio_token=\(secret)", "Accept": "text/html,application/xhtml+xml,*/*;q=0.8"],
+            serverPort: 1)
+        let page = try #require(policy.accessRefusal(of: opened))
+        #expect(page.status == 401 && type(page).hasPrefix("text/html"), "\(type(page))")
+        #expect(String(decoding: page.body, as: UTF8.self).contains("scan the code in Settings"))
     }
 }
