@@ -49,11 +49,14 @@ package enum FileSystem {
         Data(try ChunkReader(path, size: max(1, count)).next() ?? [])
     }
 
-    /// Whether the file at `path` begins with the 16 bytes every SQLite database file
-    /// begins with. Never ask it of a library this process has open in SQLite: closing
-    /// the descriptor it reads through drops SQLite's locks on that file.
+    /// The 16 bytes every SQLite database file begins with.
+    package static let sqliteSignature = Array("SQLite format 3\u{0}".utf8)
+
+    /// Whether the file at `path` begins with `sqliteSignature`. Never ask it of a library
+    /// this process has open in SQLite: closing the descriptor it reads through drops
+    /// SQLite's locks on that file.
     package static func beginsAsSQLite(_ path: String) -> Bool {
-        (try? readPrefix(path, count: 16)) == Data("SQLite format 3\u{0}".utf8)
+        (try? readPrefix(path, count: sqliteSignature.count)).map { Array($0) == sqliteSignature } ?? false
     }
 
     /// The file at `path` as text, or nil when it is not valid UTF-8. It is read a

@@ -353,13 +353,7 @@ extension WordLibrary {
                 let reviewsAdded = report.answersAdded > 0
                 // Each touched word's time as the restore leaves it: a word whose time has
                 // moved by the undo was edited since, and the undo keeps that edit.
-                try database.run(
-                    """
-                    UPDATE restore_undo SET (restored_updated_at, restored_times, restored_tags) = (
-                        SELECT updated_at, term_time || ',' || meaning_time || ',' || reading_time || ',' || examples_time
-                            || ',' || notes_time || ',' || tags_time || ',' || deleted_time, tags
-                        FROM words WHERE words.id = restore_undo.word_id)
-                    """)
+                try noteRestoredTimes()
                 progress?(total, total)
                 // A merge that changes nothing leaves the undo of the restore before it, which
                 // it would otherwise have emptied (found by the exploratory helper).
@@ -375,14 +369,7 @@ extension WordLibrary {
                 if !report.changedWords {
                     try database.run("DELETE FROM restore_undo")
                     try database.run("INSERT INTO restore_undo SELECT * FROM temp.restore_undo_before")
-                    try database.run(
-                        """
-                        UPDATE restore_undo SET (restored_updated_at, restored_times, restored_tags) = (
-                            SELECT updated_at, term_time || ',' || meaning_time || ',' || reading_time || ',' || examples_time
-                                || ',' || notes_time || ',' || tags_time || ',' || deleted_time, tags
-                            FROM words WHERE words.id = restore_undo.word_id)
-                        WHERE word_id IN (SELECT word_id FROM temp.restore_retimed)
-                        """)
+                    try noteRestoredTimes(where: "word_id IN (SELECT word_id FROM temp.restore_retimed)")
                 } else {
                     try noteUndoSource(Self.restoreSourceKey, path: source ?? path)
                     try database.run("DELETE FROM library_info WHERE key = ?", [.text(Self.restorePurgedKey)])
@@ -392,6 +379,18 @@ extension WordLibrary {
             }
         } catch is RestoreRollback {}
         return report
+    }
+
+    /// Notes in the undo's rows (those `condition` picks, or all) each word's times as the
+    /// restore leaves them, which tell the undo what was edited since.
+    private func noteRestoredTimes(where condition: String? = nil) throws {
+        try database.run(
+            """
+            UPDATE restore_undo SET (restored_updated_at, restored_times, restored_tags) = (
+                SELECT updated_at, term_time || ',' || meaning_time || ',' || reading_time || ',' || examples_time
+                    || ',' || notes_time || ',' || tags_time || ',' || deleted_time, tags
+                FROM words WHERE words.id = restore_undo.word_id)
+            """ + (condition.map { " WHERE " + $0 } ?? ""))
     }
 
     /// True when the library holds no word, not even in the Trash, and no word was ever

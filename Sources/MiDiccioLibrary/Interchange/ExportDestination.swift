@@ -69,7 +69,7 @@ extension WordLibrary {
         case .backup where isBackup, .sheet where isSheet: return nil
         default: break
         }
-        if head.starts(with: Array("SQLite format 3\0".utf8)) { return "an SQLite database (a library, or another program's)" }
+        if head.starts(with: FileSystem.sqliteSignature) { return "an SQLite database (a library, or another program's)" }
         if isBackup { return "a MiDiccio backup" }
         if isSheet { return "a MiDiccio CSV or TSV export" }
         if head.starts(with: [0x50, 0x4B, 0x03, 0x04]) { return "a zip archive" }

@@ -115,7 +115,6 @@ private struct PassedError: Error {
 }
 
 /// The first bytes of every SQLite 3 database file.
-private let sqliteSignature = Array("SQLite format 3\0".utf8)
 /// A zip archive's local file header, as in Anki packages.
 private let zipSignature: [UInt8] = [0x50, 0x4B, 0x03, 0x04]
 /// The end record that starts an empty zip archive.
@@ -129,7 +128,7 @@ extension ImportFormat {
     /// is a hint: such a file is read as a package, whose reader says what is wrong if it
     /// is not one, and the name tells a collection package from a deck package.
     static func detect(_ data: Data, file: String) throws -> ImportFormat {
-        if data.starts(with: sqliteSignature) {
+        if data.starts(with: FileSystem.sqliteSignature) {
             let source = try SQLiteImportFile.open(file)
             let tables = try source.tableNames()
             if Set(["WORDS", "LOOKUPS", "BOOK_INFO"]).isSubset(of: tables) { return .kindle }

@@ -527,7 +527,7 @@ extension WordLibrary {
             throw LibraryError.invalidImport(
                 file: path, line: nil, message: "--fields is for Anki packages (.apkg, .colpkg), and this is \(format.titleWithArticle)")
         }
-        let isSQLite = data.starts(with: Array("SQLite format 3\0".utf8))
+        let isSQLite = data.starts(with: FileSystem.sqliteSignature)
         switch format {
         case .kindle, .koreader:
             guard isSQLite else {

@@ -26,7 +26,7 @@ extension SyncSession {
             return
         }
         setBack = true
-        let fresh = state.lastSeq == 0 && state.files.isEmpty && state.cursors.isEmpty && !state.hasPublished
+        let fresh = state.isFresh
         let kept = fresh ? try? SyncState.decode(previous.state) : nil
         var untouched = false
         if let kept, let instance = kept.instances.last, !previous.device.isEmpty {
@@ -73,7 +73,7 @@ extension SyncSession {
     /// It said files it had written were gone and that it was a copy of another library,
     /// and went on under a new id (found by the exploratory helper, round 13C).
     private func takeUpStateOfAnotherSpelling() throws {
-        let fresh = state.lastSeq == 0 && state.files.isEmpty && state.cursors.isEmpty && !state.hasPublished
+        let fresh = state.isFresh
         guard fresh || signedInAgain else { return }
         let own = try store.previousStates().filter { $0.device == deviceID }
         guard !own.isEmpty else { return }

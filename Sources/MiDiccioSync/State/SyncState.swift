@@ -282,6 +282,10 @@ struct SyncState: Codable, Equatable {
     /// True when this library has published a record in this cloud before.
     var hasPublished: Bool { !instances.isEmpty || published != nil || lastSeq > 0 }
 
+    /// True for a state that has read and written nothing in its cloud yet (just set
+    /// to it, or started over there).
+    var isFresh: Bool { lastSeq == 0 && files.isEmpty && cursors.isEmpty && !hasPublished }
+
     /// Notes that a record with `instance` was written.
     mutating func rememberInstance(_ instance: String) {
         instances.removeAll { $0 == instance }

@@ -1508,10 +1508,10 @@
     loadProgress();
   }
 
-  // The synced daily limits, unless the user is typing in them.
-  function showStudyLimits(data) {
+  // The synced daily limits, unless the user is typing in them (or `saved`: both, as saved).
+  function showStudyLimits(data, saved) {
     for (const [id, value] of [["study-new-per-day", data.newPerDay], ["study-reviews-per-day", data.reviewsPerDay]]) {
-      if (document.activeElement !== $(id)) { $(id).value = String(value); limitsShown[id] = String(value); }
+      if (saved || document.activeElement !== $(id)) { $(id).value = String(value); limitsShown[id] = String(value); }
     }
   }
   // What each limit's box showed as the synced value: only a box changed here is saved
@@ -1679,10 +1679,7 @@
       }
       if (!Object.keys(body).length) { toast("The daily limits are as they were."); return; }
       const data = await api("POST", "/api/study/limits", body);
-      for (const [id, value] of [["study-new-per-day", data.newPerDay], ["study-reviews-per-day", data.reviewsPerDay]]) {
-        $(id).value = String(value);
-        limitsShown[id] = String(value);
-      }
+      showStudyLimits(data, true);
       toast("Daily limits: " + data.newPerDay + " new words, " + data.reviewsPerDay + " reviews.");
       loadStudyCard();
     } catch (error) { toast(error.message); }
