@@ -273,7 +273,6 @@ package final class ToolContext {
     package func library() throws -> WordLibrary {
         if let openLibrary { return openLibrary }
         warnIfInSyncedFolder()
-        warnOfConflictCopies()
         // Opening a library keyed by another ICU computes every term's keys again, once:
         // about a second per 100,000 words, shown like an import's progress. A library of
         // an earlier MiDiccio is brought up to date once, which can build a whole index.
@@ -291,6 +290,7 @@ package final class ToolContext {
         progress.finish()
         openLibrary = library
         if library.isNew { noteNewLibrary() }
+        warnOfConflictCopies(library)
         // trash.autoPurgeDays applies to libraries that never sync too; one that syncs
         // purges inside its sync, after the pull. With the setting off (the default) this
         // is one small query.
@@ -366,17 +366,18 @@ package final class ToolContext {
     /// Warns, on every command, of each conflict copy a sync program set aside beside the
     /// library (`ConflictCopies`): the words written in it are in no library MiDiccio
     /// opens, and nothing else tells the person. The warning names the command that takes
-    /// them in, and lasts until the file is moved away.
-    private func warnOfConflictCopies() {
+    /// them in, and lasts until they are taken in (`WordLibrary.conflictCopiesNotTakenIn`)
+    /// or the file is moved away.
+    private func warnOfConflictCopies(_ library: WordLibrary) {
         // The command names the library when --library chose it (MIDICCIO_LIBRARY, set in
         // the shell, chooses it for the next command too).
-        let library = global.library.map { "--library \(Self.shellQuoted($0)) " } ?? ""
-        for copy in ConflictCopies.of(libraryPath) {
+        let option = global.library.map { "--library \(Self.shellQuoted($0)) " } ?? ""
+        for copy in library.conflictCopiesNotTakenIn() {
             note(
                 "Warning: beside the library is a conflict copy of it that a sync program set aside: \(copy). "
-                    + "Words written in it are not in this library. Take them in with: midiccio \(library)backup restore "
-                    + "\(Self.shellQuoted(copy)) (the newer of each field wins), then move that file away "
-                    + "(README, \"A library inside a synced folder\").")
+                    + "Words written in it are not in this library. Take them in with: midiccio \(option)backup restore "
+                    + "\(Self.shellQuoted(copy)) (the newer of each field wins; this warning then ends, and the file can be "
+                    + "moved away) (README, \"A library inside a synced folder\").")
         }
     }
 

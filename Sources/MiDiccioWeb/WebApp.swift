@@ -234,6 +234,7 @@ public final class WebApp: HTTPHandler {
             try app.answerMaybeInBackground(request, key: request.query["key"]) { try app.restoreBackup(request) }
         },
         Route("POST", "api/backup/undo") { app, _, _ in try app.undoRestore() },
+        Route("GET", "api/conflicts") { app, _, _ in try app.conflictCopies() },
         Route("GET", "api/export") { app, request, _ in try app.exportSheet(request) },
         Route("POST", "api/import", bodyLimit: uploadLimit) { app, request, _ in
             try app.answerMaybeInBackground(request, key: request.query["key"]) { try app.importSheet(request) }
@@ -765,6 +766,7 @@ public final class WebApp: HTTPHandler {
         let dryRun = request.query["dryRun"] == "1"
         // The preview's `sweptKey`: a replace refuses to trash other words than it listed.
         let swept = request.query["expectSwept"].flatMap { $0.isEmpty ? nil : $0 }
+        if let copy = request.query["copy"], !copy.isEmpty { return try takeInConflictCopy(copy, request: request, dryRun: dryRun) }
         guard !request.body.isEmpty else { throw Self.emptyUpload(request, or: "choose a backup file first", nothing: "restored") }
         return try submitted.once(dryRun ? nil : request.query["key"]) {
             try TemporaryFile.with(name: Self.uploadName(request, default: "backup.json"), contents: request.body) { path in
@@ -775,6 +777,39 @@ public final class WebApp: HTTPHandler {
                 }
                 return .json(Self.encode(report, dryRun: dryRun))
             }
+        }
+    }
+
+    /// `GET api/conflicts`: `{"copies": [NAME]}`, the file names of the conflict copies
+    /// beside the library whose words are not in it yet (`conflictCopiesNotTakenIn`), for
+    /// the page to name them: the words in them are in no library MiDiccio opens.
+    private func conflictCopies() throws -> HTTPResponse {
+        let names = try pool.withLibrary { library in
+            library.conflictCopiesNotTakenIn().map { $0.split(separator: "/").last.map(String.init) ?? $0 }
+        }
+        return .json(JSONText.object([("copies", JSONText.array(names))]))
+    }
+
+    /// `POST api/backup/restore?copy=NAME`: the conflict copy NAME beside the library,
+    /// restored as a backup of it (merged: the newer of each field wins), or previewed
+    /// with `dryRun`. Only a copy `ConflictCopies` finds there is read: the name is looked
+    /// up among them, never taken as a path.
+    private func takeInConflictCopy(_ name: String, request: HTTPRequest, dryRun: Bool) throws -> HTTPResponse {
+        guard request.query["replace"] != "1" else {
+            throw BadRequest(message: "a conflict copy is taken in by merging its words, not by replacing the library", field: "replace")
+        }
+        return try submitted.once(dryRun ? nil : request.query["key"]) {
+            let report = try jobs.run(dryRun ? nil : request.query["key"], phase: "Taking in", unit: "words") { progress in
+                try pool.withLibrary { library in
+                    guard let path = library.conflictCopy(named: name) else {
+                        throw BadRequest(
+                            message: "\(name.prefix(200)) is no longer beside the library (moved away or renamed); nothing was changed",
+                            field: "copy")
+                    }
+                    return try library.restoreLibraryFile(from: path, dryRun: dryRun, progress: progress)
+                }
+            }
+            return .json(Self.encode(report, dryRun: dryRun))
         }
     }
 

@@ -28,7 +28,7 @@ final class AConflictCopyBesideTheLibraryIsTakenInTests {
     /// The words of the command a warning suggests, as a POSIX shell splits them.
     private func suggestedCommand(in warning: String) throws -> [String] {
         let start = try #require(warning.range(of: "Take them in with: midiccio "))
-        let end = try #require(warning.range(of: " (the newer of each field wins)"))
+        let end = try #require(warning.range(of: " (the newer of each field wins;"))
         let shell = Process()
         shell.executableURL = URL(fileURLWithPath: "/bin/sh")
         shell.arguments = ["-c", "printf '%s\\0' " + warning[start.upperBound..<end.lowerBound]]
@@ -73,12 +73,23 @@ final class AConflictCopyBesideTheLibraryIsTakenInTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == copyBefore, "the conflict copy is left as it was")
         let temporary = try FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)
         #expect(!temporary.contains { $0.hasPrefix(".midiccio-library-") }, "no copy left in the temporary folder")
+        // Its words in, the copy is no longer named; a preview alone did not end the warning.
+        #expect(!on(library, "list").errorOutput.contains("conflict copy"), "the warning ends once the words are in")
 
-        // The undo names the file, and puts the words back.
+        // The undo names the file, and puts the words back: the copy is named again.
         let undone = on(library, "backup", "undo")
         #expect(undone.errorOutput.contains("That was the restore of library (Ana's conflicted copy 2026-12-05).sqlite"))
         #expect(try words(library)["hola"]?["meaning"] as? String == "hi")
         #expect(try words(library)["adiós"] == nil)
+        #expect(on(library, "list").errorOutput.contains("set aside: \(copy)."), "named again after the undo")
+        _ = on(library, "backup", "restore", copy, "--dry-run")
+        #expect(on(library, "list").errorOutput.contains("set aside: \(copy)."), "a dry run takes nothing in")
+
+        // Taken in, then written again by the sync program: named again.
+        _ = on(library, "backup", "restore", copy)
+        #expect(!on(library, "list").errorOutput.contains("conflict copy"))
+        _ = on(copy, "add", "gato", "--meaning", "cat")
+        #expect(on(library, "list").errorOutput.contains("set aside: \(copy)."), "a copy changed since is named again")
 
         // Moved away, it is no longer named.
         try FileManager.default.createDirectory(atPath: sandbox.path("kept"), withIntermediateDirectories: true)
@@ -94,12 +105,19 @@ final class AConflictCopyBesideTheLibraryIsTakenInTests {
             "words (conflicted copy 2026-12-05 101010).db",  // Nextcloud
             "words_conflict-20261205-101010.db",  // ownCloud
             "words.sync-conflict-20261205-101010-ABCDEFG.db",  // Syncthing
+            "words 2.db",  // iCloud Drive
+            "words (1).db",  // Google Drive for desktop
+            "words-LAPTOP-7QK2.db",  // OneDrive: the computer's name
         ]
         for name in copies { try FileManager.default.copyItem(atPath: library, toPath: sandbox.path(name)) }
         // Not copies: a text file named like one, a copy of the log, another library.
         _ = try sandbox.write("not a library", to: "words (conflicted copy notes).db")
         try FileManager.default.copyItem(atPath: library, toPath: sandbox.path("words (conflicted copy).db-wal"))
         try FileManager.default.copyItem(atPath: library, toPath: sandbox.path("other (conflicted copy).db"))
+        // Nor copies kept by hand under a name of one's own, nor a year.
+        for name in ["words-old.db", "words 2024.db", "words (copy).db", "words-.db", "words 2 old.db"] {
+            try FileManager.default.copyItem(atPath: library, toPath: sandbox.path(name))
+        }
         let warning = on(library, "list").errorOutput
         for name in copies { #expect(warning.contains("set aside: \(sandbox.path(name))."), "\(name)") }
         #expect(warning.components(separatedBy: "Warning: beside the library").count - 1 == copies.count, "\(warning)")

@@ -529,6 +529,8 @@ extension WordLibrary {
             try database.run("DELETE FROM restore_undo")
             try database.run("DELETE FROM library_info WHERE key = ?", [.text(Self.restorePurgedKey)])
             report.source = try takeUndoSource(Self.restoreSourceKey)
+            // A conflict copy whose taking in is undone holds words out of sight again.
+            if let file = report.source?.file { try forgetTakenIn(file) }
             return report
         }
     }

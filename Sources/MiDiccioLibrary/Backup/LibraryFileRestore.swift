@@ -63,7 +63,61 @@ extension WordLibrary {
         } catch let error as LibraryError {
             throw LibraryError.invalidBackup(file: path, location: nil, message: Self.unreadableLibrary(error))
         }
-        return try restoreBackup(from: backup, replace: replace, dryRun: dryRun, source: path, progress: progress)
+        let report = try restoreBackup(from: backup, replace: replace, dryRun: dryRun, source: path, progress: progress)
+        if !dryRun { noteTakenIn(path) }
+        return report
+    }
+
+    /// The conflict copies beside this library (`ConflictCopies.of`) whose words are not in
+    /// it yet: a copy restored into it (`restoreLibraryFile`) is left out for as long as it
+    /// stays as it was then (its size and time), so the warning ends once its words are
+    /// in, and comes back if a sync program writes the copy again.
+    /// Paths in the library's folder, sorted.
+    public func conflictCopiesNotTakenIn() -> [String] {
+        ConflictCopies.of(path).filter { copy in
+            guard let stamp = Self.takenInStamp(copy) else { return false }
+            return (try? guarded { try info(Self.takenInKey(copy)) }) != stamp
+        }
+    }
+
+    /// The path of the conflict copy beside this library whose file name is `name`, or nil
+    /// when there is none such (moved away, renamed, or not a conflict copy): a name a
+    /// page sends is looked up among the copies, never taken as a path.
+    public func conflictCopy(named name: String) -> String? {
+        ConflictCopies.of(path).first { Self.fileName($0) == name }
+    }
+
+    /// Notes, when `path` is one of the conflict copies beside this library, that its words
+    /// were taken in as it is now. A note that cannot be written only leaves the warning.
+    private func noteTakenIn(_ path: String) {
+        guard let restored = FileSystem.identity(path) else { return }
+        for copy in ConflictCopies.of(self.path) {
+            guard let identity = FileSystem.identity(copy), identity == restored, let stamp = Self.takenInStamp(copy) else {
+                continue
+            }
+            try? guarded { try writing { try setInfo(Self.takenInKey(copy), stamp) } }
+        }
+    }
+
+    /// Forgets, inside an undo's transaction, that the conflict copy named `file` was taken
+    /// in: the warning names it again.
+    func forgetTakenIn(_ file: String) throws {
+        try database.run("DELETE FROM library_info WHERE key = ?", [.text(Self.takenInKey(file))])
+    }
+
+    /// The `library_info` key of a conflict copy taken in: its file name.
+    private static func takenInKey(_ copy: String) -> String {
+        "conflictCopy.takenIn:" + fileName(copy)
+    }
+
+    /// The last part of `path`: its file's name.
+    static func fileName(_ path: String) -> String {
+        path.split(separator: "/").last.map(String.init) ?? path
+    }
+
+    /// A conflict copy's size and modification time, as its note of being taken in keeps them.
+    private static func takenInStamp(_ copy: String) -> String? {
+        FileSystem.stamp(copy).map { "\($0.size):\($0.modifiedSeconds).\($0.modifiedNanoseconds)" }
     }
 
     /// Why another library file could not be read, in words about that file (the

@@ -992,7 +992,8 @@
     return " (" + (count === report.alreadyImported ? "all" : count.toLocaleString()) + " of them in the Trash: restore them from there)";
   }
 
-  function describeRestore(report, dryRun) {
+  // A conflict copy (`fromCopy`) is only ever merged: no Replace to offer.
+  function describeRestore(report, dryRun, replace = $("backup-replace").checked, fromCopy = false) {
     const parts = [plural(report.added, "word", "words") + (dryRun ? " would be added" : " added"),
       report.updated + (dryRun ? " would be updated" : " updated"),
       report.unchanged + " left as they are"];
@@ -1002,17 +1003,17 @@
     let text = parts.join(", ") + ".";
     // Words deleted permanently come back only with Replace, as new words: say so, where
     // a person restores a backup to undo an "Empty Trash".
-    if (report.skippedPurged && !$("backup-replace").checked) {
+    if (report.skippedPurged && !replace && !fromCopy) {
       text += " Words deleted permanently come back only with \u201cReplace\u201d ticked, as new words.";
     }
     if (report.strayTimesNote) text += " " + report.strayTimesNote;
     if (report.mergedIntoEmpty) {
       text += " The library held no words, so the backup " + (dryRun ? "would be" : "was") + " merged, not replacing: its words keep"
         + " their own times, and edits your other devices made after the backup win when this library syncs with them.";
-    } else if ($("backup-replace").checked && report.unchanged && !report.added && !report.updated && !report.trashed) {
+    } else if (replace && report.unchanged && !report.added && !report.updated && !report.trashed) {
       text += " The library " + (dryRun ? "equals" : "already equalled") + " the backup: every word of it " + (dryRun ? "would get" : "got")
         + " a new time, so it wins on every device this library syncs with, and \u201cUndo restore\u201d still undoes the restore before.";
-    } else if ($("backup-replace").checked && report.unchanged) {
+    } else if (replace && report.unchanged) {
       text += " Every word of the backup " + (dryRun ? "would get" : "got") + " a new time, so it wins on every device this library"
         + " syncs with: the " + report.unchanged.toLocaleString() + " left as they are here too.";
     }
@@ -1089,6 +1090,69 @@
       loadStatus();
       reload(); loadTags(); loadTrash(); scheduleSync();
     } catch (error) { $("undo-result").textContent = error.message; }
+  }
+
+  // ---- Conflict copies --------------------------------------------------------------
+
+  // A conflict copy a sync program set aside beside the library (two computers wrote the
+  // library file in a synced folder): the words written in it are in no library anyone
+  // opens. The command line names it on every command; the page names it above every
+  // view, and takes its words in as a backup of the library (merged), with a preview first.
+  let conflictCopy = "";
+
+  async function loadConflicts() {
+    let copies;
+    try { copies = (await api("GET", "/api/conflicts")).copies; } catch (error) { return; }
+    if (!copies.length) { $("copies-banner").hidden = true; conflictCopy = ""; return; }
+    if (copies[0] !== conflictCopy) {
+      conflictCopy = copies[0];
+      $("copies-preview").hidden = true;
+      $("copies-take").hidden = true;
+      $("copies-error").textContent = "";
+    }
+    $("copies-text").textContent = "A sync program set aside a copy of this library beside it: " + conflictCopy
+      + (copies.length > 1 ? " (and " + plural(copies.length - 1, "more copy", "more copies") + ")" : "")
+      + ". Words written in it are not in this library. Check its words to see what taking them in would change:"
+      + " the newer of each field wins, and nothing changes before you take them in.";
+    $("copies-banner").hidden = false;
+  }
+
+  function conflictCopyURL(dryRun, key) {
+    return "/api/backup/restore?" + query({ copy: conflictCopy, dryRun: dryRun ? 1 : "", key: key || "" });
+  }
+
+  async function checkConflictCopy() {
+    $("copies-error").textContent = "";
+    $("copies-take").hidden = true;
+    try {
+      const report = await busy($("copies-check"), "Checking\u2026", async () => {
+        await syncFirst(false);
+        return api("POST", conflictCopyURL(true));
+      });
+      $("copies-preview").textContent = "Taking it in: " + describeRestore(report, true, false, true) + " Nothing has changed yet.";
+      $("copies-preview").hidden = false;
+      $("copies-take").hidden = false;
+      $("copies-take").focus();
+    } catch (error) {
+      $("copies-preview").hidden = true;
+      $("copies-error").textContent = error.message;
+    }
+  }
+
+  async function takeInConflictCopy() {
+    const key = newJobKey();
+    const copy = conflictCopy;
+    try {
+      const report = await busy($("copies-take"), "Taking in\u2026", afterSync(() => runJob(key, conflictCopyURL(false, key), undefined,
+        $("copies-progress-box"), $("copies-progress"), $("copies-progress-text"))));
+      $("copies-preview").hidden = true;
+      $("copies-take").hidden = true;
+      $("copies-done").textContent = "Taken in from " + copy + ": " + describeRestore(report, false, false, true)
+        + " \u201cUndo restore\u201d in Settings puts things back. The copy itself can now be moved away or deleted.";
+      loadConflicts();
+      loadStatus();
+      reload(); loadTags(); loadTrash(); scheduleSync();
+    } catch (error) { $("copies-error").textContent = error.message; }
   }
 
   // The column mapping the user chose in the preview of a list without a header; null
@@ -2198,6 +2262,8 @@
   for (const button of document.querySelectorAll("button.download")) button.addEventListener("click", () => download(button));
   $("backup-file").addEventListener("change", () => { delete uploadKeys["backup-file"]; $("restore-preview").hidden = true; $("backup-error").textContent = ""; });
   $("restore-undo").addEventListener("click", undoRestore);
+  $("copies-check").addEventListener("click", checkConflictCopy);
+  $("copies-take").addEventListener("click", takeInConflictCopy);
   $("import-button").addEventListener("click", importFile);
   $("import-undo").addEventListener("click", undoImport);
   $("import-file").addEventListener("change", () => {
@@ -2245,6 +2311,7 @@
     // A search is drawn again too (its list and count missed a word added in a terminal
     // meanwhile: round 13B); a list scrolled down is left where it is.
     if (!$("editor").open && window.scrollY < 200) reload();
+    loadConflicts();
   });
   setInterval(() => { if (document.visibilityState === "visible") syncNow(false); }, SYNC_EVERY_MS);
 
@@ -2254,4 +2321,5 @@
   loadTags();
   showSignInOutcome();
   syncNow(false);
+  loadConflicts();
 })();
