@@ -702,21 +702,17 @@ public final class WordLibrary {
         values.append(.integer(previous.seq))
         try database.run(try hot.update(setting: columns), values)
         let seq = previous.seq
-        // Tags compare by their bytes: Swift's == takes "café" composed and decomposed as
+        // Texts compare by their bytes: Swift's == takes "café" composed and decomposed as
         // one string, but the tag rows and the search index hold the bytes.
-        let tagsChanged = !Self.sameBytes(old.tags, word.tags)
+        let tagsChanged = !SameBytes.equal(old.tags, word.tags)
         let textChanged =
-            old.term != word.term || old.reading != word.reading || old.meaning != word.meaning
-            || old.examples != word.examples || old.notes != word.notes || tagsChanged
+            !SameBytes.equal(old.term, word.term) || !SameBytes.equal(old.reading, word.reading)
+            || !SameBytes.equal(old.meaning, word.meaning) || !SameBytes.equal(old.examples, word.examples)
+            || !SameBytes.equal(old.notes, word.notes) || tagsChanged
         // Only words outside the Trash are in the search index.
         if !old.isDeleted && (textChanged || word.isDeleted) { try removeFromSearch(old, seq: seq) }
         if !word.isDeleted && (textChanged || old.isDeleted) { try addToSearch(word, seq: seq) }
         if tagsChanged, !isBulkRow(seq) { try changeTagRows(from: old.tags, to: word.tags, seq: seq) }
-    }
-
-    /// True when both lists hold the same strings byte for byte.
-    static func sameBytes(_ one: [String], _ other: [String]) -> Bool {
-        one.count == other.count && zip(one, other).allSatisfy { $0.utf8.elementsEqual($1.utf8) }
     }
 
     /// The values of `HotStatements.Kind.insertWord` for a new word, in its order.

@@ -48,11 +48,28 @@ public struct TagClock: Hashable, Sendable {
         }
 
         /// True when this mark's place and form beat `other`'s: the newer wins, then the
-        /// earlier position, then the larger form (the same choice on every device).
+        /// earlier position, then the larger form (`SameBytes.ordersAfter`: the same choice
+        /// on every device, "café" composed or not included).
         func orderBeats(_ other: Mark) -> Bool {
             if orderTime != other.orderTime { return orderTime > other.orderTime }
             if position != other.position { return position < other.position }
-            return form > other.form
+            return SameBytes.ordersAfter(form, other.form)
+        }
+
+        /// Equal marks: the form byte for byte (`SameBytes`), so a tag written again in
+        /// another Unicode form is a change to merge, not the same mark.
+        public static func == (one: Mark, other: Mark) -> Bool {
+            one.time == other.time && one.isPresent == other.isPresent && one.orderTime == other.orderTime
+                && one.position == other.position && SameBytes.equal(one.form, other.form)
+        }
+
+        /// Hashes what `==` compares (the form as Swift hashes it, equal for equal bytes).
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(time)
+            hasher.combine(isPresent)
+            hasher.combine(orderTime)
+            hasher.combine(position)
+            hasher.combine(form)
         }
     }
 
@@ -136,7 +153,7 @@ public struct TagClock: Hashable, Sendable {
         for (index, key) in keys.enumerated() where next[key]?.isPresent != true {
             next[key] = Mark(time: time, isPresent: true, orderTime: time, position: index, form: tags[index])
         }
-        if Self.ordered(next) != tags {
+        if !SameBytes.equal(Self.ordered(next), tags) {
             for (index, key) in keys.enumerated() {
                 next[key]?.orderTime = time
                 next[key]?.position = index
@@ -171,7 +188,7 @@ public struct TagClock: Hashable, Sendable {
     public static func merge(_ one: Side, _ other: Side, time: Timestamp) -> (tags: [String], clock: TagClock) {
         let floor = [one.clock.floor, other.clock.floor].compactMap { $0 }.max()
         // The common case, one list written at once on both sides: every tag at the newer time.
-        if one.tags == other.tags && one.clock.marks.isEmpty && other.clock.marks.isEmpty {
+        if SameBytes.equal(one.tags, other.tags) && one.clock.marks.isEmpty && other.clock.marks.isEmpty {
             return (one.tags, TagClock(floor: floor))
         }
         let first = one.clock.resolved(tags: one.tags, time: one.time)

@@ -50,16 +50,17 @@ public struct Word: Hashable, Sendable {
         WordContent(term: term, meaning: meaning, reading: reading, examples: examples, notes: notes, tags: tags)
     }
 
-    /// True when `field` holds exactly the same value in both words (sync and the
-    /// library decide per field what changed; tags compare as written, in order).
+    /// True when `field` holds exactly the same value in both words, byte for byte
+    /// (`SameBytes`; sync and the library decide per field what changed; tags compare as
+    /// written, in order).
     public func hasSameValue(_ field: WordField, as other: Word) -> Bool {
         switch field {
-        case .term: term == other.term
-        case .meaning: meaning == other.meaning
-        case .reading: reading == other.reading
-        case .examples: examples == other.examples
-        case .notes: notes == other.notes
-        case .tags: tags == other.tags
+        case .term: SameBytes.equal(term, other.term)
+        case .meaning: SameBytes.equal(meaning, other.meaning)
+        case .reading: SameBytes.equal(reading, other.reading)
+        case .examples: SameBytes.equal(examples, other.examples)
+        case .notes: SameBytes.equal(notes, other.notes)
+        case .tags: SameBytes.equal(tags, other.tags)
         case .deleted: deletedAt == other.deletedAt
         }
     }
@@ -67,15 +68,15 @@ public struct Word: Hashable, Sendable {
     /// True when this word's value of `field` orders after `other`'s: the last tie-break
     /// of the merge rules, for two values written at the same millisecond by the same
     /// device id (two copies of one library file). Lists compare element by element,
-    /// a missing Trash time orders first.
+    /// a missing Trash time orders first; texts as `SameBytes.ordersAfter`.
     public func valueOrdersAfter(_ field: WordField, _ other: Word) -> Bool {
         switch field {
-        case .term: term > other.term
-        case .meaning: meaning > other.meaning
-        case .reading: reading > other.reading
-        case .examples: examples.lexicographicallyPrecedes(other.examples) == false && examples != other.examples
-        case .notes: notes > other.notes
-        case .tags: tags.lexicographicallyPrecedes(other.tags) == false && tags != other.tags
+        case .term: SameBytes.ordersAfter(term, other.term)
+        case .meaning: SameBytes.ordersAfter(meaning, other.meaning)
+        case .reading: SameBytes.ordersAfter(reading, other.reading)
+        case .examples: SameBytes.ordersAfter(examples, other.examples)
+        case .notes: SameBytes.ordersAfter(notes, other.notes)
+        case .tags: SameBytes.ordersAfter(tags, other.tags)
         case .deleted: (deletedAt?.milliseconds ?? -1) > (other.deletedAt?.milliseconds ?? -1)
         }
     }

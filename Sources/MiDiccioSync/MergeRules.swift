@@ -87,8 +87,9 @@ public enum MergeRules {
         let time = max(localTime, incomingTime)
         let (tags, clock) = TagClock.merge(mine, theirs, time: time)
         let writer = incomingLeads(.tags, local: local, incoming: incoming) ? incoming.writers[i] : local.writers[i]
-        guard tags != local.word.tags || clock != local.tagClock || time != localTime || writer != local.writers[i] else { return }
-        if tags != local.word.tags { changedFields.append(.tags) }
+        let sameTags = SameBytes.equal(tags, local.word.tags)
+        guard !sameTags || clock != local.tagClock || time != localTime || writer != local.writers[i] else { return }
+        if !sameTags { changedFields.append(.tags) }
         word.tags = tags
         times.tags = time
         writers[i] = writer

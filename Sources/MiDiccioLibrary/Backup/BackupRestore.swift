@@ -541,7 +541,7 @@ extension WordLibrary {
     /// it was) stays (found by the exploratory helper). Unchanged since, the list is
     /// `prior` as it was, in its order.
     static func tagsUndone(_ prior: [String], restored: [String], now: [String]) -> [String] {
-        guard !sameBytes(now, restored) else { return prior }
+        guard !SameBytes.equal(now, restored) else { return prior }
         let priorKeys = Set(prior.map(TagSet.key)), restoredKeys = Set(restored.map(TagSet.key))
         let putOn = restoredKeys.subtracting(priorKeys)
         var tags = now.filter { !putOn.contains(TagSet.key($0)) }
@@ -618,7 +618,7 @@ extension WordLibrary {
                 time: max(local.times.tags, backupTimes.tags))
             // The same list with newer marks (a tag taken off there since it was put on
             // elsewhere) is taken too, for the same reason.
-            if !Self.sameBytes(merged.tags, local.word.tags) || (backupTimes.tags > local.times.tags && merged.clock != local.tagClock) {
+            if !SameBytes.equal(merged.tags, local.word.tags) || (backupTimes.tags > local.times.tags && merged.clock != local.tagClock) {
                 mergedTags = merged
                 taken.append(.tags)
             }
