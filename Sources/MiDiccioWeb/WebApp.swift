@@ -949,12 +949,14 @@ public final class WebApp: HTTPHandler {
                 return .error(
                     404, "this word is no longer in the library: it was deleted permanently, here or on another device; nothing was changed"
                 )
+            // `trash`: the page offers to restore the word and save the typing in one step.
             case .wrongTrashState(_, let term, let inTrash):
-                return .error(
-                    409,
-                    inTrash
-                        ? "\u{201C}\(term)\u{201D} is in the Trash now (moved there elsewhere meanwhile); restore it first"
-                        : "\u{201C}\(term)\u{201D} is not in the Trash any more (restored elsewhere meanwhile); nothing was changed")
+                return inTrash
+                    ? .error(
+                        409, "\u{201C}\(term)\u{201D} is in the Trash now (moved there elsewhere meanwhile); restore it first",
+                        field: "trash")
+                    : .error(
+                        409, "\u{201C}\(term)\u{201D} is not in the Trash any more (restored elsewhere meanwhile); nothing was changed")
             case .notInTrashForPurge(_, let term):
                 return .error(
                     409, "\u{201C}\(term)\u{201D} is not in the Trash any more (restored elsewhere meanwhile); nothing was deleted")

@@ -6,6 +6,7 @@ import os
 import subprocess
 
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
 
 from conftest import api
 from test_web_app import csrf, terms, wait, word_item
@@ -35,3 +36,29 @@ def test_d_pressed_twice_moves_one_word_and_keeps_the_undo(page):
     assert "already" not in page.find_element(By.ID, "toast").text
     page.find_element(By.ID, "toast-action").click()
     wait(page, lambda d: "doble" in terms(d))
+
+
+def test_a_word_moved_to_the_trash_while_edited_is_restored_and_saved(page):
+    """The editor said "restore it first", which could not be done without leaving it and
+    the typing with it (round 13B): one button now restores the word and saves."""
+    token = csrf(page)
+    word = api("/api/words", "POST", {"term": "papelera", "meaning": "bin"}, token)["word"]
+    page.refresh()
+    wait(page, lambda d: "papelera" in terms(d))
+    word_item(page, "papelera").find_element(By.CSS_SELECTOR, ".word-open").click()
+    wait(page, EC.element_to_be_clickable((By.ID, "viewer-edit"))).click()
+    meaning = wait(page, EC.visibility_of_element_located((By.ID, "f-meaning")))
+    subprocess.run([os.environ["MIDICCIO_BINARY"], "delete", word["id"], "--library", os.environ["MIDICCIO_LIBRARY"]],
+                   check=True, capture_output=True)
+    meaning.send_keys(", wastepaper basket")
+    page.find_element(By.ID, "editor-save").click()
+    wait(page, lambda d: "in the Trash now" in d.find_element(By.ID, "e-form").text)
+    button = page.find_element(By.ID, "editor-restore-save")
+    assert button.is_displayed() and page.find_element(By.ID, "editor").is_displayed()
+    assert page.find_element(By.ID, "f-meaning").get_attribute("value") == "bin, wastepaper basket", "the typing stays"
+    button.click()
+    wait(page, lambda d: not d.find_element(By.ID, "editor").is_displayed())
+    wait(page, lambda d: "wastepaper basket" in word_item(d, "papelera").text)
+    shown = api("/api/words/" + word["id"])
+    shown = shown.get("word", shown)
+    assert shown["meaning"] == "bin, wastepaper basket" and not shown.get("deletedAt"), shown

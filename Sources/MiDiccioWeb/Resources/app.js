@@ -373,6 +373,7 @@
   }
 
   function clearErrors() {
+    $("editor-restore-save").hidden = true;
     for (const name of fields.concat(["form"])) {
       $("e-" + name).textContent = "";
       const input = $("f-" + name);
@@ -453,12 +454,34 @@
       scheduleSync();
     } catch (error) {
       // Left meanwhile: the message goes where the person is, not into another word's form.
-      if (stillOpen()) showFieldError(error.field, error.message);
-      else toast("Not saved: " + quoted(body.term) + ": " + error.message);
+      if (stillOpen()) {
+        showFieldError(error.field, error.message);
+        // Moved to the Trash elsewhere meanwhile: one button restores it and saves.
+        if (error.field === "trash") { $("editor-restore-save").hidden = false; $("editor-restore-save").focus(); }
+      } else toast("Not saved: " + quoted(body.term) + ": " + error.message);
     } finally {
       if (savingSession === session) savingSession = -1;
       if (session === editorSession) $("editor-save").disabled = false;
     }
+  }
+
+  // A word moved to the Trash elsewhere while it was open here: "restore it first" could
+  // not be done without leaving the editor, and the typing with it (round 13B). This takes
+  // it out of the Trash, then saves what was typed.
+  async function restoreAndSave() {
+    const word = state.editing;
+    if (!word) return;
+    const button = $("editor-restore-save");
+    button.disabled = true;
+    try {
+      try {
+        await api("POST", "/api/words/" + word.id + "/restore");
+      } catch (error) {
+        // Restored elsewhere meanwhile (409) is what was wanted; anything else is said.
+        if (error.status !== 409) { showFieldError("form", error.message); return; }
+      }
+      await saveWord();
+    } finally { button.disabled = false; }
   }
 
   let duplicateTimer = null;
@@ -2263,6 +2286,7 @@
   $("backup-file").addEventListener("change", () => { delete uploadKeys["backup-file"]; $("restore-preview").hidden = true; $("backup-error").textContent = ""; });
   $("restore-undo").addEventListener("click", undoRestore);
   $("copies-check").addEventListener("click", checkConflictCopy);
+  $("editor-restore-save").addEventListener("click", restoreAndSave);
   $("copies-take").addEventListener("click", takeInConflictCopy);
   $("import-button").addEventListener("click", importFile);
   $("import-undo").addEventListener("click", undoImport);
