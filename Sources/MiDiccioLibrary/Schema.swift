@@ -475,6 +475,19 @@ enum Migrations {
                 -- another device put on since, which the tags' time may not show.
                 ALTER TABLE restore_undo ADD COLUMN restored_tags TEXT;
                 """),
+        Migration(
+            name: "2026-12-imported-lookups",
+            sql: """
+                -- Every Kindle and KOReader look-up this library imported, by a fingerprint of
+                -- its term key and sentence (no text), and the import that brought it: the
+                -- same vocab.db imported again leaves out a look-up whose word was deleted
+                -- permanently, or had its term or sentence edited, since. Local: not synced.
+                CREATE TABLE imported_lookups (
+                    fingerprint INTEGER PRIMARY KEY,
+                    import INTEGER NOT NULL
+                );
+                CREATE INDEX imported_lookups_by_import ON imported_lookups (import);
+                """),
     ]
 
     /// Marks a library that had words before a migration: its next sync uploads every

@@ -39,7 +39,7 @@ final class ImportFromKOReaderTests {
     }
 
     @Test(
-        "importing the file again adds only what is new: a word counts as imported while its context is an example of a word with its term, in the Trash too"
+        "importing the file again adds only what is new: a word counts as imported while its context is an example of a word with its term, in the Trash too, or once this library imported it"
     )
     func importedAgain() throws {
         let file = try ImportFixtures.copy("vocabulary_builder.sqlite3", into: sandbox)
@@ -50,16 +50,17 @@ final class ImportFromKOReaderTests {
         #expect(again.output.contains("left out 3 look-ups imported before"), "\(again.output)")
         #expect(try sandbox.listedTerms() == ["ephemeral", "lone", "melancholy"])
 
-        // Moved to the Trash, they still count; a word whose example was changed does not.
+        // Moved to the Trash, they still count; so does a word whose example was changed
+        // since (this library noted the look-up as it imported it: round 14A).
         let words = try sandbox.listedWords()
         let ephemeral = try #require(words.first { $0["term"] as? String == "ephemeral" }?["id"] as? String)
         let melancholy = try #require(words.first { $0["term"] as? String == "melancholy" }?["id"] as? String)
         #expect(sandbox.run("delete", ephemeral).status == 0)
         #expect(sandbox.run("edit", melancholy, "--example", "another sentence").status == 0)
         let third = sandbox.run("import", file)
-        #expect(third.output.contains("Imported 1 word"), "\(third.output)")
-        #expect(third.output.contains("left out 2 look-ups imported before"), "\(third.output)")
-        #expect(try sandbox.listedTerms() == ["lone", "melancholy", "melancholy"])
+        #expect(third.output.contains("Imported 0 words"), "\(third.output)")
+        #expect(third.output.contains("left out 3 look-ups imported before (1 of them in the Trash"), "\(third.output)")
+        #expect(try sandbox.listedTerms() == ["lone", "melancholy"])
     }
 
     @Test("--no-duplicates skips words already in the library, and undo takes the rest out")

@@ -122,6 +122,33 @@ final class ImportFromKindleTests {
         #expect(try sandbox.listedTerms().isEmpty)
     }
 
+    @Test("a look-up whose word was deleted permanently, or edited, is not imported again; an undone import's are")
+    func purgedOrEditedStaysOut() throws {
+        let file = try ImportFixtures.copy("vocab.db", into: sandbox)
+        #expect(sandbox.run("import", file).status == 0)
+        let before = try words()
+        let burrow = try #require(before["burrow"]?["id"] as? String)
+        let hobbit = try #require(before["hobbit"]?["id"] as? String)
+        let verhaften = try #require(before["verhaften"]?["id"] as? String)
+        // Deleted permanently (a sentence look-up and one without a sentence), and edited.
+        #expect(sandbox.run("delete", burrow, hobbit).status == 0)
+        #expect(sandbox.run("purge", burrow, hobbit).status == 0)
+        #expect(sandbox.run("edit", verhaften, "--term", "verhaften (v.)", "--example", "Er wurde verhaftet.").status == 0)
+        let again = try sandbox.run("import", file, "--json").jsonObject()
+        #expect(again["added"] as? Int == 0, "\(again)")
+        #expect(again["alreadyImported"] as? Int == 4)
+        #expect(again["alreadyImportedInTrash"] as? Int == 0)
+        #expect(try sandbox.listedTerms() == ["verhaften (v.)"])
+
+        // An import undone is as if it had never been made: its look-ups come in again.
+        let other = try Sandbox()
+        let copy = try ImportFixtures.copy("vocab.db", into: other)
+        #expect(other.run("import", copy).status == 0)
+        #expect(other.run("import", "undo").status == 0)
+        #expect(other.run("trash", "empty", "--yes").status == 0)
+        #expect(try other.run("import", copy, "--json").jsonObject()["added"] as? Int == 3)
+    }
+
     @Test("a damaged vocab.db changes nothing and says why")
     func damaged() throws {
         try sandbox.add("existing")

@@ -109,6 +109,26 @@ struct KnownLookups {
     var inTrashOnly = true
 }
 
+/// The look-ups a library imported before (`imported_lookups`), by fingerprint: they
+/// stay known after their words were deleted permanently or edited.
+struct ImportedLookups: Sendable {
+    var fingerprints = Set<Int64>()
+
+    /// The fingerprint of a look-up of the term whose key is `termKey`, with `sentence`
+    /// ("" for none): 64 bits of FNV-1a, no text.
+    static func fingerprint(termKey: String, sentence: String) -> Int64 {
+        var hash = FNV1a()
+        hash.add(termKey.utf8)
+        hash.add(UInt8(0))
+        hash.add(sentence.utf8)
+        return Int64(bitPattern: hash.value)
+    }
+
+    func contains(termKey: String, sentence: String) -> Bool {
+        fingerprints.contains(Self.fingerprint(termKey: termKey, sentence: sentence))
+    }
+}
+
 /// Ends the reading of a list once its first card is read.
 private struct FirstCardRead: Error {}
 
@@ -299,6 +319,11 @@ extension WordLibrary {
                     }
                 }
                 let now = clock.now()
+                // A Kindle or KOReader import notes each look-up it brings (`imported_lookups`)
+                // under its own number, which its undo forgets.
+                let lookupImport =
+                    read.stream is any LookupRows
+                    ? (try database.integer("SELECT coalesce(max(import), 0) + 1 FROM imported_lookups") ?? 1) : nil
                 // Random ids, all drawn first and handed out in sorted order: each new entry
                 // of the unique id index (and of the undo table's) then lands after the
                 // previous one instead of anywhere in it, which at a million words is most of
@@ -327,6 +352,7 @@ extension WordLibrary {
                         return
                     }
                     if isDuplicate { report.duplicatesAdded += 1 }
+                    if let lookupImport { try noteImportedLookups(content, import: lookupImport) }
                     if ids.isEmpty {
                         // All the rows the file's lines promise, then (rows the estimate
                         // missed) a thousand at a time.
@@ -351,9 +377,11 @@ extension WordLibrary {
                 // Kindle and KOReader rows are checked once earlier imports are left out: a
                 // word's examples are cut into words of at most 50 then.
                 let known = try (stream as? any LookupRows).map { try examplesImportedBefore($0.termKeys) }
+                let imported = known == nil ? ImportedLookups() : try importedLookups()
                 try Handoff.run(capacity: Self.importBatchesAhead) { emit in
                     try Self.readRows(
-                        file: path, sampleSize: sampleSize, locale: locale, known: known, emit, eachRow: stream.forEachRowWithFields)
+                        file: path, sampleSize: sampleSize, locale: locale, known: known, imported: imported, emit,
+                        eachRow: stream.forEachRowWithFields)
                 } consume: { (batch: SheetBatch) in
                     report.rowCount += batch.rowsRead
                     report.alreadyImported += batch.alreadyImported
@@ -375,6 +403,11 @@ extension WordLibrary {
                     try database.run(
                         "INSERT INTO import_undo (word_id) SELECT id FROM words WHERE seq > ? ORDER BY id", [.integer(lastRowBefore)])
                     try noteUndoSource(Self.importSourceKey, path: path)
+                    if let lookupImport {
+                        try setInfo(Self.lookupImportKey, String(lookupImport))
+                    } else {
+                        try database.run("DELETE FROM library_info WHERE key = ?", [.text(Self.lookupImportKey)])
+                    }
                 }
                 progress?(done, done)
                 if options.dryRun { throw ImportDryRun() }
@@ -398,7 +431,7 @@ extension WordLibrary {
     /// library state, and has its own collator.
     private static func readRows(
         file: String, sampleSize: Int, locale: String, known: [String: KnownLookups]? = nil,
-        _ emit: (SheetBatch) throws -> Void,
+        imported: ImportedLookups = ImportedLookups(), _ emit: (SheetBatch) throws -> Void,
         eachRow: (_ body: (SheetRow, [String]?) throws -> Void) throws -> Void
     ) throws {
         let maker = ColumnMaker(locale: locale)
@@ -426,7 +459,7 @@ extension WordLibrary {
                     var fresh = [row]
                     if let known {
                         let skipped: Int, inTrash: Bool
-                        (fresh, skipped, inTrash) = newLookups(row, known: known)
+                        (fresh, skipped, inTrash) = newLookups(row, known: known, imported: imported)
                         batch.alreadyImported += skipped
                         if inTrash { batch.alreadyImportedInTrash += skipped }
                     }
@@ -487,6 +520,7 @@ extension WordLibrary {
                 }
             }
             try database.run("DELETE FROM import_undo")
+            try forgetImportedLookups()
             report.source = try takeUndoSource(Self.importSourceKey)
             progress?(ids.count, ids.count)
             return report
@@ -730,21 +764,63 @@ extension WordLibrary {
         return known
     }
 
+    /// The `library_info` key of the number of the last import, when it was of look-ups.
+    static let lookupImportKey = "import.undo.lookups"
+
+    /// Every look-up fingerprint this library noted (`imported_lookups`), read once.
+    private func importedLookups() throws -> ImportedLookups {
+        var imported = ImportedLookups()
+        try database.cached("SELECT fingerprint FROM imported_lookups").forEachRow { imported.fingerprints.insert($0.int64(0)) }
+        return imported
+    }
+
+    /// Notes the look-ups a Kindle or KOReader word brings: one per sentence, or the term
+    /// alone. A look-up noted before keeps its first import's number.
+    private func noteImportedLookups(_ content: WordContent, import number: Int64) throws {
+        let key = TermKey.fold(content.term)
+        for sentence in content.examples.isEmpty ? [""] : content.examples {
+            try database.run(
+                "INSERT OR IGNORE INTO imported_lookups (fingerprint, import) VALUES (?, ?)",
+                [.integer(ImportedLookups.fingerprint(termKey: key, sentence: sentence)), .integer(number)])
+        }
+    }
+
+    /// Forgets, inside the undo's transaction, the look-ups the import it undoes noted.
+    func forgetImportedLookups() throws {
+        guard let number = try info(Self.lookupImportKey).flatMap({ Int64($0) }) else { return }
+        try database.run("DELETE FROM imported_lookups WHERE import = ?", [.integer(number)])
+        try database.run("DELETE FROM library_info WHERE key = ?", [.text(Self.lookupImportKey)])
+    }
+
     /// A Kindle row without the look-ups an earlier import brought, cut so that no word
     /// has more than `WordLimits.exampleCount` examples, and how many were left out.
     ///
     /// A look-up is recognised by its sentence among the examples of a word with the same
     /// term (Trash included; `known`, from `examplesImportedBefore`): the words themselves
-    /// are the record, so it syncs with them and needs no key of its own. A look-up without
-    /// a sentence counts as imported once the library has a word with its term.
-    /// `inTrash` when every word with the row's term is in the Trash.
-    private static func newLookups(_ row: SheetRow, known: [String: KnownLookups]) -> (rows: [SheetRow], skipped: Int, inTrash: Bool) {
-        guard let lookups = known[TermKey.fold(row.term)] else { return (chunked(row), 0, false) }
-        if row.examples.isEmpty { return ([], 1, lookups.inTrashOnly) }
+    /// are the record, so it syncs with them. A look-up without a sentence counts as
+    /// imported once the library has a word with its term. This library's own note of the
+    /// look-ups it imported (`imported`) counts too: a look-up whose word was deleted
+    /// permanently, or whose term or sentence was edited, since. `inTrash` when every
+    /// look-up left out is a sentence of words all in the Trash.
+    private static func newLookups(
+        _ row: SheetRow, known: [String: KnownLookups], imported: ImportedLookups
+    ) -> (rows: [SheetRow], skipped: Int, inTrash: Bool) {
+        let key = TermKey.fold(row.term)
+        let lookups = known[key]
+        if row.examples.isEmpty {
+            guard lookups != nil || imported.contains(termKey: key, sentence: "") else { return (chunked(row), 0, false) }
+            return ([], 1, lookups?.inTrashOnly ?? false)
+        }
         var rest = row
-        rest.examples = row.examples.filter { !lookups.examples.contains($0) }
+        var inTrash = lookups?.inTrashOnly ?? false
+        rest.examples = row.examples.filter { sentence in
+            if lookups?.examples.contains(sentence) == true { return false }
+            guard imported.contains(termKey: key, sentence: sentence) else { return true }
+            inTrash = false
+            return false
+        }
         let skipped = row.examples.count - rest.examples.count
-        return (rest.examples.isEmpty ? [] : chunked(rest), skipped, lookups.inTrashOnly)
+        return (rest.examples.isEmpty ? [] : chunked(rest), skipped, inTrash && skipped > 0)
     }
 
     private static func chunked(_ row: SheetRow) -> [SheetRow] {
