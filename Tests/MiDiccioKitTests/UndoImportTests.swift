@@ -87,9 +87,10 @@ struct UndoImportTests {
             let library = fixture.library
             let imported = try importThree(fixture)
             let uno = try #require(imported.first { $0.term == "uno" })
-            // Moved to the Trash in the same millisecond as the import: not an edit to keep.
-            try library.database.run(
-                "UPDATE words SET deleted_at = updated_at WHERE id = ?", [.text(uno.id.rawValue)])
+            // Moved to the Trash after the import, as a person does: gone, not "edited since
+            // and kept" (it was, because the move is a change: round 14A).
+            fixture.clock.advance(by: 1_000)
+            try library.delete([uno.id])
             let report = try library.undoImport()
             #expect(report.counts == ImportUndoReport(trashed: 2, keptEdited: 0, alreadyGone: 1))
         }

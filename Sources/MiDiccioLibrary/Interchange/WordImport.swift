@@ -503,14 +503,16 @@ extension WordLibrary {
                     report.alreadyGone += 1
                     continue
                 }
+                // In the Trash already (a move there moves `updatedAt` too, so this comes
+                // first: it was counted as "edited since, kept": round 14A).
+                guard !current.word.isDeleted else {
+                    report.alreadyGone += 1
+                    continue
+                }
                 // An import writes a word with one time for its creation and its update;
                 // every later edit (a hybrid clock's, so always later) moves `updatedAt`.
                 if current.word.updatedAt > current.word.createdAt {
                     report.keptEdited += 1
-                    continue
-                }
-                guard !current.word.isDeleted else {
-                    report.alreadyGone += 1
                     continue
                 }
                 _ = try update(current) { word, time in word.deletedAt = time }
