@@ -464,6 +464,18 @@ package enum FileSystem {
         return stat(path, &status) == 0 ? status : nil
     }
 
+    /// What is at `path`, a symbolic link followed: nil for a regular file (or nothing
+    /// there, which reading it will say), else words for it ("a folder", "not a regular
+    /// file (a device, a pipe or a socket)").
+    package static func notARegularFile(_ path: String) -> String? {
+        guard let status = status(path) else { return nil }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: return nil
+        case S_IFDIR: return "a folder"
+        default: return "not a regular file (a device, a pipe or a socket)"
+        }
+    }
+
     /// Creates `path` and its parents when missing.
     package static func createDirectory(_ path: String) throws {
         guard !path.isEmpty else { return }

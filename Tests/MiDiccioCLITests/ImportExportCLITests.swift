@@ -112,6 +112,25 @@ final class ImportExportCLITests {
         #expect(sandbox.run("list", "--json").output == before)
     }
 
+    @Test("a symbolic link to a file imports as the file does; a folder and a pipe are refused as what they are")
+    func linksFoldersAndPipes() throws {
+        _ = try sandbox.write("term,meaning\nuno,one\n", to: "words.csv")
+        try FileManager.default.createSymbolicLink(atPath: sandbox.path("link.csv"), withDestinationPath: "words.csv")
+        let linked = sandbox.run("import", sandbox.path("link.csv"))
+        #expect(linked.status == 0, "\(linked.errorOutput)")
+        #expect(try sandbox.listedTerms() == ["uno"])
+
+        try FileManager.default.createDirectory(atPath: sandbox.path("folder.csv"), withIntermediateDirectories: true)
+        let folder = sandbox.run("import", sandbox.path("folder.csv"))
+        #expect(folder.status == 1)
+        #expect(folder.errorOutput.contains("folder.csv: a folder"), "\(folder.errorOutput)")
+        #expect(mkfifo(sandbox.path("pipe.csv"), 0o600) == 0)
+        let pipe = sandbox.run("import", sandbox.path("pipe.csv"))
+        #expect(pipe.status == 1)
+        #expect(pipe.errorOutput.contains("pipe.csv: not a regular file"), "\(pipe.errorOutput)")
+        #expect(try sandbox.listedTerms() == ["uno"], "nothing changed")
+    }
+
     @Test("a CSV without a header row is read as a list, and --format csv still asks for the header")
     func missingHeader() throws {
         let file = try sandbox.write("uno,one\n", to: "words.csv")

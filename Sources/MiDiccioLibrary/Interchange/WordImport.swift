@@ -717,9 +717,10 @@ extension WordLibrary {
     }
 
     private func checkSize(_ path: String) throws {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return }
-        if let type = attributes[.type] as? FileAttributeType, type != .typeRegular {
-            throw LibraryError.invalidImport(file: path, line: nil, message: "not a regular file")
+        // A symbolic link counts as the file it leads to, as for `backup restore` and
+        // `export` (a link to a regular file was refused: round 14A).
+        if let what = FileSystem.notARegularFile(path) {
+            throw LibraryError.invalidImport(file: path, line: nil, message: what)
         }
         if let size = FileSystem.status(path).map({ Int($0.st_size) }), size > ImportLimits.fileBytes {
             throw LibraryError.invalidImport(
