@@ -46,6 +46,37 @@ final class AnkiPackageImportCLITests {
         #expect(try sandbox.listedTerms() == ["fromage", "pain", "pomme"])
     }
 
+    @Test("a refused package import and a dry run leave no copy of the collection in the temporary folder; a killed import's is removed by the next")
+    func noCollectionLeftBehind() throws {
+        let children = try ChildProcesses(in: sandbox)
+        let temporary = sandbox.path("tmp")
+        try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
+        // What a killed import leaves: a folder named with its process id, no longer running.
+        let ended = Process()
+        ended.executableURL = URL(fileURLWithPath: "/bin/true")
+        try ended.run()
+        ended.waitUntilExit()
+        let killed = temporary + "/midiccio-anki-\(ended.processIdentifier)-5eed"
+        try FileManager.default.createDirectory(atPath: killed, withIntermediateDirectories: true)
+        _ = try sandbox.write("a copy of someone's collection", to: "tmp/midiccio-anki-\(ended.processIdentifier)-5eed/collection.sqlite")
+        // One of this running test process, and one named otherwise: left alone.
+        let running = temporary + "/midiccio-anki-\(getpid())-beef"
+        let unnamed = temporary + "/midiccio-anki-notanumber"
+        for folder in [running, unnamed] { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+
+        let library = sandbox.path("library.sqlite")
+        for _ in 0..<4 {
+            let refused = try children.run(
+                ["import", ankiFixture("words.apkg"), "--fields", "Nope", "--library", library], environment: ["TMPDIR": temporary])
+            #expect(!refused.succeeded)
+            let dryRun = try children.run(
+                ["import", ankiFixture("words.apkg"), "--dry-run", "--library", library], environment: ["TMPDIR": temporary])
+            #expect(dryRun.succeeded, "\(dryRun.errorOutput)")
+        }
+        let left = try FileManager.default.contentsOfDirectory(atPath: temporary).sorted()
+        #expect(left == ["midiccio-anki-\(getpid())-beef", "midiccio-anki-notanumber"], "\(left)")
+    }
+
     @Test("--fields, repeated for each note type, chooses the term's and the meaning's fields")
     func fields() throws {
         let result = sandbox.run("import", ankiFixture("words.apkg"), "--fields", "Back,Front", "--fields", "Meaning, Word")

@@ -157,8 +157,14 @@ extension AnkiPackage {
             self.fields = fields
         }
 
-        deinit {
-            // SQLite may leave a journal beside the collection: the whole folder goes.
+        deinit { removeUnpacked() }
+
+        /// Removes the unpacked collection, once nothing reads it any more: an import calls
+        /// it as it ends. Left to `deinit` alone, a process that ended while its reading
+        /// thread still held this (a refused import, a dry run) left a copy of the person's
+        /// whole collection in the temporary folder (round 14A). SQLite may leave a journal
+        /// beside the collection: the whole folder goes.
+        func removeUnpacked() {
             try? FileManager.default.removeItem(atPath: folder)
         }
 

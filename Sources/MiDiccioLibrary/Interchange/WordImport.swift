@@ -289,6 +289,9 @@ extension WordLibrary {
         progress: ((_ done: Int, _ total: Int) -> Void)? = nil
     ) throws -> ImportReport {
         let read = try readImport(path, options: options)
+        // The unpacked Anki collection goes as the import ends, whatever ends it: the
+        // reading thread has stopped by then (`Handoff.run` returns only once it has).
+        defer { (read.stream as? AnkiPackage.Words)?.removeUnpacked() }
         var report = ImportReport()
         report.format = read.format
         if case .list(_, let cutting, let columns, let header, _) = read.stream as? SheetSource {
