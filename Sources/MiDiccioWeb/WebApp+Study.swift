@@ -116,7 +116,7 @@ extension WebApp {
                 return try library.undoReview(answer) ? answer : nil
             }
             guard event != nil else {
-                return .error(409, "not undone: that answer was synced already (other devices count it), or is no longer here")
+                return .error(409, "not undone: that answer was synced already, or a sync is sending it (other devices count it), or it is no longer here")
             }
         }
         guard let event else {
@@ -125,7 +125,7 @@ extension WebApp {
             return .error(
                 409,
                 answered
-                    ? "nothing to undo: answers already synced stay, since other devices count them"
+                    ? "nothing to undo: answers already synced, or being sent by a sync, stay, since other devices count them"
                     : "nothing to undo: no word has been answered yet")
         }
         let term = try pool.withLibrary { try $0.word(event.wordID)?.term }

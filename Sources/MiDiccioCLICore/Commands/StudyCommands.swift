@@ -180,7 +180,7 @@ struct StudyCommand: ParsableCommand {
                 return false
             }
             guard undone else {
-                out.write("  Not undone: that answer was synced already, and other devices count it.\n")
+                out.write("  Not undone: that answer was synced already, or a sync is sending it, and other devices count it.\n")
                 given.removeAll()
                 return false
             }

@@ -77,8 +77,19 @@ extension WordLibrary {
         }
     }
 
+    /// The `library_info` key set while a sync sends this device's pending answers
+    /// (`SyncStore.holdAnswersForSending`).
+    static let answersSendingKey = "sync.answersSending"
+
+    /// True while a sync is sending this device's pending answers, or stopped while it
+    /// was (until the next sync settles that file): they may be on other devices already.
+    public func answersBeingSent() throws -> Bool {
+        try guarded { try info(Self.answersSendingKey) != nil }
+    }
+
     /// Takes back this device's latest answer that has not left the device yet and
-    /// returns it (nil: none). An answer already synced stays: other devices count it.
+    /// returns it (nil: none). An answer already synced stays: other devices count it;
+    /// so does one while a sync is sending it (`answersBeingSent`).
     /// A study session takes back its own answers with `undoReview(_:)` instead: the
     /// latest by time may be another program's, or one given days ago.
     @discardableResult
@@ -91,19 +102,19 @@ extension WordLibrary {
                 WHERE pending = 1 AND device = (SELECT num FROM review_devices WHERE id = ?) ORDER BY time DESC LIMIT 1
                 """
             ).rows([.text(deviceID)]) { reader.event($0) }
-            guard let event = rows.first ?? nil else { return nil }
+            guard let event = rows.first ?? nil, try info(Self.answersSendingKey) == nil else { return nil }
             try removeReview(event)
             return event
         }
     }
 
     /// Takes back `event`, an answer this device gave, while it has not left the device
-    /// (true); false when it is no longer here or was synced already (other devices count
-    /// it, so it stays).
+    /// (true); false when it is no longer here, was synced already, or a sync is sending
+    /// it (`answersBeingSent`): other devices count it, so it stays.
     @discardableResult
     public func undoReview(_ event: ReviewEvent) throws -> Bool {
         try writing {
-            guard event.device == deviceID,
+            guard event.device == deviceID, try info(Self.answersSendingKey) == nil,
                 try database.integer(
                     """
                     SELECT 1 FROM reviews

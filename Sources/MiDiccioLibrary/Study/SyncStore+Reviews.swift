@@ -47,6 +47,28 @@ extension SyncStore {
         }
     }
 
+    /// Holds (or lets go of) this device's pending answers while a sync sends them: set
+    /// before the sync reads them for a file, cleared once that file is settled (written
+    /// and noted, or found not written). Meanwhile `undoReview` refuses: an answer taken
+    /// back as its file went up stayed counted on every other device, and the devices never
+    /// agreed again (found by the exploratory helper, round 14B). Call inside `write`.
+    package func holdAnswersForSending(_ hold: Bool) throws {
+        try library.guarded {
+            if hold {
+                try library.setInfo(WordLibrary.answersSendingKey, "1")
+            } else {
+                try library.database.run("DELETE FROM library_info WHERE key = ?", [.text(WordLibrary.answersSendingKey)])
+            }
+        }
+    }
+
+    /// True when this device has answers not uploaded yet.
+    package func hasPendingReviewEvents() throws -> Bool {
+        try library.guarded {
+            try library.database.integer("SELECT EXISTS (SELECT 1 FROM reviews INDEXED BY reviews_pending WHERE pending = 1)") == 1
+        }
+    }
+
     /// Marks uploaded events as no longer pending. Call inside `write`.
     package func markReviewEventsUploaded(_ events: [ReviewEvent]) throws {
         try library.guarded {

@@ -16,13 +16,24 @@ extension SyncSession {
     /// pulling, so newer cloud data is never overwritten by older local data.
     func upload() throws -> Bool {
         try recoverInFlightWrite()
+        // Pending answers are held from being taken back before they are read for the
+        // file, until the file is settled: one taken back as its file went up stayed
+        // counted everywhere else (round 14B). Let go at once when there are none.
+        let answersWaiting = try store.hasPendingReviewEvents()
+        let heldBefore = try store.library.answersBeingSent()
+        if answersWaiting || heldBefore {
+            try commit { _ in try store.holdAnswersForSending(answersWaiting) }
+        }
         // Counted, not loaded: a full upload after an import of a million words reads
         // them once, for the snapshot.
         let pendingCount = try store.pendingCount()
         let markers = try store.markers(pendingOnly: true)
         let settings = try store.settings(pendingOnly: true)
         let events = try store.reviewEvents(pendingOnly: true)
-        guard state.fullUpload || pendingCount > 0 || !markers.isEmpty || !settings.isEmpty || !events.isEmpty else { return false }
+        guard state.fullUpload || pendingCount > 0 || !markers.isEmpty || !settings.isEmpty || !events.isEmpty else {
+            if answersWaiting { try commit { _ in try store.holdAnswersForSending(false) } }
+            return false
+        }
         announce(.uploading(words: pendingCount))
         // After the numbers this id used before it started afresh here, if it did.
         let seq = max(state.lastSeq, state.numberedThrough ?? 0) + 1
@@ -59,6 +70,7 @@ extension SyncSession {
             try store.markSettingsUploaded(settings)
             // A snapshot holds every event, these included.
             try store.markReviewEventsUploaded(events)
+            try store.holdAnswersForSending(false)
             next.lastSeq = seq
             next.files.append(file)
             next.inflight = nil
@@ -76,12 +88,16 @@ extension SyncSession {
     private func recoverInFlightWrite() throws {
         guard let inflight = state.inflight else { return }
         var written = false
+        // The answers in a file that was written are on other devices already: no longer
+        // pending here, and never taken back.
+        var sentAnswers: [ReviewEvent] = []
         do {
             if let data = try storage.read(inflight.path) {
                 // Only a whole file counts; a damaged one of ours is removed and its
                 // number used again.
-                if (try? BatchCodec.decode(data, formatVersion: engine.formatVersion)) != nil {
+                if let batch = try? BatchCodec.decode(data, formatVersion: engine.formatVersion) {
                     written = true
+                    sentAnswers = batch.events.filter { $0.device == deviceID }
                 } else {
                     try storage.delete(inflight.path)
                 }
@@ -93,6 +109,7 @@ extension SyncSession {
         tidyWanted = true
         try commit { next in
             if written {
+                try store.markReviewEventsUploaded(sentAnswers)
                 next.lastSeq = max(next.lastSeq, inflight.seq)
                 next.files.append(inflight)
                 if inflight.kind == .snapshot && inflight.seq >= next.snapshotSeq { next.snapshot = inflight }
