@@ -327,8 +327,11 @@ public enum BackupFile {
             throw fail("\"device\" must be a device id")
         }
         let seconds = review["seconds"] as? Int ?? 0
-        guard (0...86_400).contains(seconds) else { throw fail("\"seconds\" must be a whole number from 0 to 86400 (a day)") }
-        return ReviewEvent(wordID: id, time: time, grade: grade, device: device, seconds: seconds)
+        guard seconds >= 0 else { throw fail("\"seconds\" must be a whole number from 0 to 86400 (a day)") }
+        // More than a day is read as a day: a card left on a terminal overnight was
+        // recorded so (before the answer was capped), synced everywhere, and every backup
+        // holding it was refused whole (found by the exploratory helper, round 14B).
+        return ReviewEvent(wordID: id, time: time, grade: grade, device: device, seconds: min(seconds, ReviewEvent.longestSeconds))
     }
 
     /// Reads one word of a backup's list, with its `times` and its `tagClock` when it has

@@ -71,7 +71,10 @@ extension WordLibrary {
             // so the event key stays unique.
             let last = try database.integer("SELECT max(time) FROM reviews WHERE word = ?", [.blob(id.bytes)])
             let time = Timestamp(milliseconds: max(clock.now().milliseconds, (last ?? Int64.min) &+ 1))
-            let event = ReviewEvent(wordID: id, time: time, grade: grade, device: deviceID, seconds: max(0, seconds))
+            // At most a day (`longestSeconds`): a card left on a terminal overnight made an
+            // answer every backup then refused (round 14B).
+            let event = ReviewEvent(
+                wordID: id, time: time, grade: grade, device: deviceID, seconds: min(max(0, seconds), ReviewEvent.longestSeconds))
             try insertReviewEvents([event], pending: true)
             return (event, try refreshStudyCache(of: [id])[id] ?? .new)
         }

@@ -50,6 +50,10 @@ public struct ReviewEvent: Hashable, Sendable {
     /// How long the answer took, in whole seconds (0 when unknown).
     public var seconds: Int
 
+    /// The longest an answer is recorded as taking: a day. A card left shown longer was
+    /// not being looked at all that time.
+    public static let longestSeconds = 86_400
+
     /// Makes an event.
     public init(wordID: WordID, time: Timestamp, grade: ReviewGrade, device: String, seconds: Int = 0) {
         self.wordID = wordID

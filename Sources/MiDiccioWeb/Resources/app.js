@@ -1667,7 +1667,9 @@
     if (!study.card || !study.revealed || study.busy) return;
     study.busy = true;
     try {
-      const seconds = Math.min(86400, Math.round((Date.now() - study.shownAt) / 1000));
+      // A clock set back while the card was shown gave a negative time, which the server
+      // refused for every grade until a reload (round 14B): none is taken as 0.
+      const seconds = Math.max(0, Math.min(86400, Math.round((Date.now() - study.shownAt) / 1000)));
       const data = await api("POST", "/api/study/answer",
         { id: study.card.word.id, grade: String(grade), seconds, reviews: study.card.study.reviews });
       if (data.answer) study.given.push(Object.assign({ id: data.id }, data.answer));

@@ -118,9 +118,9 @@ struct BackupKeepsReviewsTests {
     }
 
     @Test(
-        "answers no device gave are refused, naming the entry and changing nothing: a day's seconds past, of no word",
+        "answers no device gave are refused, naming the entry and changing nothing: seconds below zero, of no word",
         arguments: [
-            ("\"seconds\": 1000000000000000", "from 0 to 86400"),
+            ("\"seconds\": -5", "from 0 to 86400"),
             ("\"word\": \"00000000-0000-4000-8000-000000000000\"", "neither in the backup nor in this library"),
         ])
     func answersNoDeviceGave(edit: String, message: String) throws {
@@ -136,6 +136,19 @@ struct BackupKeepsReviewsTests {
                 #expect(try other.counts().words == 0)
                 #expect(try other.reviewEventCount() == 0)
             }
+        }
+    }
+
+    @Test("an answer recorded as taking more than a day (a card left shown overnight) restores as a day; one given now is kept to a day")
+    func answerOverADay() throws {
+        try withTemporaryLibrary { fixture in
+            let word = try Self.backupWithAnAnswerEdited(fixture, "\"seconds\": 200000")
+            let other = try fixture.sibling("other.sqlite").0
+            _ = try other.restoreBackup(from: fixture.file("bad.json"))
+            #expect(try other.reviewEvents(of: word).map(\.seconds) == [ReviewEvent.longestSeconds])
+            let (event, _) = try other.answer(word, grade: .good, seconds: 150_000)
+            #expect(event.seconds == ReviewEvent.longestSeconds)
+            #expect(try other.reviewEvents(of: word).last?.seconds == ReviewEvent.longestSeconds)
         }
     }
 
