@@ -116,7 +116,9 @@ extension WebApp {
                 return try library.undoReview(answer) ? answer : nil
             }
             guard event != nil else {
-                return .error(409, "not undone: that answer was synced already, or a sync is sending it (other devices count it), or it is no longer here")
+                return .error(
+                    409,
+                    "not undone: that answer was synced already, or a sync is sending it (other devices count it), or it is no longer here")
             }
         }
         guard let event else {

@@ -46,7 +46,9 @@ final class AnkiPackageImportCLITests {
         #expect(try sandbox.listedTerms() == ["fromage", "pain", "pomme"])
     }
 
-    @Test("a refused package import and a dry run leave no copy of the collection in the temporary folder; a killed import's is removed by the next")
+    @Test(
+        "a refused package import and a dry run leave no copy of the collection in the temporary folder; a killed import's is removed by the next"
+    )
     func noCollectionLeftBehind() throws {
         let children = try ChildProcesses(in: sandbox)
         let temporary = sandbox.path("tmp")
