@@ -53,6 +53,27 @@ final class AStudySessionFollowsTheLibraryFileTests {
         #expect(sandbox.run("trash").output.contains("uno"))
     }
 
+    @Test("a word put in the Trash elsewhere before its card is turned over is skipped, not shown as changed and then refused")
+    func wordDeletedBeforeTheReveal() throws {
+        let run = study(" 3 3q") { index in
+            if index == 0 { #expect(self.sandbox.run("delete", self.uno).status == 0) }
+        }
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains("Skipped: uno was deleted meanwhile (elsewhere)."), "\(run.output)")
+        #expect(!run.output.contains("changed elsewhere"), "\(run.output)")
+        #expect(try reviews(of: dos) == 1)
+    }
+
+    @Test("a card answered elsewhere while it is shown here is not answered twice")
+    func answeredMeanwhile() throws {
+        let run = study(" 3q") { index in
+            if index == 1 { #expect(self.sandbox.run("review", self.uno, "easy").status == 0) }
+        }
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains("Not recorded: uno was answered meanwhile elsewhere"), "\(run.output)")
+        #expect(try reviews(of: uno) == 1, "the other window's answer alone")
+    }
+
     @Test("a word edited elsewhere while its card is shown has its answer shown as it is now, and says so")
     func wordEditedMeanwhile() throws {
         let run = study(" 3 3q") { index in

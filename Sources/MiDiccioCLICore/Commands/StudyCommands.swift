@@ -217,10 +217,18 @@ struct StudyCommand: ParsableCommand {
             if undone { continue }
             // The word as it is now: edited elsewhere (the web app, a sync) while its card was
             // shown, its answer is the new text, said so, and the grade goes to what was seen.
-            if let now = try context.library().word(word.id), !now.hasSameContent(as: word) {
+            let current = try context.library().word(word.id)
+            // Moved to the Trash or deleted for good meanwhile: nothing to grade (it said
+            // "changed elsewhere", then refused the grade: round 14B).
+            guard let current, !current.isDeleted else {
+                out.write("  Skipped: \((word.term).shownSafely) was deleted meanwhile (elsewhere).\n")
+                session.reload()
+                continue
+            }
+            if !current.hasSameContent(as: word) {
                 out.write("  (changed elsewhere meanwhile; shown as it is now)\n")
-                if now.term != word.term { out.write("  " + now.term.shownSafely + "\n") }
-                out.write(Self.back(now, reverse: reverse))
+                if current.term != word.term { out.write("  " + current.term.shownSafely + "\n") }
+                out.write(Self.back(current, reverse: reverse))
             } else {
                 out.write(Self.back(word, reverse: reverse))
             }
@@ -232,10 +240,16 @@ struct StudyCommand: ParsableCommand {
                     let grade = ReviewGrade(rawValue: Int(String(key))!)!
                     let seconds = Int(Date().timeIntervalSince(shown).rounded())
                     do {
-                        let (event, schedule) = try context.library().answer(word.id, grade: grade, seconds: seconds)
+                        // The answers the card had when shown: one given meanwhile in another
+                        // window, tab or device makes this grade a second answer (round 14B).
+                        let (event, schedule) = try context.library().answer(
+                            word.id, grade: grade, seconds: seconds, expectingReviews: card.schedule.reviews)
                         given.append(event)
                         answered += 1
                         out.write("  \(grade.name): due \(schedule.due.map { Self.clock($0) } ?? "-")\n")
+                    } catch LibraryError.answeredMeanwhile {
+                        out.write(
+                            "  Not recorded: \((word.term).shownSafely) was answered meanwhile elsewhere (another window or device).\n")
                     } catch LibraryError.wordNotFound, LibraryError.wrongTrashState {
                         // Deleted, or gone with a restored backup, while the card was shown.
                         out.write("  Not recorded: \((word.term).shownSafely) is no longer in the library (deleted meanwhile).\n")
