@@ -22,8 +22,10 @@ extension WebApp {
             let reviewsPerDay = Int(try library.setting(.reviewsPerDay)) ?? 200
             var queue = try library.studyQueue(tag: tag)
             if extraNew > 0 {
-                let left = max(0, newPerDay - queue.studiedToday.new)
-                queue = try library.studyQueue(tag: tag, newLimit: left + extraNew)
+                // The day's limit raised by `extraNew`: each new word studied since counts
+                // against it (left + extra, worked out again at every card, never ran out:
+                // round 14B).
+                queue = try library.studyQueue(tag: tag, newLimit: max(0, newPerDay + extraNew - queue.studiedToday.new))
             }
             return (queue, newPerDay, reviewsPerDay)
         }

@@ -26,6 +26,24 @@ final class StudyLimitsFromThePageTests {
         #expect(try web.send("GET", "/api/study?extraNew=2").json["new"] as? Int == 3)
     }
 
+    @Test("extra new words run out: each one studied counts against the raised limit")
+    func extraNewRunsOut() throws {
+        for number in 0..<6 {
+            _ = try web.send("POST", "/api/words", json: "{\"term\": \"nuevo\(number)\", \"meaning\": \"m\"}")
+        }
+        _ = try web.send("POST", "/api/study/limits", json: "{\"newPerDay\": 1}")
+        // The day's one new word, then two more asked for: three in all, then none.
+        var studied = 0
+        while let card = try web.send("GET", "/api/study?extraNew=2").json["card"] as? [String: Any], studied < 10 {
+            let id = try #require((card["word"] as? [String: Any])?["id"] as? String)
+            let answered = try web.send("POST", "/api/study/answer", json: "{\"id\": \"\(id)\", \"grade\": \"easy\"}")
+            #expect(answered.status == 200, "\(answered.json)")
+            studied += 1
+        }
+        #expect(studied == 3, "the day's limit of 1 and the 2 asked for")
+        #expect(try web.send("GET", "/api/study?extraNew=2").json["new"] as? Int == 0)
+    }
+
     @Test("a bad limit is refused naming the field, and neither limit changes")
     func badLimits() throws {
         let refused = try web.send("POST", "/api/study/limits", json: "{\"newPerDay\": 5, \"reviewsPerDay\": 100000}")
