@@ -165,7 +165,9 @@ extension WebApp {
         let days = forecast ? stats.forecast : stats.reviewsPerDay
         let title = forecast ? "Words due, next 14 days" : "Answers a day, last 30 days"
         let labels = days.enumerated().map { index, day in
-            forecast ? (index == 0 ? "today" : "+\(index)") : String(day.start.iso8601.dropFirst(8).prefix(2))
+            // The day of the month in the computer's time zone, as `stats` dates it (the UTC
+            // date of a local midnight east of UTC is the day before: round 14B).
+            forecast ? (index == 0 ? "today" : "+\(index)") : LocalDay.twoDigits(LocalDay.parts(day.start).tm_mday)
         }
         var response = HTTPResponse(
             status: 200, contentType: "image/svg+xml",

@@ -255,7 +255,7 @@ private final class Failures: Sendable {
 
 /// Talks to the web app `serve` started, as the page's script does: JSON bodies and the
 /// page's CSRF token (from its `<meta name="csrf-token">`) in `X-CSRF-Token` on writes.
-private final class WebClient: Sendable {
+final class WebClient: Sendable {
     /// One answer.
     struct Reply {
         var request: String

@@ -48,4 +48,23 @@ final class StudyDaysFollowTheComputersTimeZoneTests {
         let lastDay = text.split(separator: "\n").first { $0.contains("  1  #") }
         #expect(lastDay?.contains(localDate) == true, "\(localDate) in: \(text)")
     }
+
+    @Test("the Study page's chart of answers a day labels today's bar with the local day of the month", arguments: [("Etc/GMT-14", 14)])
+    func chartLabelsTheLocalDay(zone: String, hours: Int) throws {
+        let library = sandbox.path("chart.sqlite")
+        let zoned = ["TZ": zone]
+        let added = try children.run(["add", "uno", "--library", library], environment: zoned)
+        let id = try #require(added.output.firstMatch(of: /[0-9a-f]{8}-[0-9a-f-]{27}/).map { String($0.output) }, "\(added.output)")
+        #expect(try children.run(["review", id, "good", "--library", library], environment: zoned).succeeded)
+        let server = try children.start(["serve", "--port", "0", "--library", library], environment: zoned)
+        let web = try WebClient(serverOutput: server)
+        let chart = web.send("GET", "/study/reviews.svg")
+        #expect(chart.status == 200)
+        // At UTC+14 the local date is UTC's or the day after; the UTC date of the local
+        // midnight (what the label said) is the day before it.
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let day = calendar.component(.day, from: Date().addingTimeInterval(Double(hours) * 3_600))
+        #expect(chart.text.contains(String(format: "%02d: 1", day)), "\(chart.text)")
+    }
 }
