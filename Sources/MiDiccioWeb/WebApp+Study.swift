@@ -37,7 +37,7 @@ extension WebApp {
                 ("card", card ?? "null"), ("due", String(queue.due.count)), ("new", String(queue.new.count)),
                 ("studiedNew", String(queue.studiedToday.new)), ("studiedReviews", String(queue.studiedToday.reviews)),
                 ("nextDue", JSONText.time(queue.nextDue)), ("newPerDay", String(newPerDay)),
-                ("reviewsPerDay", String(reviewsPerDay)),
+                ("reviewsPerDay", String(reviewsPerDay)), ("dueBeyondLimit", String(queue.dueBeyondLimit)),
             ]))
     }
 

@@ -70,6 +70,10 @@ struct DueCommand: ParsableCommand {
             return
         }
         if queue.cards.isEmpty {
+            if queue.dueBeyondLimit > 0 {
+                context.io.write(Self.limitReached(queue.dueBeyondLimit) + "\n")
+                return
+            }
             context.io.write("Nothing to study now" + (queue.nextDue.map { "; next at \($0.iso8601)" } ?? "") + ".\n")
             return
         }
@@ -77,6 +81,12 @@ struct DueCommand: ParsableCommand {
             let when = card.schedule.due?.iso8601 ?? "new"
             context.io.write("\(card.word.id.rawValue.prefix(8))  \(when.padded(to: 24))  \((card.word.term).shownSafely)\n")
         }
+    }
+
+    /// Today's review limit reached with `count` words due still.
+    static func limitReached(_ count: Int) -> String {
+        "Today's review limit is reached: \(counted(count, "more word")) due. "
+            + "Raise it with: midiccio config set study.reviewsPerDay N (or come back tomorrow)."
     }
 }
 
@@ -192,8 +202,11 @@ struct StudyCommand: ParsableCommand {
         }
         while true {
             guard let card = try session.next() else {
-                let next = try context.library().studyQueue(tag: tag, newLimit: 0).nextDue
-                out.write("\nDone: \(answered) answered." + (next.map { " Come back at \(Self.clock($0))." } ?? "") + "\n")
+                let queue = try context.library().studyQueue(tag: tag, newLimit: 0)
+                let next =
+                    queue.dueBeyondLimit > 0
+                    ? " " + DueCommand.limitReached(queue.dueBeyondLimit) : queue.nextDue.map { " Come back at \(Self.clock($0))." } ?? ""
+                out.write("\nDone: \(answered) answered." + next + "\n")
                 return
             }
             let word = card.word

@@ -21,6 +21,9 @@ public struct StudyQueue: Sendable {
     public var nextDue: Timestamp?
     /// New words studied today, and reviews answered today.
     public var studiedToday: (new: Int, reviews: Int)
+    /// Words due now that today's review limit (`study.reviewsPerDay`) holds back: with
+    /// none left to show, the limit is why, not "nothing is scheduled".
+    public var dueBeyondLimit = 0
 
     /// The cards in the order to show them: due words first, then new ones.
     public var cards: [StudyCard] { due + new }
@@ -355,8 +358,19 @@ extension WordLibrary {
                     guard let word = try stored(id)?.word else { return nil }
                     return StudyCard(word: word, schedule: .new)
                 }
-                return StudyQueue(
-                    due: due, new: new, nextDue: nextDue, studiedToday: (newToday, max(0, reviewsToday)))
+                var queue = StudyQueue(due: due, new: new, nextDue: nextDue, studiedToday: (newToday, max(0, reviewsToday)))
+                // Counted only when the limit cut the list: a word pressed "again" a minute
+                // ago and held back read as "nothing is scheduled" (round 14B).
+                if dueIDs.count == reviewLimit {
+                    let allDue =
+                        try database.integer(
+                            """
+                            SELECT count(*) FROM study_cache c JOIN words w ON w.id = c.word_id \(tagJoin)
+                            WHERE c.due <= ?1 AND w.deleted_at IS NULL
+                            """, nextValues) ?? 0
+                    queue.dueBeyondLimit = max(0, Int(allDue) - dueIDs.count)
+                }
+                return queue
             }
         }
     }

@@ -1558,7 +1558,7 @@
 
   // `given`: the answers this page gave, the last one last; Undo takes back these alone,
   // never another program's answer, nor one given in an earlier session.
-  const study = { card: null, revealed: false, shownAt: 0, busy: false, tag: "", reverse: false, extraNew: 0, request: 0, given: [] };
+  const study = { card: null, revealed: false, shownAt: 0, busy: false, tag: "", reverse: false, extraNew: 0, request: 0, given: [], comeBackTimer: null };
   const clockFormat = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
   const dayFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
 
@@ -1612,12 +1612,25 @@
       + " \u00b7 " + plural(data.studiedReviews + data.studiedNew, "answer today", "answers today");
     $("study-card").hidden = !data.card;
     $("study-done").hidden = !!data.card;
+    clearTimeout(study.comeBackTimer);
     if (!data.card) {
+      // Words held back by today's review limit: the limit is why, and it can be raised
+      // right below (it read "Nothing is scheduled": round 14B).
+      if (data.dueBeyondLimit > 0) {
+        $("study-done-title").textContent = "Today\u2019s review limit is reached";
+        $("study-done-text").textContent = plural(data.dueBeyondLimit, "more word is", "more words are")
+          + " due. Raise \u201cReviews a day\u201d below to go on, or come back tomorrow.";
+        return;
+      }
+      $("study-done-title").textContent = "Nothing to study now";
       const next = data.nextDue ? new Date(data.nextDue) : null;
       const today = next && next.toDateString() === new Date().toDateString();
       $("study-done-text").textContent = next
         ? "Come back at " + clockFormat.format(next) + (today ? "." : " on " + dayFormat.format(next) + ".")
         : "Nothing is scheduled. New words (within today's limit) and words you add show up here.";
+      // At that time the card comes by itself: "Come back at" stayed, with no card, on a
+      // page left open past it (round 14B). Timers wait at most about 24 days.
+      if (next) study.comeBackTimer = setTimeout(() => { if (studyVisible()) loadStudyCard(); }, Math.min(2147483000, Math.max(0, next - Date.now()) + 1000));
       return;
     }
     $("study-state").textContent = data.card.study.state;
@@ -1790,7 +1803,9 @@
     if (event.target.closest("input, textarea, select, dialog")) return;
     const key = event.key;
     if (key === " " || key === "Enter") {
-      if (event.target.closest("button") && key === "Enter") return;
+      // A focused button takes its own key: Space on "Good" or "Save limits" revealed the
+      // card instead of pressing it (round 14B).
+      if (event.target.closest("button")) return;
       event.preventDefault(); event.stopPropagation();
       revealStudyCard();
     } else if (["1", "2", "3", "4"].includes(key)) {
@@ -2338,6 +2353,8 @@
     // meanwhile: round 13B); a list scrolled down is left where it is.
     if (!$("editor").open && window.scrollY < 200) reload();
     loadConflicts();
+    // Back on the Study page with no card shown: a word may be due by now.
+    if (studyVisible() && !study.card) loadStudyCard();
   });
   setInterval(() => { if (document.visibilityState === "visible") syncNow(false); }, SYNC_EVERY_MS);
 
