@@ -4,10 +4,12 @@ import MiDiccioKit
 /// The Study page: the next card to study, answers and their undo, and the progress
 /// charts (SVG made here, so the page needs no script or style of its own to draw them).
 extension WebApp {
-    /// `GET api/study?tag=&extraNew=N`: the first card of today's queue (null when nothing
+    /// `GET api/study?tag=&extraNew=N&extraFrom=M`: the first card of today's queue (null when nothing
     /// is due), how many are due and new now, when the next word falls due, and the daily
-    /// limits. `extraNew` lets N new words in beyond what is left of today's limit (the
-    /// page's "more new words", as `midiccio study --new`).
+    /// limits. `extraNew` lets N new words in beyond what was left of today's limit when
+    /// they were asked for, with M new words studied today (`studiedNew` then); each new
+    /// word studied since counts against them (the page's "more new words", as `midiccio
+    /// study --new`).
     func studyNext(_ request: HTTPRequest) throws -> HTTPResponse {
         let tag = request.query["tag"].flatMap { $0.isEmpty ? nil : $0 }
         var extraNew = 0
@@ -17,15 +19,26 @@ extension WebApp {
             }
             extraNew = value
         }
+        var extraFrom: Int?
+        if let text = request.query["extraFrom"], !text.isEmpty {
+            guard let value = Int(text), (0...1_000_000).contains(value) else {
+                throw BadRequest(message: "extraFrom must be a whole number from 0 to 1000000", field: "extraFrom")
+            }
+            extraFrom = value
+        }
         let (queue, newPerDay, reviewsPerDay) = try pool.withLibrary { library in
             let newPerDay = Int(try library.setting(.newPerDay)) ?? 20
             let reviewsPerDay = Int(try library.setting(.reviewsPerDay)) ?? 200
             var queue = try library.studyQueue(tag: tag)
             if extraNew > 0 {
-                // The day's limit raised by `extraNew`: each new word studied since counts
-                // against it (left + extra, worked out again at every card, never ran out:
-                // round 14B).
-                queue = try library.studyQueue(tag: tag, newLimit: max(0, newPerDay + extraNew - queue.studiedToday.new))
+                // What was left of the day's limit when the extra words were asked for
+                // (`extraFrom`: the new words studied today then), plus them, less the new
+                // words studied since: left + extra worked out again at every card never ran
+                // out (round 14B). Without `extraFrom`, the day's limit raised by them.
+                let studied = queue.studiedToday.new
+                let from = extraFrom ?? min(studied, newPerDay)
+                let limit = max(0, newPerDay - from) + extraNew - max(0, studied - from)
+                queue = try library.studyQueue(tag: tag, newLimit: max(0, limit))
             }
             return (queue, newPerDay, reviewsPerDay)
         }

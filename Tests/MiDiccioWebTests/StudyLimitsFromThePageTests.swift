@@ -42,6 +42,17 @@ final class StudyLimitsFromThePageTests {
         }
         #expect(studied == 3, "the day's limit of 1 and the 2 asked for")
         #expect(try web.send("GET", "/api/study?extraNew=2").json["new"] as? Int == 0)
+
+        // The limit lowered to none after 3 studied today: 2 more asked for then (the page
+        // sends the 3 as extraFrom) are 2 more, then none.
+        _ = try web.send("POST", "/api/study/limits", json: "{\"newPerDay\": 0}")
+        studied = 0
+        while let card = try web.send("GET", "/api/study?extraNew=2&extraFrom=3").json["card"] as? [String: Any], studied < 10 {
+            let id = try #require((card["word"] as? [String: Any])?["id"] as? String)
+            _ = try web.send("POST", "/api/study/answer", json: "{\"id\": \"\(id)\", \"grade\": \"easy\"}")
+            studied += 1
+        }
+        #expect(studied == 2)
     }
 
     @Test("a bad limit is refused naming the field, and neither limit changes")

@@ -1558,7 +1558,7 @@
 
   // `given`: the answers this page gave, the last one last; Undo takes back these alone,
   // never another program's answer, nor one given in an earlier session.
-  const study = { card: null, revealed: false, shownAt: 0, busy: false, tag: "", reverse: false, extraNew: 0, request: 0, given: [], comeBackTimer: null };
+  const study = { card: null, revealed: false, shownAt: 0, busy: false, tag: "", reverse: false, extraNew: 0, extraFrom: 0, studiedNew: 0, request: 0, given: [], comeBackTimer: null };
   const clockFormat = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
   const dayFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
 
@@ -1585,7 +1585,9 @@
   async function loadStudyCard() {
     const request = ++study.request;
     try {
-      const data = await api("GET", "/api/study?" + query({ tag: study.tag, extraNew: study.extraNew || "" }));
+      const data = await api("GET", "/api/study?" + query({
+        tag: study.tag, extraNew: study.extraNew || "", extraFrom: study.extraNew ? study.extraFrom : "" }));
+      if (!study.extraNew) study.studiedNew = data.studiedNew;
       if (request !== study.request) return;
       showStudyCard(data);
       showStudyLimits(data);
@@ -1768,6 +1770,8 @@
     event.preventDefault();
     const extra = Number($("study-extra").value);
     if (!Number.isInteger(extra) || extra < 1 || extra > 9999) { toast("Enter a whole number from 1 to 9999."); return; }
+    // Counted from the new words studied today when the first extra ones were asked for.
+    if (!study.extraNew) study.extraFrom = study.studiedNew || 0;
     study.extraNew += extra;
     toast(plural(extra, "more new word", "more new words") + " today.");
     loadStudyCard();
