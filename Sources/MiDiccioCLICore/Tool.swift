@@ -383,9 +383,7 @@ package final class ToolContext {
 
     /// `text` as one word for a POSIX shell, to paste into a command: in single quotes,
     /// each of its own as '\'' (Dropbox names a conflict copy "… (Ana's conflicted copy …)").
-    package static func shellQuoted(_ text: String) -> String {
-        "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: #"'\''"#) + "'"
-    }
+    package static func shellQuoted(_ text: String) -> String { FileSystem.shellQuoted(text) }
 
     /// Prints words for people or as JSON.
     package var printer: WordPrinter {

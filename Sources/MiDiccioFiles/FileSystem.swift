@@ -511,6 +511,12 @@ package enum FileSystem {
             modifiedSeconds: Int64(modified.tv_sec), modifiedNanoseconds: Int64(modified.tv_nsec))
     }
 
+    /// `text` as one word for a POSIX shell, to paste into a command: in single quotes,
+    /// each of its own as '\'' (Dropbox names a conflict copy "… (Ana's conflicted copy …)").
+    package static func shellQuoted(_ text: String) -> String {
+        "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: #"'\''"#) + "'"
+    }
+
     /// The folder that holds `path` ("." for a bare file name).
     package static func parent(of path: String) -> String {
         let parent = URL(fileURLWithPath: path).deletingLastPathComponent().path

@@ -131,6 +131,17 @@ final class ImportExportCLITests {
         #expect(try sandbox.listedTerms() == ["uno"], "nothing changed")
     }
 
+    @Test("importing another MiDiccio library file says how to take its words in, and changes nothing")
+    func libraryFileNamesBackupRestore() throws {
+        let old = sandbox.path("old laptop.sqlite")
+        #expect(sandbox.run(["--library", old, "add", "palabra"]).status == 0)
+        let refused = sandbox.run("import", old)
+        #expect(refused.status == 1)
+        #expect(refused.errorOutput.contains("a MiDiccio library file"), "\(refused.errorOutput)")
+        #expect(refused.errorOutput.contains("midiccio backup restore '\(old)'"), "\(refused.errorOutput)")
+        #expect(try sandbox.listedTerms().isEmpty)
+    }
+
     @Test("a CSV without a header row is read as a list, and --format csv still asks for the header")
     func missingHeader() throws {
         let file = try sandbox.write("uno,one\n", to: "words.csv")

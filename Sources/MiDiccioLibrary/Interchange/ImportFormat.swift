@@ -140,6 +140,14 @@ extension ImportFormat {
             {
                 return .koreader
             }
+            // Another MiDiccio library (an old laptop's, a conflict copy): `backup restore`
+            // takes it, which the refusal did not say (round 14A).
+            if Set(["LIBRARY_INFO", "WORDS", "WORD_TAGS"]).isSubset(of: tables) {
+                throw LibraryError.invalidImport(
+                    file: file, line: nil,
+                    message: "a MiDiccio library file, not a list to import; take its words in with: "
+                        + "midiccio backup restore \(FileSystem.shellQuoted(file)) (the newer of each field wins)")
+            }
             throw LibraryError.invalidImport(
                 file: file, line: nil,
                 message: "an SQLite database, but neither Kindle's vocab.db (tables WORDS, LOOKUPS, BOOK_INFO) nor "
