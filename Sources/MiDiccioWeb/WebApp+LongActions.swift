@@ -78,6 +78,14 @@ final class JobBoard: Sendable {
         return accepted
     }
 
+    /// The actions running now, foreground or background: what `serve` waits for when
+    /// it is told to stop.
+    func running() -> [Progress] {
+        jobs.withLock { jobs in
+            jobs.order.compactMap { jobs.byKey[$0] }.filter { $0.background ? $0.answer == nil : !$0.finished }
+        }
+    }
+
     /// `key`'s progress, if the job is known.
     func progress(_ key: String) -> Progress? {
         jobs.withLock { $0.byKey[key] }
@@ -111,6 +119,18 @@ final class JobBoard: Sendable {
 }
 
 extension WebApp {
+    /// The long actions running now (a bulk action, an import, a restore, a sync), in
+    /// words ("Adding the tag: 15000 of 40000 words"): `serve`, told to stop, waits for
+    /// them, where it stopped at once and they were rolled back without a word, or done
+    /// with their answer never sent (found by the exploratory helper, round 14C).
+    public func actionsRunning() -> [String] {
+        jobs.running().map { job in
+            guard job.phase != "Starting" else { return "an action just started" }
+            guard job.total > 0 else { return job.phase }
+            return "\(job.phase): \(job.done) of \(job.total) \(job.unit)"
+        }
+    }
+
     /// `GET api/jobs/KEY`: how far the import, restore or sync sent with that key has come
     /// (404 when no such job is known, which is also what a page sees before its request
     /// reaches the server).

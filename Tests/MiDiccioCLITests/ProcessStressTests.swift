@@ -312,6 +312,17 @@ final class WebClient: Sendable {
         return Reply(request: "\(method) \(path)", status: answer.status, text: answer.text)
     }
 
+    /// Sends `body` as it is (an upload), with the token.
+    func send(_ method: String, _ path: String, body: Data) -> Reply {
+        var request = URLRequest(url: URL(string: base + path)!)
+        request.httpMethod = method
+        request.setValue(csrfToken, forHTTPHeaderField: "X-CSRF-Token")
+        request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
+        request.httpBody = body
+        let answer = Self.exchange(session, request)
+        return Reply(request: "\(method) \(path)", status: answer.status, text: answer.text)
+    }
+
     /// One exchange over `session`, waited for: the text is the error when none came.
     private static func exchange(_ session: URLSession, _ request: URLRequest) -> (status: Int, text: String) {
         var request = request

@@ -128,7 +128,29 @@ struct ServeCommand: ParsableCommand {
         }
         context.note("Library: \(libraryPath). Press Ctrl-C to stop.")
         stop.wait()
+        Self.finishActions(app, stop: stop, context: context)
         server.stop()
         context.note("Stopped.")
+    }
+
+    /// Told to stop while actions run (a bulk action, an import, a restore, a sync
+    /// started from the page): waits for them to finish, saying so, so that what the
+    /// person started is done and its page gets the answer; a second Ctrl-C stops at once,
+    /// and what was not finished is undone (each action is one transaction).
+    static func finishActions(_ app: WebApp, stop: DispatchSemaphore, context: ToolContext) {
+        let running = app.actionsRunning()
+        guard !running.isEmpty else { return }
+        context.note(
+            "Waiting for what is running to finish: \(running.joined(separator: "; ")). "
+                + "Press Ctrl-C again to stop now (what it has not finished is then undone).")
+        while !app.actionsRunning().isEmpty {
+            if stop.wait(timeout: .now() + .milliseconds(100)) == .success {
+                context.note("Stopping now: what was running is undone.")
+                return
+            }
+        }
+        // The page asks for the outcome every fraction of a second: a moment to fetch it.
+        _ = stop.wait(timeout: .now() + .seconds(1))
+        context.note("Finished.")
     }
 }
