@@ -1,4 +1,5 @@
 import Foundation
+import MiDiccioFiles
 import MiDiccioKit
 import Synchronization
 
@@ -929,6 +930,8 @@ public final class WebApp: HTTPHandler {
         switch error {
         case let bad as BadRequest:
             return .error(400, bad.message, field: bad.field)
+        case let unkept as UploadNotKept:
+            return .error(507, unkept.message, field: "file")
         case let renamed as RenamedFileError:
             let answer = failure(renamed.error)
             // A restore refused for a library changed since its preview names the preview.
@@ -1032,13 +1035,20 @@ final class SubmittedUploads: @unchecked Sendable {
 /// A file in a private temporary folder, removed with the folder when `body` returns.
 enum TemporaryFile {
     static func with<T>(name: String, contents: Data? = nil, _ body: (String) throws -> T) throws -> T {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("midiccio-web-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(
-            at: folder, withIntermediateDirectories: false,
-            attributes: [.posixPermissions: 0o700])
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let temporary = FileManager.default.temporaryDirectory
+        let folder = temporary.appendingPathComponent("midiccio-web-\(UUID().uuidString)")
         let path = folder.appendingPathComponent(name).path
-        if let contents { try contents.write(to: URL(fileURLWithPath: path)) }
+        do {
+            try FileManager.default.createDirectory(
+                at: folder, withIntermediateDirectories: false,
+                attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw unkept(error, in: temporary.path)
+        }
+        defer { try? FileManager.default.removeItem(at: folder) }
+        if let contents {
+            do { try contents.write(to: URL(fileURLWithPath: path)) } catch { throw unkept(error, in: temporary.path) }
+        }
         do {
             return try body(path)
         } catch let error as LibraryError {
@@ -1046,6 +1056,23 @@ enum TemporaryFile {
             throw RenamedFileError(error: error, message: error.description.replacingOccurrences(of: path, with: name))
         }
     }
+}
+
+extension TemporaryFile {
+    /// The upload could not be kept in the temporary folder `folder`: said in words, with
+    /// the folder named, where a full one answered 500 with Foundation's error dump as the
+    /// whole message (found by the exploratory helper, round 14C).
+    static func unkept(_ error: any Error, in folder: String) -> UploadNotKept {
+        UploadNotKept(
+            message: "the file could not be kept in the temporary folder \(folder) (\(FileSystem.describe(error))); "
+                + "free some space there, or start midiccio serve with TMPDIR set to a folder with room; nothing was changed")
+    }
+}
+
+/// An upload the server could not keep in its temporary folder: 507, nothing changed.
+struct UploadNotKept: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
 }
 
 /// A library error whose message had a temporary path replaced by the file's own name.

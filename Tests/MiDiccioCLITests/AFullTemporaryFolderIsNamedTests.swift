@@ -40,5 +40,27 @@ final class AFullTemporaryFolderIsNamedTests {
         let opened = try children.run(["add", "x", "--library", sandbox.path("new.sqlite")], environment: ["TMPDIR": disk.folder])
         #expect(opened.errorOutput.contains("the temporary folder \(disk.folder) is full"), "\(opened.errorOutput)")
     }
+
+    @Test(
+        "an upload to the web app that its temporary folder cannot hold says so, naming it, and changes nothing",
+        .enabled(if: SmallDisk.canMount))
+    func webUploadNamesTheTemporaryFolder() throws {
+        let library = sandbox.path("library.sqlite")
+        #expect(try children.run(["add", "uno", "--library", library]).succeeded)
+        let disk = try SmallDisk("webtmp", size: "64k")
+        disk.fill()
+        let server = try children.start(["serve", "--port", "0", "--library", library], environment: ["TMPDIR": disk.folder])
+        let web = try WebClient(serverOutput: server)
+        let rows = (0..<2_000).map { "palabra\($0)\tmeaning \($0)" }.joined(separator: "\n")
+        let answer = web.send("POST", "/api/import?name=words.tsv", body: Data(("term\tmeaning\n" + rows).utf8))
+        #expect(answer.status == 507, "\(answer.text)")
+        let message = answer.object["error"] as? String ?? ""
+        #expect(message.contains("the temporary folder \(disk.folder)"), "\(message)")
+        #expect(!message.contains("NSCocoaErrorDomain"), "\(message)")
+        server.send(SIGTERM)
+        _ = server.wait(timeout: 30)
+        let listed = try children.run(["list", "--json", "--library", library])
+        #expect(listed.output.contains("\"uno\"") && !listed.output.contains("palabra"))
+    }
 }
 #endif
