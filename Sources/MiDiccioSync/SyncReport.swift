@@ -248,6 +248,9 @@ public struct SyncKept: Hashable, Sendable {
         } else if pushed == nil {
             parts.append("no change made here was lost")
         }
+        // An upload of no word (a purge, settings, study answers) that went through before
+        // the sync stopped: "Kept: ." said nothing (found by the exploratory helper, round 14C).
+        if parts.isEmpty { parts.append("what was changed here (no word among it) was uploaded") }
         return parts.joined(separator: "; ")
     }
 

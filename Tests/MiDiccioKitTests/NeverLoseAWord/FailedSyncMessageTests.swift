@@ -44,6 +44,15 @@ struct FailedSyncMessageTests {
         }
     }
 
+    @Test("a sync that uploaded only a purge before it stopped says so, not an empty list")
+    func uploadOfNoWord() {
+        var kept = SyncKept()
+        kept.pushed = 0
+        let text = SyncError.stopped(cause: CloudError.unavailable("full"), kept: kept).description
+        #expect(text.contains("Kept: what was changed here (no word among it) was uploaded"), "\(text)")
+        #expect(!text.contains("Kept: ."), "\(text)")
+    }
+
     @Test("a sync that fails before saving anything says nothing was changed here")
     func failureBeforeAnythingSaved() throws {
         try withSyncFixture { fixture in
