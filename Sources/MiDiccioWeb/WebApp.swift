@@ -897,6 +897,8 @@ public final class WebApp: HTTPHandler {
                     ("columns", JSONText.array(report.columns.map(\.rawValue))),
                     ("droppedMediaReferences", String(report.droppedMediaReferences)),
                     ("notesWithoutTerm", String(report.notesWithoutTerm)),
+                    ("notesOverLimit", String(report.notesOverLimit)),
+                    ("firstNoteOverLimit", JSONText.optional(report.firstNoteOverLimit)),
                     ("sample", "[" + sample.joined(separator: ",") + "]"), ("dryRun", String(options.dryRun)),
                 ]))
         }

@@ -178,6 +178,25 @@ def broken_utf8_package(good_apkg, path):
         shutil.rmtree(directory)
 
 
+def long_note_package(good_apkg, path):
+    """words.apkg with one note whose Front is longer than a term may be (700 characters):
+    that note is left out and counted, the others imported."""
+    directory = tempfile.mkdtemp(prefix="midiccio-anki-fixture-")
+    try:
+        with zipfile.ZipFile(good_apkg) as archive:
+            archive.extractall(directory)
+        collection = os.path.join(directory, "collection.anki2")
+        connection = sqlite3.connect(collection)
+        front = "La {{c1::fotos\u00edntesis}} es el proceso " + "largo " * 110
+        connection.execute("UPDATE notes SET flds = ? || char(31) || 'a long paragraph' WHERE guid = 'g-comer'", (front,))
+        connection.commit()
+        connection.close()
+        with open(collection, "rb") as file:
+            zip_with(path, [("collection.anki2", file.read()), ("media", b"{}")])
+    finally:
+        shutil.rmtree(directory)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     out = lambda name: os.path.join(OUT, name)  # noqa: E731
@@ -194,6 +213,7 @@ def main():
     not_anki = sqlite_bytes("CREATE TABLE words (term TEXT, meaning TEXT); INSERT INTO words VALUES ('hund', 'dog');")
     zip_with(out("not-anki.apkg"), [("collection.anki2", not_anki), ("media", b"{}")])
     broken_utf8_package(out("words.apkg"), out("broken-utf8.apkg"))
+    long_note_package(out("words.apkg"), out("long-note.apkg"))
     zip_with(out("deflate-bomb.apkg"), [("collection.anki2", bytes(40 * MIB)), ("media", b"{}")])
     lying_zip(out("lying-size.apkg"), "collection.anki2", bytes(40 * MIB), 65536)
     zip_with(out("zstd-bomb.colpkg"), [("collection.anki21b", zstd_zeros(2048 * MIB)), ("media", b"")])

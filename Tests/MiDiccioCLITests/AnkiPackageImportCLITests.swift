@@ -79,6 +79,20 @@ final class AnkiPackageImportCLITests {
         #expect(left == ["midiccio-anki-\(getpid())-beef", "midiccio-anki-notanumber"], "\(left)")
     }
 
+    @Test("a note too long for a word is left out and counted, naming it, and the rest of the deck imports")
+    func noteOverLimitLeftOut() throws {
+        let result = sandbox.run("import", ankiFixture("long-note.apkg"), "--json")
+        #expect(result.status == 0, "\(result.errorOutput)")
+        let report = try result.jsonObject()
+        #expect(report["added"] as? Int == 4)
+        #expect(report["notesOverLimit"] as? Int == 1)
+        let first = report["firstNoteOverLimit"] as? String ?? ""
+        #expect(first.contains("La {{c1::fotosíntesis}}") && first.contains("the limit is 500"), "\(first)")
+        #expect(try sandbox.listedTerms() == ["hablar", "perro", "犬", "猫"])
+        let text = sandbox.run(["--library", sandbox.path("other.sqlite"), "import", ankiFixture("long-note.apkg")])
+        #expect(text.output.contains("Left out 1 note too long for a word (the first: note "), "\(text.output)")
+    }
+
     @Test("--fields, repeated for each note type, chooses the term's and the meaning's fields")
     func fields() throws {
         let result = sandbox.run("import", ankiFixture("words.apkg"), "--fields", "Back,Front", "--fields", "Meaning, Word")

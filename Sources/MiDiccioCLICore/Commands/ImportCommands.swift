@@ -139,6 +139,12 @@ struct ImportCommand: ParsableCommand {
             let count = report.notesWithoutTerm
             text += "Left out \(count) note\(count == 1 ? "" : "s") whose term field has no text (an image only, say)\n"
         }
+        if report.notesOverLimit > 0 {
+            let count = report.notesOverLimit
+            text +=
+                "Left out \(count) note\(count == 1 ? "" : "s") too long for a word"
+                + (report.firstNoteOverLimit.map { " (the first: \($0.shownSafely))" } ?? "") + "\n"
+        }
         return text
     }
 
@@ -203,6 +209,8 @@ struct ImportCommand: ParsableCommand {
         if report.format == .apkg || report.format == .colpkg {
             pairs.append(("droppedMediaReferences", String(report.droppedMediaReferences)))
             pairs.append(("notesWithoutTerm", String(report.notesWithoutTerm)))
+            pairs.append(("notesOverLimit", String(report.notesOverLimit)))
+            pairs.append(("firstNoteOverLimit", JSONText.optional(report.firstNoteOverLimit)))
         }
         if dryRun {
             let sample = report.sample.map { row in

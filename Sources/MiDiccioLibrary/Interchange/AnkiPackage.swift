@@ -126,6 +126,10 @@ extension AnkiPackage {
         private(set) var droppedMediaReferences = 0
         /// Notes without a term left out so far.
         private(set) var notesWithoutTerm = 0
+        /// Notes left out so far because they cannot be a word (a field past its limit:
+        /// a Cloze paragraph as the term, a long explanation), and why the first one was.
+        private(set) var notesOverLimit = 0
+        private(set) var firstNoteOverLimit: String?
         private let package: String
         private let fields: [[String]]
         private let folder: String
@@ -209,6 +213,20 @@ extension AnkiPackage {
                     if let deck = collection.decks[deckID], let tag = tag(deck: deck, id: deckID) { tags.append(tag) }
                 }
                 let row = SheetRow(term: term, meaning: value(chosen.meaning), notes: noteLines.joined(separator: "\n"), tags: tags)
+                // A note no word can hold is left out and counted, as one without a term is:
+                // the person cannot edit a shared deck, and the one note refused it whole
+                // (found by the exploratory helper, round 14A).
+                do {
+                    _ = try WordContent(term: row.term, meaning: row.meaning, notes: row.notes, tags: row.tags)
+                        .validated(tagLimit: WordLimits.heldTagCount)
+                } catch {
+                    notesOverLimit += 1
+                    if firstNoteOverLimit == nil {
+                        let shown = term.count > 40 ? String(term.prefix(40)) + "…" : term
+                        firstNoteOverLimit = "note \(note.id), \u{201C}\(shown)\u{201D}: \(error)"
+                    }
+                    return
+                }
                 try body(Note(id: note.id, row: row))
             }
         }

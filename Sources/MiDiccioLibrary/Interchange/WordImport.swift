@@ -46,6 +46,10 @@ public struct ImportReport: Hashable, Sendable {
     public var droppedMediaReferences = 0
     /// Notes left out because their term field holds no text (Anki packages).
     public var notesWithoutTerm = 0
+    /// Notes left out because no word can hold them (a field past its limit), and why
+    /// the first one was (Anki packages).
+    public var notesOverLimit = 0
+    public var firstNoteOverLimit: String?
     /// The format the file was read as.
     public var format: ImportFormat?
     /// For a list without a header: the separator found or given, in words ("tabs").
@@ -397,6 +401,8 @@ extension WordLibrary {
                 if let package = stream as? AnkiPackage.Words {
                     report.droppedMediaReferences = package.droppedMediaReferences
                     report.notesWithoutTerm = package.notesWithoutTerm
+                    report.notesOverLimit = package.notesOverLimit
+                    report.firstNoteOverLimit = package.firstNoteOverLimit
                 }
                 try writeReady()
                 // The rows after those the library had are the words just added. An import

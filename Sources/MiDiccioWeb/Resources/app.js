@@ -1286,6 +1286,10 @@
     let text = "";
     if (report.droppedMediaReferences) text += " " + report.droppedMediaReferences + " media references (sounds and images) were left out.";
     if (report.notesWithoutTerm) text += " " + plural(report.notesWithoutTerm, "note", "notes") + " without a term " + (report.notesWithoutTerm === 1 ? "was" : "were") + " left out.";
+    if (report.notesOverLimit) {
+      text += " " + plural(report.notesOverLimit, "note", "notes") + " too long for a word " + (report.notesOverLimit === 1 ? "was" : "were")
+        + " left out" + (report.firstNoteOverLimit ? " (the first: " + report.firstNoteOverLimit + ")" : "") + ".";
+    }
     return text;
   }
 
