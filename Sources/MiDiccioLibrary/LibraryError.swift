@@ -44,6 +44,9 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
     case restoreWordsPurged(count: Int, terms: [String])
     /// There is no import to undo.
     case nothingImportedToUndo
+    /// The last import or restore is another than the one the undo was asked for (one made
+    /// elsewhere since a page showed it): `now` describes it.
+    case undoSourceChanged(now: String)
     /// There is no bulk action to undo (or a later one replaced the one named).
     case nothingBulkToUndo
     /// A bulk action on every match of a search (or every Trash entry) found `found`
@@ -142,6 +145,8 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
                 + "\(count == 1 ? "was" : "were") deleted permanently since (Empty Trash, or trash.autoPurgeDays): \(named)"
         case .nothingImportedToUndo:
             return "there is no import to undo"
+        case .undoSourceChanged(let now):
+            return "the last one is now that of \(now), made since this page showed it; nothing was undone (look again, then undo)"
         case .nothingBulkToUndo:
             return "there is nothing to undo: that change was undone already, or a later one replaced it"
         case .selectionChanged(let expected, let found) where expected == found:

@@ -43,6 +43,23 @@ extension WordLibrary {
         try setInfo(key, UndoSource(path: path, at: clock.now()).stored)
     }
 
+    /// The source of the import the next `undoImport` undoes, if it is known.
+    public func importUndoSource() throws -> UndoSource? {
+        try guarded { try info(Self.importSourceKey).flatMap(UndoSource.init(stored:)) }
+    }
+
+    /// The source of the restore the next `undoRestore` undoes, if it is known.
+    public func restoreUndoSource() throws -> UndoSource? {
+        try guarded { try info(Self.restoreSourceKey).flatMap(UndoSource.init(stored:)) }
+    }
+
+    /// Throws `undoSourceChanged` when the undo kept under `key` is no longer of the source
+    /// described as `expected` (nil: any). Call inside the undo's transaction.
+    func checkUndoSource(_ key: String, expected: String?) throws {
+        guard let expected, let now = try info(key).flatMap(UndoSource.init(stored:)), now.described != expected else { return }
+        throw LibraryError.undoSourceChanged(now: now.described)
+    }
+
     /// The source noted under `key`, removed (inside the undo's transaction).
     func takeUndoSource(_ key: String) throws -> UndoSource? {
         let source = try info(key).flatMap(UndoSource.init(stored:))

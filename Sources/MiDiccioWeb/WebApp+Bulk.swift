@@ -132,9 +132,13 @@ extension WebApp {
 
     /// `POST api/import/undo`: the last import's words moved to the Trash, as a job the
     /// page follows as it does a bulk action's (100,000 words take seconds).
+    /// `POST api/import/undo`, with `{"expect": SOURCE}` (`importUndoSource` of
+    /// `api/status`) when the page showed which import it undoes: one made since in a
+    /// terminal is not undone in its place (round 14A).
     func undoImport(_ request: HTTPRequest) throws -> HTTPResponse {
-        try bulkJob(request, phase: "Undoing the import") { library, progress in
-            JSONText.object(try library.undoImport(progress: progress).jsonMembers)
+        let expected = request.body.isEmpty ? nil : try JSONBody(request.body).string("expect")
+        return try bulkJob(request, phase: "Undoing the import") { library, progress in
+            JSONText.object(try library.undoImport(progress: progress, expecting: expected).jsonMembers)
         }
     }
 

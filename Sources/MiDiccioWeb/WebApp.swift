@@ -234,7 +234,7 @@ public final class WebApp: HTTPHandler {
         Route("POST", "api/backup/restore", bodyLimit: uploadLimit) { app, request, _ in
             try app.answerMaybeInBackground(request, key: request.query["key"]) { try app.restoreBackup(request) }
         },
-        Route("POST", "api/backup/undo") { app, _, _ in try app.undoRestore() },
+        Route("POST", "api/backup/undo") { app, request, _ in try app.undoRestore(request) },
         Route("GET", "api/conflicts") { app, _, _ in try app.conflictCopies() },
         Route("GET", "api/export") { app, request, _ in try app.exportSheet(request) },
         Route("POST", "api/import", bodyLimit: uploadLimit) { app, request, _ in
@@ -601,6 +601,8 @@ public final class WebApp: HTTPHandler {
                 ("words", String(counts.words)), ("trash", String(counts.trash)),
                 ("canUndoRestore", String(try library.canUndoRestore())),
                 ("canUndoImport", String(try library.canUndoImport())),
+                ("restoreUndoSource", JSONText.optional(try library.restoreUndoSource()?.described)),
+                ("importUndoSource", JSONText.optional(try library.importUndoSource()?.described)),
                 ("device", JSONText.quote(try library.deviceName())),
             ]
             let remote = try library.remote()
@@ -814,8 +816,11 @@ public final class WebApp: HTTPHandler {
         }
     }
 
-    private func undoRestore() throws -> HTTPResponse {
-        let report = try pool.withLibrary { try $0.undoRestore() }
+    /// `POST api/backup/undo`, with `{"expect": SOURCE}` (`restoreUndoSource` of
+    /// `api/status`) when the page showed which restore it undoes.
+    private func undoRestore(_ request: HTTPRequest) throws -> HTTPResponse {
+        let expected = request.body.isEmpty ? nil : try JSONBody(request.body).string("expect")
+        let report = try pool.withLibrary { try $0.undoRestore(expecting: expected) }
         return .json(Self.encode(report, dryRun: false))
     }
 
@@ -969,7 +974,7 @@ public final class WebApp: HTTPHandler {
                 return .error(409, "\u{201C}\(term)\u{201D} is already in the Trash")
             case .prefixTooShort, .ambiguousID, .wordPurged:
                 return .error(404, error.description)
-            case .duplicateTerm, .nothingToUndo, .nothingImportedToUndo, .nothingBulkToUndo, .selectionChanged:
+            case .duplicateTerm, .nothingToUndo, .nothingImportedToUndo, .nothingBulkToUndo, .selectionChanged, .undoSourceChanged:
                 return .error(409, error.description)
             case .restoreChangedSincePreview:
                 return .error(409, error.description, field: "preview")

@@ -1,5 +1,6 @@
 """Long actions (issue 13): two clicks on Import 0.3 s apart imported a file twice."""
 import os
+import subprocess
 import re
 import time
 
@@ -199,3 +200,33 @@ def test_an_export_waits_with_its_button_disabled_and_counts_bytes(page):
     assert label.endswith(" KB).")
     assert True in page.execute_script("return window.exportSeen")
     assert page.find_element(By.ID, "export-csv").is_enabled()
+
+
+def test_undo_import_names_the_import_and_leaves_one_made_elsewhere(page):
+    """"Undo import" undid whatever import was last, one made in a terminal since included,
+    without naming it (round 14A): it names its import, and undoes that one only."""
+    path = os.path.join(WORK, "nombrado.csv")
+    with open(path, "w") as file:
+        file.write("term,meaning\nnombrado1,named one\n")
+    chooser = open_settings(page)
+    chooser.send_keys(path)
+    wait(page, EC.visibility_of_element_located((By.ID, "import-count")))
+    page.find_element(By.ID, "import-button").click()
+    wait(page, lambda d: "Imported 1 word" in d.find_element(By.ID, "import-result").text)
+    undo = wait(page, EC.visibility_of_element_located((By.ID, "import-undo")))
+    wait(page, lambda d: "Undo import of nombrado.csv of " in undo.text)
+    # Meanwhile, in a terminal, another import.
+    other = os.path.join(WORK, "terminal.csv")
+    with open(other, "w") as file:
+        file.write("term,meaning\nterminal1,from a terminal\n")
+    subprocess.run([os.environ["MIDICCIO_BINARY"], "import", other, "--library", os.environ["MIDICCIO_LIBRARY"]],
+                   check=True, capture_output=True)
+    page.execute_script("window.scrollTo(0, 0)")
+    undo.click()
+    wait(page, lambda d: "the last one is now that of terminal.csv" in d.find_element(By.ID, "undo-result").text)
+    assert api("/api/search?q=terminal1&limit=5")["total"] == 1, "the terminal's import stays"
+    wait(page, lambda d: "Undo import of terminal.csv of " in d.find_element(By.ID, "import-undo").text)
+    d = page.find_element(By.ID, "import-undo")
+    d.click()
+    wait(page, lambda d: "The last import was undone: 1 word moved to the Trash" in d.find_element(By.ID, "undo-result").text)
+    assert api("/api/search?q=terminal1&limit=5")["total"] == 0

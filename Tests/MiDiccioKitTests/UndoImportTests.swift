@@ -81,6 +81,28 @@ struct UndoImportTests {
         }
     }
 
+    @Test("an undo asked for one import leaves another made since, names it, and changes nothing")
+    func undoOfAnotherImportRefused() throws {
+        try withTemporaryLibrary { fixture in
+            let library = fixture.library
+            _ = try importThree(fixture)
+            let shown = try #require(try library.importUndoSource()?.described)
+            #expect(shown.hasPrefix("words.csv of "))
+            fixture.clock.advance(by: 60_000)
+            let other = fixture.file("more.csv")
+            try Data("term,meaning\ncuatro,four\n".utf8).write(to: URL(fileURLWithPath: other))
+            _ = try library.importWords(from: other)
+            #expect {
+                try library.undoImport(expecting: shown)
+            } throws: { error in
+                "\(error)".contains("the last one is now that of more.csv of ")
+            }
+            #expect(try library.list().count == 4, "nothing undone")
+            let now = try #require(try library.importUndoSource()?.described)
+            #expect(try library.undoImport(expecting: now).trashed == 1)
+        }
+    }
+
     @Test("a word already in the Trash is left there and counted as gone")
     func alreadyTrashed() throws {
         try withTemporaryLibrary { fixture in

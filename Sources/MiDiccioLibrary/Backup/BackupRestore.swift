@@ -446,8 +446,12 @@ extension WordLibrary {
     /// (pending, so other devices follow). A word edited since the restore, here or on a
     /// device it synced from, keeps that edit and counts in `keptEdited`. One step: a
     /// second undo has nothing to undo.
-    public func undoRestore() throws -> RestoreReport {
+    ///
+    /// `expecting`: the restore's source as a page showed it (`UndoSource.described`); a
+    /// restore made since, elsewhere, is not undone in its place.
+    public func undoRestore(expecting: String? = nil) throws -> RestoreReport {
         try writing {
+            try checkUndoSource(Self.restoreSourceKey, expected: expecting)
             let rows = try database.cached("SELECT word_id, prior, restored_updated_at, restored_times, restored_tags FROM restore_undo")
                 .rows { ($0.text(0), $0.optionalText(1), $0.isNull(2) ? nil : $0.int64(2), $0.optionalText(3), $0.optionalText(4)) }
             // Words of the restore deleted permanently since (Empty Trash, trash.autoPurgeDays)

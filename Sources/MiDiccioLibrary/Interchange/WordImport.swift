@@ -500,10 +500,13 @@ extension WordLibrary {
     /// Trash, or purged, are left as they are. One step: a second undo has nothing to
     /// undo. `progress` hears how many of the import's words it has gone through, of
     /// all, as a bulk action's does.
-    public func undoImport(progress: BulkProgress? = nil) throws -> ImportUndoReport {
+    /// `expecting`: the import's source as a page showed it (`UndoSource.described`); an
+    /// import made since, elsewhere, is not undone in its place.
+    public func undoImport(progress: BulkProgress? = nil, expecting: String? = nil) throws -> ImportUndoReport {
         try writing {
             let ids = try database.cached("SELECT word_id FROM import_undo").rows { $0.text(0) }
             guard !ids.isEmpty else { throw LibraryError.nothingImportedToUndo }
+            try checkUndoSource(Self.importSourceKey, expected: expecting)
             var report = ImportUndoReport()
             progress?(0, ids.count)
             for (index, id) in ids.enumerated() {

@@ -844,7 +844,7 @@
     try {
       const status = await api("GET", "/api/status");
       state.hasRemote = status.remote !== null;
-      showUndo(status.canUndoRestore, status.canUndoImport);
+      showUndo(status.canUndoRestore, status.canUndoImport, status.restoreUndoSource, status.importUndoSource);
       $("settings-trash-count").textContent = status.trash ? plural(status.trash, "word", "words") + " in the Trash." : "The Trash is empty.";
       const details = $("sync-details");
       details.replaceChildren();
@@ -1103,7 +1103,8 @@
 
   async function undoRestore() {
     try {
-      const report = await busy($("restore-undo"), "Undoing\u2026", afterSync(() => api("POST", "/api/backup/undo")));
+      const report = await busy($("restore-undo"), "Undoing\u2026", afterSync(() => api("POST", "/api/backup/undo",
+        undoSources.restore ? { expect: undoSources.restore } : undefined)));
       $("undo-result").textContent = "The last restore was undone: " + plural(report.updated, "word", "words") + " put back, "
         + report.trashed.toLocaleString() + " moved to the Trash."
         + (report.keptEdited ? " " + plural(report.keptEdited, "word was", "words were") + " edited since the restore: their edits were kept." : "")
@@ -1112,7 +1113,7 @@
       $("restore-done").textContent = "";
       loadStatus();
       reload(); loadTags(); loadTrash(); scheduleSync();
-    } catch (error) { $("undo-result").textContent = error.message; }
+    } catch (error) { $("undo-result").textContent = error.message; if (error.status === 409) loadStatus(); }
   }
 
   // ---- Conflict copies --------------------------------------------------------------
@@ -1345,7 +1346,8 @@
   async function undoImport() {
     try {
       const key = newJobKey();
-      const report = await busy($("import-undo"), "Undoing\u2026", afterSync(() => runJob(key, "/api/import/undo?" + query({ key }), {},
+      const report = await busy($("import-undo"), "Undoing\u2026", afterSync(() => runJob(key, "/api/import/undo?" + query({ key }),
+        undoSources.import ? { expect: undoSources.import } : {},
         $("undo-progress-box"), $("undo-progress"), $("undo-progress-text"))));
       let text = "The last import was undone: " + plural(report.trashed, "word", "words") + " moved to the Trash.";
       if (report.trashedStudied) text += " " + report.trashedStudied.toLocaleString() + " of them had been studied: their answers"
@@ -1357,7 +1359,7 @@
       $("import-result").textContent = "";
       loadStatus();
       reload(); loadTags(); loadTrash(); scheduleSync();
-    } catch (error) { $("undo-result").textContent = error.message; }
+    } catch (error) { $("undo-result").textContent = error.message; if (error.status === 409) loadStatus(); }
   }
 
   // ---- Long actions: disabled buttons, progress and results ------------------------
@@ -1427,7 +1429,14 @@
 
   // "Undo restore" and "Undo import" sit at the top of Settings whenever there is
   // something to undo.
-  function showUndo(canUndoRestore, canUndoImport) {
+  // Each names what it undoes, and the undo is sent with that name: an import made in a
+  // terminal since the page showed the button is not undone in its place (round 14A).
+  const undoSources = { restore: null, import: null };
+  function showUndo(canUndoRestore, canUndoImport, restoreSource, importSource) {
+    undoSources.restore = restoreSource || null;
+    undoSources.import = importSource || null;
+    $("restore-undo").textContent = "Undo restore" + (restoreSource ? " of " + restoreSource : "");
+    $("import-undo").textContent = "Undo import" + (importSource ? " of " + importSource : "");
     $("restore-undo").hidden = !canUndoRestore;
     $("import-undo").hidden = !canUndoImport;
     $("undo-card").hidden = !canUndoRestore && !canUndoImport && !$("undo-result").textContent;
