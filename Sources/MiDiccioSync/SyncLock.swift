@@ -24,7 +24,17 @@ final class SyncLock {
         let path = FileSystem.sideFileBase(libraryPath) + ".sync-lock"
         descriptor = open(path, O_RDWR | O_CREAT, 0o600)
         guard descriptor >= 0 else {
-            throw LibraryError.fileError(path: path, reason: "cannot create the sync lock (\(FileSystem.errorText(errno)))")
+            let code = errno
+            // A library on a read-only disk, or in a folder this user cannot write: said
+            // as for any write to it, not as the lock file (round 14C).
+            if code == EROFS || code == EACCES || code == EPERM {
+                throw LibraryError.fileError(
+                    path: libraryPath,
+                    reason: "the library cannot be written, so it cannot sync: its folder or its disk is read-only "
+                        + "(\(FileSystem.errorText(code))); nothing was changed. Make it writable, or copy the library "
+                        + "somewhere you can write and use that copy")
+            }
+            throw LibraryError.fileError(path: path, reason: "cannot create the sync lock (\(FileSystem.errorText(code)))")
         }
         let deadline = Date(timeIntervalSinceNow: timeout)
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {

@@ -5,6 +5,7 @@ import Testing
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
+@testable import MiDiccioSync
 
 /// A library SQLite may not write (its file, its folder or its disk read-only) says so in
 /// plain words, and what to do. It said "the library could not be updated: SQLite error 8:
@@ -28,6 +29,20 @@ struct ALibraryThatCannotBeWrittenSaysSoTests {
             }
             try library.database.execute("PRAGMA query_only = 0")
             #expect(try library.list().map(\.term) == ["uno"])
+        }
+    }
+
+    @Test(
+        "a sync of a library in a folder that cannot be written says so, not that its lock file cannot be made",
+        .enabled(if: FileManager.default.fileExists(atPath: "/sys/kernel")))
+    func syncOfAReadOnlyFolder() throws {
+        // No one, root included, may make a file in /sys (EACCES, or EROFS where it is
+        // mounted read-only): as a library on a read-only disk (round 14C).
+        #expect {
+            _ = try SyncLock(libraryPath: "/sys/midiccio-library.sqlite", timeout: 0)
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains("the library cannot be written, so it cannot sync") && !text.contains("sync lock")
         }
     }
 }
