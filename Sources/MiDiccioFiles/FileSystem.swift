@@ -355,6 +355,22 @@ package enum FileSystem {
         #endif
     }
 
+    /// Removes what processes that ended without cleaning up (killed, or the computer
+    /// switched off) left in the temporary folder `folder`: files and folders named
+    /// `prefix`, a process id, a dash, then anything, whose process no longer runs. One
+    /// whose process still runs, or whose name holds no process id, is left alone; one of
+    /// another user cannot be removed. Each can hold a copy of someone's words.
+    package static func removeLeftoversOfEndedProcesses(in folder: String, prefix: String) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        for name in names where name.hasPrefix(prefix) {
+            let rest = name.dropFirst(prefix.count)
+            guard let dash = rest.firstIndex(of: "-"), let pid = pid_t(rest[..<dash]), pid > 0, pid != getpid() else { continue }
+            // ESRCH: no such process. EPERM means one runs, of another user.
+            guard kill(pid, 0) != 0, errno == ESRCH else { continue }
+            try? FileManager.default.removeItem(atPath: folder + "/" + name)
+        }
+    }
+
     /// The hidden temporary name `writeAtomically` uses for `name`: a dot, the name,
     /// a random part and `.tmp`, which no reader takes for a MiDiccio file.
     package static func temporaryName(for name: String) -> String {

@@ -1043,7 +1043,10 @@ final class SubmittedUploads: @unchecked Sendable {
 enum TemporaryFile {
     static func with<T>(name: String, contents: Data? = nil, _ body: (String) throws -> T) throws -> T {
         let temporary = FileManager.default.temporaryDirectory
-        let folder = temporary.appendingPathComponent("midiccio-web-\(UUID().uuidString)")
+        // Named with this process's id: the folders of a serve that was killed with an
+        // upload in them are removed by the next upload (round 14C).
+        FileSystem.removeLeftoversOfEndedProcesses(in: temporary.path, prefix: "midiccio-web-")
+        let folder = temporary.appendingPathComponent("midiccio-web-\(getpid())-\(UUID().uuidString)")
         let path = folder.appendingPathComponent(name).path
         do {
             try FileManager.default.createDirectory(

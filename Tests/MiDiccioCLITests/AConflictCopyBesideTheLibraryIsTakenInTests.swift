@@ -163,4 +163,25 @@ final class AConflictCopyBesideTheLibraryIsTakenInTests {
         #expect(after["hola"]?["meaning"] as? String == "hi")
         #expect(try ChildProcesses(in: sandbox).integrityCheck(library) == "ok")
     }
+
+    @Test("the copies a killed restore of a library file left in the temporary folder are removed by the next one")
+    func killedRestoreLeftoversRemoved() throws {
+        let children = try ChildProcesses(in: sandbox)
+        let temporary = sandbox.path("tmp")
+        try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
+        let ended = Process()
+        ended.executableURL = URL(fileURLWithPath: "/bin/true")
+        try ended.run()
+        ended.waitUntilExit()
+        let left = ".midiccio-library-\(ended.processIdentifier)-AbC123"
+        for suffix in ["", ".sqlite", ".json"] { _ = try sandbox.write("someone's words", to: "tmp/" + left + suffix) }
+        let running = ".midiccio-library-\(getpid())-XyZ789.sqlite"
+        _ = try sandbox.write("a restore running now", to: "tmp/" + running)
+
+        let library = sandbox.path("library.sqlite"), other = sandbox.path("old laptop.sqlite")
+        #expect(try children.run(["add", "uno", "--library", other]).succeeded)
+        let restored = try children.run(["backup", "restore", other, "--library", library], environment: ["TMPDIR": temporary])
+        #expect(restored.succeeded, "\(restored)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary) == [running])
+    }
 }

@@ -42,7 +42,10 @@ extension WordLibrary {
         if isThisLibrary(path) {
             throw LibraryError.invalidBackup(file: path, location: nil, message: "that is this library itself")
         }
-        let (descriptor, base) = try FileSystem.temporaryFile(in: FileSystem.temporaryFolder, prefix: ".midiccio-library-")
+        // Named with this process's id: the copies of a restore that was killed are
+        // removed by the next one (round 14C).
+        FileSystem.removeLeftoversOfEndedProcesses(in: FileSystem.temporaryFolder, prefix: ".midiccio-library-")
+        let (descriptor, base) = try FileSystem.temporaryFile(in: FileSystem.temporaryFolder, prefix: ".midiccio-library-\(getpid())-")
         close(descriptor)
         let copy = base + ".sqlite", backup = base + ".json"
         defer {

@@ -334,10 +334,10 @@ struct AnkiCollectionExtraction {
 /// Makes a new folder only this user can read, inside `parent` (the system's temporary
 /// folder by default), for the unpacked collection; its owner removes it, whatever is in it.
 /// Its name holds this process's id, so the folders of an import that was killed are
-/// removed by the next one (`removeFoldersOfEndedImports`).
+/// removed by the next one (`FileSystem.removeLeftoversOfEndedProcesses`).
 func makePrivateTemporaryFolder(in parent: String? = nil) throws(AnkiPackageError) -> String {
     let parent = parent ?? FileManager.default.temporaryDirectory.path
-    removeFoldersOfEndedImports(in: parent)
+    FileSystem.removeLeftoversOfEndedProcesses(in: parent, prefix: temporaryFolderPrefix)
     let folder = URL(fileURLWithPath: parent, isDirectory: true)
         .appendingPathComponent(
             "\(temporaryFolderPrefix)\(getpid())-\(String(UInt64.random(in: 0...UInt64.max), radix: 16))", isDirectory: true
@@ -352,18 +352,3 @@ func makePrivateTemporaryFolder(in parent: String? = nil) throws(AnkiPackageErro
 
 /// How the unpacked collections' folders are named: then the process id, a dash, a random part.
 let temporaryFolderPrefix = "midiccio-anki-"
-
-/// Removes the folders in `parent` that imports of processes no longer running left
-/// (killed, or the computer switched off, before they could remove them): each holds a
-/// copy of someone's whole Anki collection. A folder whose process still runs, or whose
-/// name holds no process id, is left alone; one of another user cannot be removed.
-func removeFoldersOfEndedImports(in parent: String) {
-    guard let names = try? FileManager.default.contentsOfDirectory(atPath: parent) else { return }
-    for name in names where name.hasPrefix(temporaryFolderPrefix) {
-        let rest = name.dropFirst(temporaryFolderPrefix.count)
-        guard let dash = rest.firstIndex(of: "-"), let pid = pid_t(rest[..<dash]), pid > 0, pid != getpid() else { continue }
-        // ESRCH: no such process. EPERM means one runs, of another user.
-        guard kill(pid, 0) != 0, errno == ESRCH else { continue }
-        try? FileManager.default.removeItem(atPath: parent + "/" + name)
-    }
-}
