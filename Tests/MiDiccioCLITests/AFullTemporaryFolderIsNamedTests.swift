@@ -62,5 +62,24 @@ final class AFullTemporaryFolderIsNamedTests {
         let listed = try children.run(["list", "--json", "--library", library])
         #expect(listed.output.contains("\"uno\"") && !listed.output.contains("palabra"))
     }
+
+    @Test(
+        "a restore of another library file, and an Anki package import, that find the temporary folder full name it",
+        .enabled(if: SmallDisk.canMount))
+    func copiesNameTheTemporaryFolder() throws {
+        let library = sandbox.path("library.sqlite"), other = sandbox.path("old laptop.sqlite")
+        #expect(try children.run(["add", "uno", "--library", library]).succeeded)
+        #expect(try children.run(["add", "dos", "--library", other]).succeeded)
+        let disk = try SmallDisk("copytmp", size: "64k")
+        disk.fill()
+        let restore = try children.run(["backup", "restore", other, "--library", library], environment: ["TMPDIR": disk.folder])
+        #expect(!restore.succeeded)
+        #expect(restore.errorOutput.contains("into the temporary folder \(disk.folder)"), "\(restore.errorOutput)")
+        let anki = try children.run(["import", ankiFixture("words.colpkg"), "--library", library], environment: ["TMPDIR": disk.folder])
+        #expect(!anki.succeeded)
+        #expect(anki.errorOutput.contains("in the temporary folder \(disk.folder)"), "\(anki.errorOutput)")
+        let listed = try children.run(["list", "--json", "--library", library])
+        #expect(listed.output.contains("\"uno\"") && !listed.output.contains("\"dos\""))
+    }
 }
 #endif

@@ -57,8 +57,11 @@ extension WordLibrary {
             try FileManager.default.copyItem(atPath: path, toPath: copy)
             if FileSystem.status(path + "-wal") != nil { try FileManager.default.copyItem(atPath: path + "-wal", toPath: copy + "-wal") }
         } catch {
+            // Named: the copy goes to the temporary folder, not beside the file or the library.
             throw LibraryError.invalidBackup(
-                file: path, location: nil, message: "it could not be copied to read it: \(FileSystem.describe(error))")
+                file: path, location: nil,
+                message: "it could not be copied into the temporary folder \(FileSystem.temporaryFolder) to read it "
+                    + "(\(FileSystem.describe(error))); free some space there, or set TMPDIR to a folder with room")
         }
         do {
             let other = try WordLibrary(path: copy, create: false, clock: clock)

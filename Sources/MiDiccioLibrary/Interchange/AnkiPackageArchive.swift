@@ -272,6 +272,15 @@ struct AnkiCollectionExtraction {
     let limits: AnkiPackage.Limits
 
     /// Writes the collection to a new file at `destination` (mode 0600).
+    /// Why the copy of `name` could not be written at `destination`, naming the folder it
+    /// goes to: "No space left on device" alone sent people to free space beside the
+    /// package or the library, in vain (found by the exploratory helper, round 14C).
+    static func unwritten(_ name: String, _ problem: String, in destination: String) -> String {
+        let folder = FileSystem.parent(of: FileSystem.parent(of: destination))
+        return "cannot write a temporary copy of \(name) in the temporary folder \(folder) (\(problem)); "
+            + "free some space there, or set TMPDIR to a folder with room"
+    }
+
     func write(to destination: String) throws(AnkiPackageError) {
         let stated = try zip.statement(of: entry)
         // The ratio is measured against the entry's bytes in the package (never more
@@ -281,7 +290,7 @@ struct AnkiCollectionExtraction {
 
         let descriptor = open(destination, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         guard descriptor >= 0 else {
-            throw AnkiPackageError("cannot write a temporary copy of \(name) (\(FileSystem.errorText(errno)))")
+            throw AnkiPackageError(Self.unwritten(name, FileSystem.errorText(errno), in: destination))
         }
         defer { close(descriptor) }
         var produced: UInt64 = 0
@@ -289,7 +298,7 @@ struct AnkiCollectionExtraction {
             produced += UInt64(chunk.count)
             try check(produced: produced, packed: packed)
             if let failure = FileSystem.writeAll(Data(chunk), to: descriptor) {
-                throw AnkiPackageError("cannot write a temporary copy of \(name) (\(failure))")
+                throw AnkiPackageError(Self.unwritten(name, failure, in: destination))
             }
         }
         if zstdCompressed {
