@@ -34,6 +34,30 @@ struct AnkiTextImportTests {
             ])
     }
 
+    @Test("an HTML export leaves sounds out of the words; a note of an image alone is refused with the way out")
+    func mediaInAnHTMLExport() throws {
+        let text = """
+            #separator:tab
+            #html:true
+            perro [sound:perro.mp3]\tdog<img src="dog.jpg">
+
+            """
+        #expect(try WordSheet.read(text, format: nil) == [SheetRow(line: 3, term: "perro", meaning: "dog")])
+        let imageOnly = """
+            #separator:tab
+            #html:true
+            gato\tcat
+            <img src="cat.jpg">\tcat picture
+
+            """
+        #expect {
+            try WordSheet.read(imageOnly, format: nil)
+        } throws: { error in
+            "\(error)".contains("line 4: term is empty once its HTML is read as text (an image or a sound only)")
+                && "\(error)".contains("Anki package (.apkg)")
+        }
+    }
+
     @Test("a comma-separated export with quoted fields keeps commas and quotes")
     func commaSeparatedExport() throws {
         // Raw string, because the doubled quotes would otherwise end the literal.

@@ -511,7 +511,9 @@ extension WordSheet {
                     row.tags += tagList(raw).map(AnkiPackage.shortened)
                     continue
                 }
-                let value = header.html ? plainText(fromHTML: raw) : raw
+                // Sounds and images left out, as a package's are (`[sound:…]` stayed in the
+                // term: round 14A).
+                let value = header.html ? AnkiPackage.plainText(ofField: raw).text : raw
                 switch target {
                 case .term: row.term = trimmed(value)
                 case .meaning: row.meaning = trimmed(value)
@@ -528,7 +530,20 @@ extension WordSheet {
             }
             row.notes = noteLines.joined(separator: "\n")
             guard !row.term.isEmpty else {
-                throw SheetError(line: record.line, message: "term is empty")
+                // An image or a sound alone: the text file can be edited, which a package
+                // cannot, so it is refused with the way out (round 14A).
+                let media =
+                    header.html
+                    && targets.targets.firstIndex(where: { if case .term = $0 { true } else { false } }).map { index in
+                        let field = index < record.fields.count ? Array(record.fields[index].lowercased().utf8) : []
+                        return ["<img", "[sound:", "<audio", "<video"].contains { field.firstRange(of: Array($0.utf8)) != nil }
+                    } == true
+                throw SheetError(
+                    line: record.line,
+                    message: media
+                        ? "term is empty once its HTML is read as text (an image or a sound only); remove that note's line, "
+                            + "or import the deck as an Anki package (.apkg), which leaves such notes out and counts them"
+                        : "term is empty")
             }
             return row
         }
