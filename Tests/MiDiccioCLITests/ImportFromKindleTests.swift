@@ -42,7 +42,11 @@ final class ImportFromKindleTests {
         let file = try ImportFixtures.copy("vocab.db", into: sandbox)
         let result = sandbox.run("import", file, "--separator", "tab")
         #expect(result.status == 1)
-        #expect(result.errorOutput.contains("are for lists without a header"), "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("--separator is for lists without a header"), "\(result.errorOutput)")
+        // The option given is the one named (a --card-separator was called "--columns and
+        // --separator": round 14A).
+        let cards = sandbox.run("import", file, "--card-separator", ";;", "--columns", "term,meaning")
+        #expect(cards.errorOutput.contains("--columns and --card-separator are for lists without a header"), "\(cards.errorOutput)")
         #expect(!result.errorOutput.contains("--format list"), "\(result.errorOutput)")
         #expect(try sandbox.listedWords().isEmpty)
     }

@@ -562,10 +562,19 @@ extension WordLibrary {
             // A database or a package has no rows of text to read as a list: "add --format
             // list" made no sense for a Kindle file (found by the exploratory helper, round 11).
             let textual = [ImportFormat.csv, .tsv, .ankiText].contains(format)
+            // The options given, by name: "--columns and --separator" was said of a
+            // --card-separator alone (round 14A).
+            let given = [
+                options.layout.columns != nil ? "--columns" : nil, options.layout.separator != nil ? "--separator" : nil,
+                options.layout.cardSeparator != nil ? "--card-separator" : nil,
+            ].compactMap { $0 }
+            let named = given.count > 1 ? given.dropLast().joined(separator: ", ") + " and " + given.last! : given.first ?? "layout options"
             throw LibraryError.invalidImport(
                 file: path, line: nil,
-                message: "--columns and --separator are for lists without a header, and this is \(format.titleWithArticle); "
-                    + (textual ? "leave them out, or add --format list to read its first row as words" : "leave them out"))
+                message: "\(named) \(given.count > 1 ? "are" : "is") for lists without a header, and this is \(format.titleWithArticle); "
+                    + (textual
+                        ? "leave \(given.count > 1 ? "them" : "it") out, or add --format list to read its first row as words"
+                        : "leave \(given.count > 1 ? "them" : "it") out"))
         }
         if options.since != nil && format != .kindle && format != .koreader {
             throw LibraryError.invalidImport(
