@@ -1589,6 +1589,14 @@
         option.dir = "auto";
         select.append(option);
       }
+      // A tag taken off every word elsewhere while it was being studied stays chosen and
+      // says so, where the menu went blank (round 14B).
+      if (chosen && !data.tags.some((entry) => entry.tag === chosen)) {
+        const gone = element("option", "", chosen + " (on no word now)");
+        gone.value = chosen;
+        gone.dir = "auto";
+        select.append(gone);
+      }
       select.value = chosen;
     } catch (error) { /* the tag list stays as it was */ }
   }
@@ -1629,6 +1637,8 @@
     $("study-done").hidden = !!data.card;
     clearTimeout(study.comeBackTimer);
     if (!data.card) {
+      // The tag studied may be on no word now (taken off elsewhere): the menu says so.
+      if (study.tag) loadStudyTags();
       // Words held back by today's review limit: the limit is why, and it can be raised
       // right below (it read "Nothing is scheduled": round 14B).
       if (data.dueBeyondLimit > 0) {
