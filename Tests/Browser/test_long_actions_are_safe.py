@@ -117,16 +117,23 @@ def watch_progress(page, text_id, button_id):
             text, {childList: true, characterData: true, subtree: true});""", text_id, button_id)
 
 
-def test_undo_import_from_the_top_of_settings(page):
-    path = os.path.join(WORK, "deshacer.csv")
+def import_in_settings(page, name, rows, imported):
+    """Writes `rows` (CSV) to `name`, imports it from Settings, waits for `imported` in the
+    result, and returns the Undo import button."""
+    path = os.path.join(WORK, name)
     with open(path, "w") as file:
-        file.write("term,meaning\ndeshacer1,undo one\ndeshacer2,undo two\n")
+        file.write(rows)
     chooser = open_settings(page)
     chooser.send_keys(path)
     wait(page, EC.visibility_of_element_located((By.ID, "import-count")))
     page.find_element(By.ID, "import-button").click()
-    wait(page, lambda d: "Imported 2 words" in d.find_element(By.ID, "import-result").text)
-    undo = wait(page, EC.visibility_of_element_located((By.ID, "import-undo")))
+    wait(page, lambda d: imported in d.find_element(By.ID, "import-result").text)
+    return wait(page, EC.visibility_of_element_located((By.ID, "import-undo")))
+
+
+def test_undo_import_from_the_top_of_settings(page):
+    path = os.path.join(WORK, "deshacer.csv")
+    undo = import_in_settings(page, "deshacer.csv", "term,meaning\ndeshacer1,undo one\ndeshacer2,undo two\n", "Imported 2 words")
     # At the top of Settings: above the Sync card.
     assert undo.location["y"] < page.find_element(By.ID, "sync-title").location["y"]
     page.execute_script("window.scrollTo(0, 0)")
@@ -205,15 +212,7 @@ def test_an_export_waits_with_its_button_disabled_and_counts_bytes(page):
 def test_undo_import_names_the_import_and_leaves_one_made_elsewhere(page):
     """"Undo import" undid whatever import was last, one made in a terminal since included,
     without naming it (round 14A): it names its import, and undoes that one only."""
-    path = os.path.join(WORK, "nombrado.csv")
-    with open(path, "w") as file:
-        file.write("term,meaning\nnombrado1,named one\n")
-    chooser = open_settings(page)
-    chooser.send_keys(path)
-    wait(page, EC.visibility_of_element_located((By.ID, "import-count")))
-    page.find_element(By.ID, "import-button").click()
-    wait(page, lambda d: "Imported 1 word" in d.find_element(By.ID, "import-result").text)
-    undo = wait(page, EC.visibility_of_element_located((By.ID, "import-undo")))
+    undo = import_in_settings(page, "nombrado.csv", "term,meaning\nnombrado1,named one\n", "Imported 1 word")
     wait(page, lambda d: "Undo import of nombrado.csv of " in undo.text)
     # Meanwhile, in a terminal, another import.
     other = os.path.join(WORK, "terminal.csv")

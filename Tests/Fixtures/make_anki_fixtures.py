@@ -161,40 +161,33 @@ def sqlite_bytes(statements):
         shutil.rmtree(directory)
 
 
-def broken_utf8_package(good_apkg, path):
+def edited_package(good_apkg, path, statement, parameters=()):
+    """`good_apkg` with `statement` run on its collection, written to `path`."""
     directory = tempfile.mkdtemp(prefix="midiccio-anki-fixture-")
     try:
         with zipfile.ZipFile(good_apkg) as archive:
             archive.extractall(directory)
         collection = os.path.join(directory, "collection.anki2")
         connection = sqlite3.connect(collection)
-        # "h\xc3(" is not UTF-8: a lead byte followed by no continuation byte.
-        connection.execute("UPDATE notes SET flds = CAST(X'68C3281F646F67' AS TEXT) WHERE guid = 'g-comer'")
+        connection.execute(statement, parameters)
         connection.commit()
         connection.close()
         with open(collection, "rb") as file:
             zip_with(path, [("collection.anki2", file.read()), ("media", b"{}")])
     finally:
         shutil.rmtree(directory)
+
+
+def broken_utf8_package(good_apkg, path):
+    # "h\xc3(" is not UTF-8: a lead byte followed by no continuation byte.
+    edited_package(good_apkg, path, "UPDATE notes SET flds = CAST(X'68C3281F646F67' AS TEXT) WHERE guid = 'g-comer'")
 
 
 def long_note_package(good_apkg, path):
     """words.apkg with one note whose Front is longer than a term may be (700 characters):
     that note is left out and counted, the others imported."""
-    directory = tempfile.mkdtemp(prefix="midiccio-anki-fixture-")
-    try:
-        with zipfile.ZipFile(good_apkg) as archive:
-            archive.extractall(directory)
-        collection = os.path.join(directory, "collection.anki2")
-        connection = sqlite3.connect(collection)
-        front = "La {{c1::fotos\u00edntesis}} es el proceso " + "largo " * 110
-        connection.execute("UPDATE notes SET flds = ? || char(31) || 'a long paragraph' WHERE guid = 'g-comer'", (front,))
-        connection.commit()
-        connection.close()
-        with open(collection, "rb") as file:
-            zip_with(path, [("collection.anki2", file.read()), ("media", b"{}")])
-    finally:
-        shutil.rmtree(directory)
+    front = "La {{c1::fotos\u00edntesis}} es el proceso " + "largo " * 110
+    edited_package(good_apkg, path, "UPDATE notes SET flds = ? || char(31) || 'a long paragraph' WHERE guid = 'g-comer'", (front,))
 
 
 def main():

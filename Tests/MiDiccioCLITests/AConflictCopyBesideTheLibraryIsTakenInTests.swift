@@ -169,11 +169,7 @@ final class AConflictCopyBesideTheLibraryIsTakenInTests {
         let children = try ChildProcesses(in: sandbox)
         let temporary = sandbox.path("tmp")
         try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
-        let ended = Process()
-        ended.executableURL = URL(fileURLWithPath: "/bin/true")
-        try ended.run()
-        ended.waitUntilExit()
-        let left = ".midiccio-library-\(ended.processIdentifier)-AbC123"
+        let left = ".midiccio-library-\(try endedProcessID())-AbC123"
         for suffix in ["", ".sqlite", ".json"] { _ = try sandbox.write("someone's words", to: "tmp/" + left + suffix) }
         let running = ".midiccio-library-\(getpid())-XyZ789.sqlite"
         _ = try sandbox.write("a restore running now", to: "tmp/" + running)

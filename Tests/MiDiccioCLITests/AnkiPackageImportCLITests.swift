@@ -54,13 +54,9 @@ final class AnkiPackageImportCLITests {
         let temporary = sandbox.path("tmp")
         try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
         // What a killed import leaves: a folder named with its process id, no longer running.
-        let ended = Process()
-        ended.executableURL = URL(fileURLWithPath: "/bin/true")
-        try ended.run()
-        ended.waitUntilExit()
-        let killed = temporary + "/midiccio-anki-\(ended.processIdentifier)-5eed"
-        try FileManager.default.createDirectory(atPath: killed, withIntermediateDirectories: true)
-        _ = try sandbox.write("a copy of someone's collection", to: "tmp/midiccio-anki-\(ended.processIdentifier)-5eed/collection.sqlite")
+        let killed = "midiccio-anki-\(try endedProcessID())-5eed"
+        try FileManager.default.createDirectory(atPath: temporary + "/" + killed, withIntermediateDirectories: true)
+        _ = try sandbox.write("a copy of someone's collection", to: "tmp/\(killed)/collection.sqlite")
         // One of this running test process, and one named otherwise: left alone.
         let running = temporary + "/midiccio-anki-\(getpid())-beef"
         let unnamed = temporary + "/midiccio-anki-notanumber"

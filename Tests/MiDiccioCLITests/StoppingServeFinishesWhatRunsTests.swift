@@ -28,14 +28,20 @@ final class StoppingServeFinishesWhatRunsTests {
         return run.output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    @Test("Ctrl-C while an import runs in the background waits for it, and the words are all there")
-    func waitsForTheImport() throws {
+    /// `serve` on a library of one word, importing `count` more in the background.
+    private func serveImporting(_ count: Int) throws -> (library: String, server: ChildProcess) {
         let library = sandbox.path("library.sqlite")
         #expect(try children.run(["add", "uno", "--library", library]).succeeded)
         let server = try children.start(["serve", "--port", "0", "--library", library])
         let web = try WebClient(serverOutput: server)
-        let started = web.send("POST", "/api/import?async=1&key=stop-1&name=words.tsv", body: sheet(40_000))
+        let started = web.send("POST", "/api/import?async=1&key=stop-\(count)&name=words.tsv", body: sheet(count))
         #expect(started.status == 202, "\(started.text)")
+        return (library, server)
+    }
+
+    @Test("Ctrl-C while an import runs in the background waits for it, and the words are all there")
+    func waitsForTheImport() throws {
+        let (library, server) = try serveImporting(40_000)
         server.send(SIGINT)
         let ending = server.wait(timeout: 120)
         #expect(ending?.succeeded == true, "\(String(describing: ending)) \(server.errorOutput)")
@@ -46,12 +52,7 @@ final class StoppingServeFinishesWhatRunsTests {
 
     @Test("a second Ctrl-C stops at once: what was running is undone, and the library is whole")
     func secondCtrlCStopsNow() throws {
-        let library = sandbox.path("library.sqlite")
-        #expect(try children.run(["add", "uno", "--library", library]).succeeded)
-        let server = try children.start(["serve", "--port", "0", "--library", library])
-        let web = try WebClient(serverOutput: server)
-        let started = web.send("POST", "/api/import?async=1&key=stop-2&name=words.tsv", body: sheet(150_000))
-        #expect(started.status == 202, "\(started.text)")
+        let (library, server) = try serveImporting(150_000)
         server.send(SIGINT)
         let deadline = Date(timeIntervalSinceNow: 30)
         while !server.errorOutput.contains("Waiting for what is running") && Date() < deadline { usleep(20_000) }

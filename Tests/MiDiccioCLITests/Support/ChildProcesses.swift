@@ -306,3 +306,13 @@ final class ChildProcesses: @unchecked Sendable {
         for child in running { child.killNow() }
     }
 }
+
+/// The id of a process that has ended: what a killed command left behind is named with
+/// such an id.
+func endedProcessID() throws -> pid_t {
+    let ended = Process()
+    ended.executableURL = URL(fileURLWithPath: "/bin/true")
+    try ended.run()
+    ended.waitUntilExit()
+    return ended.processIdentifier
+}
