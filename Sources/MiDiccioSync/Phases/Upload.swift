@@ -29,7 +29,12 @@ extension SyncSession {
         let pendingCount = try store.pendingCount()
         let markers = try store.markers(pendingOnly: true)
         let settings = try store.settings(pendingOnly: true)
-        let events = try store.reviewEvents(pendingOnly: true)
+        var events = try store.reviewEvents(pendingOnly: true)
+        // An answer given between the look and the read: held now, and read again under the hold.
+        if !events.isEmpty && !answersWaiting {
+            try commit { _ in try store.holdAnswersForSending(true) }
+            events = try store.reviewEvents(pendingOnly: true)
+        }
         guard state.fullUpload || pendingCount > 0 || !markers.isEmpty || !settings.isEmpty || !events.isEmpty else {
             if answersWaiting { try commit { _ in try store.holdAnswersForSending(false) } }
             return false
