@@ -896,6 +896,7 @@ public final class WebApp: HTTPHandler {
                     ("skippedDuplicateTerms", JSONText.array(report.skippedDuplicateTerms)),
                     ("duplicatesAdded", String(report.duplicatesAdded)), ("alreadyImported", String(report.alreadyImported)),
                     ("alreadyImportedInTrash", String(report.alreadyImportedInTrash)),
+                    ("sentencesTooLong", String(report.sentencesTooLong)),
                     ("rows", String(report.rowCount)), ("format", JSONText.optional(report.format?.rawValue)),
                     ("formatTitle", JSONText.optional(report.format?.title)),
                     ("separator", JSONText.optional(report.separator)), ("header", String(report.firstRowNamesColumns)),

@@ -153,6 +153,26 @@ final class ImportFromKindleTests {
         #expect(try other.run("import", copy, "--json").jsonObject()["added"] as? Int == 3)
     }
 
+    @Test("a look-up sentence longer than an example may be is left out and counted; the rest of the file imports")
+    func sentenceTooLong() throws {
+        let file = try ImportFixtures.copy("vocab.db", into: sandbox)
+        let sqlite = Process()
+        sqlite.executableURL = URL(fileURLWithPath: try BuiltTool.sqliteShell())
+        sqlite.arguments = [
+            file, "UPDATE LOOKUPS SET usage = 'Er wurde ' || replace(hex(zeroblob(10001)), '00', 'ab') WHERE usage LIKE 'Er wurde%';",
+        ]
+        try sqlite.run()
+        sqlite.waitUntilExit()
+        let result = sandbox.run("import", file, "--json")
+        #expect(result.status == 0, "\(result.errorOutput)")
+        let report = try result.jsonObject()
+        #expect(report["added"] as? Int == 3)
+        #expect(report["sentencesTooLong"] as? Int == 1)
+        #expect(try words()["verhaften"]?["examples"] as? [String] == [])
+        let text = sandbox.run(["--library", sandbox.path("other.sqlite"), "import", file])
+        #expect(text.output.contains("Left out 1 look-up sentence longer than an example may be (20000 characters)"), "\(text.output)")
+    }
+
     @Test("a damaged vocab.db changes nothing and says why")
     func damaged() throws {
         try sandbox.add("existing")

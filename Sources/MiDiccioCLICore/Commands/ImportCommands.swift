@@ -139,6 +139,12 @@ struct ImportCommand: ParsableCommand {
             let count = report.notesWithoutTerm
             text += "Left out \(count) note\(count == 1 ? "" : "s") whose term field has no text (an image only, say)\n"
         }
+        if report.sentencesTooLong > 0 {
+            let count = report.sentencesTooLong
+            text +=
+                "Left out \(count) look-up sentence\(count == 1 ? "" : "s") longer than an example may be "
+                + "(\(WordLimits.textLength) characters)\n"
+        }
         if report.notesOverLimit > 0 {
             let count = report.notesOverLimit
             text +=
@@ -198,6 +204,7 @@ struct ImportCommand: ParsableCommand {
             ("skippedDuplicateTerms", JSONText.array(report.skippedDuplicateTerms)),
             ("duplicatesAdded", String(report.duplicatesAdded)), ("alreadyImported", String(report.alreadyImported)),
             ("alreadyImportedInTrash", String(report.alreadyImportedInTrash)),
+            ("sentencesTooLong", String(report.sentencesTooLong)),
             ("format", JSONText.optional(report.format?.rawValue)), ("rows", String(report.rowCount)),
             ("dryRun", String(dryRun)),
         ]

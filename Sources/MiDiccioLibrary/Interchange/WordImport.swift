@@ -42,6 +42,9 @@ public struct ImportReport: Hashable, Sendable {
     /// Of `alreadyImported`, those whose words are all in the Trash now (an import undone,
     /// say): restored from there, they are back.
     public var alreadyImportedInTrash = 0
+    /// Kindle and KOReader look-up sentences left out because they are longer than an
+    /// example may be (`WordLimits.textLength`): one of them refused the whole file.
+    public var sentencesTooLong = 0
     /// Media references (sounds, images) left out of the words (Anki packages).
     public var droppedMediaReferences = 0
     /// Notes left out because their term field holds no text (Anki packages).
@@ -275,6 +278,8 @@ private struct SheetBatch: Sendable {
     var alreadyImported = 0
     /// Of them, those whose words are all in the Trash.
     var alreadyImportedInTrash = 0
+    /// Look-up sentences left out as longer than an example may be.
+    var sentencesTooLong = 0
 }
 
 extension WordLibrary {
@@ -393,6 +398,7 @@ extension WordLibrary {
                     report.rowCount += batch.rowsRead
                     report.alreadyImported += batch.alreadyImported
                     report.alreadyImportedInTrash += batch.alreadyImportedInTrash
+                    report.sentencesTooLong += batch.sentencesTooLong
                     report.sample += batch.sample
                     report.sampleFields += batch.sampleFields
                     for word in batch.words { try add(word.content, columns: word.columns) }
@@ -472,7 +478,14 @@ extension WordLibrary {
                         batch.alreadyImported += skipped
                         if inTrash { batch.alreadyImportedInTrash += skipped }
                     }
-                    for row in fresh {
+                    for var row in fresh {
+                        // A look-up's sentence past an example's length is left out and
+                        // counted: one such sentence refused a whole vocab.db (round 14A).
+                        if known != nil {
+                            let before = row.examples.count
+                            row.examples.removeAll { $0.count > WordLimits.textLength }
+                            batch.sentencesTooLong += before - row.examples.count
+                        }
                         let content = try validated(row, file: file)
                         batch.words.append(
                             (content, maker.columns(term: content.term, examples: content.examples, tags: content.tags)))

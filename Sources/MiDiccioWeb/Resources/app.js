@@ -1287,6 +1287,10 @@
     let text = "";
     if (report.droppedMediaReferences) text += " " + report.droppedMediaReferences + " media references (sounds and images) were left out.";
     if (report.notesWithoutTerm) text += " " + plural(report.notesWithoutTerm, "note", "notes") + " without a term " + (report.notesWithoutTerm === 1 ? "was" : "were") + " left out.";
+    if (report.sentencesTooLong) {
+      text += " " + plural(report.sentencesTooLong, "look-up sentence", "look-up sentences") + " longer than an example may be "
+        + (report.sentencesTooLong === 1 ? "was" : "were") + " left out.";
+    }
     if (report.notesOverLimit) {
       text += " " + plural(report.notesOverLimit, "note", "notes") + " too long for a word " + (report.notesOverLimit === 1 ? "was" : "were")
         + " left out" + (report.firstNoteOverLimit ? " (the first: " + report.firstNoteOverLimit + ")" : "") + ".";
