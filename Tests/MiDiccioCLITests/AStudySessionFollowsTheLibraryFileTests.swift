@@ -85,6 +85,35 @@ final class AStudySessionFollowsTheLibraryFileTests {
         #expect(try reviews(of: uno) == 1)
     }
 
+    @Test("a session stopped with Ctrl-Z and brought back with fg reads keys one at a time again")
+    func resumedAfterCtrlZ() throws {
+        let children = try ChildProcesses(in: sandbox)
+        let terminal = try PseudoTerminal()
+        func keysRaw() -> Bool {
+            var settings = termios()
+            return tcgetattr(terminal.terminal, &settings) == 0 && settings.c_lflag & tcflag_t(ICANON) == 0
+        }
+        func waitFor(_ condition: () -> Bool) -> Bool {
+            let deadline = Date(timeIntervalSinceNow: 10)
+            while !condition() && Date() < deadline { usleep(20_000) }
+            return condition()
+        }
+        let child = try children.start(["study"], environment: ["TERM": "xterm"], input: terminal.terminal)
+        defer { _ = child.killNow() }
+        #expect(waitFor(keysRaw), "the session reads keys one at a time")
+        // Ctrl-Z: the session stops and the shell puts the terminal back as it keeps it.
+        child.send(SIGTSTP)
+        usleep(200_000)
+        var cooked = termios()
+        tcgetattr(terminal.terminal, &cooked)
+        cooked.c_lflag |= tcflag_t(ICANON | ECHO)
+        tcsetattr(terminal.terminal, TCSANOW, &cooked)
+        #expect(!keysRaw())
+        // fg: it goes on, and takes its keys one at a time again.
+        child.send(SIGCONT)
+        #expect(waitFor(keysRaw), "raw again after fg")
+    }
+
     /// Runs `midiccio study` in-process with `keys` as the keys typed; `between` runs
     /// before the key at each index is read, as something done elsewhere while a person
     /// looks at a card.

@@ -358,6 +358,10 @@ final class KeyReader {
     #if canImport(Glibc) || canImport(Darwin)
     private var saved = termios()
     private var raw = false
+    /// Puts the keys back in raw mode when the session is brought back with `fg` after
+    /// Ctrl-Z: the shell gives the terminal its own settings while the session is stopped,
+    /// and keys then echoed and waited for Enter (found by the exploratory helper, round 14B).
+    private var resumed: (any DispatchSourceSignal)?
     #endif
 
     init(_ io: TerminalIO) {
@@ -367,6 +371,18 @@ final class KeyReader {
             var settings = saved
             settings.c_lflag &= ~tcflag_t(ICANON | ECHO)
             raw = tcsetattr(0, TCSANOW, &settings) == 0
+            if raw {
+                // SIGCONT continues the process whatever its disposition; ignored, it is
+                // delivered to this source only.
+                signal(SIGCONT, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: SIGCONT, queue: .global())
+                source.setEventHandler {
+                    var again = settings
+                    tcsetattr(0, TCSANOW, &again)
+                }
+                source.resume()
+                resumed = source
+            }
         }
         #endif
     }
@@ -380,7 +396,12 @@ final class KeyReader {
     /// Puts the terminal back as it was.
     func restore() {
         #if canImport(Glibc) || canImport(Darwin)
-        if raw { tcsetattr(0, TCSANOW, &saved) }
+        resumed?.cancel()
+        resumed = nil
+        if raw {
+            signal(SIGCONT, SIG_DFL)
+            tcsetattr(0, TCSANOW, &saved)
+        }
         raw = false
         #endif
     }
