@@ -26,3 +26,18 @@ def test_a_studied_tag_taken_off_elsewhere_is_said(page):
     select = page.find_element(By.ID, "study-tag")
     wait(page, lambda d: "on no word now" in select.find_element(By.CSS_SELECTOR, "option:checked").text)
     assert select.get_attribute("value") == TAG
+
+
+def test_a_screen_reader_hears_the_card_and_its_answer(page):
+    """Neither the next term nor the revealed answer was announced (round 14B)."""
+    token = csrf(page)
+    api("/api/words", "POST", {"term": "anunciado", "meaning": "announced", "tags": "anuncio"}, token)
+    page.get(page.current_url.split("#")[0] + "#study")
+    wait(page, lambda d: any(o.get_attribute("value") == "anuncio" for o in d.find_elements(By.CSS_SELECTOR, "#study-tag option")))
+    page.execute_script("const s = document.getElementById('study-tag'); s.value = 'anuncio';"
+                        "s.dispatchEvent(new Event('change'));")
+    announce = page.find_element(By.ID, "study-announce")
+    assert announce.get_attribute("role") == "status"
+    wait(page, lambda d: announce.get_attribute("textContent") == "Next: anunciado")
+    page.find_element(By.ID, "study-reveal").click()
+    wait(page, lambda d: announce.get_attribute("textContent") == "Answer: announced")

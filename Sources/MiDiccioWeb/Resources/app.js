@@ -1664,6 +1664,8 @@
     }
     $("study-state").textContent = data.card.study.state;
     fillStudyWord(data.card.word);
+    // Read out to a screen reader: the card's front as it comes (nothing was: round 14B).
+    $("study-announce").textContent = "Next: " + $("study-front").textContent;
     $("study-back-side").hidden = true;
     $("study-grades").hidden = true;
     $("study-reveal").hidden = false;
@@ -1684,6 +1686,9 @@
     $("study-back-side").hidden = false;
     $("study-reveal").hidden = true;
     $("study-grades").hidden = false;
+    // And the answer once it is shown.
+    $("study-announce").textContent = "Answer: " + [$("study-answer").textContent, $("study-reading").textContent]
+      .filter(Boolean).join(", ");
     refreshStudyWord(study.card);
   }
 
