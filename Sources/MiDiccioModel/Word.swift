@@ -54,15 +54,8 @@ public struct Word: Hashable, Sendable {
     /// (`SameBytes`; sync and the library decide per field what changed; tags compare as
     /// written, in order).
     public func hasSameValue(_ field: WordField, as other: Word) -> Bool {
-        switch field {
-        case .term: SameBytes.equal(term, other.term)
-        case .meaning: SameBytes.equal(meaning, other.meaning)
-        case .reading: SameBytes.equal(reading, other.reading)
-        case .examples: SameBytes.equal(examples, other.examples)
-        case .notes: SameBytes.equal(notes, other.notes)
-        case .tags: SameBytes.equal(tags, other.tags)
-        case .deleted: deletedAt == other.deletedAt
-        }
+        guard let texts = texts(of: field), let others = other.texts(of: field) else { return deletedAt == other.deletedAt }
+        return SameBytes.equal(texts, others)
     }
 
     /// True when this word's value of `field` orders after `other`'s: the last tie-break
@@ -70,14 +63,23 @@ public struct Word: Hashable, Sendable {
     /// device id (two copies of one library file). Lists compare element by element,
     /// a missing Trash time orders first; texts as `SameBytes.ordersAfter`.
     public func valueOrdersAfter(_ field: WordField, _ other: Word) -> Bool {
+        guard let texts = texts(of: field), let others = other.texts(of: field) else {
+            return (deletedAt?.milliseconds ?? -1) > (other.deletedAt?.milliseconds ?? -1)
+        }
+        return SameBytes.ordersAfter(texts, others)
+    }
+
+    /// The value of a text field as a list (one text, or the examples or tags); nil for
+    /// the Trash time. A one-text list compares and orders as its text does.
+    private func texts(of field: WordField) -> [String]? {
         switch field {
-        case .term: SameBytes.ordersAfter(term, other.term)
-        case .meaning: SameBytes.ordersAfter(meaning, other.meaning)
-        case .reading: SameBytes.ordersAfter(reading, other.reading)
-        case .examples: SameBytes.ordersAfter(examples, other.examples)
-        case .notes: SameBytes.ordersAfter(notes, other.notes)
-        case .tags: SameBytes.ordersAfter(tags, other.tags)
-        case .deleted: (deletedAt?.milliseconds ?? -1) > (other.deletedAt?.milliseconds ?? -1)
+        case .term: [term]
+        case .meaning: [meaning]
+        case .reading: [reading]
+        case .examples: examples
+        case .notes: [notes]
+        case .tags: tags
+        case .deleted: nil
         }
     }
 

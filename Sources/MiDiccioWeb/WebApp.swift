@@ -788,7 +788,7 @@ public final class WebApp: HTTPHandler {
     /// the page to name them: the words in them are in no library MiDiccio opens.
     private func conflictCopies() throws -> HTTPResponse {
         let names = try pool.withLibrary { library in
-            library.conflictCopiesNotTakenIn().map { $0.split(separator: "/").last.map(String.init) ?? $0 }
+            library.conflictCopiesNotTakenIn().map(WordLibrary.fileName)
         }
         return .json(JSONText.object([("copies", JSONText.array(names))]))
     }

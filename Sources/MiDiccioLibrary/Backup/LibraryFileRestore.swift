@@ -117,7 +117,7 @@ extension WordLibrary {
     }
 
     /// The last part of `path`: its file's name.
-    static func fileName(_ path: String) -> String {
+    public static func fileName(_ path: String) -> String {
         path.split(separator: "/").last.map(String.init) ?? path
     }
 
