@@ -900,6 +900,7 @@ public final class WebApp: HTTPHandler {
                     ("rows", String(report.rowCount)), ("format", JSONText.optional(report.format?.rawValue)),
                     ("formatTitle", JSONText.optional(report.format?.title)),
                     ("separator", JSONText.optional(report.separator)), ("header", String(report.firstRowNamesColumns)),
+                    ("separatorLine", String(report.separatorLine)),
                     ("columns", JSONText.array(report.columns.map(\.rawValue))),
                     ("droppedMediaReferences", String(report.droppedMediaReferences)),
                     ("notesWithoutTerm", String(report.notesWithoutTerm)),

@@ -122,10 +122,12 @@ struct ImportCommand: ParsableCommand {
         guard let format = report.format else { return "?" }
         guard format == .list else { return format.title }
         let columns = report.columns.map(\.rawValue).joined(separator: ", ")
+        let separator = (report.separator ?? "?") + (report.separatorLine ? ", as its sep= line says" : "")
         guard !report.firstRowNamesColumns else {
-            return "a list whose first row names the columns (\(report.separator ?? "?"): \(columns))"
+            let row = report.separatorLine ? "second" : "first"
+            return "a list whose \(row) row names the columns (\(separator): \(columns))"
         }
-        return "a list without a header (\(report.separator ?? "?"): \(columns))"
+        return "a list without a header (\(separator): \(columns))"
     }
 
     /// What reading an Anki package left out, a line each; empty when nothing was.
@@ -211,6 +213,7 @@ struct ImportCommand: ParsableCommand {
         if report.format == .list {
             pairs.append(("separator", JSONText.optional(report.separator)))
             pairs.append(("header", String(report.firstRowNamesColumns)))
+            pairs.append(("separatorLine", String(report.separatorLine)))
             pairs.append(("columns", JSONText.array(report.columns.map(\.rawValue))))
         }
         if report.format == .apkg || report.format == .colpkg {

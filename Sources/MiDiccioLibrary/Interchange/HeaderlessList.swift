@@ -133,12 +133,18 @@ enum HeaderlessList {
     }
 
     /// The row a card (`record`, not blank) makes under `columns`, and its trimmed fields.
-    static func row(_ record: DelimitedRecord, columns: [ListColumn]) throws(SheetError) -> (SheetRow, [String]) {
-        let fields = record.fields.map(WordSheet.trimmed)
+    /// Empty fields past the last column are left out; a message about more names who
+    /// gave the columns (`namedBy`: `--columns`, the first row). With `unescapes`, the
+    /// cells are taken as an export wrote them (`WordSheet.spreadsheetUnescaped`).
+    static func row(
+        _ record: DelimitedRecord, columns: [ListColumn], namedBy: String = "--columns", unescapes: Bool = false
+    ) throws(SheetError) -> (SheetRow, [String]) {
+        var fields = record.fields.map { WordSheet.trimmed(unescapes ? WordSheet.spreadsheetUnescaped($0) : $0) }
+        while fields.count > columns.count, fields.last?.isEmpty == true { fields.removeLast() }
         guard fields.count <= columns.count else {
             throw SheetError(
                 line: record.line,
-                message: "the row has \(fields.count) fields but --columns names \(columns.count)")
+                message: "the row has \(fields.count) fields but \(namedBy) names \(columns.count)")
         }
         var row = SheetRow(line: record.line, term: "")
         var notes: [String] = []
@@ -236,12 +242,46 @@ enum HeaderlessList {
     /// every field one of MiDiccio's column names (any case), the term among them, and no
     /// name twice but notes. Spreadsheets in many languages save "CSV" with semicolons, so a
     /// MiDiccio-style header (`term;meaning;tags`) arrives as a list; nil for any other card.
-    static func headerColumns(_ record: DelimitedRecord) -> [ListColumn]? {
-        // The rules of `--columns`, where a header names no column to skip.
-        guard let columns = try? ListColumn.columns(named: record.fields.map { WordSheet.trimmed($0).lowercased() }),
-            !columns.contains(.skip)
+    ///
+    /// The header an export writes names `due` and `state` too (skipped, as the export's own
+    /// reader does), and empty names at its end are columns skipped (a spreadsheet saves
+    /// them once a cell past the last column was formatted). `written` is true when the
+    /// names are those of an export, whose cells are then taken as it wrote them: a file
+    /// exported and saved again by a spreadsheet that separates with `;` (round 14A).
+    static func header(_ record: DelimitedRecord) -> (columns: [ListColumn], written: Bool)? {
+        var names = record.fields.map { WordSheet.trimmed($0).lowercased() }
+        // A header names no column to skip.
+        guard !names.contains("-") else { return nil }
+        var unnamed = 0
+        while names.count > 1, names.last?.isEmpty == true {
+            names.removeLast()
+            unnamed += 1
+        }
+        let exported = ["term", "meaning", "reading", "examples", "notes", "tags"]
+        let written = names == exported || names == exported + ["due", "state"]
+        // The rules of `--columns`.
+        guard
+            let columns = try? ListColumn.columns(
+                named: names.map { $0 == "due" || $0 == "state" ? "-" : $0 } + Array(repeating: "-", count: unnamed))
         else { return nil }
-        return columns
+        return (columns, written)
+    }
+
+    /// The separator a text's first line names, as Excel writes it to be opened with that
+    /// separator (`sep=;`, quoted or not); nil when the text does not start so. The line is
+    /// no word (round 14A: it became two).
+    static func announcedSeparator(_ text: Substring) -> String? {
+        var body = text
+        if body.unicodeScalars.first == "\u{FEFF}" { body = Substring(body.unicodeScalars.dropFirst()) }
+        var line = body.prefix { !$0.isNewline }
+        if line.count >= 2, line.first == "\"", line.last == "\"" { line = line.dropFirst().dropLast() }
+        guard line.count >= 5, line.prefix(4).lowercased() == "sep=" else { return nil }
+        let named = line.dropFirst(4)
+        // `sep=;;;` when a spreadsheet saved the line again with its empty cells.
+        guard let separator = named.first, named.allSatisfy({ $0 == separator }),
+            !separator.isLetter, !separator.isNumber, separator != "\""
+        else { return nil }
+        return String(separator)
     }
 
     /// Term, meaning, then notes for every further column.

@@ -61,6 +61,9 @@ public struct ImportReport: Hashable, Sendable {
     public var columns: [ListColumn] = []
     /// For a list: its first row named the columns (`term;meaning;tags`), and was left out.
     public var firstRowNamesColumns = false
+    /// For a list: its first line named the separator as Excel writes it (`sep=;`), and was
+    /// left out.
+    public var separatorLine = false
     /// Words in the file (before duplicates and earlier imports are left out).
     public var rowCount = 0
     /// The first rows, as they are read.
@@ -152,10 +155,8 @@ private enum SheetSource: ImportedRows {
     /// settle (read whole by `WordSheet`).
     case text(String, format: SheetFormat?)
     /// A list without a header, read from its file a megabyte at a time like a MiDiccio
-    /// sheet and cut as `cutting` says, with the columns found in a first pass (the widest
-    /// card's) or given, and its cards counted. With `header`, its first card names the
-    /// columns (`HeaderlessList.headerColumns`) and is left out.
-    case list(path: String, cutting: ListCutting, columns: [ListColumn], header: Bool, rows: Int)
+    /// sheet (`ListReading`).
+    case list(ListReading)
 
     /// About how many words the sheet holds, from its lines (a header line and a line
     /// without a final line break taken into account): exact unless a field spans lines
@@ -163,7 +164,8 @@ private enum SheetSource: ImportedRows {
     /// their progress reports and the size of the write they announce.
     var estimatedRows: Int {
         switch self {
-        case .file(_, _, let rows), .list(_, _, _, _, let rows), .anki(_, _, _, _, let rows): return rows
+        case .file(_, _, let rows), .anki(_, _, _, _, let rows): return rows
+        case .list(let list): return list.rows
         case .text(let text, _):
             var scan = FileSystem.TextScan()
             scan.add(text.utf8)
@@ -190,15 +192,35 @@ private enum SheetSource: ImportedRows {
             }
         case .text(let text, let format):
             try WordSheet.forEachRow(text, format: format) { try body($0, nil) }
-        case .list(let path, let cutting, let columns, let header, _):
-            var first = header
-            try HeaderlessList.forEachCard(pieces: try filePieces(path), cutting: cutting) { card in
-                if first { return first = false }
-                let (row, fields) = try HeaderlessList.row(card, columns: columns)
+        case .list(let list):
+            var leading = list.leadingCards
+            let namedBy = list.columnsGiven ? "--columns" : "the first row"
+            try HeaderlessList.forEachCard(pieces: try filePieces(list.path), cutting: list.cutting) { card in
+                if leading > 0 { return leading -= 1 }
+                let (row, fields) = try HeaderlessList.row(card, columns: list.columns, namedBy: namedBy, unescapes: list.unescapes)
                 try body(row, fields)
             }
         }
     }
+}
+
+/// A list without a header, cut as `cutting` says, with the columns found in a first pass
+/// (the widest card's), given, or named by its first card, and its cards counted.
+private struct ListReading {
+    let path: String
+    let cutting: ListCutting
+    let columns: [ListColumn]
+    /// True when `--columns` gave the columns.
+    let columnsGiven: Bool
+    /// True when a card names the columns (`HeaderlessList.header`): it is left out.
+    let header: Bool
+    /// True when that card names an export's columns: its cells are taken as the export
+    /// wrote them (`WordSheet.spreadsheetUnescaped`).
+    let unescapes: Bool
+    /// The cards before the first word, left out: Excel's `sep=` line, the header.
+    let leadingCards: Int
+    /// The rows expected, for progress.
+    let rows: Int
 }
 
 /// A word id as two integers, for an import to hold and sort a million of them in 16 MB:
@@ -303,10 +325,11 @@ extension WordLibrary {
         defer { (read.stream as? AnkiPackage.Words)?.removeUnpacked() }
         var report = ImportReport()
         report.format = read.format
-        if case .list(_, let cutting, let columns, let header, _) = read.stream as? SheetSource {
-            report.separator = HeaderlessList.describe(cutting.separator)
-            report.columns = columns
-            report.firstRowNamesColumns = header
+        if case .list(let list) = read.stream as? SheetSource {
+            report.separator = HeaderlessList.describe(list.cutting.separator)
+            report.columns = list.columns
+            report.firstRowNamesColumns = list.header
+            report.separatorLine = list.leadingCards > (list.header ? 1 : 0)
         }
         // How many words, estimated from a sheet's lines or cards or a database's look-ups.
         let most = read.stream.estimatedRows
@@ -648,10 +671,17 @@ extension WordLibrary {
     /// A list without a header, read as it streams: checked in one pass (UTF-8, no NUL),
     /// its separator guessed from its start when not given, and read once more for its
     /// widest card and its cards (unless its columns are given and its cards are lines).
-    private func streamedList(_ path: String, head: [UInt8], layout: ListLayout, findHeader: Bool) throws -> SheetSource {
+    private func streamedList(_ path: String, head: [UInt8], layout given: ListLayout, findHeader: Bool) throws -> SheetSource {
         let scan = try scannedText(path, format: .list)
-        // The separator is guessed from the first lines, as when the text is read whole.
+        // The separator is guessed from the first lines, as when the text is read whole,
+        // unless a first line as Excel writes it names it (`sep=;`, left out).
         let (start, _) = Self.wholeLines(head)
+        var layout = given
+        var leading = 0
+        if given.cardSeparator == nil, let named = HeaderlessList.announcedSeparator(Substring(start)) {
+            layout.separator = given.separator ?? named
+            leading = 1
+        }
         var cards = 0
         var widest = 0
         let counted = layout.columns == nil || layout.cardSeparator != nil
@@ -671,11 +701,13 @@ extension WordLibrary {
         }
         // A first card that names the columns is a header (a spreadsheet's CSV saved with
         // semicolons): left out, and its names are the columns unless they were given.
-        var header: [ListColumn]?
+        var header: (columns: [ListColumn], written: Bool)?
         if findHeader {
+            var before = leading
             do {
                 try HeaderlessList.forEachCard(pieces: try filePieces(path), cutting: cutting) { card in
-                    header = HeaderlessList.headerColumns(card)
+                    if before > 0 { return before -= 1 }
+                    header = HeaderlessList.header(card)
                     throw FirstCardRead()
                 }
             } catch is FirstCardRead {
@@ -683,11 +715,15 @@ extension WordLibrary {
                 throw Self.invalidImport(error, file: path)
             }
         }
-        if header != nil { cards = max(cards - 1, 0) }
+        if header != nil { leading += 1 }
+        cards = max(cards - leading, 0)
         if counted { try checkRowCount(cards, file: path) }
-        let columns = layout.columns ?? header ?? HeaderlessList.defaultColumns(width: widest)
-        let rows = counted ? cards : max(scan.lines - (header == nil ? 0 : 1), 0)
-        return .list(path: path, cutting: cutting, columns: columns, header: header != nil, rows: rows)
+        let columns = layout.columns ?? header?.columns ?? HeaderlessList.defaultColumns(width: widest)
+        let rows = counted ? cards : max(scan.lines - leading, 0)
+        return .list(
+            ListReading(
+                path: path, cutting: cutting, columns: columns, columnsGiven: layout.columns != nil, header: header != nil,
+                unescapes: header?.written == true, leadingCards: leading, rows: rows))
     }
 
     /// An Anki plain-text export, read as it streams: checked in one pass (UTF-8, no NUL),

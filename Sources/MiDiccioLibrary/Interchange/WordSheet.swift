@@ -138,10 +138,13 @@ public enum WordSheet {
 
     /// What the text's first non-blank line says it is: an Anki export (`#key:value`), a
     /// MiDiccio CSV or TSV (a header row naming `term`), or nil for neither, which is a
-    /// list without a header. Tab in the header line means TSV.
+    /// list without a header. Tab in the header line means TSV. A first line as Excel
+    /// writes it, `sep=;`, makes a list.
     static func announcedFormat(of text: String) -> ImportFormat? {
         var body = Substring(text)
         if body.unicodeScalars.first == "\u{FEFF}" { body = Substring(body.unicodeScalars.dropFirst()) }
+        // Excel's `sep=;` line: a list whose separator it names (`HeaderlessList`).
+        if HeaderlessList.announcedSeparator(body) != nil { return .list }
         var cursor = body.utf8.startIndex
         while let line = nextLine(in: body, from: cursor) {
             cursor = line.next
@@ -316,14 +319,18 @@ extension WordSheet {
                 unescapes = format == .csv && (found == Column.written || found == Column.written + [.due, .state])
                 return nil
             }
-            guard record.fields.count == columns.count else {
+            // Empty cells past the last column are left out: a spreadsheet writes them for
+            // a column once formatted (round 14A).
+            var fields = record.fields[...]
+            while fields.count > columns.count, let last = fields.last, trimmed(last).isEmpty { fields.removeLast() }
+            guard fields.count == columns.count else {
                 throw SheetError(
                     line: record.line,
-                    message: "the row has \(record.fields.count) fields but the header has \(columns.count)"
+                    message: "the row has \(fields.count) fields but the header has \(columns.count)"
                 )
             }
             var row = SheetRow(line: record.line, term: "")
-            for (column, cell) in zip(columns, record.fields) {
+            for (column, cell) in zip(columns, fields) {
                 let value = unescapes ? spreadsheetUnescaped(cell) : cell
                 switch column {
                 case .term: row.term = trimmed(value)
@@ -350,7 +357,10 @@ extension WordSheet {
     }
 
     private static func headerColumns(_ header: DelimitedRecord, format: SheetFormat) throws(SheetError) -> [Column] {
-        let names = header.fields.map { trimmed($0).lowercased() }
+        var names = header.fields.map { trimmed($0).lowercased() }
+        // Empty names at the end name no column: a spreadsheet saves them after a cell
+        // past the last column was formatted (round 14A).
+        while names.count > 1, names.last?.isEmpty == true { names.removeLast() }
         guard names.contains(Column.term.rawValue) else {
             // Naming the likely mix-up saves a round of guessing when a TSV is read as CSV
             // or the other way round.
@@ -365,11 +375,12 @@ extension WordSheet {
             throw SheetError(line: header.line, message: expectation + hint)
         }
         var columns: [Column] = []
-        for name in names {
+        for (index, name) in names.enumerated() {
             guard let column = Column(rawValue: name) else {
                 throw SheetError(
                     line: header.line,
-                    message: "unknown column \"\(name)\"; valid columns are \(validColumnList)"
+                    message: (name.isEmpty ? "column \(index + 1) has no name" : "unknown column \"\(name)\"")
+                        + "; valid columns are \(validColumnList)"
                 )
             }
             guard !columns.contains(column) else {

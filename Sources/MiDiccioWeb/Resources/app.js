@@ -1234,10 +1234,12 @@
 
   function showImportPreview(report) {
     const list = report.format === "list";
+    const separator = report.separator + (report.separatorLine ? " (as its sep= line says, left out)" : "");
     $("import-read-as").textContent = list
       ? (report.header
-        ? "Read as a list separated by " + report.separator + ", its first row naming the columns (left out). Choose what each column holds:"
-        : "Read as a list without a header, separated by " + report.separator + ". Choose what each column holds:")
+        ? "Read as a list separated by " + separator + ", its " + (report.separatorLine ? "second" : "first")
+          + " row naming the columns (left out). Choose what each column holds:"
+        : "Read as a list without a header, separated by " + separator + ". Choose what each column holds:")
       : "Read as " + report.formatTitle + ".";
     const head = $("import-head");
     const body = $("import-rows");
