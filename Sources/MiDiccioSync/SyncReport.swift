@@ -282,8 +282,9 @@ public enum SyncError: Error, Sendable, CustomStringConvertible {
     case damagedState(String)
     /// The sync would take too many words out of the library at once: `count` of the
     /// `of` outside the Trash, `purged` of them deleted permanently (another device
-    /// purged them) and the rest moved to the Trash.
-    case massDeletion(count: Int, of: Int, purged: Int)
+    /// purged them) and the rest moved to the Trash; `by` names the devices that did it,
+    /// the one that took most words first.
+    case massDeletion(count: Int, of: Int, purged: Int, by: [String] = [])
     /// The cloud failed before anything was saved here.
     case cloud(CloudError)
     /// The sync stopped part way (the cloud or the library failed) after saving some of
@@ -294,17 +295,28 @@ public enum SyncError: Error, Sendable, CustomStringConvertible {
     /// (for a purge, which cannot be undone) and `goOn` as the way to let the sync go on;
     /// nil for any other error.
     public func massDeletionMessage(keep: String, goOn: String) -> String? {
-        guard case .massDeletion(let count, let total, let purged) = self else { return nil }
+        guard case .massDeletion(let count, let total, let purged, let devices) = self else { return nil }
+        // Who did it, so that an import undone or a bulk delete on one's own laptop is told
+        // from an accident (round 14A).
+        let named = devices.isEmpty ? "another device" : Self.listed(devices)
         guard purged > 0 else {
-            return "this sync would move \(count) of your \(total) words to the Trash; nothing was changed. "
+            return "this sync would move \(count) of your \(total) words to the Trash, as \(named) did; nothing was changed. "
                 + "If that is what you want, \(goOn)"
         }
         // Said as it is: a purge cannot be undone, so the way back is a backup first.
         return "this sync would take \(count) of your \(total) words away: "
             + (purged == count
-                ? "another device deleted them permanently, and they would be deleted permanently here"
-                : "\(purged) deleted permanently on another device, and would be here too, and \(count - purged) moved to the Trash")
+                ? "\(named) deleted them permanently, and they would be deleted permanently here"
+                : "\(purged) deleted permanently by \(named), and would be here too, and \(count - purged) moved to the Trash")
             + "; nothing was changed. If that was a mistake, keep them first with \(keep). To go on, \(goOn)"
+    }
+
+    /// "LAPTOP", "LAPTOP and PHONE", "LAPTOP, PHONE and 2 other devices".
+    private static func listed(_ names: [String]) -> String {
+        let shown = names.prefix(names.count > 3 ? 2 : 3)
+        let rest = names.count - shown.count
+        if rest > 0 { return shown.joined(separator: ", ") + " and \(rest) other devices" }
+        return shown.count == 1 ? shown[0] : shown.dropLast().joined(separator: ", ") + " and " + shown.last!
     }
 
     public var description: String {

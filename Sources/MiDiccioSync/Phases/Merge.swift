@@ -46,6 +46,8 @@ extension SyncSession {
             var leaving = Set<WordID>()
             // Of them, those another device purged: they would be gone for good here too.
             var leavingPurged = Set<WordID>()
+            // And the device that took each out, to name it in the stop.
+            var leavingBy: [WordID: String] = [:]
             var purged = try store.purgedIDs()
             for batch in batches {
                 for marker in batch.markers {
@@ -56,6 +58,7 @@ extension SyncSession {
                         if guarded && wasLive[marker.id] == true {
                             leaving.insert(marker.id)
                             leavingPurged.insert(marker.id)
+                            leavingBy[marker.id] = batch.device
                         }
                     case .removedFromTrash(let term, let editedHere):
                         countPurged(term, editedHere: editedHere)
@@ -111,7 +114,10 @@ extension SyncSession {
                             guard outcome.changed else { return }
                             if guarded {
                                 if outcome.record.word.isDeleted {
-                                    if wasLive[id] == true { leaving.insert(id) }
+                                    if wasLive[id] == true {
+                                        leaving.insert(id)
+                                        if !leavingPurged.contains(id) { leavingBy[id] = outcome.record.writers[WordField.deleted.index] }
+                                    }
                                 } else {
                                     leaving.remove(id)
                                 }
@@ -146,7 +152,9 @@ extension SyncSession {
             // Joplin lost notes when a sync read absence as deletion; MiDiccio never does,
             // and still stops when other devices' changes would empty much of the library.
             if guarded, leaving.count * 2 > live {
-                throw SyncError.massDeletion(count: leaving.count, of: live, purged: leavingPurged.intersection(leaving).count)
+                throw SyncError.massDeletion(
+                    count: leaving.count, of: live, purged: leavingPurged.intersection(leaving).count,
+                    by: deviceNames(ofMost: leaving.map { leavingBy[$0] ?? "" }))
             }
             next.cursors = cursors
             for index in next.absorbed.indices where !next.absorbed[index].cleanedUp {
@@ -196,6 +204,18 @@ extension SyncSession {
             return
         }
         report.autoPurged += try store.autoPurge(now: until, lastSync: state.lastSync)
+    }
+
+    /// The devices among `ids` (one per word), by name, the one there most often first;
+    /// this device is "this device", an id no record names its first eight characters.
+    private func deviceNames(ofMost ids: [String]) -> [String] {
+        var counts: [String: Int] = [:]
+        for id in ids where !id.isEmpty { counts[id, default: 0] += 1 }
+        return counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.map { id, _ in
+            if id == deviceID { return "this device" }
+            guard let record = others.first(where: { $0.device == id }), !record.name.isEmpty else { return String(id.prefix(8)) }
+            return record.name
+        }
     }
 
     /// Notes, after the pull, the devices heard from within the retention period whose

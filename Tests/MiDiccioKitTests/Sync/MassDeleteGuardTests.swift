@@ -38,6 +38,9 @@ struct MassDeleteGuardTests {
             #expect(error?.massDeletionCounts?.count == 15)
             #expect(error?.massDeletionCounts?.of == 25)
             #expect(error.map { "\($0)" }?.contains("--allow-mass-delete") == true)
+            // Which device did it, so that one's own undone import is told from an accident.
+            #expect(
+                error.map { "\($0)" }?.contains("move 15 of your 25 words to the Trash, as b did;") == true, "\(String(describing: error))")
             #expect(try a.everyStoredWord() == before, "nothing changed on a")
             #expect(try a.stored(local).pending, "a's own change is still waiting")
             #expect(fixture.storage.files == cloudBefore, "nothing uploaded")
@@ -88,7 +91,7 @@ struct MassDeleteGuardTests {
             #expect(error?.massDeletionCounts?.of == 40)
             // Said as what it is: gone for good, with the way to keep them first.
             let message = error.map { "\($0)" } ?? ""
-            #expect(message.contains("another device deleted them permanently"), "\(message)")
+            #expect(message.contains("b deleted them permanently"), "it names the device: \(message)")
             #expect(message.contains("midiccio backup export") && !message.contains("to the Trash"), "\(message)")
             #expect(try a.everyStoredWord() == before, "nothing was purged here")
             try a.sync(allowMassDelete: true)
@@ -180,6 +183,23 @@ struct MassDeleteGuardTests {
             #expect(report.pushed == 25)
             try b.sync(allowMassDelete: true)
             #expect(try b.library.counts() == (words: 0, trash: 25))
+        }
+    }
+
+    @Test("words taken out by several devices name them all, the one that took most first")
+    func severalDevicesNamed() throws {
+        try withSyncFixture { fixture in
+            let (a, b, ids) = try sharedLibrary(fixture, words: 30)
+            let c = try fixture.device("c")
+            try fixture.syncRounds([a, b, c])
+            try b.library.delete(Array(ids.prefix(6)))
+            try c.library.delete(Array(ids[6..<16]))
+            try b.sync()
+            try c.sync()
+            fixture.advanceClocks(by: 1_000)
+            let error = #expect(throws: SyncError.self) { try a.sync() }
+            let message = error.map { "\($0)" } ?? ""
+            #expect(message.contains("move 16 of your 30 words to the Trash, as c and b did;"), "\(message)")
         }
     }
 }

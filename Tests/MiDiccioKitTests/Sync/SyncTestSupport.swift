@@ -116,7 +116,7 @@ final class SyncFlag {
 extension SyncError {
     /// The counts of a mass-deletion stop, else nil.
     var massDeletionCounts: (count: Int, of: Int)? {
-        if case .massDeletion(let count, let total, _) = self { return (count, total) }
+        if case .massDeletion(let count, let total, _, _) = self { return (count, total) }
         return nil
     }
 
