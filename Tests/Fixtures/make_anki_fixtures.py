@@ -190,6 +190,14 @@ def long_note_package(good_apkg, path):
     edited_package(good_apkg, path, "UPDATE notes SET flds = ? || char(31) || 'a long paragraph' WHERE guid = 'g-comer'", (front,))
 
 
+def placeholder_only_package(current_apkg, path):
+    """words-latest.apkg without its collection.anki21b: the placeholder collection.anki2
+    current Anki writes for its older versions is left alone ("Please update ...")."""
+    with zipfile.ZipFile(current_apkg) as archive:
+        entries = [(info.filename, archive.read(info)) for info in archive.infolist() if info.filename != "collection.anki21b"]
+    zip_with(path, entries)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     out = lambda name: os.path.join(OUT, name)  # noqa: E731
@@ -207,6 +215,7 @@ def main():
     zip_with(out("not-anki.apkg"), [("collection.anki2", not_anki), ("media", b"{}")])
     broken_utf8_package(out("words.apkg"), out("broken-utf8.apkg"))
     long_note_package(out("words.apkg"), out("long-note.apkg"))
+    placeholder_only_package(out("words-latest.apkg"), out("placeholder-only.apkg"))
     zip_with(out("deflate-bomb.apkg"), [("collection.anki2", bytes(40 * MIB)), ("media", b"{}")])
     lying_zip(out("lying-size.apkg"), "collection.anki2", bytes(40 * MIB), 65536)
     zip_with(out("zstd-bomb.colpkg"), [("collection.anki21b", zstd_zeros(2048 * MIB)), ("media", b"")])

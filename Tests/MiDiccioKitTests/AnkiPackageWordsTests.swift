@@ -50,6 +50,19 @@ struct AnkiPackageWordsTests {
         }
     }
 
+    @Test("a package holding only the placeholder collection Anki writes for its older versions is refused, saying so")
+    func placeholderOnly() throws {
+        try withTemporaryLibrary { temporary in
+            let package = ankiFixture("placeholder-only.apkg")
+            let error = #expect(throws: LibraryError.self) { try temporary.library.importWords(from: package) }
+            let message = error.map { "\($0)" } ?? ""
+            #expect(message.contains("only the placeholder collection"), "\(message)")
+            #expect(message.contains("collection.anki21b, which is not in this file"), "\(message)")
+            let counts = try temporary.library.counts()
+            #expect(counts.words == 0 && counts.trash == 0, "nothing was imported")
+        }
+    }
+
     @Test("the newest collection in the package is read, not the dummy collection.anki2 Anki writes beside it")
     func newestCollectionFirst() throws {
         let package = try AnkiPackage.read(from: ankiFixture("words.colpkg"))

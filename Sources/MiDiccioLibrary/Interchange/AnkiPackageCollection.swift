@@ -37,6 +37,9 @@ struct AnkiCollection {
     var decks: [Int64: [String]]
     /// How many notes the collection holds.
     var noteCount: Int
+    /// How the one note of the placeholder collection Anki writes for its older versions
+    /// starts.
+    static let placeholderText = "Please update to the latest Anki version"
     /// Its name in the package, for messages.
     private let name: String
     /// The collection, read-only, open until this is released.
@@ -69,6 +72,17 @@ struct AnkiCollection {
                 (noteTypes, decks) = try Self.legacyTypesAndDecks(database, name: name)
             }
             noteCount = Int(try database.integer("SELECT count(*) FROM notes") ?? 0)
+            // Current Anki puts a placeholder collection.anki2 beside its collection.anki21b
+            // for older versions: one note asking to update Anki. Alone, it was imported as
+            // that word (round 14A).
+            if noteCount == 1, name == "collection.anki2",
+                let text = try database.text("SELECT flds FROM notes LIMIT 1"), text.hasPrefix(Self.placeholderText)
+            {
+                throw AnkiPackageError(
+                    "the package holds only the placeholder collection Anki writes for its older versions (\"\(Self.placeholderText)...\"): "
+                        + "its notes are in collection.anki21b, which is not in this file (packed again by another program?). "
+                        + "Export it again from Anki")
+            }
             self.database = database
             self.name = name
         } catch let error as AnkiPackageError {
