@@ -160,7 +160,12 @@ enum KindleVocabulary {
     }
 
     /// A value made fit for a tag: no whitespace, at most `WordLimits.tagLength` characters.
+    /// A longer one keeps its first 55 characters and 8 hexadecimal digits of the whole, as
+    /// an Anki deck's name does: two books whose titles start alike shared one tag (round
+    /// 14A).
     static func tagText(_ text: String) -> String {
-        String(text.split(whereSeparator: { $0.isWhitespace || $0.isNewline }).joined(separator: "-").prefix(WordLimits.tagLength))
+        let tag = text.split(whereSeparator: { $0.isWhitespace || $0.isNewline }).joined(separator: "-")
+        guard tag.count > WordLimits.tagLength else { return tag }
+        return String(tag.prefix(WordLimits.tagLength - 9)) + "~" + FNV1a.hash(tag.utf8).sixteenHexDigits.prefix(8)
     }
 }
