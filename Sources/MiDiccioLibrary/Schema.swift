@@ -488,7 +488,33 @@ enum Migrations {
                 );
                 CREATE INDEX imported_lookups_by_import ON imported_lookups (import);
                 """),
+        Migration(
+            name: "2026-12-imported-lookups-before",
+            sql: "",
+            afterwards: noteLookupsImportedBefore),
     ]
+
+    /// Notes, as `imported_lookups` of no import (0), the look-ups the Kindle and KOReader
+    /// words hold (tagged `kindle` or `koreader`, in the Trash too): one per example, or the
+    /// term alone. Imported before the library noted look-ups, such a word deleted
+    /// permanently or edited after the update came back with the next import of the same
+    /// vocab.db (found by the exploratory helper, round 15A). A look-up noted so is one the
+    /// import leaves out anyway while the word holds it; `import undo` never forgets it.
+    @Sendable static func noteLookupsImportedBefore(_ database: Database) throws {
+        let insert = try database.prepare("INSERT OR IGNORE INTO imported_lookups (fingerprint, import) VALUES (?, 0)")
+        try database.prepare(
+            """
+            SELECT term_key, examples FROM words
+            WHERE seq IN (SELECT word_seq FROM word_tags WHERE tag_key IN ('\(KindleVocabulary.tag)', '\(KOReaderVocabulary.tag)'))
+            """
+        ).forEachRow { row in
+            let key = row.text(0)
+            let examples = JSONText.stringArray(row.text(1))
+            for sentence in examples.isEmpty ? [""] : examples {
+                try database.run(insert, [.integer(ImportedLookups.fingerprint(termKey: key, sentence: sentence))])
+            }
+        }
+    }
 
     /// Marks a library that had words before a migration: its next sync uploads every
     /// word once (product notes: the first sync after such an update pulls, merges,

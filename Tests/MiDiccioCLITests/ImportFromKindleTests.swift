@@ -153,6 +153,33 @@ final class ImportFromKindleTests {
         #expect(try other.run("import", copy, "--json").jsonObject()["added"] as? Int == 3)
     }
 
+    @Test("look-ups imported before the library noted them stay out after the update, purged or edited")
+    func importedBeforeTheUpdate() throws {
+        let file = try ImportFixtures.copy("vocab.db", into: sandbox)
+        #expect(sandbox.run("import", file).status == 0)
+        // The library as an earlier MiDiccio left it: the look-ups imported, none noted.
+        let sqlite = Process()
+        sqlite.executableURL = URL(fileURLWithPath: try BuiltTool.sqliteShell())
+        sqlite.arguments = [
+            sandbox.libraryPath,
+            "DELETE FROM imported_lookups; DELETE FROM schema_migrations WHERE name = '2026-12-imported-lookups-before'; "
+                + "PRAGMA user_version = 20;",
+        ]
+        try sqlite.run()
+        sqlite.waitUntilExit()
+        #expect(sqlite.terminationStatus == 0)
+        let before = try words()
+        let burrow = try #require(before["burrow"]?["id"] as? String)
+        let hobbit = try #require(before["hobbit"]?["id"] as? String)
+        let verhaften = try #require(before["verhaften"]?["id"] as? String)
+        #expect(sandbox.run("delete", burrow, hobbit).status == 0)
+        #expect(sandbox.run("purge", burrow, hobbit).status == 0)
+        #expect(sandbox.run("edit", verhaften, "--term", "verhaften (v.)", "--example", "Er wurde verhaftet.").status == 0)
+        let again = try sandbox.run("import", file, "--json").jsonObject()
+        #expect(again["added"] as? Int == 0, "\(again)")
+        #expect(try sandbox.listedTerms() == ["verhaften (v.)"])
+    }
+
     @Test("a look-up sentence longer than an example may be is left out and counted; the rest of the file imports")
     func sentenceTooLong() throws {
         let file = try ImportFixtures.copy("vocab.db", into: sandbox)
