@@ -52,11 +52,15 @@ enum LibraryFile {
         } catch let error as SQLiteError {
             throw error.isCorrupt ? LibraryError.from(error) : LibraryError.cannotOpen(path: path, reason: error.message)
         }
+        // True once the file is known to need bringing up to date.
+        var updating = false
         do {
+            try database.defineSchemaGuard(newest: Migrations.all.count)
             try database.execute("PRAGMA busy_timeout = \(busyTimeoutSeconds * 1000)")
             // A library this MiDiccio set up needs only a look, under no write lock: a
             // command that only reads never waits behind another process's long write.
             let current = try existing && checkingHeader(path) { try database.read { try isCurrent(database) } }
+            updating = existing && !current
             // That first read applied a log left by a process that stopped without
             // closing the file, if there was one: before anything is written, the two
             // must still fit together.
@@ -81,7 +85,18 @@ enum LibraryFile {
             // WAL's index), which sounds like damage (found by the exploratory helper).
             let full = database.systemErrno == ENOSPC || error.code & 0xFF == 13  // SQLITE_FULL
             let disk = LibraryError.fullDisk("the disk it is on")
-            throw LibraryError.cannotOpen(path: path, reason: full ? "\(disk.full); \(disk.room) and try again" : error.message)
+            if full { throw LibraryError.cannotOpen(path: path, reason: "\(disk.full); \(disk.room) and try again") }
+            // A read-only file of an older MiDiccio needs its update written first; SQLite's
+            // words said neither why nor the way out (round 15A).
+            if error.isReadOnly {
+                throw LibraryError.cannotOpen(
+                    path: path,
+                    reason: "its file, its folder or its disk is read-only, and opening it needs to write"
+                        + (updating ? " (it was made by an earlier MiDiccio and is brought up to date first)" : "")
+                        + "; nothing was changed. Make it writable, or take its words into another library with: midiccio backup restore "
+                        + FileSystem.shellQuoted(path) + " (which reads a copy of it) (\(error.message))")
+            }
+            throw LibraryError.cannotOpen(path: path, reason: error.message)
         }
         return (database, !existing)
     }

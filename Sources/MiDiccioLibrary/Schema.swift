@@ -492,6 +492,21 @@ enum Migrations {
             name: "2026-12-imported-lookups-before",
             sql: "",
             afterwards: noteLookupsImportedBefore),
+        Migration(
+            name: "2026-12-writers-know-the-schema",
+            sql: """
+                -- Every write of MiDiccio changes library_info. A process that does not know
+                -- the file's schema, the function the triggers call missing (a MiDiccio from
+                -- before these triggers) or refusing it (an older one than the schema), cannot
+                -- write: left running across an update, it went on writing as its schema knew
+                -- (Database.defineSchemaGuard).
+                CREATE TRIGGER library_info_insert_guard BEFORE INSERT ON library_info
+                BEGIN SELECT \(Database.schemaGuardFunction)(user_version) FROM pragma_user_version; END;
+                CREATE TRIGGER library_info_update_guard BEFORE UPDATE ON library_info
+                BEGIN SELECT \(Database.schemaGuardFunction)(user_version) FROM pragma_user_version; END;
+                CREATE TRIGGER library_info_delete_guard BEFORE DELETE ON library_info
+                BEGIN SELECT \(Database.schemaGuardFunction)(user_version) FROM pragma_user_version; END;
+                """),
     ]
 
     /// Notes, as `imported_lookups` of no import (0), the look-ups the Kindle and KOReader

@@ -1151,6 +1151,7 @@ public final class WordLibrary {
             changeCounter = nil
             digest = nil
             tally = nil
+            if let version = Database.newerSchema(in: error) { throw LibraryError.newerSchema(path: path, version: version) }
             throw LibraryError.from(error)
         } catch {
             changeCounter = nil

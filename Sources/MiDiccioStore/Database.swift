@@ -106,6 +106,42 @@ package final class Database {
         guard code == SQLITE_OK else { throw SQLiteError(code: code, message: String(cString: sqlite3_errmsg(handle))) }
     }
 
+    /// The SQL function the library's triggers call before each change of `library_info`
+    /// (`defineSchemaGuard`).
+    package static let schemaGuardFunction = "midiccio_schema_known"
+
+    /// How the guard's error starts; the schema that stopped it follows.
+    private static let schemaGuardMessage = "the library was updated by a newer MiDiccio, to schema "
+
+    /// Makes `midiccio_schema_known(version)` callable from SQL on this connection: NULL
+    /// while `version` is at most `newest`, else an error naming it. The library's triggers
+    /// call it with the file's `user_version` before every change of `library_info`, which
+    /// every write of MiDiccio makes, ever since its first version: a connection without it
+    /// (a MiDiccio from before the triggers, left running across an update) cannot write any
+    /// more, and one whose `newest` is older is refused once a newer MiDiccio updated the file
+    /// under it. Such a process's edits went on after the update, written as the old schema
+    /// knew them (found by the exploratory helper, round 15A).
+    package func defineSchemaGuard(newest: Int) throws {
+        let code = sqlite3_create_function_v2(
+            handle, Self.schemaGuardFunction, 1, SQLITE_UTF8 | SQLITE_INNOCUOUS, UnsafeMutableRawPointer(bitPattern: max(newest, 1)),
+            { context, _, arguments in
+                guard let context else { return }
+                let newest = Int(bitPattern: sqlite3_user_data(context))
+                let version = arguments.flatMap { $0[0] }.map { Int(sqlite3_value_int64($0)) } ?? 0
+                guard version > newest else { return sqlite3_result_null(context) }
+                sqlite3_result_error(context, Database.schemaGuardMessage + String(version), -1)
+            }, nil, nil, nil)
+        guard code == SQLITE_OK else { throw SQLiteError(code: code, message: String(cString: sqlite3_errmsg(handle))) }
+    }
+
+    /// The schema a newer MiDiccio updated the library to, when `error` is the guard's
+    /// refusal (`defineSchemaGuard`); nil for any other error.
+    package static func newerSchema(in error: SQLiteError) -> Int? {
+        let message = Array(error.message.utf8)
+        guard let range = message.firstRange(of: Array(schemaGuardMessage.utf8)) else { return nil }
+        return Int(String(decoding: message[range.upperBound...].prefix { $0 >= 0x30 && $0 <= 0x39 }, as: UTF8.self))
+    }
+
     /// Adds the FTS5 auxiliary function `midiccio_match_stats` to this connection (see
     /// CFullTextRank): a match's BM25 inputs without the per-phrase document counts.
     package func defineFullTextMatchStats() throws {

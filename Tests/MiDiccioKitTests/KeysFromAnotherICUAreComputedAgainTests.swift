@@ -14,6 +14,7 @@ struct KeysFromAnotherICUAreComputedAgainTests {
     /// "árbol" and "Zebra" are not what this ICU computes.
     private func pretendAnotherICU(_ path: String) throws {
         let database = try Database(path: path, create: false)
+        try database.defineSchemaGuard(newest: Migrations.all.count)
         try database.execute("UPDATE library_info SET value = '1.0.0' WHERE key = 'collation.icu'")
         try database.execute("UPDATE words SET sort_key = x'00', term_key = 'stale' WHERE term IN ('árbol', 'Zebra')")
     }
@@ -46,6 +47,7 @@ struct KeysFromAnotherICUAreComputedAgainTests {
             }
             // Same ICU: a stale key is left alone (nothing is recomputed at every open).
             let database = try Database(path: path, create: false)
+            try database.defineSchemaGuard(newest: Migrations.all.count)
             try database.execute("UPDATE words SET term_key = 'stale' WHERE term = 'zorro'")
             #expect(try WordLibrary(path: path, clock: clock, environment: [:]).duplicates(of: "zorro").isEmpty)
 

@@ -19,6 +19,7 @@ struct ReadingWhileAnotherWritesTests {
             }
             // Another process's long write: holds the write lock the whole time.
             let writer = try Database(path: path, create: false)
+            try writer.defineSchemaGuard(newest: Migrations.all.count)  // another MiDiccio, as up to date
             try writer.execute("BEGIN IMMEDIATE")
             try writer.execute("UPDATE words SET meaning = 'being rewritten'")
 
@@ -41,6 +42,7 @@ struct ReadingWhileAnotherWritesTests {
             try library.review(word.id, grade: .good)
             #expect(try library.studyQueue().due.isEmpty)
             let writer = try Database(path: path, create: false)
+            try writer.defineSchemaGuard(newest: Migrations.all.count)  // another MiDiccio, as up to date
             try writer.execute("BEGIN IMMEDIATE")
             try writer.execute("UPDATE words SET meaning = 'being rewritten'")
             // Ten seconds in use; a fifth of a second here: a write lock taken would fail.
@@ -64,6 +66,7 @@ struct ReadingWhileAnotherWritesTests {
             let library = try WordLibrary(path: path, clock: clock, environment: [:])
             try library.add(WordContent(term: "palabra", meaning: "word"))
             let writer = try Database(path: path, create: false)
+            try writer.defineSchemaGuard(newest: Migrations.all.count)  // another MiDiccio, as up to date
             try writer.execute("BEGIN IMMEDIATE")
             try writer.execute("UPDATE library_info SET value = value WHERE key = 'change.counter'")
             // Ten seconds in use; a fifth of a second here.
