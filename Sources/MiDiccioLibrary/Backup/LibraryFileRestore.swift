@@ -56,6 +56,10 @@ extension WordLibrary {
         do {
             try FileManager.default.copyItem(atPath: path, toPath: copy)
             if FileSystem.status(path + "-wal") != nil { try FileManager.default.copyItem(atPath: path + "-wal", toPath: copy + "-wal") }
+            // The copies are this process's own: a library file kept read-only (0444) gave
+            // its copy that mode, and an older one could not be brought up to this schema in
+            // it ("attempt to write a readonly database", round 15A).
+            for file in [copy, copy + "-wal"] where FileSystem.status(file) != nil { _ = chmod(file, 0o600) }
         } catch {
             // Named: the copy goes to the temporary folder, not beside the file or the library.
             throw LibraryError.invalidBackup(
