@@ -172,6 +172,7 @@ private final class RedirectHandler: HTTPHandler {
             response.setHeader("Allow", "GET, HEAD")
             return response
         }
+        if let refusal = SignInPage.refusingEmbedded(request) { return refusal }
         return state.withLock { state in
             guard let signIn = state.signIn else {
                 return SignInPage.response(503, title: "Not ready", message: "MiDiccio is not waiting for a sign-in yet.")
@@ -224,6 +225,21 @@ private final class RedirectHandler: HTTPHandler {
 /// The small pages a sign-in shows in the browser: a title and one paragraph, every text
 /// escaped, no script and no style (the Content-Security-Policy allows neither inline).
 enum SignInPage {
+    /// Nil for a request a browser sends as a page of its own (the sign-in page sending it
+    /// back), or one that does not say (an older browser, a command-line client); else the
+    /// refusal of an answer a page of another site loaded inside itself (an image, a script,
+    /// a frame, a fetch). Apple's answer carries no state of ours, so an `<img>` on any site
+    /// open during a sign-in could answer it with a token of its own account, and the
+    /// library then synced into that account (found by the exploratory helper, round 15B).
+    static func refusingEmbedded(_ request: HTTPRequest) -> HTTPResponse? {
+        let destination = request.header("Sec-Fetch-Dest"), mode = request.header("Sec-Fetch-Mode")
+        guard (destination.map { $0 != "document" } ?? false) || (mode.map { $0 != "navigate" } ?? false) else { return nil }
+        return response(
+            403, title: "Not a sign-in page",
+            message: "This answer was loaded inside another page (\(destination ?? mode ?? "?")), not sent back by the sign-in page; "
+                + "MiDiccio ignored it and still waits for the sign-in.")
+    }
+
     /// An HTML response with `status`.
     static func response(_ status: Int, title: String, message: String, link: (text: String, href: String)? = nil) -> HTTPResponse {
         var body = "<!doctype html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\"><title>MiDiccio: \(escaped(title))</title></head>\n"

@@ -106,6 +106,7 @@ extension WebApp {
         guard request.method == "GET" || request.method == "HEAD", let waiting = iCloudSignIns.waitingHere,
             waiting.signIn.settings.callback.path == request.path
         else { return nil }
+        if let refusal = SignInPage.refusingEmbedded(request) { return refusal }
         return finishICloudSignIn(waiting.signIn.answer(to: request.query), ownRoute: true)
     }
 

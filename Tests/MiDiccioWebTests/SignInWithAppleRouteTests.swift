@@ -54,11 +54,13 @@ final class SignInWithAppleRouteTests {
         return try #require(answer.headers["location"])
     }
 
-    /// GET `address` on 127.0.0.1 (the callback), as the browser does.
-    func visit(_ address: String) throws -> RawResponse {
+    /// GET `address` on 127.0.0.1 (the callback), as the browser does; `fetchedAs` gives
+    /// the browser's `Sec-Fetch-Dest` and `Sec-Fetch-Mode` (a top-level page's, when given).
+    func visit(_ address: String, fetchedAs: (dest: String, mode: String)? = nil) throws -> RawResponse {
         let url = try #require(URLComponents(string: address))
         let target = url.percentEncodedPath + (url.percentEncodedQuery.map { "?" + $0 } ?? "")
-        let request = "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(url.port ?? 0)\r\nConnection: close\r\n\r\n"
+        let fetch = fetchedAs.map { "Sec-Fetch-Dest: \($0.dest)\r\nSec-Fetch-Mode: \($0.mode)\r\nSec-Fetch-Site: cross-site\r\n" } ?? ""
+        let request = "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(url.port ?? 0)\r\n\(fetch)Connection: close\r\n\r\n"
         return try RawHTTP.exchange(port: UInt16(url.port ?? 0), request: Data(request.utf8))
     }
 
@@ -100,6 +102,26 @@ final class SignInWithAppleRouteTests {
         let again = try visit(landing)
         #expect(again.status == 400, "the answer is taken once")
         #expect(again.text.contains("Unknown sign-in"))
+    }
+
+    @Test(
+        "an answer another site loads inside its page (an image, a script, a fetch) is ignored, on either port; the sign-in still waits for Apple's",
+        arguments: [false, true])
+    func embeddedAnswerIgnored(otherPort: Bool) throws {
+        let web = try web(callbackPort: otherPort ? try LoopbackPort.free() : nil)
+        let start = try web.send("POST", "/api/remote/icloud", json: "{}")
+        try #require(start.status == 200, "\(start.status) \(start.text)")
+        let landing = try signInPage(try #require(start.json["url"] as? String))
+        for embedded in [("image", "no-cors"), ("script", "no-cors"), ("empty", "cors"), ("iframe", "navigate")] {
+            let answer = try visit(landing, fetchedAs: embedded)
+            #expect(answer.status == 403, "\(embedded): \(answer.status) \(answer.text)")
+            #expect(answer.text.contains("MiDiccio ignored it and still waits for the sign-in"))
+        }
+        #expect(try web.library().remote() == nil, "no remote was set")
+        // Apple's page sending the browser back, a page of its own: taken.
+        let back = try visit(landing, fetchedAs: ("document", "navigate"))
+        #expect(back.status == 303, "\(back.text)")
+        #expect(try outcome(web, try #require(back.headers["location"])).ok)
     }
 
     @Test("the callback on another port: a one-shot receiver takes the answer and sends the browser back to the page")
