@@ -115,10 +115,31 @@ extension WordLibrary {
     /// Trash meanwhile is out of it here only then, and a purge made before the pull beat
     /// that restore on every device (found by hand: the word and the edits made to it
     /// after its restore were gone everywhere). With the setting off this is one small query.
+    ///
+    /// Words that other devices may hold wait even here, as in a library that syncs
+    /// (`autoPurgeDue`'s `lastSync`, from `lastSyncEver`): a library that synced before its
+    /// remote was removed purged a word whose deletion no other device had seen, and the
+    /// marker then took it, live and edited there, from every device once the remote was
+    /// set back (found by the exploratory helper, round 15C).
     @discardableResult
     public func autoPurgeUnlessSyncing() throws -> Int {
         guard try settingDays(.autoPurgeDays) != nil, try SyncStore(self).remoteLocation() == nil else { return 0 }
-        return try autoPurge()
+        return try autoPurge(lastSync: try lastSyncEver())
+    }
+
+    /// The `library_info` key of when this library's last sync finished, with any remote.
+    static let lastSyncKey = "sync.lastFinished"
+
+    /// When this library last finished a sync with any remote (ms); `Int64.max` for one
+    /// known only to have synced (a remote's state kept aside, from before the time was
+    /// noted), so every word changed here waits; `Int64.min` for one that never synced
+    /// (then only a word another device wrote waits while its change here is not sent).
+    func lastSyncEver() throws -> Int64 {
+        try guarded {
+            if let time = try info(Self.lastSyncKey).flatMap({ Int64($0) }) { return time }
+            let aside = try database.integer("SELECT count(*) FROM library_info WHERE key GLOB 'sync.previous:*'") ?? 0
+            return aside > 0 ? Int64.max : Int64.min
+        }
     }
 
     /// True when the word with this id was purged (here or on another device).

@@ -502,6 +502,12 @@ package final class SyncStore {
         try library.autoPurge(now: now, lastSync: lastSync ?? .min)
     }
 
+    /// Notes when a sync finished, kept whatever becomes of the remote (`lastSyncEver`);
+    /// call inside `write`.
+    package func noteSyncFinished(at time: Int64) throws {
+        try library.guarded { try library.setInfo(WordLibrary.lastSyncKey, String(time)) }
+    }
+
     /// How many words `autoPurge(now:lastSync:)` would purge.
     package func autoPurgeDue(now: Timestamp, lastSync: Int64?) throws -> Int {
         try library.autoPurgeDue(now: now, lastSync: lastSync ?? .min).count

@@ -374,6 +374,7 @@ final class SyncSession {
         let signedIn = signedInAgain
         try commit { next in
             next.lastSync = now
+            try store.noteSyncFinished(at: now)
             next.untoldIdentity = nil
             if signedIn { try store.forgetSignIn() }
             if !snapshots.isEmpty { next.snapshotsRead = (next.snapshotsRead ?? [:]).merging(snapshots) { $1 } }

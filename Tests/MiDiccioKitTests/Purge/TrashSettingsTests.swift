@@ -61,6 +61,38 @@ struct TrashSettingsTests {
         }
     }
 
+    @Test(
+        "a library whose remote was removed keeps, past the days, a word whose deletion it never sent; set back, the word is in the Trash everywhere, edited, not purged"
+    )
+    func removedRemoteWaits() throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a"), b = try fixture.device("b")
+            let cloud = RemoteConfig.folder(path: fixture.file("cloud"))
+            try a.library.setRemote(cloud)
+            let word = try a.add("palabra"), mine = try a.add("mía")
+            try a.library.setSetting(.autoPurgeDays, to: "7")
+            try fixture.syncRounds([a, b])
+            try a.library.setRemote(nil)
+            // Made here after the last sync: no other device can have it.
+            let unsent = try a.add("nueva")
+            try a.library.delete([word, unsent])
+            fixture.advanceClocks(by: 2 * Self.day)
+            try b.library.edit(word, WordEdit(notes: "b's notes"))
+            try b.sync()
+            fixture.advanceClocks(by: 8 * Self.day)
+            #expect(try a.library.autoPurgeUnlessSyncing() == 1, "only the word no other device can have")
+            #expect(try a.library.isPurged(unsent))
+            #expect(try !a.library.isPurged(word), "its deletion never reached b")
+
+            try a.library.setRemote(cloud)
+            try fixture.syncRounds([a, b])
+            #expect(try !b.library.isPurged(word))
+            let there = try b.stored(word)
+            #expect(there.word.isDeleted && there.word.notes == "b's notes", "in the Trash with b's edit")
+            #expect(try b.library.list().map(\.id) == [mine])
+        }
+    }
+
     @Test("autoPurge on its own purges only what has been in the Trash longer than the setting")
     func autoPurgeDirectly() throws {
         try withTemporaryLibrary { temporary in
