@@ -111,6 +111,7 @@ public final class SyncEngine {
             try session.resyncIfSilentTooLong()
             try session.findStrayFiles()
             try session.pull(allowMassDelete: allowMassDelete)
+            try session.rememberRecordsHeard()
             session.noteUnreadChanges()
             try session.autoPurge()
             try session.scrubPurgedText()
@@ -190,6 +191,9 @@ final class SyncSession {
     var ownRecord: DeviceRecord?
     /// True when this device's record is listed but could not be read.
     var ownRecordUnreadable = false
+    /// Other devices whose record is listed but could not be read (half delivered,
+    /// damaged): their changes may not all have arrived (`noteUnreadChanges`).
+    var unreadableRecords: [String] = []
     /// Names in the devices folder (for tidying this device's leftovers).
     var deviceFolderNames: [String] = []
     /// True when this device's folders should be listed and tidied this sync.

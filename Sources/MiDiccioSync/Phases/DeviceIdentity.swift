@@ -22,6 +22,7 @@ extension SyncSession {
         others = []
         ownRecord = nil
         ownRecordUnreadable = false
+        unreadableRecords = []
         let entries = try storage.list(CloudLayout.devicesFolder)
         deviceFolderNames = entries.map(\.name)
         for entry in entries {
@@ -32,13 +33,13 @@ extension SyncSession {
                 data = try storage.read(path)
             } catch CloudError.unreadable(_, let reason) {
                 report.skippedFiles.append(SkippedFile(path: path, reason: reason))
-                if device == deviceID { ownRecordUnreadable = true }
+                if device == deviceID { ownRecordUnreadable = true } else { unreadableRecords.append(device) }
                 continue
             }
             guard let data else { continue }
             guard let record = DeviceRecord.decode(data), record.device == device else {
                 report.skippedFiles.append(SkippedFile(path: path, reason: "not a readable device record"))
-                if device == deviceID { ownRecordUnreadable = true }
+                if device == deviceID { ownRecordUnreadable = true } else { unreadableRecords.append(device) }
                 continue
             }
             if device == deviceID {

@@ -87,9 +87,19 @@ extension SyncSession {
 
     /// Devices whose reading holds back compaction: those heard from within the
     /// retention period, except earlier ids that a copy of a library took over.
+    ///
+    /// Heard from by either clock: its record's time (its own clock), or when this device
+    /// first read that record (`SyncState.heard`, this device's clock). A device whose clock
+    /// was months behind counted as silent, and its restore not delivered yet was purged
+    /// (found by the exploratory helper, round 15C).
     func activeReaders() -> [DeviceRecord] {
         let taken = Set(others.flatMap { $0.absorbed.keys } + state.absorbed.map(\.device))
-        return others.filter { now - $0.lastSync.milliseconds <= engine.retention && !taken.contains($0.device) }
+        let heard = state.heard ?? [:]
+        return others.filter { record in
+            guard !taken.contains(record.device) else { return false }
+            return now - record.lastSync.milliseconds <= engine.retention
+                || heard[record.device].map { now - $0.at <= engine.retention } == true
+        }
     }
 
     /// True when, of this device's files, only the snapshot and change files after it

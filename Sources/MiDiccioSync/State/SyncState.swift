@@ -137,6 +137,19 @@ struct SyncState: Codable, Equatable {
     /// For each other device, the highest number of its files this device has read, past a
     /// gap its place stays at (a file not delivered yet) included.
     var readThrough: [String: Int64]?
+    /// For each other device, the newest record of it this device has read
+    /// (`SyncSession.rememberRecordsHeard`).
+    var heard: [String: Heard]?
+
+    /// What a device's newest record read said, and when this device first read it.
+    struct Heard: Codable, Equatable {
+        /// The number of its last file (`DeviceRecord.lastSeq`).
+        var seq: Int64
+        /// When it wrote that record, by its own clock (`DeviceRecord.lastSync`, ms).
+        var written: Int64
+        /// When this device first read it, by this device's clock (ms).
+        var at: Int64
+    }
 
     /// How many recent record instances count as this device's own (a file-sync client
     /// may bring back an older record of ours; that is not a copy).

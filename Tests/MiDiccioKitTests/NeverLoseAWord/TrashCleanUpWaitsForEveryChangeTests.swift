@@ -60,6 +60,64 @@ struct TrashCleanUpWaitsForEveryChangeTests {
         }
     }
 
+    /// How B's record reaches A while B's rescue has not (round 15C).
+    enum RecordArrival: CaseIterable {
+        /// Half delivered: unreadable.
+        case half
+        /// Delivered whole, then an older copy of it over it (two versions out of order).
+        case olderAfterNewer
+        /// Whole, from a device whose clock is 200 days behind.
+        case fromAClockBehind
+    }
+
+    @Test(
+        "a rescue not delivered yet holds the clean-up when B's record is half delivered, replaced by an older copy, or written by a clock months behind",
+        arguments: RecordArrival.allCases)
+    func rescueHeldWhateverTheRecord(arrival: RecordArrival) throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a")
+            let b = try fixture.device("b", clockOffset: arrival == .fromAClockBehind ? -200 * SyncFixture.day : 0)
+            try a.library.setSetting(.autoPurgeDays, to: "30")
+            let uno = try a.add("uno", meaning: "one")
+            try fixture.syncRounds([a, b])
+            _ = try a.library.delete([uno])
+            try fixture.syncRounds([a, b])
+
+            fixture.advanceClocks(by: 20 * SyncFixture.day)
+            let record = CloudLayout.devicePath(b.id)
+            let olderRecord = try #require(fixture.storage.files[record])
+            _ = try b.library.restore([uno])
+            _ = try b.library.edit(uno, WordEdit(meaning: "one, rescued by b"))
+            let before = Set(fixture.storage.files.keys)
+            try b.sync()
+            let rescue = try #require(fixture.storage.files.keys.first { !before.contains($0) && $0.hasPrefix("changes/") })
+            let bytes = try #require(fixture.storage.files[rescue])
+            let newerRecord = try #require(fixture.storage.files[record])
+            _ = try fixture.storage.delete(rescue)
+            switch arrival {
+            case .half: fixture.storage.plant(record, newerRecord.prefix(newerRecord.count / 2))
+            case .olderAfterNewer:
+                fixture.advanceClocks(by: 11 * SyncFixture.day)
+                #expect(try a.sync().autoPurgeWaitsFor == ["b"], "the newer record names the missing file")
+                fixture.storage.plant(record, olderRecord)
+            case .fromAClockBehind: break
+            }
+
+            fixture.advanceClocks(by: 11 * SyncFixture.day)
+            let waiting = try a.sync()
+            #expect(waiting.autoPurged == 0)
+            #expect(waiting.autoPurgeWaitsFor.count == 1, "\(waiting.autoPurgeWaitsFor)")
+            #expect(try a.has(uno), "not purged while b's rescue has not arrived")
+
+            fixture.storage.plant(record, newerRecord)
+            fixture.storage.plant(rescue, bytes)
+            try fixture.syncRounds([a, b])
+            for device in [a, b] {
+                #expect(try device.word(uno).meaning == "one, rescued by b" && !device.word(uno).isDeleted)
+            }
+        }
+    }
+
     @Test("with every change read, nothing waits and nothing is said")
     func completePullPurges() throws {
         try withSyncFixture { fixture in
