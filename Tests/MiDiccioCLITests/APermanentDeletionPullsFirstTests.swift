@@ -51,6 +51,20 @@ final class APermanentDeletionPullsFirstTests {
         }
     }
 
+    @Test(
+        "the purge is sent at once: the phone's next sync removes the word, which it can no longer take out of its Trash",
+        arguments: ["purge", "trash empty"])
+    func sentAtOnce(command: String) throws {
+        let (uno, _) = try restoredElsewhere()
+        let arguments = command == "purge" ? ["purge", uno] : ["trash", "empty", "--yes"]
+        let purged = sandbox.run(arguments)
+        #expect(purged.status == 0, "\(purged.errorOutput)")
+        // No sync here after the command: the phone syncs, and the purge has reached it.
+        #expect(sandbox.run(["sync", "--library", phone]).status == 0)
+        #expect(sandbox.run(["restore", uno, "--library", phone]).status == 1, "uno is gone from the phone")
+        #expect(sandbox.run(["show", uno, "--offline", "--library", phone]).status == 1)
+    }
+
     @Test("purge of a word the phone took out of the Trash is refused, since it is not in the Trash any more")
     func purge() throws {
         let (_, dos) = try restoredElsewhere()

@@ -10,8 +10,8 @@ struct PurgeCommand: ParsableCommand {
         discussion: """
             The words' content is removed from this library at once and from the cloud as devices compact their
             files; a small marker (id and time) keeps any device from bringing them back. Only words in the Trash
-            can be purged. The library syncs first (--offline: not), so a word another device took out of the Trash
-            is not purged.
+            can be purged. The library syncs first and after (--offline: not), so a word another device took out of
+            the Trash is not purged, and the purge reaches the other devices at once.
             """,
         examples: ["midiccio purge 3f2a9c"])
 
@@ -26,7 +26,16 @@ struct PurgeCommand: ParsableCommand {
             json: { "[" + $0.map { JSONText.quote($0.id.rawValue) }.joined(separator: ", ") + "]" },
             line: { "Purged \"\($0.term.shownSafely)\" (\($0.id)) permanently" })
         try noteTextRemaining(try context.library(), context)
+        try syncAfter(syncOnOpen, context)
     }
+}
+
+/// Syncs after a permanent deletion, as the web app does: left here until the next sync,
+/// the purge let another device take the word out of its Trash and edit it meanwhile, and
+/// then took it, edits and all, from every device (found by the exploratory helper, round
+/// 15C). A sync that cannot finish only warns: the purge goes with the next one.
+func syncAfter(_ syncOnOpen: SyncOnOpen, _ context: ToolContext) throws {
+    try syncOnOpen.run(context, otherwise: "the purge reaches the other devices with this device's next sync")
 }
 
 /// Syncs before a permanent deletion: a word another device took out of the Trash (and
@@ -51,8 +60,9 @@ struct TrashEmptyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         path: ["trash", "empty"], abstract: "Purge every word in the Trash permanently, on every device.",
         discussion: """
-            Asks first when run on a terminal; elsewhere (scripts) --yes is required. The library syncs first
-            (--offline: not), so a word another device took out of the Trash is not purged.
+            Asks first when run on a terminal; elsewhere (scripts) --yes is required. The library syncs first and
+            after (--offline: not), so a word another device took out of the Trash is not purged, and the purge
+            reaches the other devices at once.
             """,
         examples: ["midiccio trash empty", "midiccio trash empty --yes"])
 
@@ -88,6 +98,7 @@ struct TrashEmptyCommand: ParsableCommand {
         progress.finish()
         context.io.write("Purged \(counted(purged, "word")) permanently\n")
         try noteTextRemaining(library, context)
+        try syncAfter(syncOnOpen, context)
     }
 }
 
