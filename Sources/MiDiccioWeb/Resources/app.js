@@ -1391,22 +1391,34 @@
     try {
       await api("POST", url + (url.includes("?") ? "&" : "?") + "async=1", body);
       // The first looks come soon, so a short action (a tag on a few words) answers at once.
-      let answered = Date.now();
+      // When the looks first went unanswered, on a clock that only moves on (null: they are
+      // answered).
+      let failingSince = null;
       for (let wait = 25; ; wait = Math.min(200, wait * 2)) {
         await new Promise((resolve) => setTimeout(resolve, wait));
         let job;
         try { job = await api("GET", "/api/jobs/" + encodeURIComponent(key)); } catch (error) {
-          if (error.status === 404) throw new Error("The server no longer knows this action (was it restarted?). What it had done was not kept: start it again.");
+          // The server forgot it: started again, or the action ended long ago (it keeps the
+          // last 100). Said to be undone, a finished import was made twice (round 15B).
+          if (error.status === 404) {
+            throw new Error("The server no longer knows this action: it was started again, or the action ended a while ago. "
+              + "What it did may well be done: look before starting it again (Settings names the last import under Undo import).");
+          }
           // The action runs on in the server: a moment without an answer (Wi-Fi dropping,
-          // the computer busy) is waited out, for two minutes, instead of reported as a
-          // failure while the action completed (round 13B).
-          if (error.unreachable && Date.now() - answered < 120000) {
-            if (label) label.textContent = "MiDiccio is not answering; waiting for the outcome\u2026";
-            continue;
+          // the computer busy) is waited out, for two minutes from the first look that went
+          // unanswered, instead of reported as a failure while the action completed (round
+          // 13B). Counted from the last answer, a computer back from sleep gave up at once;
+          // by the wall clock, one set back waited for ever (round 15B).
+          if (error.unreachable) {
+            if (failingSince === null) failingSince = performance.now();
+            if (performance.now() - failingSince < 120000) {
+              if (label) label.textContent = "MiDiccio is not answering; waiting for the outcome\u2026";
+              continue;
+            }
           }
           throw error;
         }
-        answered = Date.now();
+        failingSince = null;
         if (job.finished) {
           if (job.status >= 400) throw apiFailure(job.status, job.answer);
           return job.answer;
