@@ -62,6 +62,8 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
     case answeredMeanwhile(term: String)
     /// A file could not be read or written.
     case fileError(path: String, reason: String)
+    /// A place in a list or the Trash (`WordLibrary.listPlace`) that is no such place.
+    case invalidPlace(String)
     /// SQLite failed underneath; the transaction was rolled back.
     case storage(SQLiteError)
     /// The library holds something it cannot have written (a damaged row); nothing was
@@ -171,6 +173,8 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
             let name = path.split(separator: "/").last.map(String.init) ?? path
             return
                 "the library file \(path) and the log beside it (\(name)-wal) do not fit together: SQLite's check finds \(problem). This happens when a backup or an older copy is put in the library's place after MiDiccio stopped abruptly (killed, or the power lost), as the log holds the changes made to the file that was there before. Nothing was changed. To open the file now there as it is, move \(name)-wal and \(name)-shm out of its folder (keep them if you may want those changes), then try again."
+        case .invalidPlace(let place):
+            return "\"\(place)\" is not a place in the list; start again from the top"
         case .storage(let error) where error.isBusy:
             // SQLite's "database is locked" does not say who holds it, or what to do.
             return

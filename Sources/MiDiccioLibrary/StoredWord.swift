@@ -47,14 +47,23 @@ public struct ListQuery: Sendable {
     /// through the index by key, not by counting the words before it. Skipping `offset`
     /// words then counts from there. A word in the Trash or gone starts at the beginning.
     public var after: WordID?
+    /// Start after this place in the order (`WordLibrary.listPlace(of:sort:)`): where the
+    /// page before ended as it was shown, whatever has become of its last word since (renamed,
+    /// edited or moved to the Trash elsewhere, the next page started from the word's new
+    /// place, or from the beginning: round 15B). Taken before `after`.
+    public var afterPlace: String?
 
     /// Makes a query; defaults to everything, newest change first.
-    public init(tag: String? = nil, sort: ListSort = .updated, limit: Int? = nil, offset: Int = 0, after: WordID? = nil) {
+    public init(
+        tag: String? = nil, sort: ListSort = .updated, limit: Int? = nil, offset: Int = 0, after: WordID? = nil,
+        afterPlace: String? = nil
+    ) {
         self.tag = tag
         self.sort = sort
         self.limit = limit
         self.offset = offset
         self.after = after
+        self.afterPlace = afterPlace
     }
 }
 

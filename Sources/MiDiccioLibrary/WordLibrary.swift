@@ -219,7 +219,13 @@ public final class WordLibrary {
                     }
                     values.append(.text(TagSet.key(tag)))
                 }
-                if let after = query.after, let start = try stored(after), !start.word.isDeleted {
+                if let place = query.afterPlace {
+                    guard let keys = Self.placeValues(place, count: query.sort == .term ? 3 : 2) else {
+                        throw LibraryError.invalidPlace(place)
+                    }
+                    filter += " AND \(key)"
+                    values += keys
+                } else if let after = query.after, let start = try stored(after), !start.word.isDeleted {
                     filter += " AND \(key)"
                     switch query.sort {
                     case .updated: values += [.integer(start.word.updatedAt.milliseconds), .integer(start.seq)]
@@ -240,6 +246,78 @@ public final class WordLibrary {
                 .rows(values, Self.storedWord).map(\.word)
             }
         }
+    }
+
+    /// The place of the word `id` in the list ordered by `sort`, as it is now: text a later
+    /// page starts after (`ListQuery.afterPlace`), whatever becomes of the word meanwhile;
+    /// nil when there is no such word.
+    public func listPlace(of id: WordID, sort: ListSort) throws -> String? {
+        try guarded {
+            try database.cached("SELECT updated_at, created_at, sort_key, term, seq FROM words WHERE id = ?").rows([.text(id.rawValue)]) {
+                row in
+                switch sort {
+                case .updated: "\(row.int64(0)).\(row.int64(4))"
+                case .created: "\(row.int64(1)).\(row.int64(4))"
+                case .term: Self.hex(row.bytes(2)) + "." + Self.hex(Array(row.text(3).utf8)) + "." + String(row.int64(4))
+                }
+            }.first
+        }
+    }
+
+    /// The place of the Trash entry `id` (its deletion's time and row), as text a later
+    /// page of the Trash starts after (`trashPage`'s `afterPlace`); nil when it is not in
+    /// the Trash.
+    public func trashPlace(of id: WordID) throws -> String? {
+        try guarded {
+            try database.cached("SELECT deleted_at, seq FROM words WHERE id = ? AND deleted_at IS NOT NULL").rows([.text(id.rawValue)]) {
+                "\($0.int64(0)).\($0.int64(1))"
+            }.first
+        }
+    }
+
+    /// The values a place (`listPlace`, `trashPlace`) holds, for the key `(…) < (?, ?)`:
+    /// `count` parts cut at `.`, numbers, or for three parts a sort key and a term in
+    /// hexadecimal first; nil for text that is no such place.
+    static func placeValues(_ place: String, count: Int) -> [SQLValue]? {
+        let parts = place.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == count, let seq = Int64(parts[count - 1]) else { return nil }
+        if count == 2 {
+            guard let first = Int64(parts[0]) else { return nil }
+            return [.integer(first), .integer(seq)]
+        }
+        guard let sortKey = bytes(hex: parts[0]), let term = bytes(hex: parts[1]) else { return nil }
+        return [.blob(sortKey), .text(String(decoding: term, as: UTF8.self)), .integer(seq)]
+    }
+
+    /// `bytes` as lowercase hexadecimal.
+    static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(bytes.count * 2)
+        for byte in bytes { text += [digits[Int(byte >> 4)], digits[Int(byte & 15)]] }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// The bytes hexadecimal `text` writes; nil for text that is not that.
+    static func bytes(hex text: String) -> [UInt8]? {
+        let digits = Array(text.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        func value(_ digit: UInt8) -> UInt8? {
+            switch digit {
+            case 0x30...0x39: digit - 0x30
+            case 0x61...0x66: digit - 0x61 + 10
+            case 0x41...0x46: digit - 0x41 + 10
+            default: nil
+            }
+        }
+        var bytes: [UInt8] = []
+        var index = 0
+        while index < digits.count {
+            guard let high = value(digits[index]), let low = value(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        return bytes
     }
 
     /// Whether a list page of `tag` that ends `reach` words into the list
@@ -348,8 +426,12 @@ public final class WordLibrary {
     /// key: an entry restored or purged meanwhile shifts nothing. With no term, the total
     /// is the Trash's count that the library keeps, less the hidden entries: no scan of the
     /// Trash for each page. `hidden` is `hiddenTrashCount()`, counted with the same cutoff.
+    ///
+    /// With `afterPlace` (`trashPlace(of:)` of the last entry shown) the page starts after
+    /// that place, whatever became of the entry since: restored or purged elsewhere, the
+    /// next page started from the top (round 15B). Taken before `after`.
     public func trashPage(
-        term: String = "", limit: Int, offset: Int = 0, after: WordID? = nil
+        term: String = "", limit: Int, offset: Int = 0, after: WordID? = nil, afterPlace: String? = nil
     ) throws -> (words: [Word], total: Int, hidden: Int) {
         // One cutoff for the page, its total and the hidden count, so an entry that comes
         // of age meanwhile is counted the same way in all three.
@@ -362,7 +444,11 @@ public final class WordLibrary {
                     TermKey.fold(term.trimmed).isEmpty
                     ? try counts().trash - hidden
                     : Int(try database.integer("SELECT count(*) FROM words WHERE \(filter)", values) ?? 0)
-                if let after, let start = try stored(after), let deletedAt = start.word.deletedAt {
+                if let afterPlace {
+                    guard let keys = Self.placeValues(afterPlace, count: 2) else { throw LibraryError.invalidPlace(afterPlace) }
+                    filter += " AND (deleted_at, seq) < (?, ?)"
+                    values += keys
+                } else if let after, let start = try stored(after), let deletedAt = start.word.deletedAt {
                     filter += " AND (deleted_at, seq) < (?, ?)"
                     values += [.time(deletedAt), .integer(start.seq)]
                 }

@@ -339,31 +339,41 @@ public final class WebApp: HTTPHandler {
 
     // MARK: - Words
 
-    /// `GET api/words?sort=&tag=&limit=&offset=&after=`: a page of the list. `after` (a
-    /// word id, the last of the page before) pages by key; `total` counts the list (with
-    /// a tag, the words carrying it).
+    /// `GET api/words?sort=&tag=&limit=&offset=&after=`: a page of the list. `after` (the
+    /// page before's `next`, the place its last word had; or a word id, that word's place
+    /// now) pages by key; `total` counts the list (with a tag, the words carrying it).
     private func listWords(_ request: HTTPRequest) throws -> HTTPResponse {
         let limit = try Self.integer(request, "limit", default: 50, in: 1...500)
         let offset = try Self.integer(request, "offset", default: 0, in: 0...Int(Int32.max))
         let sort = try Self.sort(request, default: .updated) ?? .updated
         let tag = request.query["tag"].flatMap { $0.isEmpty ? nil : $0 }
-        var after: WordID?
-        if let text = request.query["after"], !text.isEmpty {
-            guard let id = WordID(text) else { throw BadRequest(message: "after must be a word id", field: "after") }
-            after = id
-        }
+        let (after, place) = try Self.after(request)
         return try pool.withLibrary { library in
             // One extra row says whether another page exists without counting them all.
-            var words = try library.list(ListQuery(tag: tag, sort: sort, limit: limit + 1, offset: offset, after: after))
-            let hasMore = words.count > limit
-            if hasMore { words.removeLast() }
-            var pairs = [("words", WordJSON.compactArray(words)), ("hasMore", String(hasMore))]
-            if offset == 0 && after == nil {
+            let (words, hasMore, next) = try library.database.read {
+                var words = try library.list(
+                    ListQuery(tag: tag, sort: sort, limit: limit + 1, offset: offset, after: after, afterPlace: place))
+                let hasMore = words.count > limit
+                if hasMore { words.removeLast() }
+                // Where this page ends as it is shown: the next starts there.
+                return (words, hasMore, try words.last.flatMap { try library.listPlace(of: $0.id, sort: sort) })
+            }
+            var pairs = [("words", WordJSON.compactArray(words)), ("hasMore", String(hasMore)), ("next", JSONText.optional(next))]
+            if offset == 0 && after == nil && place == nil {
                 let total = try tag.map { try library.tagCount($0) } ?? library.counts().words
                 pairs.append(("total", String(total)))
             }
             return .json(JSONText.object(pairs))
         }
+    }
+
+    /// The `after` parameter: a word id, or a place (`next` of the page before, which holds
+    /// a `.`); neither when absent.
+    private static func after(_ request: HTTPRequest) throws(BadRequest) -> (id: WordID?, place: String?) {
+        guard let text = request.query["after"], !text.isEmpty else { return (nil, nil) }
+        if text.utf8.contains(UInt8(ascii: ".")) { return (nil, text) }
+        guard let id = WordID(text) else { throw BadRequest(message: "after must be a word id or a page's next", field: "after") }
+        return (id, nil)
     }
 
     /// The `sort` parameter: nil when absent or "relevance" (and `fallback` is nil).
@@ -559,20 +569,18 @@ public final class WebApp: HTTPHandler {
         let offset = try Self.integer(request, "offset", default: 0, in: 0...Int(Int32.max))
         let term = request.query["q"] ?? ""
         guard term.count <= WordLimits.termLength else { throw BadRequest(message: "the search is too long", field: "q") }
-        var after: WordID?
-        if let text = request.query["after"], !text.isEmpty {
-            guard let id = WordID(text) else { throw BadRequest(message: "after must be a word id", field: "after") }
-            after = id
-        }
-        let (page, whole) = try pool.withLibrary { library in
+        let (after, place) = try Self.after(request)
+        let (page, whole, next) = try pool.withLibrary { library in
             try library.database.read {
-                (try library.trashPage(term: term, limit: limit, offset: offset, after: after), try library.trashKey())
+                let page = try library.trashPage(term: term, limit: limit, offset: offset, after: after, afterPlace: place)
+                return (page, try library.trashKey(), try page.words.last.flatMap { try library.trashPlace(of: $0.id) })
             }
         }
+        let paged = after != nil || place != nil
         return .json(
             JSONText.object([
-                ("words", WordJSON.compactArray(page.words)), ("total", String(page.total)),
-                ("hasMore", String(page.words.count == limit && (after != nil || offset + page.words.count < page.total))),
+                ("words", WordJSON.compactArray(page.words)), ("total", String(page.total)), ("next", JSONText.optional(next)),
+                ("hasMore", String(page.words.count == limit && (paged || offset + page.words.count < page.total))),
                 ("hidden", String(page.hidden)), ("whole", String(whole.count)), ("wholeKey", JSONText.quote(whole.key)),
             ]))
     }
@@ -984,6 +992,8 @@ public final class WebApp: HTTPHandler {
                 return .error(409, error.description, field: "answered")
             case .invalidBackup, .invalidImport:
                 return .error(422, error.description, field: "file")
+            case .invalidPlace:
+                return .error(400, error.description, field: "after")
             case .storage(let underlying) where underlying.isBusy:
                 return .error(503, "the library is busy (another program is writing to it); try again")
             case .libraryGone:

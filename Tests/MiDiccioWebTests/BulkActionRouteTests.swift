@@ -200,5 +200,12 @@ final class BulkActionRouteTests {
         let byOffset = try web.send("GET", "/api/trash?limit=5&offset=5")
         #expect(next.words.map { $0["id"] as? String } == byOffset.words.map { $0["id"] as? String })
         #expect(try web.send("GET", "/api/trash?after=zzz").status == 400)
+        // The last entry shown restored (or purged) elsewhere: the next page still follows
+        // its place, where it started from the top and repeated the first page (round 15B).
+        let place = try #require(first.json["next"] as? String)
+        let lastID = try #require(WordID(last))
+        _ = try library.restore([lastID])
+        let after = try web.send("GET", "/api/trash?limit=5&after=\(place)")
+        #expect(after.words.map { $0["id"] as? String } == byOffset.words.map { $0["id"] as? String })
     }
 }

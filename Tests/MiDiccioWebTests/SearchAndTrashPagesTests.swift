@@ -70,6 +70,29 @@ final class SearchAndTrashPagesTests {
         #expect(try web.send("GET", "/api/words?after=nonsense").status == 400)
     }
 
+    @Test(
+        "the next page follows the last word as it was shown, whatever became of it since (renamed, edited, moved to the Trash elsewhere)",
+        arguments: ["term", "updated", "created"])
+    func nextFollowsThePlaceShown(sort: String) throws {
+        try fill(120)
+        let library = try web.library()
+        let first = try web.send("GET", "/api/words?sort=\(sort)&limit=50")
+        let byOffset = try web.send("GET", "/api/words?sort=\(sort)&limit=50&offset=50")
+        let next = try #require(first.json["next"] as? String)
+        let lastText = try #require(first.words.last?["id"] as? String)
+        let lastID = try #require(WordID(lastText))
+        // Elsewhere (the command line, a sync) the last word shown changes: renamed to the
+        // end of the A to Z, edited to the top of the newest changes, then moved to the Trash.
+        _ = try library.edit(lastID, WordEdit(term: "zzz renamed", notes: "edited elsewhere"))
+        let second = try web.send("GET", "/api/words?sort=\(sort)&limit=50&after=\(next)")
+        #expect(second.status == 200)
+        #expect(second.words.map { $0["id"] as? String } == byOffset.words.map { $0["id"] as? String })
+        try library.delete([lastID])
+        let third = try web.send("GET", "/api/words?sort=\(sort)&limit=50&after=\(next)")
+        #expect(third.words.map { $0["id"] as? String } == byOffset.words.map { $0["id"] as? String })
+        #expect(try web.send("GET", "/api/words?sort=\(sort)&after=1.x").status == 400)
+    }
+
     @Test("the Trash comes a page at a time, searchable, and many entries are restored or purged at once")
     func trashPages() throws {
         try fill(120)

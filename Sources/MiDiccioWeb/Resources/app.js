@@ -206,7 +206,9 @@
       for (const word of data.words) fragment.append(wordItem(word));
       if (replace) $("words").replaceChildren(fragment); else $("words").append(fragment);
       state.offset += data.words.length;
-      if (data.words.length) state.lastId = data.words[data.words.length - 1].id;
+      // The place the last word had as shown, so a change made to it elsewhere meanwhile
+      // neither ends the list nor repeats it (round 15B).
+      if (data.words.length) state.lastId = data.next || data.words[data.words.length - 1].id;
       state.hasMore = data.hasMore;
       if (typeof data.total === "number") state.total = data.total;
       showCount(data.words.length);
@@ -609,7 +611,7 @@
       const fragment = document.createDocumentFragment();
       for (const word of data.words) fragment.append(trashItem(word));
       if (more) list.append(fragment); else list.replaceChildren(fragment);
-      if (data.words.length) trash.lastId = data.words[data.words.length - 1].id;
+      if (data.words.length) trash.lastId = data.next || data.words[data.words.length - 1].id;
       trash.total = data.total;
       trash.whole = data.whole;
       trash.wholeKey = data.wholeKey;
