@@ -126,19 +126,34 @@ final class ImportFromKindleTests {
         #expect(try sandbox.listedTerms().isEmpty)
     }
 
-    @Test("a look-up whose word was deleted permanently, or edited, is not imported again; an undone import's are")
-    func purgedOrEditedStaysOut() throws {
-        let file = try ImportFixtures.copy("vocab.db", into: sandbox)
-        #expect(sandbox.run("import", file).status == 0)
+    /// Runs `sql` on the SQLite file at `path` with the sqlite3 shell.
+    private func runSQLite(_ path: String, _ sql: String) throws {
+        let sqlite = Process()
+        sqlite.executableURL = URL(fileURLWithPath: try BuiltTool.sqliteShell())
+        sqlite.arguments = [path, sql]
+        try sqlite.run()
+        sqlite.waitUntilExit()
+        #expect(sqlite.terminationStatus == 0)
+    }
+
+    /// Of the words vocab.db imported: burrow (a sentence look-up) and hobbit (none)
+    /// deleted permanently, verhaften's term and sentence edited; then `file` imported again.
+    private func purgeEditAndImportAgain(_ file: String) throws -> [String: Any] {
         let before = try words()
         let burrow = try #require(before["burrow"]?["id"] as? String)
         let hobbit = try #require(before["hobbit"]?["id"] as? String)
         let verhaften = try #require(before["verhaften"]?["id"] as? String)
-        // Deleted permanently (a sentence look-up and one without a sentence), and edited.
         #expect(sandbox.run("delete", burrow, hobbit).status == 0)
         #expect(sandbox.run("purge", burrow, hobbit).status == 0)
         #expect(sandbox.run("edit", verhaften, "--term", "verhaften (v.)", "--example", "Er wurde verhaftet.").status == 0)
-        let again = try sandbox.run("import", file, "--json").jsonObject()
+        return try sandbox.run("import", file, "--json").jsonObject()
+    }
+
+    @Test("a look-up whose word was deleted permanently, or edited, is not imported again; an undone import's are")
+    func purgedOrEditedStaysOut() throws {
+        let file = try ImportFixtures.copy("vocab.db", into: sandbox)
+        #expect(sandbox.run("import", file).status == 0)
+        let again = try purgeEditAndImportAgain(file)
         #expect(again["added"] as? Int == 0, "\(again)")
         #expect(again["alreadyImported"] as? Int == 4)
         #expect(again["alreadyImportedInTrash"] as? Int == 0)
@@ -158,24 +173,11 @@ final class ImportFromKindleTests {
         let file = try ImportFixtures.copy("vocab.db", into: sandbox)
         #expect(sandbox.run("import", file).status == 0)
         // The library as an earlier MiDiccio left it: the look-ups imported, none noted.
-        let sqlite = Process()
-        sqlite.executableURL = URL(fileURLWithPath: try BuiltTool.sqliteShell())
-        sqlite.arguments = [
+        try runSQLite(
             sandbox.libraryPath,
             "DELETE FROM imported_lookups; DELETE FROM schema_migrations WHERE name = '2026-12-imported-lookups-before'; "
-                + "PRAGMA user_version = 20;",
-        ]
-        try sqlite.run()
-        sqlite.waitUntilExit()
-        #expect(sqlite.terminationStatus == 0)
-        let before = try words()
-        let burrow = try #require(before["burrow"]?["id"] as? String)
-        let hobbit = try #require(before["hobbit"]?["id"] as? String)
-        let verhaften = try #require(before["verhaften"]?["id"] as? String)
-        #expect(sandbox.run("delete", burrow, hobbit).status == 0)
-        #expect(sandbox.run("purge", burrow, hobbit).status == 0)
-        #expect(sandbox.run("edit", verhaften, "--term", "verhaften (v.)", "--example", "Er wurde verhaftet.").status == 0)
-        let again = try sandbox.run("import", file, "--json").jsonObject()
+                + "PRAGMA user_version = 20;")
+        let again = try purgeEditAndImportAgain(file)
         #expect(again["added"] as? Int == 0, "\(again)")
         #expect(try sandbox.listedTerms() == ["verhaften (v.)"])
     }
@@ -183,13 +185,8 @@ final class ImportFromKindleTests {
     @Test("a look-up sentence longer than an example may be is left out and counted; the rest of the file imports")
     func sentenceTooLong() throws {
         let file = try ImportFixtures.copy("vocab.db", into: sandbox)
-        let sqlite = Process()
-        sqlite.executableURL = URL(fileURLWithPath: try BuiltTool.sqliteShell())
-        sqlite.arguments = [
-            file, "UPDATE LOOKUPS SET usage = 'Er wurde ' || replace(hex(zeroblob(10001)), '00', 'ab') WHERE usage LIKE 'Er wurde%';",
-        ]
-        try sqlite.run()
-        sqlite.waitUntilExit()
+        try runSQLite(
+            file, "UPDATE LOOKUPS SET usage = 'Er wurde ' || replace(hex(zeroblob(10001)), '00', 'ab') WHERE usage LIKE 'Er wurde%';")
         let result = sandbox.run("import", file, "--json")
         #expect(result.status == 0, "\(result.errorOutput)")
         let report = try result.jsonObject()

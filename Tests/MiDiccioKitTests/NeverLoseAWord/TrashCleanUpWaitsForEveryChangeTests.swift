@@ -17,25 +17,38 @@ import Testing
 /// the sync that sent it, on every device at once, edits made there since included.
 @Suite("The Trash's clean-up waits for every change")
 struct TrashCleanUpWaitsForEveryChangeTests {
+    /// `terms` added on `a` (meanings "one", "two", ...; clean-up after 30 days), moved to
+    /// the Trash there, and synced on both devices; their ids.
+    private func trashedEverywhere(_ fixture: SyncFixture, _ a: TestDevice, _ b: TestDevice, _ terms: [String]) throws -> [WordID] {
+        try a.library.setSetting(.autoPurgeDays, to: "30")
+        let meanings = ["one", "two", "three"]
+        let ids = try terms.enumerated().map { try a.add($0.element, meaning: meanings[$0.offset]) }
+        try fixture.syncRounds([a, b])
+        _ = try a.library.delete(ids)
+        try fixture.syncRounds([a, b])
+        return ids
+    }
+
+    /// `id` taken out of the Trash by `b` and its meaning edited ("one, rescued by b"), then
+    /// synced: the change file that holds it, and its bytes.
+    private func rescued(_ id: WordID, by b: TestDevice, _ fixture: SyncFixture) throws -> (path: String, bytes: Data) {
+        _ = try b.library.restore([id])
+        _ = try b.library.edit(id, WordEdit(meaning: "one, rescued by b"))
+        let before = Set(fixture.storage.files.keys)
+        try b.sync()
+        let rescue = try #require(fixture.storage.files.keys.first { !before.contains($0) && $0.hasPrefix("changes/") })
+        return (rescue, try #require(fixture.storage.files[rescue]))
+    }
+
     @Test("a word rescued on day 20 of 30 is not purged on day 31 while the rescue's file is missing, nor later", arguments: [false, true])
     func rescueInAMissingFileIsKept(truncated: Bool) throws {
         try withSyncFixture { fixture in
             let a = try fixture.device("a"), b = try fixture.device("b")
-            try a.library.setSetting(.autoPurgeDays, to: "30")
-            let uno = try a.add("uno", meaning: "one")
-            let dos = try a.add("dos", meaning: "two")
-            try fixture.syncRounds([a, b])
-            _ = try a.library.delete([uno, dos])
-            try fixture.syncRounds([a, b])
-
+            let ids = try trashedEverywhere(fixture, a, b, ["uno", "dos"])
+            let (uno, dos) = (ids[0], ids[1])
             fixture.advanceClocks(by: 20 * SyncFixture.day)
-            _ = try b.library.restore([uno])
-            _ = try b.library.edit(uno, WordEdit(meaning: "one, rescued by b"))
-            let before = Set(fixture.storage.files.keys)
-            try b.sync()
             // B's record is in the cloud, its new change file not (yet), or only half.
-            let rescue = try #require(fixture.storage.files.keys.first { !before.contains($0) && $0.hasPrefix("changes/") })
-            let bytes = try #require(fixture.storage.files[rescue])
+            let (rescue, bytes) = try rescued(uno, by: b, fixture)
             if truncated {
                 fixture.storage.plant(rescue, bytes.prefix(bytes.count / 2))
             } else {
@@ -77,21 +90,11 @@ struct TrashCleanUpWaitsForEveryChangeTests {
         try withSyncFixture { fixture in
             let a = try fixture.device("a")
             let b = try fixture.device("b", clockOffset: arrival == .fromAClockBehind ? -200 * SyncFixture.day : 0)
-            try a.library.setSetting(.autoPurgeDays, to: "30")
-            let uno = try a.add("uno", meaning: "one")
-            try fixture.syncRounds([a, b])
-            _ = try a.library.delete([uno])
-            try fixture.syncRounds([a, b])
-
+            let uno = try trashedEverywhere(fixture, a, b, ["uno"])[0]
             fixture.advanceClocks(by: 20 * SyncFixture.day)
             let record = CloudLayout.devicePath(b.id)
             let olderRecord = try #require(fixture.storage.files[record])
-            _ = try b.library.restore([uno])
-            _ = try b.library.edit(uno, WordEdit(meaning: "one, rescued by b"))
-            let before = Set(fixture.storage.files.keys)
-            try b.sync()
-            let rescue = try #require(fixture.storage.files.keys.first { !before.contains($0) && $0.hasPrefix("changes/") })
-            let bytes = try #require(fixture.storage.files[rescue])
+            let (rescue, bytes) = try rescued(uno, by: b, fixture)
             let newerRecord = try #require(fixture.storage.files[record])
             _ = try fixture.storage.delete(rescue)
             switch arrival {
