@@ -87,6 +87,7 @@ public final class SyncEngine {
             try storage.beginPass(cache: LibraryCloudCache(store: session.store, remote: storage.displayName))
             try session.startOverIfCloudReplaced()
             try session.takeUpPreviousState()
+            session.recallUntold()
             try session.takeUploadAllRequest()
             try session.checkManifest()
             try session.readDeviceRecords()
@@ -277,6 +278,18 @@ final class SyncSession {
         SyncSession.seenGenerations.withLock { $0[store.path + "|" + deviceID] = next.generation }
     }
 
+    /// Puts what earlier syncs saved and did not tell (`SyncState.untold`) into this
+    /// sync's report, which tells it when this sync finishes.
+    func recallUntold() {
+        guard let untold = state.untold else { return }
+        report.purgedElsewhere += untold.purged
+        report.purgedEditedHere += untold.purgedEdited
+        report.purgedTerms = untold.purgedTerms
+        report.purgedEditedTerms = untold.purgedEditedTerms
+        report.overriddenHere += untold.overridden
+        report.overriddenTerms = untold.overriddenTerms
+    }
+
     /// The error a failed sync throws: as it came when nothing was saved here, else
     /// wrapped with exactly what was kept.
     func failure(_ error: Error) -> Error {
@@ -378,6 +391,7 @@ final class SyncSession {
         let signedIn = signedInAgain
         try commit { next in
             next.lastSync = now
+            next.untold = nil
             try store.noteSyncFinished(at: now)
             next.untoldIdentity = nil
             if signedIn { try store.forgetSignIn() }

@@ -163,6 +163,19 @@ extension SyncSession {
             }
             next.purgedElsewhere += purgedHere
             if purgedHere > 0 { try store.oweScrub() }
+            // Kept until this sync has told it (`finish`): one stopped after this commit
+            // leaves it to the next.
+            if purgedHere > 0 || overridden > 0 {
+                var untold = next.untold ?? SyncState.Untold()
+                let named = SyncReport.purgedNamed
+                untold.purged += purgedHere
+                untold.purgedEdited += purgedEditedHere
+                untold.purgedTerms = Array((untold.purgedTerms + purgedTerms).prefix(named))
+                untold.purgedEditedTerms = Array((untold.purgedEditedTerms + purgedEditedTerms).prefix(named))
+                untold.overridden += overridden
+                untold.overriddenTerms = Array((untold.overriddenTerms + overriddenTerms).prefix(named))
+                next.untold = untold
+            }
         }
         report.pulled += pulled
         report.merged += merged

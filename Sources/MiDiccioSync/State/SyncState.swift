@@ -140,6 +140,21 @@ struct SyncState: Codable, Equatable {
     /// For each other device, the newest record of it this device has read
     /// (`SyncSession.rememberRecordsHeard`).
     var heard: [String: Heard]?
+    /// What the pulls of syncs that stopped before their end (killed, or failed later)
+    /// saved here and did not tell: the next sync that finishes tells it. A sync killed
+    /// after its pull removed a word another device purged, edits made here and all, and no
+    /// later sync said so (found by the exploratory helper, round 15C).
+    var untold: Untold?
+
+    /// The notes of a pull (`SyncReport`'s purged and overridden words).
+    struct Untold: Codable, Equatable {
+        var purged = 0
+        var purgedEdited = 0
+        var purgedTerms: [String] = []
+        var purgedEditedTerms: [String] = []
+        var overridden = 0
+        var overriddenTerms: [String] = []
+    }
 
     /// What a device's newest record read said, and when this device first read it.
     struct Heard: Codable, Equatable {

@@ -93,6 +93,34 @@ struct PurgeAcrossDevicesTests {
         }
     }
 
+    @Test("a sync that stops after its pull removed a purged word leaves the note to the next sync that finishes")
+    func stoppedSyncLeavesItsNote() throws {
+        try withSyncFixture { fixture in
+            let (a, b, id, _) = try twoDevicesSharingAWord(fixture)
+            try a.library.delete([id])
+            try a.library.purge([id])
+            fixture.advanceClocks(by: 1_000)
+            try a.sync()
+            fixture.advanceClocks(by: 1_000)
+            try b.library.edit(id, WordEdit(notes: "edited offline"))
+            try b.add("perro", meaning: "dog")
+            // The pull is saved, then the upload fails (the connection dropped, the process
+            // killed): the sync stops.
+            b.cloud.beforeWrite = { path in
+                if path.hasPrefix("changes/") { throw CloudError.failed(path: path, reason: "the connection dropped") }
+            }
+            #expect(throws: (any Error).self) { try b.sync() }
+            #expect(try !b.has(id), "the pull was saved")
+            b.cloud.beforeWrite = nil
+            fixture.advanceClocks(by: 1_000)
+            let report = try b.sync()
+            #expect(report.purgedElsewhere == 1)
+            #expect(report.purgedTerms == ["murciélago"] && report.purgedEditedTerms == ["murciélago"])
+            // Told once.
+            #expect(try b.sync().purgedElsewhere == 0)
+        }
+    }
+
     @Test("a purged word never reappears: not after more syncs, edits elsewhere, nor on a device that joins later")
     func purgedWordNeverReappears() throws {
         try withSyncFixture { fixture in
