@@ -284,8 +284,6 @@ final class SyncSession {
         guard let untold = state.untold else { return }
         report.purgedElsewhere += untold.purged
         report.purgedEditedHere += untold.purgedEdited
-        report.purgedTerms = untold.purgedTerms
-        report.purgedEditedTerms = untold.purgedEditedTerms
         report.overriddenHere += untold.overridden
         report.overriddenTerms = untold.overriddenTerms
     }

@@ -488,12 +488,15 @@ extension SyncReport {
     public var purgeNote: String? {
         guard purgedElsewhere > 0 else { return nil }
         let count = purgedElsewhere, edited = purgedEditedHere
+        // A sync that stopped leaves its count to the next, not its names (`SyncState.untold`).
         var note =
-            "\(count) word\(count == 1 ? " was" : "s were") purged on another device and removed here: "
-            + TermList.named(purgedTerms, of: count)
+            "\(count) word\(count == 1 ? " was" : "s were") purged on another device and removed here"
+            + (purgedTerms.isEmpty ? "" : ": " + TermList.named(purgedTerms, of: count))
         if edited > 0 {
             let which =
-                edited == count ? (count == 1 ? "it" : "they") : "\(edited) of them (\(TermList.named(purgedEditedTerms, of: edited)))"
+                edited == count
+                ? (count == 1 ? "it" : "they")
+                : "\(edited) of them" + (purgedEditedTerms.isEmpty ? "" : " (\(TermList.named(purgedEditedTerms, of: edited)))")
             note += "; \(which) had edits made here and not synced yet, which were discarded (a permanent deletion wins over every edit)"
         }
         return note

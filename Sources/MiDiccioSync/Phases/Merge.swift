@@ -170,8 +170,6 @@ extension SyncSession {
                 let named = SyncReport.purgedNamed
                 untold.purged += purgedHere
                 untold.purgedEdited += purgedEditedHere
-                untold.purgedTerms = Array((untold.purgedTerms + purgedTerms).prefix(named))
-                untold.purgedEditedTerms = Array((untold.purgedEditedTerms + purgedEditedTerms).prefix(named))
                 untold.overridden += overridden
                 untold.overriddenTerms = Array((untold.overriddenTerms + overriddenTerms).prefix(named))
                 next.untold = untold

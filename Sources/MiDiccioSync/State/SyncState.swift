@@ -146,12 +146,11 @@ struct SyncState: Codable, Equatable {
     /// later sync said so (found by the exploratory helper, round 15C).
     var untold: Untold?
 
-    /// The notes of a pull (`SyncReport`'s purged and overridden words).
+    /// The notes of a pull (`SyncReport`'s purged and overridden words). Purged words are
+    /// counted, not named: their text leaves the library (`WordLibrary.purge`).
     struct Untold: Codable, Equatable {
         var purged = 0
         var purgedEdited = 0
-        var purgedTerms: [String] = []
-        var purgedEditedTerms: [String] = []
         var overridden = 0
         var overriddenTerms: [String] = []
     }
