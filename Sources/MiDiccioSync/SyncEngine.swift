@@ -195,6 +195,9 @@ final class SyncSession {
     /// Other devices whose record is listed but could not be read (half delivered,
     /// damaged): their changes may not all have arrived (`noteUnreadChanges`).
     var unreadableRecords: [String] = []
+    /// Each other device's newest record read this sync (`rememberRecordsHeard`), saved
+    /// with the sync's end.
+    var heardNow: [String: SyncState.Heard]?
     /// Names in the devices folder (for tidying this device's leftovers).
     var deviceFolderNames: [String] = []
     /// True when this device's folders should be listed and tidied this sync.
@@ -387,9 +390,11 @@ final class SyncSession {
         // by the exploratory helper: the stop said "nothing was changed", and no sync told).
         if report.newIdentity == nil { report.newIdentity = state.untoldIdentity }
         let signedIn = signedInAgain
+        let heard = heardNow
         try commit { next in
             next.lastSync = now
             next.untold = nil
+            if let heard { next.heard = heard }
             try store.noteSyncFinished(at: now)
             next.untoldIdentity = nil
             if signedIn { try store.forgetSignIn() }

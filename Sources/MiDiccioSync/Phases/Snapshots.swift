@@ -94,7 +94,7 @@ extension SyncSession {
     /// (found by the exploratory helper, round 15C).
     func activeReaders() -> [DeviceRecord] {
         let taken = Set(others.flatMap { $0.absorbed.keys } + state.absorbed.map(\.device))
-        let heard = state.heard ?? [:]
+        let heard = heardSoFar
         return others.filter { record in
             guard !taken.contains(record.device) else { return false }
             return now - record.lastSync.milliseconds <= engine.retention
