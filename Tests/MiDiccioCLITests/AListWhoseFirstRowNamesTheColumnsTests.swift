@@ -93,7 +93,7 @@ final class AListWhoseFirstRowNamesTheColumnsTests {
         let longer = try sandbox.write("term;meaning\ncinco;five;extra\n", to: "longer.csv")
         let refused = sandbox.run("import", longer)
         #expect(refused.status == 1)
-        #expect(refused.errorOutput.contains("line 2: the row has 3 fields but the first row names 2"), "\(refused.errorOutput)")
+        #expect(refused.errorOutput.contains("line 2: the row has 3 fields but the header names 2"), "\(refused.errorOutput)")
         let unnamed = try sandbox.write("term,,meaning\nseis,x,six\n", to: "unnamed.csv")
         let noName = sandbox.run("import", unnamed)
         #expect(noName.status == 1)

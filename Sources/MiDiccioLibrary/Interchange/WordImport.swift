@@ -194,7 +194,7 @@ private enum SheetSource: ImportedRows {
             try WordSheet.forEachRow(text, format: format) { try body($0, nil) }
         case .list(let list):
             var leading = list.leadingCards
-            let namedBy = list.columnsGiven ? "--columns" : "the first row"
+            let namedBy = list.columnsGiven ? "--columns" : list.header ? "the header" : "the widest row"
             try HeaderlessList.forEachCard(pieces: try filePieces(list.path), cutting: list.cutting) { card in
                 if leading > 0 { return leading -= 1 }
                 let (row, fields) = try HeaderlessList.row(card, columns: list.columns, namedBy: namedBy, unescapes: list.unescapes)
