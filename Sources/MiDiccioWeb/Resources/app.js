@@ -452,6 +452,7 @@
       } else {
         await reload();
       }
+      ownChangeMade();
       loadTags();
       scheduleSync();
     } catch (error) {
@@ -526,6 +527,7 @@
         if (neighbour) neighbour.querySelector(".word-open").focus(); else $("words").focus();
       }
       if (state.total !== null) state.total -= 1;
+      ownChangeMade();
       showCount();
       loadTags();
       scheduleSync();
@@ -533,6 +535,7 @@
         try {
           await api("POST", "/api/words/" + word.id + "/restore");
           if (state.total !== null) state.total += 1;
+          ownChangeMade();
           await reload();
           loadTags();
           toast("Restored " + quoted(word.term));
@@ -2115,6 +2118,13 @@
   // The key of the words each "select all" chose ({matches, trash}: a promise of it), taken
   // when they were chosen and sent with the action: other words, even as many, are refused.
   const selectionKeys = { matches: null, trash: null };
+  // "All matches" was counted before a change this page made to a word (a delete, its
+  // undo, a save, an add): its key is taken again, or the server refused the next bulk
+  // action, blaming the change on somewhere else (round 15B).
+  function ownChangeMade() {
+    if (selection.all) takeSelectionKey("matches", { q: state.query, filterTag: state.tag });
+  }
+
   function takeSelectionKey(select, body) {
     selectionKeys[select] = api("POST", "/api/bulk/selection", Object.assign({ select }, body))
       .then((data) => data.key).catch(() => "");
