@@ -83,12 +83,13 @@ extension WordLibrary {
     /// The days count from when this device first saw the word in the Trash, by this
     /// device's own clock: `deletedAt` is stamped by whichever device deleted the word,
     /// and a clock a day behind or ahead there must not hurry a purge here.
-    @discardableResult
     ///
     /// `now` is the time to count to, this device's clock unless a sync knows a clock it
-    /// trusts more (`SyncSession.autoPurge`).
-    public func autoPurge(now: Timestamp? = nil, lastSync: Int64? = nil) throws -> Int {
-        try purge(try autoPurgeDue(now: now, lastSync: lastSync)).count
+    /// trusts more (`SyncSession.autoPurge`). `lastSync` and `onlyUnshared` as for
+    /// `autoPurgeDue`.
+    @discardableResult
+    public func autoPurge(now: Timestamp? = nil, lastSync: Int64? = nil, onlyUnshared: Bool = false) throws -> Int {
+        try purge(try autoPurgeDue(now: now, lastSync: lastSync, onlyUnshared: onlyUnshared)).count
     }
 
     /// The words `autoPurge(now:)` would purge: in the Trash here longer than
@@ -96,8 +97,11 @@ extension WordLibrary {
     /// syncs: when its last sync finished, or `Int64.min`), not those whose change here is
     /// still to be sent, unless no other device can have them (every field written here,
     /// and made after that sync): their days count from the upload (`SyncStore.markUploaded`),
-    /// once other devices can see them in the Trash.
-    public func autoPurgeDue(now: Timestamp? = nil, lastSync: Int64? = nil) throws -> [WordID] {
+    /// once other devices can see them in the Trash. With `onlyUnshared` as well, only
+    /// those no other device can have, sent or not: while a device this library synced
+    /// with through another cloud has not synced through this one (`SyncStore.devicesElsewhere`),
+    /// a deletion sent here has not reached it.
+    public func autoPurgeDue(now: Timestamp? = nil, lastSync: Int64? = nil, onlyUnshared: Bool = false) throws -> [WordID] {
         guard let days = try settingDays(.autoPurgeDays) else { return [] }
         let cutoff = (now ?? clock.now()).milliseconds - Int64(days) * 86_400_000
         let here =
@@ -105,8 +109,8 @@ extension WordLibrary {
         return try guarded {
             try database.cached(
                 "SELECT id FROM words WHERE trash_seen_at IS NOT NULL AND trash_seen_at < ?1 "
-                    + "AND (?2 IS NULL OR pending = 0 OR (\(here) AND created_at > ?2))"
-            ).rows([.integer(cutoff), lastSync.map { .integer($0) } ?? .null]) { $0.text(0) }
+                    + "AND (?2 IS NULL OR (pending = 0 AND ?3 = 0) OR (\(here) AND created_at > ?2))"
+            ).rows([.integer(cutoff), lastSync.map { .integer($0) } ?? .null, .integer(onlyUnshared ? 1 : 0)]) { $0.text(0) }
         }.compactMap(WordID.init)
     }
 
@@ -121,11 +125,22 @@ extension WordLibrary {
     /// remote was removed purged a word whose deletion no other device had seen, and the
     /// marker then took it, live and edited there, from every device once the remote was
     /// set back (found by the exploratory helper, round 15C).
+    ///
+    /// And while this library synced with other devices in the last 180 days (through a
+    /// cloud it has left, `SyncStore.devicesElsewhere`), only words no other device can
+    /// have are purged: one of them may have taken a word out of its Trash and edited it
+    /// since, and the marker, sent once the remote is set again, took it from there too.
     @discardableResult
     public func autoPurgeUnlessSyncing() throws -> Int {
-        guard try settingDays(.autoPurgeDays) != nil, try SyncStore(self).remoteLocation() == nil else { return 0 }
-        return try autoPurge(lastSync: try lastSyncEver())
+        let store = SyncStore(self)
+        guard try settingDays(.autoPurgeDays) != nil, try store.remoteLocation() == nil else { return 0 }
+        let partners = try store.devicesElsewhere(now: clock.now().milliseconds, within: Self.devicesRememberedFor)
+        return try autoPurge(lastSync: try lastSyncEver(), onlyUnshared: !partners.isEmpty)
     }
+
+    /// How long a device heard from counts as one that may still sync (ms): 180 days, as
+    /// sync's own retention (`SyncEngine.retention`).
+    package static let devicesRememberedFor: Int64 = 180 * 86_400_000
 
     /// The `library_info` key of when this library's last sync finished, with any remote.
     static let lastSyncKey = "sync.lastFinished"
@@ -134,13 +149,23 @@ extension WordLibrary {
     /// known only to have synced (a remote's state kept aside, from before the time was
     /// noted), so every word changed here waits; `Int64.min` for one that never synced
     /// (then only a word another device wrote waits while its change here is not sent).
-    func lastSyncEver() throws -> Int64 {
+    ///
+    /// A backup restore counts as such a sync (`restoredKey`): the backup may be another
+    /// device's, whose words look written here once restored. A new laptop that started
+    /// from the phone's backup and cleaned up its Trash before its first sync purged a word
+    /// the phone had edited since, on the phone too (found by the exploratory helper, round
+    /// 15C).
+    package func lastSyncEver() throws -> Int64 {
         try guarded {
-            if let time = try info(Self.lastSyncKey).flatMap({ Int64($0) }) { return time }
+            let restored = try info(Self.restoredKey).flatMap { Int64($0) } ?? .min
+            if let time = try info(Self.lastSyncKey).flatMap({ Int64($0) }) { return max(time, restored) }
             let aside = try database.integer("SELECT count(*) FROM library_info WHERE key GLOB 'sync.previous:*'") ?? 0
-            return aside > 0 ? Int64.max : Int64.min
+            return aside > 0 ? Int64.max : restored
         }
     }
+
+    /// The `library_info` key of when a backup restore last changed words here (ms).
+    static let restoredKey = "restore.lastChanged"
 
     /// True when the word with this id was purged (here or on another device).
     public func isPurged(_ id: WordID) throws -> Bool {

@@ -167,6 +167,72 @@ package final class SyncStore {
         }
     }
 
+    /// A device this library synced with through a cloud it has since left (its state
+    /// there kept aside, `previousStates`), as `devicesElsewhere` gives it.
+    package struct DeviceElsewhere: Equatable, Sendable {
+        /// Its id.
+        package var device: String
+        /// Its name, when this library read a record of it after names were kept.
+        package var name: String?
+        /// When this library last heard from it there, or last synced there (its clock, ms).
+        package var at: Int64
+    }
+
+    /// The other devices this library synced with through a cloud it has left (another
+    /// folder or server, another account), heard from there at `now - within` or later, as
+    /// its kept-aside states tell: those devices may hold words whose deletion this library
+    /// sent elsewhere, or nowhere. The Trash's clean-up waits for them to sync where this
+    /// library does: a library moved to another cloud a while purged there a word whose
+    /// deletion only it had seen, and set back, its marker took the word, live and edited,
+    /// from the devices of the first cloud (found by the exploratory helper, round 15C).
+    /// A state that cannot be read counts for nothing.
+    ///
+    /// A cloud where this library uploaded and heard from no other device counts as one
+    /// device of no id (`device` empty), named by the cloud: a device that synced there
+    /// after this library's last sync holds its words all the same (the helper's script:
+    /// A synced, then B, then A moved). It lets go 180 days after that sync only.
+    package func devicesElsewhere(now: Int64, within: Int64) throws -> [DeviceElsewhere] {
+        struct Heard: Decodable {
+            var at: Int64
+            var name: String?
+        }
+        struct Kept: Decodable {
+            var cursors: [String: Int64]?
+            var lastSync: Int64?
+            var lastSeq: Int64?
+            var heard: [String: Heard]?
+        }
+        struct Stored: Decodable { var state: Kept? }
+        var found: [String: DeviceElsewhere] = [:]
+        for previous in try previousStates() {
+            guard let kept = try? JSONDecoder().decode(Stored.self, from: Data(previous.state.utf8)).state else { continue }
+            var times: [String: (at: Int64, name: String?)] = [:]
+            if let last = kept.lastSync {
+                for device in (kept.cursors ?? [:]).keys { times[device] = (last, nil) }
+            }
+            for (device, heard) in kept.heard ?? [:] {
+                times[device] = (max(heard.at, times[device]?.at ?? .min), heard.name)
+            }
+            times[previous.device] = nil
+            if times.isEmpty, let last = kept.lastSync, (kept.lastSeq ?? 0) > 0, last >= now - within {
+                found["\u{1F}" + previous.key] = DeviceElsewhere(device: "", name: Self.unheardDevices(previous.key), at: last)
+            }
+            for (device, time) in times where time.at >= now - within {
+                if let known = found[device], known.at >= time.at { continue }
+                found[device] = DeviceElsewhere(device: device, name: time.name ?? found[device]?.name, at: time.at)
+            }
+        }
+        return found.values.sorted { $0.at != $1.at ? $0.at > $1.at : $0.device < $1.device }
+    }
+
+    /// How `devicesElsewhere` names the devices of a cloud left (kept under `key`) that
+    /// this library did not hear from.
+    private static func unheardDevices(_ key: String) -> String {
+        let parts = key.dropFirst("sync.previous:".count).split(separator: "\u{1F}", omittingEmptySubsequences: false)
+        guard parts.count >= 2, parts[0] != "signin" else { return "the devices of another account it was signed in to" }
+        return "any device of \(parts[0]) \(parts[1]) it did not hear from"
+    }
+
     /// Keeps `state`, this library's sync state with the cloud of an account it is signing
     /// out of, aside with `device` under a key of its own (listed by `previousStates`): the
     /// remote reads the same for every account of Google Drive or iCloud, and a library
@@ -345,6 +411,12 @@ package final class SyncStore {
         case words([LocalRecord])
         /// Every word pending whose change is at most this number.
         case pendingThrough(Int64)
+        /// Every word, as `pendingThrough`: a full upload's snapshot, the first this cloud
+        /// has of this library since it came (or came back) to it, or since an update or
+        /// the cloud's new start. Every word in the Trash counts its days again from it,
+        /// sent or not before: a deletion sent to another cloud only has not reached the
+        /// devices of this one.
+        case everyWordThrough(Int64)
     }
 
     /// The newest change number among pending words (0: none pending).
@@ -374,6 +446,9 @@ package final class SyncStore {
                 }
             case .pendingThrough(let change):
                 try database.run("UPDATE words SET \(cleared) WHERE pending = 1 AND local_change <= ?", [now, .integer(change)])
+            case .everyWordThrough(let change):
+                try database.run("UPDATE words SET \(cleared) WHERE pending = 1 AND local_change <= ?", [now, .integer(change)])
+                try database.run("UPDATE words SET trash_seen_at = max(trash_seen_at, ?) WHERE trash_seen_at IS NOT NULL", [now])
             }
         }
     }
@@ -498,8 +573,18 @@ package final class SyncStore {
     /// Purges what `trash.autoPurgeDays` says has been in the Trash long enough here, by
     /// the time `now`. `lastSync` is when this library's last sync finished (nil: never):
     /// words changed here and not sent yet wait (`WordLibrary.autoPurgeDue`).
-    package func autoPurge(now: Timestamp, lastSync: Int64?) throws -> Int {
-        try library.autoPurge(now: now, lastSync: lastSync ?? .min)
+    ///
+    /// `lastSync` counts no earlier than `WordLibrary.lastSyncEver()` (a sync with another
+    /// remote, a backup restore). With `onlyUnshared`, only words no other device can have
+    /// (`WordLibrary.autoPurgeDue`).
+    package func autoPurge(now: Timestamp, lastSync: Int64?, onlyUnshared: Bool = false) throws -> Int {
+        guard try library.settingDays(.autoPurgeDays) != nil else { return 0 }
+        return try library.autoPurge(now: now, lastSync: try since(lastSync), onlyUnshared: onlyUnshared)
+    }
+
+    /// `lastSync`, or a later time `WordLibrary.lastSyncEver()` knows.
+    private func since(_ lastSync: Int64?) throws -> Int64 {
+        max(lastSync ?? .min, try library.lastSyncEver())
     }
 
     /// Notes when a sync finished, kept whatever becomes of the remote (`lastSyncEver`);
@@ -509,8 +594,9 @@ package final class SyncStore {
     }
 
     /// How many words `autoPurge(now:lastSync:)` would purge.
-    package func autoPurgeDue(now: Timestamp, lastSync: Int64?) throws -> Int {
-        try library.autoPurgeDue(now: now, lastSync: lastSync ?? .min).count
+    package func autoPurgeDue(now: Timestamp, lastSync: Int64?, onlyUnshared: Bool = false) throws -> Int {
+        guard try library.settingDays(.autoPurgeDays) != nil else { return 0 }
+        return try library.autoPurgeDue(now: now, lastSync: try since(lastSync), onlyUnshared: onlyUnshared).count
     }
 
     // MARK: - Identity

@@ -58,6 +58,11 @@ public struct SyncReport: Hashable, Sendable {
     /// yet), when words were due to be purged by trash.autoPurgeDays: they wait for a sync
     /// that reads everything, as one of those files may take a word out of the Trash.
     public var autoPurgeWaitsFor: [String] = []
+    /// The devices this library synced with through a cloud it has left (within 180 days)
+    /// and that have not synced through this one yet, when words were due to be purged by
+    /// trash.autoPurgeDays: those they may hold wait, since the deletion has not reached
+    /// them (`autoPurgeWaitsElsewhereNote`).
+    public var autoPurgeWaitsElsewhere: [String] = []
     /// The devices (by name) whose records name files this sync has not read: not
     /// delivered yet by a file-sync client, cut short, or missing. One of them may take a
     /// word out of the Trash or edit it, so a command about to purge or override what
@@ -187,6 +192,15 @@ extension SyncReport {
         guard !autoPurgeWaitsFor.isEmpty else { return nil }
         return "the Trash's clean-up (trash.autoPurgeDays) waits: not every change of \(autoPurgeWaitsFor.joined(separator: ", ")) "
             + "has arrived here yet, and one may take a word out of the Trash. It runs at a sync that finds them all"
+    }
+
+    /// What `autoPurgeWaitsElsewhere` means, for people; nil when it is empty.
+    public var autoPurgeWaitsElsewhereNote: String? {
+        guard !autoPurgeWaitsElsewhere.isEmpty else { return nil }
+        return "the Trash's clean-up (trash.autoPurgeDays) waits for words this library shares with another cloud it synced "
+            + "with: \(autoPurgeWaitsElsewhere.joined(separator: ", ")) may not have seen them go to the Trash, and may have "
+            + "edited them. It runs 180 days after this library last heard from them there at the latest, sooner once each device "
+            + "named syncs through this cloud"
     }
 
     /// What `aheadOfCloud` means, for people; nil when it is not set.

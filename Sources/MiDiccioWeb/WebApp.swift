@@ -728,7 +728,10 @@ public final class WebApp: HTTPHandler {
                     let report = try engine.sync(allowMassDelete: allowMassDelete)
                     var notes = report.cloudNotes(cloud: remote.displayName)
                     if let overridden = report.overriddenNote { notes.append(overridden + ".") }
-                    let said = [report.aheadOfCloudNote, report.putBackNote.map { $0 + "." }, report.autoPurgeWaitsNote.map { $0 + "." }]
+                    let said = [
+                        report.aheadOfCloudNote, report.putBackNote.map { $0 + "." }, report.autoPurgeWaitsNote.map { $0 + "." },
+                        report.autoPurgeWaitsElsewhereNote.map { $0 + "." },
+                    ]
                     for note in said.compactMap({ $0 }) {
                         notes.append(note.prefix(1).uppercased() + note.dropFirst())
                     }

@@ -371,6 +371,9 @@ extension WordLibrary {
                     try database.run("INSERT INTO restore_undo SELECT * FROM temp.restore_undo_before")
                     try noteRestoredTimes(where: "word_id IN (SELECT word_id FROM temp.restore_retimed)")
                 } else {
+                    // Its words may be another device's: the Trash's clean-up leaves them
+                    // until a sync sends their deletion (`lastSyncEver`).
+                    try setInfo(Self.restoredKey, String(clock.now().milliseconds))
                     try noteUndoSource(Self.restoreSourceKey, path: source ?? path)
                     try database.run("DELETE FROM library_info WHERE key = ?", [.text(Self.restorePurgedKey)])
                 }

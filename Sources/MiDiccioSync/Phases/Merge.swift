@@ -214,7 +214,38 @@ extension SyncSession {
             if try store.autoPurgeDue(now: until, lastSync: state.lastSync) > 0 { report.autoPurgeWaitsFor = report.unreadFrom }
             return
         }
+        // Before this sync's upload of every word (this cloud's first of this library since it
+        // came or came back, an update's), only what no other device can have: a deletion
+        // sent to another cloud only counted its days from there, and back here, the word
+        // was purged before the devices here saw it in the Trash (round 15C). The upload
+        // starts every count again (`SyncStore.Uploaded.everyWordThrough`).
+        if state.fullUpload {
+            report.autoPurged += try store.autoPurge(now: until, lastSync: state.lastSync, onlyUnshared: true)
+            return
+        }
+        let elsewhere = try devicesNotHeardHere()
+        if !elsewhere.isEmpty {
+            // Only what no other device can have; the rest waits for those devices.
+            let due = try store.autoPurgeDue(now: until, lastSync: state.lastSync)
+            report.autoPurged += try store.autoPurge(now: until, lastSync: state.lastSync, onlyUnshared: true)
+            if due > report.autoPurged { report.autoPurgeWaitsElsewhere = elsewhere }
+            return
+        }
         report.autoPurged += try store.autoPurge(now: until, lastSync: state.lastSync)
+    }
+
+    /// The devices this library synced with through a cloud it has left, within the
+    /// retention period (`SyncStore.devicesElsewhere`), that have not synced through this
+    /// one since it came (no record of them here, nothing read of them): by name, or the
+    /// first eight characters of their id. The clean-up leaves every word they may hold.
+    private func devicesNotHeardHere() throws -> [String] {
+        let heard = heardSoFar
+        return try store.devicesElsewhere(now: now, within: engine.retention).filter { elsewhere in
+            elsewhere.device.isEmpty
+                || (elsewhere.device != deviceID && heard[elsewhere.device] == nil && state.cursors[elsewhere.device] == nil
+                    && !others.contains { $0.device == elsewhere.device }
+                    && !state.absorbed.contains { $0.device == elsewhere.device })
+        }.map { $0.name ?? String($0.device.prefix(8)) }
     }
 
     /// The devices among `ids` (one per word), by name, the one there most often first;
@@ -263,7 +294,8 @@ extension SyncSession {
         for record in others {
             let written = record.lastSync.milliseconds
             if let known = heard[record.device], known.written >= written { continue }
-            heard[record.device] = SyncState.Heard(seq: record.lastSeq, written: written, at: now)
+            heard[record.device] = SyncState.Heard(
+                seq: record.lastSeq, written: written, at: now, name: record.name.isEmpty ? nil : record.name)
         }
         heardNow = heard
         guard heard != state.heard ?? [:],

@@ -50,7 +50,7 @@ extension SyncSession {
             let snapshot = try writeSnapshot(seq: seq, fullUpload: true)
             file = snapshot.file
             markerPosition = snapshot.markerPosition
-            uploaded = .pendingThrough(snapshot.lastChange)
+            uploaded = .everyWordThrough(snapshot.lastChange)
             report.fullUpload = true
             report.pushed = try store.wordCount()
         } else if pendingCount > engine.largeUploadThreshold {

@@ -163,6 +163,9 @@ struct SyncState: Codable, Equatable {
         var written: Int64
         /// When this device first read it, by this device's clock (ms).
         var at: Int64
+        /// The device's name in that record (nil: none, or noted before names were kept),
+        /// for a note about it once this library syncs elsewhere (`devicesElsewhere`).
+        var name: String?
     }
 
     /// How many recent record instances count as this device's own (a file-sync client

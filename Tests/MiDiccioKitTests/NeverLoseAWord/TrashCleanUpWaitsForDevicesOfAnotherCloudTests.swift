@@ -1,0 +1,231 @@
+import Foundation
+import MiDiccioTesting
+import Testing
+
+@testable import MiDiccioCloud
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+@testable import MiDiccioSync
+
+/// Rule: the Trash's clean-up (`trash.autoPurgeDays`) purges only words whose deletion the
+/// other devices of this library can have seen. A deletion sent to another cloud (the
+/// library moved there a while, or for good before its other devices) has not reached the
+/// devices of the first one; nor has a deletion made in a library whose remote was
+/// removed, nor one of a word restored from a backup, which may be another device's.
+/// Purged all the same, the marker took the word, live and edited, from those devices once
+/// the libraries met again (found by the exploratory helper, round 15C).
+@Suite("The Trash's clean-up waits for the devices of another cloud")
+struct TrashCleanUpWaitsForDevicesOfAnotherCloudTests {
+    private static let day = SyncFixture.day
+
+    /// `a` and `b` syncing through the fixture's cloud (a's remote set to folder "F"),
+    /// with the clean-up after 7 days and two words made on `a`; their ids.
+    private func twoDevices(_ fixture: SyncFixture, _ a: TestDevice, _ b: TestDevice) throws -> (word: WordID, other: WordID) {
+        try a.library.setRemote(.folder(path: fixture.file("F")))
+        let word = try a.add("palabra", meaning: "word"), other = try a.add("otra", meaning: "other")
+        try a.library.setSetting(.autoPurgeDays, to: "7")
+        try fixture.syncRounds([a, b])
+        return (word, other)
+    }
+
+    /// `a` set to sync with folder "Y" (a cloud of its own: no other device there), `word`
+    /// moved to the Trash and sent there; the engine that syncs `a` with it.
+    private func movedAway(_ fixture: SyncFixture, _ a: TestDevice, deleting word: WordID) throws -> SyncEngine {
+        try a.library.setRemote(.folder(path: fixture.file("Y")))
+        let elsewhere = SyncEngine(library: a.library, storage: MemoryStorage(), appVersion: "midiccio-tests")
+        _ = try a.library.delete([word])
+        try elsewhere.sync()
+        return elsewhere
+    }
+
+    /// Two days later, `b` (still on the first cloud) writes notes on `word` and syncs; then
+    /// eight days pass, past the clean-up's seven.
+    private func editedOnBMeanwhile(_ fixture: SyncFixture, _ b: TestDevice, _ word: WordID) throws {
+        fixture.advanceClocks(by: 2 * Self.day)
+        _ = try b.library.edit(word, WordEdit(notes: "b's notes"))
+        try b.sync()
+        fixture.advanceClocks(by: 8 * Self.day)
+    }
+
+    /// A word made on `device` a second later and moved to its Trash: one no other device
+    /// can have; its id.
+    private func madeAndDeleted(_ fixture: SyncFixture, on device: TestDevice) throws -> WordID {
+        fixture.advanceClocks(by: 1_000)
+        let id = try device.add("nueva")
+        _ = try device.library.delete([id])
+        return id
+    }
+
+    /// Checks that the clean-up of `device`, a library that does not sync now, purges
+    /// `unshared` and keeps `shared`.
+    private func expectLocalCleanUp(of device: TestDevice, purges unshared: WordID, keeps shared: WordID) throws {
+        #expect(try device.library.autoPurgeUnlessSyncing() == 1)
+        #expect(try device.library.isPurged(unshared))
+        #expect(try !device.library.isPurged(shared))
+    }
+
+    @Test("a word deleted while the library synced with another cloud a while is kept for the devices of the first")
+    func movedToAnotherCloudAWhile() throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a"), b = try fixture.device("b")
+            let (word, other) = try twoDevices(fixture, a, b)
+            // `a` syncs with another cloud a while, where no other device is.
+            let elsewhere = try movedAway(fixture, a, deleting: word)
+            // Made and deleted there after that sync: no other device can have it.
+            let fresh = try madeAndDeleted(fixture, on: a)
+            try editedOnBMeanwhile(fixture, b, word)
+            let there = try elsewhere.sync()
+            #expect(there.autoPurged == 1, "only the word no other device can have")
+            #expect(try a.library.isPurged(fresh))
+            #expect(try !a.library.isPurged(word))
+            #expect(there.autoPurgeWaitsElsewhere == ["b"])
+            #expect(there.autoPurgeWaitsElsewhereNote?.contains("another cloud it synced with: b may not have seen them") == true)
+
+            // Back to the first cloud: b keeps the word, in the Trash with its notes.
+            try a.library.setRemote(.folder(path: fixture.file("F")))
+            try fixture.syncRounds([a, b])
+            for device in [a, b] {
+                #expect(try !device.library.isPurged(word))
+                let kept = try device.word(word)
+                #expect(kept.isDeleted && kept.notes == "b's notes", "\(device.name): \(kept)")
+                #expect(try device.library.list().map(\.id) == [other])
+            }
+        }
+    }
+
+    @Test("once the other device syncs through the new cloud too, the clean-up runs there")
+    func bothMovedThenItRuns() throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a"), b = try fixture.device("b")
+            let (word, _) = try twoDevices(fixture, a, b)
+            let cloud = MemoryStorage()
+            try a.library.setRemote(.folder(path: fixture.file("Y")))
+            let aThere = SyncEngine(library: a.library, storage: cloud, appVersion: "midiccio-tests")
+            _ = try a.library.delete([word])
+            try aThere.sync()
+            fixture.advanceClocks(by: 8 * Self.day)
+            #expect(try aThere.sync().autoPurgeWaitsElsewhere == ["b"])
+            #expect(try !a.library.isPurged(word))
+
+            // b moves too: its first sync there brings the word into its Trash.
+            try b.library.setRemote(.folder(path: fixture.file("Y")))
+            let bThere = SyncEngine(library: b.library, storage: cloud, appVersion: "midiccio-tests")
+            fixture.advanceClocks(by: 1_000)
+            try bThere.sync()
+            #expect(try b.word(word).isDeleted)
+            fixture.advanceClocks(by: 1_000)
+            let report = try aThere.sync()
+            #expect(report.autoPurgeWaitsElsewhere.isEmpty && report.autoPurged == 1)
+            fixture.advanceClocks(by: 1_000)
+            try bThere.sync()
+            #expect(try a.library.isPurged(word) && b.library.isPurged(word))
+        }
+    }
+
+    @Test(
+        "a device that synced with the first cloud after this library's last sync there holds the clean-up too, for 180 days",
+        arguments: [false, true])
+    func unheardDeviceOfTheFirstCloud(halfAYearLater: Bool) throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a"), b = try fixture.device("b")
+            try a.library.setRemote(.folder(path: fixture.file("F")))
+            let word = try a.add("palabra", meaning: "word")
+            try a.library.setSetting(.autoPurgeDays, to: "7")
+            // a syncs, then b: a never reads b's record.
+            try a.sync()
+            fixture.advanceClocks(by: 1_000)
+            try b.sync()
+            let elsewhere = try movedAway(fixture, a, deleting: word)
+            try editedOnBMeanwhile(fixture, b, word)
+            if halfAYearLater {
+                // 180 days after a's last sync there, the first cloud's unknown devices no longer count.
+                fixture.advanceClocks(by: 171 * Self.day)
+                #expect(try elsewhere.sync().autoPurged == 1)
+                return
+            }
+            let there = try elsewhere.sync()
+            #expect(there.autoPurged == 0)
+            #expect(try !a.library.isPurged(word))
+            #expect(there.autoPurgeWaitsElsewhere == ["any device of folder \(fixture.file("F")) it did not hear from"])
+            try a.library.setRemote(.folder(path: fixture.file("F")))
+            try fixture.syncRounds([a, b])
+            let kept = try b.word(word)
+            #expect(kept.isDeleted && kept.notes == "b's notes")
+        }
+    }
+
+    @Test("a device last heard from more than 180 days before no longer holds the clean-up")
+    func longSilentDeviceLetsGo() throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a"), b = try fixture.device("b")
+            let (word, _) = try twoDevices(fixture, a, b)
+            let elsewhere = try movedAway(fixture, a, deleting: word)
+            fixture.advanceClocks(by: 181 * Self.day)
+            let report = try elsewhere.sync()
+            #expect(report.autoPurged == 1 && report.autoPurgeWaitsElsewhere.isEmpty)
+            #expect(try a.library.isPurged(word))
+        }
+    }
+
+    @Test("a library whose remote was removed cleans up only what no other device can have")
+    func remoteRemovedKeepsWhatWasSent() throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a"), b = try fixture.device("b")
+            let (word, other) = try twoDevices(fixture, a, b)
+            // The deletion reaches b; then a stops syncing.
+            _ = try a.library.delete([word])
+            try fixture.syncRounds([a, b])
+            try a.library.setRemote(nil)
+            let unsent = try madeAndDeleted(fixture, on: a)
+            // b takes the word out of its Trash and edits it.
+            fixture.advanceClocks(by: 2 * Self.day)
+            _ = try b.library.restore([word])
+            _ = try b.library.edit(word, WordEdit(notes: "rescued on b"))
+            try b.sync()
+
+            fixture.advanceClocks(by: 8 * Self.day)
+            try expectLocalCleanUp(of: a, purges: unsent, keeps: word)
+
+            try a.library.setRemote(.folder(path: fixture.file("F")))
+            try fixture.syncRounds([a, b])
+            for device in [a, b] {
+                let kept = try device.word(word)
+                #expect(!kept.isDeleted && kept.notes == "rescued on b", "\(device.name): \(kept)")
+                #expect(Set(try device.library.list().map(\.id)) == [word, other])
+            }
+        }
+    }
+
+    @Test("a new library started from another device's backup keeps its words' Trash until its first sync sends it")
+    func restoredBackupWaitsForItsFirstSync() throws {
+        try withSyncFixture { fixture in
+            let phone = try fixture.device("phone"), laptop = try fixture.device("laptop")
+            let word = try phone.add("palabra", meaning: "word")
+            try phone.library.setSetting(.autoPurgeDays, to: "7")
+            try phone.sync()
+            let backup = fixture.file("phone.json")
+            _ = try phone.library.exportBackup(to: backup)
+
+            _ = try laptop.library.restoreBackup(from: backup)
+            try laptop.library.setSetting(.autoPurgeDays, to: "7")
+            _ = try laptop.library.delete([word])
+            // Made on the laptop after the restore: no other device can have it.
+            let mine = try madeAndDeleted(fixture, on: laptop)
+            fixture.advanceClocks(by: 3 * Self.day)
+            _ = try phone.library.edit(word, WordEdit(notes: "phone notes"))
+            try phone.sync()
+
+            fixture.advanceClocks(by: 11 * Self.day)
+            try expectLocalCleanUp(of: laptop, purges: mine, keeps: word)
+            // Its first sync sends the deletion; the phone sees the word in its Trash.
+            try laptop.library.setRemote(.folder(path: fixture.file("F")))
+            #expect(try laptop.sync().autoPurged == 0)
+            try phone.sync()
+            for device in [phone, laptop] {
+                #expect(try !device.library.isPurged(word))
+                let kept = try device.word(word)
+                #expect(kept.isDeleted && kept.notes == "phone notes", "\(device.name): \(kept)")
+            }
+        }
+    }
+}
