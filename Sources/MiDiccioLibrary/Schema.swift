@@ -507,7 +507,40 @@ enum Migrations {
                 CREATE TRIGGER library_info_delete_guard BEFORE DELETE ON library_info
                 BEGIN SELECT \(Database.schemaGuardFunction)(user_version) FROM pragma_user_version; END;
                 """),
+        Migration(
+            name: "2026-12-old-lists-floor-at-last-pull",
+            sql: "",
+            afterwards: floorOldListsAtLastPull),
     ]
+
+    /// Puts the floor of each tag list an older MiDiccio wrote here and did not send yet at
+    /// that MiDiccio's last finished sync, rather than at the list's own time: a tag another
+    /// device put on the word after that sync never reached the list, and stays; a tag it
+    /// had pulled and left out still comes off. An older MiDiccio refused by the cloud's
+    /// newer format (it cannot pull) wrote such lists until updated, and the first sync
+    /// after the update took a tag another device had added, there and on every device,
+    /// silently (found by the exploratory helper, round 15A). A library that never synced
+    /// has nothing to keep.
+    @Sendable static func floorOldListsAtLastPull(_ database: Database) throws {
+        let state =
+            try database.prepare("SELECT json_extract(value, '$.state.lastSync') FROM sync_state WHERE id = 1")
+            .rows([]) { $0.optionalText(0) }.first ?? nil
+        guard let lastPull = state.flatMap({ Int64($0) }) else { return }
+        let update = try database.prepare("UPDATE words SET tag_clock = ? WHERE seq = ?")
+        try database.prepare(
+            "SELECT seq, tags, tags_time FROM words WHERE tag_clock IS NULL AND pending = 1 AND tags_time > ? AND created_at <= ?"
+        ).rows([.integer(lastPull), .integer(lastPull)]) { row in (row.int64(0), row.text(1), row.int64(2)) }
+            .forEach { seq, tags, time in
+                let written = Timestamp(milliseconds: time)
+                var clock = TagClock(floor: Timestamp(milliseconds: lastPull))
+                for (index, tag) in JSONText.stringArray(tags).enumerated() {
+                    clock.marks[TagSet.key(tag)] = TagClock.Mark(
+                        time: written, isPresent: true, orderTime: written, position: index, form: tag)
+                }
+                try update.bind([WordLibrary.storedTagClock(clock, tagsTime: written), .integer(seq)])
+                try update.runBound()
+            }
+    }
 
     /// Notes, as `imported_lookups` of no import (0), the look-ups the Kindle and KOReader
     /// words hold (tagged `kindle` or `koreader`, in the Trash too): one per example, or the

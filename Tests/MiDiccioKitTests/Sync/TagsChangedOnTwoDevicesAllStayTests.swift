@@ -220,6 +220,31 @@ struct TagsChangedOnTwoDevicesAllStayTests {
         }
     }
 
+    @Test("after an update, a list an older version wrote while it could not pull keeps the tags added elsewhere since its last sync")
+    func anOlderVersionsUnsentListKeepsWhatItNeverSaw() throws {
+        try withSyncFixture { fixture in
+            let (a, b, id) = try twoDevicesSharing(fixture, tags: ["spanish", "verb"])
+            try writtenByAnOlderVersion(b, id)
+            // a, updated, adds a tag and syncs; b, on the older version, cannot pull it (the
+            // cloud's newer format refuses it), and writes its list: "spanish" off, "fromB" on.
+            a.clock.advance(by: 1_000)
+            try a.library.edit(id, WordEdit(addTags: ["fromA"]))
+            try a.sync()
+            b.clock.advance(by: 3_000)
+            try b.library.edit(id, WordEdit(tags: ["verb", "fromB"]))
+            try writtenByAnOlderVersion(b, id)
+            // b is updated: the migration runs as b opens the library.
+            try b.library.database.run("DELETE FROM schema_migrations WHERE name = '2026-12-old-lists-floor-at-last-pull'")
+            try b.restart()
+            try fixture.syncRounds([b, a])
+            for device in [a, b] {
+                #expect(Set(try device.word(id).tags) == ["verb", "fromA", "fromB"], "\(device.name)")
+            }
+            #expect(try a.word(id).tags == b.word(id).tags)
+            #expect(try a.stored(id).tagClock == b.stored(id).tagClock)
+        }
+    }
+
     @Test("a word whose tags were all written at once stores an empty clock, and one with a tag taken off a mark for it")
     func theCommonCaseStoresNothing() throws {
         try withSyncFixture { fixture in
