@@ -241,6 +241,8 @@ package final class ToolContext {
     /// True when the command line asked for `--json`: no progress line then.
     package let json: Bool
     private var openLibrary: WordLibrary?
+    /// Why `library()` could not open it, once it failed.
+    private var openFailure: Error?
     /// True once the warning about a library inside a synced folder was given.
     private var warnedOfSyncedFolder = false
 
@@ -267,11 +269,26 @@ package final class ToolContext {
     /// close while the app sits idle.
     package func closeLibrary() {
         openLibrary = nil
+        openFailure = nil
     }
 
     /// The library, opened (and created) on first use.
     package func library() throws -> WordLibrary {
         if let openLibrary { return openLibrary }
+        // The first failure again: a second open of a library whose update stopped halfway
+        // found it up to date and told only the last step's error, "nothing was changed"
+        // (round 15A).
+        if let openFailure { throw openFailure }
+        do {
+            return try openingLibrary()
+        } catch {
+            openFailure = error
+            throw error
+        }
+    }
+
+    /// Opens the library for `library()`.
+    private func openingLibrary() throws -> WordLibrary {
         warnIfInSyncedFolder()
         // Opening a library keyed by another ICU computes every term's keys again, once:
         // about a second per 100,000 words, shown like an import's progress. A library of
@@ -290,6 +307,7 @@ package final class ToolContext {
         progress.finish()
         openLibrary = library
         if library.isNew { noteNewLibrary() }
+        if let from = library.upgradedFrom { noteUpgrade(from: from) }
         warnOfConflictCopies(library)
         // trash.autoPurgeDays applies to libraries that never sync too; one that syncs
         // purges inside its sync, after the pull. With the setting off (the default) this
@@ -343,6 +361,18 @@ package final class ToolContext {
         note(
             "Started a new, empty library at \(libraryPath) (there was none). "
                 + "If your words are in another file, give it with --library or MIDICCIO_LIBRARY.")
+    }
+
+    /// Says, on a terminal, that this open brought a library made by an earlier MiDiccio up
+    /// to date (from schema `from`): a one-way step that was silent, so a person learnt of it
+    /// only when an older build on another computer or a `serve` left running refused the
+    /// file (found by the exploratory helper, round 15A).
+    private func noteUpgrade(from: Int) {
+        guard io.errorIsTerminal, !json else { return }
+        note(
+            "Brought this library, made by an earlier MiDiccio (library schema \(from)), up to date for this one "
+                + "(schema \(WordLibrary.schemaVersion)). Older MiDiccio builds cannot open it any more; "
+                + "'midiccio backup export FILE' makes a backup (format 2) that older builds reading that format can restore.")
     }
 
     /// Warns, once, when the library file is inside a folder a sync program copies

@@ -73,6 +73,20 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
     /// the file there now (a backup or an older copy was put in its place); SQLite's check
     /// found `problem`. Nothing was changed.
     case logDoesNotFit(path: String, problem: String)
+    /// Bringing a library made by an earlier MiDiccio up to date (from schema `from`) got
+    /// as far as schema `reached`, which older builds cannot open, and then failed with
+    /// `cause`. No word was changed; the next open goes on from there.
+    case upgradeUnfinished(from: Int, reached: Int, cause: String)
+
+    /// `error` as `upgradeUnfinished` (the upgrade reached the newest schema) for a library
+    /// whose open brought it up from schema `from`; as it is otherwise.
+    static func afterUpgrade(from: Int?, _ error: Error) -> Error {
+        guard let from else { return error }
+        if case LibraryError.storage(let underneath) = error {
+            return LibraryError.upgradeUnfinished(from: from, reached: Migrations.all.count, cause: "\(underneath)")
+        }
+        return LibraryError.upgradeUnfinished(from: from, reached: Migrations.all.count, cause: "\(error)")
+    }
 
     /// A failure of SQLite as the library's error: `damaged` when SQLite finds the file's
     /// pages inconsistent, else `storage`.
@@ -175,6 +189,12 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
                 "the library file \(path) and the log beside it (\(name)-wal) do not fit together: SQLite's check finds \(problem). This happens when a backup or an older copy is put in the library's place after MiDiccio stopped abruptly (killed, or the power lost), as the log holds the changes made to the file that was there before. Nothing was changed. To open the file now there as it is, move \(name)-wal and \(name)-shm out of its folder (keep them if you may want those changes), then try again."
         case .invalidPlace(let place):
             return "\"\(place)\" is not a place in the list; start again from the top"
+        case .upgradeUnfinished(let from, let reached, let cause):
+            // "Nothing was changed" was false here: the file had moved on, and the
+            // earlier MiDiccio no longer opened it (round 15A).
+            return "this library, made by an earlier MiDiccio (library schema \(from)), was being brought up to date and reached "
+                + "schema \(reached), which older MiDiccio builds cannot open, when this failed: \(cause). No word was changed; "
+                + "run the command again to finish the update"
         case .storage(let error) where error.isBusy:
             // SQLite's "database is locked" does not say who holds it, or what to do.
             return

@@ -34,7 +34,12 @@ enum LibraryFile {
     /// Opens the library at `path`, creating it (and its folder) when missing and `create`
     /// is true; without `create`, a missing file is `libraryGone`. `upgradeTick` is called
     /// now and then while a library made by an earlier MiDiccio is brought up to date.
-    static func open(path: String, create: Bool, upgradeTick: (() -> Void)? = nil) throws -> (Database, isNew: Bool) {
+    ///
+    /// `upgradedFrom` is the schema an earlier MiDiccio left the file at, when this open
+    /// brought it up to date; nil otherwise.
+    static func open(
+        path: String, create: Bool, upgradeTick: (() -> Void)? = nil
+    ) throws -> (Database, isNew: Bool, upgradedFrom: Int?) {
         let existing = try inspect(path: path)
         if !existing && !create {
             throw LibraryError.libraryGone(path: path)
@@ -54,6 +59,8 @@ enum LibraryFile {
         }
         // True once the file is known to need bringing up to date.
         var updating = false
+        // The schema it was at then.
+        var before: Int?
         do {
             try database.defineSchemaGuard(newest: Migrations.all.count)
             try database.execute("PRAGMA busy_timeout = \(busyTimeoutSeconds * 1000)")
@@ -69,9 +76,15 @@ enum LibraryFile {
             try configure(database)
             if !current {
                 let tick = existing ? upgradeTick : nil
+                if updating { before = Int(try database.integer("PRAGMA user_version") ?? 0) }
                 try Migrator.migrate(database, Migrations.all, now: { SystemClock().now().milliseconds }, tick: tick)
             }
         } catch let error as SQLiteError {
+            // Migrations commit one by one: one that failed after others committed left the
+            // file where older builds no longer open it.
+            if let before, !error.isCorrupt, let reached = try? database.integer("PRAGMA user_version").map(Int.init), reached > before {
+                throw LibraryError.upgradeUnfinished(from: before, reached: reached, cause: "\(error)")
+            }
             if error.isCorrupt {
                 // A log left by a killed process and put beside another file can mix
                 // with it past reading its schema: the same refusal, the log kept.
@@ -98,7 +111,8 @@ enum LibraryFile {
             }
             throw LibraryError.cannotOpen(path: path, reason: error.message)
         }
-        return (database, !existing)
+        let reached = before == nil ? nil : try? database.integer("PRAGMA user_version").map(Int.init)
+        return (database, !existing, before.flatMap { from in (reached ?? 0) > from ? from : nil })
     }
 
     /// Checks a library file that has no WAL beside it: a file that came here (copied,

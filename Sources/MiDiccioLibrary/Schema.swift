@@ -523,7 +523,7 @@ enum Migrations {
     /// has nothing to keep.
     @Sendable static func floorOldListsAtLastPull(_ database: Database) throws {
         let state =
-            try database.prepare("SELECT json_extract(value, '$.state.lastSync') FROM sync_state WHERE id = 1")
+            try database.prepare("SELECT json_extract(value, '$.state.lastSync') FROM sync_state WHERE id = 1 AND json_valid(value)")
             .rows([]) { $0.optionalText(0) }.first ?? nil
         guard let lastPull = state.flatMap({ Int64($0) }) else { return }
         let update = try database.prepare("UPDATE words SET tag_clock = ? WHERE seq = ?")

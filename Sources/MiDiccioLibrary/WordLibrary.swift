@@ -14,6 +14,9 @@ public final class WordLibrary {
     public let path: String
     /// True when this call created the library.
     public let isNew: Bool
+    /// The library schema an earlier MiDiccio had left the file at, when this open brought
+    /// it up to date (older builds can no longer open it); nil otherwise.
+    public let upgradedFrom: Int?
     package let database: Database
     package let clock: any Clock
     let collation: TermCollation
@@ -109,9 +112,10 @@ public final class WordLibrary {
         keyProgress: ((_ done: Int, _ total: Int) -> Void)? = nil,
         upgradeProgress: (() -> Void)? = nil
     ) throws {
-        let (database, isNew) = try LibraryFile.open(path: path, create: create, upgradeTick: upgradeProgress)
+        let (database, isNew, upgradedFrom) = try LibraryFile.open(path: path, create: create, upgradeTick: upgradeProgress)
         self.path = path
         self.isNew = isNew
+        self.upgradedFrom = upgradedFrom
         self.database = database
         self.clock = clock
         // New words' ids: random (version 4) from a generator seeded once from the
@@ -128,24 +132,31 @@ public final class WordLibrary {
         }
         let storedLocale = stored.first { $0.0 == "collation.locale" }?.1
         collation = TermCollation(locale: storedLocale ?? TermCollation.environmentLocale(environment))
-        if storedLocale == nil {
+        // A step after the upgrade that fails leaves the file upgraded: said so, not "nothing
+        // was changed" (round 15A).
+        do {
+            if storedLocale == nil {
+                try guarded {
+                    try database.write {
+                        try setInfo("collation.locale", collation.locale)
+                        if try info("device.id") == nil { try setInfo("device.id", makeDeviceID().rawValue) }
+                        if isNew { try setInfo("sync.digest", "0") }
+                    }
+                }
+            }
+            if stored.first(where: { $0.0 == "collation.icu" })?.1 != TermCollation.icuVersion {
+                try guarded { try refreshTermKeys(progress: keyProgress) }
+            }
             try guarded {
-                try database.write {
-                    try setInfo("collation.locale", collation.locale)
-                    if try info("device.id") == nil { try setInfo("device.id", makeDeviceID().rawValue) }
-                    if isNew { try setInfo("sync.digest", "0") }
+                if try database.integer("SELECT count(*) FROM sync_devices WHERE num = 0") == 0 {
+                    try database.write {
+                        try database.run(
+                            "INSERT OR IGNORE INTO sync_devices (num, id) VALUES (0, ?)", [.text(try info("device.id") ?? "")])
+                    }
                 }
             }
-        }
-        if stored.first(where: { $0.0 == "collation.icu" })?.1 != TermCollation.icuVersion {
-            try guarded { try refreshTermKeys(progress: keyProgress) }
-        }
-        try guarded {
-            if try database.integer("SELECT count(*) FROM sync_devices WHERE num = 0") == 0 {
-                try database.write {
-                    try database.run("INSERT OR IGNORE INTO sync_devices (num, id) VALUES (0, ?)", [.text(try info("device.id") ?? "")])
-                }
-            }
+        } catch {
+            throw LibraryError.afterUpgrade(from: upgradedFrom, error)
         }
     }
 
