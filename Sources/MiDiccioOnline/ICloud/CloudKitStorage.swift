@@ -459,10 +459,15 @@ public final class CloudKitStorage: CloudStorage, CustomStringConvertible, Senda
         let (error, resent) = try save(path, bytes, operationType: "create")
         guard let error else { return }
         guard error.code == "EXISTS" else { throw api.failure(error, about: path) }
-        // After a dropped connection, the first attempt may have made it: then it is ours.
-        if resent, let existing = try lookUp(CloudKitIndex.recordName(path), about: path) {
+        // What is there goes into the index, so a read in this pass finds it: another
+        // device's first sync made the cloud's manifest at that moment, and this one's read
+        // of it answered from the index taken at its start, so nothing, and the sync failed
+        // saying the cloud was gone "although this device synced with it before" (found by
+        // the exploratory helper, round 15C).
+        if let existing = try lookUp(CloudKitIndex.recordName(path), about: path) {
             mutate { $0.items[CloudKitIndex.recordName(path)] = existing.item }
-            if let found = try readBytes(path), try found.hasSameBytes(as: bytes) { return }
+            // After a dropped connection, the first attempt may have made it: then it is ours.
+            if resent, let found = try readBytes(path), try found.hasSameBytes(as: bytes) { return }
         }
         throw CloudError.exists(path: path)
     }

@@ -55,6 +55,17 @@ struct ICloudStorageModelTests {
         #expect(throws: CloudError.self) { try first.create("changes/a/000000000001-0000000000000001.chg", Data("again".utf8)) }
     }
 
+    @Test("a file another device made since this pass began, met by a create, reads at once in the same pass")
+    func madeMeanwhileReadsAtOnce() throws {
+        let (_, first, second) = try Self.pair("made-meanwhile")
+        try first.beginPass(cache: nil)
+        try second.beginPass(cache: nil)
+        try first.create("midiccio-sync.json", Data("made by the first".utf8))
+        #expect(throws: CloudError.self) { try second.create("midiccio-sync.json", Data("made by the second".utf8)) }
+        #expect(try second.read("midiccio-sync.json") == Data("made by the first".utf8))
+        #expect(try second.list("").map(\.name) == ["midiccio-sync.json"])
+    }
+
     @Test("removing 450 files takes three requests of at most 200 deletions, and a missing one is not an error")
     func deletionsAreSplit() throws {
         let (tenant, storage, _) = try Self.pair("batches")
