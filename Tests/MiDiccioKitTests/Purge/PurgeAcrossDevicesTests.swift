@@ -72,13 +72,7 @@ struct PurgeAcrossDevicesTests {
     @Test("the first sync after the purge reports the word as purged elsewhere and discards the offline edit")
     func firstSyncReportsPurgedElsewhere() throws {
         try withSyncFixture { fixture in
-            let (a, b, id, _) = try twoDevicesSharingAWord(fixture)
-            try a.library.delete([id])
-            try a.library.purge([id])
-            fixture.advanceClocks(by: 1_000)
-            try a.sync()
-            fixture.advanceClocks(by: 1_000)
-            try b.library.edit(id, WordEdit(notes: "edited offline"))
+            let (b, id) = try purgedOnAWhileEditedOnB(fixture)
             #expect(try b.pendingCount() == 1)
 
             let report = try b.sync()
@@ -93,16 +87,23 @@ struct PurgeAcrossDevicesTests {
         }
     }
 
+    /// A word both devices hold, purged on `a` and synced there, then edited on `b` (not
+    /// synced): `b` and the word's id.
+    private func purgedOnAWhileEditedOnB(_ fixture: SyncFixture) throws -> (b: TestDevice, id: WordID) {
+        let (a, b, id, _) = try twoDevicesSharingAWord(fixture)
+        try a.library.delete([id])
+        try a.library.purge([id])
+        fixture.advanceClocks(by: 1_000)
+        try a.sync()
+        fixture.advanceClocks(by: 1_000)
+        try b.library.edit(id, WordEdit(notes: "edited offline"))
+        return (b, id)
+    }
+
     @Test("a sync that stops after its pull removed a purged word leaves the note to the next sync that finishes")
     func stoppedSyncLeavesItsNote() throws {
         try withSyncFixture { fixture in
-            let (a, b, id, _) = try twoDevicesSharingAWord(fixture)
-            try a.library.delete([id])
-            try a.library.purge([id])
-            fixture.advanceClocks(by: 1_000)
-            try a.sync()
-            fixture.advanceClocks(by: 1_000)
-            try b.library.edit(id, WordEdit(notes: "edited offline"))
+            let (b, id) = try purgedOnAWhileEditedOnB(fixture)
             try b.add("perro", meaning: "dog")
             // The pull is saved, then the upload fails (the connection dropped, the process
             // killed): the sync stops.
