@@ -201,18 +201,24 @@ struct TagsChangedOnTwoDevicesAllStayTests {
         }
     }
 
+    /// A word tagged "spanish, verb" on `a` and `b`; `a`, updated, adds "fromA" and syncs;
+    /// then `b`, on the older version and not synced, writes its list with `edit`.
+    private func olderListAfterAnAdd(_ fixture: SyncFixture, _ edit: WordEdit) throws -> (TestDevice, TestDevice, WordID) {
+        let (a, b, id) = try twoDevicesSharing(fixture, tags: ["spanish", "verb"])
+        try writtenByAnOlderVersion(b, id)
+        a.clock.advance(by: 1_000)
+        try a.library.edit(id, WordEdit(addTags: ["fromA"]))
+        try a.sync()
+        b.clock.advance(by: 3_000)
+        try b.library.edit(id, edit)
+        try writtenByAnOlderVersion(b, id)
+        return (a, b, id)
+    }
+
     @Test("after an update, a list an older version wrote whole takes off, everywhere, the tags it left out from before it")
     func anOlderVersionsListIsWholeEverywhere() throws {
         try withSyncFixture { fixture in
-            let (a, b, id) = try twoDevicesSharing(fixture, tags: ["spanish", "verb"])
-            try writtenByAnOlderVersion(b, id)
-            // a, updated, adds a tag and syncs; b, on the older version, then writes its list.
-            a.clock.advance(by: 1_000)
-            try a.library.edit(id, WordEdit(addTags: ["fromA"]))
-            try a.sync()
-            b.clock.advance(by: 3_000)
-            try b.library.edit(id, WordEdit(removeTags: ["spanish"]))
-            try writtenByAnOlderVersion(b, id)
+            let (a, b, id) = try olderListAfterAnAdd(fixture, WordEdit(removeTags: ["spanish"]))
             try fixture.syncRounds([b, a])
             let tags = try a.word(id).tags
             #expect(tags == ["verb"], "the older version's list, written last, wins whole, as it did before the update")
@@ -223,16 +229,9 @@ struct TagsChangedOnTwoDevicesAllStayTests {
     @Test("after an update, a list an older version wrote while it could not pull keeps the tags added elsewhere since its last sync")
     func anOlderVersionsUnsentListKeepsWhatItNeverSaw() throws {
         try withSyncFixture { fixture in
-            let (a, b, id) = try twoDevicesSharing(fixture, tags: ["spanish", "verb"])
-            try writtenByAnOlderVersion(b, id)
-            // a, updated, adds a tag and syncs; b, on the older version, cannot pull it (the
-            // cloud's newer format refuses it), and writes its list: "spanish" off, "fromB" on.
-            a.clock.advance(by: 1_000)
-            try a.library.edit(id, WordEdit(addTags: ["fromA"]))
-            try a.sync()
-            b.clock.advance(by: 3_000)
-            try b.library.edit(id, WordEdit(tags: ["verb", "fromB"]))
-            try writtenByAnOlderVersion(b, id)
+            // b cannot pull a's tag (the cloud's newer format refuses it), and writes its list:
+            // "spanish" off, "fromB" on.
+            let (a, b, id) = try olderListAfterAnAdd(fixture, WordEdit(tags: ["verb", "fromB"]))
             // b is updated: the migration runs as b opens the library.
             try b.library.database.run("DELETE FROM schema_migrations WHERE name = '2026-12-old-lists-floor-at-last-pull'")
             try b.restart()
