@@ -99,6 +99,10 @@ public struct SyncReport: Hashable, Sendable {
     /// True when this library was set back to a cloud it had left, and this sync went on
     /// there from where this device had got to (`SyncSession.takeUpPreviousState`).
     public var previousStateTakenUp = false
+    /// True when the cloud holds an older copy of this device's files, as a copy of a cloud
+    /// folder made before its last sync in the folder copied has: this sync started afresh
+    /// there, knowing them for its own (`SyncSession.takeUpPreviousState`).
+    public var olderCopyOfTheCloud = false
     /// The id this library had in this cloud before it took a new one elsewhere, when this
     /// sync took that id over (`SyncSession.takeUpPreviousState`).
     public var previousIDTakenOver: String?
@@ -545,6 +549,11 @@ extension SyncReport {
             )
         }
         if previousStateTakenUp { notes.append("This library synced with \(cloud) before: it went on from where it had got to there.") }
+        if olderCopyOfTheCloud {
+            notes.append(
+                "\(cloud) holds an older copy of this device's files (a copy of the folder it synced with, made before its last sync there): this sync took them for its own and uploaded every word once."
+            )
+        }
         if let old = previousIDTakenOver {
             notes.append(
                 "This library synced with \(cloud) before, as device \(old.prefix(8)), and has had another id since: it takes that device's files over, reads them, and removes them once its own snapshot holds their words."

@@ -102,5 +102,25 @@ extension SyncSession {
             report.previousStateTakenUp = true
             return
         }
+        // A copy of the cloud folder made before this device's last sync there (a person
+        // moving to another sync service, who copied the folder while a device still synced
+        // in the old one): its record there is one this library wrote, at an earlier number.
+        // It starts afresh here knowing those files for its own, and uploads every word once;
+        // it took them for a copy's, said it was "a copy of another library file" and went
+        // on under a new id (found by the exploratory helper, round 15C).
+        guard fresh, let instance = record.instance else { return }
+        for previous in own {
+            guard let kept = try? SyncState.decode(previous.state), kept.instances.contains(instance), record.lastSeq <= kept.lastSeq
+            else { continue }
+            let now = now
+            try commit { next in
+                next.rememberWritten(by: kept, at: now)
+                next.instances = kept.instances
+                next.fullUpload = true
+                try store.forgetPreviousState(key: previous.key)
+            }
+            report.olderCopyOfTheCloud = true
+            return
+        }
     }
 }
