@@ -97,7 +97,11 @@ extension WordLibrary {
     /// syncs: when its last sync finished, or `Int64.min`), not those whose change here is
     /// still to be sent, unless no other device can have them (every field written here,
     /// and made after that sync): their days count from the upload (`SyncStore.markUploaded`),
-    /// once other devices can see them in the Trash. With `onlyUnshared` as well, only
+    /// once other devices can see them in the Trash. A word a backup restore brought or
+    /// changed is not one of those (`restored_from_elsewhere`): the backup may be another
+    /// device's. A new laptop started from the phone's backup purged, before its first
+    /// sync, a word the phone had edited since, on the phone too (found by the exploratory
+    /// helper, round 15C). With `onlyUnshared` as well, only
     /// those no other device can have, sent or not: while a device this library synced
     /// with through another cloud has not synced through this one (`SyncStore.devicesElsewhere`),
     /// a deletion sent here has not reached it.
@@ -109,7 +113,8 @@ extension WordLibrary {
         return try guarded {
             try database.cached(
                 "SELECT id FROM words WHERE trash_seen_at IS NOT NULL AND trash_seen_at < ?1 "
-                    + "AND (?2 IS NULL OR (pending = 0 AND ?3 = 0) OR (\(here) AND created_at > ?2))"
+                    + "AND (?2 IS NULL OR (pending = 0 AND ?3 = 0) OR (\(here) AND created_at > ?2 "
+                    + "AND id NOT IN (SELECT id FROM restored_from_elsewhere)))"
             ).rows([.integer(cutoff), lastSync.map { .integer($0) } ?? .null, .integer(onlyUnshared ? 1 : 0)]) { $0.text(0) }
         }.compactMap(WordID.init)
     }
@@ -149,23 +154,13 @@ extension WordLibrary {
     /// known only to have synced (a remote's state kept aside, from before the time was
     /// noted), so every word changed here waits; `Int64.min` for one that never synced
     /// (then only a word another device wrote waits while its change here is not sent).
-    ///
-    /// A backup restore counts as such a sync (`restoredKey`): the backup may be another
-    /// device's, whose words look written here once restored. A new laptop that started
-    /// from the phone's backup and cleaned up its Trash before its first sync purged a word
-    /// the phone had edited since, on the phone too (found by the exploratory helper, round
-    /// 15C).
     package func lastSyncEver() throws -> Int64 {
         try guarded {
-            let restored = try info(Self.restoredKey).flatMap { Int64($0) } ?? .min
-            if let time = try info(Self.lastSyncKey).flatMap({ Int64($0) }) { return max(time, restored) }
+            if let time = try info(Self.lastSyncKey).flatMap({ Int64($0) }) { return time }
             let aside = try database.integer("SELECT count(*) FROM library_info WHERE key GLOB 'sync.previous:*'") ?? 0
-            return aside > 0 ? Int64.max : restored
+            return aside > 0 ? Int64.max : Int64.min
         }
     }
-
-    /// The `library_info` key of when a backup restore last changed words here (ms).
-    static let restoredKey = "restore.lastChanged"
 
     /// True when the word with this id was purged (here or on another device).
     public func isPurged(_ id: WordID) throws -> Bool {
@@ -190,6 +185,7 @@ extension WordLibrary {
         if database.changes > 0 { try notePurgedSinceRestore(stored.word.term) }
         try database.run("DELETE FROM import_undo WHERE word_id = ?", [.text(stored.word.id.rawValue)])
         try database.run("DELETE FROM bulk_undo WHERE word_id = ?", [.text(stored.word.id.rawValue)])
+        try database.run("DELETE FROM restored_from_elsewhere WHERE id = ?", [.text(stored.word.id.rawValue)])
         try removeReviewEvents(of: stored.word.id)
     }
 

@@ -511,6 +511,14 @@ enum Migrations {
             name: "2026-12-old-lists-floor-at-last-pull",
             sql: "",
             afterwards: floorOldListsAtLastPull),
+        Migration(
+            name: "2026-12-restored-from-elsewhere",
+            sql: """
+                -- The words a backup restore brought or changed (their ids): the backup may be
+                -- another device's, so the Trash's clean-up leaves them while their change here
+                -- is not sent, as it leaves every word another device may hold. Local: not synced.
+                CREATE TABLE restored_from_elsewhere (id TEXT PRIMARY KEY) WITHOUT ROWID;
+                """),
     ]
 
     /// Puts the floor of each tag list an older MiDiccio wrote here and did not send yet at
@@ -523,7 +531,10 @@ enum Migrations {
     /// has nothing to keep.
     @Sendable static func floorOldListsAtLastPull(_ database: Database) throws {
         let state =
-            try database.prepare("SELECT json_extract(value, '$.state.lastSync') FROM sync_state WHERE id = 1 AND json_valid(value)")
+            try database.prepare(
+                "SELECT coalesce(json_extract(value, '$.state.lastSync'), json_extract(value, '$.legacy.\"sync.lastSync\"')) "
+                    + "FROM sync_state WHERE id = 1 AND json_valid(value)"
+            )
             .rows([]) { $0.optionalText(0) }.first ?? nil
         guard let lastPull = state.flatMap({ Int64($0) }) else { return }
         let update = try database.prepare("UPDATE words SET tag_clock = ? WHERE seq = ?")
@@ -531,11 +542,14 @@ enum Migrations {
             "SELECT seq, tags, tags_time FROM words WHERE tag_clock IS NULL AND pending = 1 AND tags_time > ? AND created_at <= ?"
         ).rows([.integer(lastPull), .integer(lastPull)]) { row in (row.int64(0), row.text(1), row.int64(2)) }
             .forEach { seq, tags, time in
+                // The list as that MiDiccio knew the word at its last sync: its tags on from just
+                // after it, so a tag another device took off since stays off (it was on the
+                // list only as it had been); in the list's order, from the list's time.
                 let written = Timestamp(milliseconds: time)
                 var clock = TagClock(floor: Timestamp(milliseconds: lastPull))
                 for (index, tag) in JSONText.stringArray(tags).enumerated() {
                     clock.marks[TagSet.key(tag)] = TagClock.Mark(
-                        time: written, isPresent: true, orderTime: written, position: index, form: tag)
+                        time: Timestamp(milliseconds: lastPull + 1), isPresent: true, orderTime: written, position: index, form: tag)
                 }
                 try update.bind([WordLibrary.storedTagClock(clock, tagsTime: written), .integer(seq)])
                 try update.runBound()

@@ -575,7 +575,7 @@ package final class SyncStore {
     /// words changed here and not sent yet wait (`WordLibrary.autoPurgeDue`).
     ///
     /// `lastSync` counts no earlier than `WordLibrary.lastSyncEver()` (a sync with another
-    /// remote, a backup restore). With `onlyUnshared`, only words no other device can have
+    /// remote). With `onlyUnshared`, only words no other device can have
     /// (`WordLibrary.autoPurgeDue`).
     package func autoPurge(now: Timestamp, lastSync: Int64?, onlyUnshared: Bool = false) throws -> Int {
         guard try library.settingDays(.autoPurgeDays) != nil else { return 0 }

@@ -372,8 +372,8 @@ extension WordLibrary {
                     try noteRestoredTimes(where: "word_id IN (SELECT word_id FROM temp.restore_retimed)")
                 } else {
                     // Its words may be another device's: the Trash's clean-up leaves them
-                    // until a sync sends their deletion (`lastSyncEver`).
-                    try setInfo(Self.restoredKey, String(clock.now().milliseconds))
+                    // until a sync sends their deletion (`autoPurgeDue`).
+                    try database.run("INSERT OR IGNORE INTO restored_from_elsewhere (id) SELECT word_id FROM restore_undo")
                     try noteUndoSource(Self.restoreSourceKey, path: source ?? path)
                     try database.run("DELETE FROM library_info WHERE key = ?", [.text(Self.restorePurgedKey)])
                 }

@@ -228,4 +228,28 @@ struct TrashCleanUpWaitsForDevicesOfAnotherCloudTests {
             }
         }
     }
+
+    @Test("in a library that never syncs, a restore holds only the words it brought: the others' clean-up goes on")
+    func restoreHoldsOnlyItsOwnWords() throws {
+        try withSyncFixture { fixture in
+            let phone = try fixture.device("phone"), laptop = try fixture.device("laptop")
+            let fromPhone = try phone.add("palabra", meaning: "word")
+            let backup = fixture.file("phone.json")
+            _ = try phone.library.exportBackup(to: backup)
+            // Made on the laptop before the restore, in no backup.
+            let before = try laptop.add("antes")
+            fixture.advanceClocks(by: 1_000)
+            _ = try laptop.library.restoreBackup(from: backup)
+            try laptop.library.setSetting(.autoPurgeDays, to: "7")
+            _ = try laptop.library.delete([before, fromPhone])
+            fixture.advanceClocks(by: 8 * Self.day)
+            try expectLocalCleanUp(of: laptop, purges: before, keeps: fromPhone)
+            // An undo of the restore leaves the restored word held too.
+            fixture.advanceClocks(by: 1_000)
+            _ = try laptop.library.undoRestore()
+            fixture.advanceClocks(by: 8 * Self.day)
+            #expect(try laptop.library.autoPurgeUnlessSyncing() == 0)
+            #expect(try !laptop.library.isPurged(fromPhone))
+        }
+    }
 }

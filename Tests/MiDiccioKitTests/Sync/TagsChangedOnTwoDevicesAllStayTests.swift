@@ -201,13 +201,16 @@ struct TagsChangedOnTwoDevicesAllStayTests {
         }
     }
 
-    /// A word tagged "spanish, verb" on `a` and `b`; `a`, updated, adds "fromA" and syncs;
-    /// then `b`, on the older version and not synced, writes its list with `edit`.
-    private func olderListAfterAnAdd(_ fixture: SyncFixture, _ edit: WordEdit) throws -> (TestDevice, TestDevice, WordID) {
+    /// A word tagged "spanish, verb" on `a` and `b`; `a`, updated, adds "fromA" (or makes
+    /// `onA`) and syncs; then `b`, on the older version and not synced, writes its list
+    /// with `edit`.
+    private func olderListAfterAnAdd(
+        _ fixture: SyncFixture, _ edit: WordEdit, onA: WordEdit = WordEdit(addTags: ["fromA"])
+    ) throws -> (TestDevice, TestDevice, WordID) {
         let (a, b, id) = try twoDevicesSharing(fixture, tags: ["spanish", "verb"])
         try writtenByAnOlderVersion(b, id)
         a.clock.advance(by: 1_000)
-        try a.library.edit(id, WordEdit(addTags: ["fromA"]))
+        try a.library.edit(id, onA)
         try a.sync()
         b.clock.advance(by: 3_000)
         try b.library.edit(id, edit)
@@ -229,15 +232,16 @@ struct TagsChangedOnTwoDevicesAllStayTests {
     @Test("after an update, a list an older version wrote while it could not pull keeps the tags added elsewhere since its last sync")
     func anOlderVersionsUnsentListKeepsWhatItNeverSaw() throws {
         try withSyncFixture { fixture in
-            // b cannot pull a's tag (the cloud's newer format refuses it), and writes its list:
-            // "spanish" off, "fromB" on.
-            let (a, b, id) = try olderListAfterAnAdd(fixture, WordEdit(tags: ["verb", "fromB"]))
+            // a adds "fromA" and takes "verb" off; b cannot pull that (the cloud's newer format
+            // refuses it), and writes its list: "spanish" off, "fromB" on, "verb" as it was.
+            let (a, b, id) = try olderListAfterAnAdd(
+                fixture, WordEdit(tags: ["verb", "fromB"]), onA: WordEdit(tags: ["spanish", "fromA"]))
             // b is updated: the migration runs as b opens the library.
             try b.library.database.run("DELETE FROM schema_migrations WHERE name = '2026-12-old-lists-floor-at-last-pull'")
             try b.restart()
             try fixture.syncRounds([b, a])
             for device in [a, b] {
-                #expect(Set(try device.word(id).tags) == ["verb", "fromA", "fromB"], "\(device.name)")
+                #expect(Set(try device.word(id).tags) == ["fromA", "fromB"], "\(device.name)")
             }
             #expect(try a.word(id).tags == b.word(id).tags)
             #expect(try a.stored(id).tagClock == b.stored(id).tagClock)
