@@ -50,6 +50,12 @@ public struct BulkResult: Sendable, Equatable {
     public var leftOutTerms: [String] = []
     /// How many of the words left out a result names.
     public static let leftOutNamed = 5
+    /// For an undo: words whose change was changed again since the action, here or on
+    /// another device (a tag put on or taken off by hand, a word deleted, restored or
+    /// edited), kept as they are.
+    public var keptSince: Int = 0
+    /// The terms of the first `leftOutNamed` words of `keptSince`.
+    public var keptSinceTerms: [String] = []
 }
 
 /// Bulk actions: one tag on many words, many words to or from the Trash, each in one
@@ -183,9 +189,17 @@ extension WordLibrary {
                 throw LibraryError.nothingBulkToUndo
             }
             var changed = 0, rows = 0
-            try forEachUndoRow(total: last.changed, progress: progress) { idText, priorText in
+            try forEachUndoRow(total: last.changed, progress: progress) { idText, priorText, doneAt in
                 rows += 1
                 guard let id = WordID(idText), let current = try stored(id) else { return }
+                // Changed again since the action (here, or on another device and pulled):
+                // kept. The undo took back a tag another device had put on by hand, a word it
+                // had deleted, or restored and edited (found by the exploratory helper, round 16B).
+                if let doneAt, Self.changedSince(current, doneAt: doneAt, action: last.action, tag: last.tag ?? "") {
+                    last.keptSince += 1
+                    if last.keptSinceTerms.count < BulkResult.leftOutNamed { last.keptSinceTerms.append(current.word.term) }
+                    return
+                }
                 let before = current.word
                 let after = try update(current) { word, time in
                     switch last.action {
@@ -211,9 +225,26 @@ extension WordLibrary {
             }
             try database.run("DELETE FROM bulk_undo")
             try database.run("UPDATE bulk_undo_action SET undone = 1 WHERE id = 1")
-            last.unchanged = rows - changed
+            last.unchanged = rows - changed - last.keptSince
             last.changed = changed
             return last
+        }
+    }
+
+    /// True when what the action set in `current` (at `doneAt`) has a later time now: the
+    /// tag's mark for a tag action, the Trash flag for a move to the Trash, and any field
+    /// for a restore (a word edited since it came out of the Trash stays out).
+    private static func changedSince(_ current: StoredWord, doneAt: Int64, action: BulkActionKind, tag: String) -> Bool {
+        switch action {
+        case .addTag, .removeTag:
+            let marks = current.tagClock.resolved(tags: current.word.tags, time: current.times.tags)
+            let mark = marks[TagSet.key(tag)]
+            // No mark: the tag's state is the floor's, from before the action or a list written whole since.
+            return (mark?.time.milliseconds ?? current.tagClock.floor?.milliseconds ?? 0) > doneAt
+        case .moveToTrash:
+            return current.times.deleted.milliseconds > doneAt
+        case .restore:
+            return WordField.allCases.contains { current.times[$0].milliseconds > doneAt }
         }
     }
 
@@ -223,14 +254,16 @@ extension WordLibrary {
     /// removed) to `body`, in id order, read `bulkWordsPerRead` at a time, as
     /// `forEachBulkWord` reads the words. `body` changes words, never these rows.
     /// `progress` hears how many rows were handed over, of `total` (the action's count).
-    private func forEachUndoRow(total: Int, progress: BulkProgress?, _ body: (String, String?) throws -> Void) throws {
-        let read = try database.cached("SELECT word_id, prior_tags FROM bulk_undo WHERE word_id > ? ORDER BY word_id LIMIT ?")
+    private func forEachUndoRow(total: Int, progress: BulkProgress?, _ body: (String, String?, Int64?) throws -> Void) throws {
+        let read = try database.cached("SELECT word_id, prior_tags, done_at FROM bulk_undo WHERE word_id > ? ORDER BY word_id LIMIT ?")
         var after = ""
         var done = 0
         progress?(0, total)
         while true {
-            let rows = try read.rows([.text(after), .integer(Int64(bulkWordsPerRead))]) { ($0.text(0), $0.optionalText(1)) }
-            for (id, prior) in rows { try body(id, prior) }
+            let rows = try read.rows([.text(after), .integer(Int64(bulkWordsPerRead))]) {
+                ($0.text(0), $0.optionalText(1), $0.isNull(2) ? nil : $0.int64(2))
+            }
+            for (id, prior, doneAt) in rows { try body(id, prior, doneAt) }
             done += rows.count
             guard rows.count == bulkWordsPerRead, let last = rows.last else {
                 progress?(max(done, total), max(done, total))
@@ -269,9 +302,13 @@ extension WordLibrary {
                 guard try change(stored) else { return unchanged += 1 }
                 changed += 1
                 let prior: SQLValue = action == .removeTag ? .text(JSONText.array(stored.word.tags)) : .null
+                // The time the change got (`changedSince`): the tags' or the Trash flag's.
+                let field = action == .addTag || action == .removeTag ? "tags_time" : "deleted_time"
                 try database.run(
-                    try database.cached("INSERT OR REPLACE INTO bulk_undo (word_id, prior_tags) VALUES (?, ?)"),
-                    [.text(stored.word.id.rawValue), prior])
+                    try database.cached(
+                        "INSERT OR REPLACE INTO bulk_undo (word_id, prior_tags, done_at) VALUES (?1, ?2, (SELECT \(field) FROM words WHERE seq = ?3))"
+                    ),
+                    [.text(stored.word.id.rawValue), prior, .integer(stored.seq)])
             }
             let step = (try database.integer("SELECT step FROM bulk_undo_action WHERE id = 1") ?? 0) + 1
             try database.run(

@@ -519,6 +519,14 @@ enum Migrations {
                 -- is not sent, as it leaves every word another device may hold. Local: not synced.
                 CREATE TABLE restored_from_elsewhere (id TEXT PRIMARY KEY) WITHOUT ROWID;
                 """),
+        Migration(
+            name: "2026-12-bulk-undo-keeps-later-changes",
+            sql: """
+                -- The time the last bulk action gave what it changed in each word (the tag's
+                -- mark, the Trash flag): its undo leaves a word whose change has a later time
+                -- (made since, here or on another device), as the other undos keep later edits.
+                ALTER TABLE bulk_undo ADD COLUMN done_at INTEGER;
+                """),
     ]
 
     /// Puts the floor of each tag list an older MiDiccio wrote here and did not send yet at

@@ -216,6 +216,7 @@ extension WebApp {
             ("action", JSONText.quote(result.action.rawValue)), ("tag", JSONText.optional(result.tag)),
             ("changed", String(result.changed)), ("unchanged", String(result.unchanged)), ("step", String(result.step)),
             ("leftOut", String(result.leftOut)), ("leftOutTerms", JSONText.array(result.leftOutTerms)),
+            ("keptSince", String(result.keptSince)), ("keptSinceTerms", JSONText.array(result.keptSinceTerms)),
         ])
     }
 }

@@ -686,7 +686,11 @@
         await refresh();
         loadTags();
         scheduleSync();
-        toast(done.replace("{n}", plural(undone.changed, "word", "words")));
+        // Words changed again since the action (here or on another device) stay as they are.
+        const kept = undone.keptSince
+          ? "; " + plural(undone.keptSince, "word", "words") + " changed since, kept as " + (undone.keptSince === 1 ? "it is" : "they are")
+          : "";
+        toast(done.replace("{n}", plural(undone.changed, "word", "words")) + kept);
       } catch (error) { toast(error.message); }
     };
   }
