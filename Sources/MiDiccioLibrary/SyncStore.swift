@@ -176,6 +176,9 @@ package final class SyncStore {
         package var name: String?
         /// When this library last heard from it there, or last synced there (its clock, ms).
         package var at: Int64
+        /// When that device wrote the newest record of it read there, by its own clock (ms;
+        /// nil when not known): a record of it here written later shows it synced here since.
+        package var written: Int64?
     }
 
     /// The other devices this library synced with through a cloud it has left (another
@@ -194,6 +197,7 @@ package final class SyncStore {
     package func devicesElsewhere(now: Int64, within: Int64) throws -> [DeviceElsewhere] {
         struct Heard: Decodable {
             var at: Int64
+            var written: Int64?
             var name: String?
         }
         struct Kept: Decodable {
@@ -204,33 +208,42 @@ package final class SyncStore {
         }
         struct Stored: Decodable { var state: Kept? }
         var found: [String: DeviceElsewhere] = [:]
-        for previous in try previousStates() {
+        let states = try previousStates()
+        // Ids this library itself had (before it found it was a copy, say): never another device.
+        let own = Set(states.map(\.device))
+        for previous in states {
             guard let kept = try? JSONDecoder().decode(Stored.self, from: Data(previous.state.utf8)).state else { continue }
-            var times: [String: (at: Int64, name: String?)] = [:]
+            var times: [String: (at: Int64, written: Int64?, name: String?)] = [:]
             if let last = kept.lastSync {
-                for device in (kept.cursors ?? [:]).keys { times[device] = (last, nil) }
+                for device in (kept.cursors ?? [:]).keys { times[device] = (last, nil, nil) }
             }
             for (device, heard) in kept.heard ?? [:] {
-                times[device] = (max(heard.at, times[device]?.at ?? .min), heard.name)
+                times[device] = (max(heard.at, times[device]?.at ?? .min), heard.written, heard.name)
             }
-            times[previous.device] = nil
+            for device in own { times[device] = nil }
             if times.isEmpty, let last = kept.lastSync, (kept.lastSeq ?? 0) > 0, last >= now - within {
                 found["\u{1F}" + previous.key] = DeviceElsewhere(device: "", name: Self.unheardDevices(previous.key), at: last)
             }
             for (device, time) in times where time.at >= now - within {
                 if let known = found[device], known.at >= time.at { continue }
-                found[device] = DeviceElsewhere(device: device, name: time.name ?? found[device]?.name, at: time.at)
+                found[device] = DeviceElsewhere(
+                    device: device, name: time.name ?? found[device]?.name, at: time.at, written: time.written)
             }
         }
         return found.values.sorted { $0.at != $1.at ? $0.at > $1.at : $0.device < $1.device }
     }
 
-    /// How `devicesElsewhere` names the devices of a cloud left (kept under `key`) that
-    /// this library did not hear from.
+    /// How `devicesElsewhere` names a cloud left (kept under `key`) where this library
+    /// heard from no other device.
     private static func unheardDevices(_ key: String) -> String {
         let parts = key.dropFirst("sync.previous:".count).split(separator: "\u{1F}", omittingEmptySubsequences: false)
-        guard parts.count >= 2, parts[0] != "signin" else { return "the devices of another account it was signed in to" }
-        return "any device of \(parts[0]) \(parts[1]) it did not hear from"
+        guard parts.count >= 2, parts[0] != "signin" else { return "another account it was signed in to" }
+        switch parts[0] {
+        case "gdrive": return "Google Drive" + (parts.count > 2 && !parts[2].isEmpty ? " (\(parts[2]))" : "")
+        case "icloud": return "iCloud"
+        case "webdav": return "WebDAV \(parts[1])"
+        default: return "\(parts[0]) \(parts[1])"
+        }
     }
 
     /// Keeps `state`, this library's sync state with the cloud of an account it is signing
@@ -241,6 +254,16 @@ package final class SyncStore {
     package func keepStateAside(device: String, state: String) throws {
         try library.guarded {
             try library.setInfo("sync.previous:signin\u{1F}" + WordID.random().rawValue, device + "\n" + state)
+        }
+    }
+
+    /// Keeps `state`, this library's state with `remote` when the cloud there was another
+    /// (another account behind the same remote, a folder emptied), aside with `device`
+    /// under a key of its own (listed by `previousStates`, named by `remote`); call inside
+    /// `write`.
+    package func keepStateAside(of remote: (kind: String, location: String, user: String?), device: String, state: String) throws {
+        try library.guarded {
+            try library.setInfo(Self.previousKey(remote) + "\u{1F}" + WordID.random().rawValue, device + "\n" + state)
         }
     }
 

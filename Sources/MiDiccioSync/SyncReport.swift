@@ -63,6 +63,11 @@ public struct SyncReport: Hashable, Sendable {
     /// trash.autoPurgeDays: those they may hold wait, since the deletion has not reached
     /// them (`autoPurgeWaitsElsewhereNote`).
     public var autoPurgeWaitsElsewhere: [String] = []
+    /// With `autoPurgeWaitsElsewhere`: the clouds this library left (within 180 days) where
+    /// it uploaded and heard from no other device, one of which may have synced there after
+    /// it ("folder /path", "Google Drive", "iCloud"): those words wait until another device
+    /// syncs here after this library left that cloud, or for 180 days.
+    public var autoPurgeWaitsUnheard: [String] = []
     /// The devices (by name) whose records name files this sync has not read: not
     /// delivered yet by a file-sync client, cut short, or missing. One of them may take a
     /// word out of the Trash or edit it, so a command about to purge or override what
@@ -198,13 +203,29 @@ extension SyncReport {
             + "has arrived here yet, and one may take a word out of the Trash. It runs at a sync that finds them all"
     }
 
-    /// What `autoPurgeWaitsElsewhere` means, for people; nil when it is empty.
+    /// What `autoPurgeWaitsElsewhere` and `autoPurgeWaitsUnheard` mean, for people; nil
+    /// when both are empty.
     public var autoPurgeWaitsElsewhereNote: String? {
-        guard !autoPurgeWaitsElsewhere.isEmpty else { return nil }
-        return "the Trash's clean-up (trash.autoPurgeDays) waits for words this library shares with another cloud it synced "
-            + "with: \(autoPurgeWaitsElsewhere.joined(separator: ", ")) may not have seen them go to the Trash, and may have "
-            + "edited them. It runs 180 days after this library last heard from them there at the latest, sooner once each device "
-            + "named syncs through this cloud"
+        guard !autoPurgeWaitsElsewhere.isEmpty || !autoPurgeWaitsUnheard.isEmpty else { return nil }
+        var who: [String] = []
+        if !autoPurgeWaitsElsewhere.isEmpty { who.append(autoPurgeWaitsElsewhere.joined(separator: ", ")) }
+        if !autoPurgeWaitsUnheard.isEmpty {
+            who.append("any device of \(autoPurgeWaitsUnheard.joined(separator: ", ")) that synced there after this library")
+        }
+        var note =
+            "the Trash's clean-up (trash.autoPurgeDays) waits for words this library shares with another cloud it "
+            + "synced with: \(who.joined(separator: ", and ")) may not have seen them go to the Trash, and may have edited them. "
+            + "It runs 180 days after this library last synced with them at the latest"
+        if !autoPurgeWaitsElsewhere.isEmpty { note += ", sooner once each device named syncs through this cloud" }
+        if !autoPurgeWaitsUnheard.isEmpty {
+            note +=
+                autoPurgeWaitsElsewhere.isEmpty
+                ? ", sooner"
+                : " (for the others,"
+                    + " once another device syncs through this cloud after this library left that one"
+                    + (autoPurgeWaitsElsewhere.isEmpty ? "" : ")")
+        }
+        return note
     }
 
     /// What `aheadOfCloud` means, for people; nil when it is not set.

@@ -223,29 +223,47 @@ extension SyncSession {
             report.autoPurged += try store.autoPurge(now: until, lastSync: state.lastSync, onlyUnshared: true)
             return
         }
-        let elsewhere = try devicesNotHeardHere()
+        let elsewhere = try devicesNotHeardHere(until: until.milliseconds)
         if !elsewhere.isEmpty {
             // Only what no other device can have; the rest waits for those devices.
             let due = try store.autoPurgeDue(now: until, lastSync: state.lastSync)
             report.autoPurged += try store.autoPurge(now: until, lastSync: state.lastSync, onlyUnshared: true)
-            if due > report.autoPurged { report.autoPurgeWaitsElsewhere = elsewhere }
+            if due > report.autoPurged {
+                report.autoPurgeWaitsElsewhere = elsewhere.filter { !$0.device.isEmpty }.map { $0.name ?? String($0.device.prefix(8)) }
+                report.autoPurgeWaitsUnheard = elsewhere.filter(\.device.isEmpty).compactMap(\.name)
+            }
             return
         }
         report.autoPurged += try store.autoPurge(now: until, lastSync: state.lastSync)
     }
 
     /// The devices this library synced with through a cloud it has left, within the
-    /// retention period (`SyncStore.devicesElsewhere`), that have not synced through this
-    /// one since it came (no record of them here, nothing read of them): by name, or the
-    /// first eight characters of their id. The clean-up leaves every word they may hold.
-    private func devicesNotHeardHere() throws -> [String] {
+    /// retention period counted to `until` (the earlier of this device's clock and the
+    /// cloud's: a clock months ahead let the hold go, round 16A), that have not synced
+    /// through this one since they were heard there: no record of them here written, by
+    /// their clock, after the one read there (an old record of them here, from before, let
+    /// the hold go, round 16A). With the clouds where this library heard from no device
+    /// (`device` empty) while no device here synced after it left them. Names without line
+    /// breaks.
+    private func devicesNotHeardHere(until: Int64) throws -> [SyncStore.DeviceElsewhere] {
         let heard = heardSoFar
-        return try store.devicesElsewhere(now: now, within: engine.retention).filter { elsewhere in
-            elsewhere.device.isEmpty
-                || (elsewhere.device != deviceID && heard[elsewhere.device] == nil && state.cursors[elsewhere.device] == nil
-                    && !others.contains { $0.device == elsewhere.device }
-                    && !state.absorbed.contains { $0.device == elsewhere.device })
-        }.map { $0.name ?? String($0.device.prefix(8)) }
+        return try store.devicesElsewhere(now: until, within: engine.retention).filter { elsewhere in
+            // A cloud where this library heard from nobody: until a device here has synced
+            // since this library left it (the person's other devices are here now). Held for
+            // 180 days, a mistyped folder set right a minute later held the clean-up as long
+            // (round 16A).
+            guard !elsewhere.device.isEmpty else {
+                return !others.contains { $0.device != deviceID && $0.lastSync.milliseconds > elsewhere.at }
+            }
+            guard elsewhere.device != deviceID, !state.absorbed.contains(where: { $0.device == elsewhere.device }) else { return false }
+            let here = others.first { $0.device == elsewhere.device }?.lastSync.milliseconds ?? heard[elsewhere.device]?.written
+            guard let here else { return true }
+            return here <= (elsewhere.written ?? elsewhere.at)
+        }.map { elsewhere in
+            var named = elsewhere
+            named.name = elsewhere.name.map { String($0.map { $0.isNewline ? " " : $0 }) }
+            return named
+        }
     }
 
     /// The devices among `ids` (one per word), by name, the one there most often first;

@@ -53,6 +53,12 @@ extension SyncSession {
                 next.takeOver(previous.device, instance: kept.instances.last)
             }
             try store.forgetPreviousState(of: remote)
+            // Not taken up: the cloud there now is another (the same remote reaching another
+            // account, a folder emptied): that state still tells which devices this library
+            // synced with there, for the Trash's clean-up (`SyncStore.devicesElsewhere`), and
+            // is taken up should the library meet that cloud again. Forgotten, the clean-up
+            // purged a word those devices had never seen in the Trash (round 16A).
+            if !untouched { try store.keepStateAside(of: remote, device: previous.device, state: previous.state) }
         }
         if sameID && untouched { report.previousStateTakenUp = true }
         if !sameID && untouched { report.previousIDTakenOver = previous.device }

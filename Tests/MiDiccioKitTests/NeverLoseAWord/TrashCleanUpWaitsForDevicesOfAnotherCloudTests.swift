@@ -146,7 +146,9 @@ struct TrashCleanUpWaitsForDevicesOfAnotherCloudTests {
             let there = try elsewhere.sync()
             #expect(there.autoPurged == 0)
             #expect(try !a.library.isPurged(word))
-            #expect(there.autoPurgeWaitsElsewhere == ["any device of folder \(fixture.file("F")) it did not hear from"])
+            #expect(there.autoPurgeWaitsElsewhere.isEmpty && there.autoPurgeWaitsUnheard == ["folder \(fixture.file("F"))"])
+            let note = there.autoPurgeWaitsElsewhereNote ?? ""
+            #expect(note.contains("any device of folder \(fixture.file("F")) that synced there after"), "\(note)")
             try a.library.setRemote(.folder(path: fixture.file("F")))
             try fixture.syncRounds([a, b])
             let kept = try b.word(word)
@@ -250,6 +252,73 @@ struct TrashCleanUpWaitsForDevicesOfAnotherCloudTests {
             fixture.advanceClocks(by: 8 * Self.day)
             #expect(try laptop.library.autoPurgeUnlessSyncing() == 0)
             #expect(try !laptop.library.isPurged(fromPhone))
+        }
+    }
+
+    @Test("an old record of the other device in a cloud both used before does not let the hold go")
+    func anOldRecordHereDoesNotCount() throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a"), b = try fixture.device("b")
+            // Both synced through Y first, then moved to the fixture's cloud, F.
+            let y = MemoryStorage()
+            let (aY, bY) = (
+                SyncEngine(library: a.library, storage: y, appVersion: "midiccio-tests"),
+                SyncEngine(library: b.library, storage: y, appVersion: "midiccio-tests")
+            )
+            for device in [a, b] { try device.library.setRemote(.folder(path: fixture.file("Y"))) }
+            let word = try a.add("palabra")
+            try a.library.setSetting(.autoPurgeDays, to: "7")
+            for engine in [aY, bY, aY] {
+                fixture.advanceClocks(by: 1_000)
+                try engine.sync()
+            }
+            for device in [a, b] { try device.library.setRemote(.folder(path: fixture.file("F"))) }
+            try fixture.syncRounds([a, b])
+            // a goes back to Y alone, where b's record is months old.
+            fixture.advanceClocks(by: 30 * Self.day)
+            try a.library.setRemote(.folder(path: fixture.file("Y")))
+            _ = try a.library.delete([word])
+            try aY.sync()
+            try editedOnBMeanwhile(fixture, b, word)
+            let report = try aY.sync()
+            #expect(report.autoPurged == 0 && report.autoPurgeWaitsElsewhere == ["b"], "\(report.autoPurgeWaitsElsewhere)")
+            #expect(try !a.library.isPurged(word))
+        }
+    }
+
+    @Test("a cloud where this library heard from nobody holds it only until a device here syncs after it left that cloud")
+    func aMistypedFolderLetsGo() throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a"), b = try fixture.device("b")
+            let (word, _) = try twoDevices(fixture, a, b)
+            // A mistyped folder, set right a minute later.
+            _ = try movedAway(fixture, a, deleting: word)
+            fixture.advanceClocks(by: 60_000)
+            try a.library.setRemote(.folder(path: fixture.file("F")))
+            try fixture.syncRounds([a, b])
+            // b synced there after a left the mistyped folder.
+            fixture.advanceClocks(by: 8 * Self.day)
+            let report = try a.sync()
+            #expect(report.autoPurgeWaitsElsewhere.isEmpty && report.autoPurgeWaitsUnheard.isEmpty)
+            #expect(report.autoPurged == 1)
+        }
+    }
+
+    @Test("a remote removed and set again, now reaching another account, still holds for the devices of the first")
+    func sameRemoteAnotherAccount() throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a"), b = try fixture.device("b")
+            let (word, _) = try twoDevices(fixture, a, b)
+            // The same folder, now showing another account's files (a cloud of its own).
+            try a.library.setRemote(nil)
+            try a.library.setRemote(.folder(path: fixture.file("F")))
+            let otherAccount = SyncEngine(library: a.library, storage: MemoryStorage(), appVersion: "midiccio-tests")
+            _ = try a.library.delete([word])
+            try otherAccount.sync()
+            try editedOnBMeanwhile(fixture, b, word)
+            let report = try otherAccount.sync()
+            #expect(report.autoPurged == 0 && report.autoPurgeWaitsElsewhere == ["b"], "\(report.autoPurgeWaitsElsewhere)")
+            #expect(try !a.library.isPurged(word))
         }
     }
 }
