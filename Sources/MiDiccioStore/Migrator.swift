@@ -48,8 +48,17 @@ package enum Migrator {
                 try database.run(
                     "INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)",
                     [.text(migration.name), .integer(now())])
-                try database.execute("PRAGMA user_version = \(index + 1)")
+                // Never lower: a migration missing from among later ones (a file another
+                // MiDiccio set back) leaves the version the later ones gave.
+                let current = try database.integer("PRAGMA user_version") ?? 0
+                if index + 1 > current { try database.execute("PRAGMA user_version = \(index + 1)") }
             }
+        }
+        // Every one applied: the newest version, whichever ran last.
+        try database.write {
+            let current = try database.integer("PRAGMA user_version") ?? 0
+            guard current < migrations.count, try Set(appliedNames(database)).isSuperset(of: migrations.map(\.name)) else { return }
+            try database.execute("PRAGMA user_version = \(migrations.count)")
         }
     }
 

@@ -31,18 +31,23 @@ final class AnUpdateOfTheLibraryIsToldTests {
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// The library set back as the MiDiccio before its last migration left it, with the
-    /// sqlite3 shell; `sql` runs there too.
+    /// The migration set back: one that can run again (the floor of old tag lists).
+    private static let setBackStep = "2026-12-old-lists-floor-at-last-pull"
+
+    /// The schema the library is at once set back.
+    private var setBackVersion: Int { Migrations.all.firstIndex { $0.name == Self.setBackStep } ?? 0 }
+
+    /// The library set back as a MiDiccio without `setBackStep` left it, with the sqlite3
+    /// shell; `sql` runs there too.
     private func setBackOneStep(_ sql: String = "") throws {
-        let last = try #require(Migrations.all.last).name
-        _ = try sqlite("DELETE FROM schema_migrations WHERE name = '\(last)'; PRAGMA user_version = \(Migrations.all.count - 1); \(sql)")
+        _ = try sqlite("DELETE FROM schema_migrations WHERE name = '\(Self.setBackStep)'; PRAGMA user_version = \(setBackVersion); \(sql)")
     }
 
     @Test("on a terminal, the open that brings the library up to date says so, once; in a pipe it says nothing")
     func toldOnATerminal() throws {
         try sandbox.add("uno")
         try setBackOneStep()
-        let version = Migrations.all.count - 1
+        let version = setBackVersion
         let terminal = try PseudoTerminal()
         let child = try children.start(["list"], environment: ["TERM": "xterm"], error: terminal.terminal)
         terminal.closeTerminal()

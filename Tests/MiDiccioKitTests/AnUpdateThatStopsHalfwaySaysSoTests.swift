@@ -14,21 +14,29 @@ import Testing
 /// came from, and a failure after the first step says how far the file got.
 @Suite("An update that stops halfway says so")
 struct AnUpdateThatStopsHalfwaySaysSoTests {
-    /// The library at `path` set back as the MiDiccio before the last `steps` migrations
-    /// left it (their records gone, its version lowered), through a raw connection; `sql`
-    /// then runs there too.
-    private func setBack(_ path: String, steps: Int, then sql: String = "") throws {
+    /// The position of the migration named `name` among all (0 for the first).
+    private func position(_ name: String) throws -> Int {
+        try #require(Migrations.all.firstIndex { $0.name == name })
+    }
+
+    /// The library at `path` set back as a MiDiccio without the migrations `names` left it
+    /// (their records gone, its version that of the one before the first of them), through
+    /// a raw connection; `sql` then runs there too. Only migrations that can run again.
+    private func setBack(_ path: String, _ names: [String], then sql: String = "") throws {
         let newest = Migrations.all.count
+        let version = try names.map(position).min() ?? newest
         let raw = try Database(path: path, create: false)
         try raw.defineSchemaGuard(newest: newest)
         try raw.write {
-            for migration in Migrations.all.suffix(steps) {
-                try raw.run("DELETE FROM schema_migrations WHERE name = ?", [.text(migration.name)])
-            }
-            try raw.execute("PRAGMA user_version = \(newest - steps)")
+            for name in names { try raw.run("DELETE FROM schema_migrations WHERE name = ?", [.text(name)]) }
+            try raw.execute("PRAGMA user_version = \(version)")
             if !sql.isEmpty { try raw.execute(sql) }
         }
     }
+
+    /// Migrations that can run again: the guard's triggers (dropped first) and the floor of
+    /// old tag lists.
+    private static let guardTriggers = "2026-12-writers-know-the-schema", oldListsFloor = "2026-12-old-lists-floor-at-last-pull"
 
     @Test("an open that brings an earlier library up to date says which schema it came from; others say nothing")
     func theOpenTellsTheUpgrade() throws {
@@ -36,9 +44,11 @@ struct AnUpdateThatStopsHalfwaySaysSoTests {
             try temporary.library.add(WordContent(term: "uno"))
             #expect(temporary.library.upgradedFrom == nil, "a new library")
             #expect(try WordLibrary(path: temporary.library.path, clock: temporary.clock, environment: [:]).upgradedFrom == nil)
-            try setBack(temporary.library.path, steps: 1)
+            try setBack(temporary.library.path, [Self.oldListsFloor])
             let upgraded = try WordLibrary(path: temporary.library.path, clock: temporary.clock, environment: [:])
-            #expect(upgraded.upgradedFrom == Migrations.all.count - 1)
+            #expect(upgraded.upgradedFrom == (try position(Self.oldListsFloor)))
+            let raw = try Database(path: temporary.library.path, create: false)
+            #expect(try raw.integer("PRAGMA user_version") == Int64(Migrations.all.count), "the newest, not the one run again")
             #expect(try upgraded.list().map(\.term) == ["uno"])
         }
     }
@@ -51,7 +61,7 @@ struct AnUpdateThatStopsHalfwaySaysSoTests {
             // The last migration meets a word it changes, and a trigger refuses the change.
             let lastSync = temporary.clock.now().milliseconds - 1_000
             try setBack(
-                path, steps: 2,
+                path, [Self.guardTriggers, Self.oldListsFloor],
                 then: """
                     DROP TRIGGER library_info_insert_guard; DROP TRIGGER library_info_update_guard;
                     DROP TRIGGER library_info_delete_guard;
@@ -61,7 +71,7 @@ struct AnUpdateThatStopsHalfwaySaysSoTests {
                     """)
             let error = #expect(throws: LibraryError.self) { _ = try WordLibrary(path: path, clock: temporary.clock, environment: [:]) }
             let text = error.map { "\($0)" } ?? ""
-            let (from, reached) = (Migrations.all.count - 2, Migrations.all.count - 1)
+            let from = try position(Self.guardTriggers), reached = from + 1
             #expect(text.contains("made by an earlier MiDiccio (library schema \(from))"), "\(text)")
             #expect(text.contains("reached schema \(reached), which older MiDiccio builds cannot open"), "\(text)")
             #expect(text.contains("refused for the test") && !text.contains("nothing was changed"), "\(text)")
@@ -83,7 +93,7 @@ struct AnUpdateThatStopsHalfwaySaysSoTests {
             // The terms' keys are computed again after the upgrade (another ICU noted), and
             // a trigger refuses that.
             try setBack(
-                path, steps: 1,
+                path, [Self.oldListsFloor],
                 then: """
                     UPDATE library_info SET value = 'another' WHERE key = 'collation.icu';
                     UPDATE words SET term_key = 'keyed by another ICU';
