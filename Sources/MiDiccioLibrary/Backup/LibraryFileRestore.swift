@@ -53,25 +53,44 @@ extension WordLibrary {
                 try? FileSystem.removeIfPresent(leftover)
             }
         }
-        do {
-            try FileManager.default.copyItem(atPath: path, toPath: copy)
-            if FileSystem.status(path + "-wal") != nil { try FileManager.default.copyItem(atPath: path + "-wal", toPath: copy + "-wal") }
-            // The copies are this process's own: a library file kept read-only (0444) gave
-            // its copy that mode, and an older one could not be brought up to this schema in
-            // it ("attempt to write a readonly database", round 15A).
-            for file in [copy, copy + "-wal"] where FileSystem.status(file) != nil { _ = chmod(file, 0o600) }
-        } catch {
-            // Named: the copy goes to the temporary folder, not beside the file or the library.
-            throw LibraryError.invalidBackup(
-                file: path, location: nil,
-                message: "it could not be copied into the temporary folder \(FileSystem.temporaryFolder) to read it "
-                    + "(\(FileSystem.describe(error))); free some space there, or set TMPDIR to a folder with room")
-        }
-        do {
-            let other = try WordLibrary(path: copy, create: false, clock: clock)
-            _ = try other.exportBackup(to: backup)
-        } catch let error as LibraryError {
-            throw LibraryError.invalidBackup(file: path, location: nil, message: Self.unreadableLibrary(error))
+        // A library another program is writing (a `serve`) can move its log into the file
+        // between the copy of the one and of the other: the two copies then do not fit, and
+        // the restore was refused, 7 times in 40, advising to move a live log away (found by
+        // the exploratory helper, round 16C). Copied again, a few times, they do.
+        var attempt = 0
+        while true {
+            attempt += 1
+            for leftover in [copy, copy + "-wal", copy + "-shm", copy + "-journal", backup] { try? FileSystem.removeIfPresent(leftover) }
+            do {
+                try FileManager.default.copyItem(atPath: path, toPath: copy)
+                if FileSystem.status(path + "-wal") != nil { try FileManager.default.copyItem(atPath: path + "-wal", toPath: copy + "-wal") }
+                // The copies are this process's own: a library file kept read-only (0444) gave
+                // its copy that mode, and an older one could not be brought up to this schema in
+                // it ("attempt to write a readonly database", round 15A).
+                for file in [copy, copy + "-wal"] where FileSystem.status(file) != nil { _ = chmod(file, 0o600) }
+            } catch {
+                // Named: the copy goes to the temporary folder, not beside the file or the library.
+                throw LibraryError.invalidBackup(
+                    file: path, location: nil,
+                    message: "it could not be copied into the temporary folder \(FileSystem.temporaryFolder) to read it "
+                        + "(\(FileSystem.describe(error))); free some space there, or set TMPDIR to a folder with room")
+            }
+            do {
+                let other = try WordLibrary(path: copy, create: false, clock: clock)
+                _ = try other.exportBackup(to: backup)
+                break
+            } catch let error as LibraryError {
+                let torn: Bool
+                switch error {
+                case .logDoesNotFit, .damaged: torn = FileSystem.status(path + "-wal") != nil
+                default: torn = false
+                }
+                if torn && attempt < Self.copyAttempts {
+                    usleep(200_000)
+                    continue
+                }
+                throw LibraryError.invalidBackup(file: path, location: nil, message: Self.unreadableLibrary(error))
+            }
         }
         let report = try restoreBackup(from: backup, replace: replace, dryRun: dryRun, source: path, progress: progress)
         if !dryRun { noteTakenIn(path) }
@@ -130,6 +149,10 @@ extension WordLibrary {
         FileSystem.stamp(copy).map { "\($0.size):\($0.modifiedSeconds).\($0.modifiedNanoseconds)" }
     }
 
+    /// How many times a restore copies a library file whose copies do not fit (another
+    /// program writing it meanwhile) before it gives up.
+    static let copyAttempts = 5
+
     /// Why another library file could not be read, in words about that file (the
     /// error's own words name the temporary copy, and advise on this library).
     private static func unreadableLibrary(_ error: LibraryError) -> String {
@@ -141,7 +164,8 @@ extension WordLibrary {
         case .damaged(let what):
             "a damaged library (\(what))"
         case .logDoesNotFit(_, let problem):
-            "a library whose log beside it (-wal) does not fit it (\(problem)); move the log away to read the file alone"
+            "a library whose log beside it (-wal) does not fit it (\(problem)). If a MiDiccio has that library open, close it "
+                + "and try again: the log holds its newest words. Otherwise, move the log away to read the file alone"
         default:
             "the library could not be read: \(error)"
         }
