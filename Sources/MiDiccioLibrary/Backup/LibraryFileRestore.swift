@@ -63,7 +63,9 @@ extension WordLibrary {
             for leftover in [copy, copy + "-wal", copy + "-shm", copy + "-journal", backup] { try? FileSystem.removeIfPresent(leftover) }
             do {
                 try FileManager.default.copyItem(atPath: path, toPath: copy)
-                if FileSystem.status(path + "-wal") != nil { try FileManager.default.copyItem(atPath: path + "-wal", toPath: copy + "-wal") }
+                if FileSystem.status(path + "-wal") != nil {
+                    try FileManager.default.copyItem(atPath: path + "-wal", toPath: copy + "-wal")
+                }
                 // The copies are this process's own: a library file kept read-only (0444) gave
                 // its copy that mode, and an older one could not be brought up to this schema in
                 // it ("attempt to write a readonly database", round 15A).
