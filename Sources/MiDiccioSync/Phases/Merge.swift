@@ -223,10 +223,12 @@ extension SyncSession {
             report.autoPurged += try store.autoPurge(now: until, lastSync: state.lastSync, onlyUnshared: true)
             return
         }
+        // Nothing due (the setting off, say): no need to know who holds it.
+        let due = try store.autoPurgeDue(now: until, lastSync: state.lastSync)
+        guard due > 0 else { return }
         let elsewhere = try devicesNotHeardHere(until: until.milliseconds)
         if !elsewhere.isEmpty {
             // Only what no other device can have; the rest waits for those devices.
-            let due = try store.autoPurgeDue(now: until, lastSync: state.lastSync)
             report.autoPurged += try store.autoPurge(now: until, lastSync: state.lastSync, onlyUnshared: true)
             if due > report.autoPurged {
                 report.autoPurgeWaitsElsewhere = elsewhere.filter { !$0.device.isEmpty }.map { $0.name ?? String($0.device.prefix(8)) }
