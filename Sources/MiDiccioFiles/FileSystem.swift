@@ -371,10 +371,33 @@ package enum FileSystem {
         }
     }
 
-    /// The hidden temporary name `writeAtomically` uses for `name`: a dot, the name,
-    /// a random part and `.tmp`, which no reader takes for a MiDiccio file.
+    /// The hidden temporary name `writeAtomically` uses for `name`: a dot, the name, this
+    /// process's id and a random part, and `.tmp`, which no reader takes for a MiDiccio file.
     package static func temporaryName(for name: String) -> String {
-        ".\(name).\(String(UInt64.random(in: 0...UInt64.max), radix: 16)).tmp"
+        ".\(name).\(getpid())-\(String(UInt64.random(in: 0...UInt64.max), radix: 16)).tmp"
+    }
+
+    /// Removes the temporary files `writeAtomically` left beside `path` in processes that
+    /// ended before they were done (killed, or the power lost), and those an earlier
+    /// MiDiccio named without its process id, a day old or more. A killed export left a
+    /// hidden copy of the words beside the backup for good, one more each time (found by
+    /// the exploratory helper, round 16C). Only for files no other computer writes (an
+    /// export): a process id means nothing across computers sharing a synced folder.
+    package static func removeLeftoverTemporaries(of path: String) {
+        let folder = parent(of: path), prefix = "." + URL(fileURLWithPath: path).lastPathComponent + "."
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        let dayAgo = Int64(time(nil)) - 86_400
+        for name in names where name.hasPrefix(prefix) && name.hasSuffix(".tmp") {
+            let middle = name.dropFirst(prefix.count).dropLast(".tmp".count)
+            let full = folder + "/" + name
+            if let dash = middle.firstIndex(of: "-"), let pid = pid_t(middle[..<dash]), pid > 0 {
+                // ESRCH: no such process. EPERM means one runs, of another user.
+                guard pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            } else {
+                guard !middle.contains("-"), let stamp = stamp(full), stamp.modifiedSeconds < dayAgo else { continue }
+            }
+            try? FileManager.default.removeItem(atPath: full)
+        }
     }
 
     /// True when `name` is one `temporaryName(for:)` made.

@@ -54,6 +54,7 @@ extension WordLibrary {
             }
         }
         try checkNotLibrary(destination)
+        FileSystem.removeLeftoverTemporaries(of: destination)
         return destination
     }
 
