@@ -394,7 +394,7 @@ package enum FileSystem {
                 // ESRCH: no such process. EPERM means one runs, of another user.
                 guard pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
             } else {
-                guard !middle.contains("-"), let stamp = stamp(full), stamp.modifiedSeconds < dayAgo else { continue }
+                guard !middle.contains(Character("-")), let stamp = stamp(full), stamp.modifiedSeconds < dayAgo else { continue }
             }
             try? FileManager.default.removeItem(atPath: full)
         }
