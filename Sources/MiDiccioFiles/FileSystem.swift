@@ -362,13 +362,18 @@ package enum FileSystem {
     /// another user cannot be removed. Each can hold a copy of someone's words.
     package static func removeLeftoversOfEndedProcesses(in folder: String, prefix: String) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
-        for name in names where name.hasPrefix(prefix) {
-            let rest = name.dropFirst(prefix.count)
-            guard let dash = rest.firstIndex(of: "-"), let pid = pid_t(rest[..<dash]), pid > 0, pid != getpid() else { continue }
-            // ESRCH: no such process. EPERM means one runs, of another user.
-            guard kill(pid, 0) != 0, errno == ESRCH else { continue }
+        for name in names where name.hasPrefix(prefix) && processEnded(naming: name.dropFirst(prefix.count)) == true {
             try? FileManager.default.removeItem(atPath: folder + "/" + name)
         }
+    }
+
+    /// For a name part that begins with a process id and a dash (as this process's
+    /// temporary files are named): true when that process no longer runs, false when it
+    /// does (this one, or another user's); nil when the part names no process.
+    private static func processEnded(naming part: Substring) -> Bool? {
+        guard let dash = part.firstIndex(of: "-"), let pid = pid_t(part[..<dash]), pid > 0 else { return nil }
+        // ESRCH: no such process. EPERM means one runs, of another user.
+        return pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH
     }
 
     /// The hidden temporary name `writeAtomically` uses for `name`: a dot, the name, this
@@ -390,9 +395,8 @@ package enum FileSystem {
         for name in names where name.hasPrefix(prefix) && name.hasSuffix(".tmp") {
             let middle = name.dropFirst(prefix.count).dropLast(".tmp".count)
             let full = folder + "/" + name
-            if let dash = middle.firstIndex(of: "-"), let pid = pid_t(middle[..<dash]), pid > 0 {
-                // ESRCH: no such process. EPERM means one runs, of another user.
-                guard pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            if let ended = processEnded(naming: middle) {
+                guard ended else { continue }
             } else {
                 guard !middle.contains(Character("-")), let stamp = stamp(full), stamp.modifiedSeconds < dayAgo else { continue }
             }
