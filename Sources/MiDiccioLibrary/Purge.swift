@@ -88,8 +88,8 @@ extension WordLibrary {
     /// trusts more (`SyncSession.autoPurge`). `lastSync` and `onlyUnshared` as for
     /// `autoPurgeDue`.
     @discardableResult
-    public func autoPurge(now: Timestamp? = nil, lastSync: Int64? = nil, onlyUnshared: Bool = false) throws -> Int {
-        try purge(try autoPurgeDue(now: now, lastSync: lastSync, onlyUnshared: onlyUnshared)).count
+    public func autoPurge(now: Timestamp? = nil, lastSync: Int64? = nil, onlyUnshared: Bool = false, sentOnly: Bool = false) throws -> Int {
+        try purge(try autoPurgeDue(now: now, lastSync: lastSync, onlyUnshared: onlyUnshared, sentOnly: sentOnly)).count
     }
 
     /// The words `autoPurge(now:)` would purge: in the Trash here longer than
@@ -105,7 +105,17 @@ extension WordLibrary {
     /// those no other device can have, sent or not: while a device this library synced
     /// with through another cloud has not synced through this one (`SyncStore.devicesElsewhere`),
     /// a deletion sent here has not reached it.
-    public func autoPurgeDue(now: Timestamp? = nil, lastSync: Int64? = nil, onlyUnshared: Bool = false) throws -> [WordID] {
+    ///
+    /// With `sentOnly` (a sync's clean-up), a word whose change here is not sent yet waits
+    /// whoever made it: "made here since the last sync" is not "no other device can have
+    /// it" for a library file copied meanwhile (the copy holds it under the same device
+    /// id). A copy of a laptop's file that deleted a word the laptop had made and not
+    /// synced purged it at its first sync, and the marker took the word, live and edited,
+    /// from the laptop, which had never seen it in its Trash (round 16A F11). Sent, it
+    /// reaches the other copy's Trash with the deletion, and counts its days from then.
+    public func autoPurgeDue(
+        now: Timestamp? = nil, lastSync: Int64? = nil, onlyUnshared: Bool = false, sentOnly: Bool = false
+    ) throws -> [WordID] {
         guard let days = try settingDays(.autoPurgeDays) else { return [] }
         let cutoff = (now ?? clock.now()).milliseconds - Int64(days) * 86_400_000
         let here =
@@ -113,9 +123,11 @@ extension WordLibrary {
         return try guarded {
             try database.cached(
                 "SELECT id FROM words WHERE trash_seen_at IS NOT NULL AND trash_seen_at < ?1 "
-                    + "AND (?2 IS NULL OR (pending = 0 AND ?3 = 0) OR (\(here) AND created_at > ?2 "
+                    + "AND (?2 IS NULL OR (pending = 0 AND ?3 = 0) OR (?4 = 0 AND \(here) AND created_at > ?2 "
                     + "AND id NOT IN (SELECT id FROM restored_from_elsewhere)))"
-            ).rows([.integer(cutoff), lastSync.map { .integer($0) } ?? .null, .integer(onlyUnshared ? 1 : 0)]) { $0.text(0) }
+            ).rows([.integer(cutoff), lastSync.map { .integer($0) } ?? .null, .integer(onlyUnshared ? 1 : 0), .integer(sentOnly ? 1 : 0)]) {
+                $0.text(0)
+            }
         }.compactMap(WordID.init)
     }
 

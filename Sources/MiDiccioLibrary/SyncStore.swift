@@ -598,11 +598,11 @@ package final class SyncStore {
     /// words changed here and not sent yet wait (`WordLibrary.autoPurgeDue`).
     ///
     /// `lastSync` counts no earlier than `WordLibrary.lastSyncEver()` (a sync with another
-    /// remote). With `onlyUnshared`, only words no other device can have
-    /// (`WordLibrary.autoPurgeDue`).
-    package func autoPurge(now: Timestamp, lastSync: Int64?, onlyUnshared: Bool = false) throws -> Int {
+    /// remote). A word made here and not sent waits too (`WordLibrary.autoPurgeDue`'s
+    /// `sentOnly`): a copy of this library file may hold it.
+    package func autoPurge(now: Timestamp, lastSync: Int64?) throws -> Int {
         guard try library.settingDays(.autoPurgeDays) != nil else { return 0 }
-        return try library.autoPurge(now: now, lastSync: try since(lastSync), onlyUnshared: onlyUnshared)
+        return try library.autoPurge(now: now, lastSync: try since(lastSync), sentOnly: true)
     }
 
     /// `lastSync`, or a later time `WordLibrary.lastSyncEver()` knows.
@@ -617,9 +617,9 @@ package final class SyncStore {
     }
 
     /// How many words `autoPurge(now:lastSync:)` would purge.
-    package func autoPurgeDue(now: Timestamp, lastSync: Int64?, onlyUnshared: Bool = false) throws -> Int {
+    package func autoPurgeDue(now: Timestamp, lastSync: Int64?) throws -> Int {
         guard try library.settingDays(.autoPurgeDays) != nil else { return 0 }
-        return try library.autoPurgeDue(now: now, lastSync: try since(lastSync), onlyUnshared: onlyUnshared).count
+        return try library.autoPurgeDue(now: now, lastSync: try since(lastSync), sentOnly: true).count
     }
 
     // MARK: - Identity

@@ -214,26 +214,22 @@ extension SyncSession {
             if try store.autoPurgeDue(now: until, lastSync: state.lastSync) > 0 { report.autoPurgeWaitsFor = report.unreadFrom }
             return
         }
-        // Before this sync's upload of every word (this cloud's first of this library since it
-        // came or came back, an update's), only what no other device can have: a deletion
-        // sent to another cloud only counted its days from there, and back here, the word
-        // was purged before the devices here saw it in the Trash (round 15C). The upload
-        // starts every count again (`SyncStore.Uploaded.everyWordThrough`).
-        if state.fullUpload {
-            report.autoPurged += try store.autoPurge(now: until, lastSync: state.lastSync, onlyUnshared: true)
-            return
-        }
+        // Not before this sync's upload of every word (this cloud's first of this library
+        // since it came or came back, an update's): a deletion sent to another cloud only
+        // counted its days from there, and back here, the word was purged before the devices
+        // here saw it in the Trash (round 15C). The upload starts every count again
+        // (`SyncStore.Uploaded.everyWordThrough`). A word no other device could have was
+        // purged even then, until a copy of the library file turned out to have it (16A F11).
+        if state.fullUpload { return }
         // Nothing due (the setting off, say): no need to know who holds it.
         let due = try store.autoPurgeDue(now: until, lastSync: state.lastSync)
         guard due > 0 else { return }
         let elsewhere = try devicesNotHeardHere(until: until.milliseconds)
         if !elsewhere.isEmpty {
-            // Only what no other device can have; the rest waits for those devices.
-            report.autoPurged += try store.autoPurge(now: until, lastSync: state.lastSync, onlyUnshared: true)
-            if due > report.autoPurged {
-                report.autoPurgeWaitsElsewhere = elsewhere.filter { !$0.device.isEmpty }.map { $0.name ?? String($0.device.prefix(8)) }
-                report.autoPurgeWaitsUnheard = elsewhere.filter(\.device.isEmpty).compactMap(\.name)
-            }
+            // Every word waits for those devices: what is sent may be theirs, and what is not
+            // sent yet waits for the sync that sends it anyway (`autoPurgeDue`).
+            report.autoPurgeWaitsElsewhere = elsewhere.filter { !$0.device.isEmpty }.map { $0.name ?? String($0.device.prefix(8)) }
+            report.autoPurgeWaitsUnheard = elsewhere.filter(\.device.isEmpty).compactMap(\.name)
             return
         }
         report.autoPurged += try store.autoPurge(now: until, lastSync: state.lastSync)

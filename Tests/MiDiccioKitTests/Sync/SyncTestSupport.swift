@@ -45,6 +45,16 @@ final class SyncFixture {
         return device
     }
 
+    /// A device whose library is a copy of `source`'s file, as copied to a new laptop: the
+    /// same device id until a sync finds out.
+    func copy(of source: TestDevice, as name: String) throws -> TestDevice {
+        try source.copyLibraryFile(to: file("\(name).sqlite"))
+        let clock = ManualClock(start: source.clock.now())
+        let device = try TestDevice(name: name, path: file("\(name).sqlite"), storage: storage, clock: clock)
+        devices.append(device)
+        return device
+    }
+
     /// Moves every device's clock forward by `milliseconds`.
     func advanceClocks(by milliseconds: Int64) {
         for device in devices { device.clock.advance(by: milliseconds) }
