@@ -88,8 +88,12 @@ extension WordLibrary {
     /// trusts more (`SyncSession.autoPurge`). `lastSync` and `onlyUnshared` as for
     /// `autoPurgeDue`.
     @discardableResult
-    public func autoPurge(now: Timestamp? = nil, lastSync: Int64? = nil, onlyUnshared: Bool = false, sentOnly: Bool = false) throws -> Int {
-        try purge(try autoPurgeDue(now: now, lastSync: lastSync, onlyUnshared: onlyUnshared, sentOnly: sentOnly)).count
+    public func autoPurge(
+        now: Timestamp? = nil, lastSync: Int64? = nil, onlyUnshared: Bool = false, sentOnly: Bool = false, exceptRestored: Bool = false
+    ) throws -> Int {
+        try purge(
+            try autoPurgeDue(now: now, lastSync: lastSync, onlyUnshared: onlyUnshared, sentOnly: sentOnly, exceptRestored: exceptRestored)
+        ).count
     }
 
     /// The words `autoPurge(now:)` would purge: in the Trash here longer than
@@ -113,8 +117,13 @@ extension WordLibrary {
     /// synced purged it at its first sync, and the marker took the word, live and edited,
     /// from the laptop, which had never seen it in its Trash (round 16A F11). Sent, it
     /// reaches the other copy's Trash with the deletion, and counts its days from then.
+    ///
+    /// With `exceptRestored`, none of the words a backup restore brought or changed
+    /// (`restored_from_elsewhere`), sent or not: the devices of the library the backup came
+    /// from have not synced where this library sent their deletion (`SyncSession.autoPurge`).
     public func autoPurgeDue(
-        now: Timestamp? = nil, lastSync: Int64? = nil, onlyUnshared: Bool = false, sentOnly: Bool = false
+        now: Timestamp? = nil, lastSync: Int64? = nil, onlyUnshared: Bool = false, sentOnly: Bool = false,
+        exceptRestored: Bool = false
     ) throws -> [WordID] {
         guard let days = try settingDays(.autoPurgeDays) else { return [] }
         let cutoff = (now ?? clock.now()).milliseconds - Int64(days) * 86_400_000
@@ -124,10 +133,12 @@ extension WordLibrary {
             try database.cached(
                 "SELECT id FROM words WHERE trash_seen_at IS NOT NULL AND trash_seen_at < ?1 "
                     + "AND (?2 IS NULL OR (pending = 0 AND ?3 = 0) OR (?4 = 0 AND \(here) AND created_at > ?2 "
-                    + "AND id NOT IN (SELECT id FROM restored_from_elsewhere)))"
-            ).rows([.integer(cutoff), lastSync.map { .integer($0) } ?? .null, .integer(onlyUnshared ? 1 : 0), .integer(sentOnly ? 1 : 0)]) {
-                $0.text(0)
-            }
+                    + "AND id NOT IN (SELECT id FROM restored_from_elsewhere))) "
+                    + "AND (?5 = 0 OR id NOT IN (SELECT id FROM restored_from_elsewhere))"
+            ).rows([
+                .integer(cutoff), lastSync.map { .integer($0) } ?? .null, .integer(onlyUnshared ? 1 : 0), .integer(sentOnly ? 1 : 0),
+                .integer(exceptRestored ? 1 : 0),
+            ]) { $0.text(0) }
         }.compactMap(WordID.init)
     }
 

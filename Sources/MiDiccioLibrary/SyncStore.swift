@@ -600,9 +600,15 @@ package final class SyncStore {
     /// `lastSync` counts no earlier than `WordLibrary.lastSyncEver()` (a sync with another
     /// remote). A word made here and not sent waits too (`WordLibrary.autoPurgeDue`'s
     /// `sentOnly`): a copy of this library file may hold it.
-    package func autoPurge(now: Timestamp, lastSync: Int64?) throws -> Int {
+    /// With `exceptRestored`, none of the words a backup restore brought or changed.
+    package func autoPurge(now: Timestamp, lastSync: Int64?, exceptRestored: Bool = false) throws -> Int {
         guard try library.settingDays(.autoPurgeDays) != nil else { return 0 }
-        return try library.autoPurge(now: now, lastSync: try since(lastSync), sentOnly: true)
+        return try library.autoPurge(now: now, lastSync: try since(lastSync), sentOnly: true, exceptRestored: exceptRestored)
+    }
+
+    /// When the last backup restore that brought or changed words ran (ms), or nil.
+    package func restoredFromElsewhereAt() throws -> Int64? {
+        try library.guarded { try library.info(WordLibrary.restoredFromElsewhereAtKey).flatMap { Int64($0) } }
     }
 
     /// `lastSync`, or a later time `WordLibrary.lastSyncEver()` knows.

@@ -68,6 +68,10 @@ public struct SyncReport: Hashable, Sendable {
     /// it ("folder /path", "Google Drive", "iCloud"): those words wait until another device
     /// syncs here after this library left that cloud, or for 180 days.
     public var autoPurgeWaitsUnheard: [String] = []
+    /// True when words due to be purged wait because a backup restore brought them and no
+    /// device of the library the backup came from has synced through this cloud since (for
+    /// 180 days at most): they may hold the words, seen only in use.
+    public var autoPurgeWaitsRestore = false
     /// The devices (by name) whose records name files this sync has not read: not
     /// delivered yet by a file-sync client, cut short, or missing. One of them may take a
     /// word out of the Trash or edit it, so a command about to purge or override what
@@ -206,7 +210,11 @@ extension SyncReport {
     /// What `autoPurgeWaitsElsewhere` and `autoPurgeWaitsUnheard` mean, for people; nil
     /// when both are empty.
     public var autoPurgeWaitsElsewhereNote: String? {
-        guard !autoPurgeWaitsElsewhere.isEmpty || !autoPurgeWaitsUnheard.isEmpty else { return nil }
+        let restore =
+            "the Trash's clean-up (trash.autoPurgeDays) waits for words a backup restore brought: the devices of the library "
+            + "the backup came from may not have seen them go to the Trash, and may have edited them. It runs once another "
+            + "device syncs through this cloud, or 180 days after the restore"
+        guard !autoPurgeWaitsElsewhere.isEmpty || !autoPurgeWaitsUnheard.isEmpty else { return autoPurgeWaitsRestore ? restore : nil }
         var who: [String] = []
         if !autoPurgeWaitsElsewhere.isEmpty { who.append(autoPurgeWaitsElsewhere.joined(separator: ", ")) }
         if !autoPurgeWaitsUnheard.isEmpty {

@@ -374,6 +374,7 @@ extension WordLibrary {
                     // Its words may be another device's: the Trash's clean-up leaves them
                     // until a sync sends their deletion (`autoPurgeDue`).
                     try database.run("INSERT OR IGNORE INTO restored_from_elsewhere (id) SELECT word_id FROM restore_undo")
+                    try setInfo(Self.restoredFromElsewhereAtKey, String(clock.now().milliseconds))
                     try noteUndoSource(Self.restoreSourceKey, path: source ?? path)
                     try database.run("DELETE FROM library_info WHERE key = ?", [.text(Self.restorePurgedKey)])
                 }
@@ -422,6 +423,12 @@ extension WordLibrary {
     /// The `library_info` key counting the last restore's words deleted permanently since,
     /// with the first terms (`notePurgedSinceRestore`): "count", then a term a line.
     static let restorePurgedKey = "restore.undo.purged"
+
+    /// The `library_info` key of when the last restore that brought or changed words ran
+    /// (ms, this device's clock): the devices of the library the backup came from may hold
+    /// its words, and a sync's clean-up leaves them until one of them syncs through this
+    /// cloud after it, or for 180 days (`SyncSession.autoPurge`).
+    package static let restoredFromElsewhereAtKey = "restore.fromElsewhereAt"
 
     /// Notes, in the purge's transaction, that a word the last restore touched was deleted
     /// permanently, so its undo can say so (found by the exploratory helper, round 12C:

@@ -232,6 +232,18 @@ extension SyncSession {
             report.autoPurgeWaitsUnheard = elsewhere.filter(\.device.isEmpty).compactMap(\.name)
             return
         }
+        // The words a backup restore brought wait for the devices of the library it came
+        // from: until one of them syncs here after the restore, or 180 days. Sent to a cloud
+        // of this library's own first (a new laptop set up from the phone's backup, trying
+        // another cloud), they were purged there, and the marker took them, live and edited,
+        // from the phone once the laptop joined its cloud (round 16A F8).
+        if let restored = try store.restoredFromElsewhereAt(), restored >= until.milliseconds - engine.retention,
+            !others.contains(where: { $0.device != deviceID && $0.lastSync.milliseconds > restored })
+        {
+            report.autoPurged += try store.autoPurge(now: until, lastSync: state.lastSync, exceptRestored: true)
+            report.autoPurgeWaitsRestore = due > report.autoPurged
+            return
+        }
         report.autoPurged += try store.autoPurge(now: until, lastSync: state.lastSync)
     }
 

@@ -232,6 +232,54 @@ struct TrashCleanUpWaitsForDevicesOfAnotherCloudTests {
         }
     }
 
+    @Test("a new laptop started from the phone's backup that syncs through another cloud first keeps the backup's words for the phone")
+    func restoredLaptopInAnotherCloudFirst() throws {
+        try withSyncFixture { fixture in
+            let phone = try fixture.device("phone"), laptop = try fixture.device("laptop")
+            try phone.library.setRemote(.folder(path: fixture.file("F")))
+            let word = try phone.add("palabra", meaning: "word")
+            try phone.library.setSetting(.autoPurgeDays, to: "7")
+            try phone.sync()
+            let backup = fixture.file("phone.json")
+            _ = try phone.library.exportBackup(to: backup)
+
+            // The laptop tries a cloud of its own first, where the phone never syncs.
+            _ = try laptop.library.restoreBackup(from: backup)
+            try laptop.library.setSetting(.autoPurgeDays, to: "7")
+            try laptop.library.setRemote(.folder(path: fixture.file("Y")))
+            let elsewhere = SyncEngine(library: laptop.library, storage: MemoryStorage(), appVersion: "midiccio-tests")
+            try elsewhere.sync()
+            _ = try laptop.library.delete([word])
+            let mine = try madeAndDeleted(fixture, on: laptop)
+            try elsewhere.sync()
+            fixture.advanceClocks(by: 3 * Self.day)
+            _ = try phone.library.edit(word, WordEdit(notes: "phone notes"))
+            try phone.sync()
+
+            fixture.advanceClocks(by: 8 * Self.day)
+            let there = try elsewhere.sync()
+            #expect(there.autoPurged == 1, "the word made on the laptop goes")
+            #expect(try laptop.library.isPurged(mine))
+            #expect(try !laptop.library.isPurged(word), "the backup's word waits for the phone")
+            #expect(there.autoPurgeWaitsRestore)
+            #expect(there.autoPurgeWaitsElsewhereNote?.contains("words a backup restore brought") == true)
+
+            // In the phone's cloud, the phone sees it in its Trash, with its notes.
+            try laptop.library.setRemote(.folder(path: fixture.file("F")))
+            try fixture.syncRounds([laptop, phone])
+            for device in [phone, laptop] {
+                #expect(try !device.library.isPurged(word))
+                let kept = try device.word(word)
+                #expect(kept.isDeleted && kept.notes == "phone notes", "\(device.name): \(kept)")
+            }
+            // The phone has synced here since the restore: its days count, then it goes.
+            fixture.advanceClocks(by: 8 * Self.day)
+            #expect(try laptop.sync().autoPurged == 1, "the laptop's own clean-up")
+            try fixture.syncRounds([laptop, phone])
+            for device in [phone, laptop] { #expect(try device.library.isPurged(word), "\(device.name)") }
+        }
+    }
+
     @Test("in a library that never syncs, a restore holds only the words it brought: the others' clean-up goes on")
     func restoreHoldsOnlyItsOwnWords() throws {
         try withSyncFixture { fixture in
