@@ -179,6 +179,14 @@ package final class SyncStore {
         /// When that device wrote the newest record of it read there, by its own clock (ms;
         /// nil when not known): a record of it here written later shows it synced here since.
         package var written: Int64?
+
+        /// Makes an entry.
+        package init(device: String, name: String?, at: Int64, written: Int64? = nil) {
+            self.device = device
+            self.name = name
+            self.at = at
+            self.written = written
+        }
     }
 
     /// The other devices this library synced with through a cloud it has left (another
@@ -604,6 +612,11 @@ package final class SyncStore {
     package func autoPurge(now: Timestamp, lastSync: Int64?, exceptRestored: Bool = false) throws -> Int {
         guard try library.settingDays(.autoPurgeDays) != nil else { return 0 }
         return try library.autoPurge(now: now, lastSync: try since(lastSync), sentOnly: true, exceptRestored: exceptRestored)
+    }
+
+    /// True when `trash.autoPurgeDays` is set: the Trash's clean-up runs.
+    package func autoPurgeOn() throws -> Bool {
+        try library.settingDays(.autoPurgeDays) != nil
     }
 
     /// When the last backup restore that brought or changed words ran (ms), or nil.

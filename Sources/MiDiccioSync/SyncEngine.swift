@@ -198,6 +198,9 @@ final class SyncSession {
     /// Each other device's newest record read this sync (`rememberRecordsHeard`), saved
     /// with the sync's end.
     var heardNow: [String: SyncState.Heard]?
+    /// The devices of clouds this library left that its Trash's clean-up waits for, found
+    /// by `autoPurge` and published in this device's record (`DeviceRecord.trashHold`).
+    var trashHold: [SyncStore.DeviceElsewhere] = []
     /// Names in the devices folder (for tidying this device's leftovers).
     var deviceFolderNames: [String] = []
     /// True when this device's folders should be listed and tidied this sync.

@@ -66,6 +66,36 @@ public struct DeviceRecord: Hashable, Sendable {
     /// another at the same numbers.
     public var forgotAt: Int64?
 
+    /// The devices of clouds this library left (within 180 days) for which its Trash's
+    /// clean-up waits (`SyncSession.devicesNotHeardHere`): every device of this cloud that
+    /// reads the record waits for them too. The hold lived only in the library that moved,
+    /// and a device that had only ever synced through the new cloud purged the word there;
+    /// the moved library carried the marker back to the first cloud, where it took the word,
+    /// live and edited, from a device that had never seen it in its Trash (round 16A F1).
+    /// Nil when it holds for none; older MiDiccio versions ignore it.
+    public var trashHold: [HeldFor]?
+
+    /// A device (or a cloud's unnamed devices) a Trash's clean-up waits for.
+    public struct HeldFor: Hashable, Sendable {
+        /// Its id; empty for any device of the cloud `name` names that synced there after the
+        /// holding library left it.
+        public var device: String
+        /// Its name (or the cloud's), when known.
+        public var name: String?
+        /// When the holding library last heard from it there, or left that cloud (ms).
+        public var at: Int64
+        /// When that device wrote the newest record of it read there, by its clock (ms).
+        public var written: Int64?
+
+        /// Makes an entry.
+        public init(device: String, name: String?, at: Int64, written: Int64?) {
+            self.device = device
+            self.name = name
+            self.at = at
+            self.written = written
+        }
+    }
+
     /// Which purge markers a device's files honour.
     public struct PurgeCleanliness: Hashable, Sendable {
         /// How many markers.
@@ -128,6 +158,15 @@ public struct DeviceRecord: Hashable, Sendable {
                         ], spaced: true)
                 ))
         }
+        if let trashHold, !trashHold.isEmpty {
+            let entries = trashHold.map { held in
+                var pairs = [("device", JSONText.quote(held.device)), ("at", String(held.at))]
+                if let name = held.name { pairs.append(("name", JSONText.quote(name))) }
+                if let written = held.written { pairs.append(("written", String(written))) }
+                return JSONText.object(pairs)
+            }
+            fields.append(("trashHold", "[" + entries.joined(separator: ", ") + "]"))
+        }
         return Data((JSONText.object(fields, spaced: true) + "\n").utf8)
     }
 
@@ -160,6 +199,16 @@ public struct DeviceRecord: Hashable, Sendable {
             let digest = clean["digest"] as? String
         {
             record.purgeClean = PurgeCleanliness(count: count, digest: digest)
+        }
+        // Entries that do not read as one are left out (a later version's, say).
+        if let entries = object["trashHold"] as? [Any] {
+            record.trashHold = entries.compactMap { entry in
+                guard let held = entry as? [String: Any], let device = held["device"] as? String, device.utf8.count <= 100,
+                    let at = held["at"] as? Int
+                else { return nil }
+                let name = (held["name"] as? String).map { String($0.prefix(200)) }
+                return HeldFor(device: device, name: name, at: Int64(at), written: (held["written"] as? Int).map(Int64.init))
+            }
         }
         return record
     }

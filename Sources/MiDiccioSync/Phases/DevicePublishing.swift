@@ -29,6 +29,7 @@ extension SyncSession {
             absorbed.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","),
             wants.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","),
             knownCloud ?? "", forgotten,
+            trashHold.map { "\($0.device)@\($0.at)/\($0.written ?? -1)" }.joined(separator: ","),
         ].joined(separator: "|")
         // A record written in this clock's future (the clock was ahead, and is set right)
         // is written again: it named this device's clock as ahead on every device until
@@ -56,6 +57,9 @@ extension SyncSession {
         record.forgotThrough = state.forgotThrough
         record.forgotAt = state.forgotAt
         record.purgeClean = DeviceRecord.PurgeCleanliness(count: clean.count, digest: clean.digest)
+        record.trashHold =
+            trashHold.isEmpty
+            ? nil : trashHold.map { DeviceRecord.HeldFor(device: $0.device, name: $0.name, at: $0.at, written: $0.written) }
         try prepareToWrite()
         try commit { $0.instanceInFlight = record.instance }
         let data = record.encoded()

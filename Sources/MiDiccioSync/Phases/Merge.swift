@@ -210,6 +210,8 @@ extension SyncSession {
             if ahead > ClockAhead.threshold { report.aheadOfCloud = ahead }
             until = min(until, cloud)
         }
+        // This library's own hold, for its record: the devices of this cloud wait with it.
+        trashHold = try store.autoPurgeOn() ? try devicesNotHeardHere(until: until.milliseconds, ownOnly: true) : []
         guard report.unreadFrom.isEmpty else {
             if try store.autoPurgeDue(now: until, lastSync: state.lastSync) > 0 { report.autoPurgeWaitsFor = report.unreadFrom }
             return
@@ -255,9 +257,24 @@ extension SyncSession {
     /// the hold go, round 16A). With the clouds where this library heard from no device
     /// (`device` empty) while no device here synced after it left them. Names without line
     /// breaks.
-    private func devicesNotHeardHere(until: Int64) throws -> [SyncStore.DeviceElsewhere] {
+    ///
+    /// Unless `ownOnly`, with those the other devices of this cloud wait for
+    /// (`DeviceRecord.trashHold`, records written within the retention period): a device
+    /// that had only ever synced here purged what the library that moved here held back
+    /// (round 16A F1). Their unnamed clouds' entries count for nothing here: this device
+    /// syncs here after they left them.
+    private func devicesNotHeardHere(until: Int64, ownOnly: Bool = false) throws -> [SyncStore.DeviceElsewhere] {
         let heard = heardSoFar
-        return try store.devicesElsewhere(now: until, within: engine.retention).filter { elsewhere in
+        var candidates = try store.devicesElsewhere(now: until, within: engine.retention)
+        if !ownOnly {
+            for record in others where record.device != deviceID && record.lastSync.milliseconds >= until - engine.retention {
+                for held in record.trashHold ?? [] where !held.device.isEmpty && held.device != deviceID {
+                    guard held.at >= until - engine.retention, !candidates.contains(where: { $0.device == held.device }) else { continue }
+                    candidates.append(SyncStore.DeviceElsewhere(device: held.device, name: held.name, at: held.at, written: held.written))
+                }
+            }
+        }
+        return candidates.filter { elsewhere in
             // A cloud where this library heard from nobody: until a device here has synced
             // since this library left it (the person's other devices are here now). Held for
             // 180 days, a mistyped folder set right a minute later held the clean-up as long

@@ -94,6 +94,40 @@ struct TrashCleanUpWaitsForDevicesOfAnotherCloudTests {
         }
     }
 
+    @Test("a device that only ever synced through the new cloud waits with the library that moved there")
+    func aDeviceOfTheNewCloudWaitsToo() throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a"), b = try fixture.device("b")
+            let (word, _) = try twoDevices(fixture, a, b)
+            // `a` moves to folder "Y", where a new laptop `c` joins it (c never syncs with F).
+            let y = MemoryStorage()
+            try a.library.setRemote(.folder(path: fixture.file("Y")))
+            let elsewhere = SyncEngine(library: a.library, storage: y, appVersion: "midiccio-tests")
+            try elsewhere.sync()
+            let c = try TestDevice(name: "c", path: fixture.file("c.sqlite"), storage: y, clock: ManualClock(start: a.clock.now()))
+            try c.sync()
+            _ = try a.library.delete([word])
+            try elsewhere.sync()
+            try c.sync()
+            #expect(try c.word(word).isDeleted, "c has it in its Trash")
+            try editedOnBMeanwhile(fixture, b, word)
+            c.clock.advance(by: 10 * Self.day)
+
+            let onC = try c.sync()
+            #expect(onC.autoPurged == 0, "c waits for b, as a does")
+            #expect(try !c.library.isPurged(word))
+            #expect(onC.autoPurgeWaitsElsewhere == ["b"])
+            #expect(try elsewhere.sync().autoPurged == 0)
+
+            // Back in the first cloud, b keeps the word, in the Trash with its notes.
+            try a.library.setRemote(.folder(path: fixture.file("F")))
+            try fixture.syncRounds([a, b])
+            let kept = try b.word(word)
+            #expect(kept.isDeleted && kept.notes == "b's notes", "\(kept)")
+            #expect(try !a.library.isPurged(word))
+        }
+    }
+
     @Test("once the other device syncs through the new cloud too, the clean-up runs there")
     func bothMovedThenItRuns() throws {
         try withSyncFixture { fixture in
