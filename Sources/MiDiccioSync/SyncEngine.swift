@@ -292,6 +292,8 @@ final class SyncSession {
         report.purgedEditedHere += untold.purgedEdited
         report.overriddenHere += untold.overridden
         report.overriddenTerms = untold.overriddenTerms
+        report.trashedEditedHere += untold.trashedEdited ?? 0
+        report.trashedEditedTerms = untold.trashedEditedTerms ?? []
     }
 
     /// The error a failed sync throws: as it came when nothing was saved here, else

@@ -51,6 +51,12 @@ public struct SyncReport: Hashable, Sendable {
     public var overriddenHere = 0
     /// The terms of the first `purgedNamed` words of `overriddenHere`.
     public var overriddenTerms: [String] = []
+    /// Words edited here and not synced yet that another device moved to the Trash
+    /// meanwhile (a delete there, an import or a restore undone there): the edit is kept,
+    /// in the Trash, and this says so, by name.
+    public var trashedEditedHere = 0
+    /// The terms of the first `purgedNamed` words of `trashedEditedHere`.
+    public var trashedEditedTerms: [String] = []
     /// Words this sync purged because their time in the Trash ran out
     /// (trash.autoPurgeDays), after the pull: none that another device took out of it.
     public var autoPurged = 0
@@ -552,13 +558,27 @@ extension SyncReport {
     /// What a sync says of edits made here and not synced yet that a later change from
     /// another device replaced, or nil when there were none. A replace restore on another
     /// device gave every word a new time and so beat such an edit, and the sync of the
-    /// device that made it said nothing (found by the exploratory helper, round 8).
+    /// device that made it said nothing (found by the exploratory helper, round 8). With
+    /// them, such words another device moved to the Trash meanwhile (`trashedEditedHere`):
+    /// an import undone there took one with its edit out of sight, silently (round 16B).
     public var overriddenNote: String? {
-        guard overriddenHere > 0 else { return nil }
-        let count = overriddenHere
-        return "\(count) word\(count == 1 ? "" : "s") edited here and not synced yet "
-            + "\(count == 1 ? "was" : "were") changed later on another device (an edit there, or a backup restored there), "
-            + "and the later change won: " + TermList.named(overriddenTerms, of: count)
+        var notes: [String] = []
+        if overriddenHere > 0 {
+            let count = overriddenHere
+            notes.append(
+                "\(count) word\(count == 1 ? "" : "s") edited here and not synced yet "
+                    + "\(count == 1 ? "was" : "were") changed later on another device (an edit there, or a backup restored there), "
+                    + "and the later change won: " + TermList.named(overriddenTerms, of: count))
+        }
+        if trashedEditedHere > 0 {
+            let count = trashedEditedHere
+            notes.append(
+                "\(count) word\(count == 1 ? "" : "s") edited here and not synced yet "
+                    + "\(count == 1 ? "was" : "were") moved to the Trash on another device meanwhile: "
+                    + TermList.named(trashedEditedTerms, of: count) + "; the edits are kept there, restore "
+                    + (count == 1 ? "it" : "them") + " from the Trash to keep " + (count == 1 ? "it" : "them"))
+        }
+        return notes.isEmpty ? nil : notes.joined(separator: ". ")
     }
 
     /// What this sync found of the cloud and of this device's place in it that the person

@@ -29,6 +29,9 @@ extension SyncSession {
         // Words whose field edited here since the last sync a later change replaced.
         var overridden = 0
         var overriddenTerms: [String] = []
+        // Words edited here since the last sync that another device moved to the Trash.
+        var trashedEdited = 0
+        var trashedEditedTerms: [String] = []
         let syncedUpTo = state.lastSync ?? Int64.min
         var settingsPulled = 0, answersPulled = 0
         // What comes from ids this library took over (or from libraries that took over
@@ -136,6 +139,18 @@ extension SyncSession {
                                 overridden += 1
                                 if overriddenTerms.count < SyncReport.purgedNamed { overriddenTerms.append(local.record.word.term) }
                             }
+                            // A word edited here since the last sync that another device moved to
+                            // the Trash meanwhile: the edit stays, but out of sight; said, by name
+                            // (round 16B: an import undone elsewhere took it there silently).
+                            if let local, local.pending, !local.record.word.isDeleted, outcome.record.word.isDeleted,
+                                WordField.allCases.contains(where: { field in
+                                    field != .deleted && local.record.writers[field.index] == deviceID
+                                        && local.record.times[field].milliseconds > syncedUpTo
+                                })
+                            {
+                                trashedEdited += 1
+                                if trashedEditedTerms.count < SyncReport.purgedNamed { trashedEditedTerms.append(local.record.word.term) }
+                            }
                             // A word new here is saved as `incoming`, which `columns` were made from.
                             if local == nil, let columns {
                                 fresh.append((outcome.record, columns))
@@ -165,13 +180,15 @@ extension SyncSession {
             if purgedHere > 0 { try store.oweScrub() }
             // Kept until this sync has told it (`finish`): one stopped after this commit
             // leaves it to the next.
-            if purgedHere > 0 || overridden > 0 {
+            if purgedHere > 0 || overridden > 0 || trashedEdited > 0 {
                 var untold = next.untold ?? SyncState.Untold()
                 let named = SyncReport.purgedNamed
                 untold.purged += purgedHere
                 untold.purgedEdited += purgedEditedHere
                 untold.overridden += overridden
                 untold.overriddenTerms = Array((untold.overriddenTerms + overriddenTerms).prefix(named))
+                untold.trashedEdited = (untold.trashedEdited ?? 0) + trashedEdited
+                untold.trashedEditedTerms = Array(((untold.trashedEditedTerms ?? []) + trashedEditedTerms).prefix(named))
                 next.untold = untold
             }
         }
@@ -179,6 +196,8 @@ extension SyncSession {
         report.merged += merged
         report.overriddenHere += overridden
         report.overriddenTerms = Array((report.overriddenTerms + overriddenTerms).prefix(SyncReport.purgedNamed))
+        report.trashedEditedHere += trashedEdited
+        report.trashedEditedTerms = Array((report.trashedEditedTerms + trashedEditedTerms).prefix(SyncReport.purgedNamed))
         report.answersPulled += answersPulled
         report.settingsPulled += settingsPulled
         report.purgedElsewhere += purgedHere

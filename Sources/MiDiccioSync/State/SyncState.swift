@@ -153,6 +153,10 @@ struct SyncState: Codable, Equatable {
         var purgedEdited = 0
         var overridden = 0
         var overriddenTerms: [String] = []
+        /// Words edited here that another device's change moved to the Trash (nil in a
+        /// state saved before they were counted).
+        var trashedEdited: Int?
+        var trashedEditedTerms: [String]?
     }
 
     /// What a device's newest record read said, and when this device first read it.

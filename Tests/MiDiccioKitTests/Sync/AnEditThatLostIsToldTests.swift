@@ -53,4 +53,30 @@ struct AnEditThatLostIsToldTests {
             #expect(try a.sync().overriddenNote == nil)
         }
     }
+
+    @Test("a word edited here that another device moved to the Trash meanwhile is named; one not edited here is not")
+    func anEditedWordTrashedElsewhereIsNamed() throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a"), b = try fixture.device("b")
+            let edited = try a.add("uno", meaning: "one")
+            let untouched = try a.add("dos", meaning: "two")
+            try fixture.syncRounds([a, b])
+            // B, offline, gives "uno" a careful meaning; A moves both to the Trash.
+            b.clock.advance(by: 1_000)
+            try b.library.edit(edited, WordEdit(meaning: "one, my careful meaning"))
+            a.clock.advance(by: 5_000)
+            try a.library.delete([edited, untouched])
+            try a.sync()
+
+            let report = try b.sync()
+            #expect(report.trashedEditedHere == 1, "\(report)")
+            #expect(report.trashedEditedTerms == ["uno"])
+            let note = try #require(report.overriddenNote)
+            #expect(note.contains("1 word edited here and not synced yet was moved to the Trash on another device meanwhile"), "\(note)")
+            #expect(note.contains("restore it from the Trash"), "\(note)")
+            let kept = try b.word(edited)
+            #expect(kept.isDeleted && kept.meaning == "one, my careful meaning", "\(kept)")
+            #expect(try a.sync().overriddenNote == nil)
+        }
+    }
 }
