@@ -166,6 +166,44 @@ extension WordLibrary {
         return try autoPurge(lastSync: try lastSyncEver(), onlyUnshared: !partners.isEmpty)
     }
 
+    /// For a library that does not sync now: what its Trash's clean-up keeps past
+    /// `trash.autoPurgeDays`, and why, in a sentence (nil when nothing, the setting off, or
+    /// a remote set: a sync says it then). `trash` and `status` say it: with no sync, no note
+    /// ever said why words 10 or 100 days in the Trash stayed (round 16A). Read after the
+    /// clean-up the command's opening ran (`autoPurgeUnlessSyncing`).
+    public func autoPurgeHeldNote() throws -> String? {
+        guard let days = try settingDays(.autoPurgeDays) else { return nil }
+        let store = SyncStore(self)
+        guard try store.remoteLocation() == nil else { return nil }
+        let now = clock.now().milliseconds
+        let held = try guarded {
+            try database.integer(
+                "SELECT count(*) FROM words WHERE trash_seen_at IS NOT NULL AND trash_seen_at < ?",
+                [.integer(now - Int64(days) * 86_400_000)]) ?? 0
+        }
+        guard held > 0 else { return nil }
+        let them = held == 1 ? "it" : "them"
+        var note =
+            "\(held) word\(held == 1 ? "" : "s") in the Trash \(held == 1 ? "is" : "are") past trash.autoPurgeDays (\(days)) and kept: "
+        let partners = try store.devicesElsewhere(now: now, within: Self.devicesRememberedFor)
+        let names = partners.compactMap { partner in
+            partner.device.isEmpty
+                ? partner.name.map { "any device of \($0)" } : (partner.name ?? String(partner.device.prefix(8)))
+        }
+        if names.isEmpty {
+            note +=
+                "this library synced before, and other devices (or a copy of this library file, or the library a backup "
+                + "restore came from) may hold \(them) without having seen \(them) go to the Trash. \(held == 1 ? "It goes" : "They go") "
+                + "once a sync sends the deletion and its days pass; 'midiccio trash empty' deletes \(them) now"
+        } else {
+            note +=
+                "this library synced with \(names.joined(separator: ", ")) in the last 180 days, which may not have seen \(them) "
+                + "go to the Trash. \(held == 1 ? "It goes" : "They go") once a sync sends the deletion and they sync there, or 180 "
+                + "days after this library last heard from them; 'midiccio trash empty' deletes \(them) now"
+        }
+        return note
+    }
+
     /// How long a device heard from counts as one that may still sync (ms): 180 days, as
     /// sync's own retention (`SyncEngine.retention`).
     package static let devicesRememberedFor: Int64 = 180 * 86_400_000

@@ -524,6 +524,7 @@ struct StatusCommand: ParsableCommand {
                 context.io.write(
                     "This device  \(try library.deviceName())\nRemote       none (set one with: midiccio remote set folder PATH)\nWords        \(counts.words), and \(counts.trash) in the Trash\n"
                 )
+                if let held = try library.autoPurgeHeldNote() { context.note(held.shownSafely + ".") }
             }
             return
         }

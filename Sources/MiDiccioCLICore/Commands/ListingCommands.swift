@@ -157,5 +157,6 @@ struct TrashCommand: ParsableCommand {
         if hidden > 0 && !output.json {
             context.note("\(counted(hidden, "older word")) hidden (trash.hideAfterDays); see them with: midiccio trash --all")
         }
+        if !output.json, let held = try library.autoPurgeHeldNote() { context.note(held.shownSafely + ".") }
     }
 }

@@ -222,6 +222,10 @@ struct TrashCleanUpWaitsForDevicesOfAnotherCloudTests {
 
             fixture.advanceClocks(by: 8 * Self.day)
             try expectLocalCleanUp(of: a, purges: unsent, keeps: word)
+            // Said, where a sync would have said it (`trash`, `status`).
+            let held = try #require(try a.library.autoPurgeHeldNote())
+            #expect(held.hasPrefix("1 word in the Trash is past trash.autoPurgeDays (7) and kept"), "\(held)")
+            #expect(held.contains("synced with b in the last 180 days"), "\(held)")
 
             try a.library.setRemote(.folder(path: fixture.file("F")))
             try fixture.syncRounds([a, b])
