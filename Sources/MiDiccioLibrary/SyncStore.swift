@@ -201,26 +201,34 @@ package final class SyncStore {
     /// A cloud where this library uploaded and heard from no other device counts as one
     /// device of no id (`device` empty), named by the cloud: a device that synced there
     /// after this library's last sync holds its words all the same (the helper's script:
-    /// A synced, then B, then A moved). It lets go 180 days after that sync only.
+    /// A synced, then B, then A moved). The sync lets it go sooner, once another device
+    /// syncs where this library does after it left that cloud (`SyncSession.devicesNotHeardHere`).
+    /// This library's own former ids (a copy's, taken over) are never another device.
     package func devicesElsewhere(now: Int64, within: Int64) throws -> [DeviceElsewhere] {
         struct Heard: Decodable {
             var at: Int64
             var written: Int64?
             var name: String?
         }
+        struct Absorbed: Decodable { var device: String }
         struct Kept: Decodable {
             var cursors: [String: Int64]?
             var lastSync: Int64?
             var lastSeq: Int64?
             var heard: [String: Heard]?
+            var absorbed: [Absorbed]?
         }
         struct Stored: Decodable { var state: Kept? }
         var found: [String: DeviceElsewhere] = [:]
         let states = try previousStates()
-        // Ids this library itself had (before it found it was a copy, say): never another device.
-        let own = Set(states.map(\.device))
-        for previous in states {
-            guard let kept = try? JSONDecoder().decode(Stored.self, from: Data(previous.state.utf8)).state else { continue }
+        // Ids this library itself had (before it found it was a copy, say), and those it took
+        // over (its own former id, when it was put back from an older copy): never another
+        // device still to come. It waited 180 days for its own former id (round 16A F10).
+        let decoded = states.compactMap { previous in
+            (try? JSONDecoder().decode(Stored.self, from: Data(previous.state.utf8)).state).map { (previous, $0) }
+        }
+        let own = Set(states.map(\.device)).union(decoded.flatMap { ($0.1.absorbed ?? []).map(\.device) })
+        for (previous, kept) in decoded {
             var times: [String: (at: Int64, written: Int64?, name: String?)] = [:]
             if let last = kept.lastSync {
                 for device in (kept.cursors ?? [:]).keys { times[device] = (last, nil, nil) }

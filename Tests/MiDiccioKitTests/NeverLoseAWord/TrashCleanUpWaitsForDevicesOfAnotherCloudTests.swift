@@ -128,6 +128,71 @@ struct TrashCleanUpWaitsForDevicesOfAnotherCloudTests {
         }
     }
 
+    @Test("a clock months ahead does not count the 180 days by itself: the cloud's clock counts when earlier")
+    func aClockAheadDoesNotLetGo() throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a"), b = try fixture.device("b")
+            let (word, _) = try twoDevices(fixture, a, b)
+            // Folder "Y" stands for a server that tells its clock (WebDAV's `Date`).
+            let y = MemoryStorage()
+            let serverClock = ManualClock(start: a.clock.now())
+            y.clock = serverClock
+            try a.library.setRemote(.folder(path: fixture.file("Y")))
+            let elsewhere = SyncEngine(library: a.library, storage: y, appVersion: "midiccio-tests")
+            try elsewhere.sync()
+            _ = try a.library.delete([word])
+            try elsewhere.sync()
+            try editedOnBMeanwhile(fixture, b, word)
+            serverClock.advance(by: 10 * Self.day)
+            // a's clock is set 200 days ahead: by it alone, b was last heard long ago.
+            a.clock.advance(by: 200 * Self.day)
+            let there = try elsewhere.sync()
+            #expect(there.autoPurged == 0)
+            #expect(try !a.library.isPurged(word))
+            #expect(there.autoPurgeWaitsElsewhere == ["b"])
+        }
+    }
+
+    @Test("moved together after one of them was put back from an older copy, no device waits for a former id")
+    func noHoldForAFormerID() throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a"), b = try fixture.device("b")
+            let (word, _) = try twoDevices(fixture, a, b)
+            // a's file is put back from an older copy: it goes on under a new id.
+            let copy = fixture.file("a-copy.sqlite")
+            try a.copyLibraryFile(to: copy)
+            try a.add("después")
+            try fixture.syncRounds([a, b])
+            try a.restoreLibraryFile(from: copy)
+            fixture.advanceClocks(by: 1_000)
+            #expect(try a.sync().newIdentity != nil)
+            try fixture.syncRounds([a, b])
+            // Both move to folder "Y" together; a deletes the word there.
+            let y = MemoryStorage()
+            try a.library.setRemote(.folder(path: fixture.file("Y")))
+            try b.library.setRemote(.folder(path: fixture.file("Y")))
+            let onA = SyncEngine(library: a.library, storage: y, appVersion: "midiccio-tests")
+            let onB = SyncEngine(library: b.library, storage: y, appVersion: "midiccio-tests")
+            for engine in [onA, onB, onA] {
+                fixture.advanceClocks(by: 1_000)
+                try engine.sync()
+            }
+            _ = try a.library.delete([word])
+            for engine in [onA, onB] {
+                fixture.advanceClocks(by: 1_000)
+                try engine.sync()
+            }
+            fixture.advanceClocks(by: 8 * Self.day)
+            let first = try onA.sync()
+            #expect(first.autoPurgeWaitsElsewhere.isEmpty && first.autoPurgeWaitsUnheard.isEmpty, "\(first.autoPurgeWaitsElsewhere)")
+            fixture.advanceClocks(by: 1_000)
+            let second = try onB.sync()
+            #expect(second.autoPurgeWaitsElsewhere.isEmpty, "b waits for a's former id: \(second.autoPurgeWaitsElsewhere)")
+            #expect(first.autoPurged + second.autoPurged == 1)
+            for library in [a.library, b.library] { #expect(try library.isPurged(word)) }
+        }
+    }
+
     @Test("once the other device syncs through the new cloud too, the clean-up runs there")
     func bothMovedThenItRuns() throws {
         try withSyncFixture { fixture in
