@@ -507,6 +507,21 @@ package enum FileSystem {
         return stat(path, &status) == 0 ? status : nil
     }
 
+    /// Gives the log and index files SQLite keeps beside the database at `path` (`-wal`,
+    /// `-shm`) the database file's permissions again when the database can be written and
+    /// one of them, owned by this user, cannot: SQLite makes them with the database's mode,
+    /// so a library made read-only for a moment left a read-only log behind, and once the
+    /// person made the library writable as told, the next write failed all the same, with
+    /// the same words (found by the exploratory helper, round 16C). Nothing else changes.
+    package static func matchSideFileModes(of path: String) {
+        guard let main = status(path), main.st_mode & S_IWUSR != 0, access(path, W_OK) == 0 else { return }
+        for suffix in ["-wal", "-shm"] {
+            let side = path + suffix
+            guard let status = status(side), status.st_uid == getuid(), status.st_mode & S_IWUSR == 0 else { continue }
+            _ = chmod(side, main.st_mode & 0o666)
+        }
+    }
+
     /// What is at `path`, a symbolic link followed: nil for a regular file (or nothing
     /// there, which reading it will say), else words for it ("a folder", "not a regular
     /// file (a device, a pipe or a socket)").

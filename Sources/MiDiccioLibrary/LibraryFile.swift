@@ -50,7 +50,10 @@ enum LibraryFile {
             // SQLite opens it (SQLite gives its -wal and -shm files the same mode).
             if !existing { try files { try FileSystem.createOwnerOnlyFile(path) } }
         }
-        if existing { try checkArrivedFile(path) }
+        if existing {
+            try checkArrivedFile(path)
+            FileSystem.matchSideFileModes(of: path)
+        }
         let database: Database
         do {
             database = try Database(path: path, create: true)

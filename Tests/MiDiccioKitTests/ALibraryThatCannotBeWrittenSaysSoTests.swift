@@ -2,6 +2,7 @@ import Foundation
 import MiDiccioTesting
 import Testing
 
+@testable import MiDiccioFiles
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
 @testable import MiDiccioStore
@@ -43,6 +44,28 @@ struct ALibraryThatCannotBeWrittenSaysSoTests {
         } throws: { error in
             let text = "\(error)"
             return text.contains("the library cannot be written, so it cannot sync") && !text.contains("sync lock")
+        }
+    }
+
+    @Test("a log left read-only while the library was read-only takes the library's permissions again once it is writable")
+    func aReadOnlyLogIsMadeWritableAgain() throws {
+        try withTemporaryDirectory { directory in
+            // SQLite makes its log and index with the file's mode: while the file was
+            // read-only, they came out read-only. The person then made the file writable, as
+            // told. (Run as root, SQLite itself would not mind: the modes are checked here.)
+            let path = directory.appendingPathComponent("library.sqlite").path
+            for (suffix, mode) in [("", 0o600), ("-wal", 0o444), ("-shm", 0o444)] as [(String, mode_t)] {
+                #expect(FileManager.default.createFile(atPath: path + suffix, contents: Data()))
+                #expect(chmod(path + suffix, mode) == 0)
+            }
+            FileSystem.matchSideFileModes(of: path)
+            for suffix in ["-wal", "-shm"] {
+                #expect(FileSystem.status(path + suffix).map { $0.st_mode & 0o777 } == 0o600, "\(suffix)")
+            }
+            // A library still read-only leaves them as they are.
+            #expect(chmod(path, 0o444) == 0 && chmod(path + "-wal", 0o400) == 0)
+            FileSystem.matchSideFileModes(of: path)
+            #expect(FileSystem.status(path + "-wal").map { $0.st_mode & 0o777 } == 0o400)
         }
     }
 }
