@@ -360,7 +360,11 @@ public enum SyncError: Error, Sendable, CustomStringConvertible {
         return "this sync would take \(count) of your \(total) words away: "
             + (purged == count
                 ? "\(named) deleted them permanently, and they would be deleted permanently here"
-                : "\(purged) deleted permanently by \(named), and would be here too, and \(count - purged) moved to the Trash")
+                // Devices pass on the purges they learnt, so which one purged is not told
+                // apart from who passed it on; the one list named a device for what another
+                // did, and read garbled (round 16B).
+                : "\(purged) deleted permanently on another device (and so here too), and \(count - purged) moved to the Trash "
+                    + "(by \(named))")
             + "; nothing was changed. If that was a mistake, keep them first with \(keep). To go on, \(goOn)"
     }
 

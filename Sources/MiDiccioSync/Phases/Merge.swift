@@ -167,9 +167,12 @@ extension SyncSession {
             // Joplin lost notes when a sync read absence as deletion; MiDiccio never does,
             // and still stops when other devices' changes would empty much of the library.
             if guarded, leaving.count * 2 > live {
+                // Those that moved words to the Trash, when some were purged too.
+                let purgedLeaving = leavingPurged.intersection(leaving)
+                let trashedLeaving = purgedLeaving.count == leaving.count ? leaving : leaving.subtracting(purgedLeaving)
                 throw SyncError.massDeletion(
-                    count: leaving.count, of: live, purged: leavingPurged.intersection(leaving).count,
-                    by: deviceNames(ofMost: leaving.map { leavingBy[$0] ?? "" }))
+                    count: leaving.count, of: live, purged: purgedLeaving.count,
+                    by: deviceNames(ofMost: trashedLeaving.map { leavingBy[$0] ?? "" }))
             }
             next.cursors = cursors
             for index in next.absorbed.indices where !next.absorbed[index].cleanedUp {

@@ -202,4 +202,24 @@ struct MassDeleteGuardTests {
             #expect(message.contains("move 16 of your 30 words to the Trash, as c and b did;"), "\(message)")
         }
     }
+
+    @Test("a purge on one device and a move to the Trash on another are told apart, the move named with who did it")
+    func purgeAndTrashNamedApart() throws {
+        try withSyncFixture { fixture in
+            let (a, b, ids) = try sharedLibrary(fixture, words: 30)
+            let c = try fixture.device("c")
+            try fixture.syncRounds([a, b, c])
+            try b.library.delete([ids[0]])
+            try b.library.purge([ids[0]])
+            try c.library.delete(Array(ids[1..<20]))
+            try b.sync()
+            try c.sync()
+            fixture.advanceClocks(by: 1_000)
+            let error = #expect(throws: SyncError.self) { try a.sync() }
+            let message = error.map { "\($0)" } ?? ""
+            #expect(
+                message.contains("1 deleted permanently on another device (and so here too), and 19 moved to the Trash (by c);"),
+                "\(message)")
+        }
+    }
 }
