@@ -229,4 +229,28 @@ final class BackupCLITests {
         let json = sandbox.run("backup", "restore", file, "--json").output
         #expect(json.contains(#""wordsAhead": 1"#) && json.contains(#""latestStrayTime": "2999-01-01T00:00:00.000Z""#), "\(json)")
     }
+
+    @Test(
+        "a replace into a library that equals the backup says whether an earlier restore's undo is there, and never promises one that is not"
+    )
+    func replaceIntoAnEqualLibrarySaysWhatUndoes() throws {
+        try sandbox.add("perro", "--meaning", "dog")
+        let file = sandbox.path("backup.json")
+        #expect(sandbox.run("backup", "export", file).status == 0)
+        let first = sandbox.run("backup", "restore", file, "--replace")
+        #expect(first.status == 0)
+        #expect(first.errorOutput.contains("no restore came before it, and the new times cannot be undone"), "\(first.errorOutput)")
+        #expect(!first.errorOutput.contains("still undoes"), "\(first.errorOutput)")
+        #expect(sandbox.run("backup", "undo").status != 0, "there is nothing to undo, as it said")
+
+        // After a restore that changed words, the same replace says its undo is there.
+        sandbox.run("add", "gato")
+        let second = sandbox.path("second.json")
+        #expect(sandbox.run("backup", "export", second).status == 0)
+        sandbox.run("add", "pato")
+        #expect(sandbox.run("backup", "restore", second, "--replace").status == 0)
+        let again = sandbox.run("backup", "restore", second, "--replace")
+        #expect(again.errorOutput.contains("'midiccio backup undo' still undoes the restore before"), "\(again.errorOutput)")
+        #expect(sandbox.run("backup", "undo").status == 0)
+    }
 }

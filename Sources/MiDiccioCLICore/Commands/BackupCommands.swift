@@ -101,7 +101,10 @@ struct BackupRestoreCommand: ParsableCommand {
                 )
             } else if replace && !report.changedWords && report.unchanged > 0 {
                 context.note(
-                    "The library \(dryRun ? "equals" : "already equalled") the backup: every word of it \(dryRun ? "would get" : "got") a new time, so it wins on every device this library syncs with, and 'midiccio backup undo' still undoes the restore before."
+                    "The library \(dryRun ? "equals" : "already equalled") the backup: every word of it \(dryRun ? "would get" : "got") a new time, so it wins on every device this library syncs with"
+                        + (report.earlierUndoKept
+                            ? ", and 'midiccio backup undo' still undoes the restore before."
+                            : "; no restore came before it, and the new times cannot be undone.")
                 )
             } else if replace && report.unchanged > 0 {
                 context.note(

@@ -26,6 +26,10 @@ public struct RestoreReport: Hashable, Sendable {
     /// Undo only: words changed since the restore (here or on another device), kept as
     /// they are rather than put back, so undoing a restore never loses a later edit.
     public var keptEdited = 0
+    /// A replace that changed no word (the library equalled the backup): true when the
+    /// undo of an earlier restore is there still, which `backup undo` then undoes; false
+    /// when there is none (the new times themselves cannot be undone).
+    public var earlierUndoKept = false
     /// Undo only: words of the restore deleted permanently since (Empty Trash,
     /// trash.autoPurgeDays), which cannot be put back, and the first of their terms.
     public var purgedSinceRestore = 0
@@ -106,6 +110,7 @@ public struct RestoreReport: Hashable, Sendable {
         [
             ("added", String(added)), ("updated", String(updated)), ("unchanged", String(unchanged)),
             ("trashed", String(trashed)), ("skippedPurged", String(skippedPurged)), ("keptEdited", String(keptEdited)),
+            ("earlierUndoKept", String(earlierUndoKept)),
             ("mergedIntoEmpty", String(mergedIntoEmpty)), ("answersAdded", String(answersAdded)), ("dryRun", String(dryRun)),
             ("sweptKey", JSONText.quote(sweptKey)), ("undid", JSONText.optional(source?.described)),
             ("wordsAhead", String(wordsAhead)), ("answersLeftOut", String(answersLeftOut)),
@@ -355,6 +360,11 @@ extension WordLibrary {
                 // moved by the undo was edited since, and the undo keeps that edit.
                 try noteRestoredTimes()
                 progress?(total, total)
+                // Said of a replace that changes nothing (a dry run's too): is there an earlier
+                // restore its undo still undoes? It promised one when there was none (round 16B).
+                if !report.changedWords {
+                    report.earlierUndoKept = try database.integer("SELECT EXISTS (SELECT 1 FROM temp.restore_undo_before)") == 1
+                }
                 // A merge that changes nothing leaves the undo of the restore before it, which
                 // it would otherwise have emptied (found by the exploratory helper).
                 if dryRun || (!replace && !report.changedWords && !reviewsAdded) { throw RestoreRollback() }

@@ -1044,7 +1044,9 @@
         + " their own times, and edits your other devices made after the backup win when this library syncs with them.";
     } else if (replace && report.unchanged && !report.added && !report.updated && !report.trashed) {
       text += " The library " + (dryRun ? "equals" : "already equalled") + " the backup: every word of it " + (dryRun ? "would get" : "got")
-        + " a new time, so it wins on every device this library syncs with, and \u201cUndo restore\u201d still undoes the restore before.";
+        + " a new time, so it wins on every device this library syncs with"
+        + (report.earlierUndoKept ? ", and \u201cUndo restore\u201d still undoes the restore before."
+          : "; no restore came before it, and the new times cannot be undone.");
     } else if (replace && report.unchanged) {
       text += " Every word of the backup " + (dryRun ? "would get" : "got") + " a new time, so it wins on every device this library"
         + " syncs with: the " + report.unchanged.toLocaleString() + " left as they are here too.";
