@@ -627,6 +627,16 @@ package final class SyncStore {
         try library.settingDays(.autoPurgeDays) != nil
     }
 
+    /// The field times a backup restore gave word `id` when it added it (the backup's own),
+    /// or nil when the last restore did not add it: a field still at its time holds the
+    /// backup's value, not an edit made here.
+    package func timesAddedByRestore(_ id: WordID) throws -> FieldTimes? {
+        try library.guarded {
+            try database.cached("SELECT restored_times FROM restore_undo WHERE word_id = ? AND prior IS NULL")
+                .rows([.text(id.rawValue)]) { $0.optionalText(0) }.first.flatMap { $0.flatMap(WordLibrary.fieldTimes) }
+        }
+    }
+
     /// When the last backup restore that brought or changed words ran (ms), or nil.
     package func restoredFromElsewhereAt() throws -> Int64? {
         try library.guarded { try library.info(WordLibrary.restoredFromElsewhereAtKey).flatMap { Int64($0) } }

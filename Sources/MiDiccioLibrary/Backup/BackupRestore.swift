@@ -575,7 +575,7 @@ extension WordLibrary {
     }
 
     /// Field times as `restore_undo.restored_times` keeps them; nil for any other text.
-    private static func fieldTimes(_ text: String) -> FieldTimes? {
+    static func fieldTimes(_ text: String) -> FieldTimes? {
         let numbers = text.split(separator: ",").compactMap { Int64($0) }
         guard numbers.count == WordField.allCases.count else { return nil }
         var times = FieldTimes(all: Timestamp(milliseconds: 0))

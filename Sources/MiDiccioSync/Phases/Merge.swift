@@ -33,6 +33,13 @@ extension SyncSession {
         var trashedEdited = 0
         var trashedEditedTerms: [String] = []
         let syncedUpTo = state.lastSync ?? Int64.min
+        // A field this device wrote since its last sync: an edit made here. Not one a backup
+        // restore added with the backup's own time (a new device started from a backup was
+        // told, at its first sync, that words "edited here" had lost; round 16B F5).
+        func editedHere(_ local: LocalRecord, _ field: WordField) throws -> Bool {
+            guard local.record.writers[field.index] == deviceID, local.record.times[field].milliseconds > syncedUpTo else { return false }
+            return try store.timesAddedByRestore(local.record.word.id)?[field] != local.record.times[field]
+        }
         var settingsPulled = 0, answersPulled = 0
         // What comes from ids this library took over (or from libraries that took over
         // its old id) may be known nowhere else: this library passes it on itself, even
@@ -131,10 +138,7 @@ extension SyncSession {
                             // A field this device wrote since its last sync, now replaced. Tags
                             // merge one tag at a time, so a tag put on here stays: not counted.
                             if let local, local.pending,
-                                outcome.changedFields.contains(where: { field in
-                                    field != .tags && local.record.writers[field.index] == deviceID
-                                        && local.record.times[field].milliseconds > syncedUpTo
-                                })
+                                try outcome.changedFields.contains(where: { try $0 != .tags && editedHere(local, $0) })
                             {
                                 overridden += 1
                                 if overriddenTerms.count < SyncReport.purgedNamed { overriddenTerms.append(local.record.word.term) }
@@ -143,10 +147,7 @@ extension SyncSession {
                             // the Trash meanwhile: the edit stays, but out of sight; said, by name
                             // (round 16B: an import undone elsewhere took it there silently).
                             if let local, local.pending, !local.record.word.isDeleted, outcome.record.word.isDeleted,
-                                WordField.allCases.contains(where: { field in
-                                    field != .deleted && local.record.writers[field.index] == deviceID
-                                        && local.record.times[field].milliseconds > syncedUpTo
-                                })
+                                try WordField.allCases.contains(where: { try $0 != .deleted && editedHere(local, $0) })
                             {
                                 trashedEdited += 1
                                 if trashedEditedTerms.count < SyncReport.purgedNamed { trashedEditedTerms.append(local.record.word.term) }

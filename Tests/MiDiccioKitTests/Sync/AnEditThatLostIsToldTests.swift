@@ -79,4 +79,29 @@ struct AnEditThatLostIsToldTests {
             #expect(try a.sync().overriddenNote == nil)
         }
     }
+
+    @Test("a new device started from a backup is not told its restored words were edited here; one it edited is")
+    func restoredWordsAreNotEditsMadeHere() throws {
+        try withSyncFixture { fixture in
+            let phone = try fixture.device("phone"), tablet = try fixture.device("tablet")
+            let restored = try phone.add("cinco", meaning: "five")
+            let edited = try phone.add("siete", meaning: "seven")
+            try phone.sync()
+            let backup = fixture.file("phone.json")
+            _ = try phone.library.exportBackup(to: backup)
+            // The tablet starts from the backup; the phone edits both words after it.
+            _ = try tablet.library.restoreBackup(from: backup, replace: true)
+            tablet.clock.advance(by: 1_000)
+            try tablet.library.edit(edited, WordEdit(meaning: "seven, edited on the tablet"))
+            phone.clock.advance(by: 5_000)
+            try phone.library.edit(restored, WordEdit(meaning: "five, later on the phone"))
+            try phone.library.edit(edited, WordEdit(meaning: "seven, later on the phone"))
+            try phone.sync()
+
+            tablet.clock.advance(by: 5_000)
+            let report = try tablet.sync()
+            #expect(report.overriddenTerms == ["siete"], "\(report.overriddenTerms)")
+            #expect(try tablet.word(restored).meaning == "five, later on the phone")
+        }
+    }
 }
