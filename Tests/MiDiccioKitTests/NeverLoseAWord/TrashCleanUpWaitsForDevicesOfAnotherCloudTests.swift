@@ -28,11 +28,16 @@ struct TrashCleanUpWaitsForDevicesOfAnotherCloudTests {
         return (word, other)
     }
 
+    /// `device` set to sync with folder "Y" through `cloud`; the engine that syncs it there.
+    private func inFolderY(_ fixture: SyncFixture, _ device: TestDevice, _ cloud: MemoryStorage) throws -> SyncEngine {
+        try device.library.setRemote(.folder(path: fixture.file("Y")))
+        return SyncEngine(library: device.library, storage: cloud, appVersion: "midiccio-tests")
+    }
+
     /// `a` set to sync with folder "Y" (a cloud of its own: no other device there), `word`
     /// moved to the Trash and sent there; the engine that syncs `a` with it.
     private func movedAway(_ fixture: SyncFixture, _ a: TestDevice, deleting word: WordID) throws -> SyncEngine {
-        try a.library.setRemote(.folder(path: fixture.file("Y")))
-        let elsewhere = SyncEngine(library: a.library, storage: MemoryStorage(), appVersion: "midiccio-tests")
+        let elsewhere = try inFolderY(fixture, a, MemoryStorage())
         _ = try a.library.delete([word])
         try elsewhere.sync()
         return elsewhere
@@ -101,8 +106,7 @@ struct TrashCleanUpWaitsForDevicesOfAnotherCloudTests {
             let (word, _) = try twoDevices(fixture, a, b)
             // `a` moves to folder "Y", where a new laptop `c` joins it (c never syncs with F).
             let y = MemoryStorage()
-            try a.library.setRemote(.folder(path: fixture.file("Y")))
-            let elsewhere = SyncEngine(library: a.library, storage: y, appVersion: "midiccio-tests")
+            let elsewhere = try inFolderY(fixture, a, y)
             try elsewhere.sync()
             let c = try TestDevice(name: "c", path: fixture.file("c.sqlite"), storage: y, clock: ManualClock(start: a.clock.now()))
             try c.sync()
@@ -137,8 +141,7 @@ struct TrashCleanUpWaitsForDevicesOfAnotherCloudTests {
             let y = MemoryStorage()
             let serverClock = ManualClock(start: a.clock.now())
             y.clock = serverClock
-            try a.library.setRemote(.folder(path: fixture.file("Y")))
-            let elsewhere = SyncEngine(library: a.library, storage: y, appVersion: "midiccio-tests")
+            let elsewhere = try inFolderY(fixture, a, y)
             try elsewhere.sync()
             _ = try a.library.delete([word])
             try elsewhere.sync()
@@ -169,10 +172,7 @@ struct TrashCleanUpWaitsForDevicesOfAnotherCloudTests {
             try fixture.syncRounds([a, b])
             // Both move to folder "Y" together; a deletes the word there.
             let y = MemoryStorage()
-            try a.library.setRemote(.folder(path: fixture.file("Y")))
-            try b.library.setRemote(.folder(path: fixture.file("Y")))
-            let onA = SyncEngine(library: a.library, storage: y, appVersion: "midiccio-tests")
-            let onB = SyncEngine(library: b.library, storage: y, appVersion: "midiccio-tests")
+            let onA = try inFolderY(fixture, a, y), onB = try inFolderY(fixture, b, y)
             for engine in [onA, onB, onA] {
                 fixture.advanceClocks(by: 1_000)
                 try engine.sync()
@@ -199,8 +199,7 @@ struct TrashCleanUpWaitsForDevicesOfAnotherCloudTests {
             let a = try fixture.device("a"), b = try fixture.device("b")
             let (word, _) = try twoDevices(fixture, a, b)
             let cloud = MemoryStorage()
-            try a.library.setRemote(.folder(path: fixture.file("Y")))
-            let aThere = SyncEngine(library: a.library, storage: cloud, appVersion: "midiccio-tests")
+            let aThere = try inFolderY(fixture, a, cloud)
             _ = try a.library.delete([word])
             try aThere.sync()
             fixture.advanceClocks(by: 8 * Self.day)
@@ -208,8 +207,7 @@ struct TrashCleanUpWaitsForDevicesOfAnotherCloudTests {
             #expect(try !a.library.isPurged(word))
 
             // b moves too: its first sync there brings the word into its Trash.
-            try b.library.setRemote(.folder(path: fixture.file("Y")))
-            let bThere = SyncEngine(library: b.library, storage: cloud, appVersion: "midiccio-tests")
+            let bThere = try inFolderY(fixture, b, cloud)
             fixture.advanceClocks(by: 1_000)
             try bThere.sync()
             #expect(try b.word(word).isDeleted)
@@ -349,8 +347,7 @@ struct TrashCleanUpWaitsForDevicesOfAnotherCloudTests {
             // The laptop tries a cloud of its own first, where the phone never syncs.
             _ = try laptop.library.restoreBackup(from: backup)
             try laptop.library.setSetting(.autoPurgeDays, to: "7")
-            try laptop.library.setRemote(.folder(path: fixture.file("Y")))
-            let elsewhere = SyncEngine(library: laptop.library, storage: MemoryStorage(), appVersion: "midiccio-tests")
+            let elsewhere = try inFolderY(fixture, laptop, MemoryStorage())
             try elsewhere.sync()
             _ = try laptop.library.delete([word])
             let mine = try madeAndDeleted(fixture, on: laptop)
