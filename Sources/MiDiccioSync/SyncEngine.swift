@@ -294,6 +294,8 @@ final class SyncSession {
         report.overriddenTerms = untold.overriddenTerms
         report.trashedEditedHere += untold.trashedEdited ?? 0
         report.trashedEditedTerms = untold.trashedEditedTerms ?? []
+        report.editedTrashedHere += untold.editedTrashedHere ?? 0
+        report.editedTrashedHereTerms = untold.editedTrashedHereTerms ?? []
     }
 
     /// The error a failed sync throws: as it came when nothing was saved here, else

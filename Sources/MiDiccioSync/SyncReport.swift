@@ -57,6 +57,12 @@ public struct SyncReport: Hashable, Sendable {
     public var trashedEditedHere = 0
     /// The terms of the first `purgedNamed` words of `trashedEditedHere`.
     public var trashedEditedTerms: [String] = []
+    /// Words moved to the Trash here and not synced yet that another device edited before
+    /// that move reached it (an import undone here while a phone edited one of its words):
+    /// the edit is in the Trash with the word, and this says so, by name.
+    public var editedTrashedHere = 0
+    /// The terms of the first `purgedNamed` words of `editedTrashedHere`.
+    public var editedTrashedHereTerms: [String] = []
     /// Words this sync purged because their time in the Trash ran out
     /// (trash.autoPurgeDays), after the pull: none that another device took out of it.
     public var autoPurged = 0
@@ -581,6 +587,14 @@ extension SyncReport {
                     + "\(count == 1 ? "was" : "were") moved to the Trash on another device meanwhile: "
                     + TermList.named(trashedEditedTerms, of: count) + "; the edits are kept there, restore "
                     + (count == 1 ? "it" : "them") + " from the Trash to keep " + (count == 1 ? "it" : "them"))
+        }
+        if editedTrashedHere > 0 {
+            let count = editedTrashedHere
+            notes.append(
+                "\(count) word\(count == 1 ? "" : "s") moved to the Trash here \(count == 1 ? "was" : "were") edited on another "
+                    + "device before that reached it: " + TermList.named(editedTrashedHereTerms, of: count)
+                    + "; the edits are in the Trash with " + (count == 1 ? "it" : "them") + ", restore " + (count == 1 ? "it" : "them")
+                    + " to keep " + (count == 1 ? "it" : "them"))
         }
         return notes.isEmpty ? nil : notes.joined(separator: ". ")
     }

@@ -434,6 +434,8 @@ struct SyncCommand: ParsableCommand {
                         ("overriddenTerms", JSONText.array(report.overriddenTerms)),
                         ("trashedEditedHere", String(report.trashedEditedHere)),
                         ("trashedEditedTerms", JSONText.array(report.trashedEditedTerms)),
+                        ("editedTrashedHere", String(report.editedTrashedHere)),
+                        ("editedTrashedHereTerms", JSONText.array(report.editedTrashedHereTerms)),
                         // Every note the text mode prints: a script syncing with --json
                         // never learnt that an edit made here lost to a later one, or that
                         // the sync started a new cloud (found by the exploratory helper,

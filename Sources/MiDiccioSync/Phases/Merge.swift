@@ -27,11 +27,13 @@ extension SyncSession {
         var pulled = 0
         var merged = 0
         // Words whose field edited here since the last sync a later change replaced.
-        var overridden = 0
-        var overriddenTerms: [String] = []
+        // Each once, though one pull may bring several files changing it (it was named twice).
+        var overridden = NamedWords()
         // Words edited here since the last sync that another device moved to the Trash.
-        var trashedEdited = 0
-        var trashedEditedTerms: [String] = []
+        var trashedEdited = NamedWords()
+        // Words moved to the Trash here since the last sync that another device edited before
+        // that move was sent: they stay in the Trash with the edit, said by name (round 17B).
+        var editedTrashedHere = NamedWords()
         let syncedUpTo = state.lastSync ?? Int64.min
         // A field this device wrote since its last sync: an edit made here. Not one a backup
         // restore added with the backup's own time (a new device started from a backup was
@@ -140,17 +142,25 @@ extension SyncSession {
                             if let local, local.pending,
                                 try outcome.changedFields.contains(where: { try $0 != .tags && editedHere(local, $0) })
                             {
-                                overridden += 1
-                                if overriddenTerms.count < SyncReport.purgedNamed { overriddenTerms.append(local.record.word.term) }
+                                overridden.insert(id, local.record.word.term)
                             }
                             // A word edited here since the last sync that another device moved to
                             // the Trash meanwhile: the edit stays, but out of sight; said, by name
                             // (round 16B: an import undone elsewhere took it there silently).
+                            // Counted by where the word ends: one deleted and restored again in
+                            // the files of one pull is not in the Trash (it was named, round 17B).
                             if let local, local.pending, !local.record.word.isDeleted, outcome.record.word.isDeleted,
                                 try WordField.allCases.contains(where: { try $0 != .deleted && editedHere(local, $0) })
                             {
-                                trashedEdited += 1
-                                if trashedEditedTerms.count < SyncReport.purgedNamed { trashedEditedTerms.append(local.record.word.term) }
+                                trashedEdited.insert(id, local.record.word.term)
+                            } else if !outcome.record.word.isDeleted {
+                                trashedEdited.remove(id)
+                                editedTrashedHere.remove(id)
+                            }
+                            if let local, local.pending, local.record.word.isDeleted, outcome.record.word.isDeleted,
+                                outcome.changedFields.contains(where: { $0 != .deleted }), try editedHere(local, .deleted)
+                            {
+                                editedTrashedHere.insert(id, local.record.word.term)
                             }
                             // A word new here is saved as `incoming`, which `columns` were made from.
                             if local == nil, let columns {
@@ -184,24 +194,30 @@ extension SyncSession {
             if purgedHere > 0 { try store.oweScrub() }
             // Kept until this sync has told it (`finish`): one stopped after this commit
             // leaves it to the next.
-            if purgedHere > 0 || overridden > 0 || trashedEdited > 0 {
+            if purgedHere > 0 || overridden.count > 0 || trashedEdited.count > 0 || editedTrashedHere.count > 0 {
                 var untold = next.untold ?? SyncState.Untold()
                 let named = SyncReport.purgedNamed
                 untold.purged += purgedHere
                 untold.purgedEdited += purgedEditedHere
-                untold.overridden += overridden
-                untold.overriddenTerms = Array((untold.overriddenTerms + overriddenTerms).prefix(named))
-                untold.trashedEdited = (untold.trashedEdited ?? 0) + trashedEdited
-                untold.trashedEditedTerms = Array(((untold.trashedEditedTerms ?? []) + trashedEditedTerms).prefix(named))
+                untold.overridden += overridden.count
+                untold.overriddenTerms = Array((untold.overriddenTerms + overridden.terms(named)).prefix(named))
+                untold.trashedEdited = (untold.trashedEdited ?? 0) + trashedEdited.count
+                untold.trashedEditedTerms = Array(((untold.trashedEditedTerms ?? []) + trashedEdited.terms(named)).prefix(named))
+                untold.editedTrashedHere = (untold.editedTrashedHere ?? 0) + editedTrashedHere.count
+                untold.editedTrashedHereTerms = Array(
+                    ((untold.editedTrashedHereTerms ?? []) + editedTrashedHere.terms(named)).prefix(named))
                 next.untold = untold
             }
         }
         report.pulled += pulled
         report.merged += merged
-        report.overriddenHere += overridden
-        report.overriddenTerms = Array((report.overriddenTerms + overriddenTerms).prefix(SyncReport.purgedNamed))
-        report.trashedEditedHere += trashedEdited
-        report.trashedEditedTerms = Array((report.trashedEditedTerms + trashedEditedTerms).prefix(SyncReport.purgedNamed))
+        let named = SyncReport.purgedNamed
+        report.overriddenHere += overridden.count
+        report.overriddenTerms = Array((report.overriddenTerms + overridden.terms(named)).prefix(named))
+        report.trashedEditedHere += trashedEdited.count
+        report.trashedEditedTerms = Array((report.trashedEditedTerms + trashedEdited.terms(named)).prefix(named))
+        report.editedTrashedHere += editedTrashedHere.count
+        report.editedTrashedHereTerms = Array((report.editedTrashedHereTerms + editedTrashedHere.terms(named)).prefix(named))
         report.answersPulled += answersPulled
         report.settingsPulled += settingsPulled
         report.purgedElsewhere += purgedHere
@@ -380,4 +396,29 @@ extension SyncSession {
     func scrubPurgedText() throws {
         try store.scrubIfOwed()
     }
+}
+
+/// Words a sync names in a note: each once, in the order met, with its term.
+struct NamedWords {
+    private var ids: [WordID] = []
+    private var termOf: [WordID: String] = [:]
+
+    /// How many.
+    var count: Int { ids.count }
+
+    /// Adds word `id` (`term`) unless it is there.
+    mutating func insert(_ id: WordID, _ term: String) {
+        guard termOf[id] == nil else { return }
+        ids.append(id)
+        termOf[id] = term
+    }
+
+    /// Takes word `id` out, when it is there.
+    mutating func remove(_ id: WordID) {
+        guard termOf.removeValue(forKey: id) != nil else { return }
+        ids.removeAll { $0 == id }
+    }
+
+    /// The terms of the first `limit`, in order.
+    func terms(_ limit: Int) -> [String] { ids.prefix(limit).compactMap { termOf[$0] } }
 }

@@ -157,6 +157,9 @@ struct SyncState: Codable, Equatable {
         /// state saved before they were counted).
         var trashedEdited: Int?
         var trashedEditedTerms: [String]?
+        /// Words moved to the Trash here that another device had edited (nil as above).
+        var editedTrashedHere: Int?
+        var editedTrashedHereTerms: [String]?
     }
 
     /// What a device's newest record read said, and when this device first read it.

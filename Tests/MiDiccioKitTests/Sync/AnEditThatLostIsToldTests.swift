@@ -104,4 +104,54 @@ struct AnEditThatLostIsToldTests {
             #expect(try tablet.word(restored).meaning == "five, later on the phone")
         }
     }
+
+    @Test("a word is named once however many files of one pull change it, and only if it ends in the Trash")
+    func namedOnceByWhereItEnds() throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a"), b = try fixture.device("b")
+            let twice = try a.add("uno", meaning: "one")
+            let back = try a.add("dos", meaning: "two")
+            try fixture.syncRounds([a, b])
+            b.clock.advance(by: 1_000)
+            try b.library.edit(twice, WordEdit(meaning: "one on b", notes: "notes on b"))
+            try b.library.edit(back, WordEdit(meaning: "two on b"))
+            // a replaces one field in one file and the other in the next; it moves "dos" to
+            // the Trash in the first and takes it out again in the second.
+            a.clock.advance(by: 5_000)
+            try a.library.edit(twice, WordEdit(meaning: "one, later on a"))
+            _ = try a.library.delete([back])
+            try a.sync()
+            a.clock.advance(by: 1_000)
+            try a.library.edit(twice, WordEdit(notes: "notes, later on a"))
+            _ = try a.library.restore([back])
+            try a.sync()
+
+            let report = try b.sync()
+            #expect(report.overriddenTerms == ["uno"], "\(report.overriddenTerms)")
+            #expect(report.overriddenHere == 1)
+            #expect(report.trashedEditedHere == 0, "\(report.trashedEditedTerms)")
+        }
+    }
+
+    @Test("a word moved to the Trash here that another device edited before that reached it is named here")
+    func anEditArrivingAtAWordTrashedHereIsNamed() throws {
+        try withSyncFixture { fixture in
+            let phone = try fixture.device("phone"), tablet = try fixture.device("tablet")
+            let word = try phone.add("imp1", meaning: "imported")
+            try fixture.syncRounds([phone, tablet])
+            // The phone edits it and syncs first; the tablet had moved it to the Trash, unsent.
+            phone.clock.advance(by: 1_000)
+            try phone.library.edit(word, WordEdit(meaning: "my careful meaning"))
+            tablet.clock.advance(by: 2_000)
+            _ = try tablet.library.delete([word])
+            try phone.sync()
+            tablet.clock.advance(by: 1_000)
+            let report = try tablet.sync()
+            #expect(report.editedTrashedHere == 1 && report.editedTrashedHereTerms == ["imp1"], "\(report)")
+            let note = try #require(report.overriddenNote)
+            #expect(note.contains("1 word moved to the Trash here was edited on another device before that reached it"), "\(note)")
+            let kept = try tablet.word(word)
+            #expect(kept.isDeleted && kept.meaning == "my careful meaning")
+        }
+    }
 }
