@@ -163,7 +163,12 @@ extension WordLibrary {
         let store = SyncStore(self)
         guard try settingDays(.autoPurgeDays) != nil, try store.remoteLocation() == nil else { return 0 }
         let partners = try store.devicesElsewhere(now: clock.now().milliseconds, within: Self.devicesRememberedFor)
-        return try autoPurge(lastSync: try lastSyncEver(), onlyUnshared: !partners.isEmpty)
+        // While they may still sync, nothing goes: "made here since the last sync" told by
+        // the clocks took a word made on a clock running fast, set right before that sync,
+        // for one no other device could have, and its marker, sent once the remote was set
+        // back, took it, live and edited, from them (round 17B #1).
+        guard partners.isEmpty else { return 0 }
+        return try autoPurge(lastSync: try lastSyncEver())
     }
 
     /// For a library that does not sync now: what its Trash's clean-up keeps past
