@@ -566,7 +566,8 @@ package enum FileSystem {
         #endif
         return FileStamp(
             device: UInt64(status.st_dev), inode: UInt64(status.st_ino), size: Int64(status.st_size),
-            modifiedSeconds: Int64(modified.tv_sec), modifiedNanoseconds: Int64(modified.tv_nsec))
+            modifiedSeconds: Int64(modified.tv_sec), modifiedNanoseconds: Int64(modified.tv_nsec),
+            permissions: UInt32(status.st_mode & 0o7777))
     }
 
     /// `text` as one word for a POSIX shell, to paste into a command: in single quotes,
@@ -593,6 +594,11 @@ package struct FileStamp: Equatable, Sendable {
     /// The modification time, in seconds and nanoseconds since 1970.
     package let modifiedSeconds: Int64
     package let modifiedNanoseconds: Int64
+    /// Its permissions: a library made writable again changes them, and connections the web
+    /// app opened while it was read-only (SQLite opened them read-only) close and open again.
+    /// They failed every write until the app was restarted (found by the exploratory helper,
+    /// round 17B).
+    package let permissions: UInt32
 
     /// True when both stamps are of one file (device and inode), whatever was written to it
     /// between them.

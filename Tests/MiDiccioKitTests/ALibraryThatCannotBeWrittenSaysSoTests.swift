@@ -68,4 +68,18 @@ struct ALibraryThatCannotBeWrittenSaysSoTests {
             #expect(FileSystem.status(path + "-wal").map { $0.st_mode & 0o777 } == 0o400)
         }
     }
+
+    @Test("a library file's stamp changes with its permissions, so the web app opens its connections again once it is writable")
+    func theStampSeesPermissions() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("library.sqlite").path
+            #expect(FileManager.default.createFile(atPath: path, contents: Data("words".utf8)))
+            #expect(chmod(path, 0o444) == 0)
+            let readOnly = try #require(FileSystem.stamp(path))
+            #expect(chmod(path, 0o600) == 0)
+            let writable = try #require(FileSystem.stamp(path))
+            #expect(readOnly != writable)
+            #expect(readOnly.isSameFile(as: writable))
+        }
+    }
 }
