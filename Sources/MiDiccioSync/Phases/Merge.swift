@@ -24,8 +24,11 @@ extension SyncSession {
             purgedEditedHere += 1
             if purgedEditedTerms.count < SyncReport.purgedNamed { purgedEditedTerms.append(term) }
         }
-        var pulled = 0
-        var merged = 0
+        // Words, each once (by its id's hash), though several files of one pull change it:
+        // 10 words changed in two files read as "20 pulled" (round 17B). Merged: it held a
+        // change made here.
+        var pulledWords = Set<Int>()
+        var mergedWords = Set<Int>()
         // Words whose field edited here since the last sync a later change replaced.
         // Each once, though one pull may bring several files changing it (it was named twice).
         var overridden = NamedWords()
@@ -135,7 +138,7 @@ extension SyncSession {
                                 }
                             }
                             if !outcome.changedFields.isEmpty {
-                                if local?.pending == true { merged += 1 } else { pulled += 1 }
+                                if local?.pending == true { mergedWords.insert(id.hashValue) } else { pulledWords.insert(id.hashValue) }
                             }
                             // A field this device wrote since its last sync, now replaced. Tags
                             // merge one tag at a time, so a tag put on here stays: not counted.
@@ -209,6 +212,7 @@ extension SyncSession {
                 next.untold = untold
             }
         }
+        let merged = mergedWords.count, pulled = pulledWords.subtracting(mergedWords).count
         report.pulled += pulled
         report.merged += merged
         let named = SyncReport.purgedNamed

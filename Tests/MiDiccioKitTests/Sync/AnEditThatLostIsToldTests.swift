@@ -130,6 +130,7 @@ struct AnEditThatLostIsToldTests {
             #expect(report.overriddenTerms == ["uno"], "\(report.overriddenTerms)")
             #expect(report.overriddenHere == 1)
             #expect(report.trashedEditedHere == 0, "\(report.trashedEditedTerms)")
+            #expect(report.merged == 2 && report.pulled == 0, "each word once: \(report.merged) merged, \(report.pulled) pulled")
         }
     }
 
