@@ -205,29 +205,8 @@ package final class SyncStore {
     /// syncs where this library does after it left that cloud (`SyncSession.devicesNotHeardHere`).
     /// This library's own former ids (a copy's, taken over) are never another device.
     package func devicesElsewhere(now: Int64, within: Int64) throws -> [DeviceElsewhere] {
-        struct Heard: Decodable {
-            var at: Int64
-            var written: Int64?
-            var name: String?
-        }
-        struct Absorbed: Decodable { var device: String }
-        struct Kept: Decodable {
-            var cursors: [String: Int64]?
-            var lastSync: Int64?
-            var lastSeq: Int64?
-            var heard: [String: Heard]?
-            var absorbed: [Absorbed]?
-        }
-        struct Stored: Decodable { var state: Kept? }
         var found: [String: DeviceElsewhere] = [:]
-        let states = try previousStates()
-        // Ids this library itself had (before it found it was a copy, say), and those it took
-        // over (its own former id, when it was put back from an older copy): never another
-        // device still to come. It waited 180 days for its own former id (round 16A F10).
-        let decoded = states.compactMap { previous in
-            (try? JSONDecoder().decode(Stored.self, from: Data(previous.state.utf8)).state).map { (previous, $0) }
-        }
-        let own = Set(states.map(\.device)).union(decoded.flatMap { ($0.1.absorbed ?? []).map(\.device) })
+        let (decoded, own) = try keptStates()
         for (previous, kept) in decoded {
             var times: [String: (at: Int64, written: Int64?, name: String?)] = [:]
             if let last = kept.lastSync {
@@ -247,6 +226,44 @@ package final class SyncStore {
             }
         }
         return found.values.sorted { $0.at != $1.at ? $0.at > $1.at : $0.device < $1.device }
+    }
+
+    /// A kept-aside state as `devicesElsewhere` reads it.
+    private struct KeptState: Decodable {
+        struct Heard: Decodable {
+            var at: Int64
+            var written: Int64?
+            var name: String?
+        }
+        struct Absorbed: Decodable { var device: String }
+        var cursors: [String: Int64]?
+        var lastSync: Int64?
+        var lastSeq: Int64?
+        var heard: [String: Heard]?
+        var absorbed: [Absorbed]?
+    }
+
+    /// The states kept aside that can be read, and the ids never to wait for: this
+    /// library's own (before it found it was a copy, say) and those it took over (its own
+    /// former id, when it was put back from an older copy: it waited 180 days for it, round
+    /// 16A F10).
+    private func keptStates() throws -> (
+        states: [(previous: (key: String, device: String, state: String), kept: KeptState)], former: Set<String>
+    ) {
+        struct Stored: Decodable { var state: KeptState? }
+        let states = try previousStates()
+        let decoded = states.compactMap { previous in
+            (try? JSONDecoder().decode(Stored.self, from: Data(previous.state.utf8)).state).map { (previous, $0) }
+        }
+        let former = Set(states.map(\.device))
+            .union(decoded.flatMap { ($0.1.absorbed ?? []).map(\.device) })
+        return (decoded, former)
+    }
+
+    /// This library's former ids (`keptStates`): the Trash's clean-up never waits for them,
+    /// whoever names them.
+    package func formerIDs() throws -> Set<String> {
+        try keptStates().former
     }
 
     /// How `devicesElsewhere` names a cloud left (kept under `key`) where this library
@@ -620,11 +637,6 @@ package final class SyncStore {
     package func autoPurge(now: Timestamp, lastSync: Int64?, exceptRestored: Bool = false) throws -> Int {
         guard try library.settingDays(.autoPurgeDays) != nil else { return 0 }
         return try library.autoPurge(now: now, lastSync: try since(lastSync), sentOnly: true, exceptRestored: exceptRestored)
-    }
-
-    /// True when `trash.autoPurgeDays` is set: the Trash's clean-up runs.
-    package func autoPurgeOn() throws -> Bool {
-        try library.settingDays(.autoPurgeDays) != nil
     }
 
     /// The field times a backup restore gave word `id` when it added it (the backup's own),

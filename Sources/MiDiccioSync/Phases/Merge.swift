@@ -254,7 +254,10 @@ extension SyncSession {
             until = min(until, cloud)
         }
         // This library's own hold, for its record: the devices of this cloud wait with it.
-        trashHold = try store.autoPurgeOn() ? try devicesNotHeardHere(until: until.milliseconds, ownOnly: true) : []
+        // Published whatever the setting: turned on later on another device of this cloud,
+        // while this library was away a week, the setting let that device purge what this
+        // one would hold back (round 17A G4).
+        trashHold = try devicesNotHeardHere(until: until.milliseconds, ownOnly: true)
         guard report.unreadFrom.isEmpty else {
             if try store.autoPurgeDue(now: until, lastSync: state.lastSync) > 0 { report.autoPurgeWaitsFor = report.unreadFrom }
             return
@@ -310,8 +313,11 @@ extension SyncSession {
         let heard = heardSoFar
         var candidates = try store.devicesElsewhere(now: until, within: engine.retention)
         if !ownOnly {
+            // Never this library's former ids: another device heard one in a cloud they both
+            // left, never learnt it was taken over, and named it (round 17A G2).
+            let former = try store.formerIDs()
             for record in others where record.device != deviceID && record.lastSync.milliseconds >= until - engine.retention {
-                for held in record.trashHold ?? [] where !held.device.isEmpty && held.device != deviceID {
+                for held in record.trashHold ?? [] where !held.device.isEmpty && held.device != deviceID && !former.contains(held.device) {
                     guard held.at >= until - engine.retention, !candidates.contains(where: { $0.device == held.device }) else { continue }
                     candidates.append(SyncStore.DeviceElsewhere(device: held.device, name: held.name, at: held.at, written: held.written))
                 }

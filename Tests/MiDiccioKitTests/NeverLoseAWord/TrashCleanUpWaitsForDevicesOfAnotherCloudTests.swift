@@ -132,6 +132,32 @@ struct TrashCleanUpWaitsForDevicesOfAnotherCloudTests {
         }
     }
 
+    @Test("the hold travels though the clean-up was off where the library moved, and turned on later on another device")
+    func theHoldTravelsWithTheCleanUpOff() throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a"), b = try fixture.device("b")
+            try a.library.setRemote(.folder(path: fixture.file("F")))
+            let word = try a.add("palabra", meaning: "word")
+            try fixture.syncRounds([a, b])
+            let y = MemoryStorage()
+            let elsewhere = try inFolderY(fixture, a, y)
+            try elsewhere.sync()
+            let c = try TestDevice(name: "c", path: fixture.file("c.sqlite"), storage: y, clock: ManualClock(start: a.clock.now()))
+            try c.sync()
+            _ = try a.library.delete([word])
+            try elsewhere.sync()
+            try c.sync()
+            try editedOnBMeanwhile(fixture, b, word)
+            // c turns the clean-up on while a is away.
+            try c.library.setSetting(.autoPurgeDays, to: "7")
+            c.clock.advance(by: 10 * Self.day)
+            let onC = try c.sync()
+            #expect(onC.autoPurged == 0, "c waits for b, whom a's record names")
+            #expect(onC.autoPurgeWaitsElsewhere == ["b"])
+            #expect(try !c.library.isPurged(word))
+        }
+    }
+
     @Test("a clock months ahead does not count the 180 days by itself: the cloud's clock counts when earlier")
     func aClockAheadDoesNotLetGo() throws {
         try withSyncFixture { fixture in
@@ -168,8 +194,11 @@ struct TrashCleanUpWaitsForDevicesOfAnotherCloudTests {
             try fixture.syncRounds([a, b])
             try a.restoreLibraryFile(from: copy)
             fixture.advanceClocks(by: 1_000)
+            let formerID = a.id
             #expect(try a.sync().newIdentity != nil)
-            try fixture.syncRounds([a, b])
+            // b reads a's new record, which names the id taken over, then both move on.
+            fixture.advanceClocks(by: 1_000)
+            try b.sync()
             // Both move to folder "Y" together; a deletes the word there.
             let y = MemoryStorage()
             let onA = try inFolderY(fixture, a, y), onB = try inFolderY(fixture, b, y)
@@ -183,6 +212,14 @@ struct TrashCleanUpWaitsForDevicesOfAnotherCloudTests {
                 try engine.sync()
             }
             fixture.advanceClocks(by: 8 * Self.day)
+            // A third device's record names a's former id as one its clean-up waits for (it
+            // heard that id in the first cloud and never learnt it was taken over): a does
+            // not wait for itself (round 17A G2).
+            var third = DeviceRecord(
+                device: WordID.random().rawValue, name: "z", app: "midiccio-tests", lastSync: a.clock.now(), lastSeq: 0,
+                snapshotSeq: 0, read: [:], digest: "", wordCount: 0)
+            third.trashHold = [DeviceRecord.HeldFor(device: formerID, name: "a", at: a.clock.now().milliseconds, written: nil)]
+            try y.write(CloudLayout.devicePath(third.device), third.encoded())
             let first = try onA.sync()
             #expect(first.autoPurgeWaitsElsewhere.isEmpty && first.autoPurgeWaitsUnheard.isEmpty, "\(first.autoPurgeWaitsElsewhere)")
             fixture.advanceClocks(by: 1_000)
@@ -190,6 +227,9 @@ struct TrashCleanUpWaitsForDevicesOfAnotherCloudTests {
             #expect(second.autoPurgeWaitsElsewhere.isEmpty, "b waits for a's former id: \(second.autoPurgeWaitsElsewhere)")
             #expect(first.autoPurged + second.autoPurged == 1)
             for library in [a.library, b.library] { #expect(try library.isPurged(word)) }
+            // b's record in Y names no hold for a's former id (a would have waited for it).
+            let record = try #require(y.files[CloudLayout.devicePath(b.id)].flatMap(DeviceRecord.decode))
+            #expect(!(record.trashHold ?? []).contains { $0.device == formerID }, "\(record.trashHold ?? [])")
         }
     }
 
