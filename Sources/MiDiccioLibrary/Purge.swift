@@ -168,6 +168,17 @@ extension WordLibrary {
         // for one no other device could have, and its marker, sent once the remote was set
         // back, took it, live and edited, from them (round 17B #1).
         guard partners.isEmpty else { return 0 }
+        // The words of a restore 180 days old or more no longer wait for the devices of the
+        // library the backup came from: in a library that never syncs they waited for good
+        // (round 17A G5).
+        if let restored = try info(Self.restoredFromElsewhereAtKey).flatMap({ Int64($0) }),
+            restored < clock.now().milliseconds - Self.devicesRememberedFor
+        {
+            try writing {
+                try database.run("DELETE FROM restored_from_elsewhere")
+                try database.run("DELETE FROM library_info WHERE key = ?", [.text(Self.restoredFromElsewhereAtKey)])
+            }
+        }
         return try autoPurge(lastSync: try lastSyncEver())
     }
 
@@ -195,7 +206,15 @@ extension WordLibrary {
             partner.device.isEmpty
                 ? partner.name.map { "any device of \($0)" } : (partner.name ?? String(partner.device.prefix(8)))
         }
-        if names.isEmpty {
+        let neverSynced = try lastSyncEver() == .min
+        if names.isEmpty && neverSynced {
+            // Never synced: held only because a backup restore brought them (round 17A G5:
+            // the note said this library had synced).
+            note +=
+                "a backup restore brought \(them), and the devices of the library the backup came from may hold \(them) "
+                + "without having seen \(them) go to the Trash. \(held == 1 ? "It goes" : "They go") once a sync sends the "
+                + "deletion and its days pass, or 180 days after the restore; 'midiccio trash empty' deletes \(them) now"
+        } else if names.isEmpty {
             note +=
                 "this library synced before, and other devices (or a copy of this library file, or the library a backup "
                 + "restore came from) may hold \(them) without having seen \(them) go to the Trash. \(held == 1 ? "It goes" : "They go") "

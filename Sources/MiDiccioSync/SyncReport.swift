@@ -233,17 +233,14 @@ extension SyncReport {
             who.append("any device of \(autoPurgeWaitsUnheard.joined(separator: ", ")) that synced there after this library")
         }
         var note =
-            "the Trash's clean-up (trash.autoPurgeDays) waits for words this library shares with another cloud it "
-            + "synced with: \(who.joined(separator: ", and ")) may not have seen them go to the Trash, and may have edited them. "
-            + "It runs 180 days after this library last synced with them at the latest"
+            "the Trash's clean-up (trash.autoPurgeDays) waits for devices of another cloud that this library, or a device "
+            + "syncing here, synced with: \(who.joined(separator: ", and ")) may not have seen the words go to the Trash, and "
+            + "may have edited them. It runs 180 days after they were last heard from at the latest"
         if !autoPurgeWaitsElsewhere.isEmpty { note += ", sooner once each device named syncs through this cloud" }
         if !autoPurgeWaitsUnheard.isEmpty {
-            note +=
-                autoPurgeWaitsElsewhere.isEmpty
-                ? ", sooner"
-                : " (for the others,"
-                    + " once another device syncs through this cloud after this library left that one"
-                    + (autoPurgeWaitsElsewhere.isEmpty ? "" : ")")
+            // Said whole: the condition's precedence cut it to ", sooner." (round 17A G10).
+            let when = " once another device syncs through this cloud after this library left that one"
+            note += autoPurgeWaitsElsewhere.isEmpty ? ", sooner" + when : " (for the others," + when + ")"
         }
         return note
     }

@@ -85,7 +85,9 @@ struct TrashCleanUpWaitsForDevicesOfAnotherCloudTests {
             #expect(try !a.library.isPurged(fresh))
             #expect(try !a.library.isPurged(word))
             #expect(there.autoPurgeWaitsElsewhere == ["b"])
-            #expect(there.autoPurgeWaitsElsewhereNote?.contains("another cloud it synced with: b may not have seen them") == true)
+            #expect(
+                there.autoPurgeWaitsElsewhereNote?.contains(
+                    "this library, or a device syncing here, synced with: b may not have seen the words") == true)
 
             // Back to the first cloud: b keeps the word, in the Trash with its notes.
             try a.library.setRemote(.folder(path: fixture.file("F")))
@@ -287,6 +289,7 @@ struct TrashCleanUpWaitsForDevicesOfAnotherCloudTests {
             #expect(there.autoPurgeWaitsElsewhere.isEmpty && there.autoPurgeWaitsUnheard == ["folder \(fixture.file("F"))"])
             let note = there.autoPurgeWaitsElsewhereNote ?? ""
             #expect(note.contains("any device of folder \(fixture.file("F")) that synced there after"), "\(note)")
+            #expect(note.hasSuffix(", sooner once another device syncs through this cloud after this library left that one"), "\(note)")
             try a.library.setRemote(.folder(path: fixture.file("F")))
             try fixture.syncRounds([a, b])
             let kept = try b.word(word)
@@ -443,6 +446,12 @@ struct TrashCleanUpWaitsForDevicesOfAnotherCloudTests {
             fixture.advanceClocks(by: 8 * Self.day)
             #expect(try laptop.library.autoPurgeUnlessSyncing() == 0)
             #expect(try !laptop.library.isPurged(fromPhone))
+            let held = try #require(try laptop.library.autoPurgeHeldNote())
+            #expect(held.contains("a backup restore brought it") && !held.contains("synced before"), "\(held)")
+            // 180 days after the restore, it goes: a library that never syncs kept it for good.
+            fixture.advanceClocks(by: 181 * Self.day)
+            #expect(try laptop.library.autoPurgeUnlessSyncing() == 1)
+            #expect(try laptop.library.isPurged(fromPhone))
         }
     }
 
