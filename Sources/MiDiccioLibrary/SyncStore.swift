@@ -649,6 +649,20 @@ package final class SyncStore {
         }
     }
 
+    /// The ids of the words a backup restore brought or changed (`restored_from_elsewhere`).
+    package func restoredIDs() throws -> Set<String> {
+        try library.guarded { Set(try database.cached("SELECT id FROM restored_from_elsewhere").rows([]) { $0.text(0) }) }
+    }
+
+    /// Lets the hold of the words a backup restore brought go (`restoredFromElsewhereAt` is
+    /// nil after): a device that had them before the restore syncs where this library does.
+    /// Call inside `write`.
+    package func restoreHolderHeard() throws {
+        try library.guarded {
+            try database.run("DELETE FROM library_info WHERE key = ?", [.text(WordLibrary.restoredFromElsewhereAtKey)])
+        }
+    }
+
     /// When the last backup restore that brought or changed words ran (ms), or nil.
     package func restoredFromElsewhereAt() throws -> Int64? {
         try library.guarded { try library.info(WordLibrary.restoredFromElsewhereAtKey).flatMap { Int64($0) } }

@@ -50,6 +50,11 @@ extension SyncSession {
         // its old id) may be known nowhere else: this library passes it on itself, even
         // when it arrives after the full upload that followed the takeover.
         let relayed = Set(state.absorbed.filter { !$0.cleanedUp }.map(\.device)).union(descendants)
+        // While the words a backup restore brought wait for the devices of the library it
+        // came from: another device's record of one of them shows one syncs here.
+        let restoreHeld = try store.restoredFromElsewhereAt().map { $0 >= now - engine.retention } ?? false
+        let restoredIDs = restoreHeld ? try store.restoredIDs() : []
+        var restoreHolderHeard = false
         try commit(bulkWords: total) { next in
             let live = try store.liveCount()
             // The guard cannot stop a pull into fewer than 20 words (a new device's first
@@ -126,6 +131,11 @@ extension SyncSession {
                             if empty && local == nil { inserted.insert(id.hashValue) }
                             if guarded && wasLive[id] == nil { wasLive[id] = local.map { !$0.record.word.isDeleted } ?? false }
                             let outcome = MergeRules.merge(local: local?.record, incoming: incoming)
+                            if restoreHeld, !restoreHolderHeard, restoredIDs.contains(id.rawValue),
+                                incoming.writers.contains(where: { !$0.isEmpty && $0 != deviceID })
+                            {
+                                restoreHolderHeard = true
+                            }
                             guard outcome.changed else { return }
                             if guarded {
                                 if outcome.record.word.isDeleted {
@@ -188,6 +198,7 @@ extension SyncSession {
                     count: leaving.count, of: live, purged: purgedLeaving.count,
                     by: deviceNames(ofMost: trashedLeaving.map { leavingBy[$0] ?? "" }))
             }
+            if restoreHolderHeard { try store.restoreHolderHeard() }
             next.cursors = cursors
             for index in next.absorbed.indices where !next.absorbed[index].cleanedUp {
                 let device = next.absorbed[index].device
@@ -235,6 +246,10 @@ extension SyncSession {
     /// How many words new here, with their rows made ahead, a merge saves at once.
     static let freshWordsPerWrite = 256
 
+    /// The id a record's `trashHold` gives the devices of the library a backup restored here
+    /// came from: no device has it, so every device of this cloud waits for them with it.
+    static let restoreHolder = "restored-backup"
+
     /// Purges what has been in the Trash here longer than `trash.autoPurgeDays`: counted
     /// by this device's clock, or by the cloud's when the back end tells one (an HTTP
     /// server's `Date`) and it is earlier. A clock set weeks ahead otherwise purged, on
@@ -258,6 +273,14 @@ extension SyncSession {
         // while this library was away a week, the setting let that device purge what this
         // one would hold back (round 17A G4).
         trashHold = try devicesNotHeardHere(until: until.milliseconds, ownOnly: true)
+        // And the devices of the library a backup restored here came from, while they are
+        // waited for: a tablet of this cloud purged the restored words (round 17A G3).
+        if let restored = try store.restoredFromElsewhereAt(), restored >= until.milliseconds - engine.retention {
+            let name = try store.library.deviceName()
+            trashHold.append(
+                SyncStore.DeviceElsewhere(
+                    device: Self.restoreHolder, name: "the devices of the library a backup restored on \(name) came from", at: restored))
+        }
         guard report.unreadFrom.isEmpty else {
             if try store.autoPurgeDue(now: until, lastSync: state.lastSync) > 0 { report.autoPurgeWaitsFor = report.unreadFrom }
             return
@@ -281,13 +304,14 @@ extension SyncSession {
             return
         }
         // The words a backup restore brought wait for the devices of the library it came
-        // from: until one of them syncs here after the restore, or 180 days. Sent to a cloud
+        // from: until one of them syncs here (its record of such a word is read), or 180 days. Sent to a cloud
         // of this library's own first (a new laptop set up from the phone's backup, trying
         // another cloud), they were purged there, and the marker took them, live and edited,
         // from the phone once the laptop joined its cloud (round 16A F8).
-        if let restored = try store.restoredFromElsewhereAt(), restored >= until.milliseconds - engine.retention,
-            !others.contains(where: { $0.device != deviceID && $0.lastSync.milliseconds > restored })
-        {
+        // It lets go once a pull brings another device's record of one of those words
+        // (`merge`): any device syncing here let it go, and one that had never held them (a
+        // tablet syncing with the laptop alone) purged them all the same (round 17A G3).
+        if let restored = try store.restoredFromElsewhereAt(), restored >= until.milliseconds - engine.retention {
             report.autoPurged += try store.autoPurge(now: until, lastSync: state.lastSync, exceptRestored: true)
             report.autoPurgeWaitsRestore = due > report.autoPurged
             return

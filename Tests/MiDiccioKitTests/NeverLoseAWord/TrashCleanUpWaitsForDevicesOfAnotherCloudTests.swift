@@ -425,6 +425,52 @@ struct TrashCleanUpWaitsForDevicesOfAnotherCloudTests {
         }
     }
 
+    @Test(
+        "a laptop started from the phone's backup that syncs with a tablet first: the tablet waits too, and the tablet is no reason to let go"
+    )
+    func restoredLaptopWithATabletFirst() throws {
+        try withSyncFixture { fixture in
+            let phone = try fixture.device("phone"), laptop = try fixture.device("laptop")
+            try phone.library.setRemote(.folder(path: fixture.file("F")))
+            let word = try phone.add("palabra", meaning: "word")
+            try phone.library.setSetting(.autoPurgeDays, to: "7")
+            try phone.sync()
+            let backup = fixture.file("phone.json")
+            _ = try phone.library.exportBackup(to: backup)
+
+            // The laptop joins a cloud where a tablet syncs, never the phone.
+            _ = try laptop.library.restoreBackup(from: backup)
+            try laptop.library.setSetting(.autoPurgeDays, to: "7")
+            let y = MemoryStorage()
+            let elsewhere = try inFolderY(fixture, laptop, y)
+            let tablet = try TestDevice(
+                name: "tablet", path: fixture.file("tablet.sqlite"), storage: y, clock: ManualClock(start: laptop.clock.now()))
+            try elsewhere.sync()
+            try tablet.sync()
+            _ = try laptop.library.delete([word])
+            try elsewhere.sync()
+            try tablet.sync()
+            fixture.advanceClocks(by: 3 * Self.day)
+            _ = try phone.library.edit(word, WordEdit(notes: "phone notes"))
+            try phone.sync()
+            fixture.advanceClocks(by: 8 * Self.day)
+            tablet.clock.advance(by: 11 * Self.day)
+
+            let onTablet = try tablet.sync()
+            #expect(onTablet.autoPurged == 0, "the tablet waits with the laptop")
+            #expect(onTablet.autoPurgeWaitsElsewhere == ["the devices of the library a backup restored on laptop came from"])
+            let onLaptop = try elsewhere.sync()
+            #expect(onLaptop.autoPurged == 0 && onLaptop.autoPurgeWaitsRestore, "the tablet syncing here is no reason to let go")
+            for library in [laptop.library, tablet.library] { #expect(try !library.isPurged(word)) }
+
+            // In the phone's cloud the phone sees it in its Trash, with its notes.
+            try laptop.library.setRemote(.folder(path: fixture.file("F")))
+            try fixture.syncRounds([laptop, phone])
+            let kept = try phone.word(word)
+            #expect(kept.isDeleted && kept.notes == "phone notes", "\(kept)")
+        }
+    }
+
     @Test("in a library that never syncs, a restore holds only the words it brought: the others' clean-up goes on")
     func restoreHoldsOnlyItsOwnWords() throws {
         try withSyncFixture { fixture in
