@@ -436,8 +436,9 @@ extension WordLibrary {
 
     /// The `library_info` key of when the last restore that brought or changed words ran
     /// (ms, this device's clock): the devices of the library the backup came from may hold
-    /// its words, and a sync's clean-up leaves them until one of them syncs through this
-    /// cloud after it, or for 180 days (`SyncSession.autoPurge`).
+    /// its words, and a sync's clean-up leaves them until a sync reads another device's
+    /// record of one of them (`SyncStore.restoreHolderHeard`), or for 180 days
+    /// (`SyncSession.autoPurge`); a library that never syncs, 180 days too.
     package static let restoredFromElsewhereAtKey = "restore.fromElsewhereAt"
 
     /// Notes, in the purge's transaction, that a word the last restore touched was deleted
