@@ -28,6 +28,21 @@ struct TrashCleanUpWaitsForDevicesOfAnotherCloudTests {
         return (word, other)
     }
 
+    /// A phone syncing through folder "F" with the clean-up after 7 days, and a new laptop
+    /// started from its backup (the clean-up set there too), not syncing yet; and a word of it.
+    private func laptopFromThePhonesBackup(_ fixture: SyncFixture) throws -> (phone: TestDevice, laptop: TestDevice, word: WordID) {
+        let phone = try fixture.device("phone"), laptop = try fixture.device("laptop")
+        try phone.library.setRemote(.folder(path: fixture.file("F")))
+        let word = try phone.add("palabra", meaning: "word")
+        try phone.library.setSetting(.autoPurgeDays, to: "7")
+        try phone.sync()
+        let backup = fixture.file("phone.json")
+        _ = try phone.library.exportBackup(to: backup)
+        _ = try laptop.library.restoreBackup(from: backup)
+        try laptop.library.setSetting(.autoPurgeDays, to: "7")
+        return (phone, laptop, word)
+    }
+
     /// `device` set to sync with folder "Y" through `cloud`; the engine that syncs it there.
     private func inFolderY(_ fixture: SyncFixture, _ device: TestDevice, _ cloud: MemoryStorage) throws -> SyncEngine {
         try device.library.setRemote(.folder(path: fixture.file("Y")))
@@ -381,17 +396,8 @@ struct TrashCleanUpWaitsForDevicesOfAnotherCloudTests {
     @Test("a new laptop started from the phone's backup that syncs through another cloud first keeps the backup's words for the phone")
     func restoredLaptopInAnotherCloudFirst() throws {
         try withSyncFixture { fixture in
-            let phone = try fixture.device("phone"), laptop = try fixture.device("laptop")
-            try phone.library.setRemote(.folder(path: fixture.file("F")))
-            let word = try phone.add("palabra", meaning: "word")
-            try phone.library.setSetting(.autoPurgeDays, to: "7")
-            try phone.sync()
-            let backup = fixture.file("phone.json")
-            _ = try phone.library.exportBackup(to: backup)
-
+            let (phone, laptop, word) = try laptopFromThePhonesBackup(fixture)
             // The laptop tries a cloud of its own first, where the phone never syncs.
-            _ = try laptop.library.restoreBackup(from: backup)
-            try laptop.library.setSetting(.autoPurgeDays, to: "7")
             let elsewhere = try inFolderY(fixture, laptop, MemoryStorage())
             try elsewhere.sync()
             _ = try laptop.library.delete([word])
@@ -430,17 +436,8 @@ struct TrashCleanUpWaitsForDevicesOfAnotherCloudTests {
     )
     func restoredLaptopWithATabletFirst() throws {
         try withSyncFixture { fixture in
-            let phone = try fixture.device("phone"), laptop = try fixture.device("laptop")
-            try phone.library.setRemote(.folder(path: fixture.file("F")))
-            let word = try phone.add("palabra", meaning: "word")
-            try phone.library.setSetting(.autoPurgeDays, to: "7")
-            try phone.sync()
-            let backup = fixture.file("phone.json")
-            _ = try phone.library.exportBackup(to: backup)
-
+            let (phone, laptop, word) = try laptopFromThePhonesBackup(fixture)
             // The laptop joins a cloud where a tablet syncs, never the phone.
-            _ = try laptop.library.restoreBackup(from: backup)
-            try laptop.library.setSetting(.autoPurgeDays, to: "7")
             let y = MemoryStorage()
             let elsewhere = try inFolderY(fixture, laptop, y)
             let tablet = try TestDevice(
