@@ -204,7 +204,8 @@ extension WordLibrary {
         let partners = try store.devicesElsewhere(now: now, within: Self.devicesRememberedFor)
         let names = partners.compactMap { partner in
             partner.device.isEmpty
-                ? partner.name.map { "any device of \($0)" } : (partner.name ?? String(partner.device.prefix(8)))
+                ? partner.name.map { "any device that synced through \($0) after this library" }
+                : (partner.name ?? String(partner.device.prefix(8)))
         }
         let neverSynced = try lastSyncEver() == .min
         if names.isEmpty && neverSynced {
@@ -221,8 +222,9 @@ extension WordLibrary {
                 + "once a sync sends the deletion and its days pass; 'midiccio trash empty' deletes \(them) now"
         } else {
             note +=
-                "this library synced with \(names.joined(separator: ", ")) in the last 180 days, which may not have seen \(them) "
-                + "go to the Trash. \(held == 1 ? "It goes" : "They go") once a sync sends the deletion and they sync there, or 180 "
+                "in the last 180 days this library synced with devices that may not have seen \(them) go to the Trash ("
+                + names.joined(separator: ", ")
+                + "). \(held == 1 ? "It goes" : "They go") once a sync sends the deletion and they sync there, or 180 "
                 + "days after this library last heard from them; 'midiccio trash empty' deletes \(them) now"
         }
         return note

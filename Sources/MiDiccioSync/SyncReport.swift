@@ -224,8 +224,8 @@ extension SyncReport {
     public var autoPurgeWaitsElsewhereNote: String? {
         let restore =
             "the Trash's clean-up (trash.autoPurgeDays) waits for words a backup restore brought: the devices of the library "
-            + "the backup came from may not have seen them go to the Trash, and may have edited them. It runs once another "
-            + "device syncs through this cloud, or 180 days after the restore"
+            + "the backup came from may not have seen them go to the Trash, and may have edited them. It runs once one of "
+            + "them syncs through this cloud, or 180 days after the restore"
         guard !autoPurgeWaitsElsewhere.isEmpty || !autoPurgeWaitsUnheard.isEmpty else { return autoPurgeWaitsRestore ? restore : nil }
         var who: [String] = []
         if !autoPurgeWaitsElsewhere.isEmpty { who.append(autoPurgeWaitsElsewhere.joined(separator: ", ")) }
