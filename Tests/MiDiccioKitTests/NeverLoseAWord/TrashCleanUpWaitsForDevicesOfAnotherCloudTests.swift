@@ -58,6 +58,22 @@ struct TrashCleanUpWaitsForDevicesOfAnotherCloudTests {
         return elsewhere
     }
 
+    /// `a` moved to folder "Y", where a new laptop `c` joins it (c never syncs with the first
+    /// cloud), `word` moved to the Trash there and in c's Trash: a's engine there, and c.
+    private func movedWithANewLaptop(
+        _ fixture: SyncFixture, _ a: TestDevice, deleting word: WordID
+    ) throws -> (elsewhere: SyncEngine, c: TestDevice) {
+        let y = MemoryStorage()
+        let elsewhere = try inFolderY(fixture, a, y)
+        try elsewhere.sync()
+        let c = try TestDevice(name: "c", path: fixture.file("c.sqlite"), storage: y, clock: ManualClock(start: a.clock.now()))
+        try c.sync()
+        _ = try a.library.delete([word])
+        try elsewhere.sync()
+        try c.sync()
+        return (elsewhere, c)
+    }
+
     /// Two days later, `b` (still on the first cloud) writes notes on `word` and syncs; then
     /// eight days pass, past the clean-up's seven.
     private func editedOnBMeanwhile(_ fixture: SyncFixture, _ b: TestDevice, _ word: WordID) throws {
@@ -121,15 +137,7 @@ struct TrashCleanUpWaitsForDevicesOfAnotherCloudTests {
         try withSyncFixture { fixture in
             let a = try fixture.device("a"), b = try fixture.device("b")
             let (word, _) = try twoDevices(fixture, a, b)
-            // `a` moves to folder "Y", where a new laptop `c` joins it (c never syncs with F).
-            let y = MemoryStorage()
-            let elsewhere = try inFolderY(fixture, a, y)
-            try elsewhere.sync()
-            let c = try TestDevice(name: "c", path: fixture.file("c.sqlite"), storage: y, clock: ManualClock(start: a.clock.now()))
-            try c.sync()
-            _ = try a.library.delete([word])
-            try elsewhere.sync()
-            try c.sync()
+            let (elsewhere, c) = try movedWithANewLaptop(fixture, a, deleting: word)
             #expect(try c.word(word).isDeleted, "c has it in its Trash")
             try editedOnBMeanwhile(fixture, b, word)
             c.clock.advance(by: 10 * Self.day)
@@ -156,14 +164,7 @@ struct TrashCleanUpWaitsForDevicesOfAnotherCloudTests {
             try a.library.setRemote(.folder(path: fixture.file("F")))
             let word = try a.add("palabra", meaning: "word")
             try fixture.syncRounds([a, b])
-            let y = MemoryStorage()
-            let elsewhere = try inFolderY(fixture, a, y)
-            try elsewhere.sync()
-            let c = try TestDevice(name: "c", path: fixture.file("c.sqlite"), storage: y, clock: ManualClock(start: a.clock.now()))
-            try c.sync()
-            _ = try a.library.delete([word])
-            try elsewhere.sync()
-            try c.sync()
+            let (_, c) = try movedWithANewLaptop(fixture, a, deleting: word)
             try editedOnBMeanwhile(fixture, b, word)
             // c turns the clean-up on while a is away.
             try c.library.setSetting(.autoPurgeDays, to: "7")
