@@ -319,9 +319,15 @@ package final class SyncStore {
     }
 
     /// Stores another spelling of the remote's location (another path to the same
-    /// folder), keeping sync's state.
-    package func renameRemoteLocation(to location: String) throws {
-        try write { try library.setInfo("remote.location", location) }
+    /// folder, or a copy of it), keeping sync's state. With `kept` (a copy of the folder,
+    /// the old one still there), that state is also kept aside as the old folder's
+    /// (`previousState(of:)`), as when a library moves to another cloud: the Trash's
+    /// clean-up waits for the devices still syncing there (`devicesElsewhere`).
+    package func renameRemoteLocation(to location: String, keepingAside kept: String? = nil) throws {
+        try write {
+            if let kept, let old = try remoteLocation() { try library.setInfo(Self.previousKey(old), deviceID + "\n" + kept) }
+            try library.setInfo("remote.location", location)
+        }
     }
 
     /// Stores another remote (nil: none) and forgets sync's state for the old one. A

@@ -146,7 +146,7 @@ extension WordLibrary {
         var setAgain = false
         if case .folder(let path)? = remote, current == remote { setAgain = try !isSameFolder(path, as: path) }
         if case .folder(let old)? = current, case .folder(let new)? = remote, old != new, try isSameFolder(old, as: new) {
-            try SyncStore(self).renameRemoteLocation(to: new)
+            try SyncStore(self).renameRemoteLocation(to: new, keepingAside: try stateLeftInACopy(old: old, new: new))
         } else if current != remote || setAgain {
             switch remote {
             case .folder(let path): try SyncStore(self).changeRemote(to: ("folder", path, nil))
@@ -195,6 +195,43 @@ extension WordLibrary {
         else { return false }
         let state = try SyncState.load(from: SyncStore(self))
         return state.instances.last == instance && record.lastSeq == state.lastSeq
+    }
+
+    /// This library's state with the folder at `old`, to keep aside as the state of a cloud
+    /// it leaves, when `new` is a copy of that folder rather than the folder itself: `old`
+    /// is still there, another folder than `new`, and still holds the record this device
+    /// last wrote (`isSameFolder`). A person moving to another sync service copies the
+    /// cloud folder and sets each device to the copy in turn; a device left on the old
+    /// folder meanwhile edits words there that this library's deletions never reach. The
+    /// copy read as the same cloud, so nothing waited for that device, and the Trash's
+    /// clean-up purged here a word it had edited there; its marker took the word, live and
+    /// edited, once that device moved too (found by the exploratory helper, round 17A G8).
+    ///
+    /// The Trash's clean-up waits for every device whose record the copy holds (those
+    /// heard in the last 180 days) until it writes a newer record here
+    /// (`SyncStore.devicesElsewhere`): each device's record there counts as the one read,
+    /// as the copy's records tell whether a device has synced here since. Nil when `new`
+    /// is the same folder (another path, a link, or the folder moved).
+    private func stateLeftInACopy(old: String, new: String) throws -> String? {
+        guard let oldFolder = FileSystem.identity(old), let newFolder = FileSystem.identity(new),
+            oldFolder != newFolder, try isSameFolder(old, as: old)
+        else { return nil }
+        var state = try SyncState.load(from: SyncStore(self))
+        let now = clock.now().milliseconds
+        var heard = state.heard ?? [:]
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: new + "/" + CloudLayout.devicesFolder)) ?? []
+        for device in names.compactMap(CloudLayout.device(fromRecordName:)) where device != deviceID {
+            guard let data = FileManager.default.contents(atPath: new + "/" + CloudLayout.devicePath(device)),
+                let record = DeviceRecord.decode(data)
+            else { continue }
+            let written = record.lastSync.milliseconds
+            let known = heard[device]
+            heard[device] = SyncState.Heard(
+                seq: max(record.lastSeq, known?.seq ?? 0), written: max(written, known?.written ?? .min),
+                at: max(min(written, now), known?.at ?? .min), name: record.name.isEmpty ? known?.name : record.name)
+        }
+        state.heard = heard
+        return try state.encoded()
     }
 
     /// Stores the WebDAV password for `address` in this library's credentials file,

@@ -38,6 +38,7 @@ extension SyncSession {
         // that move was sent: they stay in the Trash with the edit, said by name (round 17B).
         var editedTrashedHere = NamedWords()
         let syncedUpTo = state.lastSync ?? Int64.min
+        let firstSyncHere = state.lastSync == nil
         // A field this device wrote since its last sync: an edit made here. Not one a backup
         // restore added with the backup's own time (a new device started from a backup was
         // told, at its first sync, that words "edited here" had lost; round 16B F5).
@@ -162,8 +163,14 @@ extension SyncSession {
                             // (round 16B: an import undone elsewhere took it there silently).
                             // Counted by where the word ends: one deleted and restored again in
                             // the files of one pull is not in the Trash (it was named, round 17B).
-                            if let local, local.pending, !local.record.word.isDeleted, outcome.record.word.isDeleted,
-                                try WordField.allCases.contains(where: { try $0 != .deleted && editedHere(local, $0) })
+                            // At this library's first sync with this cloud (a device set to a copy
+                            // of the folder it synced with, round 17A G8), an edit sent elsewhere
+                            // counts when made after the word went to the Trash here.
+                            if let local, !local.record.word.isDeleted, outcome.record.word.isDeleted,
+                                try WordField.allCases.contains(where: { field in
+                                    guard field != .deleted, try editedHere(local, field) else { return false }
+                                    return local.pending || firstSyncHere && local.record.times[field] > outcome.record.times[.deleted]
+                                })
                             {
                                 trashedEdited.insert(id, local.record.word.term)
                             } else if !outcome.record.word.isDeleted {

@@ -1,0 +1,122 @@
+import Foundation
+import MiDiccioTesting
+import Testing
+
+@testable import MiDiccioCloud
+@testable import MiDiccioLibrary
+@testable import MiDiccioModel
+@testable import MiDiccioSync
+
+/// Rule: a library set to a copy of the folder it syncs with (a person moving to another
+/// sync service copies the folder and points each device at the copy in turn) keeps its
+/// place there, and its Trash's clean-up waits for each device whose record the copy holds
+/// until that device syncs in the copy. The copy read as the same cloud: nothing waited,
+/// the clean-up purged in the copy a word a device left on the old folder had edited, and
+/// its marker took the word, live and edited, once that device moved too (found by the
+/// exploratory helper, round 17A G8). The folder moved, or reached by another path, is
+/// the same cloud and holds nothing.
+@Suite("A cloud folder copied to another service waits for the devices left on the old one")
+struct ACopiedCloudFolderWaitsForTheDevicesLeftBehindTests {
+    private static let day = SyncFixture.day
+
+    /// Devices `a` and `b` syncing through the real folder "F" (the clean-up after 7 days
+    /// on `a`), and a word made on `a`.
+    private func twoDevicesInFolderF(_ fixture: SyncFixture) throws -> (a: TestDevice, b: TestDevice, word: WordID) {
+        let folder = fixture.file("F")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let clock = SyncFixture.start
+        let a = try TestDevice(
+            name: "a", path: fixture.file("a.sqlite"), storage: FolderStorage(root: folder), clock: ManualClock(start: clock))
+        let b = try TestDevice(
+            name: "b", path: fixture.file("b.sqlite"), storage: FolderStorage(root: folder), clock: ManualClock(start: clock))
+        for device in [a, b] { try device.library.setRemote(.folder(path: folder)) }
+        let word = try a.add("palabra", meaning: "word")
+        try a.library.setSetting(.autoPurgeDays, to: "7")
+        for device in [a, b, a] {
+            a.clock.advance(by: 1_000)
+            b.clock.advance(by: 1_000)
+            try device.sync()
+        }
+        return (a, b, word)
+    }
+
+    /// `device` set to the folder "Y"; the engine that syncs it there.
+    private func setToY(_ fixture: SyncFixture, _ device: TestDevice) throws -> SyncEngine {
+        try device.library.setRemote(.folder(path: fixture.file("Y")))
+        return SyncEngine(library: device.library, storage: FolderStorage(root: fixture.file("Y")), appVersion: "midiccio-tests")
+    }
+
+    @Test("a word deleted in the copy waits for the device still on the old folder, which finds it in its Trash with its edit")
+    func theDeviceLeftBehindKeepsItsEdit() throws {
+        try withSyncFixture { fixture in
+            let (a, b, word) = try twoDevicesInFolderF(fixture)
+            // b adds a word and syncs before the copy: its record there is newer than a read.
+            b.clock.advance(by: 60_000)
+            try b.add("otra")
+            try b.sync()
+            try FileManager.default.copyItem(atPath: fixture.file("F"), toPath: fixture.file("Y"))
+            let aInY = try setToY(fixture, a)
+            #expect(try aInY.sync().fullUpload == false, "the copy is the same library's: a keeps its place")
+            _ = try a.library.delete([word])
+            try aInY.sync()
+            // b, still on the old folder, writes notes two days later.
+            b.clock.advance(by: 2 * Self.day)
+            _ = try b.library.edit(word, WordEdit(notes: "b's notes"))
+            try b.sync()
+
+            a.clock.advance(by: 10 * Self.day)
+            let waiting = try aInY.sync()
+            #expect(waiting.autoPurged == 0)
+            #expect(try !a.library.isPurged(word))
+            #expect(waiting.autoPurgeWaitsElsewhere == ["b"])
+
+            // b moves to the copy: the word is in its Trash with its notes, and it is told.
+            b.clock.advance(by: 9 * Self.day)
+            let joined = try setToY(fixture, b).sync()
+            let kept = try b.word(word)
+            #expect(kept.isDeleted && kept.notes == "b's notes", "\(kept)")
+            #expect(joined.trashedEditedTerms == ["palabra"])
+            // b synced in the copy: the hold lets go.
+            a.clock.advance(by: 1_000)
+            let after = try aInY.sync()
+            #expect(after.autoPurgeWaitsElsewhere.isEmpty)
+            #expect(after.autoPurged == 1)
+        }
+    }
+
+    /// Deletes `word` on `a` (syncing with `aThere`), has `b` sync with `bThere`, and checks
+    /// that ten days later a's clean-up purges it, waiting for nobody.
+    private func expectNothingWaits(
+        _ a: TestDevice, _ aThere: SyncEngine, _ b: TestDevice, _ bThere: SyncEngine, _ word: WordID
+    ) throws {
+        for library in [a.library, b.library] { #expect(try SyncStore(library).previousStates().isEmpty) }
+        _ = try a.library.delete([word])
+        try aThere.sync()
+        try bThere.sync()
+        a.clock.advance(by: 10 * Self.day)
+        let report = try aThere.sync()
+        #expect(report.autoPurgeWaitsElsewhere.isEmpty)
+        #expect(report.autoPurged == 1)
+    }
+
+    @Test("the folder moved is the same cloud: nothing waits")
+    func theFolderMovedHoldsNothing() throws {
+        try withSyncFixture { fixture in
+            let (a, b, word) = try twoDevicesInFolderF(fixture)
+            try FileManager.default.moveItem(atPath: fixture.file("F"), toPath: fixture.file("Y"))
+            try expectNothingWaits(a, try setToY(fixture, a), b, try setToY(fixture, b), word)
+        }
+    }
+
+    @Test("the folder reached through a link at another path is the same cloud: nothing waits")
+    func theFolderThroughALinkHoldsNothing() throws {
+        try withSyncFixture { fixture in
+            let (a, b, word) = try twoDevicesInFolderF(fixture)
+            let link = fixture.file("link")
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: fixture.file("F"))
+            try a.library.setRemote(.folder(path: link))
+            let aThere = SyncEngine(library: a.library, storage: FolderStorage(root: link), appVersion: "midiccio-tests")
+            try expectNothingWaits(a, aThere, b, b.engine, word)
+        }
+    }
+}
