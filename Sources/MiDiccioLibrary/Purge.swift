@@ -186,8 +186,9 @@ extension WordLibrary {
     /// `trash.autoPurgeDays`, and why, in a sentence (nil when nothing, the setting off, or
     /// a remote set: a sync says it then). `trash` and `status` say it: with no sync, no note
     /// ever said why words 10 or 100 days in the Trash stayed (round 16A). Read after the
-    /// clean-up the command's opening ran (`autoPurgeUnlessSyncing`).
-    public func autoPurgeHeldNote() throws -> String? {
+    /// clean-up the command's opening ran (`autoPurgeUnlessSyncing`). `emptyTrash` names
+    /// what deletes them now (the web app's button rather than the command).
+    public func autoPurgeHeldNote(emptyTrash: String = "'midiccio trash empty'") throws -> String? {
         guard let days = try settingDays(.autoPurgeDays) else { return nil }
         let store = SyncStore(self)
         guard try store.remoteLocation() == nil else { return nil }
@@ -214,18 +215,18 @@ extension WordLibrary {
             note +=
                 "a backup restore brought \(them), and the devices of the library the backup came from may hold \(them) "
                 + "without having seen \(them) go to the Trash. \(held == 1 ? "It goes" : "They go") once a sync sends the "
-                + "deletion and its days pass, or 180 days after the restore; 'midiccio trash empty' deletes \(them) now"
+                + "deletion and its days pass, or 180 days after the restore; \(emptyTrash) deletes \(them) now"
         } else if names.isEmpty {
             note +=
                 "this library synced before, and other devices (or a copy of this library file, or the library a backup "
                 + "restore came from) may hold \(them) without having seen \(them) go to the Trash. \(held == 1 ? "It goes" : "They go") "
-                + "once a sync sends the deletion and its days pass; 'midiccio trash empty' deletes \(them) now"
+                + "once a sync sends the deletion and its days pass; \(emptyTrash) deletes \(them) now"
         } else {
             note +=
                 "in the last 180 days this library synced with devices that may not have seen \(them) go to the Trash ("
                 + names.joined(separator: ", ")
                 + "). \(held == 1 ? "It goes" : "They go") once a sync sends the deletion and they sync there, or 180 "
-                + "days after this library last heard from them; 'midiccio trash empty' deletes \(them) now"
+                + "days after this library last heard from them; \(emptyTrash) deletes \(them) now"
         }
         return note
     }

@@ -618,6 +618,12 @@ public final class WebApp: HTTPHandler {
             pairs += iCloudSignInFields(library, remote: remote)
             guard let remote else {
                 pairs.append(("remote", "null"))
+                // What the Trash's clean-up keeps past its days, and why (as `trash` says).
+                pairs.append(
+                    (
+                        "trashHeld",
+                        JSONText.optional(try library.autoPurgeHeldNote(emptyTrash: "Empty Trash (on the Trash page)").map { $0 + "." })
+                    ))
                 return .json(JSONText.object(pairs))
             }
             switch remote {
@@ -713,9 +719,7 @@ public final class WebApp: HTTPHandler {
         return try jobs.run(job, phase: waiting, unit: "words") { (report: (@Sendable (String, Int, Int) -> Void)?) in
             try syncLock.withLock {
                 try pool.withLibrary { library in
-                    guard let remote = try library.remote() else {
-                        return .json(JSONText.object([("synced", "false"), ("reason", JSONText.quote("no remote is set"))]))
-                    }
+                    guard let remote = try library.remote() else { return try Self.cleanUpWithoutSync(library) }
                     let engine = SyncEngine(
                         library: library, storage: remote.makeStorage(libraryPath: library.path, environment: environment),
                         appVersion: appVersion)
@@ -757,6 +761,26 @@ public final class WebApp: HTTPHandler {
                 }
             }
         }
+    }
+
+    /// `api/sync`'s answer for a library with no remote, after its Trash's clean-up
+    /// (`trash.autoPurgeDays`), which the page asks for when it opens and every few
+    /// minutes, as a command runs it when it opens the library: left running, the app never
+    /// cleaned the Trash, and nothing said why (found by the exploratory helper, round 17A
+    /// G11). `purged` counts the words it deleted permanently, and `notes` says so.
+    private static func cleanUpWithoutSync(_ library: WordLibrary) throws -> HTTPResponse {
+        let purged = try library.autoPurgeUnlessSyncing()
+        let notes =
+            purged > 0
+            ? [
+                "Deleted permanently \(purged == 1 ? "1 word" : "\(purged) words") that had been in the Trash longer than "
+                    + "trash.autoPurgeDays allows (counted by this computer's clock)."
+            ] : []
+        return .json(
+            JSONText.object([
+                ("synced", "false"), ("reason", JSONText.quote("no remote is set")), ("purged", String(purged)),
+                ("notes", JSONText.array(notes)),
+            ]))
     }
 
     // MARK: - Backup, import and export

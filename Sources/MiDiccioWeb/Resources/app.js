@@ -792,7 +792,14 @@
       if (!report.synced) {
         state.hasRemote = false;
         setSyncState("");
-        if (manual) $("sync-result").textContent = "Choose a sync folder first.";
+        // With no sync, the Trash's clean-up ran instead, and says what it deleted.
+        const notes = (report.notes || []).join(" ");
+        if (manual || notes) $("sync-result").textContent = [manual ? "Choose a sync folder first." : "", notes].filter(Boolean).join(" ");
+        if (report.purged > 0) {
+          if (!$("editor").open) reload();
+          if (!$("trash-view").hidden) loadTrash(false);
+          loadTags();
+        }
         return;
       }
       state.hasRemote = true;
@@ -854,7 +861,8 @@
       const status = await api("GET", "/api/status");
       state.hasRemote = status.remote !== null;
       showUndo(status.canUndoRestore, status.canUndoImport, status.restoreUndoSource, status.importUndoSource);
-      $("settings-trash-count").textContent = status.trash ? plural(status.trash, "word", "words") + " in the Trash." : "The Trash is empty.";
+      $("settings-trash-count").textContent = (status.trash ? plural(status.trash, "word", "words") + " in the Trash." : "The Trash is empty.")
+        + (status.trashHeld ? " " + status.trashHeld : "");
       const details = $("sync-details");
       details.replaceChildren();
       const add = (label, value) => { details.append(element("dt", "", label), element("dd", "", value)); };

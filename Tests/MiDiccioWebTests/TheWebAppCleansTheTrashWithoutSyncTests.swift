@@ -1,0 +1,78 @@
+import Foundation
+import MiDiccioKit
+import Testing
+
+@testable import MiDiccioWeb
+
+/// With no remote, the Trash's clean-up (`trash.autoPurgeDays`) runs when a command opens
+/// the library. The web app opens it once and stays: left running, it never cleaned the
+/// Trash, and nothing in it said why words stayed (found by the exploratory helper, round
+/// 17A G11). The page's sync, when it opens and every few minutes, now runs the clean-up
+/// when there is no remote to sync with, and Settings says what it keeps and why.
+@Suite("The web app cleans the Trash of a library that does not sync")
+final class TheWebAppCleansTheTrashWithoutSyncTests {
+    let web: WebFixture
+    private static let day: Int64 = 86_400_000
+
+    init() throws { web = try WebFixture() }
+
+    /// Adds `term` through the app, moves it to the Trash, and has this device have seen it
+    /// there `days` days ago; its id.
+    private func inTheTrash(_ term: String, sinceDaysAgo days: Int64) throws -> String {
+        let added = try web.send("POST", "/api/words", json: "{\"term\": \"\(term)\"}")
+        let id = try #require((added.json["word"] as? [String: Any])?["id"] as? String ?? added.json["id"] as? String, "\(added.json)")
+        #expect(try web.send("DELETE", "/api/words/\(id)").status == 200)
+        let library = try web.library()
+        let seen = Int64(Date().timeIntervalSince1970 * 1000) - days * Self.day
+        try library.database.run("UPDATE words SET trash_seen_at = ? WHERE id = ?", [.integer(seen), .text(id)])
+        return id
+    }
+
+    @Test("the page's sync with no remote purges what is past its days, says so, and keeps the rest")
+    func purgesPastItsDays() throws {
+        try web.library().setSetting(.autoPurgeDays, to: "7")
+        _ = try inTheTrash("vieja", sinceDaysAgo: 8)
+        _ = try inTheTrash("reciente", sinceDaysAgo: 2)
+        let response = try web.send("POST", "/api/sync")
+        #expect(response.status == 200)
+        #expect(response.json["synced"] as? Bool == false)
+        #expect(response.json["purged"] as? Int == 1, "\(response.json)")
+        let notes = try #require(response.json["notes"] as? [String])
+        #expect(notes.count == 1 && notes.first?.hasPrefix("Deleted permanently 1 word that had been in the Trash") == true, "\(notes)")
+        let trash = try web.send("GET", "/api/trash").json
+        #expect((trash["words"] as? [[String: Any]])?.compactMap { $0["term"] as? String } == ["reciente"], "\(trash)")
+
+        let again = try web.send("POST", "/api/sync").json
+        #expect(again["purged"] as? Int == 0)
+        #expect((again["notes"] as? [String])?.isEmpty == true)
+    }
+
+    @Test("with the setting off, nothing goes")
+    func nothingWithTheSettingOff() throws {
+        _ = try inTheTrash("vieja", sinceDaysAgo: 400)
+        let response = try web.send("POST", "/api/sync").json
+        #expect(response["purged"] as? Int == 0)
+        #expect((try web.send("GET", "/api/trash").json["words"] as? [[String: Any]])?.count == 1)
+    }
+
+    @Test("a library that synced with another device keeps them, and Settings says why")
+    func keptForTheOtherDevicesSaysWhy() throws {
+        let folder = web.directory + "/cloud"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let other = try WordLibrary(path: web.directory + "/other.sqlite", environment: [:])
+        try other.setRemote(.folder(path: folder))
+        try other.setDeviceName("phone")
+        _ = try SyncEngine(library: other, storage: FolderStorage(root: folder), appVersion: "test").sync()
+        #expect(try web.send("PUT", "/api/remote", json: "{\"folder\": \"\(folder)\"}").status == 200)
+        #expect(try web.send("POST", "/api/sync").json["synced"] as? Bool == true)
+        #expect(try web.send("PUT", "/api/remote", json: "{\"folder\": \"\"}").status == 200)
+        try web.library().setSetting(.autoPurgeDays, to: "7")
+        #expect(try web.send("GET", "/api/status").json["trashHeld"] is NSNull)
+        _ = try inTheTrash("vieja", sinceDaysAgo: 8)
+
+        #expect(try web.send("POST", "/api/sync").json["purged"] as? Int == 0)
+        let held = try #require(web.send("GET", "/api/status").json["trashHeld"] as? String)
+        #expect(held.contains("1 word in the Trash is past trash.autoPurgeDays (7) and kept"), "\(held)")
+        #expect(held.contains("phone"), "\(held)")
+    }
+}
