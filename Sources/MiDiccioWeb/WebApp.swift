@@ -619,11 +619,8 @@ public final class WebApp: HTTPHandler {
             guard let remote else {
                 pairs.append(("remote", "null"))
                 // What the Trash's clean-up keeps past its days, and why (as `trash` says).
-                pairs.append(
-                    (
-                        "trashHeld",
-                        JSONText.optional(try library.autoPurgeHeldNote(emptyTrash: "Empty Trash (on the Trash page)").map { $0 + "." })
-                    ))
+                let held = try library.autoPurgeHeldNote(emptyTrash: "Empty Trash (on the Trash page)")
+                pairs.append(("trashHeld", JSONText.optional(held.map { $0 + "." })))
                 return .json(JSONText.object(pairs))
             }
             switch remote {
