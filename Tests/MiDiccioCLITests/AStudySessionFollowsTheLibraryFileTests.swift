@@ -114,6 +114,23 @@ final class AStudySessionFollowsTheLibraryFileTests {
         #expect(waitFor(keysRaw), "raw again after fg")
     }
 
+    @Test("u after the session's answers were synced meanwhile says so, and so does the next u")
+    func undoAfterASyncSaysWhyTwice() throws {
+        // Two answers; then, before the first u, another terminal syncs them.
+        let run = study(" 3 3uuq") { index in
+            guard index == 4 else { return }
+            #expect(self.sandbox.run("remote", "set", "folder", self.sandbox.path("cloud")).status == 0)
+            #expect(self.sandbox.run("sync").status == 0)
+        }
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains("Not undone: that answer was synced already"), "\(run.output)")
+        #expect(
+            run.output.contains("Nothing to undo: the answers given before were synced already, and other devices count them."),
+            "\(run.output)")
+        #expect(!run.output.contains("no answer was given in this session"), "\(run.output)")
+        #expect(try reviews(of: uno) == 1 && reviews(of: dos) == 1)
+    }
+
     /// Runs `midiccio study` in-process with `keys` as the keys typed; `between` runs
     /// before the key at each index is read, as something done elsewhere while a person
     /// looks at a card.

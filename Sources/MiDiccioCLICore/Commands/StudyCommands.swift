@@ -175,10 +175,16 @@ struct StudyCommand: ParsableCommand {
         // The answers this session gave, the last one last: `u` takes back these alone,
         // never one given by another program meanwhile or in an earlier session.
         var given: [ReviewEvent] = []
+        // Whether a `u` found the session's answers synced already: a `u` after it said "no
+        // answer was given in this session" (round 16B).
+        var syncedAlready = false
         // Takes back the session's last answer; true when it did.
         func undo() throws -> Bool {
             guard let last = given.popLast() else {
-                out.write("  Nothing to undo: no answer was given in this session.\n")
+                out.write(
+                    syncedAlready
+                        ? "  Nothing to undo: the answers given before were synced already, and other devices count them.\n"
+                        : "  Nothing to undo: no answer was given in this session.\n")
                 return false
             }
             let undone: Bool
@@ -192,6 +198,7 @@ struct StudyCommand: ParsableCommand {
             guard undone else {
                 out.write("  Not undone: that answer was synced already, or a sync is sending it, and other devices count it.\n")
                 given.removeAll()
+                syncedAlready = true
                 return false
             }
             answered -= 1

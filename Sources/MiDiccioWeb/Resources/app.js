@@ -1608,7 +1608,7 @@
 
   // `given`: the answers this page gave, the last one last; Undo takes back these alone,
   // never another program's answer, nor one given in an earlier session.
-  const study = { card: null, revealed: false, shownAt: 0, busy: false, tag: "", reverse: false, extraNew: 0, extraFrom: 0, studiedNew: 0, request: 0, given: [], comeBackTimer: null };
+  const study = { card: null, revealed: false, shownAt: 0, busy: false, tag: "", reverse: false, extraNew: 0, extraFrom: 0, studiedNew: 0, request: 0, given: [], syncedAlready: false, comeBackTimer: null };
   const clockFormat = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
   const dayFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
 
@@ -1778,13 +1778,18 @@
     study.busy = true;
     try {
       const last = study.given.pop();
-      if (!last) { toast("Nothing to undo: no answer was given here since this page was opened."); return; }
+      if (!last) {
+        // After a refusal, the answers before it were synced too: that is the reason (round 16B).
+        toast(study.syncedAlready ? "Nothing to undo: the answers given before were synced already, and other devices count them."
+          : "Nothing to undo: no answer was given here since this page was opened.");
+        return;
+      }
       const data = await api("POST", "/api/study/undo", last);
       toast("Undone: " + quoted(data.term || "a word") + " (" + data.grade + ")");
       await loadStudyCard();
     } catch (error) {
       // Synced already: so were the answers before it.
-      if (error.status === 409) study.given = [];
+      if (error.status === 409) { study.given = []; study.syncedAlready = true; }
       toast(error.message);
     } finally { study.busy = false; }
   }
