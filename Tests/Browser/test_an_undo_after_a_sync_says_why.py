@@ -14,17 +14,17 @@ from test_web_app import csrf, wait
 
 def test_a_second_undo_after_a_sync_says_the_answers_were_synced(page):
     token = csrf(page)
-    for term in ("deshacer1", "deshacer2"):
-        api("/api/words", "POST", {"term": term, "meaning": "undo", "tags": "deshacer"}, token)
+    for term in ("sincronizada1", "sincronizada2"):
+        api("/api/words", "POST", {"term": term, "meaning": "undo", "tags": "sincronizada"}, token)
     folder = tempfile.mkdtemp(prefix="midiccio-browser-undo-")
     api("/api/remote", "PUT", {"folder": folder}, token)
     try:
         page.refresh()
         page.find_element(By.ID, "study-button").click()
-        wait(page, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#study-tag option[value='deshacer']")) == 1)
-        Select(page.find_element(By.ID, "study-tag")).select_by_value("deshacer")
+        wait(page, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#study-tag option[value='sincronizada']")) == 1)
+        Select(page.find_element(By.ID, "study-tag")).select_by_value("sincronizada")
         for _ in range(2):
-            wait(page, lambda d: shown(d, "study-card") and front(d).startswith("deshacer"))
+            wait(page, lambda d: shown(d, "study-card") and front(d).startswith("sincronizada"))
             term = front(page)
             press(page, " ")
             wait(page, lambda d: shown(d, "study-grades"))

@@ -229,3 +229,16 @@ def test_undo_import_names_the_import_and_leaves_one_made_elsewhere(page):
     d.click()
     wait(page, lambda d: "The last import was undone: 1 word moved to the Trash" in d.find_element(By.ID, "undo-result").text)
     assert api("/api/search?q=terminal1&limit=5")["total"] == 0
+
+
+def test_undo_import_says_how_many_were_in_the_trash_already(page):
+    """The counts add up to the import's: the words already in the Trash were not said
+    (round 16B)."""
+    import_in_settings(page, "yaborradas.csv", "term,meaning\nyaborrada1,one\nyaborrada2,two\n", "Imported 2 words")
+    first = api("/api/search?q=yaborrada1&limit=5")["words"][0]
+    api("/api/words/" + first["id"], "DELETE", None, csrf(page))
+    page.execute_script("window.scrollTo(0, 0)")
+    wait(page, EC.element_to_be_clickable((By.ID, "import-undo"))).click()
+    result = page.find_element(By.ID, "undo-result")
+    wait(page, lambda d: "The last import was undone: 1 word moved to the Trash" in result.text)
+    assert "1 word was in the Trash already, or deleted permanently, and left as it was." in result.text, result.text

@@ -23,6 +23,26 @@ final class UndoImportCLITests {
         #expect(try sandbox.listedTerms() == ["katze"])
     }
 
+    @Test("import undo says how many of the import's words were in the Trash already, so the counts add up")
+    func alreadyGoneSaid() throws {
+        let file = try sandbox.write("term,meaning\nhund,dog\nkatze,cat\nmaus,mouse\n", to: "words.csv")
+        #expect(sandbox.run("import", file).status == 0)
+        let ids = Dictionary(
+            uniqueKeysWithValues: try sandbox.listedWords().compactMap { word in
+                (word["term"] as? String).flatMap { term in (word["id"] as? String).map { (term, $0) } }
+            })
+        let katze = try #require(ids["katze"]), maus = try #require(ids["maus"])
+        #expect(sandbox.run("delete", katze).status == 0)
+        #expect(sandbox.run("delete", maus).status == 0)
+
+        let undo = sandbox.run("import", "undo")
+        #expect(undo.status == 0, "\(undo.errorOutput)")
+        #expect(undo.output == "Undid the last import: 1 word moved to the Trash\n")
+        #expect(
+            undo.errorOutput.contains("2 words were in the Trash already, or deleted permanently, and left as they were."),
+            "\(undo.errorOutput)")
+    }
+
     @Test("an undo after an import that failed names the import it undoes, the one before")
     func undoNamesTheImport() throws {
         let file = try sandbox.write("term,meaning\nhund,dog\nkatze,cat\n", to: "yesterday.csv")

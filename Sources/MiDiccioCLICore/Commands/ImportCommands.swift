@@ -272,6 +272,12 @@ struct ImportUndoCommand: ParsableCommand {
                     + "(edited, or moved to the Trash and back) and kept; "
                     + "delete \(report.keptEdited == 1 ? "it" : "them") yourself if you want.")
         }
+        // So the counts add up to the import's (round 16B: nothing named these).
+        if report.alreadyGone > 0 {
+            context.note(
+                "\(report.alreadyGone) \(report.alreadyGone == 1 ? "word was" : "words were") in the Trash already, "
+                    + "or deleted permanently, and left as \(report.alreadyGone == 1 ? "it was" : "they were").")
+        }
     }
 }
 

@@ -1379,6 +1379,8 @@
         + " stay with them in the Trash, and come back if they are restored.";
       if (report.keptEdited) text += " " + plural(report.keptEdited, "word was", "words were")
         + " changed since the import (edited, or moved to the Trash and back) and kept.";
+      if (report.alreadyGone) text += " " + plural(report.alreadyGone, "word was", "words were")
+        + " in the Trash already, or deleted permanently, and left as " + (report.alreadyGone === 1 ? "it was." : "they were.");
       if (report.undid) text += " That was the import of " + report.undid + ".";
       $("undo-result").textContent = text;
       $("import-result").textContent = "";
