@@ -203,10 +203,8 @@ extension WordLibrary {
         var note =
             "\(held) word\(held == 1 ? "" : "s") in the Trash \(held == 1 ? "is" : "are") past trash.autoPurgeDays (\(days)) and kept: "
         let partners = try store.devicesElsewhere(now: now, within: Self.devicesRememberedFor)
-        let names = partners.compactMap { partner in
-            partner.device.isEmpty
-                ? partner.name.map { "any device that synced through \($0) after this library" }
-                : (partner.name ?? String(partner.device.prefix(8)))
+        let names = zip(partners, SyncStore.labels(of: partners)).compactMap { partner, label in
+            partner.device.isEmpty ? partner.name.map { "any device that synced through \($0) after this library" } : label
         }
         let neverSynced = try lastSyncEver() == .min
         if names.isEmpty && neverSynced {

@@ -189,6 +189,18 @@ package final class SyncStore {
         }
     }
 
+    /// How a note names each of `devices`, in order: its name (the start of its id when it
+    /// has none), followed by the start of its id when another of them has the same name
+    /// (devices set up from one computer's copy keep its name: a note named "vm, vm, vm").
+    package static func labels(of devices: [DeviceElsewhere]) -> [String] {
+        var named: [String: Int] = [:]
+        for device in devices { named[device.name ?? "", default: 0] += 1 }
+        return devices.map { device in
+            guard let name = device.name else { return String(device.device.prefix(8)) }
+            return (named[name] ?? 0) > 1 && !device.device.isEmpty ? "\(name) (\(device.device.prefix(8)))" : name
+        }
+    }
+
     /// The other devices this library synced with through a cloud it has left (another
     /// folder or server, another account), heard from there at `now - within` or later, as
     /// its kept-aside states tell: those devices may hold words whose deletion this library

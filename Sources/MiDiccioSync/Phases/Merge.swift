@@ -306,7 +306,7 @@ extension SyncSession {
         if !elsewhere.isEmpty {
             // Every word waits for those devices: what is sent may be theirs, and what is not
             // sent yet waits for the sync that sends it anyway (`autoPurgeDue`).
-            report.autoPurgeWaitsElsewhere = elsewhere.filter { !$0.device.isEmpty }.map { $0.name ?? String($0.device.prefix(8)) }
+            report.autoPurgeWaitsElsewhere = SyncStore.labels(of: elsewhere.filter { !$0.device.isEmpty })
             report.autoPurgeWaitsUnheard = elsewhere.filter(\.device.isEmpty).compactMap(\.name)
             return
         }

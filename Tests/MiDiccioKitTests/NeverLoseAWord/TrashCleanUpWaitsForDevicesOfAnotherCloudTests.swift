@@ -132,6 +132,26 @@ struct TrashCleanUpWaitsForDevicesOfAnotherCloudTests {
         }
     }
 
+    @Test("devices of one name are told apart by the start of their ids, in the sync's note and with no remote")
+    func devicesOfOneNameToldApart() throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a"), b = try fixture.device("b"), other = try fixture.device("b2")
+            try other.library.setDeviceName("b")
+            try a.library.setRemote(.folder(path: fixture.file("F")))
+            let word = try a.add("palabra", meaning: "word")
+            try a.library.setSetting(.autoPurgeDays, to: "7")
+            try fixture.syncRounds([a, b, other])
+            let elsewhere = try movedAway(fixture, a, deleting: word)
+            fixture.advanceClocks(by: 10 * Self.day)
+            let labels = [b, other].map { "b (\($0.id.prefix(8)))" }
+            let there = try elsewhere.sync()
+            #expect(Set(there.autoPurgeWaitsElsewhere) == Set(labels), "\(there.autoPurgeWaitsElsewhere)")
+            try a.library.setRemote(nil)
+            let held = try #require(try a.library.autoPurgeHeldNote())
+            #expect(labels.allSatisfy { held.contains($0) }, "\(held)")
+        }
+    }
+
     @Test("a device that only ever synced through the new cloud waits with the library that moved there")
     func aDeviceOfTheNewCloudWaitsToo() throws {
         try withSyncFixture { fixture in
