@@ -312,6 +312,20 @@ package final class SyncStore {
         }
     }
 
+    /// The folder a state kept aside under `key` (one of `previousStates`) was this
+    /// library's state with; nil when that remote was not a folder.
+    package static func folder(ofPreviousKey key: String) -> String? {
+        guard key.hasPrefix("sync.previous:folder\u{1F}") else { return nil }
+        let parts = key.dropFirst("sync.previous:".count).split(separator: "\u{1F}", omittingEmptySubsequences: false)
+        return parts.count >= 2 ? String(parts[1]) : nil
+    }
+
+    /// Keeps `state` aside under `key` (one of `previousStates`) in place of what was kept
+    /// there; call inside `write`.
+    package func keepStateAside(key: String, device: String, state: String) throws {
+        try library.guarded { try library.setInfo(key, device + "\n" + state) }
+    }
+
     /// Forgets the state kept aside under `key` (one of `previousStates`); call inside `write`.
     package func forgetPreviousState(key: String) throws {
         try library.guarded { try database.run("DELETE FROM library_info WHERE key = ?", [.text(key)]) }

@@ -216,22 +216,12 @@ extension WordLibrary {
         guard let oldFolder = FileSystem.identity(old), let newFolder = FileSystem.identity(new),
             oldFolder != newFolder, try isSameFolder(old, as: old)
         else { return nil }
-        var state = try SyncState.load(from: SyncStore(self))
-        let now = clock.now().milliseconds
-        var heard = state.heard ?? [:]
         let names = (try? FileManager.default.contentsOfDirectory(atPath: new + "/" + CloudLayout.devicesFolder)) ?? []
-        for device in names.compactMap(CloudLayout.device(fromRecordName:)) where device != deviceID {
-            guard let data = FileManager.default.contents(atPath: new + "/" + CloudLayout.devicePath(device)),
-                let record = DeviceRecord.decode(data)
-            else { continue }
-            let written = record.lastSync.milliseconds
-            let known = heard[device]
-            heard[device] = SyncState.Heard(
-                seq: max(record.lastSeq, known?.seq ?? 0), written: max(written, known?.written ?? .min),
-                at: max(min(written, now), known?.at ?? .min), name: record.name.isEmpty ? known?.name : record.name)
+        let records = names.compactMap(CloudLayout.device(fromRecordName:)).compactMap { device in
+            FileManager.default.contents(atPath: new + "/" + CloudLayout.devicePath(device)).flatMap(DeviceRecord.decode)
         }
-        state.heard = heard
-        return try state.encoded()
+        return try SyncState.load(from: SyncStore(self)).countingAsRead(records, except: deviceID, now: clock.now().milliseconds)
+            .encoded()
     }
 
     /// Stores the WebDAV password for `address` in this library's credentials file,

@@ -124,6 +124,10 @@ public struct SyncReport: Hashable, Sendable {
     /// folder made before its last sync in the folder copied has: this sync started afresh
     /// there, knowing them for its own (`SyncSession.takeUpPreviousState`).
     public var olderCopyOfTheCloud = false
+    /// The folder this cloud is a copy of, when that folder is still there with this
+    /// library's files and this sync took the copy up: the Trash's clean-up waits for the
+    /// devices still syncing there (`SyncSession.takeUpPreviousState`).
+    public var copyOfFolder: String?
     /// The id this library had in this cloud before it took a new one elsewhere, when this
     /// sync took that id over (`SyncSession.takeUpPreviousState`).
     public var previousIDTakenOver: String?
@@ -612,7 +616,15 @@ extension SyncReport {
                 "The MiDiccio data in \(cloud) was started again since this device last synced (emptied, then started by another device; or two devices started it at the same moment, and the other one's start was kept), so this sync read everything again and uploaded every word once."
             )
         }
-        if previousStateTakenUp { notes.append("This library synced with \(cloud) before: it went on from where it had got to there.") }
+        if let folder = copyOfFolder {
+            // Not "synced with it before": a copy of the folder it synced with (round 18A).
+            let goesOn = previousStateTakenUp ? ": this library goes on in the copy from where it had got to, and its" : "; this library's"
+            notes.append(
+                "\(cloud) is a copy of folder \(folder), which is still there\(goesOn) Trash's clean-up waits for the devices of that folder until they sync here."
+            )
+        } else if previousStateTakenUp {
+            notes.append("This library synced with \(cloud) before: it went on from where it had got to there.")
+        }
         if olderCopyOfTheCloud {
             notes.append(
                 "\(cloud) holds an older copy of this device's files (a copy of the folder it synced with, made before its last sync there): this sync took them for its own and uploaded every word once."

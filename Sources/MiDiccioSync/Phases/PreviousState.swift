@@ -1,5 +1,7 @@
 import Foundation
 import MiDiccioCloud
+import MiDiccioFiles
+import MiDiccioLibrary
 import MiDiccioModel
 
 // Before a sync's first step: a library set back to a cloud it left.
@@ -97,15 +99,17 @@ extension SyncSession {
                 record.instance == instance, record.lastSeq == kept.lastSeq
             else { continue }
             setBack = true
+            let copy = try stateLeftInACopy(previous, kept: kept)
             try commit { next in
                 if next.hasPublished { try store.keepStateAside(device: deviceID, state: try next.encoded()) }
                 let generation = next.generation
                 next = kept
                 next.generation = generation
                 next.fullUpload = true
-                try store.forgetPreviousState(key: previous.key)
+                try keepAsideOrForget(previous, copy: copy)
             }
             report.previousStateTakenUp = true
+            if copy != nil { report.copyOfFolder = SyncStore.folder(ofPreviousKey: previous.key) }
             return
         }
         // A copy of the cloud folder made before this device's last sync there (a person
@@ -119,14 +123,49 @@ extension SyncSession {
             guard let kept = try? SyncState.decode(previous.state), kept.instances.contains(instance), record.lastSeq <= kept.lastSeq
             else { continue }
             let now = now
+            let copy = try stateLeftInACopy(previous, kept: kept)
             try commit { next in
                 next.rememberWritten(by: kept, at: now)
                 next.instances = kept.instances
                 next.fullUpload = true
-                try store.forgetPreviousState(key: previous.key)
+                try keepAsideOrForget(previous, copy: copy)
             }
             report.olderCopyOfTheCloud = true
+            if copy != nil { report.copyOfFolder = SyncStore.folder(ofPreviousKey: previous.key) }
             return
+        }
+    }
+
+    /// The state to keep aside for `previous` (`kept`, another spelling of this cloud that
+    /// this sync takes up, or finds this cloud an older copy of) when that spelling is a
+    /// folder still there beside this cloud, another folder holding a record this library
+    /// wrote: this cloud is a copy of it, and devices may still sync there. The Trash's
+    /// clean-up waits for them (`SyncState.countingAsRead`), as when `remote set` goes from
+    /// the folder to its copy. Forgotten, nothing waited: a copy made before this
+    /// library's last sync in the old folder, or set after `remote remove`, let the clean-up
+    /// purge a word a device left on the old folder had edited (round 18A). Nil otherwise.
+    private func stateLeftInACopy(_ previous: (key: String, device: String, state: String), kept: SyncState) throws -> String? {
+        guard let old = SyncStore.folder(ofPreviousKey: previous.key), let oldFolder = FileSystem.identity(old) else { return nil }
+        if let current = try store.remoteLocation(), current.kind == "folder",
+            let here = FileSystem.identity(current.location), here == oldFolder
+        {
+            return nil
+        }
+        guard let data = FileManager.default.contents(atPath: old + "/" + CloudLayout.devicePath(previous.device)),
+            let record = DeviceRecord.decode(data), let instance = record.instance, kept.instances.contains(instance)
+        else { return nil }
+        let records = try storage.list(CloudLayout.devicesFolder).compactMap { CloudLayout.device(fromRecordName: $0.name) }
+            .compactMap { device in try? storage.read(CloudLayout.devicePath(device)).flatMap(DeviceRecord.decode) }
+        return try kept.countingAsRead(records, except: deviceID, now: now).encoded()
+    }
+
+    /// Keeps `copy` aside under `previous`'s key, or forgets what was kept there when there
+    /// is none; call inside `commit`.
+    private func keepAsideOrForget(_ previous: (key: String, device: String, state: String), copy: String?) throws {
+        if let copy {
+            try store.keepStateAside(key: previous.key, device: previous.device, state: copy)
+        } else {
+            try store.forgetPreviousState(key: previous.key)
         }
     }
 }

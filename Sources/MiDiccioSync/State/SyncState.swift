@@ -175,6 +175,26 @@ struct SyncState: Codable, Equatable {
         var name: String?
     }
 
+    /// This state, to keep aside for a cloud folder that the cloud holding `records` is a
+    /// copy of: each other device's record there counts as the one read, so that device
+    /// counts as come to the copy only once it writes a newer record in it
+    /// (`SyncStore.devicesElsewhere`), and as heard when it wrote that record (never after
+    /// `now`). A device that synced in the old folder after this library last read it was
+    /// counted as come, as its record copied was newer than the one read (round 17A G8).
+    func countingAsRead(_ records: [DeviceRecord], except device: String, now: Int64) -> SyncState {
+        var kept = self
+        var heard = kept.heard ?? [:]
+        for record in records where record.device != device {
+            let written = record.lastSync.milliseconds
+            let known = heard[record.device]
+            heard[record.device] = Heard(
+                seq: max(record.lastSeq, known?.seq ?? 0), written: max(written, known?.written ?? .min),
+                at: max(min(written, now), known?.at ?? .min), name: record.name.isEmpty ? known?.name : record.name)
+        }
+        kept.heard = heard
+        return kept
+    }
+
     /// How many recent record instances count as this device's own (a file-sync client
     /// may bring back an older record of ours; that is not a copy).
     static let rememberedInstances = 16

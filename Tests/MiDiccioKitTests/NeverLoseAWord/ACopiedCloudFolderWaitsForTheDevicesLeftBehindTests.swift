@@ -46,8 +46,24 @@ struct ACopiedCloudFolderWaitsForTheDevicesLeftBehindTests {
         return SyncEngine(library: device.library, storage: FolderStorage(root: fixture.file("Y")), appVersion: "midiccio-tests")
     }
 
-    @Test("a word deleted in the copy waits for the device still on the old folder, which finds it in its Trash with its edit")
-    func theDeviceLeftBehindKeepsItsEdit() throws {
+    /// How the library that moves first reaches the copy of its folder.
+    enum Move: String, CaseIterable, CustomTestStringConvertible {
+        /// `remote set folder Y`, right after the copy.
+        case setToTheCopy
+        /// One more sync in the old folder after the copy, then `remote set folder Y`: the
+        /// copy holds an older record of it (round 18A).
+        case oneMoreSyncFirst
+        /// `remote remove`, then `remote set folder Y` (round 18A; the web app's Settings
+        /// cleared, then the copy's path typed).
+        case removedThenSet
+
+        var testDescription: String { rawValue }
+    }
+
+    @Test(
+        "a word deleted in the copy waits for the device still on the old folder, which finds it in its Trash with its edit",
+        arguments: Move.allCases)
+    func theDeviceLeftBehindKeepsItsEdit(_ move: Move) throws {
         try withSyncFixture { fixture in
             let (a, b, word) = try twoDevicesInFolderF(fixture)
             // b adds a word and syncs before the copy: its record there is newer than a read.
@@ -55,8 +71,18 @@ struct ACopiedCloudFolderWaitsForTheDevicesLeftBehindTests {
             try b.add("otra")
             try b.sync()
             try FileManager.default.copyItem(atPath: fixture.file("F"), toPath: fixture.file("Y"))
+            switch move {
+            case .setToTheCopy: break
+            case .oneMoreSyncFirst:
+                a.clock.advance(by: 1_000)
+                try a.add("tercera")
+                try a.sync()
+            case .removedThenSet: try a.library.setRemote(nil)
+            }
             let aInY = try setToY(fixture, a)
-            #expect(try aInY.sync().fullUpload == false, "the copy is the same library's: a keeps its place")
+            let first = try aInY.sync()
+            #expect(first.fullUpload == (move != .setToTheCopy), "set straight to the copy, a keeps its place")
+            #expect(first.copyOfFolder == (move == .setToTheCopy ? nil : fixture.file("F")))
             _ = try a.library.delete([word])
             try aInY.sync()
             // b, still on the old folder, writes notes two days later.
