@@ -336,6 +336,7 @@ package final class ToolContext {
         if report.autoPurged > 0 { notes.append(autoPurgedNote(report.autoPurged)) }
         if let note = report.autoPurgeWaitsNote { notes.append("Note: \(note.shownSafely).") }
         if let note = report.autoPurgeWaitsElsewhereNote { notes.append("Note: \(note.shownSafely).") }
+        if let note = report.autoPurgeDaysRestartedNote { notes.append("Note: \(note).") }
         if let clock = report.clockAhead { notes.append("warning: \(clock.message.shownSafely.oneLine)") }
         if let note = report.aheadOfCloudNote { notes.append("warning: \(note)") }
         if let note = report.putBackNote { notes.append("Note: \(note).") }

@@ -193,16 +193,22 @@ extension WordLibrary {
         let store = SyncStore(self)
         guard try store.remoteLocation() == nil else { return nil }
         let now = clock.now().milliseconds
-        let held = try guarded {
+        let past = try guarded {
             try database.integer(
                 "SELECT count(*) FROM words WHERE trash_seen_at IS NOT NULL AND trash_seen_at < ?",
                 [.integer(now - Int64(days) * 86_400_000)]) ?? 0
         }
+        guard past > 0 else { return nil }
+        let partners = try store.devicesElsewhere(now: now, within: Self.devicesRememberedFor)
+        // Not those the clean-up purges when it next runs (a command, the web app's next
+        // sync): read before it ran, the web app's Settings said a backup restore kept them
+        // (round 18A).
+        let dueNow = partners.isEmpty ? try autoPurgeDue(lastSync: try lastSyncEver()).count : 0
+        let held = Int(past) - dueNow
         guard held > 0 else { return nil }
         let them = held == 1 ? "it" : "them"
         var note =
             "\(held) word\(held == 1 ? "" : "s") in the Trash \(held == 1 ? "is" : "are") past trash.autoPurgeDays (\(days)) and kept: "
-        let partners = try store.devicesElsewhere(now: now, within: Self.devicesRememberedFor)
         let names = zip(partners, SyncStore.labels(of: partners)).compactMap { partner, label in
             partner.device.isEmpty ? partner.name.map { "any device that synced through \($0) after this library" } : label
         }
@@ -227,6 +233,13 @@ extension WordLibrary {
                 + "days after this library last heard from them; \(emptyTrash) deletes \(them) now"
         }
         return note
+    }
+
+    /// What the Trash's clean-up says when it deleted `count` words, for the web app (the
+    /// command line adds how to turn it off).
+    public static func autoPurgedNote(_ count: Int) -> String {
+        "Deleted permanently \(count == 1 ? "1 word" : "\(count) words") that had been in the Trash longer than "
+            + "trash.autoPurgeDays allows (counted by this computer's clock)."
     }
 
     /// How long a device heard from counts as one that may still sync (ms): 180 days, as

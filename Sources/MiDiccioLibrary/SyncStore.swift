@@ -686,6 +686,32 @@ package final class SyncStore {
         try library.guarded { Set(try database.cached("SELECT id FROM restored_from_elsewhere").rows([]) { $0.text(0) }) }
     }
 
+    /// The `library_info` key set while the Trash's clean-up waits for devices of another
+    /// cloud (`noteAutoPurgeHeld`).
+    static let autoPurgeHeldKey = "autoPurge.heldForOthers"
+
+    /// Notes that the Trash's clean-up waits for devices of another cloud, so that once
+    /// they have come, the words' days count again (`restartTrashDaysIfHeld`).
+    package func noteAutoPurgeHeld() throws {
+        guard try library.info(Self.autoPurgeHeldKey) == nil else { return }
+        try write { try library.setInfo(Self.autoPurgeHeldKey, "1") }
+    }
+
+    /// Once the devices of another cloud that the Trash's clean-up waited for have synced
+    /// here (`noteAutoPurgeHeld` was called, and nothing holds now): every word in the
+    /// Trash counts its days again from `now`, so those devices see it there for as long
+    /// as the setting says before it goes. True when it did. It went at the next sync,
+    /// minutes after a device's edit there reached the Trash here (round 18A #5).
+    package func restartTrashDaysIfHeld(now: Timestamp) throws -> Bool {
+        guard try library.info(Self.autoPurgeHeldKey) != nil else { return false }
+        try write {
+            try database.run(
+                "UPDATE words SET trash_seen_at = max(trash_seen_at, ?) WHERE trash_seen_at IS NOT NULL", [.integer(now.milliseconds)])
+            try database.run("DELETE FROM library_info WHERE key = ?", [.text(Self.autoPurgeHeldKey)])
+        }
+        return true
+    }
+
     /// Lets the hold of the words a backup restore brought go (`restoredFromElsewhereAt` is
     /// nil after): a device that had them before the restore syncs where this library does.
     /// Call inside `write`.

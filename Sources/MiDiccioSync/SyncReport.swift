@@ -84,6 +84,10 @@ public struct SyncReport: Hashable, Sendable {
     /// device of the library the backup came from has synced through this cloud since (for
     /// 180 days at most): they may hold the words, seen only in use.
     public var autoPurgeWaitsRestore = false
+    /// True when the devices of another cloud that the Trash's clean-up waited for have
+    /// synced here: the words in the Trash count their days again from this sync, for them
+    /// to see the words there before they go (`autoPurgeDaysRestartedNote`).
+    public var autoPurgeDaysRestarted = false
     /// The devices (by name) whose records name files this sync has not read: not
     /// delivered yet by a file-sync client, cut short, or missing. One of them may take a
     /// word out of the Trash or edit it, so a command about to purge or override what
@@ -247,6 +251,13 @@ extension SyncReport {
             note += autoPurgeWaitsElsewhere.isEmpty ? ", sooner" + when : " (for the others," + when + ")"
         }
         return note
+    }
+
+    /// What `autoPurgeDaysRestarted` means, for people; nil when it is not set.
+    public var autoPurgeDaysRestartedNote: String? {
+        guard autoPurgeDaysRestarted else { return nil }
+        return "the devices of another cloud that the Trash's clean-up (trash.autoPurgeDays) waited for have synced here: "
+            + "the words in the Trash count their days again from now, so those devices see them there before they go"
     }
 
     /// What `aheadOfCloud` means, for people; nil when it is not set.

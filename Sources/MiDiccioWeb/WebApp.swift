@@ -729,9 +729,12 @@ public final class WebApp: HTTPHandler {
                     let report = try engine.sync(allowMassDelete: allowMassDelete)
                     var notes = report.cloudNotes(cloud: remote.displayName)
                     if let overridden = report.overriddenNote { notes.append(overridden + ".") }
+                    // The clean-up's purge is said as on the command line (the page said
+                    // nothing of it, round 18A).
+                    if report.autoPurged > 0 { notes.append(WordLibrary.autoPurgedNote(report.autoPurged)) }
                     let said = [
                         report.aheadOfCloudNote, report.putBackNote.map { $0 + "." }, report.autoPurgeWaitsNote.map { $0 + "." },
-                        report.autoPurgeWaitsElsewhereNote.map { $0 + "." },
+                        report.autoPurgeWaitsElsewhereNote.map { $0 + "." }, report.autoPurgeDaysRestartedNote.map { $0 + "." },
                     ]
                     for note in said.compactMap({ $0 }) {
                         notes.append(note.prefix(1).uppercased() + note.dropFirst())
@@ -767,12 +770,7 @@ public final class WebApp: HTTPHandler {
     /// G11). `purged` counts the words it deleted permanently, and `notes` says so.
     private static func cleanUpWithoutSync(_ library: WordLibrary) throws -> HTTPResponse {
         let purged = try library.autoPurgeUnlessSyncing()
-        let notes =
-            purged > 0
-            ? [
-                "Deleted permanently \(purged == 1 ? "1 word" : "\(purged) words") that had been in the Trash longer than "
-                    + "trash.autoPurgeDays allows (counted by this computer's clock)."
-            ] : []
+        let notes = purged > 0 ? [WordLibrary.autoPurgedNote(purged)] : []
         return .json(
             JSONText.object([
                 ("synced", "false"), ("reason", JSONText.quote("no remote is set")), ("purged", String(purged)),

@@ -33,6 +33,9 @@ final class TheWebAppCleansTheTrashWithoutSyncTests {
         try web.library().setSetting(.autoPurgeDays, to: "7")
         _ = try inTheTrash("vieja", sinceDaysAgo: 8)
         _ = try inTheTrash("reciente", sinceDaysAgo: 2)
+        // Settings read before the clean-up ran: nothing is kept, it goes at the page's sync
+        // (it said a backup restore kept it, round 18A).
+        #expect(try web.send("GET", "/api/status").json["trashHeld"] is NSNull)
         let response = try web.send("POST", "/api/sync")
         #expect(response.status == 200)
         #expect(response.json["synced"] as? Bool == false)
@@ -45,6 +48,23 @@ final class TheWebAppCleansTheTrashWithoutSyncTests {
         let again = try web.send("POST", "/api/sync").json
         #expect(again["purged"] as? Int == 0)
         #expect((again["notes"] as? [String])?.isEmpty == true)
+    }
+
+    @Test("a sync through a cloud that runs the clean-up says what it deleted, as the command line does")
+    func aSyncSaysWhatTheCleanUpDeleted() throws {
+        let folder = web.directory + "/cloud"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        #expect(try web.send("PUT", "/api/remote", json: "{\"folder\": \"\(folder)\"}").status == 200)
+        try web.library().setSetting(.autoPurgeDays, to: "7")
+        let id = try inTheTrash("vieja", sinceDaysAgo: 0)
+        #expect(try web.send("POST", "/api/sync").json["synced"] as? Bool == true)
+        // Sent, and seen in the Trash eight days ago since.
+        let seen = Int64(Date().timeIntervalSince1970 * 1000) - 8 * Self.day
+        try web.library().database.run("UPDATE words SET trash_seen_at = ? WHERE id = ?", [.integer(seen), .text(id)])
+        let response = try web.send("POST", "/api/sync").json
+        #expect(response["purged"] as? Int == 1, "\(response)")
+        let notes = try #require(response["notes"] as? [String])
+        #expect(notes.contains { $0.hasPrefix("Deleted permanently 1 word that had been in the Trash") }, "\(notes)")
     }
 
     @Test("with the setting off, nothing goes")

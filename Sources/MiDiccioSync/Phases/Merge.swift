@@ -308,6 +308,13 @@ extension SyncSession {
             // sent yet waits for the sync that sends it anyway (`autoPurgeDue`).
             report.autoPurgeWaitsElsewhere = SyncStore.labels(of: elsewhere.filter { !$0.device.isEmpty })
             report.autoPurgeWaitsUnheard = elsewhere.filter(\.device.isEmpty).compactMap(\.name)
+            try store.noteAutoPurgeHeld()
+            return
+        }
+        // They have come: the days count again, for them to see the words in the Trash
+        // (and restore one they edited) before they go.
+        if try store.restartTrashDaysIfHeld(now: until) {
+            report.autoPurgeDaysRestarted = true
             return
         }
         // The words a backup restore brought wait for the devices of the library it came

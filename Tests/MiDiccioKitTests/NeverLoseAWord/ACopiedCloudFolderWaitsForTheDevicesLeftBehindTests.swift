@@ -102,11 +102,14 @@ struct ACopiedCloudFolderWaitsForTheDevicesLeftBehindTests {
             let kept = try b.word(word)
             #expect(kept.isDeleted && kept.notes == "b's notes", "\(kept)")
             #expect(joined.trashedEditedTerms == ["palabra"])
-            // b synced in the copy: the hold lets go.
+            // b synced in the copy: the hold lets go, and the days count again, for b to
+            // restore the word it edited (the next sync purged it, round 18A).
             a.clock.advance(by: 1_000)
             let after = try aInY.sync()
             #expect(after.autoPurgeWaitsElsewhere.isEmpty)
-            #expect(after.autoPurged == 1)
+            #expect(after.autoPurged == 0 && after.autoPurgeDaysRestarted)
+            a.clock.advance(by: 8 * Self.day)
+            #expect(try aInY.sync().autoPurged == 1)
         }
     }
 

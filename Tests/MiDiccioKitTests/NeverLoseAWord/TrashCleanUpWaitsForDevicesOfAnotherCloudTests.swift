@@ -271,7 +271,7 @@ struct TrashCleanUpWaitsForDevicesOfAnotherCloudTests {
         }
     }
 
-    @Test("once the other device syncs through the new cloud too, the clean-up runs there")
+    @Test("once the other device syncs through the new cloud too, the days count again from then, and the clean-up runs there")
     func bothMovedThenItRuns() throws {
         try withSyncFixture { fixture in
             let a = try fixture.device("a"), b = try fixture.device("b")
@@ -290,8 +290,15 @@ struct TrashCleanUpWaitsForDevicesOfAnotherCloudTests {
             try bThere.sync()
             #expect(try b.word(word).isDeleted)
             fixture.advanceClocks(by: 1_000)
+            let came = try aThere.sync()
+            #expect(came.autoPurgeWaitsElsewhere.isEmpty && came.autoPurged == 0, "b has seven days to see it in its Trash")
+            #expect(came.autoPurgeDaysRestarted)
+            #expect(came.autoPurgeDaysRestartedNote?.contains("count their days again from now") == true)
+            fixture.advanceClocks(by: 6 * Self.day)
+            #expect(try aThere.sync().autoPurged == 0)
+            fixture.advanceClocks(by: 2 * Self.day)
             let report = try aThere.sync()
-            #expect(report.autoPurgeWaitsElsewhere.isEmpty && report.autoPurged == 1)
+            #expect(report.autoPurged == 1 && !report.autoPurgeDaysRestarted)
             fixture.advanceClocks(by: 1_000)
             try bThere.sync()
             #expect(try a.library.isPurged(word) && b.library.isPurged(word))
