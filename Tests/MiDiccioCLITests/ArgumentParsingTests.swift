@@ -220,10 +220,21 @@ struct ArgumentParsingTests {
         "an unknown option is refused, long or short",
         arguments: [
             ("--flavour", "unknown option '--flavour'"), ("--flavour=mint", "unknown option '--flavour'"),
-            ("-x", "unknown option '-x'"), ("-mword", "unknown option '-mword'"), ("---", "unknown option '---'"),
+            ("-x", "unknown option '-x' (an argument that starts with '-' goes after '--', as in: -- -x)"),
+            ("-mword", "unknown option '-mword' (an argument that starts with '-' goes after '--', as in: -- -mword)"),
+            ("---", "unknown option '---'"),
         ])
     func unknownOption(argument: String, message: String) {
         #expect(refusal(["palabra", argument]) == message)
+    }
+
+    @Test(
+        "a word of one dash and a colon or a space is an argument (a search leaving a tag out), and a command without arguments gives no hint"
+    )
+    func dashWordsWithAColonAreArguments() throws {
+        #expect(try probe(["-tag:done"]).word == "-tag:done")
+        #expect(try probe(["-tag:done perro"]).word == "-tag:done perro")
+        #expect(refusal(["-x"], of: ListCommand.self) == "unknown option '-x'")
     }
 
     @Test(

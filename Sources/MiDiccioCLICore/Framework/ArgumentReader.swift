@@ -17,8 +17,13 @@ package struct ArgumentReader {
     /// True when `-h` or `--help` was given.
     private(set) var helpRequested = false
 
-    package init(options: [ArgumentDefinition]) {
+    /// True when the command takes positional arguments: an unknown option then says how
+    /// to give an argument that starts with `-`.
+    private let takesArguments: Bool
+
+    package init(options: [ArgumentDefinition], takesArguments: Bool = false) {
         self.options = options
+        self.takesArguments = takesArguments
         values = Array(repeating: [], count: options.count)
     }
 
@@ -70,8 +75,14 @@ package struct ArgumentReader {
         return index
     }
 
+    /// A word that cannot be an option is an argument: one not starting with `-`, a
+    /// number, or one dash then text with a colon or a space (`-tag:done`, a search that
+    /// leaves a tag out; it was refused as an unknown option, round 18B), as no option's
+    /// name holds either.
     private static func isPositional(_ word: String) -> Bool {
-        word == "-" || !word.hasPrefix("-") || Int(word) != nil && !word.hasPrefix("--")
+        if word == "-" || !word.hasPrefix("-") { return true }
+        if word.hasPrefix("--") { return false }
+        return Int(word) != nil || word.count > 2 && word.contains { $0 == ":" || $0.isWhitespace }
     }
 
     /// The option `word` names, and the value written into it after `=`.
@@ -86,7 +97,9 @@ package struct ArgumentReader {
             return (position, inlineValue)
         }
         guard word.count == 2, let position = options.firstIndex(where: { $0.short == word.last }) else {
-            throw UsageError("unknown option '\(word)'")
+            // A search for words without one (`-perro`) is an argument, after `--`.
+            let hint = takesArguments ? " (an argument that starts with '-' goes after '--', as in: -- \(word))" : ""
+            throw UsageError("unknown option '\(word)'\(hint)")
         }
         return (position, nil)
     }

@@ -79,7 +79,7 @@ package struct CommandDefinition {
     /// Reads `arguments` into the declared properties: names, counts, then each value in
     /// the order declared. Returns false, storing nothing, when help was asked for.
     package func parse(_ arguments: [String]) throws(UsageError) -> Bool {
-        var reader = ArgumentReader(options: options)
+        var reader = ArgumentReader(options: options, takesArguments: !positionals.isEmpty)
         try reader.read(arguments)
         if reader.helpRequested { return false }
         let given = reader.positionals

@@ -867,7 +867,7 @@
       details.replaceChildren();
       const add = (label, value) => { details.append(element("dt", "", label), element("dd", "", value)); };
       add("This device", status.device);
-      add("Words", status.words.toLocaleString() + (status.trash ? " (and " + status.trash + " in the Trash)" : ""));
+      add("Words", status.words.toLocaleString() + (status.trash ? " (and " + status.trash.toLocaleString() + " in the Trash)" : ""));
       const devices = $("devices");
       devices.replaceChildren();
       state.googleClient = status.googleClient;
