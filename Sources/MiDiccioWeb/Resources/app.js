@@ -1423,7 +1423,8 @@
           // last 100). Said to be undone, a finished import was made twice (round 15B).
           if (error.status === 404) {
             throw new Error("The server no longer knows this action: it was started again, or the action ended a while ago. "
-              + "What it did may well be done: look before starting it again (Settings names the last import under Undo import).");
+              + "What it did may well be done: look before starting it again (Settings names the last import and the last restore under"
+              + " Undo import and Undo restore).");
           }
           // The action runs on in the server: a moment without an answer (Wi-Fi dropping,
           // the computer busy) is waited out, for two minutes from the first look that went
