@@ -27,6 +27,13 @@ public struct UndoSource: Hashable, Sendable {
     /// How it is kept in the library.
     var stored: String { "\(at.milliseconds)\t\(file)" }
 
+    /// This import or restore exactly (its time to the millisecond, then its file), as an
+    /// undo asked for it names it (`undoImport(expecting:)`, `undoRestore(expecting:)`).
+    /// The text for people named the file and the minute only, and the web app's undo of
+    /// its own import undid a terminal's import of a file of the same name made in the same
+    /// minute (round 18B).
+    public var identity: String { stored }
+
     /// For people: "words.csv of 2026-12-03 14:02 UTC".
     public var described: String {
         let time = at.iso8601.prefix(16).split(separator: "T").joined(separator: " ")
@@ -54,9 +61,9 @@ extension WordLibrary {
     }
 
     /// Throws `undoSourceChanged` when the undo kept under `key` is no longer of the source
-    /// described as `expected` (nil: any). Call inside the undo's transaction.
+    /// whose `identity` is `expected` (nil: any). Call inside the undo's transaction.
     func checkUndoSource(_ key: String, expected: String?) throws {
-        guard let expected, let now = try info(key).flatMap(UndoSource.init(stored:)), now.described != expected else { return }
+        guard let expected, let now = try info(key).flatMap(UndoSource.init(stored:)), now.identity != expected else { return }
         throw LibraryError.undoSourceChanged(now: now.described)
     }
 

@@ -611,6 +611,9 @@ public final class WebApp: HTTPHandler {
                 ("canUndoImport", String(try library.canUndoImport())),
                 ("restoreUndoSource", JSONText.optional(try library.restoreUndoSource()?.described)),
                 ("importUndoSource", JSONText.optional(try library.importUndoSource()?.described)),
+                // What an undo sends as `expect`: the action itself, not its file and minute.
+                ("restoreUndoKey", JSONText.optional(try library.restoreUndoSource()?.identity)),
+                ("importUndoKey", JSONText.optional(try library.importUndoSource()?.identity)),
                 ("device", JSONText.quote(try library.deviceName())),
             ]
             let remote = try library.remote()

@@ -86,20 +86,40 @@ struct UndoImportTests {
         try withTemporaryLibrary { fixture in
             let library = fixture.library
             _ = try importThree(fixture)
-            let shown = try #require(try library.importUndoSource()?.described)
-            #expect(shown.hasPrefix("words.csv of "))
+            let shown = try #require(try library.importUndoSource())
+            #expect(shown.described.hasPrefix("words.csv of "))
             fixture.clock.advance(by: 60_000)
             let other = fixture.file("more.csv")
             try Data("term,meaning\ncuatro,four\n".utf8).write(to: URL(fileURLWithPath: other))
             _ = try library.importWords(from: other)
             #expect {
-                try library.undoImport(expecting: shown)
+                try library.undoImport(expecting: shown.identity)
             } throws: { error in
                 "\(error)".contains("the last one is now that of more.csv of ")
             }
             #expect(try library.list().count == 4, "nothing undone")
-            let now = try #require(try library.importUndoSource()?.described)
+            let now = try #require(try library.importUndoSource()?.identity)
             #expect(try library.undoImport(expecting: now).trashed == 1)
+        }
+    }
+
+    @Test("an undo asked for one import leaves another of a file of the same name made in the same minute")
+    func undoOfAnImportOfTheSameNameAndMinuteRefused() throws {
+        try withTemporaryLibrary { fixture in
+            let library = fixture.library
+            _ = try importThree(fixture)
+            let shown = try #require(try library.importUndoSource())
+            // A terminal imports another words.csv seconds later.
+            fixture.clock.advance(by: 5_000)
+            let folder = fixture.file("elsewhere")
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            let other = folder + "/words.csv"
+            try Data("term,meaning\ncuatro,four\n".utf8).write(to: URL(fileURLWithPath: other))
+            _ = try library.importWords(from: other)
+            let now = try #require(try library.importUndoSource())
+            #expect(now.described == shown.described, "the same file name and minute, for people")
+            #expect(throws: LibraryError.self) { try library.undoImport(expecting: shown.identity) }
+            #expect(try library.list().count == 4, "nothing undone")
         }
     }
 

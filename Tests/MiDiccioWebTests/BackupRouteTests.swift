@@ -35,6 +35,36 @@ final class BackupRouteTests {
         #expect(try web.send("POST", "/api/backup/undo").status == 409, "one step only")
     }
 
+    @Test("an undo names the restore by its key: another restore of a file of the same name since is not undone in its place")
+    func undoNamesTheRestoreByItsKey() throws {
+        let library = try web.library()
+        try library.add(WordContent(term: "uno"))
+        let backup = try web.send("GET", "/api/backup")
+        try library.add(WordContent(term: "extra"))
+        #expect(try web.send("POST", "/api/backup/restore?replace=1&name=backup.json", body: backup.body).status == 200)
+        let shown = try web.send("GET", "/api/status").json
+        let key = try #require(shown["restoreUndoKey"] as? String)
+        let text = try #require(shown["restoreUndoSource"] as? String)
+        // A terminal restores another backup.json within the minute.
+        try library.add(WordContent(term: "dos"))
+        let other = try web.send("GET", "/api/backup")
+        let folder = web.directory + "/terminal"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try other.body.write(to: URL(fileURLWithPath: folder + "/backup.json"))
+        try library.add(WordContent(term: "tres"))
+        _ = try library.restoreBackup(from: folder + "/backup.json", replace: true)
+        #expect(try web.send("GET", "/api/status").json["restoreUndoSource"] as? String == text, "the same name and minute")
+        func undo(expecting expect: String) throws -> Int {
+            let body = String(decoding: try JSONSerialization.data(withJSONObject: ["expect": expect]), as: UTF8.self)
+            return try web.send("POST", "/api/backup/undo", json: body).status
+        }
+        for expect in [key, text] { #expect(try undo(expecting: expect) == 409, "\(expect)") }
+        let now = try #require(try web.send("GET", "/api/status").json["restoreUndoKey"] as? String)
+        #expect(now != key)
+        #expect(try undo(expecting: now) == 200)
+        #expect(try library.list().map(\.term).contains("tres"), "the terminal's restore undone")
+    }
+
     @Test("a backup of several megabytes downloads whole from its file, with its length and the security headers")
     func largeBackupDownload() throws {
         let library = try web.library()

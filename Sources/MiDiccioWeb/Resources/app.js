@@ -860,7 +860,8 @@
     try {
       const status = await api("GET", "/api/status");
       state.hasRemote = status.remote !== null;
-      showUndo(status.canUndoRestore, status.canUndoImport, status.restoreUndoSource, status.importUndoSource);
+      showUndo(status.canUndoRestore, status.canUndoImport, status.restoreUndoSource, status.importUndoSource,
+        status.restoreUndoKey, status.importUndoKey);
       $("settings-trash-count").textContent = (status.trash ? plural(status.trash, "word", "words") + " in the Trash." : "The Trash is empty.")
         + (status.trashHeld ? " " + status.trashHeld : "");
       const details = $("sync-details");
@@ -1472,9 +1473,11 @@
   // Each names what it undoes, and the undo is sent with that name: an import made in a
   // terminal since the page showed the button is not undone in its place (round 14A).
   const undoSources = { restore: null, import: null };
-  function showUndo(canUndoRestore, canUndoImport, restoreSource, importSource) {
-    undoSources.restore = restoreSource || null;
-    undoSources.import = importSource || null;
+  // The button names the file and the minute; the undo sends the action's own key, so one
+  // made in a terminal meanwhile with a file of the same name is not undone in its place.
+  function showUndo(canUndoRestore, canUndoImport, restoreSource, importSource, restoreKey, importKey) {
+    undoSources.restore = restoreKey || null;
+    undoSources.import = importKey || null;
     $("restore-undo").textContent = "Undo restore" + (restoreSource ? " of " + restoreSource : "");
     $("import-undo").textContent = "Undo import" + (importSource ? " of " + importSource : "");
     $("restore-undo").hidden = !canUndoRestore;
