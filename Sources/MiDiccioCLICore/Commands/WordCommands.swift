@@ -136,8 +136,12 @@ struct RestoreCommand: ParsableCommand {
 
     @Argument(name: "id", help: "Ids or unique prefixes of words in the Trash.") var ids: [String]
     @OptionGroup var output: OutputOptions
+    @OptionGroup var syncOnOpen: SyncOnOpen
 
     func run(_ context: ToolContext) throws {
+        // Syncs first: a word another device deleted permanently meanwhile was "Restored"
+        // here until the next sync took it, with any edit made since (round 18B).
+        try syncOnOpen.run(context, otherwise: "restoring on this device as it is")
         try applyToWords(
             ids, inTrash: true, output: output, context: context, action: { try $0.restore($1) },
             json: WordJSON.array, line: { "Restored \"\($0.term.shownSafely)\" (\($0.id))" })

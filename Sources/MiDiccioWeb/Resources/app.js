@@ -533,6 +533,9 @@
       scheduleSync();
       toast("Moved " + quoted(word.term) + " to the Trash. Press U to undo.", "Undo", async () => {
         try {
+          // Synced first: a word another device deleted permanently meanwhile was said to be
+          // restored until the next sync took it, with any edit made since (round 18B).
+          await syncFirst(false);
           await api("POST", "/api/words/" + word.id + "/restore");
           if (state.total !== null) state.total += 1;
           ownChangeMade();
@@ -660,7 +663,9 @@
     if (purge && !window.confirm("Delete " + what + " permanently, on every device? This cannot be undone.")) return;
     for (const id of ["trash-restore-selected", "trash-purge-selected"]) $(id).disabled = true;
     try {
-      if (purge) await syncFirst();
+      // A restore syncs first too, without asking: a word deleted permanently elsewhere is
+      // not said to be restored (round 18B).
+      await syncFirst(purge);
       const data = await bulkJob(purge ? "purge" : "restore", target);
       $("trash-all").checked = false;
       await loadTrash();
