@@ -45,9 +45,30 @@ struct JSONBody {
     init(_ data: Data) throws(BadRequest) {
         guard !data.isEmpty else { throw BadRequest(message: "the request needs a JSON body") }
         guard let value = try? JSONSerialization.jsonObject(with: data), let object = value as? [String: Any] else {
+            if Self.holdsAHalfCharacter(data) {
+                throw BadRequest(
+                    message:
+                        "the text holds half of a character (a lone UTF-16 surrogate, as half an emoji cut off where it was "
+                        + "copied from), which cannot be saved: remove it, and type or paste the whole character again")
+            }
             throw BadRequest(message: "the request body is not a JSON object")
         }
         self.object = object
+    }
+
+    /// True when `data` holds a `\u` escape of half a UTF-16 surrogate pair: the page's
+    /// `JSON.stringify` writes a lone one so, and the reader refuses the whole body. It
+    /// was refused as "not a JSON object", naming nothing a person could change (round 18B).
+    private static func holdsAHalfCharacter(_ data: Data) -> Bool {
+        let bytes = Array(data)
+        guard bytes.count >= 6 else { return false }
+        for index in 0...(bytes.count - 6) where bytes[index] == UInt8(ascii: "\\") && bytes[index + 1] == UInt8(ascii: "u") {
+            // D800-DFFF: the first two hex digits d8 to df, in either case.
+            if String(decoding: bytes[(index + 2)...(index + 3)], as: UTF8.self).lowercased().wholeMatch(of: /d[89a-f]/) != nil {
+                return true
+            }
+        }
+        return false
     }
 
     /// A string field; nil when absent or null.

@@ -63,6 +63,16 @@ final class WordRouteTests {
         #expect(example.json["field"] as? String == "examples")
     }
 
+    @Test("half a character (a lone surrogate, as half an emoji) is refused naming it, and a whole emoji saves")
+    func halfACharacterIsNamed() throws {
+        let half = try web.send("POST", "/api/words", json: #"{"term": "gato \ud83d"}"#)
+        #expect(half.status == 400)
+        #expect((half.json["error"] as? String)?.contains("half of a character") == true, "\(half.json)")
+        let broken = try web.send("POST", "/api/words", json: #"{"term": "gato""#)
+        #expect((broken.json["error"] as? String) == "the request body is not a JSON object", "\(broken.json)")
+        #expect(try web.send("POST", "/api/words", json: #"{"term": "gato \ud83d\udc31"}"#).status == 201)
+    }
+
     @Test("a duplicate term is added with the existing word reported, as in the CLI")
     func duplicateIsReported() throws {
         _ = try web.send("POST", "/api/words", json: #"{"term": "café"}"#)

@@ -626,7 +626,7 @@
       $("trash-summary").textContent = data.total === 0
         ? (searching ? "No word in the Trash starts with that." : "The Trash is empty.")
         : plural(data.total, "word", "words") + (searching ? " match" : " in the Trash") + ", " + list.children.length + " shown."
-          + (data.hidden ? " (" + data.hidden + " older ones are hidden.)" : "");
+          + (data.hidden ? (data.hidden === 1 ? " (1 older one is hidden.)" : " (" + data.hidden.toLocaleString() + " older ones are hidden.)") : "");
       $("empty-trash").hidden = data.total === 0 && !data.hidden && !searching;
       showTrashSelection();
     } catch (error) { $("trash-summary").textContent = error.message; }
