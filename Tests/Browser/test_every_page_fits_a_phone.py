@@ -86,6 +86,21 @@ def test_every_page_fits_a_phone(phone):
     check(phone, "body > header, #list-view", "table")
     phone.find_element(By.ID, "view-cards").click()
 
+    # The notice of a move to the Trash, with its Undo: whole, and Undo inside its button
+    # (from the middle of the screen it had half of it: "Press U to", round 18B).
+    api("/api/words", "POST", dict(term="hormiga"), csrf(phone))
+    phone.refresh()
+    wait(phone, lambda d: "hormiga" in terms(d))
+    word_item(phone, "hormiga").find_element(By.CSS_SELECTOR, ".delete").click()
+    wait(phone, lambda d: "Press U to undo" in d.find_element(By.ID, "toast").text)
+    check(phone, "#toast", "toast")
+    clipped = phone.execute_script(
+        "const t = document.getElementById('toast'), s = t.querySelector('span'), b = t.querySelector('button');"
+        "return {text: s.scrollHeight - s.clientHeight, button: b.scrollWidth - b.clientWidth,"
+        " width: t.getBoundingClientRect().width};")
+    assert clipped["text"] <= 1 and clipped["button"] <= 1, clipped
+    assert clipped["width"] > 390 * 0.6, clipped
+
     api("/api/words", "POST", dict(term="polilla", meaning="moth, " * 30), csrf(phone))
     moth = [w for w in api("/api/search?q=polilla", "GET", None, csrf(phone))["words"] if w["term"] == "polilla"][0]
     api("/api/words/" + moth["id"], "DELETE", None, csrf(phone))
