@@ -1,4 +1,5 @@
 import Foundation
+import MiDiccioFiles
 import MiDiccioLibrary
 import MiDiccioModel
 
@@ -333,6 +334,35 @@ extension SyncSession {
         report.autoPurged += try store.autoPurge(now: until, lastSync: state.lastSync)
     }
 
+    /// The devices whose records are in a cloud folder this library left, while that folder
+    /// is still on this computer (another folder than this cloud's), written at `since` or
+    /// later: among them those that joined it after this library left, which no state kept
+    /// aside names. A phone set to the old folder of a cloud copied elsewhere edited a word
+    /// there that this library had deleted in the copy, and the clean-up purged it (found by
+    /// the exploratory helper, round 18A #6). Read from the folder's records at each sync.
+    private func devicesInFoldersLeft(since: Int64) throws -> [SyncStore.DeviceElsewhere] {
+        let here = try store.remoteLocation().flatMap { $0.kind == "folder" ? FileSystem.identity($0.location) : nil }
+        let former = try store.formerIDs()
+        var found: [SyncStore.DeviceElsewhere] = []
+        for previous in try store.previousStates() {
+            guard let folder = SyncStore.folder(ofPreviousKey: previous.key), let there = FileSystem.identity(folder),
+                here.map({ $0 != there }) ?? true,
+                let names = try? FileManager.default.contentsOfDirectory(atPath: folder + "/" + CloudLayout.devicesFolder)
+            else { continue }
+            for device in names.compactMap(CloudLayout.device(fromRecordName:)) where device != deviceID && !former.contains(device) {
+                guard !found.contains(where: { $0.device == device }),
+                    let data = FileManager.default.contents(atPath: folder + "/" + CloudLayout.devicePath(device)),
+                    let record = DeviceRecord.decode(data), record.lastSync.milliseconds >= since
+                else { continue }
+                found.append(
+                    SyncStore.DeviceElsewhere(
+                        device: device, name: record.name.isEmpty ? nil : record.name, at: record.lastSync.milliseconds,
+                        written: record.lastSync.milliseconds))
+            }
+        }
+        return found
+    }
+
     /// The devices this library synced with through a cloud it has left, within the
     /// retention period counted to `until` (the earlier of this device's clock and the
     /// cloud's: a clock months ahead let the hold go, round 16A), that have not synced
@@ -350,6 +380,10 @@ extension SyncSession {
     private func devicesNotHeardHere(until: Int64, ownOnly: Bool = false) throws -> [SyncStore.DeviceElsewhere] {
         let heard = heardSoFar
         var candidates = try store.devicesElsewhere(now: until, within: engine.retention)
+        for joined in try devicesInFoldersLeft(since: until - engine.retention)
+        where !candidates.contains(where: { $0.device == joined.device }) {
+            candidates.append(joined)
+        }
         if !ownOnly {
             // Never this library's former ids: another device heard one in a cloud they both
             // left, never learnt it was taken over, and named it (round 17A G2).

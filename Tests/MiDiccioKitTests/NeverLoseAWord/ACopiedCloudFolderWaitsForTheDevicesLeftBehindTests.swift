@@ -113,6 +113,43 @@ struct ACopiedCloudFolderWaitsForTheDevicesLeftBehindTests {
         }
     }
 
+    @Test("a device that joins the old folder after the copy is waited for too, read from that folder's records")
+    func aDeviceThatJoinsTheOldFolderLater() throws {
+        try withSyncFixture { fixture in
+            let (a, b, word) = try twoDevicesInFolderF(fixture)
+            try FileManager.default.copyItem(atPath: fixture.file("F"), toPath: fixture.file("Y"))
+            let aInY = try setToY(fixture, a)
+            try aInY.sync()
+            // A phone joins the old folder: its record is there, not in the copy.
+            let phone = try TestDevice(
+                name: "phone", path: fixture.file("phone.sqlite"), storage: FolderStorage(root: fixture.file("F")),
+                clock: ManualClock(start: a.clock.now()))
+            try phone.library.setRemote(.folder(path: fixture.file("F")))
+            try phone.sync()
+            _ = try a.library.delete([word])
+            try aInY.sync()
+            phone.clock.advance(by: 2 * Self.day)
+            _ = try phone.library.edit(word, WordEdit(notes: "phone notes"))
+            try phone.sync()
+
+            a.clock.advance(by: 10 * Self.day)
+            let waiting = try aInY.sync()
+            #expect(waiting.autoPurged == 0)
+            #expect(Set(waiting.autoPurgeWaitsElsewhere) == ["b", "phone"], "\(waiting.autoPurgeWaitsElsewhere)")
+            for device in [b, phone] { device.clock.advance(by: 10 * Self.day) }
+            try phone.library.setRemote(.folder(path: fixture.file("Y")))
+            let joined = try SyncEngine(
+                library: phone.library, storage: FolderStorage(root: fixture.file("Y")), appVersion: "midiccio-tests"
+            )
+            .sync()
+            let kept = try phone.word(word)
+            #expect(kept.isDeleted && kept.notes == "phone notes", "\(kept)")
+            #expect(joined.trashedEditedTerms == ["palabra"])
+            a.clock.advance(by: 1_000)
+            #expect(try aInY.sync().autoPurgeWaitsElsewhere == ["b"], "the phone has come; b has not")
+        }
+    }
+
     /// Deletes `word` on `a` (syncing with `aThere`), has `b` sync with `bThere`, and checks
     /// that ten days later a's clean-up purges it, waiting for nobody.
     private func expectNothingWaits(
