@@ -83,25 +83,12 @@ struct ACopiedCloudFolderWaitsForTheDevicesLeftBehindTests {
             let first = try aInY.sync()
             #expect(first.fullUpload == (move != .setToTheCopy), "set straight to the copy, a keeps its place")
             #expect(first.copyOfFolder == (move == .setToTheCopy ? nil : fixture.file("F")))
-            _ = try a.library.delete([word])
-            try aInY.sync()
-            // b, still on the old folder, writes notes two days later.
-            b.clock.advance(by: 2 * Self.day)
-            _ = try b.library.edit(word, WordEdit(notes: "b's notes"))
-            try b.sync()
-
-            a.clock.advance(by: 10 * Self.day)
-            let waiting = try aInY.sync()
-            #expect(waiting.autoPurged == 0)
-            #expect(try !a.library.isPurged(word))
+            // b, still on the old folder, writes notes in it two days later.
+            let waiting = try deletedInTheCopy(word, on: a, aInY, editedOn: b)
             #expect(waiting.autoPurgeWaitsElsewhere == ["b"])
-
             // b moves to the copy: the word is in its Trash with its notes, and it is told.
             b.clock.advance(by: 9 * Self.day)
-            let joined = try setToY(fixture, b).sync()
-            let kept = try b.word(word)
-            #expect(kept.isDeleted && kept.notes == "b's notes", "\(kept)")
-            #expect(joined.trashedEditedTerms == ["palabra"])
+            try movesToTheCopy(fixture, b, findsInItsTrash: word)
             // b synced in the copy: the hold lets go, and the days count again, for b to
             // restore the word it edited (the next sync purged it, round 18A).
             a.clock.advance(by: 1_000)
@@ -126,28 +113,38 @@ struct ACopiedCloudFolderWaitsForTheDevicesLeftBehindTests {
                 clock: ManualClock(start: a.clock.now()))
             try phone.library.setRemote(.folder(path: fixture.file("F")))
             try phone.sync()
-            _ = try a.library.delete([word])
-            try aInY.sync()
-            phone.clock.advance(by: 2 * Self.day)
-            _ = try phone.library.edit(word, WordEdit(notes: "phone notes"))
-            try phone.sync()
-
-            a.clock.advance(by: 10 * Self.day)
-            let waiting = try aInY.sync()
-            #expect(waiting.autoPurged == 0)
+            let waiting = try deletedInTheCopy(word, on: a, aInY, editedOn: phone)
             #expect(Set(waiting.autoPurgeWaitsElsewhere) == ["b", "phone"], "\(waiting.autoPurgeWaitsElsewhere)")
             for device in [b, phone] { device.clock.advance(by: 10 * Self.day) }
-            try phone.library.setRemote(.folder(path: fixture.file("Y")))
-            let joined = try SyncEngine(
-                library: phone.library, storage: FolderStorage(root: fixture.file("Y")), appVersion: "midiccio-tests"
-            )
-            .sync()
-            let kept = try phone.word(word)
-            #expect(kept.isDeleted && kept.notes == "phone notes", "\(kept)")
-            #expect(joined.trashedEditedTerms == ["palabra"])
+            try movesToTheCopy(fixture, phone, findsInItsTrash: word)
             a.clock.advance(by: 1_000)
             #expect(try aInY.sync().autoPurgeWaitsElsewhere == ["b"], "the phone has come; b has not")
         }
+    }
+
+    /// `word` deleted on `a` and sent to the copy (`aInY`); two days later `device`, still on
+    /// the old folder, writes notes in it and syncs there; ten days later a's sync in the
+    /// copy, which must keep it: its report.
+    private func deletedInTheCopy(_ word: WordID, on a: TestDevice, _ aInY: SyncEngine, editedOn device: TestDevice) throws -> SyncReport {
+        _ = try a.library.delete([word])
+        try aInY.sync()
+        device.clock.advance(by: 2 * Self.day)
+        _ = try device.library.edit(word, WordEdit(notes: "\(device.name)'s notes"))
+        try device.sync()
+        a.clock.advance(by: 10 * Self.day)
+        let waiting = try aInY.sync()
+        #expect(waiting.autoPurged == 0)
+        #expect(try !a.library.isPurged(word))
+        return waiting
+    }
+
+    /// `device` set to the copy: its first sync there finds `word` in its Trash with its
+    /// notes, and names it.
+    private func movesToTheCopy(_ fixture: SyncFixture, _ device: TestDevice, findsInItsTrash word: WordID) throws {
+        let joined = try setToY(fixture, device).sync()
+        let kept = try device.word(word)
+        #expect(kept.isDeleted && kept.notes == "\(device.name)'s notes", "\(kept)")
+        #expect(joined.trashedEditedTerms == ["palabra"])
     }
 
     /// Deletes `word` on `a` (syncing with `aThere`), has `b` sync with `bThere`, and checks
