@@ -341,11 +341,14 @@ extension SyncSession {
     /// there that this library had deleted in the copy, and the clean-up purged it (found by
     /// the exploratory helper, round 18A #6). Read from the folder's records at each sync.
     private func devicesInFoldersLeft(since: Int64) throws -> [SyncStore.DeviceElsewhere] {
+        // Most libraries left no folder: one read of the states kept aside, and nothing more.
+        let folders = try store.previousStates().compactMap { SyncStore.folder(ofPreviousKey: $0.key) }
+        guard !folders.isEmpty else { return [] }
         let here = try store.remoteLocation().flatMap { $0.kind == "folder" ? FileSystem.identity($0.location) : nil }
         let former = try store.formerIDs()
         var found: [SyncStore.DeviceElsewhere] = []
-        for previous in try store.previousStates() {
-            guard let folder = SyncStore.folder(ofPreviousKey: previous.key), let there = FileSystem.identity(folder),
+        for folder in folders {
+            guard let there = FileSystem.identity(folder),
                 here.map({ $0 != there }) ?? true,
                 let names = try? FileManager.default.contentsOfDirectory(atPath: folder + "/" + CloudLayout.devicesFolder)
             else { continue }

@@ -393,15 +393,7 @@ struct TrashCleanUpWaitsForDevicesOfAnotherCloudTests {
     @Test("a new library started from another device's backup keeps its words' Trash until its first sync sends it")
     func restoredBackupWaitsForItsFirstSync() throws {
         try withSyncFixture { fixture in
-            let phone = try fixture.device("phone"), laptop = try fixture.device("laptop")
-            let word = try phone.add("palabra", meaning: "word")
-            try phone.library.setSetting(.autoPurgeDays, to: "7")
-            try phone.sync()
-            let backup = fixture.file("phone.json")
-            _ = try phone.library.exportBackup(to: backup)
-
-            _ = try laptop.library.restoreBackup(from: backup)
-            try laptop.library.setSetting(.autoPurgeDays, to: "7")
+            let (phone, laptop, word) = try laptopFromThePhonesBackup(fixture)
             _ = try laptop.library.delete([word])
             // Made on the laptop after the restore: no other device can have it.
             let mine = try madeAndDeleted(fixture, on: laptop)
