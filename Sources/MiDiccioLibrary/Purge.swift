@@ -21,7 +21,7 @@ extension WordLibrary {
     }
 
     /// The transaction of `purge`, which leaves the scrub owed.
-    package func purgeOwingScrub(_ ids: [WordID], progress: BulkProgress? = nil) throws -> [Word] {
+    package func purgeOwingScrub(_ ids: [WordID], byCleanUp: Bool = false, progress: BulkProgress? = nil) throws -> [Word] {
         try writing {
             let time = clock.now()
             let unique = Self.unique(ids)
@@ -30,7 +30,9 @@ extension WordLibrary {
                 guard let stored = try stored(id) else { throw LibraryError.wordNotFound(id.rawValue) }
                 guard stored.word.isDeleted else { throw LibraryError.notInTrashForPurge(id, term: stored.word.term) }
                 try removePermanently(stored)
-                try recordMarker(PurgeMarker(id: id, purgedAt: time), pending: true, byThisDevice: true)
+                // The clean-up's marker says which version it purged (`PurgeMarker.cleanUp`).
+                let cleanUp = byCleanUp ? PurgeMarker.CleanUp(trashedAt: stored.times.deleted, newest: stored.times.newest) : nil
+                try recordMarker(PurgeMarker(id: id, purgedAt: time, cleanUp: cleanUp), pending: true, byThisDevice: true)
                 if (index + 1) % bulkWordsPerRead == 0 || index + 1 == unique.count { progress?(index + 1, unique.count) }
                 return stored.word
             }
@@ -87,13 +89,18 @@ extension WordLibrary {
     /// `now` is the time to count to, this device's clock unless a sync knows a clock it
     /// trusts more (`SyncSession.autoPurge`). `lastSync` and `onlyUnshared` as for
     /// `autoPurgeDue`.
+    ///
+    /// Its markers say so (`PurgeMarker.cleanUp`): a device that holds such a word out of
+    /// its Trash with a change newer than every field of the version purged here keeps it.
     @discardableResult
     public func autoPurge(
         now: Timestamp? = nil, lastSync: Int64? = nil, onlyUnshared: Bool = false, sentOnly: Bool = false, exceptRestored: Bool = false
     ) throws -> Int {
-        try purge(
-            try autoPurgeDue(now: now, lastSync: lastSync, onlyUnshared: onlyUnshared, sentOnly: sentOnly, exceptRestored: exceptRestored)
-        ).count
+        let due = try autoPurgeDue(
+            now: now, lastSync: lastSync, onlyUnshared: onlyUnshared, sentOnly: sentOnly, exceptRestored: exceptRestored)
+        let purged = try purgeOwingScrub(due, byCleanUp: true)
+        if !scrubsLater { try scrubIfOwed() }
+        return purged.count
     }
 
     /// The words `autoPurge(now:)` would purge: in the Trash here longer than
@@ -288,18 +295,25 @@ extension WordLibrary {
         try removeReviewEvents(of: stored.word.id)
     }
 
-    /// Stores a marker; an existing one keeps the earlier purge time. A marker new to
+    /// Stores a marker; an existing one keeps the earlier purge time, and counts as a
+    /// person's purge when either was one (`PurgeMarker.cleanUp` nil). A marker new to
     /// this library gets the next position in the order this device learnt them.
     package func recordMarker(_ marker: PurgeMarker, pending: Bool, byThisDevice: Bool) throws {
         // A purge takes the word's review events too, even those that came before the word.
         try removeReviewEvents(of: marker.id)
         try database.run(
             """
-            INSERT INTO purged (id, purged_at, pending, by_this_device, seen)
-                VALUES (?, ?, ?, ?, (SELECT coalesce(max(seen), 0) + 1 FROM purged))
+            INSERT INTO purged (id, purged_at, pending, by_this_device, seen, clean_up_trashed_at, clean_up_newest)
+                VALUES (?, ?, ?, ?, (SELECT coalesce(max(seen), 0) + 1 FROM purged), ?, ?)
             ON CONFLICT (id) DO UPDATE SET purged_at = min(purged_at, excluded.purged_at),
-                pending = max(pending, excluded.pending), by_this_device = max(by_this_device, excluded.by_this_device)
-            """, [.text(marker.id.rawValue), .time(marker.purgedAt), .integer(pending ? 1 : 0), .integer(byThisDevice ? 1 : 0)])
+                pending = max(pending, excluded.pending), by_this_device = max(by_this_device, excluded.by_this_device),
+                clean_up_trashed_at = iif(clean_up_newest IS NULL OR excluded.clean_up_newest IS NULL, NULL, clean_up_trashed_at),
+                clean_up_newest = iif(clean_up_newest IS NULL OR excluded.clean_up_newest IS NULL, NULL, clean_up_newest)
+            """,
+            [
+                .text(marker.id.rawValue), .time(marker.purgedAt), .integer(pending ? 1 : 0), .integer(byThisDevice ? 1 : 0),
+                marker.cleanUp.map { .time($0.trashedAt) } ?? .null, marker.cleanUp.map { .time($0.newest) } ?? .null,
+            ])
     }
 
     /// Notes, in the transaction that purges, that the purged words' text is still to be

@@ -527,6 +527,16 @@ enum Migrations {
                 -- (made since, here or on another device), as the other undos keep later edits.
                 ALTER TABLE bulk_undo ADD COLUMN done_at INTEGER;
                 """),
+        Migration(
+            name: "2026-12-clean-up-markers",
+            sql: """
+                -- For a marker the Trash's clean-up left (trash.autoPurgeDays), the times of
+                -- the version it purged: when it went to the Trash, and its newest field. A
+                -- device holding the word with a newer change keeps that change (NULL: a
+                -- person's purge, which beats every version).
+                ALTER TABLE purged ADD COLUMN clean_up_trashed_at INTEGER;
+                ALTER TABLE purged ADD COLUMN clean_up_newest INTEGER;
+                """),
     ]
 
     /// Puts the floor of each tag list an older MiDiccio wrote here and did not send yet at

@@ -551,10 +551,19 @@ package final class SyncStore {
     /// Purge markers, all of them or only those not uploaded yet.
     package func markers(pendingOnly: Bool) throws -> [PurgeMarker] {
         try library.guarded {
-            try database.cached("SELECT id, purged_at FROM purged WHERE pending = 1 OR ? = 0 ORDER BY seen")
-                .rows([.integer(pendingOnly ? 1 : 0)]) { row in
-                    WordID(row.text(0)).map { PurgeMarker(id: $0, purgedAt: Timestamp(milliseconds: row.int64(1))) }
-                }.compactMap { $0 }
+            try database.cached(
+                "SELECT id, purged_at, clean_up_trashed_at, clean_up_newest FROM purged WHERE pending = 1 OR ? = 0 ORDER BY seen"
+            )
+            .rows([.integer(pendingOnly ? 1 : 0)]) { row in
+                WordID(row.text(0)).map {
+                    PurgeMarker(
+                        id: $0, purgedAt: Timestamp(milliseconds: row.int64(1)),
+                        cleanUp: row.isNull(2) || row.isNull(3)
+                            ? nil
+                            : PurgeMarker.CleanUp(
+                                trashedAt: Timestamp(milliseconds: row.int64(2)), newest: Timestamp(milliseconds: row.int64(3))))
+                }
+            }.compactMap { $0 }
         }
     }
 
@@ -577,6 +586,18 @@ package final class SyncStore {
             }
             try library.recordMarker(marker, pending: false, byThisDevice: false)
             return effect
+        }
+    }
+
+    /// Gives the review events of word `old` to word `new` (one the Trash's clean-up purged
+    /// elsewhere, kept here under a new id), pending, so they travel with it; the marker
+    /// then takes those of `old`. Call inside `write`.
+    package func moveReviewEvents(from old: WordID, to new: WordID) throws {
+        try library.guarded {
+            try database.run(
+                "INSERT OR IGNORE INTO reviews (word, time, device, grade, seconds, pending) "
+                    + "SELECT ?, time, device, grade, seconds, 1 FROM reviews WHERE word = ?", [.blob(new.bytes), .blob(old.bytes)])
+            if database.changes > 0 { try library.refreshStudyCache(of: [new]) }
         }
     }
 

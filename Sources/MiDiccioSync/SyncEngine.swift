@@ -296,6 +296,8 @@ final class SyncSession {
         report.trashedEditedTerms = untold.trashedEditedTerms ?? []
         report.editedTrashedHere += untold.editedTrashedHere ?? 0
         report.editedTrashedHereTerms = untold.editedTrashedHereTerms ?? []
+        report.keptFromCleanUp += untold.keptFromCleanUp ?? 0
+        report.keptFromCleanUpTerms = untold.keptFromCleanUpTerms ?? []
     }
 
     /// The error a failed sync throws: as it came when nothing was saved here, else

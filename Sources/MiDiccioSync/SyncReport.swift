@@ -63,6 +63,12 @@ public struct SyncReport: Hashable, Sendable {
     public var editedTrashedHere = 0
     /// The terms of the first `purgedNamed` words of `editedTrashedHere`.
     public var editedTrashedHereTerms: [String] = []
+    /// Words another device's Trash clean-up purged that held a change made here it never
+    /// had (an edit, or a restore from the Trash): kept here under a new id, in the Trash
+    /// or out of it as the change leaves them, and sent on (`SyncSession.keepFromCleanUp`).
+    public var keptFromCleanUp = 0
+    /// The terms of the first `purgedNamed` words of `keptFromCleanUp`.
+    public var keptFromCleanUpTerms: [String] = []
     /// Words this sync purged because their time in the Trash ran out
     /// (trash.autoPurgeDays), after the pull: none that another device took out of it.
     public var autoPurged = 0
@@ -583,6 +589,8 @@ extension SyncReport {
     /// device that made it said nothing (found by the exploratory helper, round 8). With
     /// them, such words another device moved to the Trash meanwhile (`trashedEditedHere`):
     /// an import undone there took one with its edit out of sight, silently (round 16B).
+    /// And the words another device's Trash clean-up purged that are kept here with a change
+    /// made since (`keptFromCleanUp`).
     public var overriddenNote: String? {
         var notes: [String] = []
         if overriddenHere > 0 {
@@ -599,6 +607,17 @@ extension SyncReport {
                     + "\(count == 1 ? "was" : "were") moved to the Trash on another device meanwhile: "
                     + TermList.named(trashedEditedTerms, of: count) + "; the edits are kept there, restore "
                     + (count == 1 ? "it" : "them") + " from the Trash to keep " + (count == 1 ? "it" : "them"))
+        }
+        if keptFromCleanUp > 0 {
+            let count = keptFromCleanUp
+            let it = count == 1 ? "it" : "them"
+            notes.append(
+                "\(count) word\(count == 1 ? "" : "s") changed here "
+                    + "\(count == 1 ? "was" : "were") deleted permanently on another device by its Trash clean-up "
+                    + "(trash.autoPurgeDays), which had not seen the change: " + TermList.named(keptFromCleanUpTerms, of: count)
+                    + "; \(count == 1 ? "it is kept here with the change as a new word" : "they are kept here with the changes as new words")"
+                    + ", which the other devices get too (in the Trash when the deletion came after the change: restore \(it) "
+                    + "from the Trash to keep \(it))")
         }
         if editedTrashedHere > 0 {
             let count = editedTrashedHere

@@ -190,10 +190,11 @@ public struct SyncBatch: Sendable {
         try endRecords()
     }
 
-    /// The cloud format version this batch is written in: always 5 now, since every record
-    /// carries its tag clock (written in format 4 or older, a record's tags would read as
-    /// a list that replaces the whole list). Before format 5, the oldest format that could
-    /// hold the batch was chosen, so that older devices could still read it.
+    /// The cloud format version this batch is written in: always the current one (6) now,
+    /// since every record carries its tag clock (written in format 4 or older, a record's
+    /// tags would read as a list that replaces the whole list) and every marker says whether
+    /// the Trash's clean-up left it. Before format 5, the oldest format that could hold the
+    /// batch was chosen, so that older devices could still read it.
     public var formatVersion: Int { Self.formatVersion(markers: markers, settings: settings, events: events) }
 
     /// The cloud format version of a batch carrying `markers`, `settings` and `events`.
@@ -224,6 +225,22 @@ public enum BatchCodec {
     /// Format 5 payloads add each record's tag clock after its tags: its floor (-1: none),
     /// a count, then per tag its form, time, 1 or 0 (on or off), order time and position.
     static let payloadMagic5 = Array("MDB5".utf8)
+    /// Format 6 payloads add to each purge marker a byte, 1 for one the Trash's clean-up
+    /// left (then the purged version's Trash time and newest field time) and 0 for a
+    /// person's purge (`PurgeMarker.cleanUp`).
+    static let payloadMagic6 = Array("MDB6".utf8)
+
+    /// The payload magic a batch of format `version` starts with (format 3 changed names,
+    /// not payloads).
+    static func payloadMagic(ofVersion version: Int) -> [UInt8] {
+        switch version {
+        case ...1: payloadMagic
+        case 2...3: payloadMagic2
+        case 4: payloadMagic4
+        case 5: payloadMagic5
+        default: payloadMagic6
+        }
+    }
     /// Largest payload a reader accepts (a hostile file must not exhaust memory).
     static let maximumPayload = 1 << 31
 

@@ -52,6 +52,9 @@ package struct BatchFileReader {
         } else if magic == BatchCodec.payloadMagic5 {
             guard formatVersion >= 5 else { throw BatchDecodeError(message: "written by a newer MiDiccio (format 5)") }
             version = 5
+        } else if magic == BatchCodec.payloadMagic6 {
+            guard formatVersion >= 6 else { throw BatchDecodeError(message: "written by a newer MiDiccio (format 6)") }
+            version = 6
         } else {
             throw BatchDecodeError(message: "not a MiDiccio batch")
         }
@@ -165,9 +168,9 @@ package struct BatchFileReader {
         return (markers, settings, events)
     }
 
-    /// Reads the purge markers and settings (format 2) and the head of the review events
-    /// (format 4: their device table and count); call after the last record. The events
-    /// follow, one at a time (`nextEvent`), then `end`.
+    /// Reads the purge markers and settings (format 2; each marker's kind in format 6) and
+    /// the head of the review events (format 4: their device table and count); call after
+    /// the last record. The events follow, one at a time (`nextEvent`), then `end`.
     package mutating func readTrailer() throws -> (markers: [PurgeMarker], settings: [SettingRecord]) {
         guard recordsRead == recordCount else { throw BatchDecodeError(message: "records left unread") }
         var markers: [PurgeMarker] = []
@@ -176,7 +179,18 @@ package struct BatchFileReader {
             for _ in 0..<(try source.count()) {
                 let idText = try source.string()
                 guard let id = WordID(idText) else { throw BatchDecodeError(message: "bad purged id \(idText.prefix(40))") }
-                markers.append(PurgeMarker(id: id, purgedAt: Timestamp(milliseconds: try source.i64())))
+                let purgedAt = Timestamp(milliseconds: try source.i64())
+                var cleanUp: PurgeMarker.CleanUp?
+                if version >= 6 {
+                    switch try source.u8() {
+                    case 0: break
+                    case 1:
+                        cleanUp = PurgeMarker.CleanUp(
+                            trashedAt: Timestamp(milliseconds: try source.i64()), newest: Timestamp(milliseconds: try source.i64()))
+                    case let kind: throw BatchDecodeError(message: "bad purge marker kind \(kind)")
+                    }
+                }
+                markers.append(PurgeMarker(id: id, purgedAt: purgedAt, cleanUp: cleanUp))
             }
             for _ in 0..<(try source.count()) {
                 settings.append(

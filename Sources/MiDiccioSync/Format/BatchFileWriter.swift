@@ -36,10 +36,7 @@ package struct BatchFileWriter {
             table.append(id)
         }
         writerIndex = index
-        block.bytes(
-            formatVersion == 1
-                ? BatchCodec.payloadMagic
-                : formatVersion >= 5 ? BatchCodec.payloadMagic5 : formatVersion >= 4 ? BatchCodec.payloadMagic4 : BatchCodec.payloadMagic2)
+        block.bytes(BatchCodec.payloadMagic(ofVersion: formatVersion))
         block.u8(kind.rawValue)
         block.string(device)
         block.i64(seq)
@@ -128,6 +125,14 @@ package struct BatchFileWriter {
             for marker in markers {
                 block.string(marker.id.rawValue)
                 block.i64(marker.purgedAt.milliseconds)
+                guard formatVersion >= 6 else { continue }
+                if let cleanUp = marker.cleanUp {
+                    block.u8(1)
+                    block.i64(cleanUp.trashedAt.milliseconds)
+                    block.i64(cleanUp.newest.milliseconds)
+                } else {
+                    block.u8(0)
+                }
             }
             block.u32(UInt32(settings.count))
             for setting in settings {

@@ -133,8 +133,11 @@ public struct CloudManifest: Hashable, Sendable {
     /// (issue 15); an older device would drop them from its snapshots, so it must neither
     /// read nor write. 5: each record's tag clock (`TagClock`); an older device would
     /// write lists that replace tags added elsewhere, and drop the clocks from its
-    /// snapshots, so it must neither read nor write.
-    public static let currentVersion = 5
+    /// snapshots, so it must neither read nor write. 6: purge markers say whether the
+    /// Trash's clean-up left them (`PurgeMarker.cleanUp`); an older device would drop that
+    /// from its snapshots, and take from every device a word edited after its deletion, so
+    /// it must neither read nor write.
+    public static let currentVersion = 6
 
     /// The folder's format version.
     public var version: Int
@@ -156,9 +159,11 @@ public struct CloudManifest: Hashable, Sendable {
     public static let withRandomNames = CloudManifest(version: 3, minimumReadVersion: 3, minimumWriteVersion: 3)
     /// The manifest of a format-4 folder (review events).
     public static let withReviewEvents = CloudManifest(version: 4, minimumReadVersion: 4, minimumWriteVersion: 4)
-    /// The manifest this MiDiccio writes: format 5, which only devices of format 5 and
+    /// The manifest of a format-5 folder (tag clocks).
+    public static let withTagClocks = CloudManifest(version: 5, minimumReadVersion: 5, minimumWriteVersion: 5)
+    /// The manifest this MiDiccio writes: format 6, which only devices of format 6 and
     /// newer may read or write.
-    public static let current = CloudManifest(version: 5, minimumReadVersion: 5, minimumWriteVersion: 5)
+    public static let current = CloudManifest(version: 6, minimumReadVersion: 6, minimumWriteVersion: 6)
 
     /// Makes a manifest.
     public init(version: Int, minimumReadVersion: Int, minimumWriteVersion: Int, cloud: String? = nil) {

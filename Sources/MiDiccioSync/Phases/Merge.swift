@@ -6,8 +6,9 @@ import MiDiccioModel
 // Step 3b of a sync: merge what was read into the library, in one transaction with the
 // new cursors, behind the mass-delete guard.
 extension SyncSession {
-    /// Applies `batches` (purge markers first: a purge beats every version of a word,
-    /// whatever its time), then records field by field (`MergeRules`), then saves the
+    /// Applies `batches` (purge markers first: a person's purge beats every version of a
+    /// word, whatever its time; the Trash clean-up's leaves a change it never saw,
+    /// `keepFromCleanUp`), then records field by field (`MergeRules`), then saves the
     /// cursors they reach. Stops without changing anything when other devices' changes
     /// would take more than half of a library of 20 or more words out of it (to the
     /// Trash or purged), unless `allowMassDelete`.
@@ -38,6 +39,9 @@ extension SyncSession {
         // Words moved to the Trash here since the last sync that another device edited before
         // that move was sent: they stay in the Trash with the edit, said by name (round 17B).
         var editedTrashedHere = NamedWords()
+        // Words another device's Trash clean-up purged that hold a change here it never had:
+        // kept under a new id (`keepFromCleanUp`), said by name.
+        var keptFromCleanUp = NamedWords()
         let syncedUpTo = state.lastSync ?? Int64.min
         let firstSyncHere = state.lastSync == nil
         // A field this device wrote since its last sync: an edit made here. Not one a backup
@@ -73,6 +77,18 @@ extension SyncSession {
             var purged = try store.purgedIDs()
             for batch in batches {
                 for marker in batch.markers {
+                    if let keptWord = try keepFromCleanUp(marker) {
+                        _ = try store.apply(marker)
+                        keptFromCleanUp.insert(marker.id, keptWord.term)
+                        // Into the Trash from outside it: a move to the Trash from elsewhere.
+                        if guarded && keptWord.inTrash && wasLive[marker.id] == nil {
+                            wasLive[marker.id] = true
+                            leaving.insert(marker.id)
+                            leavingBy[marker.id] = batch.device
+                        }
+                        purged.insert(marker.id)
+                        continue
+                    }
                     switch try store.apply(marker) {
                     case .removedLive(let term, let editedHere):
                         countPurged(term, editedHere: editedHere)
@@ -216,7 +232,9 @@ extension SyncSession {
             if purgedHere > 0 { try store.oweScrub() }
             // Kept until this sync has told it (`finish`): one stopped after this commit
             // leaves it to the next.
-            if purgedHere > 0 || overridden.count > 0 || trashedEdited.count > 0 || editedTrashedHere.count > 0 {
+            if purgedHere > 0 || overridden.count > 0 || trashedEdited.count > 0 || editedTrashedHere.count > 0
+                || keptFromCleanUp.count > 0
+            {
                 var untold = next.untold ?? SyncState.Untold()
                 let named = SyncReport.purgedNamed
                 untold.purged += purgedHere
@@ -228,6 +246,8 @@ extension SyncSession {
                 untold.editedTrashedHere = (untold.editedTrashedHere ?? 0) + editedTrashedHere.count
                 untold.editedTrashedHereTerms = Array(
                     ((untold.editedTrashedHereTerms ?? []) + editedTrashedHere.terms(named)).prefix(named))
+                untold.keptFromCleanUp = (untold.keptFromCleanUp ?? 0) + keptFromCleanUp.count
+                untold.keptFromCleanUpTerms = Array(((untold.keptFromCleanUpTerms ?? []) + keptFromCleanUp.terms(named)).prefix(named))
                 next.untold = untold
             }
         }
@@ -241,6 +261,8 @@ extension SyncSession {
         report.trashedEditedTerms = Array((report.trashedEditedTerms + trashedEdited.terms(named)).prefix(named))
         report.editedTrashedHere += editedTrashedHere.count
         report.editedTrashedHereTerms = Array((report.editedTrashedHereTerms + editedTrashedHere.terms(named)).prefix(named))
+        report.keptFromCleanUp += keptFromCleanUp.count
+        report.keptFromCleanUpTerms = Array((report.keptFromCleanUpTerms + keptFromCleanUp.terms(named)).prefix(named))
         report.answersPulled += answersPulled
         report.settingsPulled += settingsPulled
         report.purgedElsewhere += purgedHere
@@ -249,6 +271,42 @@ extension SyncSession {
         report.purgedEditedTerms = Array((report.purgedEditedTerms + purgedEditedTerms).prefix(SyncReport.purgedNamed))
         kept.pulled += pulled + merged
         kept.purged += purgedHere
+    }
+
+    /// Keeps a word another device's Trash clean-up purged (`PurgeMarker.cleanUp`) when this
+    /// library holds it out of the Trash with a change newer than every field of the version
+    /// purged there: an edit, or its restore from the Trash, that device never had. Without
+    /// the purge the merge would have kept that change (in the Trash with the edit, or out
+    /// of it after a restore); the purge only went ahead because its device had not seen it.
+    /// The word comes back under the id a purged word comes back under
+    /// (`WordID.restoredAfterPurge`, the same on every device, so two devices that kept it
+    /// make one word), with its fields, their times and its answers, and is sent as a change
+    /// of this library. Returns its term and whether it is in the Trash; nil when the marker
+    /// takes the word as any purge does: a person's purge, a word in the Trash here, or one
+    /// with nothing newer. A copy of a cloud folder, or a device that joined the old folder
+    /// after the library left it, let the clean-up purge a word a device had edited after its
+    /// deletion, and the marker took it, live and edited (round 18A); each hold closed one
+    /// route. Call inside the merge's `commit`, before `store.apply(marker)`.
+    func keepFromCleanUp(_ marker: PurgeMarker) throws -> (term: String, inTrash: Bool)? {
+        guard let cleanUp = marker.cleanUp, let local = try store.local(marker.id), !local.record.word.isDeleted,
+            local.record.times.newest > cleanUp.newest
+        else { return nil }
+        var id = marker.id.restoredAfterPurge
+        while try store.library.isPurged(id) { id = id.restoredAfterPurge }
+        var record = local.record
+        record.word.id = id
+        // Not taken out of the Trash here after it went there: the deletion is the newer
+        // value of the Trash flag, and the change stays with the word in the Trash.
+        if local.record.times.deleted <= cleanUp.trashedAt {
+            record.word.deletedAt = cleanUp.trashedAt
+            record.times.deleted = cleanUp.trashedAt
+        }
+        record.word.updatedAt = record.times.newest
+        let existing = try store.local(id)
+        let outcome = MergeRules.merge(local: existing?.record, incoming: record)
+        if outcome.changed { try store.saveMerged(outcome.record, replacing: existing, pending: true) }
+        try store.moveReviewEvents(from: marker.id, to: id)
+        return (local.record.word.term, outcome.record.word.isDeleted)
     }
 
     /// How many words new here, with their rows made ahead, a merge saves at once.

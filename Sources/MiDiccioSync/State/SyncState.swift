@@ -160,6 +160,10 @@ struct SyncState: Codable, Equatable {
         /// Words moved to the Trash here that another device had edited (nil as above).
         var editedTrashedHere: Int?
         var editedTrashedHereTerms: [String]?
+        /// Words another device's Trash clean-up purged, kept here with a change made since
+        /// (nil as above).
+        var keptFromCleanUp: Int?
+        var keptFromCleanUpTerms: [String]?
     }
 
     /// What a device's newest record read said, and when this device first read it.

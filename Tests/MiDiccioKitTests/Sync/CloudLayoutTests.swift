@@ -26,11 +26,12 @@ struct CloudLayoutTests {
             let data = try #require(fixture.storage.files[CloudLayout.manifestPath])
             let manifest = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
             #expect(manifest["format"] as? String == "midiccio-sync")
-            // Format 5: tag clocks (format 4 added review events, format 3 gave file names a
-            // random part); only format-5 devices may read or write.
-            #expect(manifest["version"] as? Int == 5)
-            #expect(manifest["minimumReadVersion"] as? Int == 5)
-            #expect(manifest["minimumWriteVersion"] as? Int == 5)
+            // Format 6: the clean-up's purge markers (format 5 added tag clocks, format 4 review
+            // events, format 3 gave file names a random part); only format-6 devices may read
+            // or write.
+            #expect(manifest["version"] as? Int == 6)
+            #expect(manifest["minimumReadVersion"] as? Int == 6)
+            #expect(manifest["minimumWriteVersion"] as? Int == 6)
             #expect(a.cloud.requests("write", under: CloudLayout.manifestPath).count == 1)
 
             let b = try fixture.device("b")
