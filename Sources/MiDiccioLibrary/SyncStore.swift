@@ -733,6 +733,17 @@ package final class SyncStore {
         return true
     }
 
+    /// Counts the days in the Trash of word `id` again from `now`, when it is in the Trash
+    /// (`SyncSession.merge`, for a change another device made to it there). Call inside
+    /// `write`.
+    package func restartTrashDays(of id: WordID, now: Int64) throws {
+        try library.guarded {
+            try database.run(
+                "UPDATE words SET trash_seen_at = max(trash_seen_at, ?) WHERE id = ? AND trash_seen_at IS NOT NULL",
+                [.integer(now), .text(id.rawValue)])
+        }
+    }
+
     /// Lets the hold of the words a backup restore brought go (`restoredFromElsewhereAt` is
     /// nil after): a device that had them before the restore syncs where this library does.
     /// Call inside `write`.

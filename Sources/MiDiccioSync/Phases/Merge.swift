@@ -114,6 +114,8 @@ extension SyncSession {
             // hash seen before means a lookup, which has the last word.
             let empty = try store.wordCount() == 0
             var inserted = Set<Int>()
+            // Words in the Trash here that a change from another device reached (below).
+            var trashChanged: [WordID] = []
             var done = 0
             // Review events follow each batch's words, read in the same pass over its file:
             // both the bulk path of a new device and the word-by-word path carry them, and
@@ -199,6 +201,17 @@ extension SyncSession {
                             {
                                 editedTrashedHere.insert(id, local.record.word.term)
                             }
+                            // A change from another device to a word that stays in the Trash here:
+                            // that device may not have seen it go there (an edit and the deletion
+                            // crossing), and sees it in its Trash only once this deletion reaches
+                            // it, so the word's days count again from now. The clean-up purged it
+                            // in the very sync that brought the edit, and the marker took the word,
+                            // edited, from a device that never saw it in its Trash (round 18A #8).
+                            if let local, local.record.word.isDeleted, outcome.record.word.isDeleted,
+                                outcome.changedFields.contains(where: { $0 != .deleted })
+                            {
+                                trashChanged.append(id)
+                            }
                             // A word new here is saved as `incoming`, which `columns` were made from.
                             if local == nil, let columns {
                                 fresh.append((outcome.record, columns))
@@ -212,6 +225,8 @@ extension SyncSession {
                         columnsLocale: columnsLocale)
                 }
             }
+            let restartedAt = now
+            for id in trashChanged { try store.restartTrashDays(of: id, now: restartedAt) }
             // Joplin lost notes when a sync read absence as deletion; MiDiccio never does,
             // and still stops when other devices' changes would empty much of the library.
             if guarded, leaving.count * 2 > live {

@@ -94,6 +94,27 @@ struct TheTrashCleanUpKeepsAChangeItNeverSawTests {
         }
     }
 
+    @Test("an edit that reaches a word in the Trash counts its days there again, so its device sees it in its Trash as long as set")
+    func anEditReachingTheTrashCountsItsDaysAgain() throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a"), d = try fixture.device("d")
+            let perro = try perroTrashedOnA(fixture, a, [d])
+            try d.library.edit(perro, WordEdit(meaning: "dog, edited on d"))
+            fixture.advanceClocks(by: 7 * Self.day)
+            // D sends its edit and sees the word in its Trash, named; its days are up on A.
+            #expect(try d.sync().trashedEditedHere == 1)
+            #expect(try d.word(perro).isDeleted)
+
+            let report = try a.sync()
+            #expect(report.autoPurged == 0, "the edit came in this sync: the days count again")
+            #expect(try a.word(perro).meaning == "dog, edited on d" && a.word(perro).isDeleted)
+            fixture.advanceClocks(by: 8 * Self.day)
+            #expect(try a.sync().autoPurged == 1)
+            #expect(try d.sync().keptFromCleanUp == 0, "d saw the word in its Trash for the setting's days")
+            #expect(try !d.has(perro))
+        }
+    }
+
     @Test("a device that was only behind keeps nothing: the word the person deleted stays deleted")
     func aDeviceOnlyBehindKeepsNothing() throws {
         try withSyncFixture { fixture in
