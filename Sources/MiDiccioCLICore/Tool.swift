@@ -241,6 +241,9 @@ package final class ToolContext {
     /// True when the command line asked for `--json`: no progress line then.
     package let json: Bool
     private var openLibrary: WordLibrary?
+    /// How many words the Trash's clean-up deleted as the library was opened (a library
+    /// that does not sync): `serve` hands them to the web app, whose page says so.
+    package private(set) var purgedAtOpen = 0
     /// Why `library()` could not open it, once it failed.
     private var openFailure: Error?
     /// True once the warning about a library inside a synced folder was given.
@@ -313,6 +316,7 @@ package final class ToolContext {
         // purges inside its sync, after the pull. With the setting off (the default) this
         // is one small query.
         let purged = try library.autoPurgeUnlessSyncing()
+        purgedAtOpen += purged
         if purged > 0 && !json { note(Self.autoPurgedNote(purged)) }
         return library
     }

@@ -40,6 +40,17 @@ public final class WebApp: HTTPHandler {
     /// Settings; nil when the server is for this computer only.
     private let pairing = Mutex<String?>(nil)
 
+    /// Words the Trash's clean-up deleted as `midiccio serve` opened the library, not told
+    /// to a page yet: the first page's sync says so (`notePurgedAtStart`).
+    private let purgedAtStart = Mutex(0)
+
+    /// Notes that the Trash's clean-up deleted `count` words permanently as the library was
+    /// opened to serve it (a library that does not sync, `autoPurgeUnlessSyncing`): the
+    /// next `api/sync` with no remote says so with what it deletes itself. It was said on
+    /// the terminal only, which a person starting the app from a launcher never sees
+    /// (found by the exploratory helper, round 18A F7).
+    public func notePurgedAtStart(_ count: Int) { purgedAtStart.withLock { $0 += count } }
+
     /// Sets the pairing address, once the server knows its port.
     public func setPairingAddress(_ address: String?) { pairing.withLock { $0 = address } }
 
@@ -719,7 +730,7 @@ public final class WebApp: HTTPHandler {
         return try jobs.run(job, phase: waiting, unit: "words") { (report: (@Sendable (String, Int, Int) -> Void)?) in
             try syncLock.withLock {
                 try pool.withLibrary { library in
-                    guard let remote = try library.remote() else { return try Self.cleanUpWithoutSync(library) }
+                    guard let remote = try library.remote() else { return try cleanUpWithoutSync(library) }
                     let engine = SyncEngine(
                         library: library, storage: remote.makeStorage(libraryPath: library.path, environment: environment),
                         appVersion: appVersion)
@@ -770,9 +781,14 @@ public final class WebApp: HTTPHandler {
     /// (`trash.autoPurgeDays`), which the page asks for when it opens and every few
     /// minutes, as a command runs it when it opens the library: left running, the app never
     /// cleaned the Trash, and nothing said why (found by the exploratory helper, round 17A
-    /// G11). `purged` counts the words it deleted permanently, and `notes` says so.
-    private static func cleanUpWithoutSync(_ library: WordLibrary) throws -> HTTPResponse {
-        let purged = try library.autoPurgeUnlessSyncing()
+    /// G11). `purged` counts the words it deleted permanently, with those it deleted as
+    /// `serve` opened the library (`notePurgedAtStart`), and `notes` says so.
+    private func cleanUpWithoutSync(_ library: WordLibrary) throws -> HTTPResponse {
+        let atStart = purgedAtStart.withLock { count in
+            defer { count = 0 }
+            return count
+        }
+        let purged = try library.autoPurgeUnlessSyncing() + atStart
         let notes = purged > 0 ? [WordLibrary.autoPurgedNote(purged)] : []
         return .json(
             JSONText.object([

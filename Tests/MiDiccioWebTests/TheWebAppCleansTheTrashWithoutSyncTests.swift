@@ -67,6 +67,17 @@ final class TheWebAppCleansTheTrashWithoutSyncTests {
         #expect(notes.contains { $0.hasPrefix("Deleted permanently 1 word that had been in the Trash") }, "\(notes)")
     }
 
+    @Test("what the clean-up deleted as serve opened the library, the page's first sync says, once")
+    func whatServeDeletedAtStartIsSaid() throws {
+        web.app.notePurgedAtStart(2)
+        let response = try web.send("POST", "/api/sync").json
+        #expect(response["purged"] as? Int == 2, "\(response)")
+        let notes = try #require(response["notes"] as? [String])
+        #expect(notes == [WordLibrary.autoPurgedNote(2)], "\(notes)")
+        let again = try web.send("POST", "/api/sync").json
+        #expect(again["purged"] as? Int == 0 && (again["notes"] as? [String])?.isEmpty == true, "\(again)")
+    }
+
     @Test("with the setting off, nothing goes")
     func nothingWithTheSettingOff() throws {
         _ = try inTheTrash("vieja", sinceDaysAgo: 400)

@@ -101,6 +101,7 @@ struct ServeCommand: ParsableCommand {
             : SecurityPolicy(host: host, accessToken: accessToken, browsers: browsers)
         let app = WebApp(
             libraryPath: libraryPath, policy: policy, appVersion: "midiccio \(Tool.version)", environment: context.environment)
+        app.notePurgedAtStart(context.purgedAtOpen)
         // Signals arrive as dispatch events (handled on a queue, not in a signal handler),
         // so stopping runs ordinary code: the daemon finishes requests in progress.
         let stop = DispatchSemaphore(value: 0)
