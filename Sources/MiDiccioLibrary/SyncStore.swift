@@ -718,6 +718,12 @@ package final class SyncStore {
         try write { try library.setInfo(Self.autoPurgeHeldKey, "1") }
     }
 
+    /// True while the Trash's clean-up waits for devices of another cloud
+    /// (`noteAutoPurgeHeld`), until `restartTrashDaysIfHeld` finds them come.
+    package func autoPurgeHeld() throws -> Bool {
+        try library.guarded { try library.info(Self.autoPurgeHeldKey) != nil }
+    }
+
     /// Once the devices of another cloud that the Trash's clean-up waited for have synced
     /// here (`noteAutoPurgeHeld` was called, and nothing holds now): every word in the
     /// Trash counts its days again from `now`, so those devices see it there for as long

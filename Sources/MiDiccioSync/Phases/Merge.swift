@@ -373,11 +373,15 @@ extension SyncSession {
         // (`SyncStore.Uploaded.everyWordThrough`). A word no other device could have was
         // purged even then, until a copy of the library file turned out to have it (16A F11).
         if state.fullUpload { return }
-        // Nothing due (the setting off, say): no need to know who holds it.
+        // Nothing due (the setting off, say): no need to know who holds it, unless it held
+        // before. Then whether they have come is looked at anyway, so that the days count
+        // again when they come: with no word due at that sync (one their edit reached counts
+        // again anyway), they counted again only once a word fell due, later, for nothing.
         let due = try store.autoPurgeDue(now: until, lastSync: state.lastSync)
-        guard due > 0 else { return }
+        guard try due > 0 || store.autoPurgeHeld() else { return }
         let elsewhere = try devicesNotHeardHere(until: until.milliseconds)
         if !elsewhere.isEmpty {
+            guard due > 0 else { return }
             // Every word waits for those devices: what is sent may be theirs, and what is not
             // sent yet waits for the sync that sends it anyway (`autoPurgeDue`).
             report.autoPurgeWaitsElsewhere = SyncStore.labels(of: elsewhere.filter { !$0.device.isEmpty })
@@ -391,6 +395,7 @@ extension SyncSession {
             report.autoPurgeDaysRestarted = true
             return
         }
+        guard due > 0 else { return }
         // The words a backup restore brought wait for the devices of the library it came
         // from: until one of them syncs here (its record of such a word is read), or 180 days. Sent to a cloud
         // of this library's own first (a new laptop set up from the phone's backup, trying
