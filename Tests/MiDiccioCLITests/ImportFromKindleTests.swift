@@ -195,6 +195,12 @@ final class ImportFromKindleTests {
         #expect(try words()["verhaften"]?["examples"] as? [String] == [])
         let text = sandbox.run(["--library", sandbox.path("other.sqlite"), "import", file])
         #expect(text.output.contains("Left out 1 look-up sentence longer than an example may be (20000 characters)"), "\(text.output)")
+        // The same file again (a Kindle plugged in each week) adds nothing: the word came in
+        // once, without the sentence, and came in again each time (round 19B F11).
+        let again = try sandbox.run("import", file, "--json").jsonObject()
+        #expect(again["added"] as? Int == 0, "\(again)")
+        #expect(again["alreadyImported"] as? Int == 4, "\(again)")
+        #expect(try sandbox.listedTerms().filter { $0.hasPrefix("verhaften") }.count == 1)
     }
 
     @Test("a damaged vocab.db changes nothing and says why")

@@ -302,6 +302,10 @@ private struct SheetBatch: Sendable {
     var alreadyImportedInTrash = 0
     /// Look-up sentences left out as longer than an example may be.
     var sentencesTooLong = 0
+    /// Their look-ups' fingerprints (`ImportedLookups.fingerprint`): noted as imported with
+    /// the rest, so the same file imported again leaves them out rather than adding their
+    /// word again, without them, each time (round 19B F11).
+    var leftOutLookups: [Int64] = []
 }
 
 extension WordLibrary {
@@ -422,6 +426,9 @@ extension WordLibrary {
                     report.alreadyImported += batch.alreadyImported
                     report.alreadyImportedInTrash += batch.alreadyImportedInTrash
                     report.sentencesTooLong += batch.sentencesTooLong
+                    if let lookupImport {
+                        for fingerprint in batch.leftOutLookups { try noteImportedLookup(fingerprint, import: lookupImport) }
+                    }
                     report.sample += batch.sample
                     report.sampleFields += batch.sampleFields
                     for word in batch.words { try add(word.content, columns: word.columns) }
@@ -505,9 +512,13 @@ extension WordLibrary {
                         // A look-up's sentence past an example's length is left out and
                         // counted: one such sentence refused a whole vocab.db (round 14A).
                         if known != nil {
-                            let before = row.examples.count
-                            row.examples.removeAll { $0.count > WordLimits.textLength }
-                            batch.sentencesTooLong += before - row.examples.count
+                            let key = TermKey.fold(row.term)
+                            row.examples.removeAll { sentence in
+                                guard sentence.count > WordLimits.textLength else { return false }
+                                batch.sentencesTooLong += 1
+                                batch.leftOutLookups.append(ImportedLookups.fingerprint(termKey: key, sentence: sentence))
+                                return true
+                            }
                         }
                         let content = try validated(row, file: file)
                         batch.words.append(
@@ -852,10 +863,15 @@ extension WordLibrary {
     private func noteImportedLookups(_ content: WordContent, import number: Int64) throws {
         let key = TermKey.fold(content.term)
         for sentence in content.examples.isEmpty ? [""] : content.examples {
-            try database.run(
-                "INSERT OR IGNORE INTO imported_lookups (fingerprint, import) VALUES (?, ?)",
-                [.integer(ImportedLookups.fingerprint(termKey: key, sentence: sentence)), .integer(number)])
+            try noteImportedLookup(ImportedLookups.fingerprint(termKey: key, sentence: sentence), import: number)
         }
+    }
+
+    /// Notes one look-up by its fingerprint; one noted before keeps its first import's number.
+    private func noteImportedLookup(_ fingerprint: Int64, import number: Int64) throws {
+        try database.run(
+            database.cached("INSERT OR IGNORE INTO imported_lookups (fingerprint, import) VALUES (?, ?)"),
+            [.integer(fingerprint), .integer(number)])
     }
 
     /// Forgets, inside the undo's transaction, the look-ups the import it undoes noted.
