@@ -165,15 +165,22 @@ extension String {
         return found
     }
 
-    /// The string without leading and trailing whitespace or newlines.
+    /// The string without leading and trailing whitespace or newlines. A character counts
+    /// as whitespace only when all of it is: a space carrying a combining accent (" \u{301}",
+    /// an accent shown on its own) stays, where `Character.isWhitespace`, which looks at its
+    /// first part only, dropped it without a word (found by the exploratory helper, round
+    /// 19B).
     package var trimmed: String {
         // Fast path: text that neither starts nor ends with whitespace (the usual case).
         if let first = utf8.first, let last = utf8.last, first > 0x20, first < 0x80, last > 0x20, last < 0x80 {
             return self
         }
         if isEmpty { return self }
-        guard let first = firstIndex(where: { !$0.isWhitespace }) else { return "" }
-        let last = lastIndex(where: { !$0.isWhitespace })!
+        func shows(_ character: Character) -> Bool {
+            !character.isWhitespace || !character.unicodeScalars.allSatisfy(\.properties.isWhitespace)
+        }
+        guard let first = firstIndex(where: shows) else { return "" }
+        let last = lastIndex(where: shows)!
         if first == startIndex && last == index(before: endIndex) { return self }
         return String(self[first...last])
     }

@@ -109,6 +109,23 @@ struct WordLimitsTests {
         }
     }
 
+    @Test("an accent shown on its own (a space carrying it) is kept at either end of a field, and makes a term")
+    func anAccentOnItsOwnIsKept() throws {
+        try withTemporaryLibrary { fixture in
+            let word = try fixture.library.add(
+                WordContent(
+                    term: " \u{301}", meaning: "the acute accent: \u{301}", examples: [" \u{300} is the grave accent "],
+                    notes: " \u{303}\n"
+                )
+            ).word
+            #expect(word.term.unicodeScalars.map(\.value) == [0x20, 0x301])
+            #expect(word.meaning == "the acute accent: \u{301}")
+            #expect(word.examples == [" \u{300} is the grave accent"])
+            #expect(word.notes == " \u{303}")
+            #expect(try fixture.library.word(word.id) == word)
+        }
+    }
+
     @Test("the limits are counted in characters a person sees, not in bytes")
     func limitsCountCharacters() throws {
         // 500 family emoji are 500 characters but 9,000 bytes.
