@@ -50,3 +50,19 @@ def test_a_save_keeps_a_line_break_and_a_comma_tag_it_cannot_show(page):
     wait(page, lambda d: "Saved" in d.find_element(By.ID, "toast").text)
     saved = api("/api/words/" + word["id"])["word"]
     assert sorted(saved["tags"]) == ["nuevo", "otro", "viaje"], saved
+
+
+def test_a_tag_holding_an_invisible_character_stays_whole_when_another_is_typed(page):
+    # An import may give a tag holding U+FEFF, which the server does not count as a space;
+    # JavaScript's \s does, and the box of tags split it into two new tags (round 19B).
+    added = subprocess.run([os.environ["MIDICCIO_BINARY"], "add", "saludar", "--meaning", "to greet",
+                            "--tag", "spanish\ufeffa1", "--tag", "greeting", "--json", "--library", os.environ["MIDICCIO_LIBRARY"]],
+                           capture_output=True, text=True, check=True).stdout
+    word = json.loads(added)
+    word = word.get("word", word)
+    page.refresh()
+    open_editor(page, "saludar")
+    page.find_element(By.ID, "f-tags").send_keys(" verbs", Keys.ENTER)
+    wait(page, lambda d: "verbs" in api("/api/words/" + word["id"])["word"]["tags"])
+    saved = api("/api/words/" + word["id"])["word"]
+    assert sorted(saved["tags"]) == ["greeting", "spanish\ufeffa1", "verbs"], saved

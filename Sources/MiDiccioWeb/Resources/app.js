@@ -395,9 +395,13 @@
 
   // The tags typed in the box: separated by spaces, or by commas ("a, b" and "a,b" are two
   // tags), except a tag the word already holds, which stays whole ("a,b" from an import).
+  // Split at what the server counts as whitespace (Unicode's White_Space): JavaScript's \s
+  // also takes U+FEFF, which a tag may hold, and a held tag split in two was taken off and
+  // its halves put on (found by the exploratory helper, round 19B).
+  const tagSpaces = /[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/;
   function parseTags(text, held) {
     const known = new Set(held.map((tag) => tag.toLowerCase()));
-    return text.split(/\s+/).flatMap((token) => (known.has(token.toLowerCase()) ? [token] : token.split(","))).filter((tag) => tag !== "");
+    return text.split(tagSpaces).flatMap((token) => (known.has(token.toLowerCase()) ? [token] : token.split(","))).filter((tag) => tag !== "");
   }
 
   // The word as the form holds it, as the server takes it. A box left as it opened gives
