@@ -41,6 +41,19 @@ extension SyncSession {
             if let record, record.instance == instance, record.lastSeq == kept.lastSeq { untouched = true }
         }
         let sameID = previous.device == deviceID
+        // The same remote that reached another cloud when it was left (Drive or iCloud signed
+        // in to the wrong account, then signed out and in to this one again): a state kept
+        // aside for this cloud under another key (the sign-in's, `startOver`) is the one to
+        // take up, and that of the remote's key is kept aside for the cloud it was. It started
+        // afresh, said it was a copy of another library file, went on under a new id and left
+        // a ghost of itself on every device (found by the exploratory helper, round 19A).
+        if kept != nil, sameID, !untouched, try takeUpStateOfAnotherSpelling() {
+            try commit { _ in
+                try store.forgetPreviousState(of: remote)
+                try store.keepStateAside(of: remote, device: previous.device, state: previous.state)
+            }
+            return
+        }
         let now = now
         try commit { next in
             if let kept, sameID, untouched {
@@ -80,20 +93,23 @@ extension SyncSession {
     /// (`startOver`) is taken up, and the one of the account it leaves kept in its place.
     /// It said files it had written were gone and that it was a copy of another library,
     /// and went on under a new id (found by the exploratory helper, round 13C).
-    private func takeUpStateOfAnotherSpelling() throws {
+    ///
+    /// True when it took one up, or found this cloud an older copy of one.
+    @discardableResult
+    private func takeUpStateOfAnotherSpelling() throws -> Bool {
         let fresh = state.isFresh
-        guard fresh || signedInAgain else { return }
+        guard fresh || signedInAgain else { return false }
         let own = try store.previousStates().filter { $0.device == deviceID }
-        guard !own.isEmpty else { return }
+        guard !own.isEmpty else { return false }
         let found: DeviceRecord?
         do {
             found = try storage.read(CloudLayout.devicePath(deviceID)).flatMap(DeviceRecord.decode)
         } catch CloudError.unreadable {
             found = nil
         }
-        guard let record = found else { return }
+        guard let record = found else { return false }
         // Signed in again to the account it was in: nothing to take up.
-        if let instance = record.instance, state.instances.contains(instance) { return }
+        if let instance = record.instance, state.instances.contains(instance) { return false }
         for previous in own {
             guard let kept = try? SyncState.decode(previous.state), let instance = kept.instances.last,
                 record.instance == instance, record.lastSeq == kept.lastSeq
@@ -110,7 +126,7 @@ extension SyncSession {
             }
             report.previousStateTakenUp = true
             if copy != nil { report.copyOfFolder = SyncStore.folder(ofPreviousKey: previous.key) }
-            return
+            return true
         }
         // A copy of the cloud folder made before this device's last sync there (a person
         // moving to another sync service, who copied the folder while a device still synced
@@ -118,7 +134,7 @@ extension SyncSession {
         // It starts afresh here knowing those files for its own, and uploads every word once;
         // it took them for a copy's, said it was "a copy of another library file" and went
         // on under a new id (found by the exploratory helper, round 15C).
-        guard fresh, let instance = record.instance else { return }
+        guard fresh, let instance = record.instance else { return false }
         for previous in own {
             guard let kept = try? SyncState.decode(previous.state), kept.instances.contains(instance), record.lastSeq <= kept.lastSeq
             else { continue }
@@ -132,8 +148,9 @@ extension SyncSession {
             }
             report.olderCopyOfTheCloud = true
             if copy != nil { report.copyOfFolder = SyncStore.folder(ofPreviousKey: previous.key) }
-            return
+            return true
         }
+        return false
     }
 
     /// The state to keep aside for `previous` (`kept`, another spelling of this cloud that

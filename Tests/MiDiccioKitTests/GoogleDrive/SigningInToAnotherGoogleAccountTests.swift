@@ -74,10 +74,16 @@ struct SigningInToAnotherGoogleAccountTests {
     /// The browser signed in to the wrong account, then the right one: the first sync
     /// back said files this device had written were gone and that it was a copy of another
     /// library, took a new id and left a ghost of itself on every device (round 13C).
-    @Test("signed in to another account and back, the laptop goes on where it had got to, under its own id")
-    func signedInToAnotherAccountAndBack() throws {
-        let first = try GoogleDriveTests.tenant("account-back-first")
-        let other = try GoogleDriveTests.tenant("account-back-other")
+    /// Signed in to the wrong account, then signed out (`remote remove`, Settings cleared) and
+    /// in again to the right one, the careful way: it said it was a copy of another library
+    /// file, took a new id and left a ghost of itself (found by the exploratory helper, round
+    /// 19A).
+    @Test(
+        "signed in to another account and back, the laptop goes on where it had got to, under its own id",
+        arguments: [false, true])
+    func signedInToAnotherAccountAndBack(signedOutBetween: Bool) throws {
+        let first = try GoogleDriveTests.tenant("account-back-first-\(signedOutBetween)")
+        let other = try GoogleDriveTests.tenant("account-back-other-\(signedOutBetween)")
         try withTemporaryDirectory { directory in
             let firstDrive = try DriveDevices(tenant: first, space: .appData, directory: directory)
             let otherDrive = try DriveDevices(tenant: other, space: .appData, directory: directory)
@@ -93,6 +99,7 @@ struct SigningInToAnotherGoogleAccountTests {
             let written = try inOther.add("escrita fuera")
             inOther.clock.advance(by: 1_000)
             try inOther.sync()
+            if signedOutBetween { try inOther.library.setRemote(nil) }
 
             let (back, report) = try signIn(inOther, to: firstDrive)
             #expect(report.previousStateTakenUp, "\(report)")
