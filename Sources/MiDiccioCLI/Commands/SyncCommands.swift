@@ -151,7 +151,12 @@ struct RemoteSetCommand: ParsableCommand {
             if let clientId, GoogleOAuthClient(id: clientId, secret: nil, origin: .given) == nil {
                 throw UsageError("--client-id must be an OAuth client id such as 1234-abc.apps.googleusercontent.com, not '\(clientId)'")
             }
-            guard let driveFolder else { return Target(remote: .googleDrive(.appData), address: nil, urlPassword: nil) }
+            // Spaces around the name go, as in the web app's Settings: a name pasted with a
+            // space after it made another folder there, and the two devices never met (found
+            // by the exploratory helper, round 19A).
+            guard let driveFolder = driveFolder?.trimmingCharacters(in: .whitespaces) else {
+                return Target(remote: .googleDrive(.appData), address: nil, urlPassword: nil)
+            }
             if let problem = GoogleSignIn.problem(withFolderName: driveFolder) { throw UsageError("--folder: \(problem)") }
             return Target(remote: .googleDrive(.folder(driveFolder)), address: nil, urlPassword: nil)
         case .icloud:

@@ -69,7 +69,8 @@ final class SignInToGoogleDriveWithoutABrowserTests {
         let input = try InputPipe()
         input.type("s3cret-of-the-client")
         let child = try processes.start(
-            ["remote", "set", "gdrive", "--client-id", "test", "--client-secret-stdin", "--no-browser", "--folder", "Mis palabras"],
+            // Pasted with a space after it: the name is the one Settings makes of it (round 19A).
+            ["remote", "set", "gdrive", "--client-id", "test", "--client-secret-stdin", "--no-browser", "--folder", "Mis palabras "],
             environment: drive.environment, input: input.readEnd)
         let address = try child.line(containing: "/oauth/authorize?")
         #expect(address.contains("drive.file"), "a visible folder asks for drive.file")
