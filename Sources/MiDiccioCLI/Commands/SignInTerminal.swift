@@ -26,10 +26,15 @@ enum SignInTerminal {
     /// Reads pasted lines until `answer` finds one that answers the sign-in: its code, or
     /// the refusal it carries (an error). A line from another sign-in, or no address at
     /// all, is explained (`hint` says what the right address looks like) and another is read.
+    /// Input that ends first says what was pasted, if anything: an address of another sign-in
+    /// was said to be none (found by the exploratory helper, round 19A).
     static func pastedCode(_ context: ToolContext, hint: String, answer: (String) -> SignInAnswer) throws -> String {
+        var last: SignInAnswer?
         while let line = context.io.readLine() {
             guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
-            switch answer(line) {
+            let answered = answer(line)
+            last = answered
+            switch answered {
             case .code(let code):
                 return code
             case .refused(let reason):
@@ -42,7 +47,16 @@ enum SignInTerminal {
                 context.note("That is not the address the browser ends on (\(hint)). Paste it again:")
             }
         }
-        throw ToolFailure("no sign-in address was pasted; nothing was changed")
+        switch last {
+        case .foreign?:
+            throw ToolFailure(
+                "the input ended after an address of another sign-in (an earlier attempt?), before this one's was pasted; "
+                    + "nothing was changed")
+        case .unreadable?:
+            throw ToolFailure("the input ended before the address the browser ends on was pasted; nothing was changed")
+        default:
+            throw ToolFailure("no sign-in address was pasted; nothing was changed")
+        }
     }
 
     /// Opens `address` in the user's browser: `BROWSER` when set, else `xdg-open` (or

@@ -117,4 +117,19 @@ final class SignInToGoogleDriveWithoutABrowserTests {
         #expect(!FileManager.default.fileExists(atPath: sandbox.libraryPath))
         #expect(!FileManager.default.fileExists(atPath: sandbox.libraryPath + ".google-drive"))
     }
+
+    @Test("input that ends after an address of another sign-in says so, and changes nothing")
+    func anotherSignInsAddressPasted() throws {
+        let input = try InputPipe()
+        let child = try processes.start(
+            ["remote", "set", "gdrive", "--client-id", "test", "--no-browser"], environment: drive.environment, input: input.readEnd)
+        _ = try child.line(containing: "/oauth/authorize?")
+        input.type("http://127.0.0.1:8080/callback?state=an-earlier-attempt&code=abc")
+        input.closeInput()
+        let run = processes.finish(child, timeout: 60)
+        #expect(run.ending == .exited(1))
+        #expect(run.errorOutput.contains("That address belongs to another sign-in"), "\(run.errorOutput)")
+        #expect(run.errorOutput.contains("the input ended after an address of another sign-in"), "\(run.errorOutput)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.libraryPath + ".google-drive"))
+    }
 }
