@@ -66,7 +66,7 @@ struct InvisibleCharactersInTermsTests {
         }
     }
 
-    @Test("a term made only of invisible characters is refused as an empty one is, by an add, an edit and an import")
+    @Test("a term made only of invisible characters is refused as an empty one is, by an add, an edit and an import of a list")
     func aTermThatShowsNothingIsRefused() throws {
         try withTemporaryLibrary { fixture in
             let library = fixture.library
@@ -81,8 +81,8 @@ struct InvisibleCharactersInTermsTests {
             }
             let word = try library.add(WordContent(term: "a\u{200B}b", meaning: "visible")).word
             #expect(throws: LibraryError.self) { try library.edit(word.id, WordEdit(term: "\u{200B}")) }
-            let path = fixture.file("words.csv")
-            try Data("term,meaning\nfine,ok\n\u{200B},nothing\n".utf8).write(to: URL(fileURLWithPath: path))
+            let path = fixture.file("words.txt")
+            try Data("fine\tok\n\u{200B}\tnothing\n".utf8).write(to: URL(fileURLWithPath: path))
             #expect(throws: (any Error).self) { try library.importWords(from: path, options: ImportOptions()) }
             #expect(try library.counts().words == 1, "a refused import adds nothing")
             // Letters, marks, CJK and emoji all show.
@@ -107,6 +107,14 @@ struct InvisibleCharactersInTermsTests {
             let report = try library.restoreBackup(from: backup, replace: true)
             #expect(report.updated == 1, "\(report)")
             #expect(try library.word(word.id)?.deletedAt == nil)
+            // Its library's own export reads back whole: the whole file was refused (round 19B).
+            for format in SheetFormat.allCases {
+                let export = fixture.file("words.\(format.rawValue)")
+                _ = try library.exportSheet(to: export, format: format)
+                let other = try WordLibrary(path: fixture.file("other-\(format.rawValue).sqlite"), environment: [:])
+                #expect(try other.importWords(from: export).added == 1)
+                #expect(try other.list().map(\.term) == ["\u{200B}"])
+            }
         }
     }
 }

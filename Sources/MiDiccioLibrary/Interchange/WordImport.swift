@@ -417,10 +417,13 @@ extension WordLibrary {
                 // word's examples are cut into words of at most 50 then.
                 let known = try (stream as? any LookupRows).map { try examplesImportedBefore($0.termKeys) }
                 let imported = known == nil ? ImportedLookups() : try importedLookups()
+                // A MiDiccio export reads back whole: a term of invisible characters alone,
+                // which a library may hold (a backup's), refused the whole file (round 19B).
+                let ownFormat = read.format == .csv || read.format == .tsv
                 try Handoff.run(capacity: Self.importBatchesAhead) { emit in
                     try Self.readRows(
-                        file: path, sampleSize: sampleSize, locale: locale, known: known, imported: imported, emit,
-                        eachRow: stream.forEachRowWithFields)
+                        file: path, sampleSize: sampleSize, locale: locale, known: known, imported: imported,
+                        invisibleTermAllowed: ownFormat, emit, eachRow: stream.forEachRowWithFields)
                 } consume: { (batch: SheetBatch) in
                     report.rowCount += batch.rowsRead
                     report.alreadyImported += batch.alreadyImported
@@ -476,7 +479,7 @@ extension WordLibrary {
     /// library state, and has its own collator.
     private static func readRows(
         file: String, sampleSize: Int, locale: String, known: [String: KnownLookups]? = nil,
-        imported: ImportedLookups = ImportedLookups(), _ emit: (SheetBatch) throws -> Void,
+        imported: ImportedLookups = ImportedLookups(), invisibleTermAllowed: Bool = false, _ emit: (SheetBatch) throws -> Void,
         eachRow: (_ body: (SheetRow, [String]?) throws -> Void) throws -> Void
     ) throws {
         let maker = ColumnMaker(locale: locale)
@@ -520,7 +523,7 @@ extension WordLibrary {
                                 return true
                             }
                         }
-                        let content = try validated(row, file: file)
+                        let content = try validated(row, file: file, invisibleTermAllowed: invisibleTermAllowed)
                         batch.words.append(
                             (content, maker.columns(term: content.term, examples: content.examples, tags: content.tags)))
                         if batch.words.count == importBatchRows {
@@ -819,12 +822,12 @@ extension WordLibrary {
     }
 
     /// One row checked against the word limits.
-    private static func validated(_ row: SheetRow, file: String) throws -> WordContent {
+    private static func validated(_ row: SheetRow, file: String, invisibleTermAllowed: Bool) throws -> WordContent {
         do {
             return try WordContent(
                 term: row.term, meaning: row.meaning, reading: row.reading,
                 examples: row.examples, notes: row.notes, tags: row.tags
-            ).validated(tagLimit: WordLimits.heldTagCount)
+            ).validated(tagLimit: WordLimits.heldTagCount, invisibleTermAllowed: invisibleTermAllowed)
         } catch {
             let place = row.line > 0 ? "" : "the word \"\(row.term.prefix(80))\": "
             throw LibraryError.invalidImport(
