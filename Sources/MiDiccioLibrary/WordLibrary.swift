@@ -608,6 +608,14 @@ public final class WordLibrary {
         guard !trimmed.isEmpty, trimmed.count <= 100 else {
             throw LibraryError.invalidWord(WordValidationError(field: "device name", message: "must be 1 to 100 characters"))
         }
+        // Shown on every device's terminal: no control character (an escape sequence) or
+        // direction control that would turn a line around there (round 19B).
+        guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0.properties.isBidiControl })
+        else {
+            throw LibraryError.invalidWord(
+                WordValidationError(
+                    field: "device name", message: "must not hold control characters (escape sequences) or direction controls"))
+        }
         try writing { try setInfo("device.name", trimmed) }
     }
 

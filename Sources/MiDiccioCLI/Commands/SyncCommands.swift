@@ -315,7 +315,7 @@ struct RemoteShowCommand: ParsableCommand {
             fields.append("\"device\": \(JSONText.quote(try library.deviceName()))")
             context.io.write("{\(fields.joined(separator: ", "))}\n")
         } else if let remote {
-            var text = "\(remote.displayName) (this device: \(try library.deviceName()))\n"
+            var text = "\(remote.displayName) (this device: \(try library.deviceName().shownSafely))\n"
             if case .webdav = remote {
                 text += "  user      \(user ?? "none (no sign-in)")\n  password  \(password)\n"
             }
@@ -529,7 +529,7 @@ struct StatusCommand: ParsableCommand {
                         ], spaced: true) + "\n")
             } else {
                 context.io.write(
-                    "This device  \(try library.deviceName())\nRemote       none (set one with: midiccio remote set folder PATH)\nWords        \(counts.words), and \(counts.trash) in the Trash\n"
+                    "This device  \(try library.deviceName().shownSafely)\nRemote       none (set one with: midiccio remote set folder PATH)\nWords        \(counts.words), and \(counts.trash) in the Trash\n"
                 )
                 if let held = try library.autoPurgeHeldNote() { context.note(held.shownSafely + ".") }
             }
@@ -564,7 +564,7 @@ struct StatusCommand: ParsableCommand {
                     ], spaced: true) + "\n")
             return
         }
-        var text = "This device  \(status.deviceName) (\(status.deviceID.prefix(8)))\n"
+        var text = "This device  \(status.deviceName.shownSafely) (\(status.deviceID.prefix(8)))\n"
         text += "Remote       \(remote.displayName)\n"
         text += "Last sync    \(status.lastSync?.iso8601 ?? "never")\n"
         text += "Words        \(counts.words), and \(counts.trash) in the Trash\n"

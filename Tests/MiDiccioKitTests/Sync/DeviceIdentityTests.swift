@@ -55,13 +55,18 @@ struct DeviceIdentityTests {
         }
     }
 
-    @Test("a device name must be 1 to 100 characters")
+    @Test("a device name must be 1 to 100 characters, with no escape sequence or direction control to show on a terminal")
     func nameIsValidated() throws {
         try withSyncFixture { fixture in
             let a = try fixture.device("a")
             #expect(throws: LibraryError.self) { try a.library.setDeviceName("   ") }
             #expect(throws: LibraryError.self) { try a.library.setDeviceName(String(repeating: "x", count: 101)) }
             try a.library.setDeviceName(String(repeating: "x", count: 100))
+            for name in ["evil\u{1B}[7m", "\u{202E}lim", "tab\there"] {
+                #expect(throws: LibraryError.self, "\(name.debugDescription)") { try a.library.setDeviceName(name) }
+            }
+            try a.library.setDeviceName("👨‍👩‍👧 tablet")
+            #expect(try a.library.deviceName() == "👨‍👩‍👧 tablet")
         }
     }
 }
