@@ -65,6 +65,10 @@ public final class WebApp: HTTPHandler {
     /// character counted at 6 bytes (the longest a browser's JSON writes one, `\u001f`),
     /// with `requestLimit` to spare for the keys and punctuation.
     public static let wordRequestLimit = WordLimits.wordCharacters * 6 + requestLimit
+    /// The largest body of a word's edit: the page sends the word as its editor opened it
+    /// too (`base`), so twice a word at `WordLimits`. A word at every limit written in emoji
+    /// added, and its edit was refused as too large (found by the exploratory helper, round 19B).
+    public static let wordEditRequestLimit = 2 * WordLimits.wordCharacters * 6 + requestLimit
 
     /// Serves the library at `libraryPath`.
     public convenience init(
@@ -202,7 +206,7 @@ public final class WebApp: HTTPHandler {
         Route("GET", "api/words") { app, request, _ in try app.listWords(request) },
         Route("POST", "api/words", bodyLimit: wordRequestLimit) { app, request, _ in try app.addWord(request) },
         Route("GET", "api/words/:id") { app, _, id in try app.withWord(id) { library, id in try app.showWord(library, id) } },
-        Route("PUT", "api/words/:id", bodyLimit: wordRequestLimit) { app, request, id in
+        Route("PUT", "api/words/:id", bodyLimit: wordEditRequestLimit) { app, request, id in
             try app.withWord(id) { library, id in try app.editWord(library, id, request) }
         },
         Route("DELETE", "api/words/:id") { app, _, id in

@@ -29,7 +29,8 @@ final class AWordAtEveryLimitSavesTests {
     func limitFollowsWordLimits() {
         #expect(WebApp.wordRequestLimit >= WordLimits.wordCharacters * 6)
         #expect(web.app.bodyLimit(method: "POST", path: "/api/words") == WebApp.wordRequestLimit)
-        #expect(web.app.bodyLimit(method: "PUT", path: "/api/words/0123456789abcdef") == WebApp.wordRequestLimit)
+        #expect(web.app.bodyLimit(method: "PUT", path: "/api/words/0123456789abcdef") == WebApp.wordEditRequestLimit)
+        #expect(WebApp.wordEditRequestLimit >= 2 * WordLimits.wordCharacters * 6, "an edit carries the word as it was opened too")
         #expect(web.app.bodyLimit(method: "PUT", path: "/api/remote") == WebApp.requestLimit)
     }
 
@@ -46,8 +47,16 @@ final class AWordAtEveryLimitSavesTests {
         #expect(stored.examples.allSatisfy { $0.count == WordLimits.textLength })
         #expect(stored.tags.count == WordLimits.tagCount)
 
-        let edited = try web.send("PUT", "/api/words/\(id)", json: Self.body(unit: "ñ"))
+        // As the page's editor sends it: the word as it opened (`base`) with the new one, both
+        // full size (refused as too large, round 19B).
+        let shorter = Self.body(unit: "😀", meaningLength: WordLimits.textLength - 1)
+        let edit = "{\"base\": " + body + ", " + shorter.dropFirst()
+        #expect(edit.utf8.count > WebApp.wordRequestLimit)
+        let edited = try web.send("PUT", "/api/words/\(id)", json: edit)
         #expect(edited.status == 200, "\(edited.json)")
+        #expect(try web.library().word(WordID(id)!)?.meaning.count == WordLimits.textLength - 1)
+        let again = try web.send("PUT", "/api/words/\(id)", json: Self.body(unit: "ñ"))
+        #expect(again.status == 200, "\(again.json)")
         #expect(try web.library().word(WordID(id)!)?.notes == String(repeating: "ñ", count: WordLimits.textLength))
     }
 
