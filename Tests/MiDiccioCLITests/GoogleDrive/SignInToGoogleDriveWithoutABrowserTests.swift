@@ -104,15 +104,23 @@ final class SignInToGoogleDriveWithoutABrowserTests {
         #expect(!FileManager.default.fileExists(atPath: sandbox.libraryPath + ".google-drive"))
     }
 
-    @Test("input that ends before an address is pasted changes nothing")
-    func nothingPasted() throws {
+    /// `remote set gdrive --no-browser` given `pasted` (each line typed), then the end of its
+    /// input: how it ended. It fails.
+    private func signInEndingAfter(_ pasted: [String]) throws -> ChildRun {
         let input = try InputPipe()
         let child = try processes.start(
             ["remote", "set", "gdrive", "--client-id", "test", "--no-browser"], environment: drive.environment, input: input.readEnd)
         _ = try child.line(containing: "/oauth/authorize?")
+        for line in pasted { input.type(line) }
         input.closeInput()
         let run = processes.finish(child, timeout: 60)
         #expect(run.ending == .exited(1))
+        return run
+    }
+
+    @Test("input that ends before an address is pasted changes nothing")
+    func nothingPasted() throws {
+        let run = try signInEndingAfter([])
         #expect(run.errorOutput.contains("no sign-in address was pasted; nothing was changed"), "\(run.errorOutput)")
         #expect(!FileManager.default.fileExists(atPath: sandbox.libraryPath))
         #expect(!FileManager.default.fileExists(atPath: sandbox.libraryPath + ".google-drive"))
@@ -120,14 +128,7 @@ final class SignInToGoogleDriveWithoutABrowserTests {
 
     @Test("input that ends after an address of another sign-in says so, and changes nothing")
     func anotherSignInsAddressPasted() throws {
-        let input = try InputPipe()
-        let child = try processes.start(
-            ["remote", "set", "gdrive", "--client-id", "test", "--no-browser"], environment: drive.environment, input: input.readEnd)
-        _ = try child.line(containing: "/oauth/authorize?")
-        input.type("http://127.0.0.1:8080/callback?state=an-earlier-attempt&code=abc")
-        input.closeInput()
-        let run = processes.finish(child, timeout: 60)
-        #expect(run.ending == .exited(1))
+        let run = try signInEndingAfter(["http://127.0.0.1:8080/callback?state=an-earlier-attempt&code=abc"])
         #expect(run.errorOutput.contains("That address belongs to another sign-in"), "\(run.errorOutput)")
         #expect(run.errorOutput.contains("the input ended after an address of another sign-in"), "\(run.errorOutput)")
         #expect(!FileManager.default.fileExists(atPath: sandbox.libraryPath + ".google-drive"))
