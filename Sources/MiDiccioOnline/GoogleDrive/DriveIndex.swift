@@ -44,6 +44,12 @@ struct DriveIndex: Codable, Sendable {
     /// may leave a file made just before a listing out of it for a moment, and a file made
     /// before the change token never shows up in the changes either.
     var listingToConfirm: Bool?
+    /// Files a change showed in a folder the index does not know, which the listing made
+    /// then left out too (it can lag as the first did): everything is listed again at each
+    /// sync until their folders show (nil: none). After one more look only, a new device
+    /// got another device's words two days late, or when that device next wrote (found by
+    /// the exploratory helper, round 19A).
+    var foldersAwaited: [String]?
     /// The app data folder's own id, once Drive has named it (as the parent of a file
     /// made with its alias); nil for a visible folder, and until then.
     var rootID: String?

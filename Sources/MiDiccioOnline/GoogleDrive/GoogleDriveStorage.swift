@@ -124,11 +124,16 @@ public final class GoogleDriveStorage: CloudStorage, CustomStringConvertible, Se
         let applied = next.pageToken == nil ? false : try applyChanges(to: &next, changed: &changed)
         if !applied {
             try fullListing(into: &next)
-        } else if next.listingToConfirm == true || next.missesFolders(of: changed) {
+        } else if next.listingToConfirm == true || next.missesFolders(of: changed) || next.foldersAwaited != nil {
             // What the first listing may have missed: files it did not know are added;
             // removals come from the changes only.
             for (id, item) in try listEverything() where next.items[id] == nil { next.items[id] = item }
             next.listingToConfirm = nil
+            // Those still without their folder are looked for again at the next sync. Not
+            // while the app data folder's own id is unknown (this device has written nothing
+            // there yet): every file at its top would count.
+            let awaited = changed.union(next.foldersAwaited ?? []).filter { next.missesFolders(of: [$0]) }
+            next.foldersAwaited = awaited.isEmpty || (folderName == nil && next.rootID == nil) ? nil : awaited.sorted()
         }
         try commit(next, from: index)
     }
@@ -148,7 +153,7 @@ public final class GoogleDriveStorage: CloudStorage, CustomStringConvertible, Se
         }
         guard let cache else { return }
         if let previous, previous.pageToken == next.pageToken, previous.listingToConfirm == next.listingToConfirm,
-            previous.items == next.items,
+            previous.foldersAwaited == next.foldersAwaited, previous.items == next.items,
             previous.contents.mapValues(\.version) == next.contents.mapValues(\.version)
         {
             return

@@ -94,6 +94,31 @@ struct GoogleDriveQuirksTests {
         }
     }
 
+    @Test(
+        "a new device whose listings leave another's files out four times looks again at each sync until they show",
+        arguments: [GoogleDriveSpace.appData, .folder("MiDiccio")])
+    func lateFoldersLookedForUntilTheyShow(space: GoogleDriveSpace) throws {
+        try withDrive("late-folders-4-\(space == .appData ? "appdata" : "folder")", space: space) { drive in
+            // a's files miss b's two listings, a's own when it finds b's cloud beside its own,
+            // and the one b's changes then make.
+            try drive.tenant.setFaults(["listLag": 4])
+            let a = try drive.device("a")
+            let hund = try a.add("hund", meaning: "dog")
+            try a.sync()
+            let b = try drive.device("b")
+            try b.sync()
+            try b.sync()
+            let katze = try a.add("katze", meaning: "cat")
+            try a.sync()
+            // b's changes show a's file in a folder it does not know; the listing that makes
+            // lags too. Then a writes nothing more: b looked no further, and got a's words only
+            // once a wrote again, or two days later (found by the exploratory helper, round 19A).
+            try b.sync()
+            try b.sync()
+            #expect(try b.has(hund) && b.has(katze))
+        }
+    }
+
     @Test("a folder that a listing left out is never taken for the top of the app data folder", arguments: 1...6)
     func hiddenFolderIsNotTheTop(round: Int) throws {
         let tenant = try GoogleDriveTests.tenant("hidden-top-\(round)")
