@@ -57,7 +57,9 @@ public enum CloudError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .unavailable(let reason): "the cloud is not available now: \(reason)"
         case .unauthorized(let reason): "the cloud refused access: \(reason)"
-        case .failed(let path, let reason): "cloud file \(path): \(reason)"
+        // A failure of the whole request (a quota, a listing, a refusal of the account) names
+        // no file: "cloud file /:" made it read as one (found by the exploratory helper, round 19A).
+        case .failed(let path, let reason): path.isEmpty || path == "/" ? "the cloud: \(reason)" : "cloud file \(path): \(reason)"
         case .unreadable(let path, let reason): "cloud file \(path) cannot be read: \(reason)"
         case .exists(let path): "cloud file \(path) already exists"
         case .signInNeeded(let message): message

@@ -79,6 +79,21 @@ struct GoogleDriveFailureTests {
         }
     }
 
+    @Test("a refusal of the whole request names no file: 'the cloud', not 'cloud file /'")
+    func aRefusalOfTheWholeRequestNamesNoFile() throws {
+        try withDrive("daily-limit") { drive in
+            let a = try drive.device("a")
+            let hund = try a.add("hund", meaning: "dog")
+            try drive.tenant.setFaults(["failNext": [["status": 403, "reason": "dailyLimitExceeded"]]])
+            let error = #expect(throws: (any Error).self) { try a.sync() }
+            let message = "\(error.map { "\($0)" } ?? "")"
+            #expect(message.contains("the cloud: Google Drive answered"), "\(message)")
+            #expect(!message.contains("cloud file /"), "\(message)")
+            #expect(try a.has(hund))
+        }
+        #expect(CloudError.failed(path: "changes/a/1.chg", reason: "x").description == "cloud file changes/a/1.chg: x")
+    }
+
     @Test("an access token that expires in the middle of a sync is renewed once, and the sync goes through")
     func tokenExpiresMidSync() throws {
         try withDrive("expiry") { drive in
