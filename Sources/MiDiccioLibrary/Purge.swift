@@ -15,7 +15,12 @@ extension WordLibrary {
     /// `progress` hears how many words were purged, of all, as a bulk action's does.
     @discardableResult
     public func purge(_ ids: [WordID], progress: BulkProgress? = nil) throws -> [Word] {
-        let purged = try purgeOwingScrub(ids, progress: progress)
+        try purge(ids, byCleanUp: false, progress: progress)
+    }
+
+    /// `purge`, by a person or, `byCleanUp`, by the Trash's clean-up (its markers say so).
+    package func purge(_ ids: [WordID], byCleanUp: Bool, progress: BulkProgress? = nil) throws -> [Word] {
+        let purged = try purgeOwingScrub(ids, byCleanUp: byCleanUp, progress: progress)
         if !scrubsLater { try scrubIfOwed() }
         return purged
     }
@@ -96,11 +101,10 @@ extension WordLibrary {
     public func autoPurge(
         now: Timestamp? = nil, lastSync: Int64? = nil, onlyUnshared: Bool = false, sentOnly: Bool = false, exceptRestored: Bool = false
     ) throws -> Int {
-        let due = try autoPurgeDue(
-            now: now, lastSync: lastSync, onlyUnshared: onlyUnshared, sentOnly: sentOnly, exceptRestored: exceptRestored)
-        let purged = try purgeOwingScrub(due, byCleanUp: true)
-        if !scrubsLater { try scrubIfOwed() }
-        return purged.count
+        try purge(
+            try autoPurgeDue(now: now, lastSync: lastSync, onlyUnshared: onlyUnshared, sentOnly: sentOnly, exceptRestored: exceptRestored),
+            byCleanUp: true
+        ).count
     }
 
     /// The words `autoPurge(now:)` would purge: in the Trash here longer than
@@ -266,6 +270,15 @@ extension WordLibrary {
             let aside = try database.integer("SELECT count(*) FROM library_info WHERE key GLOB 'sync.previous:*'") ?? 0
             return aside > 0 ? Int64.max : Int64.min
         }
+    }
+
+    /// The id a word purged under `id` comes back under (`WordID.restoredAfterPurge`), past
+    /// any such id purged too: a `--replace` restore's, and a word the Trash's clean-up
+    /// purged elsewhere that a change here keeps (`SyncSession.keepFromCleanUp`).
+    package func idAfterPurge(of id: WordID) throws -> WordID {
+        var next = id.restoredAfterPurge
+        while try isPurged(next) { next = next.restoredAfterPurge }
+        return next
     }
 
     /// True when the word with this id was purged (here or on another device).

@@ -727,10 +727,8 @@ extension WordLibrary {
             // derived from it, the same on every device: one backup restored on two devices,
             // or twice on one, makes one word (random ids made a copy each time). A word
             // already back under that id is replaced in place.
-            var id = restored.id.restoredAfterPurge
-            while try isPurged(id) { id = id.restoredAfterPurge }
-            restored.id = id
-            local = try stored(id)
+            restored.id = try idAfterPurge(of: restored.id)
+            local = try stored(restored.id)
         }
         // A word the backup holds as it is here gets a fresh time too, but no undo: the
         // undo has nothing to put back, and an edit made to it since is not one it keeps.

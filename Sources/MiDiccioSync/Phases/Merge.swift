@@ -306,8 +306,7 @@ extension SyncSession {
         guard let cleanUp = marker.cleanUp, let local = try store.local(marker.id), !local.record.word.isDeleted,
             local.record.times.newest > cleanUp.newest
         else { return nil }
-        var id = marker.id.restoredAfterPurge
-        while try store.library.isPurged(id) { id = id.restoredAfterPurge }
+        let id = try store.library.idAfterPurge(of: marker.id)
         var record = local.record
         record.word.id = id
         // Not taken out of the Trash here after it went there: the deletion is the newer

@@ -70,6 +70,19 @@ struct GoogleDriveQuirksTests {
         }
     }
 
+    /// `a` adds "hund" and syncs while everything it makes misses the next `listings`
+    /// listings that would show it; then a new device `b` syncs twice. Both, and the word.
+    private func missedByANewDevice(_ drive: DriveDevices, listings: Int) throws -> (a: TestDevice, b: TestDevice, hund: WordID) {
+        try drive.tenant.setFaults(["listLag": listings])
+        let a = try drive.device("a")
+        let hund = try a.add("hund", meaning: "dog")
+        try a.sync()
+        let b = try drive.device("b")
+        try b.sync()
+        try b.sync()
+        return (a, b, hund)
+    }
+
     @Test(
         "a new device whose first two listings left out every file of another gets its words once that one writes again",
         arguments: [GoogleDriveSpace.appData, .folder("MiDiccio")])
@@ -77,13 +90,7 @@ struct GoogleDriveQuirksTests {
         try withDrive("late-folders-\(space == .appData ? "appdata" : "folder")", space: space) { drive in
             // Everything `a` makes (its folders too) misses the next two listings that would
             // show it: the new device's full listing and the listing that confirms it.
-            try drive.tenant.setFaults(["listLag": 2])
-            let a = try drive.device("a")
-            let hund = try a.add("hund", meaning: "dog")
-            try a.sync()
-            let b = try drive.device("b")
-            try b.sync()
-            try b.sync()
+            let (a, b, hund) = try missedByANewDevice(drive, listings: 2)
             #expect(try !b.has(hund), "both of b's listings missed it")
             // From now on Drive lists everything; `a` writes again, into folders b never saw
             // listed (found by the exploratory helper: b never read a word of a's again).
@@ -101,13 +108,7 @@ struct GoogleDriveQuirksTests {
         try withDrive("late-folders-4-\(space == .appData ? "appdata" : "folder")", space: space) { drive in
             // a's files miss b's two listings, a's own when it finds b's cloud beside its own,
             // and the one b's changes then make.
-            try drive.tenant.setFaults(["listLag": 4])
-            let a = try drive.device("a")
-            let hund = try a.add("hund", meaning: "dog")
-            try a.sync()
-            let b = try drive.device("b")
-            try b.sync()
-            try b.sync()
+            let (a, b, hund) = try missedByANewDevice(drive, listings: 4)
             let katze = try a.add("katze", meaning: "cat")
             try a.sync()
             // b's changes show a's file in a folder it does not know; the listing that makes
