@@ -90,6 +90,7 @@ let package = Package(
         .target(name: "CErrorPages", dependencies: ["CMicroHTTPD"]),
         .target(
             name: "CCollation",
+            dependencies: ["CSQLite"],
             // Linux: the ICU inside the toolchain's Foundation (collation.c says why);
             // elsewhere the system's.
             linkerSettings: [

@@ -12,7 +12,8 @@
 #define ucol_setStrength swift_ucol_setStrength
 #define ucol_getSortKey swift_ucol_getSortKey
 #define ucol_close swift_ucol_close
-#define unorm2_getNFDInstance swift_unorm2_getNFDInstance
+#define unorm2_getNFKDInstance swift_unorm2_getNFKDInstance
+#define unorm2_getNFCInstance swift_unorm2_getNFCInstance
 #define unorm2_normalize swift_unorm2_normalize
 #define u_charType swift_u_charType
 #define u_strFoldCase swift_u_strFoldCase
@@ -26,6 +27,7 @@
 #include <unicode/uversion.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sqlite3.h>
 
 void midiccio_icu_version(char *text, int32_t capacity) {
     UVersionInfo version;
@@ -51,30 +53,202 @@ void midiccio_collator_close(midiccio_collator *collator) {
     ucol_close((UCollator *)collator);
 }
 
-int32_t midiccio_fold(const uint16_t *text, int32_t length, uint16_t *out, int32_t capacity) {
-    UErrorCode status = U_ZERO_ERROR;
-    const UNormalizer2 *nfd = unorm2_getNFDInstance(&status);
-    if (U_FAILURE(status)) return -1;
-    // Decomposition can grow the text (at most 4 units per unit for NFD in practice).
-    int32_t decomposedCapacity = length * 4 + 16;
-    UChar *decomposed = malloc(sizeof(UChar) * decomposedCapacity);
-    if (decomposed == NULL) return -1;
-    int32_t decomposedLength = unorm2_normalize(nfd, (const UChar *)text, length, decomposed, decomposedCapacity, &status);
-    if (U_FAILURE(status)) { free(decomposed); return -1; }
-    // Drop combining marks and invisible format characters (zero-width spaces and
-    // joiners, the byte order mark, direction controls: category Cf), then fold case on
-    // what is left.
-    int32_t kept = 0;
-    for (int32_t i = 0; i < decomposedLength;) {
-        UChar32 c;
-        int32_t start = i;
-        U16_NEXT(decomposed, i, decomposedLength, c);
-        int8_t type = u_charType(c);
-        if (type == U_NON_SPACING_MARK || type == U_FORMAT_CHAR) continue;
-        for (int32_t j = start; j < i; j++) decomposed[kept++] = decomposed[j];
+// The letters folded to another that no decomposition reaches: a stroke or a bar through
+// the letter (ł, ø, đ, ħ, ŧ, ɨ, ƶ, ǥ, ƀ), the dotless i, and two ligatures written as
+// two letters. Searches and duplicates then take "lodz" for "Łódź" and "kobenhavn" for
+// "København", as they take "cafe" for "café". Lower case only: the text is folded first.
+static int32_t fold_letter(UChar32 c, UChar *out) {
+    switch (c) {
+    case 0x0142: out[0] = 'l'; return 1;
+    case 0x00F8: out[0] = 'o'; return 1;
+    case 0x0111: out[0] = 'd'; return 1;
+    case 0x0127: out[0] = 'h'; return 1;
+    case 0x0167: out[0] = 't'; return 1;
+    case 0x0131: case 0x0268: out[0] = 'i'; return 1;
+    case 0x01B6: out[0] = 'z'; return 1;
+    case 0x01E5: out[0] = 'g'; return 1;
+    case 0x0180: out[0] = 'b'; return 1;
+    case 0x00E6: out[0] = 'a'; out[1] = 'e'; return 2;
+    case 0x0153: out[0] = 'o'; out[1] = 'e'; return 2;
+    default: return 0;
     }
-    int32_t folded = u_strFoldCase((UChar *)out, capacity, decomposed, kept, U_FOLD_CASE_DEFAULT, &status);
+}
+
+// Kana's voicing marks (゛ and ゜ as they combine: が is か with U+3099) are letters of
+// their own in Japanese, not accents: がっこう (school) and かっこう (cuckoo) stay apart.
+static int keeps_mark(UChar32 c) { return c == 0x3099 || c == 0x309A; }
+
+// Ideographs and kana, written without spaces between words: the search text puts each
+// on its own, so a word is found inside a compound (試験 in 日本語能力試験) as a phrase.
+static int stands_alone(UChar32 c) {
+    return (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0xF900 && c <= 0xFAFF)
+        || (c >= 0x20000 && c <= 0x3FFFF) || (c >= 0x3041 && c <= 0x30FF) || (c >= 0x31F0 && c <= 0x31FF)
+        || c == 0x3005 || c == 0x3006;
+}
+
+// Runs one normalization into a new buffer (freed by the caller); NULL when ICU fails.
+static UChar *normalized(const UNormalizer2 *form, const UChar *text, int32_t length, int32_t *outLength) {
+    UErrorCode status = U_ZERO_ERROR;
+    int32_t capacity = length * 3 + 16;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        UChar *out = malloc(sizeof(UChar) * (size_t)capacity);
+        if (out == NULL) return NULL;
+        status = U_ZERO_ERROR;
+        int32_t made = unorm2_normalize(form, text, length, out, capacity, &status);
+        if (status == U_BUFFER_OVERFLOW_ERROR) {
+            free(out);
+            capacity = made + 1;
+            continue;
+        }
+        if (U_FAILURE(status)) { free(out); return NULL; }
+        *outLength = made;
+        return out;
+    }
+    return NULL;
+}
+
+// Folds case fully ("Straße" to "strasse") into a new buffer; NULL when ICU fails.
+static UChar *case_folded(const UChar *text, int32_t length, int32_t *outLength) {
+    int32_t capacity = length * 3 + 16;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        UChar *out = malloc(sizeof(UChar) * (size_t)capacity);
+        if (out == NULL) return NULL;
+        UErrorCode status = U_ZERO_ERROR;
+        int32_t made = u_strFoldCase(out, capacity, text, length, U_FOLD_CASE_DEFAULT, &status);
+        if (status == U_BUFFER_OVERFLOW_ERROR) {
+            free(out);
+            capacity = made + 1;
+            continue;
+        }
+        if (U_FAILURE(status)) { free(out); return NULL; }
+        *outLength = made;
+        return out;
+    }
+    return NULL;
+}
+
+// The fold of `text` (see ccollation.h) in a new buffer, freed by the caller; NULL when
+// ICU fails or memory runs out.
+static UChar *folded(const UChar *text, int32_t length, int spaced, int32_t *outLength) {
+    UErrorCode status = U_ZERO_ERROR;
+    const UNormalizer2 *nfkd = unorm2_getNFKDInstance(&status);
+    const UNormalizer2 *nfc = unorm2_getNFCInstance(&status);
+    if (U_FAILURE(status)) return NULL;
+    // Compatibility forms to their letters (ＴＯＥＩＣ, ﬁ, ｶ), accents apart; case folded;
+    // decomposed again, as folding case can compose.
+    int32_t decomposedLength = 0, foldedLength = 0, markedLength = 0;
+    UChar *decomposed = normalized(nfkd, text, length, &decomposedLength);
+    if (decomposed == NULL) return NULL;
+    UChar *caseless = case_folded(decomposed, decomposedLength, &foldedLength);
     free(decomposed);
-    if (U_FAILURE(status) || folded > capacity) return -1;
-    return folded;
+    if (caseless == NULL) return NULL;
+    UChar *marked = normalized(nfkd, caseless, foldedLength, &markedLength);
+    free(caseless);
+    if (marked == NULL) return NULL;
+    // Combining marks (accents, Greek tonos, Cyrillic ё's dots, Arabic harakat, Hebrew
+    // niqqud) and invisible format characters (Cf: soft hyphens, zero-width spaces and
+    // joiners, the byte order mark, direction controls) dropped; letters of fold_letter
+    // folded (at most two units each, so the text grows at most twice).
+    UChar *kept = malloc(sizeof(UChar) * (size_t)(markedLength * 2 + 1));
+    if (kept == NULL) { free(marked); return NULL; }
+    int32_t keptLength = 0;
+    for (int32_t i = 0; i < markedLength;) {
+        int32_t start = i;
+        UChar32 c;
+        U16_NEXT(marked, i, markedLength, c);
+        int8_t type = u_charType(c);
+        if ((type == U_NON_SPACING_MARK && !keeps_mark(c)) || type == U_FORMAT_CHAR) continue;
+        int32_t letters = fold_letter(c, kept + keptLength);
+        if (letters > 0) {
+            keptLength += letters;
+            continue;
+        }
+        for (int32_t j = start; j < i; j++) kept[keptLength++] = marked[j];
+    }
+    free(marked);
+    // Composed again (が, Hangul syllables), so text typed either way folds alike.
+    int32_t composedLength = 0;
+    UChar *composed = normalized(nfc, kept, keptLength, &composedLength);
+    free(kept);
+    if (composed == NULL || !spaced) {
+        *outLength = composedLength;
+        return composed;
+    }
+    UChar *out = malloc(sizeof(UChar) * (size_t)(composedLength * 3 + 1));
+    if (out == NULL) { free(composed); return NULL; }
+    int32_t made = 0;
+    int spaceOwed = 0;
+    for (int32_t i = 0; i < composedLength;) {
+        int32_t start = i;
+        UChar32 c;
+        U16_NEXT(composed, i, composedLength, c);
+        int alone = stands_alone(c);
+        if (c == ' ') {
+            spaceOwed = 0;
+        } else if ((alone || spaceOwed) && made > 0 && out[made - 1] != ' ') {
+            out[made++] = ' ';
+        }
+        for (int32_t j = start; j < i; j++) out[made++] = composed[j];
+        spaceOwed = alone;
+    }
+    free(composed);
+    *outLength = made;
+    return out;
+}
+
+static int32_t fold_into(const uint16_t *text, int32_t length, uint16_t *out, int32_t capacity, int spaced) {
+    int32_t made = 0;
+    UChar *result = folded((const UChar *)text, length, spaced, &made);
+    if (result == NULL) return -1;
+    if (made <= capacity) {
+        for (int32_t i = 0; i < made; i++) out[i] = result[i];
+    }
+    free(result);
+    return made;
+}
+
+int32_t midiccio_fold(const uint16_t *text, int32_t length, uint16_t *out, int32_t capacity) {
+    return fold_into(text, length, out, capacity, 0);
+}
+
+int32_t midiccio_search_fold(const uint16_t *text, int32_t length, uint16_t *out, int32_t capacity) {
+    return fold_into(text, length, out, capacity, 1);
+}
+
+// midiccio_search_text(text): the text as the search index takes it. Plain ASCII text is
+// given back as it is (the tokenizer folds its case); NULL stays NULL.
+static void search_text_function(sqlite3_context *context, int count, sqlite3_value **arguments) {
+    (void)count;
+    sqlite3_value *value = arguments[0];
+    if (sqlite3_value_type(value) != SQLITE_TEXT) {
+        sqlite3_result_value(context, value);
+        return;
+    }
+    const unsigned char *utf8 = sqlite3_value_text(value);
+    int bytes = sqlite3_value_bytes(value);
+    int ascii = 1;
+    for (int i = 0; i < bytes; i++) {
+        if (utf8[i] >= 0x80) {
+            ascii = 0;
+            break;
+        }
+    }
+    if (ascii) {
+        sqlite3_result_value(context, value);
+        return;
+    }
+    const UChar *utf16 = sqlite3_value_text16(value);
+    int32_t length = sqlite3_value_bytes16(value) / 2;
+    int32_t made = 0;
+    UChar *result = folded(utf16, length, 1, &made);
+    if (result == NULL) {
+        sqlite3_result_error(context, "midiccio_search_text: ICU could not fold the text", -1);
+        return;
+    }
+    sqlite3_result_text16(context, result, made * 2, free);
+}
+
+int midiccio_define_search_text(sqlite3 *db) {
+    return sqlite3_create_function_v2(db, "midiccio_search_text", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
+                                      NULL, search_text_function, NULL, NULL, NULL);
 }

@@ -66,6 +66,7 @@ enum LibraryFile {
         var before: Int?
         do {
             try database.defineSchemaGuard(newest: Migrations.all.count)
+            try SearchText.define(on: database)
             try database.execute("PRAGMA busy_timeout = \(busyTimeoutSeconds * 1000)")
             // A library this MiDiccio set up needs only a look, under no write lock: a
             // command that only reads never waits behind another process's long write.

@@ -537,6 +537,29 @@ enum Migrations {
                 ALTER TABLE purged ADD COLUMN clean_up_trashed_at INTEGER;
                 ALTER TABLE purged ADD COLUMN clean_up_newest INTEGER;
                 """),
+        Migration(
+            name: "2026-12-search-in-every-script",
+            sql: """
+                -- The search indexes hold each field folded (SearchText: the marks of every
+                -- script, invisible characters, compatibility forms, ideographs and kana one
+                -- by one), no longer the fields as written through a view of the words: they
+                -- are contentless, fed the folded text by the library. Any SQLite still reads
+                -- them, with its own tokenizer. They are filled again when the library is
+                -- opened next, with the term keys (WordLibrary.refreshTermKeys), so their
+                -- version is forgotten here.
+                DROP TABLE words_fts;
+                DROP TABLE terms_fts;
+                DROP VIEW words_fts_source;
+                CREATE VIRTUAL TABLE words_fts USING fts5 (
+                    term, reading, meaning, examples, notes, tags,
+                    content = '', tokenize = 'unicode61 remove_diacritics 2'
+                );
+                INSERT INTO words_fts (words_fts, rank) VALUES ('rank', 'bm25(\(SearchRanking.bm25Weights))');
+                CREATE VIRTUAL TABLE terms_fts USING fts5 (
+                    term, content = '', tokenize = 'unicode61 remove_diacritics 2'
+                );
+                DELETE FROM library_info WHERE key = 'collation.icu';
+                """),
     ]
 
     /// Puts the floor of each tag list an older MiDiccio wrote here and did not send yet at

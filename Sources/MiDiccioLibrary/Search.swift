@@ -25,12 +25,15 @@ extension WordLibrary {
     static let rankedMatches = 500
 
     /// The words of a query as the search index splits text: runs of letters, digits and
-    /// combining marks. Quotes and operators are dropped so no query is a syntax error.
+    /// combining marks; invisible format characters (a soft hyphen, a zero-width space)
+    /// are left out without splitting, as the index's text leaves them (`SearchText`).
+    /// Quotes and operators are dropped so no query is a syntax error.
     static func searchTokens(_ query: String) -> [String] {
         var tokens: [String] = []
         var current = String.UnicodeScalarView()
         for scalar in query.unicodeScalars {
             let properties = scalar.properties
+            if properties.generalCategory == .format { continue }
             if properties.isAlphabetic || properties.numericType != nil || properties.generalCategory == .nonspacingMark
                 || properties.generalCategory == .decimalNumber
             {
@@ -128,19 +131,31 @@ struct SearchPlan {
     let excludedTagKeys: [String]
 
     init(query: SearchQuery, tag: String?) {
-        freeTokens = WordLibrary.searchTokens(query.text)
+        freeTokens = Self.indexWords(query.text)
         key = TermKey.fold(query.text.trimmed)
         fieldClauses = query.fields.compactMap { match in
-            let tokens = WordLibrary.searchTokens(match.text)
+            let tokens = Self.indexWords(match.text)
             return tokens.isEmpty ? nil : "{\(match.field.rawValue)} : (\(Self.prefixes(tokens)))"
         }
         phrases =
             Self.phrases(freeTokens)
             + query.fields.flatMap { match in
-                Self.phrases(WordLibrary.searchTokens(match.text)).map { "{\(match.field.rawValue)} : \($0)" }
+                Self.phrases(Self.indexWords(match.text)).map { "{\(match.field.rawValue)} : \($0)" }
             }
         tagKeys = (query.tags + [tag ?? ""]).filter { !$0.isEmpty }.map(TagSet.key)
         excludedTagKeys = query.excludedTags.map(TagSet.key)
+    }
+
+    /// The words of `text` (`WordLibrary.searchTokens`) folded as the search index holds
+    /// its text (`SearchText.fold`): a word of ideographs or kana becomes a phrase of them
+    /// ("試 験"), found inside a longer run. A word that folds to nothing (marks alone) is
+    /// left out; a double quote (from a full-width one) is dropped, as the index drops it.
+    static func indexWords(_ text: String) -> [String] {
+        WordLibrary.searchTokens(text).compactMap { token in
+            let folded = SearchText.fold(token)
+            guard folded.contains(where: { !$0.isWhitespace }) else { return nil }
+            return folded.filter { $0 != "\"" }
+        }
     }
 
     static func prefixes(_ tokens: [String]) -> String {

@@ -35,6 +35,11 @@ final class TermCollation {
         return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }()
 
+    /// What a library records of the rules its term keys, sort keys and search index were
+    /// made by ("76.1.0 fold 2"): the ICU's version and the folding rules'
+    /// (`TermKey.foldVersion`). When it differs, `WordLibrary.refreshTermKeys` makes them again.
+    static let keysVersion = "\(icuVersion) fold \(TermKey.foldVersion)"
+
     deinit {
         if case .some(.some(let collator)) = opened { midiccio_collator_close(collator) }
     }

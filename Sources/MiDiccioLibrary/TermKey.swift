@@ -2,11 +2,21 @@ import CCollation
 
 /// The folded form of a term used to find duplicates and to rank search results:
 /// case-folded, without accents or other combining marks ("Café" and "cafe" share a
-/// key, and so do "Straße" and "strasse"), and without invisible format characters
-/// (Unicode category Cf: "pal\u{200B}abra" and "palabra" share a key). Composed and
-/// decomposed spellings share a key too. The key is local: it is never synced, and each
+/// key, and so do "Straße" and "strasse", "ο Άνθρωπος" and "ο ανθρωπος", "ёлка" and
+/// "елка"), without invisible format characters (Unicode category Cf:
+/// "pal\u{200B}abra" and "palabra" share a key), with compatibility forms as their
+/// letters ("ＴＯＥＩＣ" and "toeic") and letters with a stroke as the letter ("Łódź" and
+/// "lodz"); kana keep their voicing ("がっこう" is not "かっこう"). Composed and decomposed
+/// spellings share a key too (`midiccio_fold` in CCollation says how). When this changes,
+/// `foldVersion` does. The key is local: it is never synced, and each
 /// device computes it from the term, which keeps what was typed.
 public enum TermKey {
+    /// The version of the folding rules (`fold`, `SearchText.fold`). A library records it
+    /// with the ICU's (`TermCollation.keysVersion`) and, when either changes, computes its
+    /// term keys and its search index again (`WordLibrary.refreshTermKeys`). 2: every
+    /// script's marks, compatibility forms, letters with a stroke, kana's voicing kept.
+    static let foldVersion = 2
+
     /// Folds `text` case- and accent-insensitively.
     public static func fold(_ text: String) -> String {
         // Fast path: plain ASCII only needs lowercasing.
@@ -17,19 +27,31 @@ public enum TermKey {
                 return text.utf8.count
             }
         }
+        // ICU unavailable: case folding and Cf removal alone are still better than nothing.
+        return Self.folded(text, by: midiccio_fold)
+            ?? String(String.UnicodeScalarView(text.unicodeScalars.filter { $0.properties.generalCategory != .format }))
+            .lowercased()
+    }
+
+    /// `text` through one of the C folds (`midiccio_fold`, `midiccio_search_fold`), with a
+    /// larger buffer when the first is too small; nil when ICU fails.
+    static func folded(
+        _ text: String,
+        by fold: (UnsafePointer<UInt16>?, Int32, UnsafeMutablePointer<UInt16>?, Int32) -> Int32
+    ) -> String? {
         let utf16 = Array(text.utf16)
         var out = [UInt16](repeating: 0, count: utf16.count * 3 + 16)
-        let length = utf16.withUnsafeBufferPointer { input in
-            out.withUnsafeMutableBufferPointer { output in
-                midiccio_fold(input.baseAddress, Int32(input.count), output.baseAddress, Int32(output.count))
+        for _ in 0..<2 {
+            let length = utf16.withUnsafeBufferPointer { input in
+                out.withUnsafeMutableBufferPointer { output in
+                    fold(input.baseAddress, Int32(input.count), output.baseAddress, Int32(output.count))
+                }
             }
+            guard length >= 0 else { return nil }
+            if Int(length) <= out.count { return String(decoding: out[0..<Int(length)], as: UTF16.self) }
+            out = [UInt16](repeating: 0, count: Int(length))
         }
-        // ICU unavailable: case folding and Cf removal alone are still better than nothing.
-        guard length >= 0 else {
-            return String(String.UnicodeScalarView(text.unicodeScalars.filter { $0.properties.generalCategory != .format }))
-                .lowercased()
-        }
-        return String(decoding: out[0..<Int(length)], as: UTF16.self)
+        return nil
     }
 
     /// `text` as spelled, but for case and invisible format characters (Unicode category

@@ -144,7 +144,7 @@ public final class WordLibrary {
                     }
                 }
             }
-            if stored.first(where: { $0.0 == "collation.icu" })?.1 != TermCollation.icuVersion {
+            if stored.first(where: { $0.0 == "collation.icu" })?.1 != TermCollation.keysVersion {
                 try guarded { try refreshTermKeys(progress: keyProgress) }
             }
             try guarded {
@@ -1036,12 +1036,13 @@ public final class WordLibrary {
         database.lastInsertRowID
     }
 
-    /// The text the search index holds for a word: exactly what `words_fts_source`
-    /// reads from the row, so a later delete removes exactly what was added.
+    /// The text the search index holds for a word: exactly what `SearchText.columns`
+    /// makes of its row, so a later delete removes exactly what was added.
     static func searchValues(_ word: Word, seq: Int64) -> [SQLValue] {
         [
-            .integer(seq), .text(word.term), .text(word.reading), .text(word.meaning),
-            .text(JSONText.array(word.examples)), .text(word.notes), .text(JSONText.array(word.tags)),
+            .integer(seq), .text(SearchText.fold(word.term)), .text(SearchText.fold(word.reading)),
+            .text(SearchText.fold(word.meaning)), .text(SearchText.fold(JSONText.array(word.examples))),
+            .text(SearchText.fold(word.notes)), .text(SearchText.fold(JSONText.array(word.tags))),
         ]
     }
 
@@ -1118,15 +1119,7 @@ public final class WordLibrary {
                 // as it goes, as with any write.
                 let mergeAtEnd = !deferred.isEmpty
                 if mergeAtEnd { try setSearchIndexMerging(automerge: 0, crisismerge: Self.bulkSearchCrisisMerge) }
-                try database.run(
-                    """
-                    INSERT INTO words_fts (rowid, term, reading, meaning, examples, notes, tags)
-                    SELECT seq, term, reading, meaning, examples, notes, tags FROM words
-                    WHERE seq >= ? AND +deleted_at IS NULL ORDER BY seq
-                    """, [.integer(first)])
-                try database.run(
-                    "INSERT INTO terms_fts (rowid, term) SELECT seq, term FROM words WHERE seq >= ? AND +deleted_at IS NULL ORDER BY seq",
-                    [.integer(first)])
+                try addToSearchIndexes(from: first)
                 if mergeAtEnd {
                     if try searchIndexSegments() >= Self.searchMergeFrom {
                         try database.execute("INSERT INTO words_fts (words_fts) VALUES ('optimize')")
@@ -1169,6 +1162,30 @@ public final class WordLibrary {
             for sql in deferred { try database.execute(sql) }
             return result
         }
+    }
+
+    /// Puts every word outside the Trash from row `first` on into the search indexes, in
+    /// row order (FTS5 writes out its buffer at every row out of order: 7x slower).
+    func addToSearchIndexes(from first: Int64) throws {
+        try database.run(
+            """
+            INSERT INTO words_fts (rowid, term, reading, meaning, examples, notes, tags)
+            SELECT seq, \(SearchText.columns) FROM words WHERE seq >= ? AND +deleted_at IS NULL ORDER BY seq
+            """, [.integer(first)])
+        try database.run(
+            """
+            INSERT INTO terms_fts (rowid, term)
+            SELECT seq, midiccio_search_text(term) FROM words WHERE seq >= ? AND +deleted_at IS NULL ORDER BY seq
+            """, [.integer(first)])
+    }
+
+    /// Builds the search indexes again from the words: the fold that made them changed
+    /// (`TermKey.foldVersion`, or the ICU), or they are new.
+    func rebuildSearchIndexes() throws {
+        try makeSearchChanges()
+        try database.execute("INSERT INTO words_fts (words_fts) VALUES ('delete-all')")
+        try database.execute("INSERT INTO terms_fts (terms_fts) VALUES ('delete-all')")
+        try addToSearchIndexes(from: Int64.min)
     }
 
     /// How many segments the search index is in, each with rows of its own in FTS5's
@@ -1318,13 +1335,15 @@ public final class WordLibrary {
         return hash.value
     }
 
-    /// Computes every word's term key and sort key again with this ICU and records its
-    /// version: keys from another ICU may order or match terms differently (a library
-    /// moved to another machine, or ICU upgraded). Runs once per change of ICU, in one
+    /// Computes every word's term key and sort key again with this ICU and these folding
+    /// rules, builds the search indexes again, and records their version: keys from
+    /// another ICU or other rules may order or match terms differently (a library moved to
+    /// another machine, ICU upgraded, `TermKey.foldVersion` changed), and the search index
+    /// must hold what a delete later takes out of it. Runs once per change, in one
     /// transaction; only the keys that differ are written. Nothing synced changes.
     func refreshTermKeys(progress: ((_ done: Int, _ total: Int) -> Void)? = nil) throws {
         try database.write {
-            guard try info("collation.icu") != TermCollation.icuVersion else { return }
+            guard try info("collation.icu") != TermCollation.keysVersion else { return }
             let batch = try database.prepare("SELECT seq, term, term_key, sort_key FROM words WHERE seq > ? ORDER BY seq LIMIT 2000")
             let update = try database.prepare("UPDATE words SET term_key = ?, sort_key = ? WHERE seq = ?")
             let total = progress == nil ? 0 : Int(try database.integer("SELECT count(*) FROM words") ?? 0)
@@ -1345,7 +1364,8 @@ public final class WordLibrary {
                 done += rows.count
                 progress?(done, total)
             }
-            try setInfo("collation.icu", TermCollation.icuVersion)
+            try rebuildSearchIndexes()
+            try setInfo("collation.icu", TermCollation.keysVersion)
         }
     }
 

@@ -42,8 +42,7 @@ struct AnUpdateOfAnOlderLibraryShowsItIsGoingTests {
             try (rows.joined(separator: "\n") + "\n").write(toFile: sheet, atomically: true, encoding: .utf8)
             _ = try library.importWords(from: sheet)
             // As a library of the release before: no index of terms, that migration not applied.
-            try library.database.execute("DROP TABLE terms_fts")
-            try library.database.run("DELETE FROM schema_migrations WHERE name = '2026-12-terms-search-index'")
+            try SearchFindsWordsInEveryScriptTests.makeLikeBefore(library.database, termsIndex: false)
 
             var ticks = 0
             let updated = try WordLibrary(path: fixture.path, clock: fixture.clock, environment: [:], upgradeProgress: { ticks += 1 })

@@ -30,12 +30,33 @@ struct BulkWritesMatchWordByWordTests {
         }
     }
 
-    /// SQLite's own check that the search indexes (the whole one and the terms') hold
-    /// exactly the rows' text.
+    /// That the search indexes (the whole one and the terms') hold exactly the rows' text:
+    /// FTS5's own check of their structure, then their words, with each one's row, column
+    /// and place, against those of indexes made afresh from the rows. (The indexes are
+    /// contentless: FTS5 has no content to check them against by itself.)
     static func indexAgrees(_ library: WordLibrary) throws {
-        try library.database.write {
-            try library.database.execute("INSERT INTO words_fts (words_fts, rank) VALUES ('integrity-check', 1)")
-            try library.database.execute("INSERT INTO terms_fts (terms_fts, rank) VALUES ('integrity-check', 1)")
+        let database = library.database
+        try database.write {
+            try database.execute("INSERT INTO words_fts (words_fts) VALUES ('integrity-check')")
+            try database.execute("INSERT INTO terms_fts (terms_fts) VALUES ('integrity-check')")
+            let indexes = [
+                ("words_fts", "term, reading, meaning, examples, notes, tags", SearchText.columns),
+                ("terms_fts", "term", "midiccio_search_text(term)"),
+            ]
+            for (table, columns, values) in indexes {
+                try database.execute(
+                    """
+                    CREATE VIRTUAL TABLE temp.fresh USING fts5 (\(columns), content = '', tokenize = 'unicode61 remove_diacritics 2');
+                    INSERT INTO temp.fresh (rowid, \(columns)) SELECT seq, \(values) FROM words WHERE deleted_at IS NULL ORDER BY seq;
+                    CREATE VIRTUAL TABLE temp.held USING fts5vocab (main, \(table), 'instance');
+                    CREATE VIRTUAL TABLE temp.made USING fts5vocab (temp, fresh, 'instance');
+                    """)
+                let words = try database.integer("SELECT count(*) FROM temp.made") ?? 0
+                let missing = try database.integer("SELECT count(*) FROM (SELECT * FROM temp.made EXCEPT SELECT * FROM temp.held)") ?? -1
+                let extra = try database.integer("SELECT count(*) FROM (SELECT * FROM temp.held EXCEPT SELECT * FROM temp.made)") ?? -1
+                #expect(missing == 0 && extra == 0, "\(table): \(missing) of \(words) words missing, \(extra) more")
+                try database.execute("DROP TABLE temp.held; DROP TABLE temp.made; DROP TABLE temp.fresh")
+            }
         }
     }
 

@@ -1,6 +1,7 @@
 #ifndef MIDICCIO_CCOLLATION_H
 #define MIDICCIO_CCOLLATION_H
 #include <stdint.h>
+#include <sqlite3.h>
 
 // ICU's own headers clash with the copy of ICU inside Foundation, so Swift sees only
 // this small interface in plain C types; the ICU calls live in collation.c.
@@ -23,9 +24,24 @@ void midiccio_icu_version(char *text, int32_t capacity);
 /// Closes a collator from `midiccio_collator_open`.
 void midiccio_collator_close(midiccio_collator *collator);
 
-/// Folds UTF-16 `text` for matching: canonical decomposition (NFD), combining marks
-/// removed, full case folding ("Café" and "CAFE" both become "cafe"). Writes at most
-/// `capacity` units to `out` and returns the folded length, or -1 when `capacity` is
-/// too small or ICU fails.
+/// Folds UTF-16 `text` for matching (a term's key): compatibility forms to their letters
+/// (NFKD: full-width "ＴＯＥＩＣ", ligatures, half-width kana), full case folding, combining
+/// marks removed but kana's voicing marks (accents, Greek tonos, Arabic harakat, Hebrew
+/// niqqud), invisible format characters (Cf) removed, letters with a stroke to their
+/// letter ("ł" to "l", "ø" to "o") and "æ", "œ" to two letters, composed again (NFC).
+/// "Café", "CAFE" and "cafe" fold alike, and so do "Łódź" and "lodz". Writes at most
+/// `capacity` units to `out` and returns the folded length: when it exceeds `capacity`,
+/// nothing was written and a call with that capacity succeeds. -1 when ICU fails.
 int32_t midiccio_fold(const uint16_t *text, int32_t length, uint16_t *out, int32_t capacity);
+
+/// Folds UTF-16 `text` as the search index takes it: as `midiccio_fold`, with a space
+/// around each ideograph and kana, so the index holds them one by one and a search finds
+/// a word of them inside a longer one as a phrase. Returns as `midiccio_fold` does.
+int32_t midiccio_search_fold(const uint16_t *text, int32_t length, uint16_t *out, int32_t capacity);
+
+/// Defines the SQL function `midiccio_search_text(text)` on `db`: `midiccio_search_fold`
+/// of text that is not plain ASCII, and plain ASCII text as it is (the search index's
+/// tokenizer folds its case), so the index gets the same text from SQL as from Swift
+/// (`SearchText.fold`). Returns an SQLite result code.
+int midiccio_define_search_text(sqlite3 *db);
 #endif
