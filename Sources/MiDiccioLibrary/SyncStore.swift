@@ -572,6 +572,58 @@ package final class SyncStore {
         try library.guarded { try library.purgedWordIDs() }
     }
 
+    /// The ids of the words the Trash's clean-up purged (their markers all the clean-up's):
+    /// answers given to them are kept under the id such a word comes back under while
+    /// the merge settles them (`settleAnswers(of:held:)`).
+    package func cleanedUpIDs() throws -> Set<WordID> {
+        try library.guarded {
+            Set(
+                try database.cached("SELECT id FROM purged WHERE clean_up_newest IS NOT NULL").rows([]) { $0.text(0) }
+                    .compactMap(WordID.init))
+        }
+    }
+
+    /// The answers of word `id` here, each with whether it still waits to be sent.
+    package func answers(of id: WordID) throws -> [(event: ReviewEvent, pending: Bool)] {
+        try library.guarded {
+            var reader = try ReviewRows(database, word: id)
+            return try database.cached("SELECT \(ReviewRows.columns), pending FROM reviews WHERE word = ?").rows([.blob(id.bytes)]) {
+                row in reader.event(row).map { ($0, row.int64(5) == 1) }
+            }.compactMap(\.self)
+        }
+    }
+
+    /// True when word `id` has answers here.
+    package func hasAnswers(_ id: WordID) throws -> Bool {
+        try library.guarded { try database.integer("SELECT EXISTS (SELECT 1 FROM reviews WHERE word = ?)", [.blob(id.bytes)]) == 1 }
+    }
+
+    /// Settles the answers of a word the Trash's clean-up purged (`old`): `held`, those it
+    /// had here when its marker came, and those stored under it since (from other devices'
+    /// files). They go to the id the word comes back under (`idAfterPurge(of:)`): all of
+    /// them when this library holds that word (a device that had a change the clean-up
+    /// never saw kept it, `keepFromCleanUp`), else only those never sent, which would be
+    /// lost everywhere (the word kept elsewhere later finds them). Sent again under that id,
+    /// so every device holds them there. Returns how many the kept word got; call inside
+    /// `write`.
+    @discardableResult
+    package func settleAnswers(of old: WordID, held: [(event: ReviewEvent, pending: Bool)]) throws -> Int {
+        try library.guarded {
+            let stored = try answers(of: old)
+            if !stored.isEmpty { try library.removeReviewEvents(of: old) }
+            let new = try library.idAfterPurge(of: old)
+            let kept = try library.stored(new) != nil
+            let moving = (held + stored).filter { kept || $0.pending }.map { answer in
+                var event = answer.event
+                event.wordID = new
+                return event
+            }
+            guard !moving.isEmpty else { return 0 }
+            try library.refreshStudyCache(after: try library.insertReviewEvents(moving, pending: true))
+            return kept ? moving.count : 0
+        }
+    }
+
     /// Applies a marker from another device: removes the word (its content beaten by
     /// the purge, whatever its time) and keeps the marker. Call inside `write`.
     package func apply(_ marker: PurgeMarker) throws -> MarkerEffect {

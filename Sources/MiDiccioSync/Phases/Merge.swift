@@ -75,6 +75,13 @@ extension SyncSession {
             // And the device that took each out, to name it in the stop.
             var leavingBy: [WordID: String] = [:]
             var purged = try store.purgedIDs()
+            // Words the Trash's clean-up purged: their answers are settled at the end
+            // (`settleAnswers`), those they had here when the marker came held meanwhile,
+            // and the words removed here by such a marker, told at the end unless the
+            // word is back by then (kept by another device).
+            var cleanedUp = try store.cleanedUpIDs()
+            var heldAnswers: [WordID: [(event: ReviewEvent, pending: Bool)]] = [:]
+            var cleanedUpHere: [(id: WordID, term: String, editedHere: Bool)] = []
             for batch in batches {
                 for marker in batch.markers {
                     if let keptWord = try keepFromCleanUp(marker) {
@@ -89,17 +96,29 @@ extension SyncSession {
                         purged.insert(marker.id)
                         continue
                     }
-                    switch try store.apply(marker) {
-                    case .removedLive(let term, let editedHere):
-                        countPurged(term, editedHere: editedHere)
+                    if marker.cleanUp != nil, heldAnswers[marker.id] == nil {
+                        heldAnswers[marker.id] = try store.answers(of: marker.id)
+                    }
+                    let effect = try store.apply(marker)
+                    switch effect {
+                    case .removedLive(let term, let editedHere), .removedFromTrash(let term, let editedHere):
+                        if marker.cleanUp != nil {
+                            cleanedUpHere.append((marker.id, term, editedHere))
+                        } else {
+                            countPurged(term, editedHere: editedHere)
+                        }
+                    case .nothing:
+                        break
+                    }
+                    switch effect {
+                    case .removedLive:
                         if guarded && wasLive[marker.id] == nil { wasLive[marker.id] = true }
                         if guarded && wasLive[marker.id] == true {
                             leaving.insert(marker.id)
                             leavingPurged.insert(marker.id)
                             leavingBy[marker.id] = batch.device
                         }
-                    case .removedFromTrash(let term, let editedHere):
-                        countPurged(term, editedHere: editedHere)
+                    case .removedFromTrash:
                         if guarded && wasLive[marker.id] == nil { wasLive[marker.id] = false }
                     case .nothing:
                         break
@@ -108,6 +127,7 @@ extension SyncSession {
                 }
                 for setting in batch.settings where try store.merge(setting) { settingsPulled += 1 }
             }
+            if batches.contains(where: { !$0.markers.isEmpty }) { cleanedUp = try store.cleanedUpIDs() }
             // A new device skips the lookup of words it cannot have yet (a first sync of
             // 100,000 words), except those an earlier batch of this sync may have inserted:
             // their hashes are kept (a million ids as text took a hundred megabytes), and a
@@ -133,7 +153,9 @@ extension SyncSession {
                 try store.saveNewMerged(fresh, pending: freshPending)
                 fresh.removeAll(keepingCapacity: true)
             }
-            answersPulled = try store.mergeReviewEvents(expected: events, purged: purged) { reviews in
+            // The answers of a word the clean-up purged go in under its id, and are
+            // settled below.
+            answersPulled = try store.mergeReviewEvents(expected: events, purged: purged.subtracting(cleanedUp)) { reviews in
                 for batch in batches {
                     // Events of an id this library took over are passed on, as its words are.
                     try reviews.setPending(relayed.contains(batch.device))
@@ -227,6 +249,27 @@ extension SyncSession {
             }
             let restartedAt = now
             for id in trashChanged { try store.restartTrashDays(of: id, now: restartedAt) }
+            // Answers given to a word the Trash's clean-up purged follow it to the id it is
+            // kept under, wherever a device kept it: those held here when the marker came,
+            // and those another device's file brought (stored under the old id above). They
+            // were dropped, and two weeks of answers went from every device while the word
+            // they were given to lived on, kept by another device (round 20A #7).
+            var settling = Set(heldAnswers.keys).intersection(cleanedUp)
+            if answersPulled > 0 {
+                for id in cleanedUp where !settling.contains(id) {
+                    if try store.hasAnswers(id) { settling.insert(id) }
+                }
+            }
+            for id in settling { try store.settleAnswers(of: id, held: heldAnswers[id] ?? []) }
+            // A word the clean-up removed here that another device kept, and sent here in
+            // this pull, is here still: not told as removed.
+            var removedByCleanUp = false
+            for removed in cleanedUpHere {
+                removedByCleanUp = true
+                if try store.local(try store.library.idAfterPurge(of: removed.id)) == nil {
+                    countPurged(removed.term, editedHere: removed.editedHere)
+                }
+            }
             // Joplin lost notes when a sync read absence as deletion; MiDiccio never does,
             // and still stops when other devices' changes would empty much of the library.
             if guarded, leaving.count * 2 > live {
@@ -244,7 +287,7 @@ extension SyncSession {
                 next.absorbed[index].through = max(next.absorbed[index].through, cursors[device] ?? 0)
             }
             next.purgedElsewhere += purgedHere
-            if purgedHere > 0 { try store.oweScrub() }
+            if purgedHere > 0 || removedByCleanUp { try store.oweScrub() }
             // Kept until this sync has told it (`finish`): one stopped after this commit
             // leaves it to the next.
             if purgedHere > 0 || overridden.count > 0 || trashedEdited.count > 0 || editedTrashedHere.count > 0
