@@ -463,14 +463,35 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
     private func unexpected(_ answer: HTTPAnswer, _ method: String, _ path: String) -> CloudError {
         switch answer.status {
         case 300..<400:
-            // The Location may point anywhere; only its host is worth showing.
-            let target = answer.header("Location").flatMap { URLComponents(string: $0)?.host }.map { " (to \($0))" } ?? ""
+            // Where it points, without any user, password or query it may carry: the host
+            // alone told nothing of a move to https or to another path (round 20B #8).
+            let target = answer.header("Location").flatMap(Self.shownTarget).map { " (to \($0))" } ?? ""
             return .failed(path: path, reason: "the server redirects\(target); set the remote to the folder's final URL")
         case 507:
             return .failed(path: path, reason: "the server has no space left (507 Insufficient Storage)")
+        case 413:
+            // nginx refuses bodies over 1 MB unless told otherwise, as PHP and many proxies
+            // do: a library of about 18,000 words has snapshots larger (round 20B #3).
+            return .failed(
+                path: path,
+                reason: "the server refuses uploads this large (413 Payload Too Large); raise its upload limit "
+                    + "(nginx: client_max_body_size; PHP, as Nextcloud runs: upload_max_filesize and post_max_size; "
+                    + "and that of any proxy in front of it)")
+        case 423:
+            return .failed(
+                path: path,
+                reason: "the file is locked by another program (423 Locked); the next sync tries again once the lock ends "
+                    + "(the server's web interface may show and end it)")
         default:
             return .failed(path: path, reason: "the server answered \(method) with \(Self.statusText(answer.status))")
         }
+    }
+
+    /// A redirect's target as shown: scheme, host, port and path, nothing else.
+    private static func shownTarget(_ location: String) -> String? {
+        guard let parts = URLComponents(string: location), let host = parts.host else { return nil }
+        let port = parts.port.map { ":\($0)" } ?? ""
+        return "\(parts.scheme.map { "\($0)://" } ?? "")\(host)\(port)\(parts.percentEncodedPath)"
     }
 
     private static func statusText(_ status: Int) -> String {

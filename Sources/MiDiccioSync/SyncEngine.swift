@@ -117,6 +117,12 @@ public final class SyncEngine {
             try session.autoPurge()
             try session.scrubPurgedText()
             let uploaded = try session.upload()
+            // The record naming what was just uploaded goes out before a snapshot is
+            // written: a snapshot the cloud refused (a server's upload limit, 413, a full
+            // quota) stopped every sync before its record, and the device said its words
+            // were uploaded while no other device could find them, for days, or for good
+            // once another device purged (round 20B #3, #11).
+            if uploaded, try session.snapshotDue() { try session.publishRecordIfNeeded(force: true) }
             let snapshot = try session.writeSnapshotIfDue()
             // Older files go only once the record naming the new snapshot is out: removed
             // first, a record that then failed to be written still named them, and a new

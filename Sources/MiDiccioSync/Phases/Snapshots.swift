@@ -20,16 +20,8 @@ extension SyncSession {
             if state.cleanMarkers != position && state.files.isEmpty { try commit { $0.cleanMarkers = position } }
             return false
         }
-        let tooMany = state.lastSeq - state.snapshotSeq >= engine.snapshotInterval
-        let newMarkers = position > state.snapshotMarkers
-        // Another device could not read one of this device's files (a sync program lost
-        // or cut it): a new snapshot covers it, and the words in it reach that device.
-        var answered = state.answeredWants ?? [:]
-        for record in others {
-            if let wanted = record.wanted[deviceID], answered[record.device] != wanted { answered[record.device] = wanted }
-        }
-        let asked = answered != (state.answeredWants ?? [:])
-        guard tooMany || newMarkers || asked else { return false }
+        let (due, answered) = try snapshotWanted(markerPosition: position)
+        guard due else { return false }
         announce(.tidying)
         let snapshot = try writeSnapshot(seq: state.lastSeq)
         try commit { next in
@@ -49,6 +41,27 @@ extension SyncSession {
         }
         tidyWanted = true
         return true
+    }
+
+    /// True when this sync is to write a snapshot (`writeSnapshotIfDue`).
+    func snapshotDue() throws -> Bool {
+        guard state.lastSeq > 0 else { return false }
+        return try snapshotWanted(markerPosition: try store.markerPosition()).due
+    }
+
+    /// Whether a snapshot is due: enough change files follow the last one, this device has
+    /// learnt a purge marker its snapshot does not honour, or another device could not read
+    /// one of this device's files (a sync program lost or cut it: a new snapshot covers it,
+    /// and the words in it reach that device). With the wants of other devices answered so.
+    private func snapshotWanted(markerPosition position: Int64) throws -> (due: Bool, answered: [String: Int64]) {
+        let tooMany = state.lastSeq - state.snapshotSeq >= engine.snapshotInterval
+        let newMarkers = position > state.snapshotMarkers
+        var answered = state.answeredWants ?? [:]
+        for record in others {
+            if let wanted = record.wanted[deviceID], answered[record.device] != wanted { answered[record.device] = wanted }
+        }
+        let asked = answered != (state.answeredWants ?? [:])
+        return (tooMany || newMarkers || asked, answered)
     }
 
     /// Removes this device's change files that its snapshot covers and every active

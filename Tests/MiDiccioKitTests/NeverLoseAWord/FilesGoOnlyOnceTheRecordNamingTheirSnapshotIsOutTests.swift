@@ -39,3 +39,41 @@ struct FilesGoOnlyOnceTheRecordNamingTheirSnapshotIsOutTests {
         }
     }
 }
+
+/// Rule: what a sync uploaded is named by its device's record before the sync writes a
+/// snapshot, so a snapshot the cloud refuses (a server's upload limit, 413, or a full
+/// quota) leaves the upload reachable by every device. The snapshot went first: every sync
+/// of a device whose snapshot had grown past nginx's default 1 MB limit stopped before its
+/// record, it said its words were uploaded, and no other device read them for two days,
+/// or ever, once another device purged (found by the exploratory helper, round 20B #3, #11).
+@Suite("An upload reaches the other devices though the snapshot after it is refused")
+struct AnUploadReachesOthersThoughItsSnapshotIsRefusedTests {
+    @Test("an edit uploaded in a sync whose snapshot the cloud refuses reaches another device, and is not purged by its Empty Trash")
+    func refusedSnapshotLeavesTheUploadNamed() throws {
+        try withSyncFixture { fixture in
+            let phone = try fixture.device("phone"), laptop = try fixture.device("laptop")
+            phone.tune = { $0.snapshotInterval = 4 }
+            let casa = try phone.add("casa", meaning: "house")
+            for index in 0..<3 {
+                try phone.add("palabra\(index)")
+                try fixture.syncRounds([phone, laptop], 1)
+            }
+            try laptop.library.delete([casa])
+            try fixture.syncRounds([laptop, phone], 1)
+            // The phone takes "casa" out of the Trash and edits it; its sync is due to write a
+            // snapshot, which the cloud refuses.
+            try phone.library.restore([casa])
+            _ = try phone.library.edit(casa, WordEdit(meaning: "house, home"))
+            fixture.storage.faults.failWritesUnder = "snapshots/"
+            #expect(throws: (any Error).self) { try phone.sync() }
+
+            // The laptop empties its Trash, syncing first as the command does: it sees the restore.
+            try laptop.sync()
+            #expect(try !laptop.word(casa).isDeleted && laptop.word(casa).meaning == "house, home")
+            #expect(try laptop.library.emptyTrash() == 0)
+            fixture.storage.faults.failWritesUnder = nil
+            try fixture.syncRounds([phone, laptop])
+            #expect(try phone.word(casa).meaning == "house, home" && laptop.everyWord() == phone.everyWord())
+        }
+    }
+}

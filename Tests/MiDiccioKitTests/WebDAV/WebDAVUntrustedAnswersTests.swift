@@ -33,9 +33,44 @@ struct WebDAVUntrustedAnswersTests {
             try storage.read("devices/a.json")
         } throws: { error in
             guard case CloudError.failed(_, let reason) = error else { return false }
-            return reason.contains("redirects (to elsewhere.example.com)")
+            return reason.contains("redirects (to http://elsewhere.example.com/MiDiccio/devices/a.json)")
         }
         #expect(storage.requestCount == 1)
+    }
+
+    @Test("a redirect's user, password and query are not shown")
+    func redirectShownWithoutSecrets() throws {
+        let (proxy, storage) = try Self.proxied()
+        defer { proxy.stop() }
+        proxy.answer(["302 Found\r\nLocation: https://me:secret@dav.example.com:8443/remote.php/dav/?token=abc"])
+        #expect {
+            try storage.read("devices/a.json")
+        } throws: { error in
+            guard case CloudError.failed(_, let reason) = error else { return false }
+            return reason.contains("(to https://dav.example.com:8443/remote.php/dav/)") && !reason.contains("secret")
+                && !reason.contains("abc")
+        }
+    }
+
+    @Test(
+        "an upload limit or a lock is said as what it is, with what to do",
+        arguments: [
+            (
+                "413 Payload Too Large",
+                "refuses uploads this large (413 Payload Too Large); raise its upload limit (nginx: client_max_body_size"
+            ),
+            ("423 Locked", "locked by another program (423 Locked)"),
+        ])
+    func limitAndLockExplained(status: String, said: String) throws {
+        let (proxy, storage) = try Self.proxied()
+        defer { proxy.stop() }
+        proxy.answer([status + "\r\nContent-Length: 0"])
+        #expect {
+            try storage.write("devices/b.json", Data("{}".utf8))
+        } throws: { error in
+            guard case CloudError.failed(_, let reason) = error else { return false }
+            return reason.contains(said)
+        }
     }
 
     @Test("a file over the size limit is refused without being kept")
