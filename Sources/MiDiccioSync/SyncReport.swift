@@ -603,8 +603,8 @@ extension SyncReport {
         if trashedEditedHere > 0 {
             let count = trashedEditedHere
             notes.append(
-                "\(count) word\(count == 1 ? "" : "s") edited here and not synced yet "
-                    + "\(count == 1 ? "was" : "were") moved to the Trash on another device meanwhile: "
+                "\(count) word\(count == 1 ? "" : "s") edited here "
+                    + "\(count == 1 ? "was" : "were") moved to the Trash on another device that had not had the edit: "
                     + TermList.named(trashedEditedTerms, of: count) + "; the edits are kept there, restore "
                     + (count == 1 ? "it" : "them") + " from the Trash to keep " + (count == 1 ? "it" : "them"))
         }

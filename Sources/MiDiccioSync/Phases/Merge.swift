@@ -43,12 +43,19 @@ extension SyncSession {
         // kept under a new id (`keepFromCleanUp`), said by name.
         var keptFromCleanUp = NamedWords()
         let syncedUpTo = state.lastSync ?? Int64.min
-        let firstSyncHere = state.lastSync == nil
         // A field this device wrote since its last sync: an edit made here. Not one a backup
         // restore added with the backup's own time (a new device started from a backup was
         // told, at its first sync, that words "edited here" had lost; round 16B F5).
         func editedHere(_ local: LocalRecord, _ field: WordField) throws -> Bool {
             guard local.record.writers[field.index] == deviceID, local.record.times[field].milliseconds > syncedUpTo else { return false }
+            return try store.timesAddedByRestore(local.record.word.id)?[field] != local.record.times[field]
+        }
+        // A field this device wrote at any time (not one a backup restore added): with a
+        // folder remote a sync "sends" into this computer's copy of the folder, and the sync
+        // program delivers it minutes or days later, so a change sent already may still be
+        // one the other device never had (round 20B #6).
+        func writtenHere(_ local: LocalRecord, _ field: WordField) throws -> Bool {
+            guard local.record.writers[field.index] == deviceID else { return false }
             return try store.timesAddedByRestore(local.record.word.id)?[field] != local.record.times[field]
         }
         var settingsPulled = 0, answersPulled = 0
@@ -207,10 +214,15 @@ extension SyncSession {
                             // At this library's first sync with this cloud (a device set to a copy
                             // of the folder it synced with, round 17A G8), an edit sent elsewhere
                             // counts when made after the word went to the Trash here.
+                            // An edit sent already counts when it came after the deletion:
+                            // the deleting device did not have it (a sync program that
+                            // delivered late, or this library's first sync with this cloud).
                             if let local, !local.record.word.isDeleted, outcome.record.word.isDeleted,
                                 try WordField.allCases.contains(where: { field in
-                                    guard field != .deleted, try editedHere(local, field) else { return false }
-                                    return local.pending || firstSyncHere && local.record.times[field] > outcome.record.times[.deleted]
+                                    guard field != .deleted else { return false }
+                                    if local.pending, try editedHere(local, field) { return true }
+                                    guard local.record.times[field] > outcome.record.times[.deleted] else { return false }
+                                    return try writtenHere(local, field)
                                 })
                             {
                                 trashedEdited.insert(id, local.record.word.term)
@@ -218,8 +230,11 @@ extension SyncSession {
                                 trashedEdited.remove(id)
                                 editedTrashedHere.remove(id)
                             }
-                            if let local, local.pending, local.record.word.isDeleted, outcome.record.word.isDeleted,
-                                outcome.changedFields.contains(where: { $0 != .deleted }), try editedHere(local, .deleted)
+                            // Likewise a deletion sent already, whose device had not had the
+                            // edit: one made before the deletion reached it.
+                            if let local, local.record.word.isDeleted, outcome.record.word.isDeleted,
+                                outcome.changedFields.contains(where: { $0 != .deleted }),
+                                try local.pending ? editedHere(local, .deleted) : writtenHere(local, .deleted)
                             {
                                 editedTrashedHere.insert(id, local.record.word.term)
                             }

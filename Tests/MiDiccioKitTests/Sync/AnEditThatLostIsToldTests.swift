@@ -72,11 +72,16 @@ struct AnEditThatLostIsToldTests {
             #expect(report.trashedEditedHere == 1, "\(report)")
             #expect(report.trashedEditedTerms == ["uno"])
             let note = try #require(report.overriddenNote)
-            #expect(note.contains("1 word edited here and not synced yet was moved to the Trash on another device meanwhile"), "\(note)")
+            #expect(note.contains("1 word edited here was moved to the Trash on another device that had not had the edit"), "\(note)")
             #expect(note.contains("restore it from the Trash"), "\(note)")
             let kept = try b.word(edited)
             #expect(kept.isDeleted && kept.meaning == "one, my careful meaning", "\(kept)")
-            #expect(try a.sync().overriddenNote == nil)
+            // A, whose move to the Trash was sent before B's edit came, is told of it too:
+            // it never had the edit (a sync program delivering late looks just the same,
+            // and no note came on either side, round 20B #6). "dos" was not edited.
+            let back = try a.sync()
+            #expect(back.editedTrashedHere == 1 && back.editedTrashedHereTerms == ["uno"], "\(back)")
+            #expect(try a.sync().overriddenNote == nil, "a sync with nothing new says nothing")
         }
     }
 
