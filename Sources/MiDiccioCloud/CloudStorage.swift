@@ -53,6 +53,17 @@ public enum CloudError: Error, Sendable, CustomStringConvertible {
     /// is missing. Not a passing failure: the remote's address needs changing.
     case notThere(String)
 
+    /// True when a write that failed so left nothing at its path: the cloud answered with
+    /// a refusal (access, a missing folder, a read-only folder, a full quota, a file there).
+    /// False when it may have taken the file before the answer went missing (`unavailable`:
+    /// a timeout, a dropped connection, a server error).
+    public var nothingWritten: Bool {
+        switch self {
+        case .unavailable, .unreadable: false
+        case .unauthorized, .failed, .exists, .signInNeeded, .notThere: true
+        }
+    }
+
     public var description: String {
         switch self {
         case .unavailable(let reason): "the cloud is not available now: \(reason)"

@@ -44,28 +44,18 @@ extension SyncSession {
         let seq = max(state.lastSeq, state.numberedThrough ?? 0) + 1
         let fullUpload = state.fullUpload
         let file: SyncState.OwnFile
-        var markerPosition: Int64?
+        let markerPosition: Int64?
         let uploaded: SyncStore.Uploaded
-        if fullUpload {
-            let snapshot = try writeSnapshot(seq: seq, fullUpload: true)
-            file = snapshot.file
-            markerPosition = snapshot.markerPosition
-            uploaded = .everyWordThrough(snapshot.lastChange)
-            report.fullUpload = true
-            report.pushed = try store.wordCount()
-        } else if pendingCount > engine.largeUploadThreshold {
-            let written = try writeLargeChangeFile(seq: seq, markers: markers, settings: settings, events: events)
-            file = written.file
-            uploaded = .pendingThrough(written.lastChange)
-            report.pushed = written.words
-        } else {
-            let pending = try store.pending()
-            let batch = SyncBatch(
-                kind: .changes, device: deviceID, seq: seq, records: pending.map(\.record),
-                markers: markers, settings: settings, events: events)
-            file = try writeOwnFile(.changes, seq: seq, bytes: .memory(BatchCodec.encode(batch)))
-            uploaded = .words(pending)
-            report.pushed = pending.count
+        do {
+            (file, markerPosition, uploaded) = try writePending(
+                seq: seq, fullUpload: fullUpload, pendingCount: pendingCount, markers: markers, settings: settings, events: events)
+        } catch let error as CloudError where error.nothingWritten {
+            // The cloud refused the file (403, a read-only folder, a full quota): the answers
+            // in it went nowhere, so they can be taken back again. They stayed held, and the
+            // Study page's sync held them again each time, so Undo said "synced already" of
+            // an answer no device had (round 20A #9).
+            if answersWaiting || !events.isEmpty { try? commit { _ in try store.holdAnswersForSending(false) } }
+            throw error
         }
         try commit { next in
             // A word edited while its upload was in flight has a newer change number and
@@ -87,6 +77,31 @@ extension SyncSession {
         report.answersPushed += events.count
         report.settingsPushed += settings.count
         return true
+    }
+
+    /// Writes what is pending as file `seq`: every word as a snapshot after an update or a
+    /// move to another cloud (`fullUpload`), else a change file. Returns the file, the
+    /// marker position a snapshot honours, and which words it took.
+    private func writePending(
+        seq: Int64, fullUpload: Bool, pendingCount: Int, markers: [PurgeMarker], settings: [SettingRecord], events: [ReviewEvent]
+    ) throws -> (SyncState.OwnFile, Int64?, SyncStore.Uploaded) {
+        if fullUpload {
+            let snapshot = try writeSnapshot(seq: seq, fullUpload: true)
+            report.fullUpload = true
+            report.pushed = try store.wordCount()
+            return (snapshot.file, snapshot.markerPosition, .everyWordThrough(snapshot.lastChange))
+        }
+        if pendingCount > engine.largeUploadThreshold {
+            let written = try writeLargeChangeFile(seq: seq, markers: markers, settings: settings, events: events)
+            report.pushed = written.words
+            return (written.file, nil, .pendingThrough(written.lastChange))
+        }
+        let pending = try store.pending()
+        let batch = SyncBatch(
+            kind: .changes, device: deviceID, seq: seq, records: pending.map(\.record),
+            markers: markers, settings: settings, events: events)
+        report.pushed = pending.count
+        return (try writeOwnFile(.changes, seq: seq, bytes: .memory(BatchCodec.encode(batch))), nil, .words(pending))
     }
 
     /// Settles a write a previous sync started and did not note as done.

@@ -169,6 +169,36 @@ struct ReviewsSyncTests {
         }
     }
 
+    @Test("an answer whose upload the cloud refused can still be taken back; one whose upload may have gone cannot")
+    func aRefusedUploadLetsTheAnswerBeTakenBack() throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a")
+            let id = try a.add("perro", meaning: "dog")
+            try a.sync()
+            // A folder made read-only, a share without write access, a full quota (round 20A #9).
+            try a.library.review(id, grade: .good)
+            fixture.storage.faults.failWritesUnder = "changes/"
+            #expect(throws: (any Error).self) { try a.sync() }
+            #expect(try !a.library.answersBeingSent())
+            #expect(try a.library.undoLastReview()?.wordID == id, "the answer went nowhere: taken back")
+            #expect(try a.library.studySchedule(of: id).reviews == 0)
+
+            // A cloud that stops answering may have taken the file: the answer stays held.
+            fixture.storage.faults.failWritesUnder = nil
+            try a.library.review(id, grade: .easy)
+            fixture.storage.beforeWrite = { path in
+                if path.hasPrefix("changes/") { throw CloudError.unavailable("the connection dropped") }
+            }
+            #expect(throws: (any Error).self) { try a.sync() }
+            fixture.storage.beforeWrite = nil
+            #expect(try a.library.answersBeingSent(), "held until the next sync looks for the file")
+            #expect(try a.library.undoLastReview() == nil)
+            try a.sync()
+            #expect(try a.library.undoLastReview() == nil, "sent now: other devices count it")
+            #expect(try a.library.studySchedule(of: id).reviews == 1)
+        }
+    }
+
     @Test("a new device's first sync (the bulk path) and later syncs (word by word) both carry the events")
     func firstSyncCarriesEvents() throws {
         try withSyncFixture { fixture in
