@@ -1,3 +1,4 @@
+import CCollation
 import Foundation
 import MiDiccioTesting
 import Testing
@@ -109,6 +110,25 @@ struct SearchFindsWordsInEveryScriptTests {
             try addWords(fixture.library)
             #expect(try found(fixture.library, "학교") == ["school"])
             #expect(try found(fixture.library, "ガス代") == ["ガス"])
+        }
+    }
+
+    @Test("the fold a character at a time, from what each folds to alone, gives what ICU gives over the whole text")
+    func foldByCharacterMatchesTheWholeFold() throws {
+        let text =
+            "aZ éÉçñüß ẞİıǅǄ Łøæœđħ ΆάΣςσΐ ёйЁ الكِتَابَ ﻻﺍ שָׁלוֹם か\u{3099}がｶﾞﾊﾟ 학교\u{1100}\u{1161}\u{11A8} 日本語試験 ＴＯＥＩＣ ﬁﬀﷺ "
+            + "\u{AD}\u{200B}\u{FEFF}\u{202E} 😀👩🏽‍🔬🇪🇸 क़क्ष হো\u{9C7}\u{9BE} ที่ ½²Å\u{212B}\u{2126} e\u{301}\u{316}\u{327} ㈱㌔ℌ"
+        // Whole characters (a kana and its voicing mark, jamo that make a syllable) and the
+        // code points apart, so that both meet their neighbours.
+        let pool = text.map(String.init) + text.unicodeScalars.map { String($0) }
+        var generator = SeededGenerator(seed: 20)
+        for _ in 0..<5_000 {
+            let string = (0..<Int.random(in: 1...8, using: &generator)).map { _ in pool.randomElement(using: &generator)! }.joined()
+            // Unit by unit: Swift's == takes a composed and a decomposed spelling for one,
+            // where the search index and the term keys compare bytes.
+            let byCharacter = TermKey.folded(string, by: midiccio_fold).map { Array($0.utf16) }
+            let whole = TermKey.folded(string, by: midiccio_fold_whole).map { Array($0.utf16) }
+            #expect(byCharacter == whole, "\(string.debugDescription)")
         }
     }
 
