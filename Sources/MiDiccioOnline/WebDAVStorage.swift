@@ -393,6 +393,18 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
                         "the server does not let this user change it (403 Forbidden); check that the user may write to the folder there"
                     throw CloudError.failed(path: path, reason: reason)
                 }
+                // A server that takes only Digest authentication: MiDiccio sends Basic, so a
+                // right password was called refused, and people typed it again for ever
+                // (found by the exploratory helper with Apache and WsgiDAV, round 20B #1).
+                if answer.status == 401, !noPassword, let offered = answer.header("WWW-Authenticate"),
+                    !offered.lowercased().contains("basic")
+                {
+                    let scheme = offered.split(separator: " ").first.map(String.init) ?? offered
+                    throw CloudError.unauthorized(
+                        "the server asks for \(scheme) authentication, which MiDiccio does not use; it sends the user name "
+                            + "and password as Basic authentication (over https): allow Basic on the server (Apache: "
+                            + "AuthType Basic; WsgiDAV: accept_basic) and the password stored here is used as it is")
+                }
                 if answer.status == 401 || answer.status == 403 {
                     // No password was sent: "refused" sent people looking for a typing
                     // mistake (found by the exploratory helper, round 9: a library copied to

@@ -77,6 +77,16 @@ final class StudyCLITests {
         #expect(listed.compactMap { $0["term"] as? String } == ["dos"])
     }
 
+    @Test("study and due with a tag no word has say so, not that everything is done")
+    func mistypedTag() throws {
+        try sandbox.add("hablar", "--tag", "verbos")
+        let due = sandbox.run("due", "--tag", "verbo")
+        #expect(due.status == 0 && due.output == "No words tagged \"verbo\".\n", "\(due.output)")
+        let run = study("q", "--tag", "verbo")
+        #expect(run.status == 0 && run.output == "No words tagged \"verbo\".\n", "\(run.output)")
+        #expect(try sandbox.run("due", "--tag", "VERBOS", "--json").jsonArray().count == 1, "any case, as list --tag")
+    }
+
     @Test("study shows a term, Space reveals the rest, 1-4 grade, u undoes, q stops")
     func studySession() throws {
         let uno = try sandbox.add("uno", "--meaning", "one", "--notes", "a number", "--example", "Uno y dos.")

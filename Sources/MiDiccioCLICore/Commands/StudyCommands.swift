@@ -58,6 +58,7 @@ struct DueCommand: ParsableCommand {
 
     func run(_ context: ToolContext) throws {
         let queue = try context.library().studyQueue(tag: tag, newLimit: new)
+        if !output.json, queue.cards.isEmpty, try noWordTagged(tag, context) { return }
         if output.json {
             let items = queue.cards.map { card in
                 JSONText.object(
@@ -169,6 +170,7 @@ struct StudyCommand: ParsableCommand {
             context.closeLibrary()
             return keys.next()
         }
+        if try noWordTagged(tag, context) { return }
         var session = StudySessionState(library: context.library, tag: tag, newLimit: new)
         let out = context.io
         var answered = 0
@@ -412,4 +414,13 @@ final class KeyReader {
         raw = false
         #endif
     }
+}
+
+/// Says so when no word outside the Trash has `tag` (a tag mistyped: "Done: 0 answered."
+/// and "Nothing to study now." read as the tag's words all done, round 20A #6), as `list
+/// --tag` does; true when it did.
+func noWordTagged(_ tag: String?, _ context: ToolContext) throws -> Bool {
+    guard let tag, try context.library().tagCount(tag) == 0 else { return false }
+    context.io.write("No words tagged \"\(tag)\".\n")
+    return true
 }

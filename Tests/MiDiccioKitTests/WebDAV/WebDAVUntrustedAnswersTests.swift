@@ -52,6 +52,19 @@ struct WebDAVUntrustedAnswersTests {
         }
     }
 
+    @Test("a server that takes only Digest authentication is said so, not that it refused the password")
+    func digestOnlySaidSo() throws {
+        let (proxy, storage) = try Self.proxied()
+        defer { proxy.stop() }
+        proxy.answer(["401 Unauthorized\r\nWWW-Authenticate: Digest realm=\"dav\", nonce=\"abc\", qop=\"auth\"\r\nContent-Length: 0"])
+        #expect {
+            try storage.read("devices/a.json")
+        } throws: { error in
+            guard case CloudError.unauthorized(let reason) = error else { return false }
+            return reason.contains("asks for Digest authentication, which MiDiccio does not use") && !reason.contains("refused")
+        }
+    }
+
     @Test(
         "an upload limit or a lock is said as what it is, with what to do",
         arguments: [
