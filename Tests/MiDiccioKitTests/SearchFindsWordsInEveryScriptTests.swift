@@ -113,14 +113,32 @@ struct SearchFindsWordsInEveryScriptTests {
         }
     }
 
-    @Test("the fold a character at a time, from what each folds to alone, gives what ICU gives over the whole text")
-    func foldByCharacterMatchesTheWholeFold() throws {
+    /// Pieces of text of every script: whole characters (a kana and its voicing mark, jamo
+    /// that make a syllable) and their code points apart, so that both meet their neighbours.
+    static let pool: [String] = {
         let text =
             "aZ éÉçñüß ẞİıǅǄ Łøæœđħ ΆάΣςσΐ ёйЁ الكِتَابَ ﻻﺍ שָׁלוֹם か\u{3099}がｶﾞﾊﾟ 학교\u{1100}\u{1161}\u{11A8} 日本語試験 ＴＯＥＩＣ ﬁﬀﷺ "
             + "\u{AD}\u{200B}\u{FEFF}\u{202E} 😀👩🏽‍🔬🇪🇸 क़क्ष হো\u{9C7}\u{9BE} ที่ ½²Å\u{212B}\u{2126} e\u{301}\u{316}\u{327} ㈱㌔ℌ"
-        // Whole characters (a kana and its voicing mark, jamo that make a syllable) and the
-        // code points apart, so that both meet their neighbours.
-        let pool = text.map(String.init) + text.unicodeScalars.map { String($0) }
+        return text.map(String.init) + text.unicodeScalars.map { String($0) }
+    }()
+
+    @Test("the search text SQL makes is the one Swift makes, unit by unit, on random text of every script")
+    func sqlAndSwiftSearchTextsAlike() throws {
+        try withTemporaryLibrary { fixture in
+            var generator = SeededGenerator(seed: 21)
+            let statement = try fixture.library.database.prepare("SELECT midiccio_search_text(?)")
+            for _ in 0..<3_000 {
+                let string = (0..<Int.random(in: 1...8, using: &generator)).map { _ in Self.pool.randomElement(using: &generator)! }
+                    .joined()
+                let fromSQL = try statement.rows([.text(string)]) { $0.text(0) }.first.map { Array($0.utf16) }
+                #expect(fromSQL == Array(SearchText.fold(string).utf16), "\(string.debugDescription)")
+            }
+        }
+    }
+
+    @Test("the fold a character at a time, from what each folds to alone, gives what ICU gives over the whole text")
+    func foldByCharacterMatchesTheWholeFold() throws {
+        let pool = Self.pool
         var generator = SeededGenerator(seed: 20)
         for _ in 0..<5_000 {
             let string = (0..<Int.random(in: 1...8, using: &generator)).map { _ in pool.randomElement(using: &generator)! }.joined()
