@@ -91,35 +91,31 @@ static int stands_alone(UChar32 c) {
         || c == 0x3005 || c == 0x3006;
 }
 
-// Runs one normalization into a new buffer (freed by the caller); NULL when ICU fails.
-static UChar *normalized(const UNormalizer2 *form, const UChar *text, int32_t length, int32_t *outLength) {
-    UErrorCode status = U_ZERO_ERROR;
-    int32_t capacity = length * 3 + 16;
-    for (int attempt = 0; attempt < 2; attempt++) {
-        UChar *out = malloc(sizeof(UChar) * (size_t)capacity);
-        if (out == NULL) return NULL;
-        status = U_ZERO_ERROR;
-        int32_t made = unorm2_normalize(form, text, length, out, capacity, &status);
-        if (status == U_BUFFER_OVERFLOW_ERROR) {
-            free(out);
-            capacity = made + 1;
-            continue;
-        }
-        if (U_FAILURE(status)) { free(out); return NULL; }
-        *outLength = made;
-        return out;
-    }
-    return NULL;
+// One ICU call over UTF-16 text that, given too small a buffer, says how long its result is.
+typedef int32_t (*icu_step)(const void *with, const UChar *text, int32_t length, UChar *out, int32_t capacity,
+                            UErrorCode *status);
+
+static int32_t normalize_step(const void *form, const UChar *text, int32_t length, UChar *out, int32_t capacity,
+                              UErrorCode *status) {
+    return unorm2_normalize((const UNormalizer2 *)form, text, length, out, capacity, status);
 }
 
-// Folds case fully ("Straße" to "strasse") into a new buffer; NULL when ICU fails.
-static UChar *case_folded(const UChar *text, int32_t length, int32_t *outLength) {
+// Folds case fully ("Straße" to "strasse").
+static int32_t fold_case_step(const void *unused, const UChar *text, int32_t length, UChar *out, int32_t capacity,
+                              UErrorCode *status) {
+    (void)unused;
+    return u_strFoldCase(out, capacity, text, length, U_FOLD_CASE_DEFAULT, status);
+}
+
+// Runs `step` into a new buffer (freed by the caller), a larger one when the first is too
+// small; NULL when ICU fails.
+static UChar *stepped(icu_step step, const void *with, const UChar *text, int32_t length, int32_t *outLength) {
     int32_t capacity = length * 3 + 16;
     for (int attempt = 0; attempt < 2; attempt++) {
         UChar *out = malloc(sizeof(UChar) * (size_t)capacity);
         if (out == NULL) return NULL;
         UErrorCode status = U_ZERO_ERROR;
-        int32_t made = u_strFoldCase(out, capacity, text, length, U_FOLD_CASE_DEFAULT, &status);
+        int32_t made = step(with, text, length, out, capacity, &status);
         if (status == U_BUFFER_OVERFLOW_ERROR) {
             free(out);
             capacity = made + 1;
@@ -142,12 +138,12 @@ static UChar *folded_whole(const UChar *text, int32_t length, int32_t *outLength
     // Compatibility forms to their letters (ＴＯＥＩＣ, ﬁ, ｶ), accents apart; case folded;
     // decomposed again, as folding case can compose.
     int32_t decomposedLength = 0, foldedLength = 0, markedLength = 0;
-    UChar *decomposed = normalized(nfkd, text, length, &decomposedLength);
+    UChar *decomposed = stepped(normalize_step, nfkd, text, length, &decomposedLength);
     if (decomposed == NULL) return NULL;
-    UChar *caseless = case_folded(decomposed, decomposedLength, &foldedLength);
+    UChar *caseless = stepped(fold_case_step, NULL, decomposed, decomposedLength, &foldedLength);
     free(decomposed);
     if (caseless == NULL) return NULL;
-    UChar *marked = normalized(nfkd, caseless, foldedLength, &markedLength);
+    UChar *marked = stepped(normalize_step, nfkd, caseless, foldedLength, &markedLength);
     free(caseless);
     if (marked == NULL) return NULL;
     // Combining marks (accents, Greek tonos, Cyrillic ё's dots, Arabic harakat, Hebrew
@@ -172,7 +168,7 @@ static UChar *folded_whole(const UChar *text, int32_t length, int32_t *outLength
     }
     free(marked);
     // Composed again (が, Hangul syllables), so text typed either way folds alike.
-    UChar *composed = normalized(nfc, kept, keptLength, outLength);
+    UChar *composed = stepped(normalize_step, nfc, kept, keptLength, outLength);
     free(kept);
     return composed;
 }

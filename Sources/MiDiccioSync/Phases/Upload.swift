@@ -100,8 +100,9 @@ extension SyncSession {
         let batch = SyncBatch(
             kind: .changes, device: deviceID, seq: seq, records: pending.map(\.record),
             markers: markers, settings: settings, events: events)
+        let file = try writeOwnFile(.changes, seq: seq, bytes: .memory(BatchCodec.encode(batch)))
         report.pushed = pending.count
-        return (try writeOwnFile(.changes, seq: seq, bytes: .memory(BatchCodec.encode(batch))), nil, .words(pending))
+        return (file, nil, .words(pending))
     }
 
     /// Settles a write a previous sync started and did not note as done.
