@@ -381,6 +381,15 @@ static unsigned char *search_folded_utf8(const unsigned char *text, int length, 
     return out.bytes;
 }
 
+uint8_t *midiccio_search_fold_utf8(const uint8_t *text, int32_t length, int32_t *outLength) {
+    int made = 0;
+    unsigned char *result = search_folded_utf8(text, length, &made);
+    *outLength = made;
+    return result;
+}
+
+void midiccio_free(void *pointer) { free(pointer); }
+
 static void search_text_function(sqlite3_context *context, int count, sqlite3_value **arguments) {
     (void)count;
     sqlite3_value *value = arguments[0];

@@ -132,6 +132,9 @@ struct SearchFindsWordsInEveryScriptTests {
                     .joined()
                 let fromSQL = try statement.rows([.text(string)]) { $0.text(0) }.first.map { Array($0.utf16) }
                 #expect(fromSQL == Array(SearchText.fold(string).utf16), "\(string.debugDescription)")
+                // And both what the UTF-16 fold (with ICU over the whole text when needed) gives.
+                let throughUTF16 = string.utf8.allSatisfy { $0 < 0x80 } ? string : TermKey.folded(string, by: midiccio_search_fold)
+                #expect(fromSQL == throughUTF16.map { Array($0.utf16) }, "\(string.debugDescription)")
             }
         }
     }

@@ -43,6 +43,16 @@ int32_t midiccio_fold_whole(const uint16_t *text, int32_t length, uint16_t *out,
 /// a word of them inside a longer one as a phrase. Returns as `midiccio_fold` does.
 int32_t midiccio_search_fold(const uint16_t *text, int32_t length, uint16_t *out, int32_t capacity);
 
+/// The search text of UTF-8 `text` (as `midiccio_search_fold`), made from the UTF-8 a
+/// character at a time, in a buffer to free with `midiccio_free`; its length in
+/// `outLength`. NULL when a character's fold may combine with a neighbour, one lies outside
+/// the Basic Multilingual Plane, the text is not valid UTF-8, or memory runs out: then
+/// `midiccio_search_fold` over its UTF-16 gives it.
+uint8_t *midiccio_search_fold_utf8(const uint8_t *text, int32_t length, int32_t *outLength);
+
+/// Frees what `midiccio_search_fold_utf8` returned.
+void midiccio_free(void *pointer);
+
 /// Defines the SQL function `midiccio_search_text(text)` on `db`: `midiccio_search_fold`
 /// of text that is not plain ASCII, and plain ASCII text as it is (the search index's
 /// tokenizer folds its case), so the index gets the same text from SQL as from Swift
