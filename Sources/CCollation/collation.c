@@ -91,6 +91,16 @@ static int stands_alone(UChar32 c) {
         || c == 0x3005 || c == 0x3006;
 }
 
+// Whether the search text puts a space before code point `c`, given whether one is owed
+// (the character before stands alone) and whether the text so far ends in one (or is
+// empty); updates what is owed. The one rule of both search folds, UTF-16 and UTF-8.
+static int space_before(UChar32 c, int *spaceOwed, int endsInSpace) {
+    int alone = stands_alone(c);
+    int space = c != ' ' && (alone || *spaceOwed) && !endsInSpace;
+    *spaceOwed = c != ' ' && alone;
+    return space;
+}
+
 // One ICU call over UTF-16 text that, given too small a buffer, says how long its result is.
 typedef int32_t (*icu_step)(const void *with, const UChar *text, int32_t length, UChar *out, int32_t capacity,
                             UErrorCode *status);
@@ -270,14 +280,8 @@ static UChar *folded(const UChar *text, int32_t length, int spaced, int32_t *out
         int32_t start = i;
         UChar32 c;
         U16_NEXT(composed, i, composedLength, c);
-        int alone = stands_alone(c);
-        if (c == ' ') {
-            spaceOwed = 0;
-        } else if ((alone || spaceOwed) && made > 0 && out[made - 1] != ' ') {
-            out[made++] = ' ';
-        }
+        if (space_before(c, &spaceOwed, made == 0 || out[made - 1] == ' ')) out[made++] = ' ';
         for (int32_t j = start; j < i; j++) out[made++] = composed[j];
-        spaceOwed = alone;
     }
     free(composed);
     *outLength = made;
@@ -331,15 +335,11 @@ static int append_spaced(utf8_out *out, UChar32 c) {
         out->bytes = larger;
         out->capacity = capacity;
     }
-    int alone = stands_alone(c);
-    if (c == ' ') {
-        out->spaceOwed = 0;
-    } else if ((alone || out->spaceOwed) && out->length > 0 && out->bytes[out->length - 1] != ' ') {
+    if (space_before(c, &out->spaceOwed, out->length == 0 || out->bytes[out->length - 1] == ' ')) {
         out->bytes[out->length++] = ' ';
     }
     UBool failed = 0;
     U8_APPEND((uint8_t *)out->bytes, out->length, out->capacity, c, failed);
-    out->spaceOwed = alone;
     return !failed;
 }
 

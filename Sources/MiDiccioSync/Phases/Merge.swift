@@ -47,8 +47,8 @@ extension SyncSession {
         // restore added with the backup's own time (a new device started from a backup was
         // told, at its first sync, that words "edited here" had lost; round 16B F5).
         func editedHere(_ local: LocalRecord, _ field: WordField) throws -> Bool {
-            guard local.record.writers[field.index] == deviceID, local.record.times[field].milliseconds > syncedUpTo else { return false }
-            return try store.timesAddedByRestore(local.record.word.id)?[field] != local.record.times[field]
+            guard local.record.times[field].milliseconds > syncedUpTo else { return false }
+            return try writtenHere(local, field)
         }
         // A field this device wrote at any time (not one a backup restore added): with a
         // folder remote a sync "sends" into this computer's copy of the folder, and the sync
