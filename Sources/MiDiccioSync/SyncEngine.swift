@@ -59,6 +59,14 @@ public final class SyncEngine {
     /// files its record does not name (`findStrayFiles`), and how often it does so. Two
     /// days: a device that syncs writes its record at least daily.
     public var strayFileAge: Int64 = 2 * 86_400_000
+    /// True for the sync before an action that decides against other devices' changes (a
+    /// permanent deletion, a replace restore, an undo): it lists every device's folders,
+    /// not only those of devices silent for `strayFileAge`, and reads the files past what
+    /// its record names. A device whose record could not be written after its upload (a
+    /// 503, a lock another WebDAV client held on the record) had a word it took out of the
+    /// Trash and edited purged by another device's Empty Trash, which had synced first and
+    /// not seen it (found by the exploratory helper, round 20B #11). Two listings a device.
+    public var findUnnamedFiles = false
     /// How long a sync waits for another sync of the same library before giving up.
     public var lockTimeout: TimeInterval = 10
     /// Told what the sync is doing as it goes (called on the syncing thread).
@@ -116,6 +124,10 @@ public final class SyncEngine {
             session.noteUnreadChanges()
             try session.autoPurge()
             try session.scrubPurgedText()
+            // A record that could not be written after this device's last upload goes out
+            // before anything more is: the words of that upload stayed pending, and each sync
+            // would send them again in a new file while the record kept failing.
+            if session.recordBehind { try session.publishRecordIfNeeded(force: true) }
             let uploaded = try session.upload()
             // The record naming what was just uploaded goes out before a snapshot is
             // written: a snapshot the cloud refused (a server's upload limit, 413, a full
@@ -229,6 +241,8 @@ final class SyncSession {
     /// (`WordLibrary.setRemote(_:signedIn:)`): a cloud that holds nothing of this device
     /// is another account's, and the device starts over there, or starts the cloud.
     let signedInAgain: Bool
+    /// What this sync uploaded, waiting for the record that names its file (`upload`).
+    var awaitingRecord: SentAwaitingRecord?
     /// The snapshot read of each device this sync, by name (`SyncState.snapshotsRead`).
     var snapshotNamesRead: [String: String] = [:]
     /// Libraries that took over this library's old id, read in full this sync.

@@ -241,7 +241,9 @@ public final class WebApp: HTTPHandler {
         Route("GET", "icloud-callback") { _, _, _ in unknownICloudSignIn() },
         Route("POST", "api/sync") { app, request, _ in
             try app.answerMaybeInBackground(request, key: request.query["job"]) {
-                try app.sync(job: request.query["job"], allowMassDelete: request.query["allowMassDelete"] == "1")
+                try app.sync(
+                    job: request.query["job"], allowMassDelete: request.query["allowMassDelete"] == "1",
+                    findUnnamedFiles: request.query["findUnnamedFiles"] == "1")
             }
         },
         Route("GET", "api/jobs/:id") { app, _, key in app.jobProgress(key) },
@@ -728,8 +730,10 @@ public final class WebApp: HTTPHandler {
     }
 
     /// `POST api/sync`: one sync now; with `allowMassDelete=1`, past the guard that stops a
-    /// sync taking most of the library away (the page asks first).
-    private func sync(job: String?, allowMassDelete: Bool) throws -> HTTPResponse {
+    /// sync taking most of the library away (the page asks first); with
+    /// `findUnnamedFiles=1`, the sync before a decisive action, which also reads files
+    /// other devices uploaded and their records do not name yet (`SyncEngine.findUnnamedFiles`).
+    private func sync(job: String?, allowMassDelete: Bool, findUnnamedFiles: Bool = false) throws -> HTTPResponse {
         let waiting = "Waiting for another sync or bulk action"
         return try jobs.run(job, phase: waiting, unit: "words") { (report: (@Sendable (String, Int, Int) -> Void)?) in
             try syncLock.withLock {
@@ -738,6 +742,7 @@ public final class WebApp: HTTPHandler {
                     let engine = SyncEngine(
                         library: library, storage: remote.makeStorage(libraryPath: library.path, environment: environment),
                         appVersion: appVersion)
+                    engine.findUnnamedFiles = findUnnamedFiles
                     if let report {
                         engine.onActivity = { activity in
                             let (phase, done, total) = Self.jobUpdate(activity)

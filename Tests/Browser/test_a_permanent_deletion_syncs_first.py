@@ -1,6 +1,7 @@
 """A permanent deletion (and a restore or an undo) syncs first: a word another device had
 taken out of the Trash and given a note, that this page had not pulled yet, was purged on
 every device with its note (found by the exploratory helper, round 5)."""
+import os
 import tempfile
 
 from selenium.webdriver.common.by import By
@@ -47,4 +48,44 @@ def test_delete_permanently_pulls_a_restore_made_elsewhere_first(page):
         assert api("/api/trash?q=purgasync")["total"] == 1
     finally:
         # The tests share one library: the next ones sync nowhere again.
+        api("/api/remote", "PUT", {}, csrf(page))
+
+
+def test_delete_permanently_reads_an_upload_whose_record_failed(page):
+    """The phone's change file went up and its record could not be written after it (a
+    503, a lock another WebDAV client held): the sync before the deletion reads the file
+    its record does not name yet (round 20B #11)."""
+    folder = tempfile.mkdtemp(prefix="midiccio-browser-purge-unnamed-")
+    token = csrf(page)
+    api("/api/remote", "PUT", {"folder": folder}, token)
+    try:
+        ids = [api("/api/words", "POST", {"term": term}, token)["word"]["id"] for term in ("unnamedsync-a", "unnamedsync-b")]
+        api("/api/bulk/trash", "POST", {"ids": ids}, token)
+        page.refresh()
+        page.find_element(By.ID, "settings-button").click()
+        sync_in_settings(page)
+
+        on_phone = device_in(folder)
+        on_phone("sync")
+        on_phone("restore", ids[0])
+        on_phone("edit", ids[0], "--notes", "kept on the phone")
+        devices = os.path.join(folder, "devices")
+        records = {name: open(os.path.join(devices, name), "rb").read() for name in os.listdir(devices) if name.endswith(".json")}
+        on_phone("sync")
+        for name, data in records.items():
+            with open(os.path.join(devices, name), "wb") as record:
+                record.write(data)
+
+        page.get(page.current_url.split("#")[0] + "#/trash")
+        wait(page, lambda d: d.find_element(By.ID, "trash-view").is_displayed())
+        page.find_element(By.ID, "trash-search").send_keys("UNNAMEDSYNC")
+        wait(page, lambda d: sorted(trash_terms(d)) == ["unnamedsync-a", "unnamedsync-b"])
+        page.find_element(By.ID, "trash-all").click()
+        purge = page.find_element(By.ID, "trash-purge-selected")
+        wait(page, lambda d: purge.text == "Delete 2 words permanently")
+        purge.click()
+        wait(page, EC.alert_is_present()).accept()
+        wait(page, lambda d: trash_terms(d) == ["unnamedsync-b"], 15)
+        assert api("/api/words/" + ids[0])["word"]["notes"] == "kept on the phone"
+    finally:
         api("/api/remote", "PUT", {}, csrf(page))

@@ -65,6 +65,42 @@ final class APermanentDeletionPullsFirstTests {
         #expect(sandbox.run(["show", uno, "--offline", "--library", phone]).status == 1)
     }
 
+    /// The phone's record of its last sync is put back to the one before it, as when the
+    /// record could not be written after the change file went up (a 503, a lock another
+    /// WebDAV client held): only the change file says dos left the Trash (round 20B #11).
+    @Test("trash empty reads the phone's upload that its record does not name yet")
+    func uploadNotNamedYet() throws {
+        let manager = FileManager.default
+        let devices = sandbox.path("cloud/devices")
+        let uno = try sandbox.add("uno"), dos = try sandbox.add("dos")
+        let cloud = sandbox.path("cloud")
+        #expect(sandbox.run("remote", "set", "folder", cloud).status == 0)
+        #expect(sandbox.run("sync").status == 0)
+        #expect(sandbox.run(["remote", "set", "folder", cloud, "--library", phone]).status == 0)
+        #expect(sandbox.run(["sync", "--library", phone]).status == 0)
+        #expect(sandbox.run("delete", uno, dos).status == 0)
+        #expect(sandbox.run("sync").status == 0)
+        #expect(sandbox.run(["sync", "--library", phone]).status == 0)
+        #expect(sandbox.run(["restore", dos, "--library", phone]).status == 0)
+        #expect(sandbox.run(["edit", dos, "--notes", "kept on the phone", "--library", phone]).status == 0)
+        var records: [String: Data] = [:]
+        for name in try manager.contentsOfDirectory(atPath: devices) where name.hasSuffix(".json") {
+            records[name] = try Data(contentsOf: URL(fileURLWithPath: devices + "/" + name))
+        }
+        #expect(sandbox.run(["sync", "--library", phone]).status == 0)
+        for (name, data) in records { try data.write(to: URL(fileURLWithPath: devices + "/" + name)) }
+
+        let empty = sandbox.run("trash", "empty", "--yes")
+        #expect(empty.status == 0, "\(empty.errorOutput)")
+        #expect(empty.output.contains("Purged 1 word permanently"), "\(empty.output)")
+        #expect(try notes(dos, library: sandbox.libraryPath) == "kept on the phone")
+        #expect(sandbox.run(["sync", "--library", phone]).status == 0)
+        #expect(sandbox.run("sync").status == 0)
+        for library in [sandbox.libraryPath, phone] {
+            #expect(try notes(dos, library: library) == "kept on the phone", "\(library)")
+        }
+    }
+
     @Test("purge of a word the phone took out of the Trash is refused, since it is not in the Trash any more")
     func purge() throws {
         let (_, dos) = try restoredElsewhere()

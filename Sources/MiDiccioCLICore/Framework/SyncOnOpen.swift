@@ -39,8 +39,11 @@ struct SyncOnOpen: ParsableArguments {
     /// So does a sync that found files named in other devices' records that it could not
     /// read yet (a file-sync client still delivering them, or one cut short): one may take
     /// a word out of the Trash or edit it (found by the exploratory helper, round 12C).
+    ///
+    /// Its sync lists every device's folders for files past its record
+    /// (`SyncEngine.findUnnamedFiles`): a device whose record failed after its upload.
     package func runOrStop(_ context: ToolContext, consequence: String) throws {
-        let (problem, unread) = try attempt(context)
+        let (problem, unread) = try attempt(context, findUnnamedFiles: true)
         let why: String
         let next: String
         if let problem {
@@ -68,7 +71,9 @@ struct SyncOnOpen: ParsableArguments {
     /// reason it did not finish, or nil when it did (or had nothing to do).
     /// With it, the devices whose files named in their records the finished sync has not
     /// read (`SyncReport.unreadFrom`).
-    private func attempt(_ context: ToolContext) throws(OnlineNeeded) -> (problem: Problem?, unread: [String]) {
+    private func attempt(
+        _ context: ToolContext, findUnnamedFiles: Bool = false
+    ) throws(OnlineNeeded) -> (problem: Problem?, unread: [String]) {
         if offline || context.environment["MIDICCIO_OFFLINE"] == "1" { return (nil, []) }
         guard let library = try? context.library(), let remote = try? library.remote() else { return (nil, []) }
         guard context.remotes.reaches(remote) else { throw OnlineNeeded() }
@@ -84,6 +89,7 @@ struct SyncOnOpen: ParsableArguments {
                 else { throw OnlineNeeded() }
                 let engine = SyncEngine(library: connection, storage: storage, appVersion: "midiccio \(Tool.version)")
                 engine.onActivity = { outcome.note($0) }
+                engine.findUnnamedFiles = findUnnamedFiles
                 let report = try engine.sync()
                 outcome.finish(
                     nil,

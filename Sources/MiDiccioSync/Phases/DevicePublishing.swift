@@ -6,6 +6,10 @@ import MiDiccioModel
 // Step 6 of a sync: this device's record, which tells others how far its stream goes,
 // how far it has read theirs, and which purge markers its files honour.
 extension SyncSession {
+    /// True when this device's record in the cloud names fewer of its files than it wrote:
+    /// the record of the sync that wrote the last of them could not be written.
+    var recordBehind: Bool { ownRecord.map { $0.lastSeq < state.lastSeq } ?? false }
+
     /// Writes this device's record when it changed, when a file was written (`force`),
     /// when it is missing from the cloud, or at least daily (so a device that syncs but
     /// has nothing new never looks silent: the others stop waiting for silent devices).
@@ -69,7 +73,12 @@ extension SyncSession {
         try commit { next in
             next.rememberInstance(record.instance!)
             next.published = SyncState.Published(signature: signature, at: now)
+            try markSentAsUploaded()
         }
         ownRecord = record
+        if let sent = awaitingRecord {
+            kept.pushed = sent.count
+            awaitingRecord = nil
+        }
     }
 }

@@ -29,36 +29,41 @@ extension SyncSession {
         return try somethingToUpload()
     }
 
-    /// True when this sync looks for stray files: once per `SyncEngine.strayFileAge`.
+    /// True when this sync looks for stray files: once per `SyncEngine.strayFileAge`, and
+    /// in the sync before a decisive action (`SyncEngine.findUnnamedFiles`).
     var strayScanDue: Bool {
-        guard let last = state.straysLookedFor else { return true }
+        guard !engine.findUnnamedFiles, let last = state.straysLookedFor else { return true }
         return now - last >= engine.strayFileAge
     }
 
     /// Once per `SyncEngine.strayFileAge`, lists the folders of every device silent for
     /// at least that long, for files its record may not account for: numbered past it,
     /// a change file after its snapshot, a snapshot at or past its own that is not the one
-    /// it names. Those not read before are read with the pull.
+    /// it names. Those not read before are read with the pull. Before a decisive action
+    /// (`SyncEngine.findUnnamedFiles`) it lists the folders of the devices heard from
+    /// lately too, for files numbered past their records.
     func findStrayFiles() throws {
         guard strayScanDue else { return }
         lookedForStrays = true
         let taken = Set(others.flatMap { $0.absorbed.keys } + state.absorbed.map(\.device))
         let readBefore = Set(state.strayFilesRead ?? [])
         var listed: [String] = []
-        for record in others
-        where now - record.lastSync.milliseconds >= engine.strayFileAge && !taken.contains(record.device)
-            && absorbedFolders[record.device] == nil
-        {
+        for record in others where !taken.contains(record.device) && absorbedFolders[record.device] == nil {
+            let silent = now - record.lastSync.milliseconds >= engine.strayFileAge
+            guard silent || engine.findUnnamedFiles else { continue }
             for (path, entry) in try listedFiles(of: record.device) {
                 // Change files after its snapshot are read once whether it names them or
                 // not: another copy's file of a number this device read already is named
                 // only by that copy's record, which may arrive later (found by the
-                // exploratory helper).
+                // exploratory helper). A device heard from lately names its files as it
+                // goes: only those past its record are its upload whose record failed.
                 let unaccounted =
                     entry.seq > record.lastSeq
-                    || (entry.kind == .changes
-                        ? entry.seq > record.snapshotSeq
-                        : entry.seq >= record.snapshotSeq && entry.name != (state.snapshotsRead?[record.device] ?? record.snapshotName))
+                    || silent
+                        && (entry.kind == .changes
+                            ? entry.seq > record.snapshotSeq
+                            : entry.seq >= record.snapshotSeq
+                                && entry.name != (state.snapshotsRead?[record.device] ?? record.snapshotName))
                 guard unaccounted else { continue }
                 listed.append(path)
                 if !readBefore.contains(path) { strayFiles.append(StrayFile(device: record.device, path: path, entry: entry)) }

@@ -58,12 +58,15 @@ extension SyncSession {
             throw error
         }
         try commit { next in
-            // A word edited while its upload was in flight has a newer change number and
-            // stays pending; so does a setting set again.
-            try store.markUploaded(uploaded)
-            try store.markMarkersUploaded(markers)
-            try store.markSettingsUploaded(settings)
-            // A snapshot holds every event, these included.
+            // The words, markers and settings stay pending until the record naming the file
+            // is out (`publishRecordIfNeeded`): no device reads a file before its record
+            // names it. They were marked uploaded here, and a device whose record could not
+            // be written then (a 503, a lock another WebDAV client held) said "1 word was
+            // uploaded" while none could see it, and was not told when another device's
+            // Empty Trash purged the word it had taken out of the Trash and edited (round
+            // 20B #11). Should the record fail, the next sync sends them again.
+            // A snapshot holds every event, these included; answers in a written file are not
+            // taken back (another device may find the file before its record: `findStrayFiles`).
             try store.markReviewEventsUploaded(events)
             try store.holdAnswersForSending(false)
             next.lastSeq = seq
@@ -73,7 +76,7 @@ extension SyncSession {
             if let markerPosition { next.snapshotMarkers = markerPosition }
             next.fullUpload = false
         }
-        kept.pushed = report.pushed
+        awaitingRecord = SentAwaitingRecord(words: uploaded, markers: markers, settings: settings, count: report.pushed)
         report.answersPushed += events.count
         report.settingsPushed += settings.count
         return true
@@ -103,6 +106,29 @@ extension SyncSession {
         let file = try writeOwnFile(.changes, seq: seq, bytes: .memory(BatchCodec.encode(batch)))
         report.pushed = pending.count
         return (file, nil, .words(pending))
+    }
+
+    /// What an upload sent, marked uploaded once the record naming its file is out
+    /// (`publishRecordIfNeeded`).
+    struct SentAwaitingRecord {
+        /// The words the file took.
+        var words: SyncStore.Uploaded
+        /// The purge markers in it.
+        var markers: [PurgeMarker]
+        /// The settings in it.
+        var settings: [SettingRecord]
+        /// How many words it holds (for the failure message: `SyncKept.pushed`).
+        var count: Int
+    }
+
+    /// Marks what `upload` sent as uploaded, in the transaction that notes the record
+    /// naming its file as written. A word edited while its upload was in flight has a
+    /// newer change number and stays pending; so does a setting set again.
+    func markSentAsUploaded() throws {
+        guard let sent = awaitingRecord else { return }
+        try store.markUploaded(sent.words)
+        try store.markMarkersUploaded(sent.markers)
+        try store.markSettingsUploaded(sent.settings)
     }
 
     /// Settles a write a previous sync started and did not note as done.

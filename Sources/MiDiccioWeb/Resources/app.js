@@ -746,10 +746,12 @@
   // `allowMassDelete`: past the guard that stops a sync taking most of the library away,
   // once the person has read why it stopped and said so.
   // A sync already under way is waited for, not started twice.
-  function syncNow(manual, allowMassDelete) {
+  // `findUnnamed`: the sync before a decisive action, which also reads what other devices
+  // uploaded and could not name in their records yet (round 20B #11).
+  function syncNow(manual, allowMassDelete, findUnnamed) {
     if (state.syncing) return state.syncRun;
     state.syncing = true;
-    state.syncRun = runSync(manual, allowMassDelete);
+    state.syncRun = runSync(manual, allowMassDelete, findUnnamed);
     return state.syncRun;
   }
 
@@ -762,7 +764,9 @@
   // (`ask` false) changes nothing either way, and does not ask.
   async function syncFirst(ask = true) {
     if (!state.hasRemote) return;
-    await syncNow(false);
+    // A sync already under way did not look for files other devices' records do not name yet.
+    if (ask && state.syncing) await state.syncRun;
+    await syncNow(false, false, ask);
     // A page made for another library cannot go on at all: no question, the reason.
     if (state.syncFailed && state.syncErrorField === "library") throw new Error(state.syncError);
     // A sync that could not read every change another device's record names yet (a sync
@@ -788,14 +792,14 @@
     };
   }
 
-  async function runSync(manual, allowMassDelete) {
+  async function runSync(manual, allowMassDelete, findUnnamed) {
     if (manual) $("sync-result").textContent = "Syncing\u2026";
     const button = $("sync-now");
     button.disabled = true;
     button.setAttribute("aria-busy", "true");
     try {
       const key = newJobKey();
-      const report = await runJob(key, "/api/sync?" + query({ job: key, allowMassDelete: allowMassDelete ? 1 : "" }), undefined, $("sync-progress"), $("sync-progress"),
+      const report = await runJob(key, "/api/sync?" + query({ job: key, allowMassDelete: allowMassDelete ? 1 : "", findUnnamedFiles: findUnnamed ? 1 : "" }), undefined, $("sync-progress"), $("sync-progress"),
         manual ? $("sync-result") : null);
       state.lastSync = Date.now();
       if (!report.synced) {
