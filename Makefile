@@ -4,7 +4,8 @@
 
 SWIFT ?= swift
 # lighttpd and lighttpd-mod-webdav: the real WebDAV server the tests sync through
-# (Debian 12 ships mod_webdav in its own package). nodejs: the web tests run
+# (Debian 12 ships mod_webdav in its own package). nginx and libnginx-mod-http-dav-ext: a
+# second real WebDAV server, set up as people commonly do (Tests/WebDAV/nginx.sh). nodejs: the web tests run
 # `node --check` on the page's script (Tests/MiDiccioWebTests/PageFileTests.swift).
 # sqlite3: the process tests check libraries with the shell's `PRAGMA integrity_check`.
 # libsqlite3-dev: its static library is linked into each binary (README, "Start-up").
@@ -17,7 +18,7 @@ SWIFT ?= swift
 # libminizip-dev and libzstd-dev: importing Anki packages (.apkg/.colpkg are zip files whose
 # collection is zstd-compressed in Anki's current layout). minizip, not libzip: Debian's
 # libzip links OpenSSL, which the everyday `midiccio` must not load (README, "Start-up").
-APT_PACKAGES := pkg-config libsqlite3-dev libicu-dev zlib1g-dev libmicrohttpd-dev libssl-dev libminizip-dev libzstd-dev libyajl-dev libqrencode-dev openssl curl lighttpd lighttpd-mod-webdav nodejs sqlite3 python3
+APT_PACKAGES := pkg-config libsqlite3-dev libicu-dev zlib1g-dev libmicrohttpd-dev libssl-dev libminizip-dev libzstd-dev libyajl-dev libqrencode-dev openssl curl lighttpd lighttpd-mod-webdav nginx libnginx-mod-http-dav-ext nodejs sqlite3 python3
 ARGS ?= serve
 BENCH_ARGS ?= library --words 100000
 

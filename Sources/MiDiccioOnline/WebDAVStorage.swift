@@ -259,11 +259,17 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
         if exclusive { headers["If-None-Match"] = "*" }
         while true {
             let (answer, attempts): (HTTPAnswer, Int)
+            // Into a folder not known to exist, a 500 is not waited out: nginx answers so to a
+            // PUT into a missing folder (without create_full_put_path), and MiDiccio, making
+            // folders only after a 404 or 409, never synced there (round 20B #2).
+            let retrying500 = madeFolder || isKnown(folder)
             switch data {
             case .memory(let bytes):
-                (answer, attempts) = try send("PUT", fileURL(path), path: path, body: bytes, headers: headers)
+                (answer, attempts) = try send(
+                    "PUT", fileURL(path), path: path, body: bytes, headers: headers, retrying500: retrying500)
             case .file(let file):
-                (answer, attempts) = try send("PUT", fileURL(path), path: path, bodyFile: file, headers: headers)
+                (answer, attempts) = try send(
+                    "PUT", fileURL(path), path: path, bodyFile: file, headers: headers, retrying500: retrying500)
             }
             switch answer.status {
             case 200, 201, 204:
@@ -292,6 +298,11 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
                 // RFC 4918 §9.7.1: 409 when a parent collection is missing (some
                 // servers say 404).
                 forget(folder)
+                try makeFolder(folder)
+                madeFolder = true
+            case 500 where !madeFolder:
+                // The folder is made when missing (MKCOL answers 405 when it is there), and the
+                // upload sent again, this time waiting out 500s as any request does.
                 try makeFolder(folder)
                 madeFolder = true
             default:
@@ -370,10 +381,11 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
     // MARK: - Sending, retrying and errors
 
     /// Sends one request, retrying while the server or the network fails for a moment.
-    /// Returns the answer (any status but 401/403) and the number of attempts made.
+    /// Returns the answer (any status but 401/403) and the number of attempts made; a 500
+    /// comes back at once when `retrying500` is false.
     private func send(
         _ method: String, _ url: URL, path: String, body: Data? = nil, bodyFile: OpenedFile? = nil,
-        headers: [String: String] = [:], maxBody: Int = 1 << 20, spillFrom: Int? = nil
+        headers: [String: String] = [:], maxBody: Int = 1 << 20, spillFrom: Int? = nil, retrying500: Bool = true
     ) throws -> (answer: HTTPAnswer, attempts: Int) {
         var request = URLRequest(url: url)
         request.httpMethod = method
@@ -422,7 +434,9 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
                                     + "used instead of the stored one (correct it, or unset it to use the stored password)"
                                 : "the server refused the user name or password")
                 }
-                guard HTTPRetryPolicy.isRetryable(status: answer.status) else { return (answer, attempt) }
+                guard HTTPRetryPolicy.isRetryable(status: answer.status), retrying500 || answer.status != 500 else {
+                    return (answer, attempt)
+                }
                 let retryAfter = HTTPRetryPolicy.retryAfterSeconds(answer.header("Retry-After"))
                 guard let delay = options.retry.delay(afterAttempt: attempt, retryAfter: retryAfter) else {
                     if let retryAfter, retryAfter > options.retry.maxDelay {
@@ -494,6 +508,13 @@ public final class WebDAVStorage: CloudStorage, CustomStringConvertible, CustomR
                 path: path,
                 reason: "the file is locked by another program (423 Locked); the next sync tries again once the lock ends "
                     + "(the server's web interface may show and end it)")
+        case 405 where method == "PROPFIND", 501 where method == "PROPFIND":
+            // nginx's own WebDAV module lists nothing: "answered PROPFIND with 405", and "the
+            // next sync will try again", said nothing of what to change (round 20B #10).
+            return .notThere(
+                "the server at \(address.hostAndPort) answers, but does not list folders (PROPFIND: "
+                    + "\(Self.statusText(answer.status))): this address does not speak WebDAV, or listing is not switched on "
+                    + "there (nginx: the dav-ext module, with dav_ext_methods PROPFIND OPTIONS); check the URL (remote set webdav)")
         default:
             return .failed(path: path, reason: "the server answered \(method) with \(Self.statusText(answer.status))")
         }

@@ -12,10 +12,22 @@ import MiDiccioTesting
 import Glibc
 #endif
 
-/// A lighttpd WebDAV server of one test's own, started with Tests/WebDAV/server.sh, so
-/// the test can stop it and start it again without disturbing tests running alongside.
-/// Stopped (by its process id) and removed when the test releases it.
+/// A WebDAV server of one test's own, lighttpd started with Tests/WebDAV/server.sh (or
+/// nginx, with Tests/WebDAV/nginx.sh), so the test can stop it and start it again without
+/// disturbing tests running alongside. Stopped (by its process id) and removed when the
+/// test releases it.
 final class PrivateWebDAVServer {
+    /// Which server software.
+    enum Software {
+        /// lighttpd with mod_webdav (Tests/WebDAV/server.sh).
+        case lighttpd
+        /// nginx with its dav module, and the dav-ext module for PROPFIND unless `listing`
+        /// is false (Tests/WebDAV/nginx.sh).
+        case nginx(listing: Bool)
+    }
+
+    /// The script that starts and stops it.
+    let script: String
     /// Where the script keeps this server's config, files, port and process id.
     let state: String
     /// The server's root URL.
@@ -28,19 +40,27 @@ final class PrivateWebDAVServer {
     /// Starts a new server on a free port. With `keepAliveIdle`, the server closes a
     /// kept-alive connection that has carried no request for that many seconds
     /// (lighttpd's default is 5).
-    init(keepAliveIdle: Int? = nil) throws {
+    init(keepAliveIdle: Int? = nil, software: Software = .lighttpd) throws {
         let environment = ProcessInfo.processInfo.environment
         // Inside the state folder of `make test` when there is one, so that its final
         // `server.sh stop` also stops this server if the test process dies.
         let parent = environment["MIDICCIO_WEBDAV_TEST_STATE"].flatMap { $0.isEmpty ? nil : $0 } ?? NSTemporaryDirectory()
         state = parent + "/private-\(UUID().uuidString.prefix(8).lowercased())"
         let state = self.state
+        switch software {
+        case .lighttpd:
+            script = Self.scriptPath
+        case .nginx(let listing):
+            script = URL(fileURLWithPath: Self.scriptPath).deletingLastPathComponent().appendingPathComponent("nginx.sh").path
+            try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+            if !listing { try Data().write(to: URL(fileURLWithPath: state + "/no-propfind")) }
+        }
         if let keepAliveIdle {
             // server.sh includes extra.conf in the config it writes at the first start.
             try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
             try Data("server.max-keep-alive-idle = \(keepAliveIdle)\n".utf8).write(to: URL(fileURLWithPath: state + "/extra.conf"))
         }
-        try Self.script("start", state)
+        try Self.run(script, "start", state)
         func read(_ name: String) throws -> String {
             try String(contentsOfFile: state + "/" + name, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         }
@@ -50,14 +70,14 @@ final class PrivateWebDAVServer {
     }
 
     deinit {
-        try? Self.script("stop", state)
+        try? Self.run(script, "stop", state)
     }
 
     /// Stops the server; its files and port are kept for `start`.
-    func halt() throws { try Self.script("halt", state) }
+    func halt() throws { try Self.run(script, "halt", state) }
 
     /// Starts the server again on the same port, with the same files.
-    func start() throws { try Self.script("start", state) }
+    func start() throws { try Self.run(script, "start", state) }
 
     /// A new folder on this server for one test (made by the first write).
     func freshAddress(_ label: String) throws -> WebDAVAddress {
@@ -78,9 +98,9 @@ final class PrivateWebDAVServer {
         return url.appendingPathComponent("WebDAV/server.sh").path
     }
 
-    /// Runs server.sh with posix_spawn and waitpid: Foundation's Process sometimes never
-    /// notices that the script ended while tests run in parallel.
-    private static func script(_ command: String, _ state: String) throws {
+    /// Runs a server's script with posix_spawn and waitpid: Foundation's Process sometimes
+    /// never notices that the script ended while tests run in parallel.
+    private static func run(_ scriptPath: String, _ command: String, _ state: String) throws {
         #if canImport(Glibc)
         let log = state + ".log"
         defer { try? FileManager.default.removeItem(atPath: log) }
@@ -110,7 +130,7 @@ final class PrivateWebDAVServer {
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, "/bin/bash", &actions, &attributes, &pointers, environ)
-        guard spawned == 0 else { throw WebDAVTestSetupError("cannot run server.sh: error \(spawned)") }
+        guard spawned == 0 else { throw WebDAVTestSetupError("cannot run \(scriptPath): error \(spawned)") }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 {
             guard errno == EINTR else { throw WebDAVTestSetupError("waitpid failed: \(errno)") }
@@ -120,7 +140,7 @@ final class PrivateWebDAVServer {
         let code = (status >> 8) & 0xFF
         guard exited, code == 0 else {
             let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-            throw WebDAVTestSetupError("server.sh \(command) failed (status \(status)): \(output)")
+            throw WebDAVTestSetupError("\(scriptPath) \(command) failed (status \(status)): \(output)")
         }
         #else
         throw WebDAVTestSetupError("private WebDAV servers need Linux")
