@@ -313,12 +313,15 @@ extension WordLibrary {
         try makeStudyCacheCurrent(for: scheduler)
         return try guarded {
             try database.read {
-                let dayStart = startOfDay(now)
+                let dayStart = startOfDay(now), dayEnd = startOfDay(Timestamp(milliseconds: dayStart.milliseconds + 36 * 3_600_000))
+                // Today's answers, and none stamped later: an answer given on a device whose
+                // clock was years ahead counted as today's on every day until then, and took a
+                // new word's place each day (found by the exploratory helper, round 20A #10).
+                let today: [SQLValue] = [.time(dayStart), .time(dayEnd)]
                 let newToday = Int(
-                    try database.integer("SELECT count(*) FROM study_cache WHERE first_review >= ?", [.time(dayStart)]) ?? 0)
+                    try database.integer("SELECT count(*) FROM study_cache WHERE first_review >= ? AND first_review < ?", today) ?? 0)
                 let reviewsToday =
-                    Int(
-                        try database.integer("SELECT count(*) FROM reviews WHERE time >= ?", [.time(dayStart)]) ?? 0) - newToday
+                    Int(try database.integer("SELECT count(*) FROM reviews WHERE time >= ? AND time < ?", today) ?? 0) - newToday
                 let reviewLimit = max(0, (Int(try setting(.reviewsPerDay)) ?? 200) - max(0, reviewsToday))
                 let dailyNew = Int(try setting(.newPerDay)) ?? 20
                 let newLeft = newLimit ?? max(0, dailyNew - newToday)
