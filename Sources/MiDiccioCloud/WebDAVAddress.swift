@@ -22,6 +22,20 @@ public struct WebDAVAddress: Hashable, Sendable, CustomStringConvertible {
         return url.port.map { "\(host):\($0)" } ?? host
     }
 
+    /// `text` with every # and ? after its server name escaped: the URL meant when they are
+    /// part of a folder's name. Without a user name or password written into it: the
+    /// message shows it.
+    /// Said as " (URL)", or "" when there is no path to escape.
+    static func escapingMarks(_ text: String) -> String {
+        guard let schemeEnd = text.range(of: "://") else { return "" }
+        let rest = text[schemeEnd.upperBound...]
+        guard let slash = rest.firstIndex(of: "/") else { return "" }
+        let authority = rest[..<slash]
+        let host = authority.lastIndex(of: "@").map { authority[authority.index(after: $0)...] } ?? authority
+        let path = rest[slash...].replacingOccurrences(of: "#", with: "%23").replacingOccurrences(of: "?", with: "%3F")
+        return " (" + String(text[..<schemeEnd.upperBound]) + host + path + ")"
+    }
+
     /// Checks `text` and splits any credentials off it.
     ///
     /// Returns the address with the user name and password written into the URL
@@ -41,7 +55,11 @@ public struct WebDAVAddress: Hashable, Sendable, CustomStringConvertible {
             throw WebDAVAddressError(message: "the WebDAV URL has no server name; write it like https://cloud.example.com/MiDiccio")
         }
         guard components.query == nil, components.fragment == nil else {
-            throw WebDAVAddressError(message: "the WebDAV URL must not have a query (?...) or fragment (#...)")
+            // A folder whose name holds # or ? is reached with them escaped: said so, the URL
+            // was refused with no way on (found by the exploratory helper, round 20B #9).
+            throw WebDAVAddressError(
+                message: "the WebDAV URL must not have a query (?...) or fragment (#...); a folder whose name holds # or ? is "
+                    + "written with them escaped, # as %23 and ? as %3F" + Self.escapingMarks(text.trimmed))
         }
         var clean = URLComponents()
         clean.scheme = scheme

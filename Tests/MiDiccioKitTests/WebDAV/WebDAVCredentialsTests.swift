@@ -174,6 +174,23 @@ struct WebDAVCredentialsTests {
         }
     }
 
+    /// A folder named "Vocab #1" or "¿Qué?" was refused with no way on (round 20B #9).
+    @Test(
+        "a URL refused for a # or ? says how to write them as part of a folder's name, and that URL is taken",
+        arguments: [
+            ("https://nas.local/dav/Vocab #1", "https://nas.local/dav/Vocab %231"),
+            ("https://nas.local/dav/¿Qué?/palabras", "https://nas.local/dav/¿Qué%3F/palabras"),
+            ("https://ana:secret@nas.local/dav/Vocab #1", "https://nas.local/dav/Vocab %231"),
+        ])
+    func marksInAFolderName(text: String, meant: String) throws {
+        #expect {
+            try WebDAVAddress.parse(text)
+        } throws: { error in
+            "\(error)".contains("# as %23 and ? as %3F (\(meant))") && !"\(error)".contains("secret")
+        }
+        #expect(try WebDAVAddress.parse(meant).address.decodedPath.hasSuffix(text.hasSuffix("#1") ? "Vocab #1" : "¿Qué?/palabras"))
+    }
+
     @Test(
         "valid addresses are kept with their port and path, without a trailing slash",
         arguments: [
