@@ -85,6 +85,18 @@ final class AStudySessionFollowsTheLibraryFileTests {
         #expect(try reviews(of: uno) == 1)
     }
 
+    /// Studying --reverse, the card shows the meaning: the meaning edited meanwhile was not
+    /// shown at all, only the term, which had not changed (round 20A #1).
+    @Test("studying --reverse, a meaning edited elsewhere while its card is shown is shown as it is now")
+    func meaningEditedMeanwhileReversed() throws {
+        let run = study(" 3 3q", reverse: true) { index in
+            if index == 0 { #expect(self.sandbox.run("edit", self.uno, "--meaning", "one, edited elsewhere").status == 0) }
+        }
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains("(changed elsewhere meanwhile; shown as it is now)\n  one, edited elsewhere\n  uno"), "\(run.output)")
+        #expect(try reviews(of: uno) == 1)
+    }
+
     @Test("a session stopped with Ctrl-Z and brought back with fg reads keys one at a time again")
     func resumedAfterCtrlZ() throws {
         let children = try ChildProcesses(in: sandbox)
@@ -134,10 +146,12 @@ final class AStudySessionFollowsTheLibraryFileTests {
     /// Runs `midiccio study` in-process with `keys` as the keys typed; `between` runs
     /// before the key at each index is read, as something done elsewhere while a person
     /// looks at a card.
-    private func study(_ keys: String, between: @escaping (Int) -> Void) -> (status: Int32, output: String) {
+    private func study(
+        _ keys: String, reverse: Bool = false, between: @escaping (Int) -> Void
+    ) -> (status: Int32, output: String) {
         let io = CapturedIO(input: keys)
         io.beforeKey = between
-        let status = Tool.run(["study"], environment: sandbox.environment, io: io)
+        let status = Tool.run(["study"] + (reverse ? ["--reverse"] : []), environment: sandbox.environment, io: io)
         return (status, io.output + io.errorOutput)
     }
 

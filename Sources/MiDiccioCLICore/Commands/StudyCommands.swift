@@ -249,7 +249,12 @@ struct StudyCommand: ParsableCommand {
             }
             if !current.hasSameContent(as: word) {
                 out.write("  (changed elsewhere meanwhile; shown as it is now)\n")
-                if current.term != word.term { out.write("  " + current.term.shownSafely + "\n") }
+                // The side the card showed, as it is now: studying --reverse, the meaning
+                // edited meanwhile was never shown (round 20A #1).
+                let front = reverse ? current.meaning : current.term
+                if front != (reverse ? word.meaning : word.term) {
+                    out.write("  " + (front.isEmpty ? "(no meaning)" : front).shownSafely + "\n")
+                }
                 out.write(Self.back(current, reverse: reverse))
             } else {
                 out.write(Self.back(word, reverse: reverse))
