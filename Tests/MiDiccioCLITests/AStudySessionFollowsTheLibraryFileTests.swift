@@ -97,6 +97,22 @@ final class AStudySessionFollowsTheLibraryFileTests {
         #expect(try reviews(of: uno) == 1)
     }
 
+    /// It said the answer was synced already, with no remote set (round 20A #2).
+    @Test("an undo after the word answered was deleted permanently elsewhere says so, and the earlier answer can still be undone")
+    func undoAfterThePurge() throws {
+        let run = study(" 3 3uuq") { index in
+            if index == 4 {
+                #expect(self.sandbox.run("delete", self.dos).status == 0)
+                #expect(self.sandbox.run("purge", self.dos, "--offline").status == 0)
+            }
+        }
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains("Not undone: that word was deleted permanently meanwhile (elsewhere)"), "\(run.output)")
+        #expect(!run.output.contains("synced already"), "\(run.output)")
+        #expect(run.output.contains("Undone: uno (good)"), "\(run.output)")
+        #expect(try reviews(of: uno) == 0)
+    }
+
     @Test("a session stopped with Ctrl-Z and brought back with fg reads keys one at a time again")
     func resumedAfterCtrlZ() throws {
         let children = try ChildProcesses(in: sandbox)

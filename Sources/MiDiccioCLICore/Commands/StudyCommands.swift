@@ -198,6 +198,12 @@ struct StudyCommand: ParsableCommand {
                 return false
             }
             guard undone else {
+                // Its word purged meanwhile (Empty Trash elsewhere): "synced already" was said,
+                // with no remote set (found by the exploratory helper, round 20A #2).
+                if try context.library().word(last.wordID) == nil {
+                    out.write("  Not undone: that word was deleted permanently meanwhile (elsewhere), and its answers with it.\n")
+                    return false
+                }
                 out.write("  Not undone: that answer was synced already, or a sync is sending it, and other devices count it.\n")
                 given.removeAll()
                 syncedAlready = true
