@@ -6,6 +6,7 @@ import Testing
 
 @testable import MiDiccioCLI
 @testable import MiDiccioCLICore
+@testable import MiDiccioLibrary
 
 @Suite("Studying from the command line: review, due, show, stats and study")
 final class StudyCLITests {
@@ -199,5 +200,33 @@ final class StudyCLITests {
         #expect(StudyCommand.clock(earlier, now: now) == formatter.string(from: date(earlier)))
         let before1970 = Timestamp(milliseconds: -1500)
         #expect(StudyCommand.clock(before1970, now: now) == formatter.string(from: date(before1970)))
+    }
+}
+
+/// `study --new N` counts the new words answered in the session. It counted today's new
+/// words less those of the day when the session started: past midnight that went below
+/// zero, and a session of `--new 3` took five new words (found by the exploratory helper,
+/// round 20A #5).
+@Suite("A study session's --new holds across midnight")
+struct AStudySessionAcrossMidnightTests {
+    @Test("two new words answered before midnight leave one of --new 3 after it")
+    func newWordsAcrossMidnight() throws {
+        let sandbox = try Sandbox()
+        let nearMidnight = LocalDay.start(of: SystemClock().now()).milliseconds + 86_400_000 - 10 * 60_000
+        let clock = ManualClock(start: Timestamp(milliseconds: nearMidnight))
+        let library = try WordLibrary(path: sandbox.libraryPath, clock: clock, environment: [:])
+        for number in 0..<6 { try library.add(WordContent(term: "palabra \(number)")) }
+        var session = StudySessionState(library: { library }, tag: nil, newLimit: 3)
+        for _ in 0..<2 {
+            let card = try #require(try session.next())
+            try library.review(card.word.id, grade: .good)
+            session.answered(card)
+            session.reload()
+            clock.advance(by: 60_000)
+        }
+        clock.advance(by: 20 * 60_000)
+        #expect(LocalDay.start(of: clock.now()).milliseconds > nearMidnight, "past midnight")
+        _ = try session.next()
+        #expect(session.cards.filter { $0.schedule.reviews == 0 }.count == 1, "\(session.cards.map(\.word.term))")
     }
 }

@@ -210,6 +210,7 @@ struct StudyCommand: ParsableCommand {
                 return false
             }
             answered -= 1
+            session.undone(last.wordID, reviews: try context.library().reviewEvents(of: last.wordID).count)
             let term = try context.library().word(last.wordID)?.term ?? ""
             out.write("  Undone: \(term.shownSafely) (\(last.grade.name)).\n")
             session.reload()
@@ -278,6 +279,7 @@ struct StudyCommand: ParsableCommand {
                         let (event, schedule) = try context.library().answer(
                             word.id, grade: grade, seconds: seconds, expectingReviews: card.schedule.reviews)
                         given.append(event)
+                        session.answered(card)
                         answered += 1
                         out.write("  \(grade.name): due \(schedule.due.map { Self.clock($0) } ?? "-")\n")
                     } catch LibraryError.answeredMeanwhile {
@@ -351,23 +353,31 @@ struct StudySessionState {
         loaded = false
     }
 
+    /// The words this session gave their first answer (--new counts them).
+    private(set) var newAnswered = Set<WordID>()
+
     /// The next card, or nil when nothing is due.
     mutating func next() throws -> StudyCard? {
         if !loaded {
-            // --new counts for the session: new words answered in it use it up.
-            let library = try library()
-            let studiedNew = try library.studyQueue(tag: tag, newLimit: 0).studiedToday.new
-            let limit = newLimit.map { max(0, $0 - (studiedNew - baseline(studiedNew))) }
-            cards = try library.studyQueue(tag: tag, newLimit: limit).cards
+            // --new counts for the session: new words answered in it use it up. Counted as
+            // answered here, not as today's count less the count at the start: past
+            // midnight that went below the start, and the session took more new words than
+            // --new said (found by the exploratory helper, round 20A #5).
+            let limit = newLimit.map { max(0, $0 - newAnswered.count) }
+            cards = try library().studyQueue(tag: tag, newLimit: limit).cards
             loaded = true
         }
         return cards.first
     }
 
-    private var startNew: Int? = nil
-    private mutating func baseline(_ current: Int) -> Int {
-        if startNew == nil { startNew = current }
-        return startNew!
+    /// Notes an answer given to `card` in this session.
+    mutating func answered(_ card: StudyCard) {
+        if card.schedule.reviews == 0 { newAnswered.insert(card.word.id) }
+    }
+
+    /// Notes that this session's answer to `id` was taken back, leaving it `reviews` answers.
+    mutating func undone(_ id: WordID, reviews: Int) {
+        if reviews == 0 { newAnswered.remove(id) }
     }
 }
 
