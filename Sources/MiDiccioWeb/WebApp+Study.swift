@@ -9,7 +9,8 @@ extension WebApp {
     /// limits. `extraNew` lets N new words in beyond what was left of today's limit when
     /// they were asked for, with M new words studied today (`studiedNew` then); each new
     /// word studied since counts against them (the page's "more new words", as `midiccio
-    /// study --new`).
+    /// study --new`). `now` is this computer's time: the page counts the wait for
+    /// `nextDue` from it, not from its own clock, which may differ (a phone's).
     func studyNext(_ request: HTTPRequest) throws -> HTTPResponse {
         let tag = request.query["tag"].flatMap { $0.isEmpty ? nil : $0 }
         var extraNew = 0
@@ -26,10 +27,11 @@ extension WebApp {
             }
             extraFrom = value
         }
-        let (queue, newPerDay, reviewsPerDay) = try pool.withLibrary { library in
+        let (queue, newPerDay, reviewsPerDay, now) = try pool.withLibrary { library in
             let newPerDay = Int(try library.setting(.newPerDay)) ?? 20
             let reviewsPerDay = Int(try library.setting(.reviewsPerDay)) ?? 200
-            var queue = try library.studyQueue(tag: tag)
+            let now = library.clock.now()
+            var queue = try library.studyQueue(tag: tag, at: now)
             if extraNew > 0 {
                 // What was left of the day's limit when the extra words were asked for
                 // (`extraFrom`: the new words studied today then), plus them, less the new
@@ -38,9 +40,9 @@ extension WebApp {
                 let studied = queue.studiedToday.new
                 let from = extraFrom ?? min(studied, newPerDay)
                 let limit = max(0, newPerDay - from) + extraNew - max(0, studied - from)
-                queue = try library.studyQueue(tag: tag, newLimit: max(0, limit))
+                queue = try library.studyQueue(tag: tag, newLimit: max(0, limit), at: now)
             }
-            return (queue, newPerDay, reviewsPerDay)
+            return (queue, newPerDay, reviewsPerDay, now)
         }
         let card = queue.cards.first.map { card in
             JSONText.object([("word", WordJSON.object(card.word, pretty: false)), ("study", JSONText.schedule(card.schedule))])
@@ -49,7 +51,7 @@ extension WebApp {
             JSONText.object([
                 ("card", card ?? "null"), ("due", String(queue.due.count)), ("new", String(queue.new.count)),
                 ("studiedNew", String(queue.studiedToday.new)), ("studiedReviews", String(queue.studiedToday.reviews)),
-                ("nextDue", JSONText.time(queue.nextDue)), ("newPerDay", String(newPerDay)),
+                ("nextDue", JSONText.time(queue.nextDue)), ("now", JSONText.time(now)), ("newPerDay", String(newPerDay)),
                 ("reviewsPerDay", String(reviewsPerDay)), ("dueBeyondLimit", String(queue.dueBeyondLimit)),
             ]))
     }

@@ -1704,14 +1704,17 @@
         return;
       }
       $("study-done-title").textContent = "Nothing to study now";
-      const next = data.nextDue ? new Date(data.nextDue) : null;
+      // The wait is counted on this computer's clock, and the time shown on the device's
+      // own: a phone an hour ahead asked for a card every second for an hour (round 20A #3).
+      const wait = data.nextDue ? new Date(data.nextDue) - new Date(data.now) : null;
+      const next = wait === null ? null : new Date(Date.now() + wait);
       const today = next && next.toDateString() === new Date().toDateString();
       $("study-done-text").textContent = next
         ? "Come back at " + clockFormat.format(next) + (today ? "." : " on " + dayFormat.format(next) + ".")
         : "Nothing is scheduled. New words (within today's limit) and words you add show up here.";
       // At that time the card comes by itself: "Come back at" stayed, with no card, on a
       // page left open past it (round 14B). Timers wait at most about 24 days.
-      if (next) study.comeBackTimer = setTimeout(() => { if (studyVisible()) loadStudyCard(); }, Math.min(2147483000, Math.max(0, next - Date.now()) + 1000));
+      if (next) study.comeBackTimer = setTimeout(() => { if (studyVisible()) loadStudyCard(); }, Math.min(2147483000, Math.max(0, wait) + 1000));
       return;
     }
     $("study-state").textContent = data.card.study.state;
