@@ -593,6 +593,19 @@ package final class SyncStore {
         }
     }
 
+    /// True when this device answered word `id` after `time`, or gave an answer to it that
+    /// waits to be sent.
+    package func studiedHere(_ id: WordID, after time: Timestamp) throws -> Bool {
+        try library.guarded {
+            try database.cached(
+                """
+                SELECT EXISTS (SELECT 1 FROM reviews WHERE word = ?1 AND (time > ?2 OR pending = 1)
+                    AND device = (SELECT num FROM review_devices WHERE id = ?3))
+                """
+            ).rows([.blob(id.bytes), .time(time), .text(deviceID)]) { $0.int64(0) }.first == 1
+        }
+    }
+
     /// True when word `id` has answers here.
     package func hasAnswers(_ id: WordID) throws -> Bool {
         try library.guarded { try database.integer("SELECT EXISTS (SELECT 1 FROM reviews WHERE word = ?)", [.blob(id.bytes)]) == 1 }

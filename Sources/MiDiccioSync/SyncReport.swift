@@ -603,9 +603,9 @@ extension SyncReport {
         if trashedEditedHere > 0 {
             let count = trashedEditedHere
             notes.append(
-                "\(count) word\(count == 1 ? "" : "s") edited here "
-                    + "\(count == 1 ? "was" : "were") moved to the Trash on another device that had not had the edit: "
-                    + TermList.named(trashedEditedTerms, of: count) + "; the edits are kept there, restore "
+                "\(count) word\(count == 1 ? "" : "s") edited (or studied) here "
+                    + "\(count == 1 ? "was" : "were") moved to the Trash on another device that had not had the change: "
+                    + TermList.named(trashedEditedTerms, of: count) + "; the changes are kept there, restore "
                     + (count == 1 ? "it" : "them") + " from the Trash to keep " + (count == 1 ? "it" : "them"))
         }
         if keptFromCleanUp > 0 {

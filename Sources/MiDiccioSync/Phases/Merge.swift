@@ -217,13 +217,16 @@ extension SyncSession {
                             // An edit sent already counts when it came after the deletion:
                             // the deleting device did not have it (a sync program that
                             // delivered late, or this library's first sync with this cloud).
+                            // So do answers given here that the deleting device had not had
+                            // (round 20A #8: a word studied here for weeks went to the Trash with
+                            // another device's import undo, and no sync said so).
                             if let local, !local.record.word.isDeleted, outcome.record.word.isDeleted,
                                 try WordField.allCases.contains(where: { field in
                                     guard field != .deleted else { return false }
                                     if local.pending, try editedHere(local, field) { return true }
                                     guard local.record.times[field] > outcome.record.times[.deleted] else { return false }
                                     return try writtenHere(local, field)
-                                })
+                                }) || store.studiedHere(id, after: outcome.record.times[.deleted])
                             {
                                 trashedEdited.insert(id, local.record.word.term)
                             } else if !outcome.record.word.isDeleted {

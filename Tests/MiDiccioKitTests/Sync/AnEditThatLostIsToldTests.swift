@@ -54,6 +54,50 @@ struct AnEditThatLostIsToldTests {
         }
     }
 
+    /// Answers are not edits: a word studied here for weeks went to the Trash with another
+    /// device's import undo, and no sync said so (found by the exploratory helper, round 20A #8).
+    @Test("a word studied here that another device moved to the Trash without those answers is named; one studied before is not")
+    func aStudiedWordTrashedElsewhereIsNamed() throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a"), b = try fixture.device("b")
+            let studied = try a.add("pez", meaning: "fish")
+            let studiedBefore = try a.add("gato", meaning: "cat")
+            try fixture.syncRounds([a, b])
+            b.clock.advance(by: 1_000)
+            try b.library.review(studiedBefore, grade: .good)
+            try fixture.syncRounds([b, a])
+            // B, offline, studies "pez"; A moves both to the Trash.
+            b.clock.advance(by: 1_000)
+            try b.library.review(studied, grade: .good)
+            a.clock.advance(by: 5_000)
+            try a.library.delete([studied, studiedBefore])
+            try a.sync()
+
+            let report = try b.sync()
+            #expect(report.trashedEditedHere == 1 && report.trashedEditedTerms == ["pez"], "\(report)")
+            #expect(try b.word(studied).isDeleted && b.library.reviewEvents(of: studied).count == 1, "the answer is kept with it")
+        }
+    }
+
+    @Test("a word answered here after another device moved it to the Trash is named, though the answer was sent first")
+    func anAnswerSentBeforeTheDeletionArrived() throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a"), b = try fixture.device("b")
+            let studied = try a.add("pez", meaning: "fish")
+            try fixture.syncRounds([a, b])
+            // A moves it to the Trash offline; B, later by the clock, answers it and syncs
+            // before A's deletion is sent (a sync program that delivers late looks the same).
+            a.clock.advance(by: 1_000)
+            try a.library.delete([studied])
+            b.clock.advance(by: 5_000)
+            try b.library.review(studied, grade: .good)
+            try b.sync()
+            try a.sync()
+            let report = try b.sync()
+            #expect(report.trashedEditedHere == 1 && report.trashedEditedTerms == ["pez"], "\(report)")
+        }
+    }
+
     @Test("a word edited here that another device moved to the Trash meanwhile is named; one not edited here is not")
     func anEditedWordTrashedElsewhereIsNamed() throws {
         try withSyncFixture { fixture in
@@ -72,7 +116,9 @@ struct AnEditThatLostIsToldTests {
             #expect(report.trashedEditedHere == 1, "\(report)")
             #expect(report.trashedEditedTerms == ["uno"])
             let note = try #require(report.overriddenNote)
-            #expect(note.contains("1 word edited here was moved to the Trash on another device that had not had the edit"), "\(note)")
+            #expect(
+                note.contains("1 word edited (or studied) here was moved to the Trash on another device that had not had the change"),
+                "\(note)")
             #expect(note.contains("restore it from the Trash"), "\(note)")
             let kept = try b.word(edited)
             #expect(kept.isDeleted && kept.meaning == "one, my careful meaning", "\(kept)")
