@@ -44,6 +44,49 @@ stop_all() {
     rm -rf "$state"
 }
 
+# Starts a server that runs in the foreground on the port its own config names: on a free
+# port the first time (the caller's write_config PORT writes that config, and $state/port
+# and url), on the port it had after a halt. $1 names it (its output goes to
+# $state/$1.out); the rest is its command line. Writes $state/pid. (Tests/WebDAV/server.sh
+# starts lighttpd so, Tests/WebDAV/nginx.sh nginx.)
+start_configured_server() {
+    local name=$1
+    shift
+    mkdir -p "$state"
+    if [ -f "$state/pid" ] && alive "$(cat "$state/pid")"; then
+        return 0
+    fi
+    local attempts port
+    if [ -f "$state/port" ]; then
+        attempts=1
+    else
+        attempts=20
+    fi
+    for _ in $(seq 1 "$attempts"); do
+        if [ -f "$state/port" ]; then
+            port=$(cat "$state/port")
+        else
+            port=$((20000 + RANDOM % 40000))
+            listening "$port" && continue
+            write_config "$port"
+        fi
+        nohup "$@" > "$state/$name.out" 2>&1 < /dev/null &
+        local pid=$!
+        echo "$pid" > "$state/pid"
+        for _ in $(seq 1 200); do
+            if ! alive "$pid"; then break; fi
+            if listening "$port"; then return 0; fi
+            sleep 0.02
+        done
+        # It died (the port was taken between the check and the bind?) or never listened.
+        stop_process
+        if [ "$attempts" -gt 1 ]; then rm -f "$state/port"; fi
+    done
+    echo "could not start $name; see $state/error.log and $state/$name.out:" >&2
+    cat "$state/error.log" "$state/$name.out" >&2 2>/dev/null || true
+    exit 1
+}
+
 # Starts $1, a fake server in Python (Tests/GoogleDrive/fake_drive.py,
 # Tests/CloudKit/fake_cloudkit.py), for $state: on a free port the first time, on the
 # port it had after a halt. Writes $state/url, port and pid; the server's output goes to

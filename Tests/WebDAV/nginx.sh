@@ -18,7 +18,7 @@ set -euo pipefail
 nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
 dav_ext=/usr/lib/nginx/modules/ngx_http_dav_ext_module.so
 
-# listening, alive, stop_process and run_server_command
+# listening, alive, stop_process, start_configured_server and run_server_command
 source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../server-processes.sh"
 
 write_config() {
@@ -68,38 +68,11 @@ CONF
 }
 
 start() {
-    mkdir -p "$state"
-    if [ -f "$state/pid" ] && alive "$(cat "$state/pid")"; then
-        return 0
-    fi
     if [ ! -x "$nginx_bin" ] || [ ! -f "$dav_ext" ]; then
         echo "nginx with its dav-ext module is not installed (apt-get install nginx libnginx-mod-http-dav-ext)" >&2
         exit 1
     fi
-    local attempts port
-    if [ -f "$state/port" ]; then attempts=1; else attempts=20; fi
-    for _ in $(seq 1 "$attempts"); do
-        if [ -f "$state/port" ]; then
-            port=$(cat "$state/port")
-        else
-            port=$((20000 + RANDOM % 40000))
-            listening "$port" && continue
-            write_config "$port"
-        fi
-        nohup "$nginx_bin" -e "$state/error.log" -c "$state/nginx.conf" > "$state/nginx.out" 2>&1 < /dev/null &
-        local pid=$!
-        echo "$pid" > "$state/pid"
-        for _ in $(seq 1 200); do
-            if ! alive "$pid"; then break; fi
-            if listening "$port"; then return 0; fi
-            sleep 0.02
-        done
-        stop_process
-        if [ "$attempts" -gt 1 ]; then rm -f "$state/port"; fi
-    done
-    echo "could not start nginx; see $state/error.log and $state/nginx.out:" >&2
-    cat "$state/error.log" "$state/nginx.out" >&2 2>/dev/null || true
-    exit 1
+    start_configured_server nginx "$nginx_bin" -e "$state/error.log" -c "$state/nginx.conf"
 }
 
 run_server_command "$@"

@@ -16,7 +16,7 @@ set -euo pipefail
 
 lighttpd_bin=$(command -v lighttpd || echo /usr/sbin/lighttpd)
 
-# listening, alive, stop_process and run_server_command
+# listening, alive, stop_process, start_configured_server and run_server_command
 source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../server-processes.sh"
 
 write_config() {
@@ -50,39 +50,7 @@ CONF
 }
 
 start() {
-    mkdir -p "$state"
-    if [ -f "$state/pid" ] && alive "$(cat "$state/pid")"; then
-        return 0
-    fi
-    local attempts port
-    if [ -f "$state/port" ]; then
-        attempts=1
-    else
-        attempts=20
-    fi
-    for _ in $(seq 1 "$attempts"); do
-        if [ -f "$state/port" ]; then
-            port=$(cat "$state/port")
-        else
-            port=$((20000 + RANDOM % 40000))
-            listening "$port" && continue
-            write_config "$port"
-        fi
-        nohup "$lighttpd_bin" -D -f "$state/lighttpd.conf" > "$state/lighttpd.out" 2>&1 < /dev/null &
-        local pid=$!
-        echo "$pid" > "$state/pid"
-        for _ in $(seq 1 200); do
-            if ! alive "$pid"; then break; fi
-            if listening "$port"; then return 0; fi
-            sleep 0.02
-        done
-        # It died (the port was taken between the check and the bind?) or never listened.
-        stop_process
-        if [ "$attempts" -gt 1 ]; then rm -f "$state/port"; fi
-    done
-    echo "could not start lighttpd; see $state/error.log and $state/lighttpd.out:" >&2
-    cat "$state/error.log" "$state/lighttpd.out" >&2 2>/dev/null || true
-    exit 1
+    start_configured_server lighttpd "$lighttpd_bin" -D -f "$state/lighttpd.conf"
 }
 
 run_server_command "$@"
