@@ -61,8 +61,9 @@ public final class SyncEngine {
     public var strayFileAge: Int64 = 2 * 86_400_000
     /// True for the sync before an action that decides against other devices' changes (a
     /// permanent deletion, a replace restore, an undo): it lists every device's folders,
-    /// not only those of devices silent for `strayFileAge`, and reads the files past what
-    /// its record names. A device whose record could not be written after its upload (a
+    /// not only those of devices silent for `strayFileAge`, and reads the files its record
+    /// does not name: past it, or another copy's of a number it names (two copies of one
+    /// library file that synced at one moment, round 21A #1). A device whose record could not be written after its upload (a
     /// 503, a lock another WebDAV client held on the record) had a word it took out of the
     /// Trash and edited purged by another device's Empty Trash, which had synced first and
     /// not seen it (found by the exploratory helper, round 20B #11). Two listings a device.

@@ -41,7 +41,8 @@ extension SyncSession {
     /// a change file after its snapshot, a snapshot at or past its own that is not the one
     /// it names. Those not read before are read with the pull. Before a decisive action
     /// (`SyncEngine.findUnnamedFiles`) it lists the folders of the devices heard from
-    /// lately too, for files numbered past their records.
+    /// lately too, for files their records do not name: numbered past them, or another
+    /// copy's of a number they name.
     func findStrayFiles() throws {
         guard strayScanDue else { return }
         lookedForStrays = true
@@ -56,9 +57,17 @@ extension SyncSession {
                 // not: another copy's file of a number this device read already is named
                 // only by that copy's record, which may arrive later (found by the
                 // exploratory helper). A device heard from lately names its files as it
-                // goes: only those past its record are its upload whose record failed.
+                // goes: those past its record are its upload whose record failed, and those
+                // after its snapshot that its record does not name are another copy's (two
+                // copies of one library file that synced at one moment both wrote the same
+                // number; round 21A #1).
+                let unnamed =
+                    entry.kind == .changes
+                    ? entry.seq > record.snapshotSeq && record.changeNames.map { !$0.contains(entry.name) } ?? false
+                    : entry.seq >= record.snapshotSeq && record.snapshotName.map { $0 != entry.name } ?? false
+                        && !(record.snapshotReplaces ?? []).contains(entry.name)
                 let unaccounted =
-                    entry.seq > record.lastSeq
+                    entry.seq > record.lastSeq || engine.findUnnamedFiles && unnamed
                     || silent
                         && (entry.kind == .changes
                             ? entry.seq > record.snapshotSeq

@@ -76,6 +76,47 @@ struct AnUploadCountsOnceItsRecordNamesItTests {
         }
     }
 
+    /// Two copies of one library file (one id) that synced at the same moment both wrote
+    /// change file 1 past the record; the record names the one whose record went out last.
+    /// The other copy had taken "hola" out of the Trash and edited it, and a third device's
+    /// Empty Trash purged it everywhere: the look before it read only files numbered past a
+    /// record (found by the exploratory helper, round 21A #1).
+    @Test("Empty Trash reads a copy's change file that the record of its id does not name, though numbered within it")
+    func emptyTrashSeesTheOtherCopysFile() throws {
+        try withSyncFixture { fixture in
+            let laptop = try fixture.device("laptop"), phone = try fixture.device("phone")
+            let hola = try laptop.add("hola", meaning: "hello")
+            let adios = try laptop.add("adiós", meaning: "bye")
+            try fixture.syncRounds([laptop, phone])
+            try phone.library.delete([hola])
+            try fixture.syncRounds([phone, laptop])
+            let copy = try fixture.copy(of: laptop, as: "laptop copy")
+            // The copy takes "hola" out of the Trash and edits it; the laptop edits "adiós".
+            try copy.library.restore([hola])
+            _ = try copy.library.edit(hola, WordEdit(meaning: "hello, hi"))
+            _ = try laptop.library.edit(adios, WordEdit(meaning: "goodbye"))
+            // Both sync at once: the copy's whole sync runs as the laptop's is about to write
+            // its change file; the laptop's record, written last, names the laptop's file only.
+            var raced = false
+            laptop.cloud.beforeWrite = { path in
+                guard path.hasPrefix(CloudLayout.changesFolder(laptop.id)), !raced else { return }
+                raced = true
+                try copy.sync()
+            }
+            try laptop.sync()
+            laptop.cloud.beforeWrite = nil
+            #expect(raced && copy.id == laptop.id, "the copy wrote under the same id")
+
+            phone.tune = { $0.findUnnamedFiles = true }
+            try phone.sync()
+            #expect(try !phone.word(hola).isDeleted && phone.word(hola).meaning == "hello, hi")
+            #expect(try phone.library.emptyTrash() == 0)
+            phone.tune = { $0.findUnnamedFiles = false }
+            try fixture.syncRounds([laptop, copy, phone], 3)
+            #expect(try laptop.word(hola).meaning == "hello, hi" && phone.everyWord() == laptop.everyWord())
+        }
+    }
+
     @Test("an ordinary sync does not list the folders of devices heard from lately")
     func ordinarySyncListsNoFolders() throws {
         try withSyncFixture { fixture in
