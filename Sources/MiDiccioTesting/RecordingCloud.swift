@@ -20,6 +20,9 @@ package final class RecordingCloud: CloudStorage {
     package private(set) var requests: [Request] = []
     /// When this returns true for a path, a write to it succeeds and then throws.
     package var crashAfterWriting: ((String) -> Bool)?
+    /// When this returns true for a path, a removal of it succeeds and then throws: the
+    /// device stopped (its process ended) right after.
+    package var crashAfterDeleting: ((String) -> Bool)?
     /// Called before each write with its path (a test runs another device's sync there,
     /// as if both synced at the same moment).
     package var beforeWrite: ((String) throws -> Void)?
@@ -87,7 +90,9 @@ package final class RecordingCloud: CloudStorage {
     @discardableResult
     package func delete(_ path: String) throws -> Bool {
         requests.append(Request(kind: "delete", path: path))
-        return try storage.delete(path)
+        let removed = try storage.delete(path)
+        if crashAfterDeleting?(path) == true { throw CloudError.unavailable("the device stopped right after removing \(path)") }
+        return removed
     }
 
     private func crashIfAsked(_ path: String) throws {

@@ -77,3 +77,38 @@ struct AnUploadReachesOthersThoughItsSnapshotIsRefusedTests {
         }
     }
 }
+
+/// Rule: a device notes the files it compacts away as removed before it removes them. It
+/// removed them first: a sync that stopped in between (its process ended, as a command does
+/// once it stops waiting for the sync after a purge) found its own files gone at the next
+/// sync, read everything again and uploaded every word once (found by the exploratory
+/// helper, round 21A).
+@Suite("A sync stopped as it compacts takes no file of its own for gone")
+struct ASyncStoppedAsItCompactsTests {
+    @Test("a device stopped right after removing a compacted file goes on at its next sync, uploading nothing again")
+    func stoppedAfterRemoving() throws {
+        try withSyncFixture { fixture in
+            let phone = try fixture.device("phone"), laptop = try fixture.device("laptop")
+            phone.tune = { $0.snapshotInterval = 3 }
+            var stopped = false
+            phone.cloud.crashAfterDeleting = { path in
+                guard path.hasPrefix(CloudLayout.changesFolder(phone.id)), !stopped else { return false }
+                stopped = true
+                return true
+            }
+            for index in 0..<6 where !stopped {
+                try phone.add("palabra\(index)")
+                do { try fixture.syncRounds([phone, laptop], 1) } catch {}
+            }
+            #expect(stopped, "a compaction removed a change file")
+            phone.cloud.crashAfterDeleting = nil
+            // A new process: the library's state is not one it left behind.
+            try phone.restart()
+            _ = SyncSession.seenGenerations.withLock { $0.removeValue(forKey: phone.path + "|" + phone.id) }
+            let report = try phone.sync()
+            #expect(!report.ownFilesGone && !report.fullUpload, "\(report)")
+            try fixture.syncRounds([phone, laptop])
+            #expect(try laptop.everyWord() == phone.everyWord() && phone.everyWord().count >= 3)
+        }
+    }
+}
