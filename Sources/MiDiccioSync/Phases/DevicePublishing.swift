@@ -39,7 +39,10 @@ extension SyncSession {
         // is written again: it named this device's clock as ahead on every device until
         // this clock caught up with it (found by the exploratory helper, round 10).
         let stale = now - (state.published?.at ?? 0) > 86_400_000 || (state.published?.at ?? 0) - now > ClockAhead.threshold
-        let missing = ownRecord == nil && !ownRecordUnreadable
+        // Missing, or there and unreadable (cut short, damaged): this device alone can mend
+        // it. One cut short stayed so for a day, and the others read none of this device's
+        // changes meanwhile (found by the exploratory helper, round 21A #4).
+        let missing = ownRecord == nil
         // An older record of this device's in the cloud (a folder put back on another
         // computer brings one): others read what it says, such as how far this device read
         // theirs, until it is written again (found by the exploratory helper, round 10).

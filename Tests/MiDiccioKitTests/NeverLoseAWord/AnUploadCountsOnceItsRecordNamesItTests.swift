@@ -117,6 +117,26 @@ struct AnUploadCountsOnceItsRecordNamesItTests {
         }
     }
 
+    /// A record cut short (a sync program's half-delivered copy) stayed so until the daily
+    /// rewrite, and no device read the restore it named (round 21A #4).
+    @Test("a device whose own record in the cloud is cut short writes it again at its next sync")
+    func ownRecordCutShortIsWrittenAgain() throws {
+        try withSyncFixture { fixture in
+            let phone = try fixture.device("phone"), laptop = try fixture.device("laptop")
+            let casa = try phone.add("casa", meaning: "house")
+            try fixture.syncRounds([phone, laptop])
+            _ = try phone.library.edit(casa, WordEdit(meaning: "house, home"))
+            try phone.sync()
+            let path = CloudLayout.devicePath(phone.id)
+            let whole = try #require(fixture.storage.files[path])
+            fixture.storage.plant(path, whole.prefix(60))
+            try phone.sync()
+            #expect(try DeviceRecord.decode(#require(fixture.storage.files[path])) != nil, "written again")
+            try laptop.sync()
+            #expect(try laptop.word(casa).meaning == "house, home")
+        }
+    }
+
     @Test("an ordinary sync does not list the folders of devices heard from lately")
     func ordinarySyncListsNoFolders() throws {
         try withSyncFixture { fixture in
