@@ -70,8 +70,9 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
     /// changed, and the row is named.
     case damaged(String)
     /// The log a process that stopped abruptly left beside the library file does not fit
-    /// the file there now (a backup or an older copy was put in its place); SQLite's check
-    /// found `problem`. Nothing was changed.
+    /// the file there now (a backup or an older copy was put in its place); `problem` says
+    /// how that shows (the file the log was written for, or SQLite's check). Nothing was
+    /// changed.
     case logDoesNotFit(path: String, problem: String)
     /// Bringing a library made by an earlier MiDiccio up to date (from schema `from`) got
     /// as far as schema `reached`, which older builds cannot open, and then failed with
@@ -186,7 +187,7 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
         case .logDoesNotFit(let path, let problem):
             let name = path.split(separator: "/").last.map(String.init) ?? path
             return
-                "the library file \(path) and the log beside it (\(name)-wal) do not fit together: SQLite's check finds \(problem). This happens when a backup or an older copy is put in the library's place after MiDiccio stopped abruptly (killed, or the power lost), as the log holds the changes made to the file that was there before. Nothing was changed. To open the file now there as it is, move \(name)-wal and \(name)-shm out of its folder (keep them if you may want those changes), then try again."
+                "the library file \(path) and the log beside it (\(name)-wal) do not fit together: \(problem). This happens when a backup, an older copy or another computer's copy is put in the library's place while MiDiccio was writing to it or after it stopped abruptly (killed, or the power lost), as the log holds the changes made to the file that was there before. Nothing was changed. To open the file now there as it is, move \(name)-wal and \(name)-shm out of its folder (keep them if you may want those changes), then try again."
         case .invalidPlace(let place):
             return "\"\(place)\" is not a place in the list; start again from the top"
         case .upgradeUnfinished(let from, let reached, let cause):

@@ -94,7 +94,7 @@ enum LibraryFile {
                 // with it past reading its schema: the same refusal, the log kept.
                 if existing && database.rebuiltFromLeftoverLog() {
                     database.leaveLogOnClose()
-                    throw LibraryError.logDoesNotFit(path: path, problem: quoted([error.message]))
+                    throw LibraryError.logDoesNotFit(path: path, problem: "SQLite's check finds " + quoted([error.message]))
                 }
                 throw LibraryError.from(error)
             }
@@ -115,8 +115,49 @@ enum LibraryFile {
             }
             throw LibraryError.cannotOpen(path: path, reason: error.message)
         }
+        noteIdentity(database, path: path)
         let reached = before == nil ? nil : try? database.integer("PRAGMA user_version").map(Int.init)
         return (database, !existing, before.flatMap { from in (reached ?? 0) > from ? from : nil })
+    }
+
+    /// The `library_info` key holding the file a library was last opened as (its device and
+    /// inode) and a count that every write transaction moves on, so that every log holds the
+    /// row: `dev:inode/count`.
+    static let identityKey = "file.identity"
+
+    /// The device and inode of the file at `path`.
+    private static func identity(_ path: String) -> String? {
+        FileSystem.identity(path).map { "\($0.device):\($0.inode)" }
+    }
+
+    /// The file `database` was last opened as, as noted in it (nil: not noted, as in a
+    /// library an earlier MiDiccio wrote last).
+    private static func notedIdentity(_ database: Database) -> String? {
+        let value = try? database.read { try database.text("SELECT value FROM library_info WHERE key = ?", [.text(identityKey)]) }
+        return value?.split(separator: "/").first.map(String.init)
+    }
+
+    /// Notes which file this library is now when that changed (a new file, or one moved or
+    /// copied here), moved into the file at once, and has every write transaction touch
+    /// that row, so that a log beside the path always says which file it was written for
+    /// (`checkLeftoverLog`). A file this process may not write keeps what it had.
+    private static func noteIdentity(_ database: Database, path: String) {
+        guard let now = identity(path) else { return }
+        if notedIdentity(database) != now {
+            try? database.write {
+                try database.run(
+                    "INSERT INTO library_info (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    [.text(identityKey), .text(now + "/0")])
+            }
+            _ = try? database.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        }
+        database.beforeCommit = { [unowned database] in
+            try database.run(
+                """
+                UPDATE library_info SET value = substr(value, 1, instr(value, '/')) || (CAST(substr(value, instr(value, '/') + 1) AS INTEGER) + 1)
+                WHERE key = ? AND instr(value, '/') > 0
+                """, [.text(identityKey)])
+        }
     }
 
     /// Checks a library file that has no WAL beside it: a file that came here (copied,
@@ -151,11 +192,27 @@ enum LibraryFile {
     /// close would copy that mix into the file for good (found by the exploratory helper).
     /// When SQLite's check fails, this connection is made to leave the log as it is when it
     /// closes, and nothing is changed.
+    ///
+    /// The log says first which file it was written for (`identityKey`, read with the log
+    /// applied): the one now at the path, or, when the log came with its file (both copied
+    /// to a new place), the one the file alone names. Another file moved into the path while
+    /// a command wrote to the one there (a sync program's rename of another computer's copy,
+    /// a backup moved into place) got that command's log, whose pages passed SQLite's
+    /// check: the file's own words were gone, without a word (found by the exploratory
+    /// helper, round 21B #1, #2). An older copy of this very library, which names the same
+    /// file, is left to SQLite's check as before.
     private static func checkLeftoverLog(_ database: Database, path: String) throws {
+        if let written = notedIdentity(database), let now = identity(path), written != now,
+            let alone = try? Database(path: path, create: false, fileAlone: true), notedIdentity(alone) != written
+        {
+            database.leaveLogOnClose()
+            throw LibraryError.logDoesNotFit(
+                path: path, problem: "the log was written for another file than the one now there (it was moved or copied in)")
+        }
         let problems = try database.read { try checkProblems(database) }
         guard problems.isEmpty else {
             database.leaveLogOnClose()
-            throw LibraryError.logDoesNotFit(path: path, problem: quoted(problems))
+            throw LibraryError.logDoesNotFit(path: path, problem: "SQLite's check finds " + quoted(problems))
         }
     }
 

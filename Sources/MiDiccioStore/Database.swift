@@ -18,6 +18,9 @@ package final class Database {
     /// The most statements `cached(_:)` keeps prepared.
     package static let statementCacheLimit = 64
     private var transactionDepth = 0
+    /// Run inside every write transaction (`write`) that changed a row, just before it
+    /// commits (one that changed nothing writes nothing, and stays so).
+    package var beforeCommit: (() throws -> Void)?
 
     /// Opens (and with `create`, creates) the database at `path`. `fileAlone` opens it
     /// read-only as an unchanging file (SQLite's `immutable`): no lock is taken, no file
@@ -210,8 +213,10 @@ package final class Database {
         }
         try execute("BEGIN IMMEDIATE")
         transactionDepth = 1
+        let changesBefore = sqlite3_total_changes64(handle)
         do {
             let result = try body()
+            if let beforeCommit, sqlite3_total_changes64(handle) != changesBefore { try beforeCommit() }
             transactionDepth = 0
             try execute("COMMIT")
             return result

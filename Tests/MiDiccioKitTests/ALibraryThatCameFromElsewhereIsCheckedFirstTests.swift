@@ -167,4 +167,71 @@ struct ALibraryThatCameFromElsewhereIsCheckedFirstTests {
             #expect(try library.counts().words == since.older)
         }
     }
+
+    /// A command wrote into the library (its log held every page it wrote, the whole small
+    /// library among them) as another computer's copy was moved into the path, as a sync
+    /// program renames its download into place; the command's log stayed beside the path.
+    /// The next open applied it to that copy: SQLite's check passed, the copy's words were
+    /// gone, and nothing was said (found by the exploratory helper, round 21B #1).
+    @Test("another computer's copy moved into the path beside a command's log is refused, and neither is changed")
+    func anotherCopyMovedInBesideALogIsRefused() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("library.sqlite").path
+            let other = directory.appendingPathComponent("other.sqlite").path
+            do {
+                let elsewhere = try WordLibrary(path: other, environment: [:])
+                try elsewhere.add(WordContent(term: "from the other computer"))
+            }
+            let log = directory.appendingPathComponent("log-at-the-move").path
+            do {
+                let library = try WordLibrary(path: path, environment: [:])
+                try library.database.execute("PRAGMA wal_autocheckpoint = 0")
+                for number in 0..<3 { try library.add(WordContent(term: "here \(number)")) }
+                // The command writes on; its log stays as it was when the copy came.
+                try FileManager.default.copyItem(atPath: path + "-wal", toPath: log)
+            }
+            // The copy is moved into the path (a rename: a file of its own), beside that log.
+            let moved = directory.appendingPathComponent("moved-in.sqlite").path
+            try FileManager.default.copyItem(atPath: other, toPath: moved)
+            try FileManager.default.removeItem(atPath: path)
+            try? FileManager.default.removeItem(atPath: path + "-shm")
+            try FileManager.default.removeItem(atPath: path + "-wal")
+            try FileManager.default.moveItem(atPath: moved, toPath: path)
+            try FileManager.default.copyItem(atPath: log, toPath: path + "-wal")
+            let (file, wal) = (try bytes(path), try bytes(path + "-wal"))
+            #expect {
+                _ = try WordLibrary(path: path, environment: [:])
+            } throws: { error in
+                guard case LibraryError.logDoesNotFit = error else { return false }
+                return "\(error)".contains("the log was written for another file than the one now there")
+            }
+            #expect(try bytes(path) == file && bytes(path + "-wal") == wal)
+
+            try FileManager.default.removeItem(atPath: path + "-wal")
+            try? FileManager.default.removeItem(atPath: path + "-shm")
+            let library = try WordLibrary(path: path, environment: [:])
+            #expect(try library.list().map(\.term) == ["from the other computer"])
+        }
+    }
+
+    @Test("a library and its log copied together to another place (after a crash) open with what the log held")
+    func fileAndLogCopiedTogetherOpen() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("library.sqlite").path
+            do {
+                let library = try WordLibrary(path: path, environment: [:])
+                try library.add(WordContent(term: "checkpointed"))
+            }
+            let copy = directory.appendingPathComponent("copied.sqlite").path
+            do {
+                let library = try WordLibrary(path: path, environment: [:])
+                try library.database.execute("PRAGMA wal_autocheckpoint = 0")
+                try library.add(WordContent(term: "only in the log"))
+                try FileManager.default.copyItem(atPath: path, toPath: copy)
+                try FileManager.default.copyItem(atPath: path + "-wal", toPath: copy + "-wal")
+            }
+            let library = try WordLibrary(path: copy, environment: [:])
+            #expect(try library.list().map(\.term).sorted() == ["checkpointed", "only in the log"])
+        }
+    }
 }
