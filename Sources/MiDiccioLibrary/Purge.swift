@@ -56,7 +56,16 @@ extension WordLibrary {
     /// other words (one restored elsewhere, another deleted) is refused as well (round 9).
     @discardableResult
     public func emptyTrash(expecting: Int? = nil, expectingKey: String? = nil, progress: BulkProgress? = nil) throws -> Int {
+        try emptyTrash(expecting: expecting, expectingKey: expectingKey, progress: progress, afterLook: nil)
+    }
+
+    /// `emptyTrash`, running `afterLook` between its look at the Trash and the purge (tests
+    /// play another program there).
+    package func emptyTrash(
+        expecting: Int?, expectingKey: String?, progress: BulkProgress?, afterLook: (() throws -> Void)?
+    ) throws -> Int {
         let (rows, kept) = try guarded { try database.read { (try trashRows(), try keptTrashKey()) } }
+        try afterLook?()
         let key = Self.fingerprint(rows.map(\.id))
         if kept != (rows.count, key) {
             // The kept key (`trashKey`) went wrong somehow: counted again at the next read,
@@ -68,7 +77,15 @@ extension WordLibrary {
         if let expectingKey, !expectingKey.isEmpty, expectingKey != key {
             throw LibraryError.selectionChanged(expected: expecting ?? rows.count, found: rows.count)
         }
-        return try purge(rows.compactMap { WordID($0.id) }, progress: progress).count
+        do {
+            return try purge(rows.compactMap { WordID($0.id) }, progress: progress).count
+        } catch LibraryError.notInTrashForPurge, LibraryError.wordNotFound {
+            // A word taken out of the Trash (or purged) between the look and the purge (another program,
+            // the web app): nothing was purged. It said "... is not in the Trash; delete it
+            // first, then purge it" of a word the person had just restored (round 21B #7).
+            let now = try guarded { try database.read { try trashRows().count } }
+            throw LibraryError.selectionChanged(expected: rows.count, found: now)
+        }
     }
 
     /// How many words the Trash holds (hidden ones too) and which (16 hexadecimal digits,

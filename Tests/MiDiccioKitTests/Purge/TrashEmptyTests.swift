@@ -34,6 +34,24 @@ struct TrashEmptyTests {
         }
     }
 
+    /// It said "... is not in the Trash; delete it first, then purge it" of the word the
+    /// person had just restored, and not that nothing was purged (round 21B #7).
+    @Test("a word taken out of the Trash by another program as the Trash is emptied: nothing is purged, and it says so")
+    func aWordRestoredAsTheTrashIsEmptied() throws {
+        try withTemporaryLibrary { temporary in
+            let library = temporary.library
+            let trashed = try (1...3).map { try library.add(WordContent(term: "papelera \($0)")).word.id }
+            try library.delete(trashed)
+            let other = try WordLibrary(path: library.path, environment: [:])
+            #expect {
+                try library.emptyTrash(expecting: nil, expectingKey: nil, progress: nil) { try other.restore([trashed[0]]) }
+            } throws: { error in
+                "\(error)".contains("nothing was changed") && "\(error)".contains("2 match now, not 3")
+            }
+            #expect(try library.trash().count == 2 && !library.isPurged(trashed[1]))
+        }
+    }
+
     @Test("emptying a Trash that holds other words than the person saw counted purges nothing")
     func emptyingATrashThatChanged() throws {
         try withTemporaryLibrary { temporary in
