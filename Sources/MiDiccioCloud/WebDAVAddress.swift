@@ -27,12 +27,14 @@ public struct WebDAVAddress: Hashable, Sendable, CustomStringConvertible {
     /// message shows it.
     /// Said as " (URL)", or "" when there is no path to escape.
     static func escapingMarks(_ text: String) -> String {
-        guard let schemeEnd = text.range(of: "://") else { return "" }
+        guard let schemeEnd = text.firstRange(of: "://") else { return "" }
         let rest = text[schemeEnd.upperBound...]
         guard let slash = rest.firstIndex(of: "/") else { return "" }
         let authority = rest[..<slash]
         let host = authority.lastIndex(of: "@").map { authority[authority.index(after: $0)...] } ?? authority
-        let path = rest[slash...].replacingOccurrences(of: "#", with: "%23").replacingOccurrences(of: "?", with: "%3F")
+        // Character by character: `replacingOccurrences` would link the older Foundation into
+        // the everyday binary (README, "Start-up").
+        let path = rest[slash...].map { $0 == "#" ? "%23" : $0 == "?" ? "%3F" : String($0) }.joined()
         return " (" + String(text[..<schemeEnd.upperBound]) + host + path + ")"
     }
 
