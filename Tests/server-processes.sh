@@ -44,6 +44,18 @@ stop_all() {
     rm -rf "$state"
 }
 
+# Makes the test user once: $state/user, $state/password (random) and $state/users, the
+# server's password file, one line in the printf format $1 (user, then password), for
+# lighttpd's plain file or nginx's {PLAIN} one.
+make_test_user() {
+    [ -f "$state/password" ] && return 0
+    echo midiccio > "$state/user"
+    od -An -N12 -tx1 /dev/urandom | tr -d ' \n' > "$state/password"
+    # shellcheck disable=SC2059
+    printf "$1" "$(cat "$state/user")" "$(cat "$state/password")" > "$state/users"
+    chmod 600 "$state/users" "$state/password"
+}
+
 # Starts a server that runs in the foreground on the port its own config names: on a free
 # port the first time (the caller's write_config PORT writes that config, and $state/port
 # and url), on the port it had after a halt. $1 names it (its output goes to

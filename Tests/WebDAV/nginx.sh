@@ -18,18 +18,13 @@ set -euo pipefail
 nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
 dav_ext=/usr/lib/nginx/modules/ngx_http_dav_ext_module.so
 
-# listening, alive, stop_process, start_configured_server and run_server_command
+# listening, alive, stop_process, make_test_user, start_configured_server and run_server_command
 source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../server-processes.sh"
 
 write_config() {
     local port=$1 load="" listing=""
     mkdir -p "$state/root" "$state/body"
-    if [ ! -f "$state/password" ]; then
-        echo midiccio > "$state/user"
-        od -An -N12 -tx1 /dev/urandom | tr -d ' \n' > "$state/password"
-        printf '%s:{PLAIN}%s\n' "$(cat "$state/user")" "$(cat "$state/password")" > "$state/users"
-        chmod 600 "$state/users" "$state/password"
-    fi
+    make_test_user '%s:{PLAIN}%s\n'
     if [ ! -f "$state/no-propfind" ]; then
         load="load_module $dav_ext;"
         listing="dav_ext_methods PROPFIND OPTIONS;"

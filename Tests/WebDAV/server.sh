@@ -16,18 +16,13 @@ set -euo pipefail
 
 lighttpd_bin=$(command -v lighttpd || echo /usr/sbin/lighttpd)
 
-# listening, alive, stop_process, start_configured_server and run_server_command
+# listening, alive, stop_process, make_test_user, start_configured_server and run_server_command
 source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../server-processes.sh"
 
 write_config() {
     local port=$1
     mkdir -p "$state/root" "$state/upload"
-    if [ ! -f "$state/password" ]; then
-        echo midiccio > "$state/user"
-        od -An -N12 -tx1 /dev/urandom | tr -d ' \n' > "$state/password"
-        printf '%s:%s\n' "$(cat "$state/user")" "$(cat "$state/password")" > "$state/users"
-        chmod 600 "$state/users" "$state/password"
-    fi
+    make_test_user '%s:%s\n'
     cat > "$state/lighttpd.conf" <<CONF
 server.modules = ("mod_webdav", "mod_auth", "mod_authn_file")
 server.document-root = "$state/root"
