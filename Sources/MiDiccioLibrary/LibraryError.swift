@@ -15,6 +15,14 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
     /// The library file an app opened is no longer at its path (moved, renamed, deleted,
     /// or its drive disconnected); it is not made again, empty, in its place.
     case libraryGone(path: String)
+    /// Another file was moved into the place of the library file this connection opened
+    /// while it was writing (a backup or another computer's copy moved in, a sync
+    /// program's rename): the change was rolled back, written to neither file.
+    case fileReplaced(path: String)
+    /// Another file was moved into the library's place while a program still had the file
+    /// that was there open, and that program did not let go of it in time; nothing was
+    /// changed.
+    case replacedFileStillOpen(path: String)
     /// No word has this id or id prefix.
     case wordNotFound(String)
     /// The word with this id was deleted permanently (purged, here or on another device).
@@ -129,6 +137,12 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
         case .libraryGone(let path):
             return
                 "the library file \(path) is not there any more: it was moved, renamed or deleted while MiDiccio ran, or the drive holding it was disconnected. Nothing was written. Put the file back, or start MiDiccio again with --library and the file's new place."
+        case .fileReplaced(let path):
+            return
+                "the library file \(path) was replaced while this was being written (another file was moved into its place, as a backup put back or a sync program's copy from another computer is): this change was saved in neither file, and the file now there is as it came. Do it again to make it there."
+        case .replacedFileStillOpen(let path):
+            return
+                "another file was moved into the place of the library file \(path) while a program (the web app, a sync or another midiccio command) still had the file that was there open, and it has not let go of it for \(LibraryFile.busyTimeoutSeconds) seconds; nothing was changed. Try again once it has finished, or stop it."
         case .wordNotFound(let id):
             return "no word with id \(id)"
         case .wordPurged(let id):

@@ -37,8 +37,32 @@ enum LibraryFile {
     ///
     /// `upgradedFrom` is the schema an earlier MiDiccio left the file at, when this open
     /// brought it up to date; nil otherwise.
+    ///
+    /// A file moved into the path while a program still has the file that was there open
+    /// shares that program's log and its index with it (SQLite finds both by the path): the
+    /// open waits, up to the busy timeout, for the program to let go of it
+    /// (`checkSharedLog`), then gives up with `replacedFileStillOpen`.
     static func open(
         path: String, create: Bool, upgradeTick: (() -> Void)? = nil
+    ) throws -> (Database, isNew: Bool, upgradedFrom: Int?) {
+        let deadline = ContinuousClock.now + .seconds(busyTimeoutSeconds)
+        while true {
+            do {
+                return try openOnce(path: path, create: create, upgradeTick: upgradeTick)
+            } catch is LogOfAnotherFileInUse {
+                guard ContinuousClock.now < deadline else { throw LibraryError.replacedFileStillOpen(path: path) }
+                usleep(50_000)
+            }
+        }
+    }
+
+    /// The log and its index beside the path are in use for another file than the one now
+    /// there (`checkSharedLog`): the connection was made to leave them as they are.
+    private struct LogOfAnotherFileInUse: Error {}
+
+    /// One try of `open`.
+    private static func openOnce(
+        path: String, create: Bool, upgradeTick: (() -> Void)?
     ) throws -> (Database, isNew: Bool, upgradedFrom: Int?) {
         let existing = try inspect(path: path)
         if !existing && !create {
@@ -75,7 +99,11 @@ enum LibraryFile {
             // That first read applied a log left by a process that stopped without
             // closing the file, if there was one: before anything is written, the two
             // must still fit together.
-            if existing && database.rebuiltFromLeftoverLog() { try checkLeftoverLog(database, path: path) }
+            if existing && database.rebuiltFromLeftoverLog() {
+                try checkLeftoverLog(database, path: path)
+            } else if existing {
+                try checkSharedLog(database, path: path)
+            }
             if !current { try setUp(database, path: path) }
             try configure(database)
             if !current {
@@ -95,6 +123,12 @@ enum LibraryFile {
                 if existing && database.rebuiltFromLeftoverLog() {
                     database.leaveLogOnClose()
                     throw LibraryError.logDoesNotFit(path: path, problem: "SQLite's check finds " + quoted([error.message]))
+                }
+                // The file alone reads well: what did not is the log and index another
+                // program keeps for the file that was there before (`checkSharedLog`).
+                if existing, let alone = try? Database(path: path, create: false, fileAlone: true), (try? isCurrent(alone)) == true {
+                    database.leaveLogOnClose()
+                    throw LogOfAnotherFileInUse()
                 }
                 throw LibraryError.from(error)
             }
@@ -130,17 +164,21 @@ enum LibraryFile {
         FileSystem.identity(path).map { "\($0.device):\($0.inode)" }
     }
 
-    /// The file `database` was last opened as, as noted in it (nil: not noted, as in a
-    /// library an earlier MiDiccio wrote last).
+    /// What the library notes of the file it was last opened as (`dev:inode/count`, nil when
+    /// not noted, as in a library an earlier MiDiccio wrote last), read with the log.
+    private static func notedValue(_ database: Database) -> String? {
+        try? database.read { try database.text("SELECT value FROM library_info WHERE key = ?", [.text(identityKey)]) }
+    }
+
+    /// The file `database` was last opened as, as noted in it (nil: not noted).
     private static func notedIdentity(_ database: Database) -> String? {
-        let value = try? database.read { try database.text("SELECT value FROM library_info WHERE key = ?", [.text(identityKey)]) }
-        return value?.split(separator: "/").first.map(String.init)
+        notedValue(database)?.split(separator: "/").first.map(String.init)
     }
 
     /// Notes which file this library is now when that changed (a new file, or one moved or
-    /// copied here), moved into the file at once, and has every write transaction touch
-    /// that row, so that a log beside the path always says which file it was written for
-    /// (`checkLeftoverLog`). A file this process may not write keeps what it had.
+    /// copied here), moved into the file at once, and guards the connection against another
+    /// file moved into its place (`FileGuard`). A file this process may not write keeps
+    /// what it had.
     private static func noteIdentity(_ database: Database, path: String) {
         guard let now = identity(path) else { return }
         if notedIdentity(database) != now {
@@ -151,13 +189,92 @@ enum LibraryFile {
             }
             _ = try? database.execute("PRAGMA wal_checkpoint(PASSIVE)")
         }
-        database.beforeCommit = { [unowned database] in
-            try database.run(
-                """
-                UPDATE library_info SET value = substr(value, 1, instr(value, '/')) || (CAST(substr(value, instr(value, '/') + 1) AS INTEGER) + 1)
-                WHERE key = ? AND instr(value, '/') > 0
-                """, [.text(identityKey)])
+        FileGuard(path: path, ownNames: [now, notedIdentity(database)].compactMap { $0 }).install(on: database)
+    }
+
+    /// Keeps a connection's writes to the file it opened. SQLite finds a file's log and its
+    /// index by the path, so a file moved into the path while a connection to the one that
+    /// was there is open shares both with it: what the old connection then writes or
+    /// copies from the log lands in the wrong file, and the last connection to close copies
+    /// both files' pages into whichever it holds (the web app and a command writing while a
+    /// backup, or a sync program's copy from another computer, was moved into place: a
+    /// damaged library, or words answered as saved and gone; found by the exploratory
+    /// helper, round 21B #3). So:
+    /// - every write transaction that changed a row notes in it which file it was written
+    ///   for (it moves on the count of `identityKey`, so every log holds that row), and
+    ///   before it commits checks that its file is still the one at the path and that the
+    ///   log's last writer wrote for the same file; otherwise it rolls back
+    ///   (`fileReplaced`);
+    /// - a checkpoint copies the log only when its last writer wrote for this file;
+    /// - closing a connection to a file moved away first empties the log into that file
+    ///   (where its words belong, and the file now at the path then finds the log empty);
+    ///   closing one whose log another file's connection wrote leaves the log as it is.
+    private final class FileGuard {
+        /// The library file's path.
+        let path: String
+        /// The names (`dev:inode`) a log written for this connection's file may carry: the
+        /// file's own, and what the library noted if noting it failed (another process was
+        /// writing).
+        let ownNames: Set<String>
+
+        init(path: String, ownNames: [String]) {
+            self.path = path
+            self.ownNames = Set(ownNames)
         }
+
+        /// Installs the guard's checks on `database`. A file that looks moved already as it
+        /// was opened (a file system whose inode numbers are not stable) is not watched for
+        /// moves, only for another file's writes.
+        func install(on database: Database) {
+            let watchMoves = !database.fileMovedAway
+            database.beforeCommit = { [unowned database, self] in
+                if watchMoves && database.fileMovedAway {
+                    throw FileSystem.identity(self.path) == nil
+                        ? LibraryError.libraryGone(path: self.path) : LibraryError.fileReplaced(path: self.path)
+                }
+                guard self.logIsOwn(database) else { throw LibraryError.fileReplaced(path: self.path) }
+                try database.run(
+                    """
+                    UPDATE library_info SET value = substr(value, 1, instr(value, '/')) || (CAST(substr(value, instr(value, '/') + 1) AS INTEGER) + 1)
+                    WHERE key = ? AND instr(value, '/') > 0
+                    """, [.text(identityKey)])
+            }
+            database.mayCheckpoint = { [self] database in self.logIsOwn(database) }
+            database.beforeClose = { [self] database in
+                guard self.logIsOwn(database) else { return database.leaveLogOnClose() }
+                guard watchMoves && database.fileMovedAway else { return }
+                // Other connections of this process to the moved file may still be reading:
+                // the last of them to close empties what this one could not.
+                _ = try? database.execute("PRAGMA busy_timeout = 1000")
+                _ = try? database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            }
+        }
+
+        /// True when the log's last writer (as this connection reads it now) wrote for this
+        /// connection's file, or the row is not there to say.
+        func logIsOwn(_ database: Database) -> Bool {
+            guard let name = LibraryFile.notedIdentity(database) else { return true }
+            return ownNames.contains(name)
+        }
+    }
+
+    /// Checks, before anything is written, that the log beside the path (not rebuilt by
+    /// this open: another program has it open) belongs to the file now there. When another
+    /// file was moved into the path while a program still had the one that was there open,
+    /// that program's log holds the old file's pages: read with the file moved in, they gave
+    /// a damaged library. Every write transaction notes which file it was written for
+    /// (`FileGuard`), so such a log shows as one whose last writer wrote for another file
+    /// than the one at the path, and than the one the file alone names (a file and its log
+    /// copied together name the same). It throws `LogOfAnotherFileInUse`, and `open` tries
+    /// again until the program lets go (it empties the log into its own file as it closes).
+    private static func checkSharedLog(_ database: Database, path: String) throws {
+        guard let now = identity(path) else { return }
+        let written = notedValue(database)
+        if written?.split(separator: "/").first.map(String.init) == now { return }
+        let alone = (try? Database(path: path, create: false, fileAlone: true)).flatMap(notedValue)
+        if written == alone { return }
+        database.leaveLogOnClose()
+        throw LogOfAnotherFileInUse()
     }
 
     /// Checks a library file that has no WAL beside it: a file that came here (copied,
@@ -386,7 +503,7 @@ extension WordLibrary {
     /// (the last connection to close does this anyway). Passive: it waits for no other
     /// connection, and leaves what a reader still needs for a later call.
     package func moveLogIntoFile() throws {
-        try guarded { try database.execute("PRAGMA wal_checkpoint(PASSIVE)") }
+        try guarded { try database.checkpoint(.passive) }
     }
 
     /// Moves what the WAL holds into the file this connection opened and empties the WAL
@@ -394,6 +511,6 @@ extension WordLibrary {
     /// file moved away from its path: SQLite's own close leaves such a file's WAL beside
     /// the path, and the file now there would take it for its own.
     package func emptyLog() throws {
-        try guarded { try database.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+        try guarded { try database.checkpoint(.truncate) }
     }
 }

@@ -392,7 +392,7 @@ extension WordLibrary {
             }
             // Another connection reading at this moment can keep the WAL from being
             // emptied; its next checkpoint finishes the job.
-            try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            try database.checkpoint(.truncate)
         }
     }
 }

@@ -97,6 +97,12 @@ public final class WordLibrary {
 
     /// Opens the library at `path`, creating it when missing (and `create` is true).
     ///
+    deinit {
+        // Its last words before SQLite closes it: a connection to a file moved away from
+        // the path empties the log into that file first (`LibraryFile.FileGuard`).
+        database.prepareToClose()
+    }
+
     /// Refuses, without changing a byte, a file that is not a MiDiccio library and a
     /// library written by a newer schema. `keyProgress` hears how far the one-time
     /// computing of every term's keys has come (words done, words in all), when a library

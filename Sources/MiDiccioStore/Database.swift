@@ -21,6 +21,12 @@ package final class Database {
     /// Run inside every write transaction (`write`) that changed a row, just before it
     /// commits (one that changed nothing writes nothing, and stays so).
     package var beforeCommit: (() throws -> Void)?
+    /// Run once by `prepareToClose()`, as the connection's owner lets go of it: before
+    /// SQLite closes it (and, when it is the last connection, copies the log into the file).
+    package var beforeClose: ((Database) -> Void)?
+    /// Asked before each checkpoint `checkpoint(_:)` runs; one it answers false to is left
+    /// out (the log holds what the file this connection opened must not take).
+    package var mayCheckpoint: ((Database) -> Bool)?
 
     /// Opens (and with `create`, creates) the database at `path`. `fileAlone` opens it
     /// read-only as an unchanging file (SQLite's `immutable`): no lock is taken, no file
@@ -164,6 +170,37 @@ package final class Database {
     /// otherwise copy into it.
     package func leaveLogOnClose() {
         _ = midiccio_sqlite_skip_checkpoint_on_close(handle)
+    }
+
+    /// Runs `beforeClose`, once. Called by the connection's owner as it lets go (not from
+    /// `deinit`: statements cannot run on a connection being destroyed).
+    package func prepareToClose() {
+        guard let beforeClose else { return }
+        self.beforeClose = nil
+        beforeClose(self)
+    }
+
+    /// True when the file at `path` is no longer the one this connection opened: another
+    /// file was moved into its place, or it was moved away or deleted (SQLite's
+    /// SQLITE_FCNTL_HAS_MOVED, which compares the inode at the path with its own).
+    package var fileMovedAway: Bool {
+        var moved: Int32 = 0
+        return sqlite3_file_control(handle, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK && moved != 0
+    }
+
+    /// How a checkpoint treats other connections (SQLite's `wal_checkpoint` modes).
+    package enum CheckpointMode: String {
+        /// Copies what no reader still needs, waiting for nobody.
+        case passive = "PASSIVE"
+        /// Waits (up to the busy timeout) for writers and readers, copies the whole log and
+        /// cuts it to nothing.
+        case truncate = "TRUNCATE"
+    }
+
+    /// Copies the log into the file (`mode`), unless `mayCheckpoint` says no.
+    package func checkpoint(_ mode: CheckpointMode) throws {
+        if let mayCheckpoint, !mayCheckpoint(self) { return }
+        try execute("PRAGMA wal_checkpoint(\(mode.rawValue))")
     }
 
     /// The system's error number (`errno`) of the last failed file operation SQLite made on

@@ -1046,8 +1046,8 @@ public final class WebApp: HTTPHandler {
                 return .error(400, error.description, field: "after")
             case .storage(let underlying) where underlying.isBusy:
                 return .error(503, "the library is busy (another program is writing to it); try again")
-            case .libraryGone:
-                // Not the app's fault, and over once the file is back.
+            case .libraryGone, .fileReplaced, .replacedFileStillOpen:
+                // Not the app's fault, and over once the file is back (or let go of).
                 return .error(503, error.description)
             default:
                 return .error(500, error.description)
