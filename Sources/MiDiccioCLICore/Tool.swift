@@ -218,6 +218,7 @@ package struct CommandEntry: Sendable {
             let context = ToolContext(
                 global: global, environment: environment, io: io, remotes: remotes, json: arguments.contains("--json"))
             try command.run(context)
+            context.noteIfFileReplaced()
         }
     }
 }
@@ -273,6 +274,21 @@ package final class ToolContext {
     package func closeLibrary() {
         openLibrary = nil
         openFailure = nil
+    }
+
+    /// Says so when the library file this command opened is no longer the one at its path
+    /// (another file moved into its place, or the file moved away or deleted, after the
+    /// command's last write): what it did and showed was the file that was there. An import
+    /// said "Imported 60000 words" and the words were in a file replaced a moment later
+    /// (round 21B #5).
+    package func noteIfFileReplaced() {
+        guard let openLibrary, openLibrary.database.fileMovedAway else { return }
+        let gone = FileSystem.identity(libraryPath) == nil
+        let what = gone ? "moved away or deleted" : "replaced (another file was moved into its place)"
+        let now = gone ? "any file there now" : "the one there now"
+        io.writeError(
+            "Note: the library file \(libraryPath) was \(what) while this command ran: what it did went into the file "
+                + "that was there before, not into \(now).\n")
     }
 
     /// The library, opened (and created) on first use.

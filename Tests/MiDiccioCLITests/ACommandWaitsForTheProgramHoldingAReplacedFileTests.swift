@@ -1,8 +1,10 @@
 import Foundation
 import MiDiccioKit
 import MiDiccioStore
+import MiDiccioTesting
 import Testing
 
+@testable import MiDiccioCLICore
 @testable import MiDiccioLibrary
 
 /// A command run after another file was moved into the library's place, while another
@@ -86,5 +88,22 @@ final class ACommandWaitsForTheProgramHoldingAReplacedFileTests {
         #expect(try children.integrityCheck(path) == "ok")
         #expect(try allWords(inLibraryAt: path).values.map(\.content.term).sorted() == ["base", "deOtro", "después"])
         #expect(try termsOfFileAlone(aside) == ["base", "reciente"])
+    }
+
+    @Test("a command whose library file was replaced after it wrote says its work went into the file that was there")
+    func commandTellsOfAFileReplacedAfterIt() throws {
+        try sandbox.add("base")
+        let other = sandbox.path("other.sqlite")
+        try FileManager.default.copyItem(atPath: sandbox.libraryPath, toPath: other)
+        for replaced in [false, true] {
+            let io = CapturedIO()
+            let context = ToolContext(global: GlobalOptions(), environment: sandbox.environment, io: io, remotes: .folderOnly)
+            _ = try context.library().add(WordContent(term: "importada", meaning: "m"))
+            context.noteIfFileReplaced()
+            #expect(io.errorOutput.isEmpty, "\(io.errorOutput)")
+            if replaced { #expect(rename(other, sandbox.libraryPath) == 0) }
+            context.noteIfFileReplaced()
+            #expect(io.errorOutput.contains("was replaced (another file was moved into its place) while this command ran") == replaced)
+        }
     }
 }
