@@ -529,6 +529,9 @@ public struct SyncStatus: Sendable {
     public var pendingAnswers = 0
     /// Settings changed here and not uploaded yet.
     public var pendingSettings = 0
+    /// Permanent deletions (purges) made here and not uploaded yet: the other devices do
+    /// not know of them.
+    public var pendingPurges = 0
     /// True when the next sync uploads every word once.
     public var fullUploadPending: Bool
     /// Every device in the cloud (this one included), from a fresh look when the cloud

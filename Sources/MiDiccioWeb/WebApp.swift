@@ -669,6 +669,7 @@ public final class WebApp: HTTPHandler {
             pairs += [
                 ("lastSync", JSONText.time(status.lastSync)), ("pending", String(status.pending)),
                 ("pendingAnswers", String(status.pendingAnswers)), ("pendingSettings", String(status.pendingSettings)),
+                ("pendingPurges", String(status.pendingPurges)),
                 ("devices", "[" + devices.joined(separator: ",") + "]"),
                 ("cloudProblem", JSONText.optional(status.cloudProblem)),
             ]

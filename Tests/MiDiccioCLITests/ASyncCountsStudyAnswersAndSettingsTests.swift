@@ -47,4 +47,24 @@ final class ASyncCountsStudyAnswersAndSettingsTests {
         #expect(quiet.output.hasSuffix(": 0 pulled, 0 pushed, 0 merged\n"), "nothing moved, nothing said: \(quiet.output)")
         #expect(try on("a.sqlite", "status").output.contains("Pending      0 words to upload\n"))
     }
+
+    /// After a purge whose sync did not happen (or failed), `status` said "0 words to
+    /// upload" and nothing of the purge that had not left this device (found by the
+    /// exploratory helper, round 21A #7).
+    @Test("a permanent deletion not sent yet is counted by status until a sync sends it")
+    func permanentDeletionCounted() throws {
+        let cloud = sandbox.path("cloud")
+        let id = try #require(try on("a.sqlite", "add", "gato", "--json").jsonObject()["id"] as? String)
+        _ = try on("a.sqlite", "remote", "set", "folder", cloud)
+        _ = try on("a.sqlite", "sync")
+        _ = try on("a.sqlite", "delete", id)
+        _ = try on("a.sqlite", "purge", id, "--offline")
+        let status = try on("a.sqlite", "status")
+        let pending = "Pending      0 words to upload, 1 permanent deletion not sent to the other devices yet\n"
+        #expect(status.output.contains(pending), "\(status.output)")
+        #expect(try on("a.sqlite", "status", "--json").jsonObject()["pendingPurges"] as? Int == 1)
+
+        _ = try on("a.sqlite", "sync")
+        #expect(try on("a.sqlite", "status", "--json").jsonObject()["pendingPurges"] as? Int == 0)
+    }
 }

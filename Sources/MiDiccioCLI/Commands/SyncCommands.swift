@@ -557,6 +557,7 @@ struct StatusCommand: ParsableCommand {
                         ("remote", JSONText.quote(status.remote ?? "")), ("lastSync", JSONText.time(status.lastSync)),
                         ("words", String(counts.words)), ("trash", String(counts.trash)), ("pending", String(status.pending)),
                         ("pendingAnswers", String(status.pendingAnswers)), ("pendingSettings", String(status.pendingSettings)),
+                        ("pendingPurges", String(status.pendingPurges)),
                         ("fullUploadPending", String(status.fullUploadPending)), ("cloudProblem", JSONText.optional(status.cloudProblem)),
                         ("purgedElsewhere", String(status.purgedElsewhere)), ("purgeMarkers", String(status.purgeMarkers)),
                         ("purgedContentMayRemain", "[" + status.purgedContentRemains.map(JSONText.quote).joined(separator: ", ") + "]"),
@@ -572,7 +573,11 @@ struct StatusCommand: ParsableCommand {
             "Pending      \(status.pending) word\(status.pending == 1 ? "" : "s") to upload"
             + (status.fullUploadPending ? " (the next sync uploads every word once)" : "")
             + (status.pendingAnswers > 0 ? ", \(status.pendingAnswers) study answer\(status.pendingAnswers == 1 ? "" : "s")" : "")
-            + (status.pendingSettings > 0 ? ", \(status.pendingSettings) setting\(status.pendingSettings == 1 ? "" : "s")" : "") + "\n"
+            + (status.pendingSettings > 0 ? ", \(status.pendingSettings) setting\(status.pendingSettings == 1 ? "" : "s")" : "")
+            + (status.pendingPurges > 0
+                ? ", \(status.pendingPurges) permanent deletion\(status.pendingPurges == 1 ? "" : "s") not sent to the other devices yet"
+                : "")
+            + "\n"
         if let problem = status.cloudProblem { text += "Cloud        cannot be read: \(problem)\n" }
         if status.purgedElsewhere > 0 {
             let count = status.purgedElsewhere

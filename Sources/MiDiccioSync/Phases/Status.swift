@@ -16,8 +16,11 @@ extension SyncSession {
                 try store.markerPosition(), try store.markers(pendingOnly: false).count
             )
         }
-        let (pendingAnswers, pendingSettings) = try store.read {
-            (try store.reviewEvents(pendingOnly: true).count, try store.settings(pendingOnly: true).count)
+        let (pendingAnswers, pendingSettings, pendingPurges) = try store.read {
+            (
+                try store.reviewEvents(pendingOnly: true).count, try store.settings(pendingOnly: true).count,
+                try store.markers(pendingOnly: true).count
+            )
         }
         let lastSync = state.lastSync.map(Timestamp.init(milliseconds:))
         var status = SyncStatus(
@@ -28,6 +31,7 @@ extension SyncSession {
         this.everythingRead = true
         status.pendingAnswers = pendingAnswers
         status.pendingSettings = pendingSettings
+        status.pendingPurges = pendingPurges
         status.devices.append(this)
         status.purgedElsewhere = state.purgedElsewhere
         status.retentionDays = Int(engine.retention / 86_400_000)

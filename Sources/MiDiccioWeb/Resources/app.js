@@ -924,7 +924,8 @@
       add("Last sync", formatTime(status.lastSync));
       add("Waiting to upload", [plural(status.pending, "word", "words"),
         status.pendingAnswers ? plural(status.pendingAnswers, "study answer", "study answers") : "",
-        status.pendingSettings ? plural(status.pendingSettings, "setting", "settings") : ""].filter(Boolean).join(", "));
+        status.pendingSettings ? plural(status.pendingSettings, "setting", "settings") : "",
+        status.pendingPurges ? plural(status.pendingPurges, "permanent deletion", "permanent deletions") : ""].filter(Boolean).join(", "));
       if (status.cloudProblem) add("Problem", status.cloudProblem);
       for (const device of status.devices) {
         const item = element("li");
