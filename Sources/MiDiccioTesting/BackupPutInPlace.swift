@@ -1,4 +1,5 @@
 import Foundation
+import MiDiccioStore
 
 /// How a person puts a backup in the library's place while a program has it open.
 package enum BackupPutInPlace: String, CaseIterable, CustomStringConvertible, Sendable {
@@ -27,4 +28,11 @@ package enum BackupPutInPlace: String, CaseIterable, CustomStringConvertible, Se
             guard rename(moving, library) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: library]) }
         }
     }
+}
+
+/// The terms of the library file at `path`, read as the file is, without any log beside it
+/// (SQLite's `immutable`): what a file moved away from the library's path holds.
+package func termsOfLibraryFileAlone(_ path: String) throws -> [String] {
+    let alone = try Database(path: path, create: false, fileAlone: true)
+    return try alone.prepare("SELECT term FROM words ORDER BY term").rows { $0.text(0) }
 }

@@ -24,12 +24,6 @@ final class ACommandWaitsForTheProgramHoldingAReplacedFileTests {
         children = try ChildProcesses(in: sandbox)
     }
 
-    /// The terms of the library file at `path`, read as it is, without any log beside it.
-    private func termsOfFileAlone(_ path: String) throws -> [String] {
-        let alone = try Database(path: path, create: false, fileAlone: true)
-        return try alone.prepare("SELECT term FROM words ORDER BY term").rows { $0.text(0) }
-    }
-
     /// Where the web app's last change is when the other file is moved in.
     enum AppsLastChange: String, CustomStringConvertible, CaseIterable {
         /// Still in the log beside the path: the command waits for the app to let go.
@@ -87,7 +81,7 @@ final class ACommandWaitsForTheProgramHoldingAReplacedFileTests {
         #expect(run.succeeded, "\(run)")
         #expect(try children.integrityCheck(path) == "ok")
         #expect(try allWords(inLibraryAt: path).values.map(\.content.term).sorted() == ["base", "deOtro", "después"])
-        #expect(try termsOfFileAlone(aside) == ["base", "reciente"])
+        #expect(try termsOfLibraryFileAlone(aside) == ["base", "reciente"])
     }
 
     @Test("a command whose library file was replaced after it wrote says its work went into the file that was there")

@@ -1,5 +1,6 @@
 import Foundation
 import MiDiccioStore
+import MiDiccioTesting
 import Testing
 
 @testable import MiDiccioLibrary
@@ -13,12 +14,6 @@ import Testing
 /// file moved in then took for its own (found by the exploratory helper, round 21B #3).
 @Suite("A file moved into the library's place while it is open keeps both files whole")
 struct AFileMovedIntoPlaceWhileOpenStaysWholeTests {
-    /// The terms of the library file at `path`, read as it is, without any log beside it.
-    private func termsOfFileAlone(_ path: String) throws -> [String] {
-        let alone = try Database(path: path, create: false, fileAlone: true)
-        return try alone.prepare("SELECT term FROM words ORDER BY term").rows { $0.text(0) }
-    }
-
     /// Makes a library at `path` holding one word, `term`, and closes it.
     private func libraryHolding(_ term: String, at path: String) throws {
         let library = try WordLibrary(path: path, environment: [:])
@@ -64,7 +59,7 @@ struct AFileMovedIntoPlaceWhileOpenStaysWholeTests {
             if how == .renamed {
                 // The file renamed away holds what was written to it before the move, in
                 // the file itself: the log it had at the path was emptied into it.
-                #expect(try termsOfFileAlone(aside) == ["antes"])
+                #expect(try termsOfLibraryFileAlone(aside) == ["antes"])
             }
         }
     }
@@ -79,7 +74,7 @@ struct AFileMovedIntoPlaceWhileOpenStaysWholeTests {
             #expect(rename(path, aside) == 0)
             library = nil
 
-            #expect(try termsOfFileAlone(aside) == ["dos", "tres", "uno"])
+            #expect(try termsOfLibraryFileAlone(aside) == ["dos", "tres", "uno"])
             let log = try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int
             #expect(log == 0, "the log at the path still holds the moved file's pages")
         }
