@@ -66,6 +66,33 @@ final class ASyncFolderSetAgainTests {
         #expect(try deviceID() == id)
     }
 
+    @Test("the same folder set again after a sync whose record could not be written goes on, and blames no copy of it")
+    func setAgainAfterRecordFailed() throws {
+        let cloud = sandbox.path("cloud")
+        try sandbox.add("uno")
+        #expect(sandbox.run("remote", "set", "folder", cloud).status == 0)
+        #expect(sandbox.run("sync").status == 0)
+        let id = try deviceID()
+        try sandbox.add("dos")
+        // The record cannot be replaced at this sync (a folder in its way): the change file
+        // goes up, the record stays as the first sync wrote it.
+        let record = cloud + "/devices/\(id).json"
+        let written = try Data(contentsOf: URL(fileURLWithPath: record))
+        try FileManager.default.removeItem(atPath: record)
+        try FileManager.default.createDirectory(atPath: record, withIntermediateDirectories: false)
+        #expect(sandbox.run("sync").status != 0)
+        try FileManager.default.removeItem(atPath: record)
+        try written.write(to: URL(fileURLWithPath: record))
+
+        #expect(sandbox.run("remote", "remove").status == 0)
+        #expect(sandbox.run("remote", "set", "folder", cloud).status == 0)
+        let again = sandbox.run("sync")
+        #expect(again.status == 0, "\(again.errorOutput)")
+        #expect(again.errorOutput.contains("it went on from where it had got to there"), "\(again.errorOutput)")
+        #expect(!again.errorOutput.contains("holds an older copy"), "\(again.errorOutput)")
+        #expect(try deviceID() == id)
+    }
+
     @Test("a sync folder that is not there at all is named as missing, not as a folder without its manifest")
     func folderGone() throws {
         let cloud = sandbox.path("cloud")

@@ -38,7 +38,7 @@ extension SyncSession {
             } catch CloudError.unreadable {
                 record = nil
             }
-            if let record, record.instance == instance, record.lastSeq == kept.lastSeq { untouched = true }
+            if let record, record.instance == instance, isLastWritten(record, of: kept, device: previous.device) { untouched = true }
         }
         let sameID = previous.device == deviceID
         // The same remote that reached another cloud when it was left (Drive or iCloud signed
@@ -112,7 +112,7 @@ extension SyncSession {
         if let instance = record.instance, state.instances.contains(instance) { return false }
         for previous in own {
             guard let kept = try? SyncState.decode(previous.state), let instance = kept.instances.last,
-                record.instance == instance, record.lastSeq == kept.lastSeq
+                record.instance == instance, isLastWritten(record, of: kept, device: deviceID)
             else { continue }
             setBack = true
             let copy = try stateLeftInACopy(previous, kept: kept)
@@ -151,6 +151,25 @@ extension SyncSession {
             return true
         }
         return false
+    }
+
+    /// True when `record`, read in the cloud under `device`, is the last record the state
+    /// `kept` wrote there: the same number, or an earlier one whose later files are all in
+    /// the cloud (the sync that wrote them failed to write the record after them: a lock,
+    /// a 503, a full quota). Such a cloud is the one the state left, not an older copy of
+    /// it; taken for a copy, it said "holds an older copy of this device's files" where
+    /// nobody had copied anything (found by the exploratory helper, round 21A #3).
+    private func isLastWritten(_ record: DeviceRecord, of kept: SyncState, device: String) -> Bool {
+        if record.lastSeq == kept.lastSeq { return true }
+        guard record.lastSeq < kept.lastSeq else { return false }
+        let later = kept.files.filter { $0.seq > record.lastSeq }
+        guard later.map(\.seq).max() == kept.lastSeq else { return false }
+        for kind in Set(later.map(\.kind)) {
+            // Unreadable: taken for an older copy, as before (every word is uploaded either way).
+            let there = Set(((try? storage.list(CloudLayout.folder(kind, of: device))) ?? []).map(\.name))
+            guard later.filter({ $0.kind == kind }).allSatisfy({ there.contains($0.name) }) else { return false }
+        }
+        return true
     }
 
     /// The state to keep aside for `previous` (`kept`, another spelling of this cloud that
