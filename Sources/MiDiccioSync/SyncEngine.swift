@@ -305,6 +305,27 @@ final class SyncSession {
         SyncSession.seenGenerations.withLock { $0[store.path + "|" + deviceID] = next.generation }
     }
 
+    /// Drops from this sync's notes that say to restore a word from the Trash the words no
+    /// longer there: purged since (here, or by a device this sync pulled from) or restored.
+    /// A note kept from a sync that failed after its pull said "restore it from the Trash to
+    /// keep it" of a word the next sync purged, beside the note of that purge (found by the
+    /// exploratory helper, round 21A #2). Counts kept before ids were (an older state)
+    /// stay as they are.
+    func dropNotesOfWordsOutOfTheTrash() throws {
+        func stillInTrash(_ ids: [String], count: Int) throws -> (count: Int, terms: [String])? {
+            guard !ids.isEmpty, ids.count == count else { return nil }
+            let words = try ids.compactMap { id in try WordID(id).flatMap { try store.library.word($0) } }.filter(\.isDeleted)
+            guard words.count < ids.count else { return nil }
+            return (words.count, words.prefix(SyncReport.purgedNamed).map(\.content.term))
+        }
+        if let kept = try stillInTrash(report.trashedEditedIDs, count: report.trashedEditedHere) {
+            (report.trashedEditedHere, report.trashedEditedTerms) = kept
+        }
+        if let kept = try stillInTrash(report.editedTrashedHereIDs, count: report.editedTrashedHere) {
+            (report.editedTrashedHere, report.editedTrashedHereTerms) = kept
+        }
+    }
+
     /// Puts what earlier syncs saved and did not tell (`SyncState.untold`) into this
     /// sync's report, which tells it when this sync finishes.
     func recallUntold() {
@@ -315,8 +336,10 @@ final class SyncSession {
         report.overriddenTerms = untold.overriddenTerms
         report.trashedEditedHere += untold.trashedEdited ?? 0
         report.trashedEditedTerms = untold.trashedEditedTerms ?? []
+        report.trashedEditedIDs = untold.trashedEditedIDs ?? []
         report.editedTrashedHere += untold.editedTrashedHere ?? 0
         report.editedTrashedHereTerms = untold.editedTrashedHereTerms ?? []
+        report.editedTrashedHereIDs = untold.editedTrashedHereIDs ?? []
         report.keptFromCleanUp += untold.keptFromCleanUp ?? 0
         report.keptFromCleanUpTerms = untold.keptFromCleanUpTerms ?? []
     }
@@ -410,6 +433,7 @@ final class SyncSession {
 
     /// Ends a sync that went through: notes when it happened.
     func finish() throws {
+        try dropNotesOfWordsOutOfTheTrash()
         let looked = lookedForStrays
         let listed = strayFilesListed
         let readNow = strayFilesRead

@@ -57,12 +57,16 @@ public struct SyncReport: Hashable, Sendable {
     public var trashedEditedHere = 0
     /// The terms of the first `purgedNamed` words of `trashedEditedHere`.
     public var trashedEditedTerms: [String] = []
+    /// The ids of every one of them (`SyncSession.dropNotesOfWordsOutOfTheTrash`).
+    var trashedEditedIDs: [String] = []
     /// Words moved to the Trash here and not synced yet that another device edited before
     /// that move reached it (an import undone here while a phone edited one of its words):
     /// the edit is in the Trash with the word, and this says so, by name.
     public var editedTrashedHere = 0
     /// The terms of the first `purgedNamed` words of `editedTrashedHere`.
     public var editedTrashedHereTerms: [String] = []
+    /// The ids of every one of them, as above.
+    var editedTrashedHereIDs: [String] = []
     /// Words another device's Trash clean-up purged that held a change made here it never
     /// had (an edit, or a restore from the Trash): kept here under a new id, in the Trash
     /// or out of it as the change leaves them, and sent on (`SyncSession.keepFromCleanUp`).

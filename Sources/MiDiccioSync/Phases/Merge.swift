@@ -319,9 +319,11 @@ extension SyncSession {
                 untold.overriddenTerms = Array((untold.overriddenTerms + overridden.terms(named)).prefix(named))
                 untold.trashedEdited = (untold.trashedEdited ?? 0) + trashedEdited.count
                 untold.trashedEditedTerms = Array(((untold.trashedEditedTerms ?? []) + trashedEdited.terms(named)).prefix(named))
+                untold.trashedEditedIDs = (untold.trashedEditedIDs ?? []) + trashedEdited.allIDs
                 untold.editedTrashedHere = (untold.editedTrashedHere ?? 0) + editedTrashedHere.count
                 untold.editedTrashedHereTerms = Array(
                     ((untold.editedTrashedHereTerms ?? []) + editedTrashedHere.terms(named)).prefix(named))
+                untold.editedTrashedHereIDs = (untold.editedTrashedHereIDs ?? []) + editedTrashedHere.allIDs
                 untold.keptFromCleanUp = (untold.keptFromCleanUp ?? 0) + keptFromCleanUp.count
                 untold.keptFromCleanUpTerms = Array(((untold.keptFromCleanUpTerms ?? []) + keptFromCleanUp.terms(named)).prefix(named))
                 next.untold = untold
@@ -335,8 +337,10 @@ extension SyncSession {
         report.overriddenTerms = Array((report.overriddenTerms + overridden.terms(named)).prefix(named))
         report.trashedEditedHere += trashedEdited.count
         report.trashedEditedTerms = Array((report.trashedEditedTerms + trashedEdited.terms(named)).prefix(named))
+        report.trashedEditedIDs += trashedEdited.allIDs
         report.editedTrashedHere += editedTrashedHere.count
         report.editedTrashedHereTerms = Array((report.editedTrashedHereTerms + editedTrashedHere.terms(named)).prefix(named))
+        report.editedTrashedHereIDs += editedTrashedHere.allIDs
         report.keptFromCleanUp += keptFromCleanUp.count
         report.keptFromCleanUpTerms = Array((report.keptFromCleanUpTerms + keptFromCleanUp.terms(named)).prefix(named))
         report.answersPulled += answersPulled
@@ -641,6 +645,9 @@ struct NamedWords {
         guard termOf.removeValue(forKey: id) != nil else { return }
         ids.removeAll { $0 == id }
     }
+
+    /// Every id, in order.
+    var allIDs: [String] { ids.map(\.rawValue) }
 
     /// The terms of the first `limit`, in order.
     func terms(_ limit: Int) -> [String] { ids.prefix(limit).compactMap { termOf[$0] } }

@@ -157,9 +157,13 @@ struct SyncState: Codable, Equatable {
         /// state saved before they were counted).
         var trashedEdited: Int?
         var trashedEditedTerms: [String]?
+        /// Their ids, every one (nil as above).
+        var trashedEditedIDs: [String]?
         /// Words moved to the Trash here that another device had edited (nil as above).
         var editedTrashedHere: Int?
         var editedTrashedHereTerms: [String]?
+        /// Their ids, every one (nil as above).
+        var editedTrashedHereIDs: [String]?
         /// Words another device's Trash clean-up purged, kept here with a change made since
         /// (nil as above).
         var keptFromCleanUp: Int?

@@ -131,6 +131,37 @@ struct AnEditThatLostIsToldTests {
         }
     }
 
+    @Test("a note kept from a sync that failed does not say to restore from the Trash a word purged since")
+    func aKeptNoteForgetsAWordPurgedSince() throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a"), b = try fixture.device("b"), c = try fixture.device("c")
+            let hola = try a.add("hola", meaning: "hello")
+            let adios = try a.add("adiós", meaning: "bye")
+            try fixture.syncRounds([a, b, c])
+            b.clock.advance(by: 1_000)
+            try b.library.edit(hola, WordEdit(meaning: "hello, from B"))
+            try b.library.edit(adios, WordEdit(meaning: "bye, from B"))
+            a.clock.advance(by: 5_000)
+            try a.library.delete([hola, adios])
+            try a.sync()
+            // B's sync pulls both deletions and then cannot write its record: it keeps the
+            // note for the next sync that finishes.
+            fixture.storage.faults.failWritesUnder = CloudLayout.devicePath(b.id)
+            #expect(throws: (any Error).self) { _ = try b.sync() }
+            fixture.storage.faults.failWritesUnder = nil
+            // Another device purges "hola" meanwhile; "adiós" stays in the Trash.
+            try c.sync()
+            _ = try c.library.purge([hola])
+            try c.sync()
+
+            let report = try b.sync()
+            #expect(report.trashedEditedHere == 1 && report.trashedEditedTerms == ["adiós"], "\(report)")
+            let note = try #require(report.overriddenNote)
+            #expect(note.contains("1 word edited (or studied) here was moved to the Trash"), "\(note)")
+            #expect(!note.contains("hola"), "\(note)")
+        }
+    }
+
     @Test("a new device started from a backup is not told its restored words were edited here; one it edited is")
     func restoredWordsAreNotEditsMadeHere() throws {
         try withSyncFixture { fixture in
