@@ -18,6 +18,9 @@ public struct SyncReport: Hashable, Sendable {
     public var settingsPulled = 0
     /// Settings changed here, uploaded.
     public var settingsPushed = 0
+    /// Permanent deletions (purges) made here, uploaded: a sync that sent one said "0
+    /// pulled, 0 pushed" and nothing more (found by the exploratory helper, round 21A #7).
+    public var purgesPushed = 0
     /// Cloud files that could not be read, with why; the rest of the sync went on.
     public var skippedFiles: [SkippedFile] = []
     /// True when this sync uploaded every word once (after an update that needed it).
@@ -555,7 +558,8 @@ public struct SyncStatus: Sendable {
 
 extension SyncReport {
     /// What a sync moved besides words, for people, or nil when nothing: "study answers: 2
-    /// received, 1 sent; settings: 1 sent" (only the kinds that moved).
+    /// received, 1 sent; settings: 1 sent; permanent deletions: 1 sent" (only the kinds that
+    /// moved; permanent deletions received are told in `purgeNote`).
     public var answersAndSettings: String? {
         func kind(_ name: String, _ received: Int, _ sent: Int) -> String? {
             guard received > 0 || sent > 0 else { return nil }
@@ -564,6 +568,7 @@ extension SyncReport {
         }
         let kinds = [
             kind("study answers", answersPulled, answersPushed), kind("settings", settingsPulled, settingsPushed),
+            kind("permanent deletions", 0, purgesPushed),
         ]
         let said = kinds.compactMap(\.self)
         return said.isEmpty ? nil : said.joined(separator: "; ")

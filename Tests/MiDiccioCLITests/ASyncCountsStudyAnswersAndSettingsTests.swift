@@ -51,7 +51,7 @@ final class ASyncCountsStudyAnswersAndSettingsTests {
     /// After a purge whose sync did not happen (or failed), `status` said "0 words to
     /// upload" and nothing of the purge that had not left this device (found by the
     /// exploratory helper, round 21A #7).
-    @Test("a permanent deletion not sent yet is counted by status until a sync sends it")
+    @Test("a permanent deletion not sent yet is counted by status until a sync sends it, and that sync says so")
     func permanentDeletionCounted() throws {
         let cloud = sandbox.path("cloud")
         let id = try #require(try on("a.sqlite", "add", "gato", "--json").jsonObject()["id"] as? String)
@@ -64,7 +64,8 @@ final class ASyncCountsStudyAnswersAndSettingsTests {
         #expect(status.output.contains(pending), "\(status.output)")
         #expect(try on("a.sqlite", "status", "--json").jsonObject()["pendingPurges"] as? Int == 1)
 
-        _ = try on("a.sqlite", "sync")
+        let sent = try on("a.sqlite", "sync")
+        #expect(sent.output.hasSuffix(": 0 pulled, 0 pushed, 0 merged; permanent deletions: 1 sent\n"), "\(sent.output)")
         #expect(try on("a.sqlite", "status", "--json").jsonObject()["pendingPurges"] as? Int == 0)
     }
 }

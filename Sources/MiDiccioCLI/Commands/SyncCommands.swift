@@ -430,6 +430,7 @@ struct SyncCommand: ParsableCommand {
                         ("purgedElsewhere", String(report.purgedElsewhere)), ("purgedEditedHere", String(report.purgedEditedHere)),
                         ("answersPulled", String(report.answersPulled)), ("answersPushed", String(report.answersPushed)),
                         ("settingsPulled", String(report.settingsPulled)), ("settingsPushed", String(report.settingsPushed)),
+                        ("purgesPushed", String(report.purgesPushed)),
                         ("purgedTerms", JSONText.array(report.purgedTerms)),
                         ("purgedEditedTerms", JSONText.array(report.purgedEditedTerms)),
                         ("autoPurged", String(report.autoPurged)),

@@ -79,6 +79,7 @@ extension SyncSession {
         awaitingRecord = SentAwaitingRecord(words: uploaded, markers: markers, settings: settings, count: report.pushed)
         report.answersPushed += events.count
         report.settingsPushed += settings.count
+        report.purgesPushed += markers.count
         return true
     }
 
