@@ -42,6 +42,10 @@ extension SyncSession {
         // Words another device's Trash clean-up purged that hold a change here it never had:
         // kept under a new id (`keepFromCleanUp`), said by name.
         var keptFromCleanUp = NamedWords()
+        // The id each word kept so went to, and the id it is named under above: a word kept
+        // again, from a later clean-up of the word kept, is one word (round 22A #2 said
+        // "2 words ... “perro”, “perro”").
+        var keptNamedAs: [WordID: WordID] = [:]
         let syncedUpTo = state.lastSync ?? Int64.min
         // A field this device wrote since its last sync: an edit made here. Not one a backup
         // restore added with the backup's own time (a new device started from a backup was
@@ -93,7 +97,9 @@ extension SyncSession {
                 for marker in batch.markers {
                     if let keptWord = try keepFromCleanUp(marker) {
                         _ = try store.apply(marker)
-                        keptFromCleanUp.insert(marker.id, keptWord.term)
+                        let named = keptNamedAs[marker.id] ?? marker.id
+                        keptFromCleanUp.insert(named, keptWord.term)
+                        keptNamedAs[keptWord.id] = named
                         // Into the Trash from outside it: a move to the Trash from elsewhere.
                         if guarded && keptWord.inTrash && wasLive[marker.id] == nil {
                             wasLive[marker.id] = true
@@ -354,23 +360,36 @@ extension SyncSession {
     }
 
     /// Keeps a word another device's Trash clean-up purged (`PurgeMarker.cleanUp`) when this
-    /// library holds it out of the Trash with a change newer than every field of the version
-    /// purged there: an edit, or its restore from the Trash, that device never had. Without
-    /// the purge the merge would have kept that change (in the Trash with the edit, or out
-    /// of it after a restore); the purge only went ahead because its device had not seen it.
-    /// The word comes back under the id a purged word comes back under
+    /// library holds a change of it that device never had:
+    /// - a change not sent yet (the word is pending here): an edit made offline, its restore
+    ///   from the Trash, whenever it was stamped. Only a change newer than every field of the
+    ///   version purged counted, and an edit made offline before the deletion (stamped
+    ///   before it, or by a clock behind) was taken, though the merge alone keeps it in the
+    ///   Trash with the edit (found by the exploratory helper, round 22A #1);
+    /// - a change newer than every field of the version purged (one sent, that the purging
+    ///   device had not read: a copy of a cloud folder, a device that joined the old folder
+    ///   after the library left it; round 18A).
+    /// A word in the Trash here is kept only when it is pending with a field, other than its
+    /// Trash flag, newer than that version: a word an earlier clean-up's marker kept here in
+    /// the Trash with an edit, which a later clean-up of the kept word took (round 22A #2).
+    /// Without the purge the merge would have kept that change (in the Trash with the edit,
+    /// or out of it after a restore); the purge only went ahead because its device had not
+    /// seen it. The word comes back under the id a purged word comes back under
     /// (`WordID.restoredAfterPurge`, the same on every device, so two devices that kept it
     /// make one word), with its fields, their times and its answers, and is sent as a change
-    /// of this library. Returns its term and whether it is in the Trash; nil when the marker
-    /// takes the word as any purge does: a person's purge, a word in the Trash here, or one
-    /// with nothing newer. A copy of a cloud folder, or a device that joined the old folder
-    /// after the library left it, let the clean-up purge a word a device had edited after its
-    /// deletion, and the marker took it, live and edited (round 18A); each hold closed one
-    /// route. Call inside the merge's `commit`, before `store.apply(marker)`.
-    func keepFromCleanUp(_ marker: PurgeMarker) throws -> (term: String, inTrash: Bool)? {
-        guard let cleanUp = marker.cleanUp, let local = try store.local(marker.id), !local.record.word.isDeleted,
-            local.record.times.newest > cleanUp.newest
-        else { return nil }
+    /// of this library. Returns its new id, its term and whether it is in the Trash; nil when
+    /// the marker takes the word as any purge does: a person's purge, a word in the Trash
+    /// here, or one with nothing the purging device did not have. Call inside the merge's
+    /// `commit`, before `store.apply(marker)`.
+    func keepFromCleanUp(_ marker: PurgeMarker) throws -> (id: WordID, term: String, inTrash: Bool)? {
+        guard let cleanUp = marker.cleanUp, let local = try store.local(marker.id) else { return nil }
+        let times = local.record.times
+        if local.record.word.isDeleted {
+            let newestField = WordField.allCases.filter { $0 != .deleted }.map { times[$0] }.max() ?? times.deleted
+            guard local.pending, newestField > cleanUp.newest else { return nil }
+        } else {
+            guard local.pending || times.newest > cleanUp.newest else { return nil }
+        }
         let id = try store.library.idAfterPurge(of: marker.id)
         var record = local.record
         record.word.id = id
@@ -385,7 +404,7 @@ extension SyncSession {
         let outcome = MergeRules.merge(local: existing?.record, incoming: record)
         if outcome.changed { try store.saveMerged(outcome.record, replacing: existing, pending: true) }
         try store.moveReviewEvents(from: marker.id, to: id)
-        return (local.record.word.term, outcome.record.word.isDeleted)
+        return (id, local.record.word.term, outcome.record.word.isDeleted)
     }
 
     /// How many words new here, with their rows made ahead, a merge saves at once.

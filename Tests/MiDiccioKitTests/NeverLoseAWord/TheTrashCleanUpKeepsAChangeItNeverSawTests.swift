@@ -76,6 +76,76 @@ struct TheTrashCleanUpKeepsAChangeItNeverSawTests {
         }
     }
 
+    /// How an edit the purging device never had came to be stamped before its deletion.
+    enum StampedBefore: String, CustomStringConvertible, CaseIterable {
+        /// Made offline before the deletion.
+        case madeBefore = "an edit made offline before the deletion"
+        /// Made after the deletion on a device whose clock was three days behind.
+        case clockBehind = "an edit made after the deletion by a clock three days behind"
+        var description: String { rawValue }
+    }
+
+    @Test(
+        "an edit never sent, stamped before the deletion, stays in the Trash when the clean-up purged the word",
+        arguments: StampedBefore.allCases)
+    func anUnsentEditStampedBeforeTheDeletionStays(_ how: StampedBefore) throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a"), d = try fixture.device("d")
+            try a.library.setSetting(.autoPurgeDays, to: "7")
+            let perro = try a.add("perro", meaning: "dog")
+            try fixture.syncRounds([a, d])
+            fixture.advanceClocks(by: Self.day)
+            if how == .madeBefore { try d.library.edit(perro, WordEdit(meaning: "dog, edited on d")) }
+            fixture.advanceClocks(by: Self.day)
+            try a.library.delete([perro])
+            try a.sync()
+            if how == .clockBehind {
+                fixture.advanceClocks(by: Self.day)
+                d.clock.advance(by: -3 * Self.day)
+                try d.library.edit(perro, WordEdit(meaning: "dog, edited on d"))
+                d.clock.advance(by: 3 * Self.day)
+            }
+            #expect(try d.library.word(perro)?.content.meaning == "dog, edited on d")
+            try cleanUpOnA(fixture, a, perro)
+
+            let report = try d.sync()
+            let kept = perro.restoredAfterPurge
+            #expect(report.keptFromCleanUp == 1 && report.purgedEditedHere == 0, "\(report)")
+            #expect(try d.word(kept).meaning == "dog, edited on d" && d.word(kept).isDeleted)
+            try a.sync()
+            #expect(try a.word(kept).meaning == "dog, edited on d" && a.word(kept).isDeleted)
+        }
+    }
+
+    @Test("an edit a second clean-up never saw stays too, once: the word another device kept from the first was purged in turn")
+    func anEditMeetingTwoCleanUpsStays() throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a"), c = try fixture.device("c"), d = try fixture.device("d")
+            let perro = try perroTrashedOnA(fixture, a, [c, d])
+            // C and D, offline, both edit the word after its deletion.
+            try c.library.edit(perro, WordEdit(meaning: "dog, edited on c"))
+            fixture.advanceClocks(by: Self.day)
+            try d.library.edit(perro, WordEdit(notes: "noted on d"))
+            try cleanUpOnA(fixture, a, perro)
+            // C comes back first and keeps the word; A's clean-up purges the word kept too.
+            #expect(try c.sync().keptFromCleanUp == 1)
+            try a.sync()
+            let first = perro.restoredAfterPurge
+            try cleanUpOnA(fixture, a, first)
+
+            // D, back at last, keeps its edit, the newest of all, under the next id: one word.
+            let report = try d.sync()
+            #expect(report.keptFromCleanUp == 1 && report.keptFromCleanUpTerms == ["perro"], "\(report)")
+            #expect(report.purgedEditedHere == 0, "\(report)")
+            let second = first.restoredAfterPurge
+            #expect(try d.word(second).notes == "noted on d")
+            try fixture.syncRounds([a, c, d])
+            for device in [a, c, d] {
+                #expect(try device.library.trash().map(\.id) == [second], "\(device.name)")
+            }
+        }
+    }
+
     @Test("a word taken out of the Trash offline, after its deletion, comes back out of the Trash on every device")
     func aRestoreAfterTheDeletionStaysOut() throws {
         try withSyncFixture { fixture in
