@@ -85,4 +85,28 @@ final class APermanentDeletionPullsFirstTests {
         #expect(purge.status == 1)
         #expect(try notes(dos, library: sandbox.libraryPath) == "kept on the phone")
     }
+
+    /// A word in the Trash here that the phone, before that reached it, gave a note: the
+    /// sync before `trash empty --yes` said "restore it to keep it", and the next line said
+    /// it was purged (found by the exploratory helper, round 22A #8).
+    @Test("trash empty --yes that meets a change from elsewhere to a word in the Trash purges nothing, and purges when run again")
+    func trashEmptyMeetsAChangeItHadNotSeen() throws {
+        let uno = try sandbox.add("uno")
+        let cloud = sandbox.path("cloud")
+        #expect(sandbox.run("remote", "set", "folder", cloud).status == 0)
+        #expect(sandbox.run("sync").status == 0)
+        #expect(sandbox.run(["remote", "set", "folder", cloud, "--library", phone]).status == 0)
+        #expect(sandbox.run(["sync", "--library", phone]).status == 0)
+        #expect(sandbox.run("delete", uno).status == 0)
+        #expect(sandbox.run(["edit", uno, "--notes", "noted on the phone", "--library", phone]).status == 0)
+        #expect(sandbox.run(["sync", "--library", phone]).status == 0)
+
+        let first = sandbox.run("trash", "empty", "--yes")
+        #expect(first.status == 1)
+        let said = "found 1 word in the Trash with a change not seen here before: \u{201C}uno\u{201D}; nothing was purged"
+        #expect(first.errorOutput.contains(said), "\(first.errorOutput)")
+        #expect(try notes(uno, library: sandbox.libraryPath) == "noted on the phone")
+        let again = sandbox.run("trash", "empty", "--yes")
+        #expect(again.status == 0 && again.output.contains("Purged 1 word permanently"), "\(again.errorOutput)")
+    }
 }

@@ -41,7 +41,8 @@ func syncAfter(_ syncOnOpen: SyncOnOpen, _ context: ToolContext) throws {
 /// Syncs before a permanent deletion: a word another device took out of the Trash (and
 /// perhaps edited) since this one last synced was purged everywhere (found by the
 /// exploratory helper, round 5); pulled first, it is no longer in the Trash here.
-func syncFirst(_ syncOnOpen: SyncOnOpen, _ context: ToolContext) throws {
+@discardableResult
+func syncFirst(_ syncOnOpen: SyncOnOpen, _ context: ToolContext) throws -> (count: Int, terms: [String]) {
     try syncOnOpen.runOrStop(
         context, consequence: "a word another device took out of the Trash, and this one has not pulled, would be purged on every device")
 }
@@ -70,7 +71,16 @@ struct TrashEmptyCommand: ParsableCommand {
     @OptionGroup var syncOnOpen: SyncOnOpen
 
     func run(_ context: ToolContext) throws {
-        try syncFirst(syncOnOpen, context)
+        let edited = try syncFirst(syncOnOpen, context)
+        // Confirmed before the sync brought them: the note just said to restore them to keep
+        // the change, and the next line said they were purged (found by the exploratory
+        // helper, round 22A #8). Asked on a terminal, the person reads the note first.
+        if yes && edited.count > 0 {
+            throw ToolFailure(
+                "the sync before it found \(counted(edited.count, "word")) in the Trash with a change not seen here before: "
+                    + TermList.named(edited.terms, of: edited.count).shownSafely
+                    + "; nothing was purged. Look at the Trash (restore a word to keep its change), then run trash empty again")
+        }
         let library = try context.library()
         let (count, key) = try library.trashKey()
         guard count > 0 else {

@@ -48,8 +48,13 @@ struct SyncOnOpen: ParsableArguments {
     ///
     /// Its sync lists every device's folders for files past its record
     /// (`SyncEngine.findUnnamedFiles`): a device whose record failed after its upload.
-    package func runOrStop(_ context: ToolContext, consequence: String) throws {
-        let (problem, unread) = try attempt(context, findUnnamedFiles: true, waiting: Self.decisivePatience)
+    ///
+    /// Returns the words this sync found in the Trash with a change this device had not
+    /// seen there (`SyncReport.editedTrashedHere`, `trashedEditedHere`): their count and
+    /// the first few terms.
+    @discardableResult
+    package func runOrStop(_ context: ToolContext, consequence: String) throws -> (count: Int, terms: [String]) {
+        let (problem, unread, trashEdited) = try attempt(context, findUnnamedFiles: true, waiting: Self.decisivePatience)
         let why: String
         let next: String
         if let problem {
@@ -66,7 +71,7 @@ struct SyncOnOpen: ParsableArguments {
                 + "still be delivering it, or a file is cut short)"
             next = "Sync again once it has arrived"
         } else {
-            return
+            return trashEdited
         }
         throw ToolFailure(
             "\(why); nothing was changed: going on now, \(consequence). \(next), or add --offline to go on with this "
@@ -79,9 +84,9 @@ struct SyncOnOpen: ParsableArguments {
     /// read (`SyncReport.unreadFrom`).
     private func attempt(
         _ context: ToolContext, findUnnamedFiles: Bool = false, waiting: TimeInterval = Self.patience
-    ) throws(OnlineNeeded) -> (problem: Problem?, unread: [String]) {
-        if offline || context.environment["MIDICCIO_OFFLINE"] == "1" { return (nil, []) }
-        guard let library = try? context.library(), let remote = try? library.remote() else { return (nil, []) }
+    ) throws(OnlineNeeded) -> (problem: Problem?, unread: [String], trashEdited: (count: Int, terms: [String])) {
+        if offline || context.environment["MIDICCIO_OFFLINE"] == "1" { return (nil, [], (0, [])) }
+        guard let library = try? context.library(), let remote = try? library.remote() else { return (nil, [], (0, [])) }
         guard context.remotes.reaches(remote) else { throw OnlineNeeded() }
         let path = library.path
         let environment = context.environment
@@ -101,7 +106,11 @@ struct SyncOnOpen: ParsableArguments {
                     nil,
                     skipped: report.skippedFiles.isEmpty
                         ? nil : "skipped \(report.skippedFiles.count) unreadable cloud file(s); run 'midiccio sync' for details",
-                    notes: ToolContext.syncNotes(report, cloud: remote.displayName), unread: report.unreadFrom)
+                    notes: ToolContext.syncNotes(report, cloud: remote.displayName), unread: report.unreadFrom,
+                    trashEdited: (
+                        report.editedTrashedHere + report.trashedEditedHere,
+                        Array((report.editedTrashedHereTerms + report.trashedEditedTerms).prefix(SyncReport.purgedNamed))
+                    ))
             } catch {
                 var massDeletion = false
                 if case SyncError.massDeletion = error { massDeletion = true }
@@ -110,7 +119,7 @@ struct SyncOnOpen: ParsableArguments {
         }
         guard outcome.wait(seconds: waiting) else {
             let slow = Self.unfinished(outcome.activity, waited: waiting)
-            return (Problem(warning: slow, reason: slow), [])
+            return (Problem(warning: slow, reason: slow), [], (0, []))
         }
         // Everything `midiccio sync` says beside its counts: words another device purged, a
         // purge by trash.autoPurgeDays (a `list` said nothing of it, even when a clock set
@@ -119,7 +128,7 @@ struct SyncOnOpen: ParsableArguments {
         if let skipped = outcome.skipped { context.note("warning: \(skipped)") }
         return (
             outcome.problem.map { Problem(warning: "could not sync (\($0))", reason: $0, massDeletion: outcome.massDeletion) },
-            outcome.unread
+            outcome.unread, outcome.trashEdited
         )
     }
 
@@ -157,6 +166,7 @@ private final class SyncOutcome: Sendable {
         var massDeletion = false
         var activity: SyncActivity?
         var unread: [String] = []
+        var trashEdited: (count: Int, terms: [String]) = (0, [])
     }
 
     private let state = Mutex(State())
@@ -181,12 +191,19 @@ private final class SyncOutcome: Sendable {
     /// The devices whose files the finished sync has not all read (`SyncReport.unreadFrom`).
     var unread: [String] { state.withLock { $0.unread } }
 
+    /// The words the finished sync found in the Trash with a change not seen there here.
+    var trashEdited: (count: Int, terms: [String]) { state.withLock { $0.trashEdited } }
+
     func note(_ activity: SyncActivity) {
         state.withLock { $0.activity = activity }
     }
 
-    func finish(_ problem: String?, skipped: String? = nil, notes: [String] = [], massDeletion: Bool = false, unread: [String] = []) {
+    func finish(
+        _ problem: String?, skipped: String? = nil, notes: [String] = [], massDeletion: Bool = false, unread: [String] = [],
+        trashEdited: (count: Int, terms: [String]) = (0, [])
+    ) {
         state.withLock {
+            $0.trashEdited = trashEdited
             $0.problem = problem
             $0.massDeletion = massDeletion
             $0.skipped = skipped
