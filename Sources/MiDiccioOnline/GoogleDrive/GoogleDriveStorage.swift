@@ -276,10 +276,16 @@ public final class GoogleDriveStorage: CloudStorage, CustomStringConvertible, Se
 
     /// Asks Drive for files named like `path` in its folders: the index may have missed
     /// one (a listing Drive answered a moment early). Adds what it finds to the index.
+    /// A file at the top of the app data folder is asked for by the folder's alias
+    /// (`appDataFolder`) while its id is unknown (nothing listed there yet): a new device
+    /// whose first listing missed every file took the Drive for one without MiDiccio data,
+    /// started a second cloud there and never read the other device's words (found by the
+    /// exploratory helper, round 22B #3).
     private func lookUp(_ path: String) throws -> [String] {
         var parts = components(path)
         guard let name = parts.popLast() else { return [] }
-        let parents = folderIDs(parts, in: index)
+        var parents = folderIDs(parts, in: index)
+        if parents.isEmpty && parts.isEmpty && folderName == nil { parents = ["appDataFolder"] }
         guard !parents.isEmpty else { return [] }
         let inParents = parents.map { "'\(Self.quoted($0))' in parents" }.joined(separator: " or ")
         let object = try api.json(

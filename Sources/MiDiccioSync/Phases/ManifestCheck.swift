@@ -40,6 +40,12 @@ extension SyncSession {
             // made a second manifest beside the first).
             data = try readManifest()
         }
+        if data == nil && !state.hasPublished && state.cursors.isEmpty {
+            // A device new to this cloud asks a third time before it starts a cloud there:
+            // a store whose listings lag (Google Drive) missed the manifest another device
+            // wrote, and the new device started a second cloud beside it (round 22B #3).
+            data = try readManifest()
+        }
         guard let data else {
             // No manifest where this device has synced before is far more likely an
             // unmounted drive or a sync client still downloading than a new cloud:

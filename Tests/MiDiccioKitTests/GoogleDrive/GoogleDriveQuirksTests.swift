@@ -101,6 +101,25 @@ struct GoogleDriveQuirksTests {
         }
     }
 
+    @Test("a new device whose first listing left out every file of another finds the manifest by name and starts no cloud of its own")
+    func lateManifestFoundByName() throws {
+        try withDrive("late-manifest") { drive in
+            // The new device's full listing, its first look by name, and its second, all
+            // leave out what `a` made (found by the exploratory helper, round 22B #3: it said
+            // "There was no MiDiccio data", and made a second manifest beside the first).
+            try drive.tenant.setFaults(["listLag": 3])
+            let a = try drive.device("a")
+            _ = try a.add("hund", meaning: "dog")
+            try a.sync()
+            let b = try drive.device("b")
+            let report = try b.sync()
+            #expect(!report.startedCloud, "\(report)")
+            let manifests = try drive.tenant.rawFiles().filter { ($0["name"] as? String) == "midiccio-sync.json" }
+            #expect(manifests.count == 1)
+            #expect(try !a.sync().cloudStartedAgain)
+        }
+    }
+
     @Test(
         "a new device whose listings leave another's files out four times looks again at each sync until they show",
         arguments: [GoogleDriveSpace.appData, .folder("MiDiccio")])
