@@ -333,7 +333,7 @@ package final class ToolContext {
         // is one small query.
         let purged = try library.autoPurgeUnlessSyncing()
         purgedAtOpen += purged
-        if purged > 0 && !json { note(Self.autoPurgedNote(purged)) }
+        if purged > 0 && !json { note(Self.autoPurgedNote(purged, byCloudsClock: false)) }
         return library
     }
 
@@ -353,7 +353,7 @@ package final class ToolContext {
             )
         }
         notes += report.cloudNotes(cloud: cloud)
-        if report.autoPurged > 0 { notes.append(autoPurgedNote(report.autoPurged)) }
+        if report.autoPurged > 0 { notes.append(autoPurgedNote(report.autoPurged, byCloudsClock: report.aheadOfCloud != nil)) }
         if let note = report.autoPurgeWaitsNote { notes.append("Note: \(note.shownSafely).") }
         if let note = report.autoPurgeWaitsElsewhereNote { notes.append("Note: \(note.shownSafely).") }
         if let note = report.autoPurgeDaysRestartedNote { notes.append("Note: \(note).") }
@@ -368,9 +368,9 @@ package final class ToolContext {
 
     /// What a purge by `trash.autoPurgeDays` did, said where it happens: it cannot be
     /// undone, and a clock set far ahead can set it off.
-    package static func autoPurgedNote(_ count: Int) -> String {
-        "Deleted permanently \(counted(count, "word")) that had been in the Trash longer than trash.autoPurgeDays "
-            + "allows (counted by this computer's clock; 'midiccio config set trash.autoPurgeDays off' stops it)."
+    package static func autoPurgedNote(_ count: Int, byCloudsClock: Bool) -> String {
+        WordLibrary.autoPurgedNote(
+            count, byCloudsClock: byCloudsClock, howToStop: "'midiccio config set trash.autoPurgeDays off' stops it")
     }
 
     /// Says where a library was just made, to a person at a terminal: a mistyped

@@ -263,11 +263,15 @@ extension WordLibrary {
         return note
     }
 
-    /// What the Trash's clean-up says when it deleted `count` words, for the web app (the
-    /// command line adds how to turn it off).
-    public static func autoPurgedNote(_ count: Int) -> String {
-        "Deleted permanently \(count == 1 ? "1 word" : "\(count) words") that had been in the Trash longer than "
-            + "trash.autoPurgeDays allows (counted by this computer's clock)."
+    /// What the Trash's clean-up says when it deleted `count` words: the days counted by
+    /// this computer's clock, or by the cloud's when that one is behind (`byCloudsClock`: a
+    /// sync counts by the earlier of the two, and the note said "this computer's clock"
+    /// beside a warning that the cloud's counted; round 22A #7). `howToStop` follows (the
+    /// command line says how to turn it off).
+    public static func autoPurgedNote(_ count: Int, byCloudsClock: Bool = false, howToStop: String? = nil) -> String {
+        let clock = byCloudsClock ? "the cloud's clock, which is behind this computer's" : "this computer's clock"
+        return "Deleted permanently \(count == 1 ? "1 word" : "\(count) words") that had been in the Trash longer than "
+            + "trash.autoPurgeDays allows (counted by \(clock)\(howToStop.map { "; " + $0 } ?? ""))."
     }
 
     /// How long a device heard from counts as one that may still sync (ms): 180 days, as

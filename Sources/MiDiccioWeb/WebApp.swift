@@ -755,7 +755,9 @@ public final class WebApp: HTTPHandler {
                     if let overridden = report.overriddenNote { notes.append(overridden + ".") }
                     // The clean-up's purge is said as on the command line (the page said
                     // nothing of it, round 18A).
-                    if report.autoPurged > 0 { notes.append(WordLibrary.autoPurgedNote(report.autoPurged)) }
+                    if report.autoPurged > 0 {
+                        notes.append(WordLibrary.autoPurgedNote(report.autoPurged, byCloudsClock: report.aheadOfCloud != nil))
+                    }
                     let said = [
                         report.aheadOfCloudNote, report.putBackNote.map { $0 + "." }, report.autoPurgeWaitsNote.map { $0 + "." },
                         report.autoPurgeWaitsElsewhereNote.map { $0 + "." }, report.autoPurgeDaysRestartedNote.map { $0 + "." },
