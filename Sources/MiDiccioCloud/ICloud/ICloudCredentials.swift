@@ -107,16 +107,24 @@ public final class ICloudSession: Sendable {
     /// The tokens as they are now.
     public var current: ICloudCredentials { credentials.withLock { $0 } }
 
-    /// Keeps `token` when it differs from the stored one, and writes it to the sign-in file.
+    /// Keeps `token` when it differs from the stored one, and writes it to the sign-in file
+    /// when that file still holds the token it replaces.
     package func renew(_ token: String) {
         guard !token.isEmpty else { return }
-        let updated = credentials.withLock { stored -> ICloudCredentials? in
+        let renewed = credentials.withLock { stored -> (updated: ICloudCredentials, replaced: String)? in
             guard stored.webAuthToken != token else { return nil }
+            let replaced = stored.webAuthToken
             stored.webAuthToken = token
-            return stored
+            return (stored, replaced)
         }
         // Best effort: a file that cannot be written keeps the older token, which CloudKit
-        // still takes until it expires.
-        if let updated, let path { try? updated.save(to: path) }
+        // still takes until it expires. Not over another account's sign-in: a person who
+        // signed in to another account while this sync ran had the old account's token
+        // written back over theirs (found by the exploratory helper, round 22B #2). Over
+        // the same account's (another process renewed it too), the newest stays.
+        guard let renewed, let path, let file = (try? ICloudCredentials.load(from: path)) ?? nil else { return }
+        let sameUser = file.userRecordName != nil && file.userRecordName == renewed.updated.userRecordName
+        guard file.webAuthToken == renewed.replaced || sameUser else { return }
+        try? renewed.updated.save(to: path)
     }
 }

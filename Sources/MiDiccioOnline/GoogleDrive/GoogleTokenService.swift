@@ -178,7 +178,12 @@ public final class GoogleAccessTokens: Sendable {
         updated.accessTokenExpiry = grant.expiry
         credentials.withLock { $0 = updated }
         // Best effort: a sign-in file that cannot be written costs a request next time.
-        if let path { try? updated.save(to: path) }
+        // Only over the sign-in it was read from: a person who signed in again (to another
+        // account, say) while this sync ran had the old account's sign-in written back over
+        // theirs (found by the exploratory helper, round 22B #2).
+        if let path, (try? GoogleDriveCredentials.load(from: path))??.refreshToken == stored.refreshToken {
+            try? updated.save(to: path)
+        }
         return grant.accessToken
     }
 }

@@ -157,4 +157,30 @@ struct SigningInToAnotherGoogleAccountTests {
             #expect(throws: (any Error).self) { try signedIn.sync() }
         }
     }
+
+    /// A sync of the old account renewing its access token wrote the old sign-in back
+    /// over the one the person had just made (found by the exploratory helper, round 22B
+    /// #2): the library went on with the old account after "Signed in".
+    @Test("a sign-in made while a sync of the old account runs is not written over by that sync's renewed access token")
+    func aSignInMadeDuringASyncStays() throws {
+        let old = try GoogleDriveTests.tenant("renewal-old")
+        let new = try GoogleDriveTests.tenant("renewal-new")
+        try withTemporaryDirectory { directory in
+            let signIn = directory.appendingPathComponent("a.sqlite.google-drive").path
+            let oldCredentials = try old.credentials(for: .appData)
+            try oldCredentials.save(to: signIn)
+            let tokens = GoogleAccessTokens(
+                credentials: oldCredentials, path: signIn, service: GoogleTokenService(endpoints: old.endpoints, timeout: 5))
+            // Its renewal goes to the file while the file holds its sign-in.
+            _ = try tokens.refresh(rejected: nil)
+            #expect(try GoogleDriveCredentials.load(from: signIn)?.accessToken != nil)
+            // The person signs in to another account; the running sync renews again.
+            let newCredentials = try new.credentials(for: .appData)
+            try newCredentials.save(to: signIn)
+            _ = try tokens.refresh(rejected: try tokens.current())
+            let kept = try #require(try GoogleDriveCredentials.load(from: signIn))
+            #expect(kept.refreshToken == newCredentials.refreshToken)
+            #expect(kept.accessToken == nil, "the old account's access token was written over the new sign-in")
+        }
+    }
 }

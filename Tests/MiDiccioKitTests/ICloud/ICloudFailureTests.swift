@@ -155,6 +155,34 @@ struct ICloudFailureTests {
         }
     }
 
+    /// A sync of the old account wrote its renewed token back over the sign-in the person
+    /// had just made (found by the exploratory helper, round 22B #2).
+    @Test("a renewed token is not written over another account's sign-in made meanwhile, only over its own account's")
+    func renewalKeepsANewSignIn() throws {
+        try withTemporaryDirectory { directory in
+            let signIn = directory.appendingPathComponent("a.sqlite.icloud").path
+            func account(_ user: String, token: String) -> ICloudCredentials {
+                var credentials = ICloudCredentials(
+                    container: "iCloud.org.example.midiccio", environment: .development, apiToken: "api", webAuthToken: token)
+                credentials.userRecordName = user
+                return credentials
+            }
+            let session = ICloudSession(credentials: account("_old", token: "old-1"), path: signIn)
+            try account("_old", token: "old-1").save(to: signIn)
+            session.renew("old-2")
+            #expect(try ICloudCredentials.load(from: signIn)?.webAuthToken == "old-2")
+            // Another process of the same account renewed it meanwhile: the newest stays.
+            try account("_old", token: "old-other").save(to: signIn)
+            session.renew("old-3")
+            #expect(try ICloudCredentials.load(from: signIn)?.webAuthToken == "old-3")
+            // The person signs in to another account; the old account's sync renews again.
+            try account("_new", token: "new-1").save(to: signIn)
+            session.renew("old-4")
+            let kept = try #require(try ICloudCredentials.load(from: signIn))
+            #expect(kept.userRecordName == "_new" && kept.webAuthToken == "new-1")
+        }
+    }
+
     @Test("a renewed web auth token is kept in the sign-in file, so the next process signs in with it")
     func tokenRotation() throws {
         try withTemporaryDirectory { directory in
