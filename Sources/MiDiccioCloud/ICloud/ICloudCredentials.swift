@@ -107,6 +107,23 @@ public final class ICloudSession: Sendable {
     /// The tokens as they are now.
     public var current: ICloudCredentials { credentials.withLock { $0 } }
 
+    /// Takes the web auth token the sign-in file holds when it is another than this
+    /// session's, of the same account (user, container, API token): another process
+    /// renewed it since this session read the file. True when it took one. A sync that
+    /// waited for another sync's lock held the token as it was before that sync renewed
+    /// it, and CloudKit refused it: "iCloud needs you to sign in again" of a sign-in that
+    /// worked (found by the exploratory helper, round 22B #1).
+    package func takeNewerTokenFromFile() -> Bool {
+        guard let path, let file = (try? ICloudCredentials.load(from: path)) ?? nil else { return false }
+        return credentials.withLock { stored in
+            guard file.webAuthToken != stored.webAuthToken, !file.webAuthToken.isEmpty, file.userRecordName == stored.userRecordName,
+                file.container == stored.container, file.apiToken == stored.apiToken
+            else { return false }
+            stored.webAuthToken = file.webAuthToken
+            return true
+        }
+    }
+
     /// Keeps `token` when it differs from the stored one, and writes it to the sign-in file
     /// when that file still holds the token it replaces.
     package func renew(_ token: String) {

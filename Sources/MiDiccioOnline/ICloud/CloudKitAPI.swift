@@ -77,6 +77,7 @@ final class CloudKitAPI: Sendable {
         var attempt = 1
         var resent = false
         var dropped = false
+        var tookTokenFromFile = false
         while true {
             let tokens = session.current
             var address = call.url
@@ -102,6 +103,12 @@ final class CloudKitAPI: Sendable {
                 let error = sendsTokens ? Self.serverError(answer) : nil
                 if answer.status == 421 || error?.code == "AUTHENTICATION_REQUIRED" {
                     if answering421 { return Reply(answer: answer, resent: resent) }
+                    // Another process renewed the token since this one read it: sent again
+                    // with that one, once, before the person is told to sign in.
+                    if sendsTokens && !tookTokenFromFile && session.takeNewerTokenFromFile() {
+                        tookTokenFromFile = true
+                        continue
+                    }
                     throw CloudError.signInNeeded(ICloudCredentials.signInAgain)
                 }
                 guard HTTPRetryPolicy.isRetryable(status: answer.status) || error?.code == "THROTTLED" || error?.code == "TRY_AGAIN_LATER"

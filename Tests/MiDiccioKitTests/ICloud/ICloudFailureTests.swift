@@ -155,6 +155,33 @@ struct ICloudFailureTests {
         }
     }
 
+    /// A sync that waited for another sync's lock held the token as it was before that sync
+    /// renewed it (found by the exploratory helper, round 22B #1).
+    @Test("a sync holding a token another process renewed since takes the renewed one from the sign-in file, not 'sign in again'")
+    func staleTokenTakesTheFilesToken() throws {
+        try withTemporaryDirectory { directory in
+            let tenant = try ICloudTests.tenant("stale-token")
+            try tenant.configure(rotate: true, rotationGrace: 0)
+            let library = directory.appendingPathComponent("a.sqlite").path
+            let signIn = ICloudCredentials.filePath(forLibrary: library)
+            try ICloudTests.credentials(tenant).save(to: signIn)
+            func storage() throws -> CloudKitStorage {
+                ICloudTests.storage(tenant, credentials: try #require(try ICloudCredentials.load(from: signIn)), path: signIn)
+            }
+            // Both read the file now; the first one's sync renews the token, and the old
+            // one stops working at once.
+            let waiting = try storage()
+            let start = ManualClock(start: CloudBackendFixture.start)
+            let first = try TestDevice(name: "a", path: library, storage: try storage(), clock: start)
+            _ = try first.add("hund", meaning: "dog")
+            _ = try first.sync()
+            let again = try TestDevice(name: "a", path: library, storage: waiting, clock: ManualClock(start: first.clock.now()))
+            _ = try again.add("katze", meaning: "cat")
+            #expect(throws: Never.self) { _ = try again.sync() }
+            #expect(try again.pendingCount() == 0)
+        }
+    }
+
     /// A sync of the old account wrote its renewed token back over the sign-in the person
     /// had just made (found by the exploratory helper, round 22B #2).
     @Test("a renewed token is not written over another account's sign-in made meanwhile, only over its own account's")
