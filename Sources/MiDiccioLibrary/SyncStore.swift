@@ -643,10 +643,16 @@ package final class SyncStore {
         try library.guarded {
             var effect = MarkerEffect.nothing
             if let stored = try library.stored(marker.id) {
+                // Answers given here and not sent go with the word too: said as edits are
+                // (they went without a word; found by the exploratory helper, round 22B #5).
+                let answered =
+                    try database.integer("SELECT EXISTS (SELECT 1 FROM reviews WHERE word = ? AND pending = 1)", [.blob(marker.id.bytes)])
+                    == 1
+                let editedHere = stored.pending || answered
                 effect =
                     stored.word.isDeleted
-                    ? .removedFromTrash(term: stored.word.term, editedHere: stored.pending)
-                    : .removedLive(term: stored.word.term, editedHere: stored.pending)
+                    ? .removedFromTrash(term: stored.word.term, editedHere: editedHere)
+                    : .removedLive(term: stored.word.term, editedHere: editedHere)
                 try library.removePermanently(stored)
             }
             try library.recordMarker(marker, pending: false, byThisDevice: false)

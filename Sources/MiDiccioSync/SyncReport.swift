@@ -590,7 +590,9 @@ extension SyncReport {
                 edited == count
                 ? (count == 1 ? "it" : "they")
                 : "\(edited) of them" + (purgedEditedTerms.isEmpty ? "" : " (\(TermList.named(purgedEditedTerms, of: edited)))")
-            note += "; \(which) had edits made here and not synced yet, which were discarded (a permanent deletion wins over every edit)"
+            note +=
+                "; \(which) had edits (or study answers) made here and not synced yet, which were discarded "
+                + "(a permanent deletion wins over every edit)"
         }
         return note
     }

@@ -31,7 +31,7 @@ def test_a_purge_from_another_device_names_the_word_and_the_edit_lost(page):
         said = sync_in_settings(page)
         assert "1 word was purged on another device and removed here: \u201cpurgadafuera\u201d" in said, said
         toast = page.find_element(By.ID, "toast-text")
-        wait(page, lambda d: "had edits made here and not synced yet, which were discarded" in toast.text)
+        wait(page, lambda d: "had edits (or study answers) made here and not synced yet, which were discarded" in toast.text)
         assert "purgadafuera" in toast.text
         assert api("/api/search?q=purgadafuera")["words"] == []
     finally:

@@ -384,7 +384,7 @@ final class PurgeCLITests {
         let first = try on(phone, "sync")
         #expect(
             first.errorOutput.contains(
-                "3 words were purged on another device and removed here: \u{201C}uno\u{201D}, \u{201C}dos\u{201D}, \u{201C}tres\u{201D}; 1 of them (\u{201C}dos\u{201D}) had edits made here and not synced yet, which were discarded"
+                "3 words were purged on another device and removed here: \u{201C}uno\u{201D}, \u{201C}dos\u{201D}, \u{201C}tres\u{201D}; 1 of them (\u{201C}dos\u{201D}) had edits (or study answers) made here and not synced yet, which were discarded"
             ),
             "\(first.errorOutput)")
 
@@ -411,7 +411,7 @@ final class PurgeCLITests {
         #expect(Tool.run(["list"], environment: environment, io: io) == 0)
         #expect(
             io.errorOutput.contains(
-                "1 word was purged on another device and removed here: \u{201C}seis\u{201D}; it had edits made here and not synced yet, which were discarded"
+                "1 word was purged on another device and removed here: \u{201C}seis\u{201D}; it had edits (or study answers) made here and not synced yet, which were discarded"
             ), "\(io.errorOutput)")
         #expect(!io.output.contains("seis"))
     }

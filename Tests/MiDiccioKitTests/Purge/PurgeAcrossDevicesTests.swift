@@ -100,6 +100,24 @@ struct PurgeAcrossDevicesTests {
         return (b, id)
     }
 
+    /// Answers given here and not sent went with a word another device purged, without a
+    /// word, where an edit was named (found by the exploratory helper, round 22B #5).
+    @Test("a purged word answered here and not synced yet is told as one with changes made here")
+    func answersDiscardedAreTold() throws {
+        try withSyncFixture { fixture in
+            let (a, b, id, _) = try twoDevicesSharingAWord(fixture)
+            try a.library.delete([id])
+            try a.library.purge([id])
+            fixture.advanceClocks(by: 1_000)
+            try a.sync()
+            fixture.advanceClocks(by: 1_000)
+            _ = try b.library.review(id, grade: .good)
+            let report = try b.sync()
+            #expect(report.purgedElsewhere == 1 && report.purgedEditedHere == 1, "\(report)")
+            #expect(report.purgeNote?.contains("had edits (or study answers) made here and not synced yet") == true)
+        }
+    }
+
     @Test("a sync that stops after its pull removed a purged word leaves the note to the next sync that finishes")
     func stoppedSyncLeavesItsNote() throws {
         try withSyncFixture { fixture in
@@ -120,7 +138,7 @@ struct PurgeAcrossDevicesTests {
             // Counted, not named: the purged word's text is not kept anywhere in the library.
             #expect(
                 report.purgeNote
-                    == "1 word was purged on another device and removed here; it had edits made here and not synced yet, which were discarded (a permanent deletion wins over every edit)"
+                    == "1 word was purged on another device and removed here; it had edits (or study answers) made here and not synced yet, which were discarded (a permanent deletion wins over every edit)"
             )
             // Told once.
             #expect(try b.sync().purgedElsewhere == 0)
