@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import MiDiccioCLICore
 @testable import MiDiccioKit
 
 /// `trash.autoPurgeDays` purges inside a sync, after its pull. A command that syncs first
@@ -29,5 +30,18 @@ final class AnAutomaticPurgeIsToldWhereverItHappensTests {
         #expect(listed.status == 0)
         #expect(listed.errorOutput.contains("Deleted permanently 1 word"), "\(listed.errorOutput)")
         #expect(listed.errorOutput.contains("this computer's clock"), "\(listed.errorOutput)")
+    }
+
+    /// The note said "counted by this computer's clock" beside the warning that the
+    /// cloud's, behind it, had counted (found by the exploratory helper, round 22A #7).
+    @Test("the note names the clock that counted the days: the cloud's when it is behind this computer's")
+    func theNoteNamesTheClock() {
+        var report = SyncReport()
+        report.autoPurged = 1
+        let mine = ToolContext.syncNotes(report, cloud: "webdav").filter { $0.hasPrefix("Deleted permanently") }
+        #expect(mine.count == 1 && mine[0].contains("(counted by this computer's clock;"), "\(mine)")
+        report.aheadOfCloud = 5 * 86_400_000
+        let cloud = ToolContext.syncNotes(report, cloud: "webdav").filter { $0.hasPrefix("Deleted permanently") }
+        #expect(cloud.count == 1 && cloud[0].contains("(counted by the cloud's clock, which is behind this computer's;"), "\(cloud)")
     }
 }
