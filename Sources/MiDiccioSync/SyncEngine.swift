@@ -78,6 +78,15 @@ public final class SyncEngine {
     /// so a simulation replays exactly.
     package var random: @Sendable () -> UInt64 = { UInt64.random(in: 0...UInt64.max) }
 
+    /// The remote `storage` was made for, when the caller read it from the library before
+    /// the sync's lock was taken: a sync that finds the library's remote changed once it
+    /// holds the lock stops (`SyncError.remoteChanged`). A sync that waited for another
+    /// while `remote set` moved the library to another cloud synced with the cloud just
+    /// left, on the state the move had reset for the new one: the new cloud was then said
+    /// "deleted or replaced", or every sync stopped for a cloud "this device synced with
+    /// before" (found by the exploratory helper, round 22B #4).
+    public var expectedRemote: RemoteConfig?
+
     /// Makes an engine for `library` and `storage`.
     public init(library: WordLibrary, storage: any CloudStorage, appVersion: String = "midiccio") {
         self.library = library
@@ -91,6 +100,10 @@ public final class SyncEngine {
     public func sync(allowMassDelete: Bool = false) throws -> SyncReport {
         let lock = try SyncLock(libraryPath: library.path, timeout: lockTimeout)
         defer { withExtendedLifetime(lock) {} }
+        if let expectedRemote {
+            guard let now = try library.remote() else { throw SyncError.noRemote }
+            guard now == expectedRemote else { throw SyncError.remoteChanged(now: now.displayName) }
+        }
         let session = try SyncSession(engine: self)
         do {
             try storage.beginPass(cache: LibraryCloudCache(store: session.store, remote: storage.displayName))

@@ -357,6 +357,8 @@ public enum SyncError: Error, Sendable, CustomStringConvertible {
     case busy
     /// No remote is set for this library.
     case noRemote
+    /// The library's remote changed (to `now`) while this sync waited for another.
+    case remoteChanged(now: String)
     /// The cloud folder was written by a newer MiDiccio format.
     case cloudTooNew(version: Int)
     /// The cloud folder's manifest cannot be read now (a file still arriving, or
@@ -413,6 +415,9 @@ public enum SyncError: Error, Sendable, CustomStringConvertible {
             "another sync of this library is running; try again in a moment"
         case .noRemote:
             "no remote is set; set one with: midiccio remote set folder PATH"
+        case .remoteChanged(let now):
+            "this library was set to sync with \(now) while this sync waited for another; nothing was changed here. Sync "
+                + "again to sync with it"
         case .cloudTooNew(let version):
             "this cloud copy was written by a newer MiDiccio; update to keep syncing (the cloud uses format \(version), this "
                 + "MiDiccio format \(CloudManifest.currentVersion); 'midiccio --version' says which a build writes). Your words on "

@@ -743,6 +743,7 @@ public final class WebApp: HTTPHandler {
                     let engine = SyncEngine(
                         library: library, storage: remote.makeStorage(libraryPath: library.path, environment: environment),
                         appVersion: appVersion)
+                    engine.expectedRemote = remote
                     engine.findUnnamedFiles = findUnnamedFiles
                     if let report {
                         engine.onActivity = { activity in
@@ -1059,7 +1060,12 @@ public final class WebApp: HTTPHandler {
             if let stop = error.massDeletionMessage(keep: "a backup (Download a backup, below)", goOn: "choose Sync anyway") {
                 return .error(409, stop, field: "massDeletion")
             }
-            return .error(502, error.description)
+            // Not the cloud's fault: another sync of this library, or its remote changed
+            // meanwhile (a busy library answered 502, as if a server were down; round 22B).
+            switch error {
+            case .busy, .remoteChanged: return .error(409, error.description)
+            default: return .error(502, error.description)
+            }
         default:
             return .error(500, "\(error)")
         }

@@ -403,6 +403,7 @@ struct SyncCommand: ParsableCommand {
         let engine = SyncEngine(
             library: library, storage: remote.makeStorage(libraryPath: library.path, environment: context.environment),
             appVersion: "midiccio \(Tool.version)")
+        engine.expectedRemote = remote
         let counts = try library.counts()
         let firstSync = counts.words + counts.trash == 0
         let progress = context.progressLine(json: output.json)

@@ -99,6 +99,7 @@ struct SyncOnOpen: ParsableArguments {
                 guard let storage = remotes.storage(for: remote, libraryPath: path, environment: environment, timeout: Self.patience)
                 else { throw OnlineNeeded() }
                 let engine = SyncEngine(library: connection, storage: storage, appVersion: "midiccio \(Tool.version)")
+                engine.expectedRemote = remote
                 engine.onActivity = { outcome.note($0) }
                 engine.findUnnamedFiles = findUnnamedFiles
                 let report = try engine.sync()

@@ -65,4 +65,31 @@ struct ChangingTheRemoteWaitsForARunningSyncTests {
             #expect(FileManager.default.fileExists(atPath: newCloud + "/midiccio-sync.json"))
         }
     }
+
+    /// A sync made for the old cloud that got the lock after the move synced with the
+    /// cloud just left, on the state the move had reset (found by the exploratory helper,
+    /// round 22B #4).
+    @Test("a sync whose library was set to another cloud while it waited stops, writes nowhere, and says so")
+    func aSyncMadeForTheOldCloudStops() throws {
+        try withTemporaryDirectory { directory in
+            let library = try WordLibrary(path: directory.appendingPathComponent("a.sqlite").path, environment: [:])
+            _ = try library.add(WordContent(term: "palabra", meaning: "word"))
+            let old = directory.appendingPathComponent("old-cloud").path, new = directory.appendingPathComponent("new-cloud").path
+            for folder in [old, new] { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+            try library.setRemote(.folder(path: old))
+            let engine = SyncEngine(library: library, storage: FolderStorage(root: old))
+            engine.expectedRemote = .folder(path: old)
+            // Set while the sync waited for the lock.
+            try library.setRemote(.folder(path: new))
+            #expect {
+                try engine.sync()
+            } throws: { error in
+                guard case SyncError.remoteChanged = error else { return false }
+                let said = "was set to sync with folder \(new) while this sync waited for another; nothing was changed here"
+                return "\(error)".contains(said)
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: old).isEmpty)
+            #expect(try SyncStore(library).pendingCount() == 1)
+        }
+    }
 }
