@@ -155,19 +155,30 @@ struct ICloudFailureTests {
         }
     }
 
+    /// A library path in `directory` signed in to a CloudKit tenant named `name` that renews
+    /// the web auth token with every answer and refuses the old one at once: the path, its
+    /// sign-in file, the credentials granted, and a maker of storages that read that file.
+    private func rotatingSignIn(
+        _ name: String, in directory: URL
+    ) throws -> (library: String, signIn: String, granted: ICloudCredentials, storage: () throws -> CloudKitStorage) {
+        let tenant = try ICloudTests.tenant(name)
+        try tenant.configure(rotate: true, rotationGrace: 0)
+        let library = directory.appendingPathComponent("a.sqlite").path
+        let signIn = ICloudCredentials.filePath(forLibrary: library)
+        let granted = try ICloudTests.credentials(tenant)
+        try granted.save(to: signIn)
+        let storage = {
+            ICloudTests.storage(tenant, credentials: try #require(try ICloudCredentials.load(from: signIn)), path: signIn)
+        }
+        return (library, signIn, granted, storage)
+    }
+
     /// A sync that waited for another sync's lock held the token as it was before that sync
     /// renewed it (found by the exploratory helper, round 22B #1).
     @Test("a sync holding a token another process renewed since takes the renewed one from the sign-in file, not 'sign in again'")
     func staleTokenTakesTheFilesToken() throws {
         try withTemporaryDirectory { directory in
-            let tenant = try ICloudTests.tenant("stale-token")
-            try tenant.configure(rotate: true, rotationGrace: 0)
-            let library = directory.appendingPathComponent("a.sqlite").path
-            let signIn = ICloudCredentials.filePath(forLibrary: library)
-            try ICloudTests.credentials(tenant).save(to: signIn)
-            func storage() throws -> CloudKitStorage {
-                ICloudTests.storage(tenant, credentials: try #require(try ICloudCredentials.load(from: signIn)), path: signIn)
-            }
+            let (library, _, _, storage) = try rotatingSignIn("stale-token", in: directory)
             // Both read the file now; the first one's sync renews the token, and the old
             // one stops working at once.
             let waiting = try storage()
@@ -213,15 +224,7 @@ struct ICloudFailureTests {
     @Test("a renewed web auth token is kept in the sign-in file, so the next process signs in with it")
     func tokenRotation() throws {
         try withTemporaryDirectory { directory in
-            let tenant = try ICloudTests.tenant("rotation")
-            try tenant.configure(rotate: true, rotationGrace: 0)
-            let library = directory.appendingPathComponent("a.sqlite").path
-            let signIn = ICloudCredentials.filePath(forLibrary: library)
-            let granted = try ICloudTests.credentials(tenant)
-            try granted.save(to: signIn)
-            func storage() throws -> CloudKitStorage {
-                ICloudTests.storage(tenant, credentials: try #require(try ICloudCredentials.load(from: signIn)), path: signIn)
-            }
+            let (library, signIn, granted, storage) = try rotatingSignIn("rotation", in: directory)
             let a = try TestDevice(name: "a", path: library, storage: try storage(), clock: ManualClock(start: CloudBackendFixture.start))
             let hund = try a.add("hund", meaning: "dog")
             _ = try a.sync()

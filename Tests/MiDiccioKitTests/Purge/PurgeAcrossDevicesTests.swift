@@ -87,16 +87,21 @@ struct PurgeAcrossDevicesTests {
         }
     }
 
-    /// A word both devices hold, purged on `a` and synced there, then edited on `b` (not
-    /// synced): `b` and the word's id.
-    private func purgedOnAWhileEditedOnB(_ fixture: SyncFixture) throws -> (b: TestDevice, id: WordID) {
+    /// A word both devices hold, purged on `a` and synced there, then changed on `b` by
+    /// `change` (not synced; an edit unless said): `b` and the word's id.
+    private func purgedOnAWhileEditedOnB(
+        _ fixture: SyncFixture,
+        change: (TestDevice, WordID) throws -> Void = { b, id in
+            try b.library.edit(id, WordEdit(notes: "edited offline"))
+        }
+    ) throws -> (b: TestDevice, id: WordID) {
         let (a, b, id, _) = try twoDevicesSharingAWord(fixture)
         try a.library.delete([id])
         try a.library.purge([id])
         fixture.advanceClocks(by: 1_000)
         try a.sync()
         fixture.advanceClocks(by: 1_000)
-        try b.library.edit(id, WordEdit(notes: "edited offline"))
+        try change(b, id)
         return (b, id)
     }
 
@@ -105,13 +110,7 @@ struct PurgeAcrossDevicesTests {
     @Test("a purged word answered here and not synced yet is told as one with changes made here")
     func answersDiscardedAreTold() throws {
         try withSyncFixture { fixture in
-            let (a, b, id, _) = try twoDevicesSharingAWord(fixture)
-            try a.library.delete([id])
-            try a.library.purge([id])
-            fixture.advanceClocks(by: 1_000)
-            try a.sync()
-            fixture.advanceClocks(by: 1_000)
-            _ = try b.library.review(id, grade: .good)
+            let (b, _) = try purgedOnAWhileEditedOnB(fixture) { b, id in _ = try b.library.review(id, grade: .good) }
             let report = try b.sync()
             #expect(report.purgedElsewhere == 1 && report.purgedEditedHere == 1, "\(report)")
             #expect(report.purgeNote?.contains("had edits (or study answers) made here and not synced yet") == true)
