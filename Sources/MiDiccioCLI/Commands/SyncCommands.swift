@@ -17,11 +17,12 @@ struct RemoteSetCommand: ParsableCommand {
             standard input with --password-stdin and kept in LIBRARY.credentials, readable only by you, never in the
             library; MIDICCIO_WEBDAV_PASSWORD, when set, is used instead.
             gdrive: your own Google Drive, with no LOCATION. The files go to Drive's hidden app data folder, or with
-            --folder NAME to a visible folder of that name. You sign in to Google in a browser (BROWSER names another
-            program to open it with); with --no-browser, open the printed address on any device, then paste the
-            address the browser ends on (http://127.0.0.1:PORT/?code=...; it does not load) back here. The OAuth
-            client is yours (README, "Sync through Google Drive"): --client-id, else the one built in, else
-            MIDICCIO_GDRIVE_CLIENT_ID; its secret comes from the first line of standard input with
+            --folder NAME to a visible folder of that name. Libraries that sync to one place are one word list,
+            merged: give each word list its own --folder (on iCloud, its own --zone). You sign in to Google in a
+            browser (BROWSER names another program to open it with); with --no-browser, open the printed address on
+            any device, then paste the address the browser ends on (http://127.0.0.1:PORT/?code=...; it does not
+            load) back here. The OAuth client is yours (README, "Sync through Google Drive"): --client-id, else the
+            one built in, else MIDICCIO_GDRIVE_CLIENT_ID; its secret comes from the first line of standard input with
             --client-secret-stdin (before a pasted address), else MIDICCIO_GDRIVE_CLIENT_SECRET. The sign-in is kept
             in LIBRARY.google-drive, readable only by you. Nothing changes here until Google has accepted it.
             icloud: your own iCloud, through CloudKit Web Services, with no LOCATION. The CloudKit container and its
