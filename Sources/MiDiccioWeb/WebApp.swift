@@ -767,8 +767,16 @@ public final class WebApp: HTTPHandler {
                         notes.append(note.prefix(1).uppercased() + note.dropFirst())
                     }
                     if report.startedCloud {
+                        // Drive's app data folder and iCloud have no folder to check: the
+                        // account is what can differ (round 22B #7).
+                        let check: String
+                        switch remote {
+                        case .folder, .webdav, .googleDrive(.folder): check = "check the sync folder in Settings"
+                        case .googleDrive(.appData), .iCloud: check = "check which account this library is signed in to in Settings"
+                        }
                         notes.insert(
-                            "There was no MiDiccio data in \(remote.displayName), so this sync started it there. If your other devices sync elsewhere, check the sync folder in Settings.",
+                            "There was no MiDiccio data in \(remote.displayName), so this sync started it there. If your other devices "
+                                + "sync elsewhere, \(check).",
                             at: 0)
                     }
                     return .json(

@@ -29,7 +29,8 @@ final class ASyncSaysWhatItFoundOfTheCloudTests {
         let first = try notes()
         #expect(first.count == 1 && first.first?.contains("so this sync started it there") == true, "\(first)")
         let started = first.first ?? ""
-        #expect(started.contains("Settings") && !started.contains("midiccio remote"), "no command-line advice: \(first)")
+        #expect(started.contains("check the sync folder in Settings"), "\(first)")
+        #expect(!started.contains("midiccio remote"), "no command-line advice: \(first)")
         #expect(try notes().isEmpty)
 
         let manifestPath = folder + "/midiccio-sync.json"
