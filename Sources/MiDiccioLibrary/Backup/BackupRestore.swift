@@ -129,9 +129,14 @@ public struct RestoreReport: Hashable, Sendable {
             + "and cannot be put back: \(named)."
     }
 
-    /// Notes a time out of the range a clock set right gives (`strayTimeRange`).
-    mutating func noteStray(_ time: Timestamp) {
+    /// This computer's clock as the restore read it, when it found a time out of range.
+    public var clockAtRestore: Timestamp?
+
+    /// Notes a time out of the range a clock set right gives (`strayTimeRange`), found when
+    /// this computer's clock read `now`.
+    mutating func noteStray(_ time: Timestamp, now: Timestamp) {
         strayTimeRange = strayTimeRange.map { min($0.lowerBound, time)...max($0.upperBound, time) } ?? time...time
+        clockAtRestore = now
     }
 
     /// What a person is told of the `wordsAhead` and the `answersLeftOut`, or nil when
@@ -145,8 +150,12 @@ public struct RestoreReport: Hashable, Sendable {
             parts.append("\(wordsAhead) word\(wordsAhead == 1 ? " keeps its time" : "s keep theirs") (sync takes such times too)")
         }
         if answersLeftOut > 0 { parts.append("\(answersLeftOut) study answer\(answersLeftOut == 1 ? " is" : "s are") left out") }
-        return "The backup holds times far from this computer's clock (\(span)): a device's clock was wrong when they "
-            + "were written, or the file was edited. " + parts.joined(separator: "; ") + "."
+        // This computer's clock may be the wrong one: one that reads 1970 (no clock kept
+        // while off) left out every answer after 2028 and blamed the device that wrote them
+        // (found by the exploratory helper, round 22A #6).
+        let reading = clockAtRestore.map { ", which reads \($0.iso8601)" } ?? ""
+        return "The backup holds times far from this computer's clock\(reading) (\(span)): a device's clock was wrong when "
+            + "they were written, this computer's clock is wrong now, or the file was edited. " + parts.joined(separator: "; ") + "."
     }
 }
 
@@ -269,7 +278,7 @@ extension WordLibrary {
                     let newest = times.compactMap(\.self).max() ?? restored.updatedAt
                     if newest.milliseconds > latest {
                         report.wordsAhead += 1
-                        report.noteStray(newest)
+                        report.noteStray(newest, now: clock.now())
                     }
                     if intoEmpty, let columns {
                         // A marker wins over a backup, as in `merge`.
@@ -691,7 +700,7 @@ extension WordLibrary {
             let time = event.time.milliseconds
             if time > latest || time < earliest {
                 report.answersLeftOut += 1
-                report.noteStray(event.time)
+                report.noteStray(event.time, now: clock.now())
                 continue
             }
             kept.append(event)

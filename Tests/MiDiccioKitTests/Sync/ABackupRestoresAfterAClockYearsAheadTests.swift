@@ -48,6 +48,9 @@ struct ABackupRestoresAfterAClockYearsAheadTests {
             #expect(try newComputer.library.reviewEvents(of: perro).isEmpty)
             let note = try #require(report.strayTimesNote)
             #expect(note.contains("1 word keeps its time") && note.contains("1 study answer is left out"), "\(note)")
+            // This computer's clock may be the wrong one (round 22A #6): the note says what it reads.
+            let reading = "this computer's clock, which reads \(newComputer.clock.now().iso8601)"
+            #expect(note.contains(reading) && note.contains("this computer's clock is wrong now"), "\(note)")
 
             // The laptop itself, merging and replacing: the restore goes through.
             #expect(try laptop.library.restoreBackup(from: backup).unchanged == 2)
