@@ -42,7 +42,7 @@ func syncAfter(_ syncOnOpen: SyncOnOpen, _ context: ToolContext) throws {
 /// perhaps edited) since this one last synced was purged everywhere (found by the
 /// exploratory helper, round 5); pulled first, it is no longer in the Trash here.
 @discardableResult
-func syncFirst(_ syncOnOpen: SyncOnOpen, _ context: ToolContext) throws -> (count: Int, terms: [String]) {
+func syncFirst(_ syncOnOpen: SyncOnOpen, _ context: ToolContext) throws -> SyncOnOpen.TrashEdited {
     try syncOnOpen.runOrStop(
         context, consequence: "a word another device took out of the Trash, and this one has not pulled, would be purged on every device")
 }

@@ -53,7 +53,7 @@ struct SyncOnOpen: ParsableArguments {
     /// seen there (`SyncReport.editedTrashedHere`, `trashedEditedHere`): their count and
     /// the first few terms.
     @discardableResult
-    package func runOrStop(_ context: ToolContext, consequence: String) throws -> (count: Int, terms: [String]) {
+    package func runOrStop(_ context: ToolContext, consequence: String) throws -> TrashEdited {
         let (problem, unread, trashEdited) = try attempt(context, findUnnamedFiles: true, waiting: Self.decisivePatience)
         let why: String
         let next: String
@@ -84,7 +84,7 @@ struct SyncOnOpen: ParsableArguments {
     /// read (`SyncReport.unreadFrom`).
     private func attempt(
         _ context: ToolContext, findUnnamedFiles: Bool = false, waiting: TimeInterval = Self.patience
-    ) throws(OnlineNeeded) -> (problem: Problem?, unread: [String], trashEdited: (count: Int, terms: [String])) {
+    ) throws(OnlineNeeded) -> (problem: Problem?, unread: [String], trashEdited: TrashEdited) {
         if offline || context.environment["MIDICCIO_OFFLINE"] == "1" { return (nil, [], (0, [])) }
         guard let library = try? context.library(), let remote = try? library.remote() else { return (nil, [], (0, [])) }
         guard context.remotes.reaches(remote) else { throw OnlineNeeded() }
@@ -145,6 +145,10 @@ struct SyncOnOpen: ParsableArguments {
 }
 
 extension SyncOnOpen {
+    /// The words a sync found in the Trash with a change this device had not seen there
+    /// (`SyncReport.editedTrashedHere`, `trashedEditedHere`): how many, and the first terms.
+    package typealias TrashEdited = (count: Int, terms: [String])
+
     /// Why the sync did not finish in time, from what it was doing: still waiting for the
     /// cloud's first answer is a slow cloud; anything further is a sync with much to do
     /// (the first sync of a large library), which a local folder never is slow at.
@@ -167,7 +171,7 @@ private final class SyncOutcome: Sendable {
         var massDeletion = false
         var activity: SyncActivity?
         var unread: [String] = []
-        var trashEdited: (count: Int, terms: [String]) = (0, [])
+        var trashEdited: SyncOnOpen.TrashEdited = (0, [])
     }
 
     private let state = Mutex(State())
@@ -193,7 +197,7 @@ private final class SyncOutcome: Sendable {
     var unread: [String] { state.withLock { $0.unread } }
 
     /// The words the finished sync found in the Trash with a change not seen there here.
-    var trashEdited: (count: Int, terms: [String]) { state.withLock { $0.trashEdited } }
+    var trashEdited: SyncOnOpen.TrashEdited { state.withLock { $0.trashEdited } }
 
     func note(_ activity: SyncActivity) {
         state.withLock { $0.activity = activity }
@@ -201,7 +205,7 @@ private final class SyncOutcome: Sendable {
 
     func finish(
         _ problem: String?, skipped: String? = nil, notes: [String] = [], massDeletion: Bool = false, unread: [String] = [],
-        trashEdited: (count: Int, terms: [String]) = (0, [])
+        trashEdited: SyncOnOpen.TrashEdited = (0, [])
     ) {
         state.withLock {
             $0.trashEdited = trashEdited
