@@ -560,6 +560,21 @@ enum Migrations {
                 );
                 DELETE FROM library_info WHERE key = 'collation.icu';
                 """),
+        Migration(
+            name: "2026-12-restore-undo-keeps-sync-state",
+            sql: """
+                -- The sync state of each word before the last restore: each field's time, then
+                -- each field's writer, then 1 or 0 for pending (numbers, comma-separated, in the
+                -- order of WordField), and its tag clock (NULL: a list written whole). Undoing a
+                -- restore no sync has sent yet puts these back with the values, as if it had not
+                -- been made: an edit another device made before it wins again. NULL: undo data
+                -- from before, undone with new times.
+                ALTER TABLE restore_undo ADD COLUMN prior_sync TEXT;
+                ALTER TABLE restore_undo ADD COLUMN prior_tag_clock TEXT;
+                -- 1 for a word a replace gave a new time and nothing else (its values are the
+                -- backup's already): its undo has values to put back only while unsent.
+                ALTER TABLE restore_undo ADD COLUMN retimed INTEGER NOT NULL DEFAULT 0;
+                """),
     ]
 
     /// Puts the floor of each tag list an older MiDiccio wrote here and did not send yet at

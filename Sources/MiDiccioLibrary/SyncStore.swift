@@ -119,11 +119,16 @@ package final class SyncStore {
     }
 
     /// Saves sync's state; call inside `write` to commit it with the data it describes.
+    ///
+    /// A sync saves it before it writes a file to the cloud and after it takes in what it
+    /// pulled: from then on the last restore may have reached other devices, or met their
+    /// edits, and its undo gives what it puts back a new time (`WordLibrary.restoreUnsent`).
     package func saveState(_ json: String) throws {
         try library.guarded {
             try database.run(
                 "INSERT INTO sync_state (id, value) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET value = excluded.value",
                 [.text(json)])
+            try library.noteRestoreMetASync()
         }
     }
 
@@ -538,6 +543,7 @@ package final class SyncStore {
                 try database.run("UPDATE words SET \(cleared) WHERE pending = 1 AND local_change <= ?", [now, .integer(change)])
                 try database.run("UPDATE words SET trash_seen_at = max(trash_seen_at, ?) WHERE trash_seen_at IS NOT NULL", [now])
             }
+            try library.noteRestoreMetASync()
         }
     }
 

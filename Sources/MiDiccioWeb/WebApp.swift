@@ -625,6 +625,8 @@ public final class WebApp: HTTPHandler {
             var pairs = [
                 ("words", String(counts.words)), ("trash", String(counts.trash)),
                 ("canUndoRestore", String(try library.canUndoRestore())),
+                // No sync has met the last restore: its undo does not sync first (`restoreUnsent`).
+                ("restoreUnsent", String(try library.restoreUnsent())),
                 ("canUndoImport", String(try library.canUndoImport())),
                 ("restoreUndoSource", JSONText.optional(try library.restoreUndoSource()?.described)),
                 ("importUndoSource", JSONText.optional(try library.importUndoSource()?.described)),
@@ -899,6 +901,7 @@ public final class WebApp: HTTPHandler {
             report.jsonMembers(dryRun: dryRun) + restoreTermLists(report) + [
                 ("strayTimesNote", JSONText.optional(report.strayTimesNote)),
                 ("purgedSinceRestoreNote", JSONText.optional(report.purgedSinceRestoreNote)),
+                ("undoneBeforeSyncNote", JSONText.optional(report.undoneBeforeSync ? RestoreReport.undoneBeforeSyncNote : nil)),
             ])
     }
 

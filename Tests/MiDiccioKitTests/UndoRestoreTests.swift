@@ -81,7 +81,7 @@ struct UndoRestoreTests {
         }
     }
 
-    @Test("undone words are new edits: newer than the restore and pending")
+    @Test("undone words, once a sync has sent the restore, are new edits: newer than the restore and pending")
     func undoIsANewEdit() throws {
         try withTemporaryLibrary { fixture in
             let library = fixture.library
@@ -92,6 +92,7 @@ struct UndoRestoreTests {
             _ = try library.restoreBackup(from: fixture.file("backup.json"))
             let restored = try library.required(word.id)
             try library.markAllUploaded()
+            try library.writing { try library.noteRestoreMetASync() }
             // The clock is behind the restored word's time: undo must still be newer.
             let undo = try library.undoRestore()
             #expect(undo.updated == 1)

@@ -128,8 +128,14 @@ struct BackupUndoCommand: ParsableCommand {
     func run(_ context: ToolContext) throws {
         // Edits made on other devices since the restore are kept only if they are here:
         // pulled first (an undo without it put back the older value over another device's edit).
-        try syncOnOpen.runOrStop(
-            context, consequence: "edits other devices made since the restore and this one has not pulled would be undone too")
+        // Not for a restore no sync has met: that sync would send it, and its new times would
+        // beat what other devices edited before it; undone first, its words go back with their
+        // own times, and the next sync merges the other devices' edits as if it had not been
+        // made (round 22A #3).
+        if try !context.library().restoreUnsent() {
+            try syncOnOpen.runOrStop(
+                context, consequence: "edits other devices made since the restore and this one has not pulled would be undone too")
+        }
         let report = try context.library().undoRestore()
         let kept =
             report.keptEdited == 0
@@ -140,6 +146,7 @@ struct BackupUndoCommand: ParsableCommand {
         let undone = "\(counted(report.updated, "word")) put back as before the restore, \(report.trashed) moved to the Trash"
         context.io.write(output.json ? json(report) : "Undid the last restore: " + undone + kept + "\n")
         if !output.json, let source = report.source { context.note("That was the restore of \(source.described.shownSafely).") }
+        if !output.json && report.undoneBeforeSync { context.note(RestoreReport.undoneBeforeSyncNote) }
         if !output.json, let note = report.purgedSinceRestoreNote { context.note(note.shownSafely) }
     }
 }

@@ -26,6 +26,10 @@ public struct RestoreReport: Hashable, Sendable {
     /// Undo only: words changed since the restore (here or on another device), kept as
     /// they are rather than put back, so undoing a restore never loses a later edit.
     public var keptEdited = 0
+    /// Undo only: true when no sync had met the restore (`WordLibrary.restoreUnsent`), so
+    /// its words went back with their own times as well: the restore never reaches other
+    /// devices, and an edit made there before it still wins.
+    public var undoneBeforeSync = false
     /// A replace that changed no word (the library equalled the backup): true when the
     /// undo of an earlier restore is there still, which `backup undo` then undoes; false
     /// when there is none (the new times themselves cannot be undone).
@@ -95,6 +99,18 @@ public struct RestoreReport: Hashable, Sendable {
         countTrashed(term)
     }
 
+    /// Counts a word an undo made `result` of `current`: unchanged (its content as it was;
+    /// not counted when it keeps an edit, `edited`), moved to the Trash, or updated.
+    mutating func countUndone(_ result: Word, from current: Word, edited: Bool) {
+        if result.hasSameContent(as: current) {
+            if !edited { unchanged += 1 }
+        } else if result.isDeleted && !current.isDeleted {
+            countTrashed(result.term)
+        } else {
+            countUpdated(result.term)
+        }
+    }
+
     /// Counts a word moved to the Trash, and lists its term while the list has room.
     mutating func countTrashed(_ term: String) {
         trashed += 1
@@ -114,11 +130,15 @@ public struct RestoreReport: Hashable, Sendable {
             ("mergedIntoEmpty", String(mergedIntoEmpty)), ("answersAdded", String(answersAdded)), ("dryRun", String(dryRun)),
             ("sweptKey", JSONText.quote(sweptKey)), ("undid", JSONText.optional(source?.described)),
             ("wordsAhead", String(wordsAhead)), ("answersLeftOut", String(answersLeftOut)),
-            ("purgedSinceRestore", String(purgedSinceRestore)),
+            ("purgedSinceRestore", String(purgedSinceRestore)), ("undoneBeforeSync", String(undoneBeforeSync)),
             ("earliestStrayTime", JSONText.optional(strayTimeRange?.lowerBound.iso8601)),
             ("latestStrayTime", JSONText.optional(strayTimeRange?.upperBound.iso8601)),
         ]
     }
+
+    /// What an undo says when `undoneBeforeSync`.
+    public static let undoneBeforeSyncNote =
+        "No sync had sent the restore yet, so its words went back with their own times too: it never reaches your other devices, and what they changed before it is kept when this library syncs."
 
     /// What an undo says of `purgedSinceRestore`, or nil when there are none.
     public var purgedSinceRestoreNote: String? {
@@ -392,10 +412,13 @@ extension WordLibrary {
                 } else {
                     // Its words may be another device's: the Trash's clean-up leaves them
                     // until a sync sends their deletion (`autoPurgeDue`).
-                    try database.run("INSERT OR IGNORE INTO restored_from_elsewhere (id) SELECT word_id FROM restore_undo")
+                    try database.run(
+                        "INSERT OR IGNORE INTO restored_from_elsewhere (id) SELECT word_id FROM restore_undo WHERE NOT retimed")
                     try setInfo(Self.restoredFromElsewhereAtKey, String(clock.now().milliseconds))
                     try noteUndoSource(Self.restoreSourceKey, path: source ?? path)
                     try database.run("DELETE FROM library_info WHERE key = ?", [.text(Self.restorePurgedKey)])
+                    // No sync has sent it yet (`restoreUnsent`).
+                    try setInfo(Self.restoreUnsentKey, "1")
                 }
                 try database.run("DROP TABLE temp.restore_undo_before")
                 try database.run("DROP TABLE temp.restore_retimed")
@@ -482,12 +505,26 @@ extension WordLibrary {
     public func undoRestore(expecting: String? = nil) throws -> RestoreReport {
         try writing {
             try checkUndoSource(Self.restoreSourceKey, expected: expecting)
-            let rows = try database.cached("SELECT word_id, prior, restored_updated_at, restored_times, restored_tags FROM restore_undo")
-                .rows { ($0.text(0), $0.optionalText(1), $0.isNull(2) ? nil : $0.int64(2), $0.optionalText(3), $0.optionalText(4)) }
+            // A restore no sync has met is put back times and all (`restoreUnsent`).
+            let unsent = try info(Self.restoreUnsentKey) != nil
+            let rows = try database.cached(
+                "SELECT word_id, prior, restored_updated_at, restored_times, restored_tags, prior_sync, prior_tag_clock, retimed "
+                    + "FROM restore_undo"
+            )
+            .rows { row in
+                (
+                    row.text(0), row.optionalText(1), row.isNull(2) ? nil : row.int64(2), row.optionalText(3), row.optionalText(4),
+                    row.optionalText(5).flatMap(PriorSync.init(stored:)).flatMap { unsent ? $0 : nil }, row.optionalText(6),
+                    row.int64(7) != 0
+                )
+            }
+            // A word a replace gave a new time and nothing else has only its times to put
+            // back, and those only while the restore is on this device alone.
+            .filter { row in !row.7 || row.5 != nil }
             // Words of the restore deleted permanently since (Empty Trash, trash.autoPurgeDays)
             // cannot come back: the undo names them, and says so when they were all it had.
             let purged = try info(Self.restorePurgedKey).map(Self.purgedSinceRestore)
-            guard !rows.isEmpty else {
+            guard rows.contains(where: { !$0.7 }) else {
                 if let purged, purged.count > 0 {
                     throw LibraryError.restoreWordsPurged(count: purged.count, terms: purged.terms)
                 }
@@ -498,7 +535,7 @@ extension WordLibrary {
             report.purgedSinceRestoreTerms = purged?.terms ?? []
             let timelessSince =
                 try database.integer("SELECT applied_at FROM schema_migrations WHERE name = ?", [.text(Self.undoTimesMigration)]) ?? .min
-            for (idText, priorText, restoredAt, timesText, restoredTags) in rows {
+            for (idText, priorText, restoredAt, timesText, restoredTags, asBefore, priorTagClock, retimed) in rows {
                 guard let id = WordID(idText), let current = try stored(id) else { continue }
                 // A field changed since the restore (here, or pulled from another device) keeps
                 // its change: its time moved. Told by the fields' times as the restore left
@@ -521,7 +558,7 @@ extension WordLibrary {
                 } else {
                     editedFields = Set(WordField.allCases.filter { current.times[$0].milliseconds > timelessSince })
                 }
-                if !editedFields.isEmpty { report.keptEdited += 1 }
+                if !editedFields.isEmpty && !retimed { report.keptEdited += 1 }
                 // A word the restore added and that was edited since stays; so does one whose
                 // every field was edited since.
                 if !editedFields.isEmpty && (priorText == nil || editedFields.count == WordField.allCases.count) { continue }
@@ -538,6 +575,15 @@ extension WordLibrary {
                 }
                 let prior = try BackupFile.decodeWord(
                     JSONText.parse(Data(priorText.utf8)) ?? JSONNull(), location: "undo data", file: path)
+                if let asBefore {
+                    let result = try putBackAsBefore(
+                        current, prior: prior, sync: asBefore,
+                        tagClock: Self.tagClock(stored: priorTagClock, tagsTime: asBefore.times.tags),
+                        edited: editedFields)
+                    report.undoneBeforeSync = true
+                    report.countUndone(result, from: current.word, edited: !editedFields.isEmpty)
+                    continue
+                }
                 let tags = restoredTags.map { Self.tagsUndone(prior.tags, restored: JSONText.stringArray($0), now: current.word.tags) }
                 let result = try update(current) { word, time in
                     let back = { (field: WordField) in !editedFields.contains(field) }
@@ -552,16 +598,10 @@ extension WordLibrary {
                 // A word edited since counts as kept (above), and as updated too when its
                 // other fields went back: it was counted as neither "updated" nor "unchanged"
                 // (found by the exploratory helper, round 9: "0 updated" for 2 put back).
-                if result == current.word {
-                    if editedFields.isEmpty { report.unchanged += 1 }
-                } else if result.isDeleted && !current.word.isDeleted {
-                    report.countTrashed(result.term)
-                } else {
-                    report.countUpdated(result.term)
-                }
+                report.countUndone(result, from: current.word, edited: !editedFields.isEmpty)
             }
             try database.run("DELETE FROM restore_undo")
-            try database.run("DELETE FROM library_info WHERE key = ?", [.text(Self.restorePurgedKey)])
+            try database.run("DELETE FROM library_info WHERE key IN (?, ?)", [.text(Self.restorePurgedKey), .text(Self.restoreUnsentKey)])
             report.source = try takeUndoSource(Self.restoreSourceKey)
             // A conflict copy whose taking in is undone holds words out of sight again.
             if let file = report.source?.file { try forgetTakenIn(file) }
@@ -600,11 +640,19 @@ extension WordLibrary {
 
     // MARK: - Restore steps
 
-    private func keepUndo(_ local: StoredWord?, id: WordID? = nil) throws {
+    /// Keeps `local`'s state before the restore (nil: the word was not here), its values
+    /// and its sync state (`PriorSync`), once per word. `retimed`: a word a replace gives a
+    /// new time and nothing else.
+    private func keepUndo(_ local: StoredWord?, id: WordID? = nil, retimed: Bool = false) throws {
         let wordID = local?.word.id ?? id!
         try database.run(
-            "INSERT OR IGNORE INTO restore_undo (word_id, prior) VALUES (?, ?)",
-            [.text(wordID.rawValue), local.map { .text(WordJSON.object($0.word, pretty: false)) } ?? .null])
+            database.cached(
+                "INSERT OR IGNORE INTO restore_undo (word_id, prior, prior_sync, prior_tag_clock, retimed) VALUES (?, ?, ?, ?, ?)"),
+            [
+                .text(wordID.rawValue), local.map { .text(WordJSON.object($0.word, pretty: false)) } ?? .null,
+                local.map { .text(PriorSync(of: $0).stored) } ?? .null,
+                local.map { Self.storedTagClock($0.tagClock, tagsTime: $0.times.tags) } ?? .null, .integer(retimed ? 1 : 0),
+            ])
     }
 
     /// Merge: newest wins, compared on `updatedAt`; fields that differ take the backup's
@@ -739,11 +787,14 @@ extension WordLibrary {
             restored.id = try idAfterPurge(of: restored.id)
             local = try stored(restored.id)
         }
-        // A word the backup holds as it is here gets a fresh time too, but no undo: the
-        // undo has nothing to put back, and an edit made to it since is not one it keeps.
-        if local.map({ $0.word.hasSameContent(as: restored) }) ?? false {
+        // A word the backup holds as it is here gets a fresh time too: its undo puts back
+        // its times while no sync has sent the restore, and nothing once one has (it has no
+        // value to put back, and an edit made to it since is not one it keeps).
+        if let local, local.word.hasSameContent(as: restored) {
             try database.run(
                 database.cached("INSERT OR IGNORE INTO temp.restore_retimed (word_id) VALUES (?)"), [.text(restored.id.rawValue)])
+            // Its times can be put back while no sync has sent them (`undoRestore`).
+            try keepUndo(local, retimed: true)
         } else {
             try keepUndo(local, id: restored.id)
         }

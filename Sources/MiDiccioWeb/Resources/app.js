@@ -1137,13 +1137,20 @@
 
   async function undoRestore() {
     try {
-      const report = await busy($("restore-undo"), "Undoing\u2026", afterSync(() => api("POST", "/api/backup/undo",
-        undoSources.restore ? { expect: undoSources.restore } : undefined)));
+      // A restore no sync has met is undone before any sync: one would send it, and its new
+      // times would beat what other devices edited before it (round 22A #3).
+      const report = await busy($("restore-undo"), "Undoing\u2026", async () => {
+        clearTimeout(syncTimer);
+        if (state.syncing) await state.syncRun;
+        if (!(await api("GET", "/api/status")).restoreUnsent) await syncFirst();
+        return api("POST", "/api/backup/undo", undoSources.restore ? { expect: undoSources.restore } : undefined);
+      });
       $("undo-result").textContent = "The last restore was undone: " + plural(report.updated, "word", "words") + " put back, "
         + report.trashed.toLocaleString() + " moved to the Trash."
         + (report.keptEdited ? " " + plural(report.keptEdited, "word was", "words were") + " edited since the restore: their edits were kept." : "")
         + (report.undid ? " That was the restore of " + report.undid + "." : "")
-        + (report.purgedSinceRestoreNote ? " " + report.purgedSinceRestoreNote : "");
+        + (report.purgedSinceRestoreNote ? " " + report.purgedSinceRestoreNote : "")
+        + (report.undoneBeforeSyncNote ? " " + report.undoneBeforeSyncNote : "");
       $("restore-done").textContent = "";
       loadStatus();
       reload(); loadTags(); loadTrash(); scheduleSync();

@@ -103,6 +103,8 @@ struct Simulation {
     var purged: [WordID: Origin] = [:]
     /// Purges undone by putting back a copy from before them (a later copy may redo them).
     var droppedPurges: [WordID: Origin] = [:]
+    /// The step of each device's last restore that changed words: its undo undoes it.
+    var restoreSteps: [String: Int] = [:]
     var tokens: [WordID: String] = [:]
     /// Words a backup restore brought back under a new id, by the token they came back
     /// with: the purged word's text is theirs too, and may stay in a file as long as one
@@ -217,7 +219,7 @@ struct Simulation {
             case 42..<46: try local(index) { simulation, device in try simulation.restoreFromTrash(on: device) }
             case 46..<49: try exportBackup(member.device)
             case 49..<52: try local(index) { simulation, device in try simulation.restoreBackup(on: device) }
-            case 52..<54: try local(index) { _, device in _ = try? device.library.undoRestore() }
+            case 52..<54: try undoRestore(index)
             case 54..<57: try local(index) { simulation, device in try simulation.purge(on: device) }
             case 57: try local(index) { _, device in try device.library.emptyTrash() }
             case 58..<70: sync(member)
@@ -409,7 +411,47 @@ struct Simulation {
 
     mutating func restoreBackup(on device: TestDevice) throws {
         guard let path = pick(backups) else { return }
-        _ = try device.library.restoreBackup(from: path, replace: randomBool())
+        if try device.library.restoreBackup(from: path, replace: randomBool()).changedWords { restoreSteps[device.name] = step }
+    }
+
+    /// `backup undo`. Undone before any sync met it, a restore is taken back whole: what
+    /// the undo puts back are the writes from before the restore, times and writers and
+    /// all (not new ones), and the restore's own writes are nowhere any more, unless a copy
+    /// of the library file took them elsewhere.
+    mutating func undoRestore(_ index: Int) throws {
+        var retracted = false
+        try local(index) { _, device in retracted = (try? device.library.undoRestore())?.undoneBeforeSync ?? false }
+        guard retracted else { return }
+        let name = members[index].device.name
+        trace("\(name) undid a restore no sync had met")
+        for (id, fields) in writes {
+            for (field, list) in fields {
+                guard let last = list.last, last.step == step, last.device == name,
+                    list.dropLast().contains(where: { $0.time == last.time && fieldText($0.word, field) == fieldText(last.word, field) })
+                else { continue }
+                writes[id]?[field]?.removeLast()
+            }
+        }
+        // The restore's writes are lost where they are nowhere now, each tag mark on its own.
+        guard let restoreStep = restoreSteps[name] else { return }
+        var present = try survivingKnowledge(excluding: index)
+        try present.note(SyncStore(members[index].device.library))
+        for (id, fields) in writes {
+            for (field, list) in fields {
+                for (position, write) in list.enumerated() where write.device == name && write.step == restoreStep {
+                    let key = WriteKey(id: id, field: field, time: write.time, writer: write.writer, value: fieldText(write.word, field))
+                    var held = present.writes.contains(key)
+                    for (tag, mark) in write.tagMarks {
+                        if present.tagMarks.contains(TagMarkKey(id: id, tag: tag, mark: mark)) {
+                            held = true
+                        } else {
+                            writes[id]?[field]?[position].lostTagMarks.insert(tag)
+                        }
+                    }
+                    if !held { writes[id]?[field]?[position].lost = true }
+                }
+            }
+        }
     }
 
     /// A sync under one fault: writes failing midway, a crash between the upload and the
