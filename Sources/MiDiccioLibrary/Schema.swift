@@ -574,6 +574,10 @@ enum Migrations {
                 -- 1 for a word a replace gave a new time and nothing else (its values are the
                 -- backup's already): its undo has values to put back only while unsent.
                 ALTER TABLE restore_undo ADD COLUMN retimed INTEGER NOT NULL DEFAULT 0;
+                -- The fields (bit i: the i-th of WordField) another device's record holds at the
+                -- time the restore gave them, written by that device: the restore brought a copy
+                -- of that device's own change, which the undo leaves as it is.
+                ALTER TABLE restore_undo ADD COLUMN held_elsewhere INTEGER NOT NULL DEFAULT 0;
                 """),
     ]
 

@@ -779,6 +779,37 @@ package final class SyncStore {
         }
     }
 
+    /// True when the last backup restore can be undone (`WordLibrary.canUndoRestore`).
+    package func restoreUndoable() throws -> Bool {
+        try library.canUndoRestore()
+    }
+
+    /// Notes, for the undo of the last restore, the fields of `incoming`'s word that it holds
+    /// at the time the restore gave them, written by a device other than `deviceID`: the
+    /// restore brought a copy of that device's own change (its backup, restored here), and
+    /// the undo leaves them. It put back, on every device, an edit the backup's own device
+    /// had made and synced itself, and moved a word it had added to its Trash (found by the
+    /// exploratory helper, round 23A #1). A record of this device's own (another device's
+    /// snapshot holding what it pulled from here) does not count. Call inside `write`.
+    package func noteRestoredFieldsHeld(_ incoming: SyncRecord, deviceID: String) throws {
+        try library.guarded {
+            guard
+                let (timesText, held) = try database.cached("SELECT restored_times, held_elsewhere FROM restore_undo WHERE word_id = ?")
+                    .rows([.text(incoming.word.id.rawValue)], { ($0.optionalText(0), $0.int64(1)) }).first,
+                let restored = timesText.flatMap(WordLibrary.fieldTimes)
+            else { return }
+            var mask = held
+            for field in WordField.allCases where incoming.times[field] == restored[field] {
+                let writer = incoming.writers[field.index]
+                if !writer.isEmpty && writer != deviceID { mask |= 1 << Int64(field.index) }
+            }
+            guard mask != held else { return }
+            try database.run(
+                database.cached("UPDATE restore_undo SET held_elsewhere = ? WHERE word_id = ?"),
+                [.integer(mask), .text(incoming.word.id.rawValue)])
+        }
+    }
+
     /// The ids of the words a backup restore brought or changed (`restored_from_elsewhere`).
     package func restoredIDs() throws -> Set<String> {
         try library.guarded { Set(try database.cached("SELECT id FROM restored_from_elsewhere").rows([]) { $0.text(0) }) }

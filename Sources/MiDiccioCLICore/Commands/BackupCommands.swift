@@ -138,8 +138,9 @@ struct BackupUndoCommand: ParsableCommand {
         }
         let report = try context.library().undoRestore()
         let kept =
-            report.keptEdited == 0
-            ? "" : "; \(report.keptEdited) edited since the restore, their edits kept"
+            (report.keptEdited == 0 ? "" : "; \(report.keptEdited) edited since the restore, their edits kept")
+            + (report.keptHeldElsewhere == 0
+                ? "" : "; \(report.keptHeldElsewhere) kept as another device holds them, its own changes synced from there")
         // In the words of the undo, as the web app says it: the restore's "added, updated"
         // read as if the undo had added words, and a word it took out of the Trash was
         // "updated" (round 11B, item 8).

@@ -30,6 +30,10 @@ public struct RestoreReport: Hashable, Sendable {
     /// its words went back with their own times as well: the restore never reaches other
     /// devices, and an edit made there before it still wins.
     public var undoneBeforeSync = false
+    /// Undo only: words another device holds as the restore left them, its own changes
+    /// synced from there (the restore brought a copy of them, from that device's backup),
+    /// kept as they are: taken back, they were taken back on that device too.
+    public var keptHeldElsewhere = 0
     /// A replace that changed no word (the library equalled the backup): true when the
     /// undo of an earlier restore is there still, which `backup undo` then undoes; false
     /// when there is none (the new times themselves cannot be undone).
@@ -131,6 +135,7 @@ public struct RestoreReport: Hashable, Sendable {
             ("sweptKey", JSONText.quote(sweptKey)), ("undid", JSONText.optional(source?.described)),
             ("wordsAhead", String(wordsAhead)), ("answersLeftOut", String(answersLeftOut)),
             ("purgedSinceRestore", String(purgedSinceRestore)), ("undoneBeforeSync", String(undoneBeforeSync)),
+            ("keptHeldElsewhere", String(keptHeldElsewhere)),
             ("earliestStrayTime", JSONText.optional(strayTimeRange?.lowerBound.iso8601)),
             ("latestStrayTime", JSONText.optional(strayTimeRange?.upperBound.iso8601)),
         ]
@@ -508,23 +513,24 @@ extension WordLibrary {
             // A restore no sync has met is put back times and all (`restoreUnsent`).
             let unsent = try info(Self.restoreUnsentKey) != nil
             let rows = try database.cached(
-                "SELECT word_id, prior, restored_updated_at, restored_times, restored_tags, prior_sync, prior_tag_clock, retimed "
-                    + "FROM restore_undo"
+                "SELECT word_id, prior, restored_updated_at, restored_times, restored_tags, prior_sync, prior_tag_clock, retimed, "
+                    + "held_elsewhere FROM restore_undo"
             )
             .rows { row in
-                (
-                    row.text(0), row.optionalText(1), row.isNull(2) ? nil : row.int64(2), row.optionalText(3), row.optionalText(4),
-                    row.optionalText(5).flatMap(PriorSync.init(stored:)).flatMap { unsent ? $0 : nil }, row.optionalText(6),
-                    row.int64(7) != 0
-                )
+                UndoRow(
+                    id: row.text(0), prior: row.optionalText(1), restoredAt: row.isNull(2) ? nil : row.int64(2),
+                    restoredTimes: row.optionalText(3), restoredTags: row.optionalText(4),
+                    asBefore: unsent ? row.optionalText(5).flatMap(PriorSync.init(stored:)) : nil, priorTagClock: row.optionalText(6),
+                    retimed: row.int64(7) != 0,
+                    heldElsewhere: Set(WordField.allCases.filter { row.int64(8) & (1 << Int64($0.index)) != 0 }))
             }
             // A word a replace gave a new time and nothing else has only its times to put
             // back, and those only while the restore is on this device alone.
-            .filter { row in !row.7 || row.5 != nil }
+            .filter { !$0.retimed || $0.asBefore != nil }
             // Words of the restore deleted permanently since (Empty Trash, trash.autoPurgeDays)
             // cannot come back: the undo names them, and says so when they were all it had.
             let purged = try info(Self.restorePurgedKey).map(Self.purgedSinceRestore)
-            guard rows.contains(where: { !$0.7 }) else {
+            guard rows.contains(where: { !$0.retimed }) else {
                 if let purged, purged.count > 0 {
                     throw LibraryError.restoreWordsPurged(count: purged.count, terms: purged.terms)
                 }
@@ -535,8 +541,9 @@ extension WordLibrary {
             report.purgedSinceRestoreTerms = purged?.terms ?? []
             let timelessSince =
                 try database.integer("SELECT applied_at FROM schema_migrations WHERE name = ?", [.text(Self.undoTimesMigration)]) ?? .min
-            for (idText, priorText, restoredAt, timesText, restoredTags, asBefore, priorTagClock, retimed) in rows {
-                guard let id = WordID(idText), let current = try stored(id) else { continue }
+            for row in rows {
+                guard let id = WordID(row.id), let current = try stored(id) else { continue }
+                let (priorText, asBefore, retimed) = (row.prior, row.asBefore, row.retimed)
                 // A field changed since the restore (here, or pulled from another device) keeps
                 // its change: its time moved. Told by the fields' times as the restore left
                 // them: a restore takes fields with the backup's own times, and an edit pulled
@@ -550,17 +557,26 @@ extension WordLibrary {
                 // no time at all: a field changed after this library took the migration that
                 // added them was changed after that restore, and keeps its change (it was put
                 // back, found by the exploratory helper, round 12A).
-                let editedFields: Set<WordField>
-                if let times = timesText.flatMap(Self.fieldTimes) {
-                    editedFields = Set(WordField.allCases.filter { current.times[$0] != times[$0] })
-                } else if let restoredAt {
-                    editedFields = current.word.updatedAt.milliseconds != restoredAt ? Set(WordField.allCases) : []
+                let editedSince: Set<WordField>
+                if let times = row.restoredTimes.flatMap(Self.fieldTimes) {
+                    editedSince = Set(WordField.allCases.filter { current.times[$0] != times[$0] })
+                } else if let restoredAt = row.restoredAt {
+                    editedSince = current.word.updatedAt.milliseconds != restoredAt ? Set(WordField.allCases) : []
                 } else {
-                    editedFields = Set(WordField.allCases.filter { current.times[$0].milliseconds > timelessSince })
+                    editedSince = Set(WordField.allCases.filter { current.times[$0].milliseconds > timelessSince })
                 }
-                if !editedFields.isEmpty && !retimed { report.keptEdited += 1 }
-                // A word the restore added and that was edited since stays; so does one whose
-                // every field was edited since.
+                // A field another device holds as the restore left it, its own change, stays
+                // too: the restore brought a copy of it (`SyncStore.noteRestoredFieldsHeld`).
+                let editedFields = editedSince.union(row.heldElsewhere)
+                if !retimed {
+                    if !editedSince.isEmpty {
+                        report.keptEdited += 1
+                    } else if !editedFields.isEmpty {
+                        report.keptHeldElsewhere += 1
+                    }
+                }
+                // A word the restore added and that was edited since (or that another device
+                // holds) stays; so does one whose every field was edited since.
                 if !editedFields.isEmpty && (priorText == nil || editedFields.count == WordField.allCases.count) { continue }
                 guard let priorText else {
                     // The restore added this word: undoing it moves it to the Trash (never
@@ -578,13 +594,13 @@ extension WordLibrary {
                 if let asBefore {
                     let result = try putBackAsBefore(
                         current, prior: prior, sync: asBefore,
-                        tagClock: Self.tagClock(stored: priorTagClock, tagsTime: asBefore.times.tags),
+                        tagClock: Self.tagClock(stored: row.priorTagClock, tagsTime: asBefore.times.tags),
                         edited: editedFields)
                     report.undoneBeforeSync = true
                     report.countUndone(result, from: current.word, edited: !editedFields.isEmpty)
                     continue
                 }
-                let tags = restoredTags.map { Self.tagsUndone(prior.tags, restored: JSONText.stringArray($0), now: current.word.tags) }
+                let tags = row.restoredTags.map { Self.tagsUndone(prior.tags, restored: JSONText.stringArray($0), now: current.word.tags) }
                 let result = try update(current) { word, time in
                     let back = { (field: WordField) in !editedFields.contains(field) }
                     if back(.term) { word.term = prior.term }
@@ -622,6 +638,28 @@ extension WordLibrary {
         let kept = Set(tags.map(TagSet.key))
         tags += prior.filter { !restoredKeys.contains(TagSet.key($0)) && !kept.contains(TagSet.key($0)) }
         return tags
+    }
+
+    /// One row of `restore_undo`, as `undoRestore` reads it.
+    private struct UndoRow {
+        /// The word's id.
+        var id: String
+        /// The word before the restore (JSON), nil when the restore added it.
+        var prior: String?
+        /// The word's time as the restore left it (undo data of before its field times).
+        var restoredAt: Int64?
+        /// Each field's time as the restore left it (`fieldTimes`).
+        var restoredTimes: String?
+        /// The tags as the restore left them (JSON).
+        var restoredTags: String?
+        /// The sync state before the restore, when the restore has met no sync.
+        var asBefore: PriorSync?
+        /// The tag clock before the restore (`storedTagClock`).
+        var priorTagClock: String?
+        /// True for a word a replace only gave a new time.
+        var retimed: Bool
+        /// The fields another device holds as the restore left them.
+        var heldElsewhere: Set<WordField>
     }
 
     /// Field times as `restore_undo.restored_times` keeps them; nil for any other text.

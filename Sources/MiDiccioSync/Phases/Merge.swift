@@ -72,6 +72,9 @@ extension SyncSession {
         let restoreHeld = try store.restoredFromElsewhereAt().map { $0 >= now - engine.retention } ?? false
         let restoredIDs = restoreHeld ? try store.restoredIDs() : []
         var restoreHolderHeard = false
+        // Words the last restore touched: a record holding one as it left them, written by
+        // another device, is kept from its undo (`noteRestoredFieldsHeld`).
+        let restoreUndoable = try store.restoreUndoable()
         try commit(bulkWords: total) { next in
             let live = try store.liveCount()
             // The guard cannot stop a pull into fewer than 20 words (a new device's first
@@ -191,6 +194,7 @@ extension SyncSession {
                             {
                                 restoreHolderHeard = true
                             }
+                            if restoreUndoable { try store.noteRestoredFieldsHeld(incoming, deviceID: deviceID) }
                             guard outcome.changed else { return }
                             if guarded {
                                 if outcome.record.word.isDeleted {

@@ -1148,6 +1148,8 @@
       $("undo-result").textContent = "The last restore was undone: " + plural(report.updated, "word", "words") + " put back, "
         + report.trashed.toLocaleString() + " moved to the Trash."
         + (report.keptEdited ? " " + plural(report.keptEdited, "word was", "words were") + " edited since the restore: their edits were kept." : "")
+        + (report.keptHeldElsewhere ? " " + plural(report.keptHeldElsewhere, "word was", "words were")
+          + " kept as another device holds them: its own changes, synced from there." : "")
         + (report.undid ? " That was the restore of " + report.undid + "." : "")
         + (report.purgedSinceRestoreNote ? " " + report.purgedSinceRestoreNote : "")
         + (report.undoneBeforeSyncNote ? " " + report.undoneBeforeSyncNote : "");
