@@ -36,13 +36,31 @@ extension SyncStore {
     /// after a first sync of a studied library (more than `ReviewEventImport.refreshLimit`
     /// words), by emptying the cache, which the first queue builds in one pass. Call
     /// inside `write`. Returns how many of them were new here.
+    ///
+    /// With `restartingTrashDaysAt`, a word in the Trash here that a new answer reached
+    /// counts its days in the Trash again from then, as one another device edited there
+    /// does: that device studied it while it was not in its Trash, and the note it got
+    /// said its answers were kept there. The clean-up took the word and the answers hours
+    /// later, with what was left of the days (found by the exploratory helper, round 23B
+    /// #1). After answers to more words than `ReviewEventImport.refreshLimit`, every word
+    /// in the Trash counts again.
     @discardableResult
     package func mergeReviewEvents(
-        expected: Int, purged: Set<WordID>, _ body: (ReviewEventImport) throws -> Void
+        expected: Int, purged: Set<WordID>, restartingTrashDaysAt now: Int64? = nil, _ body: (ReviewEventImport) throws -> Void
     ) throws -> Int {
         try library.guarded {
             let (changed, added) = try library.importingReviewEvents(expected: expected, pending: false, purged: purged, body)
             try library.refreshStudyCache(after: changed)
+            if let now, added > 0 {
+                let restart = "UPDATE words SET trash_seen_at = max(trash_seen_at, ?) WHERE trash_seen_at IS NOT NULL"
+                switch changed {
+                case .many:
+                    try library.database.run(restart, [.integer(now)])
+                case .words(let ids):
+                    let statement = try library.database.cached(restart + " AND id = ?")
+                    for id in ids { try library.database.run(statement, [.integer(now), .text(id.rawValue)]) }
+                }
+            }
             return added
         }
     }

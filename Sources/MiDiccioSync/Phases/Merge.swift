@@ -171,7 +171,9 @@ extension SyncSession {
             }
             // The answers of a word the clean-up purged go in under its id, and are
             // settled below.
-            answersPulled = try store.mergeReviewEvents(expected: events, purged: purged.subtracting(cleanedUp)) { reviews in
+            answersPulled = try store.mergeReviewEvents(
+                expected: events, purged: purged.subtracting(cleanedUp), restartingTrashDaysAt: now
+            ) { reviews in
                 for batch in batches {
                     // Events of an id this library took over are passed on, as its words are.
                     try reviews.setPending(relayed.contains(batch.device))

@@ -73,8 +73,11 @@ struct AnswersToAWordTheCleanUpPurgedStayWithItTests {
         try withSyncFixture { fixture in
             let laptop = try fixture.device("laptop"), phone = try fixture.device("phone"), tablet = try fixture.device("tablet")
             let pez = try pezStudiedOnTheTablet(fixture, laptop: laptop, phone: phone, tablet: tablet)
-            // The tablet sends its answers; the laptop gets them, and its days are up.
+            // The tablet sends its answers; the laptop gets them, which count the word's days in
+            // the Trash again (round 23B #1), and they are up four days later.
             try tablet.sync()
+            #expect(try laptop.sync().autoPurged == 0)
+            fixture.advanceClocks(by: 4 * Self.day)
             #expect(try laptop.sync().autoPurged == 1)
             // The phone, offline all along, keeps the word, then reads the tablet's answers.
             #expect(try phone.sync().keptFromCleanUp == 1)

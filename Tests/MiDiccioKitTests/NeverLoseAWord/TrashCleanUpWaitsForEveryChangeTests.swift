@@ -73,6 +73,34 @@ struct TrashCleanUpWaitsForEveryChangeTests {
         }
     }
 
+    /// B, which had not seen the deletion, studied the word and was told its answers are
+    /// kept in the Trash; the clean-up took the word and the answer hours later, with what
+    /// was left of the days, while it gave an edit the days again (round 23B #1).
+    @Test("an answer another device gave to a word in the Trash here counts its days again, as an edit does")
+    func anAnswerCountsTheDaysAgain() throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a"), b = try fixture.device("b")
+            try a.library.setSetting(.autoPurgeDays, to: "2")
+            let studied = try a.add("estudiada", meaning: "studied"), other = try a.add("otra", meaning: "other")
+            try fixture.syncRounds([a, b])
+            _ = try a.library.delete([studied, other])
+            try a.sync()
+            fixture.advanceClocks(by: 45 * SyncFixture.day / 24)
+            try b.library.review(studied, grade: .good)
+            try b.sync()
+            fixture.advanceClocks(by: SyncFixture.day / 24)
+            try a.sync()
+
+            fixture.advanceClocks(by: 7 * SyncFixture.day / 24)
+            let cleanUp = try a.sync()
+            #expect(cleanUp.autoPurged == 1, "only the word nobody studied: \(cleanUp)")
+            #expect(try a.has(studied) && !a.has(other))
+            #expect(try a.library.reviewEvents(of: studied).count == 1)
+            fixture.advanceClocks(by: 2 * SyncFixture.day)
+            #expect(try a.sync().autoPurged == 1, "its two days since the answer came")
+        }
+    }
+
     /// How B's record reaches A while B's rescue has not (round 15C).
     enum RecordArrival: CaseIterable {
         /// Half delivered: unreadable.
