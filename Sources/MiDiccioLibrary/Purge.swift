@@ -323,7 +323,9 @@ extension WordLibrary {
         try database.run("DELETE FROM words WHERE seq = ?", [.integer(stored.seq)])
         try database.run("DELETE FROM restore_undo WHERE word_id = ?", [.text(stored.word.id.rawValue)])
         if database.changes > 0 { try notePurgedSinceRestore(stored.word.term) }
-        try database.run("DELETE FROM import_undo WHERE word_id = ?", [.text(stored.word.id.rawValue)])
+        // Its id stays in the import's undo data (no text: the purge marker keeps the id
+        // too), so that the undo counts it among the words already gone; the counts did not
+        // add up to the import's (found by the exploratory helper, round 23A #2).
         try database.run("DELETE FROM bulk_undo WHERE word_id = ?", [.text(stored.word.id.rawValue)])
         try database.run("DELETE FROM restored_from_elsewhere WHERE id = ?", [.text(stored.word.id.rawValue)])
         try removeReviewEvents(of: stored.word.id)

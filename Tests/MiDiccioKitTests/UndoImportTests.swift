@@ -18,6 +18,21 @@ struct UndoImportTests {
         return try fixture.library.list().filter { ["uno", "dos", "tres"].contains($0.term) }
     }
 
+    /// A word purged since the import was counted nowhere: the counts did not add up to the
+    /// import's (found by the exploratory helper, round 23A #2).
+    @Test("a word deleted permanently since the import counts among those already gone")
+    func purgedSinceCountsAsGone() throws {
+        try withTemporaryLibrary { fixture in
+            let library = fixture.library
+            let imported = try importThree(fixture)
+            fixture.clock.advance(by: 1_000)
+            try library.delete([imported[0].id, imported[1].id])
+            _ = try library.purge([imported[0].id])
+            let report = try library.undoImport()
+            #expect(report.counts == ImportUndoReport(trashed: 1, keptEdited: 0, alreadyGone: 2), "\(report)")
+        }
+    }
+
     @Test("undo moves the imported words to the Trash as pending edits, and leaves the words that were there")
     func undoTrashesImported() throws {
         try withTemporaryLibrary { fixture in
