@@ -614,7 +614,7 @@ package final class SyncStore {
 
     /// True when word `id` has answers here.
     package func hasAnswers(_ id: WordID) throws -> Bool {
-        try library.guarded { try database.integer("SELECT EXISTS (SELECT 1 FROM reviews WHERE word = ?)", [.blob(id.bytes)]) == 1 }
+        try library.guarded { try library.hasAnswers(id) }
     }
 
     /// Settles the answers of a word the Trash's clean-up purged (`old`): `held`, those it

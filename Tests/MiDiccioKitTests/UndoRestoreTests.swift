@@ -61,6 +61,24 @@ struct UndoRestoreTests {
         }
     }
 
+    /// It said nothing of them, where `import undo` did (round 23B #8).
+    @Test("a word the restore added and studied since goes to the Trash with its answers, and the undo says so")
+    func studiedSinceIsTold() throws {
+        try withTemporaryLibrary { fixture in
+            let library = fixture.library
+            let time = fixture.clock.now()
+            let studied = Word(id: WordID.random(), term: "nuevo", meaning: "new", createdAt: time, updatedAt: time)
+            let other = Word(id: WordID.random(), term: "otro", meaning: "other", createdAt: time, updatedAt: time)
+            try writeBackup([studied, other], to: fixture.file("backup.json"))
+            #expect(try library.restoreBackup(from: fixture.file("backup.json")).added == 2)
+            fixture.clock.advance(by: 1_000)
+            try library.review(studied.id, grade: .good)
+            let undo = try library.undoRestore()
+            #expect(undo.trashed == 2 && undo.trashedStudied == 1, "\(undo)")
+            #expect(try library.reviewEvents(of: studied.id).count == 1, "the answer stays with the word")
+        }
+    }
+
     @Test("undo after a replace brings back the words the replace sent to the Trash")
     func undoReplace() throws {
         try withTemporaryLibrary { fixture in

@@ -147,6 +147,7 @@ struct BackupUndoCommand: ParsableCommand {
         let undone = "\(counted(report.updated, "word")) put back as before the restore, \(report.trashed) moved to the Trash"
         context.io.write(output.json ? json(report) : "Undid the last restore: " + undone + kept + "\n")
         if !output.json, let source = report.source { context.note("That was the restore of \(source.described.shownSafely).") }
+        if !output.json && report.trashedStudied > 0 { context.note(studiedAndTrashedNote(report.trashedStudied)) }
         if !output.json && report.undoneBeforeSync { context.note(RestoreReport.undoneBeforeSyncNote) }
         if !output.json, let note = report.purgedSinceRestoreNote { context.note(note.shownSafely) }
     }

@@ -261,11 +261,7 @@ struct ImportUndoCommand: ParsableCommand {
         }
         context.io.write("Undid the last import: \(counted(report.trashed, "word")) moved to the Trash\n")
         if let source = report.source { context.note("That was the import of \(source.described.shownSafely).") }
-        if report.trashedStudied > 0 {
-            context.note(
-                "\(report.trashedStudied) of them had been studied: their answers stay with them in the Trash, "
-                    + "and come back if you restore \(report.trashedStudied == 1 ? "it" : "them").")
-        }
+        if report.trashedStudied > 0 { context.note(studiedAndTrashedNote(report.trashedStudied)) }
         if report.keptEdited > 0 {
             context.note(
                 "\(report.keptEdited) \(report.keptEdited == 1 ? "word was" : "words were") changed since the import "
@@ -325,4 +321,10 @@ struct SinceDate: ExpressibleByArgument {
     }
 
     static var expectation: String { "a date as YYYY-MM-DD (or YYYY-MM-DDTHH:MM:SSZ)" }
+}
+
+/// What an undo says of the `count` words it moved to the Trash that had been studied.
+func studiedAndTrashedNote(_ count: Int) -> String {
+    "\(count) of them had been studied: their answers stay with them in the Trash, and come back if you restore "
+        + (count == 1 ? "it." : "them.")
 }

@@ -34,6 +34,10 @@ public struct RestoreReport: Hashable, Sendable {
     /// synced from there (the restore brought a copy of them, from that device's backup),
     /// kept as they are: taken back, they were taken back on that device too.
     public var keptHeldElsewhere = 0
+    /// Undo only: of the words it moved to the Trash, those studied (answers stay with them
+    /// there, and come back when they are restored). It said nothing of them, where
+    /// `import undo` did (found by the exploratory helper, round 23B #8).
+    public var trashedStudied = 0
     /// A replace that changed no word (the library equalled the backup): true when the
     /// undo of an earlier restore is there still, which `backup undo` then undoes; false
     /// when there is none (the new times themselves cannot be undone).
@@ -135,7 +139,7 @@ public struct RestoreReport: Hashable, Sendable {
             ("sweptKey", JSONText.quote(sweptKey)), ("undid", JSONText.optional(source?.described)),
             ("wordsAhead", String(wordsAhead)), ("answersLeftOut", String(answersLeftOut)),
             ("purgedSinceRestore", String(purgedSinceRestore)), ("undoneBeforeSync", String(undoneBeforeSync)),
-            ("keptHeldElsewhere", String(keptHeldElsewhere)),
+            ("keptHeldElsewhere", String(keptHeldElsewhere)), ("trashedStudied", String(trashedStudied)),
             ("earliestStrayTime", JSONText.optional(strayTimeRange?.lowerBound.iso8601)),
             ("latestStrayTime", JSONText.optional(strayTimeRange?.upperBound.iso8601)),
         ]
@@ -587,6 +591,7 @@ extension WordLibrary {
                     }
                     _ = try update(current) { word, time in word.deletedAt = time }
                     report.countTrashed(current.word.term)
+                    if try hasAnswers(id) { report.trashedStudied += 1 }
                     continue
                 }
                 let prior = try BackupFile.decodeWord(

@@ -579,7 +579,7 @@ extension WordLibrary {
                 }
                 _ = try update(current) { word, time in word.deletedAt = time }
                 report.trashed += 1
-                if try database.integer("SELECT EXISTS (SELECT 1 FROM reviews WHERE word = ?)", [.blob(id.bytes)]) == 1 {
+                if try hasAnswers(id) {
                     report.trashedStudied += 1
                 }
             }

@@ -154,6 +154,11 @@ extension WordLibrary {
         }
     }
 
+    /// True when word `id` has any study answer here.
+    package func hasAnswers(_ id: WordID) throws -> Bool {
+        try database.integer("SELECT EXISTS (SELECT 1 FROM reviews WHERE word = ?)", [.blob(id.bytes)]) == 1
+    }
+
     /// The schedule of word `id`, derived from its events now.
     public func studySchedule(of id: WordID) throws -> StudySchedule {
         try scheduler().schedule(of: id, events: try reviewEvents(of: id))

@@ -1135,6 +1135,12 @@
     }
   }
 
+  // What an undo says of the words it moved to the Trash that had been studied.
+  function studiedAndTrashed(report) {
+    return report.trashedStudied ? " " + report.trashedStudied.toLocaleString() + " of them had been studied: their answers"
+      + " stay with them in the Trash, and come back if they are restored." : "";
+  }
+
   async function undoRestore() {
     try {
       // A restore no sync has met is undone before any sync: one would send it, and its new
@@ -1148,6 +1154,7 @@
       $("undo-result").textContent = "The last restore was undone: " + plural(report.updated, "word", "words") + " put back, "
         + report.trashed.toLocaleString() + " moved to the Trash."
         + (report.keptEdited ? " " + plural(report.keptEdited, "word was", "words were") + " edited since the restore: their edits were kept." : "")
+        + studiedAndTrashed(report)
         + (report.keptHeldElsewhere ? " " + plural(report.keptHeldElsewhere, "word was", "words were")
           + " kept as another device holds them: its own changes, synced from there." : "")
         + (report.undid ? " That was the restore of " + report.undid + "." : "")
@@ -1399,8 +1406,7 @@
         undoSources.import ? { expect: undoSources.import } : {},
         $("undo-progress-box"), $("undo-progress"), $("undo-progress-text"))));
       let text = "The last import was undone: " + plural(report.trashed, "word", "words") + " moved to the Trash.";
-      if (report.trashedStudied) text += " " + report.trashedStudied.toLocaleString() + " of them had been studied: their answers"
-        + " stay with them in the Trash, and come back if they are restored.";
+      text += studiedAndTrashed(report);
       if (report.keptEdited) text += " " + plural(report.keptEdited, "word was", "words were")
         + " changed since the import (edited, or moved to the Trash and back) and kept.";
       if (report.alreadyGone) text += " " + plural(report.alreadyGone, "word was", "words were")
