@@ -901,6 +901,7 @@ public final class WebApp: HTTPHandler {
             report.jsonMembers(dryRun: dryRun) + restoreTermLists(report) + [
                 ("strayTimesNote", JSONText.optional(report.strayTimesNote)),
                 ("purgedSinceRestoreNote", JSONText.optional(report.purgedSinceRestoreNote)),
+                ("differingAtSameTimeNote", JSONText.optional(report.differingAtSameTimeNote)),
                 ("undoneBeforeSyncNote", JSONText.optional(report.undoneBeforeSync ? RestoreReport.undoneBeforeSyncNote : nil)),
             ])
     }

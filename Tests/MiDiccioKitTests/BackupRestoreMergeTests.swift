@@ -1,3 +1,4 @@
+import Foundation
 import MiDiccioTesting
 import Testing
 
@@ -60,6 +61,26 @@ struct BackupRestoreMergeTests {
             #expect(report.updated == 1)
             #expect(report.unchanged == 2)
             #expect(report.trashed == 1)
+        }
+    }
+
+    /// It said "1 unchanged" and nothing of the values it left out (round 23A #3).
+    @Test("a backup edited by hand, its times left alone, is told: the library's values are kept")
+    func handEditedAtTheSameTimeIsTold() throws {
+        try withTemporaryLibrary { fixture in
+            let library = fixture.library
+            let casa = try library.add(WordContent(term: "casa", meaning: "house")).word
+            _ = try library.add(WordContent(term: "perro", meaning: "dog"))
+            let path = fixture.file("backup.json")
+            try library.exportBackup(to: path)
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+            #expect(text.contains("\"house\""))
+            try Data(text.replacingOccurrences(of: "\"house\"", with: "\"home\"").utf8).write(to: URL(fileURLWithPath: path))
+
+            let report = try library.restoreBackup(from: path)
+            #expect(report.differingAtSameTime == 1 && report.unchanged == 1 && report.updated == 0, "\(report)")
+            #expect(report.differingAtSameTimeNote?.contains("“casa”") == true, "\(report.differingAtSameTimeNote ?? "")")
+            #expect(try library.word(casa.id)?.meaning == "house")
         }
     }
 

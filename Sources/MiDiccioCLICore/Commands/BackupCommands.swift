@@ -95,6 +95,7 @@ struct BackupRestoreCommand: ParsableCommand {
         } else {
             context.io.write((dryRun ? "Would restore: " : "Restored: ") + describe(report) + "\n")
             if let note = report.strayTimesNote { context.note(note) }
+            if let note = report.differingAtSameTimeNote { context.note(note.shownSafely) }
             if report.mergedIntoEmpty {
                 context.note(
                     "The library held no words, so the backup \(dryRun ? "would be" : "was") merged, not replacing: its words keep their own times, and edits your other devices made after the backup win when this library syncs with them."

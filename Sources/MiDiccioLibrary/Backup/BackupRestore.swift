@@ -11,6 +11,13 @@ public struct RestoreReport: Hashable, Sendable {
     public var updated = 0
     /// Words left as they were (the library's copy was newer or identical).
     public var unchanged = 0
+    /// A merge: words left as they were whose backup copy gives a field another value at
+    /// the same time as the library's (a backup edited by hand, say), which a merge does
+    /// not take. They were counted "unchanged", and nothing said the backup's values were
+    /// left out (found by the exploratory helper, round 23A #3).
+    public var differingAtSameTime = 0
+    /// The terms of the first `listedTerms` of `differingAtSameTime`.
+    public var differingAtSameTimeTerms: [String] = []
     /// Words moved to the Trash.
     public var trashed = 0
     /// Backup words left out because they were purged (a merge never brings them back).
@@ -119,6 +126,13 @@ public struct RestoreReport: Hashable, Sendable {
         }
     }
 
+    /// Counts a word kept as it is that the backup gives otherwise at the same time
+    /// (`differingAtSameTime`), and lists its term while the list has room.
+    mutating func countDifferingAtSameTime(_ term: String) {
+        differingAtSameTime += 1
+        if differingAtSameTimeTerms.count < Self.listedTerms { differingAtSameTimeTerms.append(term) }
+    }
+
     /// Counts a word moved to the Trash, and lists its term while the list has room.
     mutating func countTrashed(_ term: String) {
         trashed += 1
@@ -134,6 +148,7 @@ public struct RestoreReport: Hashable, Sendable {
         [
             ("added", String(added)), ("updated", String(updated)), ("unchanged", String(unchanged)),
             ("trashed", String(trashed)), ("skippedPurged", String(skippedPurged)), ("keptEdited", String(keptEdited)),
+            ("differingAtSameTime", String(differingAtSameTime)),
             ("earlierUndoKept", String(earlierUndoKept)),
             ("mergedIntoEmpty", String(mergedIntoEmpty)), ("answersAdded", String(answersAdded)), ("dryRun", String(dryRun)),
             ("sweptKey", JSONText.quote(sweptKey)), ("undid", JSONText.optional(source?.described)),
@@ -148,6 +163,15 @@ public struct RestoreReport: Hashable, Sendable {
     /// What an undo says when `undoneBeforeSync`.
     public static let undoneBeforeSyncNote =
         "No sync had sent the restore yet, so its words went back with their own times too: it never reaches your other devices, and what they changed before it is kept when this library syncs."
+
+    /// What a restore says of `differingAtSameTime`, or nil when there are none.
+    public var differingAtSameTimeNote: String? {
+        guard differingAtSameTime > 0 else { return nil }
+        let one = differingAtSameTime == 1
+        return "\(one ? "1 word" : "\(differingAtSameTime) words") of the backup \(one ? "gives" : "give") a field another value "
+            + "at the same time as the library (a backup edited by hand, say): a merge keeps the library's, and a replace "
+            + "takes the backup's: \(TermList.named(differingAtSameTimeTerms, of: differingAtSameTime))."
+    }
 
     /// What an undo says of `purgedSinceRestore`, or nil when there are none.
     public var purgedSinceRestoreNote: String? {
@@ -749,7 +773,17 @@ extension WordLibrary {
             }
         }
         guard !taken.isEmpty else {
-            report.unchanged += 1
+            // A field the backup gives another value at the same time (a file edited by
+            // hand) is not taken, and the word is not "unchanged" either (round 23A #3).
+            if restoredTimes != nil,
+                WordField.allCases.contains(where: {
+                    $0 != .tags && backupTimes[$0] == local.times[$0] && !local.word.hasSameValue($0, as: restored)
+                })
+            {
+                report.countDifferingAtSameTime(restored.term)
+            } else {
+                report.unchanged += 1
+            }
             return
         }
         try keepUndo(local)

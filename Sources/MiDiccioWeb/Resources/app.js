@@ -1062,6 +1062,7 @@
       text += " Words deleted permanently come back only with \u201cReplace\u201d ticked, as new words.";
     }
     if (report.strayTimesNote) text += " " + report.strayTimesNote;
+    if (report.differingAtSameTimeNote) text += " " + report.differingAtSameTimeNote;
     if (report.mergedIntoEmpty) {
       text += " The library held no words, so the backup " + (dryRun ? "would be" : "was") + " merged, not replacing: its words keep"
         + " their own times, and edits your other devices made after the backup win when this library syncs with them.";
