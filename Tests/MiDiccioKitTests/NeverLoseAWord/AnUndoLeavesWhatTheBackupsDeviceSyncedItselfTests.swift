@@ -24,11 +24,16 @@ struct AnUndoLeavesWhatTheBackupsDeviceSyncedItselfTests {
             clock: ManualClock(start: SyncFixture.start))
     }
 
+    /// A laptop and a phone on one cloud.
+    private func laptopAndPhone(_ directory: URL) throws -> (laptop: TestDevice, phone: TestDevice) {
+        let cloud = MemoryStorage()
+        return (try device("laptop", directory, cloud), try device("phone", directory, cloud))
+    }
+
     @Test("the phone's backup merged on the laptop, then the phone syncs: the undo keeps its edit and its word")
     func phoneSyncsWhatItsBackupHeld() throws {
         try withTemporaryDirectory { directory in
-            let cloud = MemoryStorage()
-            let laptop = try device("laptop", directory, cloud), phone = try device("phone", directory, cloud)
+            let (laptop, phone) = try laptopAndPhone(directory)
             let palabra = try laptop.add("palabra", meaning: "word")
             try laptop.sync()
             try phone.sync()
@@ -81,8 +86,7 @@ struct AnUndoLeavesWhatTheBackupsDeviceSyncedItselfTests {
     @Test("what came back from another device as this one's restore sent it is still undone")
     func thisDevicesOwnRestoreComingBackIsUndone() throws {
         try withTemporaryDirectory { directory in
-            let cloud = MemoryStorage()
-            let laptop = try device("laptop", directory, cloud), phone = try device("phone", directory, cloud)
+            let (laptop, phone) = try laptopAndPhone(directory)
             let gato = try laptop.add("gato", meaning: "cat")
             let backup = directory.appendingPathComponent("laptop.json").path
             try laptop.library.exportBackup(to: backup)
