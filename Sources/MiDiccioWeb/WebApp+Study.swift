@@ -127,10 +127,17 @@ extension WebApp {
             guard let grade = ReviewGrade(name: try body.string("grade") ?? "") else {
                 throw BadRequest(message: "grade must be again, hard, good or easy", field: "grade")
             }
-            event = try pool.withLibrary { library in
+            let (undone, wordGone) = try pool.withLibrary { library in
                 let answer = ReviewEvent(
                     wordID: id, time: Timestamp(milliseconds: Int64(time)), grade: grade, device: library.deviceID, seconds: 0)
-                return try library.undoReview(answer) ? answer : nil
+                return (try library.undoReview(answer) ? answer : nil, try library.word(id) == nil)
+            }
+            event = undone
+            // Its word purged meanwhile (Empty Trash elsewhere): 410, and the answers before it
+            // can still be undone. "Synced already" was said with no remote set, and the page
+            // let go of every earlier answer (found by the exploratory helper, round 23B #6).
+            if event == nil && wordGone {
+                return .error(410, "not undone: that word was deleted permanently meanwhile (elsewhere), and its answers with it")
             }
             guard event != nil else {
                 return .error(

@@ -1815,8 +1815,8 @@
   async function undoStudyAnswer() {
     if (study.busy) return;
     study.busy = true;
+    const last = study.given.pop();
     try {
-      const last = study.given.pop();
       if (!last) {
         // After a refusal, the answers before it were synced too: that is the reason (round 16B).
         toast(study.syncedAlready ? "Nothing to undo: the answers given before were synced already, and other devices count them."
@@ -1827,8 +1827,12 @@
       toast("Undone: " + quoted(data.term || "a word") + " (" + data.grade + ")");
       await loadStudyCard();
     } catch (error) {
-      // Synced already: so were the answers before it.
+      // Synced already: so were the answers before it. Its word deleted permanently
+      // meanwhile (410): the answers before it stay undoable. Any other failure (a busy
+      // library, a dropped connection) keeps this one to undo again: it was lost, and the
+      // page then said no answer had been given (round 23B #7).
       if (error.status === 409) { study.given = []; study.syncedAlready = true; }
+      else if (error.status !== 410) study.given.push(last);
       toast(error.message);
     } finally { study.busy = false; }
   }
