@@ -68,6 +68,28 @@ final class ImportRecognisesTheFormatTests {
         #expect(refusedUTF16.status == 1)
         #expect(refusedUTF16.errorOutput.contains("UTF-16 text"), "\(refusedUTF16.errorOutput)")
         #expect(try sandbox.listedTerms().isEmpty)
+
+        // Without the mark it was "a binary file" (round 23A #7).
+        let noMark = sandbox.path("no-mark.txt")
+        try "uno\tone\ndos\ttwo\n".data(using: .utf16LittleEndian)!.write(to: URL(fileURLWithPath: noMark))
+        let refusedNoMark = sandbox.run("import", noMark)
+        #expect(refusedNoMark.status == 1)
+        #expect(refusedNoMark.errorOutput.contains("UTF-16 text without a byte order mark"), "\(refusedNoMark.errorOutput)")
+        #expect(try sandbox.listedTerms().isEmpty)
+    }
+
+    /// A backup saved again as UTF-16 was "not a MiDiccio backup ... use import" (round 23A #7).
+    @Test("a backup saved again as UTF-16 is named as such, and nothing changes")
+    func backupInUTF16() throws {
+        try sandbox.add("casa", "--meaning", "house")
+        let backup = sandbox.path("backup.json")
+        #expect(sandbox.run("backup", "export", backup).status == 0)
+        let text = try String(contentsOfFile: backup, encoding: .utf8)
+        try (Data([0xFF, 0xFE]) + text.data(using: .utf16LittleEndian)!).write(to: URL(fileURLWithPath: backup))
+        let refused = sandbox.run("backup", "restore", backup, "--offline")
+        #expect(refused.status == 1)
+        #expect(refused.errorOutput.contains("this is UTF-16 text, not UTF-8"), "\(refused.errorOutput)")
+        #expect(refused.errorOutput.contains("save it again as UTF-8"))
     }
 
     @Test("an SQLite database of another kind is refused")

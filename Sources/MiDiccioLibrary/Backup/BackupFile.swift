@@ -205,15 +205,21 @@ public enum BackupFile {
         var empty = true
         // The file's first byte that is not white space: "{" in every backup.
         var first: UInt8?
+        // Its first bytes, which tell a backup saved again as UTF-16.
+        var head: [UInt8] = []
         do {
             try reader.read(pieces: {
                 let piece = try next()
                 if piece != nil { empty = false }
                 if first == nil, let piece { first = piece.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) } }
+                if head.count < 128, let piece { head += piece.prefix(128 - head.count) }
                 return piece
             })
         } catch let error as BackupReader.SyntaxError {
             if empty { throw fail(nil, "the file is empty") }
+            if UTF16Text.looksLike(head) {
+                throw fail(nil, "this is UTF-16 text, not UTF-8 (a backup edited and saved as \"Unicode\", say): " + UTF16Text.advice)
+            }
             // Wrong from its first character: another kind of file (a CSV export, a zip).
             if let first, first != UInt8(ascii: "{") {
                 throw fail(nil, "this is not a MiDiccio backup (one is JSON text starting with \"{\"); to read a word list, use import")

@@ -1,5 +1,6 @@
 import Foundation
 import MiDiccioFiles
+import MiDiccioModel
 import MiDiccioStore
 
 /// Every kind of file `midiccio import` reads. `detect` tells them apart by content;
@@ -175,6 +176,10 @@ extension ImportFormat {
         // become text twice (the import reads it whole once it knows how).
         let text = try utf8Text(leadingLines(of: data), file: file)
         if text.unicodeScalars.contains(where: { $0 == "\0" }) {
+            if UTF16Text.looksLike(data) {
+                throw LibraryError.invalidImport(
+                    file: file, line: nil, message: "UTF-16 text without a byte order mark, not UTF-8; " + UTF16Text.advice)
+            }
             throw LibraryError.invalidImport(file: file, line: nil, message: "a binary file; MiDiccio reads \(known)")
         }
         try refuseJSON(text, file: file)
@@ -243,7 +248,7 @@ extension ImportFormat {
             }
         }
         let cause =
-            data.starts(with: [0xFF, 0xFE]) || data.starts(with: [0xFE, 0xFF])
+            UTF16Text.looksLike(data)
             ? "UTF-16 text (as Excel's \"Unicode Text\" saves it), not UTF-8"
             : "not UTF-8 text from byte \(offset + 1) of the file on (most often a file saved as Latin-1 or Windows-1252, "
                 + "as a spreadsheet's plain \"CSV\" is)"
