@@ -345,6 +345,7 @@ final class SyncSession {
         guard let untold = state.untold else { return }
         report.purgedElsewhere += untold.purged
         report.purgedEditedHere += untold.purgedEdited
+        report.purgedStudiedHere += untold.purgedStudied ?? 0
         report.overriddenHere += untold.overridden
         report.overriddenTerms = untold.overriddenTerms
         report.trashedEditedHere += untold.trashedEdited ?? 0

@@ -46,6 +46,14 @@ public struct SyncReport: Hashable, Sendable {
     public var purgedTerms: [String] = []
     /// The terms of the first `purgedNamed` words of `purgedEditedHere`.
     public var purgedEditedTerms: [String] = []
+    /// Of `purgedElsewhere`, the words another device's Trash clean-up purged that held
+    /// study answers given here and not uploaded yet: answers alone do not keep a word (an
+    /// edit does, `keptFromCleanUp`), and they are set aside under the id the word comes
+    /// back under. They were told as "discarded (a permanent deletion wins over every
+    /// edit)" beside a word the same clean-up kept for its edit (round 23B #2).
+    public var purgedStudiedHere = 0
+    /// The terms of the first `purgedNamed` words of `purgedStudiedHere`.
+    public var purgedStudiedTerms: [String] = []
     /// How many of the words purged elsewhere (and of those edited here) a report names.
     public static let purgedNamed = 5
     /// Words edited here and not synced yet whose edited field a later change from another
@@ -598,6 +606,17 @@ extension SyncReport {
             note +=
                 "; \(which) had edits (or study answers) made here and not synced yet, which were discarded "
                 + "(a permanent deletion wins over every edit)"
+        }
+        if purgedStudiedHere > 0 {
+            let studied = purgedStudiedHere
+            let which =
+                studied == count
+                ? (count == 1 ? "it" : "they")
+                : "\(studied) of them" + (purgedStudiedTerms.isEmpty ? "" : " (\(TermList.named(purgedStudiedTerms, of: studied)))")
+            note +=
+                "; \(which) had study answers given here and not synced yet: the Trash's clean-up on another device "
+                + "deleted \(studied == 1 ? "it" : "them"), which answers alone do not stop (an edit would have); the answers "
+                + "are set aside, and come back with the word if a backup restored with --replace brings it back"
         }
         return note
     }

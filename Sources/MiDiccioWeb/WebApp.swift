@@ -792,6 +792,7 @@ public final class WebApp: HTTPHandler {
                             ("notes", "[" + notes.map(JSONText.quote).joined(separator: ", ") + "]"),
                             ("purgeNote", JSONText.optional(report.purgeNote.map { $0 + "." })),
                             ("purgedEditedHere", String(report.purgedEditedHere)),
+                            ("purgedStudiedHere", String(report.purgedStudiedHere)),
                             ("purged", String(report.purgedElsewhere + report.autoPurged)),
                             ("unreadFrom", JSONText.array(report.unreadFrom)),
                         ]))

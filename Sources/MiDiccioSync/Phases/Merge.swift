@@ -19,10 +19,19 @@ extension SyncSession {
         var purgedEditedHere = 0
         // The first few of each, by name, for the note.
         var purgedTerms: [String] = [], purgedEditedTerms: [String] = []
-        func countPurged(_ term: String, editedHere: Bool) {
+        // Of them, words the Trash's clean-up took with answers given here (an edit keeps a
+        // word from it: `keepFromCleanUp`), told apart (`SyncReport.purgedStudiedHere`).
+        var purgedStudiedHere = 0
+        var purgedStudiedTerms: [String] = []
+        func countPurged(_ term: String, editedHere: Bool, byCleanUp: Bool = false) {
             purgedHere += 1
             if purgedTerms.count < SyncReport.purgedNamed { purgedTerms.append(term) }
             guard editedHere else { return }
+            if byCleanUp {
+                purgedStudiedHere += 1
+                if purgedStudiedTerms.count < SyncReport.purgedNamed { purgedStudiedTerms.append(term) }
+                return
+            }
             purgedEditedHere += 1
             if purgedEditedTerms.count < SyncReport.purgedNamed { purgedEditedTerms.append(term) }
         }
@@ -297,7 +306,7 @@ extension SyncSession {
             for removed in cleanedUpHere {
                 removedByCleanUp = true
                 if try store.local(try store.library.idAfterPurge(of: removed.id)) == nil {
-                    countPurged(removed.term, editedHere: removed.editedHere)
+                    countPurged(removed.term, editedHere: removed.editedHere, byCleanUp: true)
                 }
             }
             // Joplin lost notes when a sync read absence as deletion; MiDiccio never does,
@@ -327,6 +336,7 @@ extension SyncSession {
                 let named = SyncReport.purgedNamed
                 untold.purged += purgedHere
                 untold.purgedEdited += purgedEditedHere
+                untold.purgedStudied = (untold.purgedStudied ?? 0) + purgedStudiedHere
                 untold.overridden += overridden.count
                 untold.overriddenTerms = Array((untold.overriddenTerms + overridden.terms(named)).prefix(named))
                 untold.trashedEdited = (untold.trashedEdited ?? 0) + trashedEdited.count
@@ -361,6 +371,8 @@ extension SyncSession {
         report.purgedEditedHere += purgedEditedHere
         report.purgedTerms = Array((report.purgedTerms + purgedTerms).prefix(SyncReport.purgedNamed))
         report.purgedEditedTerms = Array((report.purgedEditedTerms + purgedEditedTerms).prefix(SyncReport.purgedNamed))
+        report.purgedStudiedHere += purgedStudiedHere
+        report.purgedStudiedTerms = Array((report.purgedStudiedTerms + purgedStudiedTerms).prefix(SyncReport.purgedNamed))
         kept.pulled += pulled + merged
         kept.purged += purgedHere
     }

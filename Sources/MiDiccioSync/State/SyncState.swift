@@ -168,6 +168,8 @@ struct SyncState: Codable, Equatable {
         /// (nil as above).
         var keptFromCleanUp: Int?
         var keptFromCleanUpTerms: [String]?
+        /// Of `purged`, words the clean-up purged that held answers given here (nil as above).
+        var purgedStudied: Int?
     }
 
     /// What a device's newest record read said, and when this device first read it.

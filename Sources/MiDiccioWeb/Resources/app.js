@@ -831,7 +831,7 @@
       if (notices.length) $("sync-result").textContent = [manual ? $("sync-result").textContent : ""].concat(notices).filter(Boolean).join(" ");
       // Edits made here to words another device purged went with them: say so wherever
       // the person is, not only in Settings.
-      if (report.purgedEditedHere > 0) toast(report.purgeNote);
+      if (report.purgedEditedHere > 0 || report.purgedStudiedHere > 0) toast(report.purgeNote);
       state.syncFailed = false;
       // A purge pulled takes words off the list too (it stayed listed: round 13B).
       if (report.pulled > 0 || report.merged > 0 || report.purged > 0) {

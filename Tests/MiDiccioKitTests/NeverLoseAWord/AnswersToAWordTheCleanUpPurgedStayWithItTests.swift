@@ -47,6 +47,31 @@ struct AnswersToAWordTheCleanUpPurgedStayWithItTests {
         try devices.map { try $0.library.reviewEvents(of: id).count }
     }
 
+    /// They were told "discarded (a permanent deletion wins over every edit)", beside a word
+    /// the same clean-up kept for its edit (round 23B #2).
+    @Test("answers never sent of a word the clean-up purged and nobody kept are told as set aside, not discarded")
+    func answersSetAsideAreTold() throws {
+        try withSyncFixture { fixture in
+            let laptop = try fixture.device("laptop"), tablet = try fixture.device("tablet")
+            try laptop.library.setSetting(.autoPurgeDays, to: "2")
+            let pez = try laptop.add("pez", meaning: "fish")
+            try fixture.syncRounds([laptop, tablet])
+            try laptop.library.delete([pez])
+            try laptop.sync()
+            fixture.advanceClocks(by: Self.day)
+            try tablet.library.review(pez, grade: .good)
+            fixture.advanceClocks(by: 2 * Self.day)
+            #expect(try laptop.sync().autoPurged == 1)
+
+            let report = try tablet.sync()
+            #expect(report.purgedElsewhere == 1 && report.purgedStudiedHere == 1 && report.purgedEditedHere == 0, "\(report)")
+            let note = try #require(report.purgeNote)
+            #expect(note.contains("had study answers given here and not synced yet") && note.contains("set aside"), "\(note)")
+            #expect(!note.contains("discarded"), "\(note)")
+            #expect(try tablet.library.reviewEvents(of: pez.restoredAfterPurge).count == 1, "set aside under the id it comes back under")
+        }
+    }
+
     @Test("answers the tablet never sent go with the word the phone kept, to every device")
     func unsentAnswersFollowTheKeptWord() throws {
         try withSyncFixture { fixture in
