@@ -598,25 +598,22 @@ extension SyncReport {
         var note =
             "\(count) word\(count == 1 ? " was" : "s were") purged on another device and removed here"
             + (purgedTerms.isEmpty ? "" : ": " + TermList.named(purgedTerms, of: count))
+        // Which of the purged words a part of the note speaks of: "it", "they", or "2 of them (...)".
+        func which(_ part: Int, _ terms: [String]) -> String {
+            part == count
+                ? (count == 1 ? "it" : "they") : "\(part) of them" + (terms.isEmpty ? "" : " (\(TermList.named(terms, of: part)))")
+        }
         if edited > 0 {
-            let which =
-                edited == count
-                ? (count == 1 ? "it" : "they")
-                : "\(edited) of them" + (purgedEditedTerms.isEmpty ? "" : " (\(TermList.named(purgedEditedTerms, of: edited)))")
             note +=
-                "; \(which) had edits (or study answers) made here and not synced yet, which were discarded "
-                + "(a permanent deletion wins over every edit)"
+                "; \(which(edited, purgedEditedTerms)) had edits (or study answers) made here and not synced yet, which were "
+                + "discarded (a permanent deletion wins over every edit)"
         }
         if purgedStudiedHere > 0 {
-            let studied = purgedStudiedHere
-            let which =
-                studied == count
-                ? (count == 1 ? "it" : "they")
-                : "\(studied) of them" + (purgedStudiedTerms.isEmpty ? "" : " (\(TermList.named(purgedStudiedTerms, of: studied)))")
             note +=
-                "; \(which) had study answers given here and not synced yet: the Trash's clean-up on another device "
-                + "deleted \(studied == 1 ? "it" : "them"), which answers alone do not stop (an edit would have); the answers "
-                + "are set aside, and come back with the word if a backup restored with --replace brings it back"
+                "; \(which(purgedStudiedHere, purgedStudiedTerms)) had study answers given here and not synced yet: the Trash's "
+                + "clean-up on another device deleted \(purgedStudiedHere == 1 ? "it" : "them"), which answers alone do not stop "
+                + "(an edit would have); the answers are set aside, and come back with the word if a backup restored with "
+                + "--replace brings it back"
         }
         return note
     }
