@@ -36,7 +36,8 @@ struct LargeExportsAreWrittenInPiecesTests {
             let stored = try library.database.cached("SELECT \(WordLibrary.columns) FROM words ORDER BY created_at, seq")
                 .rows([], WordLibrary.storedWord)
             let whole = BackupFile.encode(
-                stored.map(\.word), times: stored.map(\.times), reviews: try library.allReviewEvents(), exportedAt: fixture.clock.now())
+                stored.map(\.word), times: stored.map(\.times), reviews: try library.allReviewEvents(), exportedAt: fixture.clock.now(),
+                exportedBy: library.deviceID)
             // Compared as a whole: a failed comparison of megabytes would be diffed for hours.
             let same = written == Data(whole.utf8)
             #expect(same, "the pieces differ from the whole text (\(written.count) and \(whole.utf8.count) bytes)")
@@ -57,7 +58,7 @@ struct LargeExportsAreWrittenInPiecesTests {
             let path = fixture.file("backup.json")
             let exported = try fixture.library.exportBackup(to: path)
             let written = try Data(contentsOf: URL(fileURLWithPath: path))
-            let whole = BackupFile.encode([], reviews: [], exportedAt: fixture.clock.now())
+            let whole = BackupFile.encode([], reviews: [], exportedAt: fixture.clock.now(), exportedBy: fixture.library.deviceID)
             #expect(exported == 0)
             #expect(written == Data(whole.utf8))
         }

@@ -30,13 +30,13 @@ public enum BackupFile {
     public static let version = 2
 
     /// The backup text for `words` (with each one's field times and tag clock, in the same
-    /// order, when given) and their review history, exported at `time`.
+    /// order, when given) and their review history, exported at `time` by `device`.
     public static func encode(
         _ words: [Word], times: [FieldTimes]? = nil, tagClocks: [TagClock]? = nil, reviews: [ReviewEvent] = [],
-        exportedAt time: Timestamp
+        exportedAt time: Timestamp, exportedBy device: String? = nil
     ) -> String {
         var writer = Writer()
-        var text = writer.start(wordCount: words.count, reviews: reviews, exportedAt: time)
+        var text = writer.start(wordCount: words.count, reviews: reviews, exportedAt: time, exportedBy: device)
         for (index, word) in words.enumerated() { text += writer.next(word, times: times?[index], tagClock: tagClocks?[index]) }
         return text + writer.end()
     }
@@ -49,9 +49,11 @@ public enum BackupFile {
 
         /// The start of a backup of `wordCount` words (the count the file states), with
         /// the review history.
-        func start(wordCount: Int, reviews: [ReviewEvent], exportedAt time: Timestamp) -> String {
+        func start(wordCount: Int, reviews: [ReviewEvent], exportedAt time: Timestamp, exportedBy device: String? = nil) -> String {
             var text = "{\n  \"format\": \(JSONText.quote(formatName)),\n  \"version\": \(version),\n"
-            text += "  \"exportedAt\": \(JSONText.quote(time.iso8601)),\n  \"wordCount\": \(wordCount),\n"
+            text += "  \"exportedAt\": \(JSONText.quote(time.iso8601)),\n"
+            if let device { text += "  \"exportedBy\": \(JSONText.quote(device)),\n" }
+            text += "  \"wordCount\": \(wordCount),\n"
             // The history before the words, so the file still ends with the word list.
             text += "  \"reviews\": ["
             text += reviews.map { event in
@@ -271,6 +273,13 @@ public enum BackupFile {
     /// read from the file's start up to that word; nil when none is stated there (or it is
     /// not a whole number of at least 0), or when that start is not valid JSON.
     static func statedWordCount(pieces next: () throws -> [UInt8]?) -> Int? {
+        statedHeader(pieces: next).wordCount
+    }
+
+    /// The `wordCount` (as `statedWordCount`) and the `exportedBy` (the id of the device
+    /// that wrote the backup, written since the evening of 2026-12-06) a backup states
+    /// before its first word; nil for either when it is not stated there.
+    static func statedHeader(pieces next: () throws -> [UInt8]?) -> (wordCount: Int?, exportedBy: String?) {
         struct FirstWord: Error {}
         let reader = BackupReader { list, _, _ in
             if list == .words { throw FirstWord() }
@@ -279,10 +288,10 @@ public enum BackupFile {
             try reader.read(pieces: next)
         } catch is FirstWord {
         } catch {
-            return nil
+            return (nil, nil)
         }
-        guard let count = reader.outline.values["wordCount"] as? Int, count >= 0 else { return nil }
-        return count
+        let count = (reader.outline.values["wordCount"] as? Int).flatMap { $0 >= 0 ? $0 : nil }
+        return (count, reader.outline.values["exportedBy"] as? String)
     }
 
     /// Hands each word of a backup that `check` passed to `body`, in file order, reading

@@ -232,7 +232,8 @@ extension WordLibrary {
                 try files {
                     try FileSystem.writeAtomically(to: path, ownerOnly: true) { write in
                         var writer = BackupFile.Writer()
-                        try write(Data(writer.start(wordCount: count, reviews: reviews, exportedAt: clock.now()).utf8))
+                        try write(
+                            Data(writer.start(wordCount: count, reviews: reviews, exportedAt: clock.now(), exportedBy: deviceID).utf8))
                         var exported = 0
                         try database.cached("SELECT \(Self.columns) FROM words ORDER BY created_at, seq").forEachRow { row in
                             let stored = try Self.storedWord(row)
@@ -286,7 +287,8 @@ extension WordLibrary {
         // rolls the transaction back. Any other is read twice: first every word checked,
         // then each restored as it is read again. Either way a problem is reported as the
         // whole-file check finds it (`BackupFile.check`).
-        let stated = BackupFile.statedWordCount(pieces: try backupPieces(path))
+        let header = BackupFile.statedHeader(pieces: try backupPieces(path))
+        let stated = header.wordCount
         let checkedFirst = stated == nil ? try BackupFile.check(pieces: try backupPieces(path), file: path) : nil
         let total = stated ?? checkedFirst?.wordCount ?? 0
         var report = RestoreReport()
@@ -444,10 +446,16 @@ extension WordLibrary {
                     try noteRestoredTimes(where: "word_id IN (SELECT word_id FROM temp.restore_retimed)")
                 } else {
                     // Its words may be another device's: the Trash's clean-up leaves them
-                    // until a sync sends their deletion (`autoPurgeDue`).
-                    try database.run(
-                        "INSERT OR IGNORE INTO restored_from_elsewhere (id) SELECT word_id FROM restore_undo WHERE NOT retimed")
-                    try setInfo(Self.restoredFromElsewhereAtKey, String(clock.now().milliseconds))
+                    // until a sync sends their deletion (`autoPurgeDue`). Not a backup this
+                    // library, or a device it syncs with, wrote: their devices sync here, and
+                    // the clean-up waits for them as for every word. It held the clean-up up to
+                    // 180 days after a restore of the library's own backup, on every device
+                    // (found by the exploratory helper, round 23A #4).
+                    if try !isFromThisLibrary(exportedBy: header.exportedBy) {
+                        try database.run(
+                            "INSERT OR IGNORE INTO restored_from_elsewhere (id) SELECT word_id FROM restore_undo WHERE NOT retimed")
+                        try setInfo(Self.restoredFromElsewhereAtKey, String(clock.now().milliseconds))
+                    }
                     try noteUndoSource(Self.restoreSourceKey, path: source ?? path)
                     try database.run("DELETE FROM library_info WHERE key = ?", [.text(Self.restorePurgedKey)])
                     // No sync has sent it yet (`restoreUnsent`).
@@ -470,6 +478,13 @@ extension WordLibrary {
                     || ',' || notes_time || ',' || tags_time || ',' || deleted_time, tags
                 FROM words WHERE words.id = restore_undo.word_id)
             """ + (condition.map { " WHERE " + $0 } ?? ""))
+    }
+
+    /// True when `device` (a backup's `exportedBy`) is this library or a device it has
+    /// synced with; false for nil (a backup from before the field, or another program's).
+    private func isFromThisLibrary(exportedBy device: String?) throws -> Bool {
+        guard let device else { return false }
+        return try device == deviceID || database.integer("SELECT EXISTS (SELECT 1 FROM sync_devices WHERE id = ?)", [.text(device)]) == 1
     }
 
     /// True when the library holds no word, not even in the Trash, and no word was ever

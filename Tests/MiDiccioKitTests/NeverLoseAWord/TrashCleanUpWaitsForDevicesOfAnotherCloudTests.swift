@@ -390,6 +390,29 @@ struct TrashCleanUpWaitsForDevicesOfAnotherCloudTests {
         }
     }
 
+    /// The restore held the clean-up up to 180 days on every device, the other device told of
+    /// "devices of another cloud" there were none of (round 23A #4).
+    @Test("a replace with this library's own backup holds nothing: the words it moved to the Trash go in their days")
+    func ownBackupHoldsNothing() throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a"), b = try fixture.device("b")
+            try a.library.setSetting(.autoPurgeDays, to: "1")
+            _ = try a.add("casa", meaning: "house")
+            let backup = fixture.file("own.json")
+            try a.library.exportBackup(to: backup)
+            let later = [try a.add("uno", meaning: "one"), try a.add("dos", meaning: "two")]
+            try fixture.syncRounds([a, b])
+            #expect(try a.library.restoreBackup(from: backup, replace: true).trashed == 2)
+            try fixture.syncRounds([a, b])
+
+            fixture.advanceClocks(by: 3 * Self.day)
+            let cleanUp = try a.sync()
+            #expect(cleanUp.autoPurged == 2 && cleanUp.autoPurgeWaitsElsewhereNote == nil, "\(cleanUp)")
+            try b.sync()
+            for id in later { #expect(try a.library.isPurged(id) && b.library.isPurged(id)) }
+        }
+    }
+
     @Test("a new library started from another device's backup keeps its words' Trash until its first sync sends it")
     func restoredBackupWaitsForItsFirstSync() throws {
         try withSyncFixture { fixture in
