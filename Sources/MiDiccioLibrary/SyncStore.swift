@@ -543,7 +543,6 @@ package final class SyncStore {
                 try database.run("UPDATE words SET \(cleared) WHERE pending = 1 AND local_change <= ?", [now, .integer(change)])
                 try database.run("UPDATE words SET trash_seen_at = max(trash_seen_at, ?) WHERE trash_seen_at IS NOT NULL", [now])
             }
-            try library.noteRestoreMetASync()
         }
     }
 
