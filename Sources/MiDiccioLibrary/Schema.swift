@@ -579,6 +579,30 @@ enum Migrations {
                 -- of that device's own change, which the undo leaves as it is.
                 ALTER TABLE restore_undo ADD COLUMN held_elsewhere INTEGER NOT NULL DEFAULT 0;
                 """),
+        Migration(
+            name: "2026-12-review-key-holds-seconds",
+            sql: """
+                -- An answer is told apart by its seconds too: two copies of one library file
+                -- (one id until a sync notices) that answered a word alike in one millisecond
+                -- made one event, and one answer was lost on every device (found by the
+                -- exploratory helper, round 23B #4). Seconds are kept within a day, as every
+                -- way in now keeps them, so one event never comes in twice with two values.
+                CREATE TABLE reviews_keyed (
+                    word BLOB NOT NULL,
+                    time INTEGER NOT NULL,
+                    device INTEGER NOT NULL,
+                    grade INTEGER NOT NULL,
+                    seconds INTEGER NOT NULL,
+                    pending INTEGER NOT NULL,
+                    PRIMARY KEY (word, time, device, grade, seconds)
+                ) WITHOUT ROWID;
+                INSERT INTO reviews_keyed (word, time, device, grade, seconds, pending)
+                    SELECT word, time, device, grade, min(max(seconds, 0), \(ReviewEvent.longestSeconds)), pending FROM reviews;
+                DROP TABLE reviews;
+                ALTER TABLE reviews_keyed RENAME TO reviews;
+                CREATE INDEX reviews_time ON reviews (time);
+                CREATE INDEX reviews_pending ON reviews (time) WHERE pending = 1;
+                """),
     ]
 
     /// Puts the floor of each tag list an older MiDiccio wrote here and did not send yet at

@@ -138,7 +138,7 @@ package final class ReviewEventImport {
         try statement.bind(row.time, at: offset + 2)
         try statement.bind(row.device, at: offset + 3)
         try statement.bind(row.grade, at: offset + 4)
-        try statement.bind(row.seconds, at: offset + 5)
+        try statement.bind(Self.keptSeconds(row.seconds), at: offset + 5)
         try statement.bind(pending, at: offset + 6)
     }
 
@@ -151,15 +151,15 @@ package final class ReviewEventImport {
             events.count < 2
             ? events
             : events.sorted {
-                ($0.wordID.rawValue, $0.time.milliseconds, $0.device, $0.grade.rawValue)
-                    < ($1.wordID.rawValue, $1.time.milliseconds, $1.device, $1.grade.rawValue)
+                ($0.wordID.rawValue, $0.time.milliseconds, $0.device, $0.grade.rawValue, $0.seconds)
+                    < ($1.wordID.rawValue, $1.time.milliseconds, $1.device, $1.grade.rawValue, $1.seconds)
             }
         for event in ordered where purged.isEmpty || !purged.contains(event.wordID) {
             try statement.bind(.blob(event.wordID.bytes), at: 1)
             try statement.bind(event.time.milliseconds, at: 2)
             try statement.bind(try number(of: event.device), at: 3)
             try statement.bind(Int64(event.grade.rawValue), at: 4)
-            try statement.bind(Int64(event.seconds), at: 5)
+            try statement.bind(Self.keptSeconds(Int64(event.seconds)), at: 5)
             try statement.bind(pending, at: 6)
             try statement.runBound()
             let stored = library.database.changes
@@ -190,6 +190,14 @@ package final class ReviewEventImport {
         let number = try database.integer("SELECT num FROM review_devices WHERE id = ?", [.text(device)]) ?? 0
         numbers[device] = number
         return number
+    }
+
+    /// `seconds` within 0 and a day (`ReviewEvent.longestSeconds`), as an answer given here
+    /// and a backup's keep them: the seconds are part of an event's key, so an answer an
+    /// older MiDiccio recorded as taking longer comes in as one event whichever way it
+    /// arrives (a sync, a backup).
+    static func keptSeconds(_ seconds: Int64) -> Int64 {
+        min(max(0, seconds), Int64(ReviewEvent.longestSeconds))
     }
 
     /// One event of the bulk path, its word id packed into 16 bytes.

@@ -5,7 +5,7 @@ import MiDiccioStore
 // is either here or not), and a word's schedule is derived again when one arrives.
 extension SyncStore {
     /// Review events, all of them or only those not uploaded yet, in the table's key order
-    /// (word id, time, device, grade): a reader stores them as they come, each row next to
+    /// (word id, time, device, grade, seconds): a reader stores them as they come, each row next to
     /// the previous one, with no sort (`ReviewEventImport`).
     package func reviewEvents(pendingOnly: Bool) throws -> [ReviewEvent] {
         try library.guarded {
@@ -16,9 +16,9 @@ extension SyncStore {
                 pendingOnly
                 ? """
                 SELECT \(ReviewRows.columns) FROM reviews INDEXED BY reviews_pending
-                WHERE pending = 1 ORDER BY word, time, device, grade
+                WHERE pending = 1 ORDER BY word, time, device, grade, seconds
                 """
-                : "SELECT \(ReviewRows.columns) FROM reviews ORDER BY word, time, device, grade"
+                : "SELECT \(ReviewRows.columns) FROM reviews ORDER BY word, time, device, grade, seconds"
             return try library.database.cached(sql).rows([]) { reader.event($0) }.compactMap(\.self)
         }
     }

@@ -53,4 +53,38 @@ struct ReviewHistoryKeptByTheUpdateTests {
         ).rows { $0.text(0) }
         #expect(indexes == ["reviews_pending", "reviews_time"])
     }
+
+    @Test("the update that keys answers by their seconds too keeps every event and pending mark, a day at most")
+    func keyedBySecondsKeepsHistory() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("midiccio-review-key-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("library.sqlite").path
+        let word = WordID("0a1b2c3d-4e5f-4a6b-8c7d-8e9fa0b1c2d3")!
+        do {
+            let database = try Database(path: path, create: true)
+            try database.defineSchemaGuard(newest: Migrations.all.count)
+            try database.execute("PRAGMA application_id = \(LibraryFile.applicationID)")
+            try Migrator.prepare(database)
+            try Migrator.migrate(database, Array(Migrations.all.prefix { $0.name != "2026-12-review-key-holds-seconds" }), now: { 0 })
+            try database.run("INSERT INTO review_devices (num, id) VALUES (1, '11111111-2222-4333-8444-555555555555')")
+            for (time, seconds, pending) in [(1_000, 4, 1), (2_000, 100_000, 0), (3_000, -3, 1)] as [(Int64, Int64, Int64)] {
+                try database.run(
+                    "INSERT INTO reviews (word, time, device, grade, seconds, pending) VALUES (?, ?, 1, 3, ?, ?)",
+                    [.blob(word.bytes), .integer(time), .integer(seconds), .integer(pending)])
+            }
+        }
+        let library = try WordLibrary(path: path, environment: [:])
+        #expect(try library.reviewEvents(of: word).map(\.seconds) == [4, ReviewEvent.longestSeconds, 0])
+        #expect(try SyncStore(library).reviewEvents(pendingOnly: true).map(\.time.milliseconds) == [1_000, 3_000])
+        let indexes = try library.database.prepare(
+            "SELECT name FROM sqlite_schema WHERE tbl_name = 'reviews' AND type = 'index' AND sql IS NOT NULL ORDER BY name"
+        ).rows { $0.text(0) }
+        #expect(indexes == ["reviews_pending", "reviews_time"])
+        // One answer more at the first one's millisecond, alike but for its seconds: two answers.
+        let twin = ReviewEvent(
+            wordID: word, time: Timestamp(milliseconds: 1_000), grade: .good, device: "11111111-2222-4333-8444-555555555555", seconds: 6)
+        try library.writing { _ = try library.insertReviewEvents([twin], pending: false) }
+        #expect(try library.reviewEventCount() == 4)
+    }
 }
