@@ -104,6 +104,24 @@ final class StudyCLITests {
         }
     }
 
+    @Test("after the last card, u still takes back the last answer, and any other key ends the session")
+    func undoAfterTheLastCard() throws {
+        let solo = try sandbox.add("solo", "--meaning", "only")
+        // A mis-pressed "again" on the only card: taken back, the card comes again, "easy".
+        let run = study(" 1u 4x")
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains("No more cards for now.  u: undo the last answer"), "\(run.output)")
+        #expect(run.output.contains("Undone: solo (again)."), "\(run.output)")
+        #expect(run.output.contains("Done: 1 answered."), "\(run.output)")
+        let shown = try #require(try sandbox.run("show", solo, "--json").jsonObject()["study"] as? [String: Any])
+        #expect(shown["reviews"] as? Int == 1)
+        #expect(shown["state"] as? String == "review", "easy, not again: \(shown)")
+        // The input ends after the last answer (a script): the session ends with it.
+        try sandbox.add("otra", "--meaning", "another")
+        let piped = study(" 3")
+        #expect(piped.output.contains("Done: 1 answered."), "\(piped.output)")
+    }
+
     @Test("u in study takes back this session's answers only, not one given before it, and says when there is none")
     func undoTakesBackOnlyTheSessionsAnswers() throws {
         let uno = try sandbox.add("uno", "--meaning", "one")

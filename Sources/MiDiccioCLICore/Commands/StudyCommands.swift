@@ -149,7 +149,7 @@ struct StudyCommand: ParsableCommand {
         path: ["study"], abstract: "Study the words due now, one at a time, in the terminal.",
         discussion: """
             Shows a term; Space (or Enter) reveals the meaning, reading, examples and notes; 1 again, 2 hard, 3 good,
-            4 easy; u undoes the last answer; q stops. New words come after due ones, within study.newPerDay a day.
+            4 easy; u undoes the last answer (after the last card too); q stops. New words come after due ones, within study.newPerDay a day.
             """,
         examples: ["midiccio study", "midiccio study --tag verbs --new 5", "midiccio study --reverse"])
 
@@ -218,6 +218,12 @@ struct StudyCommand: ParsableCommand {
         }
         while true {
             guard let card = try session.next() else {
+                // The session's last answer can still be taken back, as on the Study page: the
+                // session ended at once after it (round 23B #9).
+                if !given.isEmpty {
+                    out.write("\nNo more cards for now.  u: undo the last answer   any other key: finish\n")
+                    if key() == "u", try undo() { continue }
+                }
                 let queue = try context.library().studyQueue(tag: tag, newLimit: 0)
                 let next =
                     queue.dueBeyondLimit > 0
