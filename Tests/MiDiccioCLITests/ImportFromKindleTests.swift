@@ -168,6 +168,22 @@ final class ImportFromKindleTests {
         #expect(try other.run("import", copy, "--json").jsonObject()["added"] as? Int == 3)
     }
 
+    @Test("import undo keeps the look-ups of a word it keeps noted: the same file imported again adds no second copy")
+    func undoKeepsTheKeptWordsLookUps() throws {
+        let file = try ImportFixtures.copy("vocab.db", into: sandbox)
+        #expect(sandbox.run("import", file).status == 0)
+        let imported = try words()
+        let kept = try #require(imported.values.first { ($0["examples"] as? [String])?.isEmpty == false })
+        let term = try #require(kept["term"] as? String), id = try #require(kept["id"] as? String)
+        #expect(sandbox.run("edit", id, "--example", "A sentence corrected by hand.").status == 0)
+        #expect(sandbox.run("import", "undo").status == 0)
+        #expect(sandbox.run("trash", "empty", "--yes").status == 0)
+        let again = try sandbox.run("import", file, "--json").jsonObject()
+        // The other words, undone and deleted for good, come in again; the kept one does not.
+        #expect(again["added"] as? Int == imported.count - 1, "\(again)")
+        #expect(try sandbox.listedTerms().filter { $0 == term }.count == 1, "one \(term), the one kept")
+    }
+
     @Test("look-ups imported before the library noted them stay out after the update, purged or edited")
     func importedBeforeTheUpdate() throws {
         let file = try ImportFixtures.copy("vocab.db", into: sandbox)

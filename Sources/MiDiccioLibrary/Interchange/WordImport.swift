@@ -558,6 +558,7 @@ extension WordLibrary {
             guard !ids.isEmpty else { throw LibraryError.nothingImportedToUndo }
             try checkUndoSource(Self.importSourceKey, expected: expecting)
             var report = ImportUndoReport()
+            var trashedWords: [Word] = []
             progress?(0, ids.count)
             for (index, id) in ids.enumerated() {
                 if index > 0 && index % bulkWordsPerRead == 0 { progress?(index, ids.count) }
@@ -578,13 +579,14 @@ extension WordLibrary {
                     continue
                 }
                 _ = try update(current) { word, time in word.deletedAt = time }
+                trashedWords.append(current.word)
                 report.trashed += 1
                 if try hasAnswers(id) {
                     report.trashedStudied += 1
                 }
             }
             try database.run("DELETE FROM import_undo")
-            try forgetImportedLookups()
+            try forgetImportedLookups(of: trashedWords)
             report.source = try takeUndoSource(Self.importSourceKey)
             progress?(ids.count, ids.count)
             return report
@@ -877,10 +879,21 @@ extension WordLibrary {
             [.integer(fingerprint), .integer(number)])
     }
 
-    /// Forgets, inside the undo's transaction, the look-ups the import it undoes noted.
-    func forgetImportedLookups() throws {
+    /// Forgets, inside the undo's transaction, the look-ups the import it undoes noted for
+    /// `words`, those the undo moved to the Trash (as the import wrote them): the same
+    /// vocab.db imported again brings them back once they have left the Trash. A word the
+    /// undo kept (edited since) keeps its look-ups noted, as one deleted permanently since
+    /// does: the next import brought a second copy of a kept word, with the sentence its
+    /// edit had corrected (found by the exploratory helper, round 23A #6).
+    func forgetImportedLookups(of words: [Word]) throws {
         guard let number = try info(Self.lookupImportKey).flatMap({ Int64($0) }) else { return }
-        try database.run("DELETE FROM imported_lookups WHERE import = ?", [.integer(number)])
+        let forget = try database.cached("DELETE FROM imported_lookups WHERE fingerprint = ? AND import = ?")
+        for word in words {
+            let key = TermKey.fold(word.term)
+            for sentence in word.examples.isEmpty ? [""] : word.examples {
+                try database.run(forget, [.integer(ImportedLookups.fingerprint(termKey: key, sentence: sentence)), .integer(number)])
+            }
+        }
         try database.run("DELETE FROM library_info WHERE key = ?", [.text(Self.lookupImportKey)])
     }
 
