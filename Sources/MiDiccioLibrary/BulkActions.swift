@@ -56,6 +56,9 @@ public struct BulkResult: Sendable, Equatable {
     public var keptSince: Int = 0
     /// The terms of the first `leftOutNamed` words of `keptSince`.
     public var keptSinceTerms: [String] = []
+    /// For the undo of a restore from the Trash: words it moved back to the Trash that have
+    /// study answers (they stay with them there), as `import undo` and `backup undo` tell.
+    public var trashedStudied: Int = 0
 }
 
 /// Bulk actions: one tag on many words, many words to or from the Trash, each in one
@@ -222,6 +225,7 @@ extension WordLibrary {
                     }
                 }
                 if after != before { changed += 1 }
+                if before.deletedAt == nil, after.deletedAt != nil, try hasAnswers(id) { last.trashedStudied += 1 }
             }
             try database.run("DELETE FROM bulk_undo")
             try database.run("UPDATE bulk_undo_action SET undone = 1 WHERE id = 1")

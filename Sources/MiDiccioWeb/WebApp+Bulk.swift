@@ -217,6 +217,7 @@ extension WebApp {
             ("changed", String(result.changed)), ("unchanged", String(result.unchanged)), ("step", String(result.step)),
             ("leftOut", String(result.leftOut)), ("leftOutTerms", JSONText.array(result.leftOutTerms)),
             ("keptSince", String(result.keptSince)), ("keptSinceTerms", JSONText.array(result.keptSinceTerms)),
+            ("trashedStudied", String(result.trashedStudied)),
         ])
     }
 }

@@ -71,6 +71,28 @@ def test_trash_page_bulk_restore_and_delete_permanently(page):
     wait(page, lambda d: d.find_element(By.ID, "list-view").is_displayed() and terms(d) is not None)
 
 
+def test_undo_of_a_trash_restore_says_which_words_were_studied(page):
+    """The Undo of a restore from the Trash moves words studied since back with their
+    answers, and says so, as a backup's undo does (round 23B #8's other half)."""
+    token = csrf(page)
+    ids = [api("/api/words", "POST", {"term": f"estudiotrash{index}", "meaning": "studied"}, token)["word"]["id"]
+           for index in range(3)]
+    api("/api/bulk/trash", "POST", {"ids": ids}, token)
+    page.get(page.current_url.split("#")[0] + "#/trash")
+    wait(page, lambda d: d.find_element(By.ID, "trash-view").is_displayed())
+    page.find_element(By.ID, "trash-search").send_keys("estudiotrash")
+    wait(page, lambda d: "3 words match" in d.find_element(By.ID, "trash-summary").text)
+    page.find_element(By.ID, "trash-all").click()
+    page.find_element(By.ID, "trash-restore-selected").click()
+    wait(page, lambda d: "Press U to undo" in d.find_element(By.ID, "toast-text").text)
+    api("/api/study/answer", "POST", {"id": ids[0], "grade": "good", "seconds": 3}, token)
+    ActionChains(page).send_keys("u").perform()
+    wait(page, lambda d: "Moved 3 words back to the Trash" in d.find_element(By.ID, "toast-text").text)
+    text = page.find_element(By.ID, "toast-text").text
+    assert "1 of them had been studied: their answers stay with them in the Trash" in text, text
+    assert api("/api/trash?q=estudiotrash")["total"] == 3
+
+
 def test_trash_keys_move_and_select(page):
     token = csrf(page)
     ids = [api("/api/words", "POST", {"term": f"teclatrash{index}", "meaning": "keys"}, token)["word"]["id"]

@@ -139,6 +139,27 @@ struct BulkActionsTests {
         }
     }
 
+    @Test("the undo of a restore from the Trash says how many of the words it moved back had been studied")
+    func undoOfARestoreCountsStudiedWords() throws {
+        try withTemporaryLibrary { temporary in
+            let library = temporary.library
+            let words = try (0..<3).map { try Self.add(library, "w\($0)", tags: []) }
+            try library.delete(words.map(\.id))
+            let restored = try library.restoreFromTrash(.trash(term: ""))
+            #expect(restored.changed == 3)
+            // Studied since the restore: one of the three.
+            try library.review(words[1].id, grade: .good)
+            let undone = try library.undoBulkAction()
+            #expect(undone.changed == 3)
+            #expect(undone.trashedStudied == 1)
+            #expect(try library.counts() == (words: 0, trash: 3))
+            // An undo of a move to the Trash moves nothing there.
+            _ = try library.restoreFromTrash(.trash(term: ""))
+            _ = try library.moveToTrash(.words(words.map(\.id)))
+            #expect(try library.undoBulkAction().trashedStudied == 0)
+        }
+    }
+
     @Test("a later bulk action replaces the one an old undo names")
     func staleUndo() throws {
         try withTemporaryLibrary { temporary in

@@ -699,7 +699,9 @@
         const kept = undone.keptSince
           ? "; " + plural(undone.keptSince, "word", "words") + " changed since, kept as " + (undone.keptSince === 1 ? "it is" : "they are")
           : "";
-        toast(done.replace("{n}", plural(undone.changed, "word", "words")) + kept);
+        // Words moved back to the Trash that had been studied: said, as a restore's undo says it.
+        toast(done.replace("{n}", plural(undone.changed, "word", "words")) + kept + (undone.trashedStudied ? "." : "")
+          + studiedAndTrashed(undone));
       } catch (error) { toast(error.message); }
     };
   }
