@@ -1,4 +1,5 @@
 """What a person does in the MiDiccio web app, in a real (headless) Chromium."""
+import json
 import os
 
 from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
@@ -186,6 +187,28 @@ def test_backup_restore_shows_a_preview_and_can_be_undone(page):
     wait(page, lambda d: "undone" in d.find_element(By.ID, "undo-result").text)
     go_back_to_words(page)
     wait(page, lambda d: "despues" in terms(d))
+
+
+def test_a_backup_restore_names_the_settings_it_takes(page):
+    """A backup holds the library's settings; a restore takes one set later there, and the
+    page names it (round 23A #5)."""
+    token = csrf(page)
+    api("/api/words", "POST", {"term": "ajustes", "meaning": "settings"}, token)
+    backup = json.loads(api("/api/backup", raw=True))
+    backup["settings"] = {"trash.hideAfterDays": {"value": "45", "time": "2026-12-06T10:00:00.000Z",
+                                                  "writer": "0b6c2f1e-4d3a-4c5b-9e8f-7a6b5c4d3e2f"}}
+    path = os.path.join(os.environ.get("MIDICCIO_WORK", "/tmp"), "backup-settings.json")
+    with open(path, "w", encoding="utf-8") as file:
+        json.dump(backup, file)
+    page.find_element(By.ID, "settings-button").click()
+    wait(page, EC.visibility_of_element_located((By.ID, "backup-file"))).send_keys(path)
+    page.find_element(By.ID, "backup-check").click()
+    report = wait(page, EC.visibility_of_element_located((By.ID, "restore-report")))
+    assert "settings that would be taken from it: trash.hideAfterDays" in report.text, report.text
+    wait(page, EC.element_to_be_clickable((By.ID, "restore-confirm"))).click()
+    wait(page, lambda d: "Restored" in d.find_element(By.ID, "restore-done").text)
+    assert "settings taken from it: trash.hideAfterDays" in page.find_element(By.ID, "restore-done").text
+    go_back_to_words(page)
 
 
 def test_a_word_that_is_html_shows_as_text(page):

@@ -9,8 +9,12 @@ private func describe(_ report: RestoreReport) -> String {
         ? ""
         : ", \(report.skippedPurged) left out (deleted permanently since the backup; --replace brings them back as new words)"
     let answers = report.answersAdded == 0 ? "" : ", \(report.answersAdded) study answer\(report.answersAdded == 1 ? "" : "s") added"
+    // Settings set later in the backup than here (or never here): named, as they change how
+    // this library studies and cleans its Trash.
+    let settings =
+        report.settingsTaken.isEmpty ? "" : ", settings taken from it: " + report.settingsTaken.joined(separator: ", ").shownSafely
     return "\(report.added) added, \(report.updated) updated, \(report.unchanged) unchanged, \(report.trashed) moved to the Trash"
-        + skipped + answers
+        + skipped + answers + settings
 }
 
 private func json(_ report: RestoreReport, dryRun: Bool = false) -> String {

@@ -8,7 +8,13 @@ import MiDiccioModel
 ///   "reviews": [ { "word": "…", "time": "…", "grade": "good", "device": "…", "seconds": 4 } ],
 ///   "words": [ { "id": "…", "term": "…", … , "deletedAt": null } ] }
 /// ```
-/// Version 2 added the review history (`reviews`); version 1 files still restore.
+/// Version 2 added the review history (`reviews`); version 1 files still restore. Since
+/// 2026-12-06 a backup also holds the library's synced settings, each with when and by
+/// which device it was set (optional, so older files restore as before):
+///
+/// ```json
+/// "settings": { "study.newPerDay": { "value": "5", "time": "…", "writer": "…" } },
+/// ```
 /// Readers ignore keys they do not know, so later versions can add fields. Each word also
 /// carries `times`, when each field last changed (since 2026-12-04; optional, so older
 /// MiDiccio reads these files as before): a merge then takes a field from the backup only
@@ -33,10 +39,10 @@ public enum BackupFile {
     /// order, when given) and their review history, exported at `time` by `device`.
     public static func encode(
         _ words: [Word], times: [FieldTimes]? = nil, tagClocks: [TagClock]? = nil, reviews: [ReviewEvent] = [],
-        exportedAt time: Timestamp, exportedBy device: String? = nil
+        settings: [SettingRecord] = [], exportedAt time: Timestamp, exportedBy device: String? = nil
     ) -> String {
         var writer = Writer()
-        var text = writer.start(wordCount: words.count, reviews: reviews, exportedAt: time, exportedBy: device)
+        var text = writer.start(wordCount: words.count, reviews: reviews, settings: settings, exportedAt: time, exportedBy: device)
         for (index, word) in words.enumerated() { text += writer.next(word, times: times?[index], tagClock: tagClocks?[index]) }
         return text + writer.end()
     }
@@ -48,12 +54,28 @@ public enum BackupFile {
         private var written = 0
 
         /// The start of a backup of `wordCount` words (the count the file states), with
-        /// the review history.
-        func start(wordCount: Int, reviews: [ReviewEvent], exportedAt time: Timestamp, exportedBy device: String? = nil) -> String {
+        /// the library's settings (those ever set) and the review history.
+        func start(
+            wordCount: Int, reviews: [ReviewEvent], settings: [SettingRecord] = [], exportedAt time: Timestamp,
+            exportedBy device: String? = nil
+        ) -> String {
             var text = "{\n  \"format\": \(JSONText.quote(formatName)),\n  \"version\": \(version),\n"
             text += "  \"exportedAt\": \(JSONText.quote(time.iso8601)),\n"
             if let device { text += "  \"exportedBy\": \(JSONText.quote(device)),\n" }
             text += "  \"wordCount\": \(wordCount),\n"
+            if !settings.isEmpty {
+                let pairs = settings.map { setting in
+                    (
+                        setting.key,
+                        JSONText.object(
+                            [
+                                ("value", JSONText.quote(setting.value)), ("time", JSONText.quote(setting.time.iso8601)),
+                                ("writer", JSONText.quote(setting.writer)),
+                            ], spaced: true)
+                    )
+                }
+                text += "  \"settings\": " + JSONText.object(pairs, spaced: true) + ",\n"
+            }
             // The history before the words, so the file still ends with the word list.
             text += "  \"reviews\": ["
             text += reviews.map { event in
@@ -155,6 +177,8 @@ public enum BackupFile {
     struct Checked {
         var wordCount: Int
         var reviews: [ReviewEvent]
+        /// The library settings the backup holds (none in a backup written before them).
+        var settings: [SettingRecord] = []
     }
 
     /// Checks a whole backup whose text `next` hands over in pieces (nil at its end),
@@ -253,20 +277,66 @@ public enum BackupFile {
         if let firstBadWord { throw firstBadWord }
         if outline.values["reviews"] != nil || (outline.lists[.reviews] ?? 0) > 1 { throw fail(nil, "\"reviews\" is not a list") }
         if let firstBadReview { throw firstBadReview }
-        return Checked(wordCount: count, reviews: reviews)
+        return Checked(wordCount: count, reviews: reviews, settings: try decodeSettings(outline.values["settings"], file: file))
+    }
+
+    /// True for the bytes a setting's name may hold.
+    private static func settingNameByte(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || [0x2E, 0x2D, 0x5F].contains(byte)
+    }
+
+    /// Reads a backup's `settings`: an object whose keys are settings, each an object with
+    /// its `value`, the `time` it was set and its `writer`. A setting this MiDiccio knows must
+    /// hold a value it accepts; one it does not know (a later version's) is kept as it is,
+    /// as sync keeps it.
+    static func decodeSettings(_ value: Any?, file: String) throws -> [SettingRecord] {
+        guard let value else { return [] }
+        guard let object = value as? [String: Any] else {
+            throw LibraryError.invalidBackup(file: file, location: nil, message: "\"settings\" must be an object")
+        }
+        return try object.keys.sorted().map { key in
+            func fail(_ message: String) -> LibraryError {
+                .invalidBackup(file: file, location: "setting \(key)", message: message)
+            }
+            guard !key.isEmpty, key.utf8.count <= 100, key.utf8.allSatisfy(Self.settingNameByte) else {
+                // Named as JSON writes it: its control characters escaped, not sent to the terminal.
+                throw LibraryError.invalidBackup(
+                    file: file, location: "setting " + JSONText.quote(key),
+                    message: "the name must be 1 to 100 letters, digits, dots, dashes or underscores (ASCII)")
+            }
+            guard let setting = object[key] as? [String: Any] else { throw fail("expected an object") }
+            guard let text = setting["value"] as? String else { throw fail("\"value\" must be text") }
+            guard let timeText = setting["time"] as? String, let time = Timestamp(iso8601: timeText) else {
+                throw fail("\"time\" must be an ISO 8601 time")
+            }
+            guard let writer = setting["writer"] as? String, !writer.isEmpty, writer.utf8.count <= 100 else {
+                throw fail("\"writer\" must be a device id")
+            }
+            var stored = text
+            if let known = LibrarySetting(rawValue: key) {
+                do {
+                    stored = try known.validated(text)
+                } catch LibraryError.invalidWord(let error) {
+                    throw fail("\"value\" " + error.message)
+                }
+            } else if text.utf8.count > 1_000 {
+                throw fail("\"value\" is longer than 1000 bytes")
+            }
+            return SettingRecord(key: key, value: stored, time: time, writer: writer)
+        }
     }
 
     /// Hands each word of a backup to `onWord` in file order as it is read, and gives its
-    /// review history: checking the file as it goes (`check`, whose verdict comes at the
+    /// review history and settings: checking the file as it goes (`check`, whose verdict comes at the
     /// end), or, when `checkedFirst` says it was checked already, as `forEachWord` does.
     static func readWords(
         pieces next: () throws -> [UInt8]?, file: String, checkedFirst: Checked?, _ onWord: (Entry) throws -> Void
-    ) throws -> [ReviewEvent] {
+    ) throws -> Checked {
         if let checkedFirst {
             try forEachWord(pieces: next, file: file, onWord)
-            return checkedFirst.reviews
+            return checkedFirst
         }
-        return try withoutActuallyEscaping(onWord) { try check(pieces: next, file: file, onWord: $0).reviews }
+        return try withoutActuallyEscaping(onWord) { try check(pieces: next, file: file, onWord: $0) }
     }
 
     /// The `wordCount` a backup states before its first word (where MiDiccio writes it),

@@ -60,6 +60,11 @@ public struct RestoreReport: Hashable, Sendable {
     /// Answers of the backup's study history that were not here, added (a restore or its
     /// dry run; events are immutable, so an undo leaves them).
     public var answersAdded = 0
+    /// The settings (`LibrarySetting` keys) the restore took from the backup, where the
+    /// backup's was set later than the library's, or the library's never was (a new laptop
+    /// set up from a backup): they sync from here as a setting changed here does. An undo
+    /// leaves them. Restores left them out until 2026-12-06 (round 23A #5).
+    public var settingsTaken: [String] = []
     /// Backup words with a time more than two years after this device's clock
     /// (`WordLibrary.latestTime(now:)`), restored as they are: sync takes such a word from
     /// a device whose clock was that far ahead. Before 2026-12-05 one refused the whole
@@ -150,7 +155,8 @@ public struct RestoreReport: Hashable, Sendable {
             ("trashed", String(trashed)), ("skippedPurged", String(skippedPurged)), ("keptEdited", String(keptEdited)),
             ("differingAtSameTime", String(differingAtSameTime)),
             ("earlierUndoKept", String(earlierUndoKept)),
-            ("mergedIntoEmpty", String(mergedIntoEmpty)), ("answersAdded", String(answersAdded)), ("dryRun", String(dryRun)),
+            ("mergedIntoEmpty", String(mergedIntoEmpty)), ("answersAdded", String(answersAdded)),
+            ("settingsTaken", JSONText.array(settingsTaken)), ("dryRun", String(dryRun)),
             ("sweptKey", JSONText.quote(sweptKey)), ("undid", JSONText.optional(source?.described)),
             ("wordsAhead", String(wordsAhead)), ("answersLeftOut", String(answersLeftOut)),
             ("purgedSinceRestore", String(purgedSinceRestore)), ("undoneBeforeSync", String(undoneBeforeSync)),
@@ -229,11 +235,17 @@ extension WordLibrary {
             try database.read {
                 let count = Int(try database.integer("SELECT count(*) FROM words") ?? 0)
                 let reviews = try allReviewEvents()
+                let settings = try database.cached("SELECT key, value, time, writer FROM settings ORDER BY key").rows([]) {
+                    SettingRecord(key: $0.text(0), value: $0.text(1), time: Timestamp(milliseconds: $0.int64(2)), writer: $0.text(3))
+                }
                 try files {
                     try FileSystem.writeAtomically(to: path, ownerOnly: true) { write in
                         var writer = BackupFile.Writer()
                         try write(
-                            Data(writer.start(wordCount: count, reviews: reviews, exportedAt: clock.now(), exportedBy: deviceID).utf8))
+                            Data(
+                                writer.start(
+                                    wordCount: count, reviews: reviews, settings: settings, exportedAt: clock.now(), exportedBy: deviceID
+                                ).utf8))
                         var exported = 0
                         try database.cached("SELECT \(Self.columns) FROM words ORDER BY created_at, seq").forEachRow { row in
                             let stored = try Self.storedWord(row)
@@ -364,7 +376,7 @@ extension WordLibrary {
                     }
                 }
                 let locale = intoEmpty ? collationLocale : nil
-                var reviews: [ReviewEvent] = []
+                var checked = BackupFile.Checked(wordCount: 0, reviews: [])
                 // A large backup is parsed on a second thread while this one writes
                 // (`Handoff`), a few blocks of words apart at most.
                 if total >= restoreReadAsideFrom {
@@ -380,17 +392,17 @@ extension WordLibrary {
                             block.removeAll(keepingCapacity: true)
                         }
                         if !block.isEmpty { try emit(.words(block)) }
-                        try emit(.reviews(history))
+                        try emit(.end(history))
                     } consume: { (batch: RestoreBatch) in
                         switch batch {
                         case .words(let block):
                             for (entry, columns) in block { try restore(entry, columns: columns) }
-                        case .reviews(let history): reviews = history
+                        case .end(let history): checked = history
                         }
                     }
                 } else {
                     let maker = locale.map { ColumnMaker(locale: $0) }
-                    reviews = try BackupFile.readWords(pieces: try backupPieces(path), file: path, checkedFirst: checkedFirst) { entry in
+                    checked = try BackupFile.readWords(pieces: try backupPieces(path), file: path, checkedFirst: checkedFirst) { entry in
                         try restore(entry, columns: maker?.columns(for: entry.word))
                     }
                 }
@@ -413,13 +425,15 @@ extension WordLibrary {
                 // missing here (pending, so they reach other devices); a purged word's stay
                 // out, except those of a word a replace brought back under a new id, which
                 // come with it (they stayed out, and the word came back as new).
+                var reviews = checked.reviews
                 if !renamed.isEmpty {
                     for index in reviews.indices {
                         if let id = renamed[reviews[index].wordID] { reviews[index].wordID = id }
                     }
                 }
                 report.answersAdded = try restoreReviewEvents(try checkRestoredReviews(reviews, file: path, report: &report))
-                let reviewsAdded = report.answersAdded > 0
+                report.settingsTaken = try restoreSettings(checked.settings)
+                let reviewsAdded = report.answersAdded > 0 || !report.settingsTaken.isEmpty
                 // Each touched word's time as the restore leaves it: a word whose time has
                 // moved by the undo was edited since, and the undo keeps that edit.
                 try noteRestoredTimes()
@@ -500,7 +514,23 @@ extension WordLibrary {
     /// an empty library), then the review history once the file is read.
     private enum RestoreBatch: Sendable {
         case words([(BackupFile.Entry, NewWordColumns?)])
-        case reviews([ReviewEvent])
+        case end(BackupFile.Checked)
+    }
+
+    /// Takes each of a backup's `settings` that was set later there than here (by time,
+    /// then writer, as sync decides), or never here, as pending: the next sync carries it,
+    /// and a device that set it later still keeps its own. Returns the keys taken.
+    private func restoreSettings(_ settings: [SettingRecord]) throws -> [String] {
+        var taken: [String] = []
+        for setting in settings {
+            let local = try database.cached("SELECT value, time, writer FROM settings WHERE key = ?")
+                .rows([.text(setting.key)]) { ($0.text(0), $0.int64(1), $0.text(2)) }.first
+            if let local, local.0 == setting.value || (local.1, local.2) >= (setting.time.milliseconds, setting.writer) { continue }
+            if local == nil, LibrarySetting(rawValue: setting.key)?.defaultValue == setting.value { continue }
+            try storeSetting(key: setting.key, value: setting.value, time: setting.time, writer: setting.writer, pending: true)
+            taken.append(setting.key)
+        }
+        return taken
     }
 
     /// The backup file at `path` a megabyte at a time (nil at its end).

@@ -1057,6 +1057,10 @@
     parts.push(report.trashed.toLocaleString() + (dryRun ? " would move" : " moved") + " to the Trash");
     if (report.skippedPurged) parts.push(report.skippedPurged + " skipped (deleted permanently)");
     if (report.answersAdded) parts.push(plural(report.answersAdded, "study answer", "study answers") + (dryRun ? " would be added" : " added"));
+    // Settings set later in the backup than here, or never here: named (`textContent` shows them).
+    if (report.settingsTaken && report.settingsTaken.length) {
+      parts.push("settings " + (dryRun ? "that would be " : "") + "taken from it: " + report.settingsTaken.join(", "));
+    }
     let text = parts.join(", ") + ".";
     // Words deleted permanently come back only with Replace, as new words: say so, where
     // a person restores a backup to undo an "Empty Trash".
