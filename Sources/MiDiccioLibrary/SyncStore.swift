@@ -577,6 +577,18 @@ package final class SyncStore {
         try library.guarded { try library.purgedWordIDs() }
     }
 
+    /// What the Trash's clean-up purged of word `id` (when it went to the Trash, its newest
+    /// field), or nil when no marker of the clean-up's alone holds it.
+    package func cleanUp(of id: WordID) throws -> PurgeMarker.CleanUp? {
+        try library.guarded {
+            try database.cached(
+                "SELECT clean_up_trashed_at, clean_up_newest FROM purged WHERE id = ? AND clean_up_newest IS NOT NULL"
+            ).rows([.text(id.rawValue)]) {
+                PurgeMarker.CleanUp(trashedAt: Timestamp(milliseconds: $0.int64(0)), newest: Timestamp(milliseconds: $0.int64(1)))
+            }.first
+        }
+    }
+
     /// The ids of the words the Trash's clean-up purged (their markers all the clean-up's):
     /// answers given to them are kept under the id such a word comes back under while
     /// the merge settles them (`settleAnswers(of:held:)`).

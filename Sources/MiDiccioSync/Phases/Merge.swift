@@ -191,7 +191,16 @@ extension SyncSession {
                             if done > 0, done % WordLibrary.progressInterval == 0 { announce(.merging(words: total, done: done)) }
                             done += 1
                             let id = incoming.word.id
-                            guard !purged.contains(id) else { return }
+                            guard !purged.contains(id) else {
+                                try saveFresh()
+                                if let kept = try keepIncomingFromCleanUp(incoming, cleanedUp: cleanedUp) {
+                                    pulledWords.insert(kept.hashValue)
+                                    // Written: a later record of it is looked up (a new device's
+                                    // first sync skips the lookup of words it cannot have yet).
+                                    if empty { inserted.insert(kept.hashValue) }
+                                }
+                                return
+                            }
                             var local: LocalRecord?
                             if !empty || inserted.contains(id.hashValue) {
                                 try saveFresh()
@@ -408,12 +417,38 @@ extension SyncSession {
         } else {
             guard local.pending || times.newest > cleanUp.newest else { return nil }
         }
-        let id = try store.library.idAfterPurge(of: marker.id)
-        var record = local.record
+        let kept = try keepUnderNewID(local.record, purged: marker.id, cleanUp: cleanUp)
+        try store.moveReviewEvents(from: marker.id, to: kept.id)
+        return kept
+    }
+
+    /// Keeps `incoming`, a record of word `id` the Trash's clean-up purged, read from
+    /// another device's file after the marker, when it holds a change the purging device
+    /// had not seen: out of the Trash, with a field newer than the version purged. The
+    /// device that made the change keeps it so when the marker reaches it
+    /// (`keepFromCleanUp`); one lost before that, whose change was in the cloud, lost the
+    /// word on every device that read the marker first (found by the exploratory helper,
+    /// round 24B #1: a library that syncs with two clouds in turn carried another cloud's
+    /// clean-up past a phone's restore and edit). Returns the id it is kept under, or nil.
+    func keepIncomingFromCleanUp(_ incoming: SyncRecord, cleanedUp: Set<WordID>) throws -> WordID? {
+        let id = incoming.word.id
+        guard !incoming.word.isDeleted, cleanedUp.contains(id), let cleanUp = try store.cleanUp(of: id),
+            incoming.times.newest > cleanUp.newest
+        else { return nil }
+        return try keepUnderNewID(incoming, purged: id, cleanUp: cleanUp).id
+    }
+
+    /// Saves `kept`, a version of purged word `purged` that its clean-up had not seen, under
+    /// the id a purged word comes back under, as a change of this library.
+    private func keepUnderNewID(
+        _ kept: SyncRecord, purged: WordID, cleanUp: PurgeMarker.CleanUp
+    ) throws -> (id: WordID, term: String, inTrash: Bool) {
+        let id = try store.library.idAfterPurge(of: purged)
+        var record = kept
         record.word.id = id
         // Not taken out of the Trash here after it went there: the deletion is the newer
         // value of the Trash flag, and the change stays with the word in the Trash.
-        if local.record.times.deleted <= cleanUp.trashedAt {
+        if kept.times.deleted <= cleanUp.trashedAt {
             record.word.deletedAt = cleanUp.trashedAt
             record.times.deleted = cleanUp.trashedAt
         }
@@ -421,8 +456,7 @@ extension SyncSession {
         let existing = try store.local(id)
         let outcome = MergeRules.merge(local: existing?.record, incoming: record)
         if outcome.changed { try store.saveMerged(outcome.record, replacing: existing, pending: true) }
-        try store.moveReviewEvents(from: marker.id, to: id)
-        return (id, local.record.word.term, outcome.record.word.isDeleted)
+        return (id, kept.word.term, outcome.record.word.isDeleted)
     }
 
     /// How many words new here, with their rows made ahead, a merge saves at once.
