@@ -114,6 +114,23 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
         milliseconds = ((days * 86_400) + hour * 3600 + minute * 60 + min(second, 59)) * 1000
     }
 
+    /// The time an HTTP `Date` header names, or the earliest of those it names when it came
+    /// more than once (two proxies each adding one), joined by ", " as HTTP joins repeated
+    /// headers; nil when any of them does not read. Read as one, such a header left the
+    /// cloud's clock unknown, and the Trash's clean-up counted by a clock 31 days ahead
+    /// (found by the exploratory helper, round 24B #2).
+    public static func earliest(httpDates header: String) -> Timestamp? {
+        if let one = Timestamp(httpDate: header) { return one }
+        var earliest: Timestamp?
+        for piece in header.split(separator: "GMT") {
+            let value = piece.drop { $0 == "," || $0 == " " }
+            guard !value.isEmpty else { continue }
+            guard let date = Timestamp(httpDate: value + "GMT") else { return nil }
+            earliest = min(earliest ?? date, date)
+        }
+        return header.hasSuffix("GMT") ? earliest : nil
+    }
+
     // MARK: - Calendar arithmetic (proleptic Gregorian, after Howard Hinnant's algorithms)
 
     private static func civilDate(fromDays days: Int64) -> (Int64, Int64, Int64) {

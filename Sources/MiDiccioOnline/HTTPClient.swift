@@ -149,7 +149,7 @@ final class BlockingHTTPClient: Sendable {
         switch result {
         case .failure: failed = true
         case .success(let answer):
-            if let date = answer.header("date").flatMap(Timestamp.init(httpDate:)) {
+            if let date = answer.header("date").flatMap(Timestamp.earliest(httpDates:)) {
                 serverClock.withLock { $0 = (date, DispatchTime.now().uptimeNanoseconds) }
             }
         }

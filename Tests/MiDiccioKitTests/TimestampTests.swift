@@ -178,4 +178,15 @@ struct TimestampTests {
             #expect(Timestamp(httpDate: text) == nil, "\(text)")
         }
     }
+
+    @Test("a Date header sent twice reads as the earlier of its two times; one that does not read, as none")
+    func httpDateSentTwice() {
+        let one = "Fri, 04 Dec 2026 23:40:05 GMT", two = "Fri, 04 Dec 2026 23:40:09 GMT"
+        #expect(Timestamp.earliest(httpDates: one) == Timestamp(httpDate: one))
+        #expect(Timestamp.earliest(httpDates: two + ", " + one) == Timestamp(httpDate: one))
+        #expect(Timestamp.earliest(httpDates: one + ",  " + two) == Timestamp(httpDate: one))
+        for text in [one + ", yesterday", one + ", " + two + " later", "GMT", "", one + ", Sun, 31 Nov 1994 08:49:37 GMT"] {
+            #expect(Timestamp.earliest(httpDates: text) == nil, "\(text)")
+        }
+    }
 }
