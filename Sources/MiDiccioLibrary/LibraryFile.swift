@@ -170,6 +170,13 @@ enum LibraryFile {
         try? database.read { try database.text("SELECT value FROM library_info WHERE key = ?", [.text(identityKey)]) }
     }
 
+    /// The file a noted value (`dev:inode/count`) names and its count of writes.
+    private static func writeCount(_ value: String) -> (name: Substring, count: Int64)? {
+        let parts = value.split(separator: "/")
+        guard parts.count == 2, let count = Int64(parts[1]) else { return nil }
+        return (parts[0], count)
+    }
+
     /// The file `database` was last opened as, as noted in it (nil: not noted).
     private static func notedIdentity(_ database: Database) -> String? {
         notedValue(database)?.split(separator: "/").first.map(String.init)
@@ -286,17 +293,27 @@ enum LibraryFile {
     /// made beside it, so one that fails stays unopened and is checked again next time. A
     /// file not yet set up by this MiDiccio, or not a library, is left to the open to
     /// refuse. The check reads the whole file once (`checkProblems`).
+    ///
+    /// So is one whose log beside it is empty but which notes another file than itself
+    /// (`identityKey`): MiDiccio leaves an empty log beside every library, so a copy of the
+    /// library's folder brings one along, and a torn copy with it was read without the check
+    /// (`list` exited 0, an edit of a word it listed said there was no such word; found by
+    /// the exploratory helper, round 24A #2). A log with pages in it is checked where the
+    /// open applies it (`checkLeftoverLog`, `checkSharedLog`).
     private static func checkArrivedFile(_ path: String) throws {
         var status = stat()
-        guard stat(path + "-wal", &status) != 0, errno == ENOENT else { return }
-        guard let alone = try? Database(path: path, create: false, fileAlone: true),
-            (try? isCurrent(alone)) == true
-        else { return }
+        let noLog = stat(path + "-wal", &status) != 0 && errno == ENOENT
+        guard noLog || status.st_size == 0 else { return }
+        guard let alone = try? Database(path: path, create: false, fileAlone: true) else { return }
+        if !noLog {
+            guard let now = identity(path), let noted = notedIdentity(alone), noted != now else { return }
+        }
+        guard (try? isCurrent(alone)) == true else { return }
         let problems = try checkProblems(alone)
         guard problems.isEmpty else {
             throw LibraryError.damaged(
-                "SQLite's check of the file finds \(quoted(problems)). It came here without the log MiDiccio keeps "
-                    + "beside a library, as a copy or a backup does, and a copy taken while MiDiccio was writing the "
+                "SQLite's check of the file finds \(quoted(problems)). It came here from elsewhere, as a copy or a "
+                    + "backup does (the log MiDiccio keeps beside a library missing or empty), and a copy taken while MiDiccio was writing the "
                     + "library is torn like this: copy it again with MiDiccio closed where it came from, or run "
                     + "'midiccio backup export' there and restore that backup here")
         }
@@ -318,13 +335,27 @@ enum LibraryFile {
     /// check: the file's own words were gone, without a word (found by the exploratory
     /// helper, round 21B #1, #2). An older copy of this very library, which names the same
     /// file, is left to SQLite's check as before.
+    ///
+    /// A log copied before its file (a file backup that took the log first, and the file
+    /// after a checkpoint) names the same file with a smaller count of writes than the file
+    /// alone: its older pages would hide words the file holds, and the first close would copy
+    /// them over those words, passing SQLite's check (found by the exploratory helper, round
+    /// 24A #1). Refused too.
     private static func checkLeftoverLog(_ database: Database, path: String) throws {
-        if let written = notedIdentity(database), let now = identity(path), written != now,
-            let alone = try? Database(path: path, create: false, fileAlone: true), notedIdentity(alone) != written
-        {
+        let alone = try? Database(path: path, create: false, fileAlone: true)
+        if let written = notedIdentity(database), let now = identity(path), written != now, let alone, notedIdentity(alone) != written {
             database.leaveLogOnClose()
             throw LibraryError.logDoesNotFit(
                 path: path, problem: "the log was written for another file than the one now there (it was moved or copied in)")
+        }
+        if let log = notedValue(database).flatMap(writeCount), let file = alone.flatMap(notedValue).flatMap(writeCount),
+            log.name == file.name, log.count < file.count
+        {
+            database.leaveLogOnClose()
+            throw LibraryError.logDoesNotFit(
+                path: path,
+                problem: "the log is older than the file (it was copied before the file, which holds later words), and "
+                    + "read with it the file would lose them")
         }
         let problems = try database.read { try checkProblems(database) }
         guard problems.isEmpty else {

@@ -45,11 +45,59 @@ struct ALibraryThatCameFromElsewhereIsCheckedFirstTests {
                 _ = try WordLibrary(path: copy, environment: [:])
             } throws: { error in
                 guard case LibraryError.damaged(let what) = error else { return false }
-                return what.contains("without the log") && "\(error)".contains("nothing was changed")
+                return what.contains("the log MiDiccio keeps beside a library missing or empty")
+                    && "\(error)".contains("nothing was changed")
             }
             #expect(try bytes(copy) == torn)
             #expect(!FileManager.default.fileExists(atPath: copy + "-wal"))
             #expect(!FileManager.default.fileExists(atPath: copy + "-shm"))
+
+            // The same torn file with an empty log beside it, as a copy of the library's
+            // folder brings along (MiDiccio keeps one beside every library): refused too. It
+            // was listed and exported as whole (round 24A #2).
+            let folderCopy = directory.appendingPathComponent("folder-copy.sqlite").path
+            try torn.write(to: URL(fileURLWithPath: folderCopy))
+            try Data().write(to: URL(fileURLWithPath: folderCopy + "-wal"))
+            #expect {
+                _ = try WordLibrary(path: folderCopy, environment: [:])
+            } throws: { error in
+                guard case LibraryError.damaged = error else { return false }
+                return "\(error)".contains("nothing was changed")
+            }
+            #expect(try bytes(folderCopy) == torn)
+        }
+    }
+
+    @Test("a log copied before its file, which a checkpoint moved on since, is refused; the file alone opens with every word")
+    func logOlderThanItsFileIsRefused() throws {
+        try withTemporaryDirectory { directory in
+            let original = directory.appendingPathComponent("library.sqlite").path
+            let library = try WordLibrary(path: original, environment: [:])
+            try importWords(500, named: "first", into: library, directory: directory)
+            try library.database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            try library.database.execute("PRAGMA wal_autocheckpoint = 0")
+            for number in 0..<20 { try library.add(WordContent(term: "logged \(number)", meaning: "in the log when it was copied")) }
+            // A file backup takes the log first...
+            let log = try bytes(original + "-wal")
+            // ...and the file a moment later, after more words and a checkpoint.
+            for number in 0..<30 { try library.add(WordContent(term: "later \(number)", meaning: "in the file only")) }
+            try library.database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            let copy = directory.appendingPathComponent("backup.sqlite").path
+            try FileManager.default.copyItem(atPath: original, toPath: copy)
+            try log.write(to: URL(fileURLWithPath: copy + "-wal"))
+            let file = try bytes(copy)
+            #expect {
+                _ = try WordLibrary(path: copy, environment: [:])
+            } throws: { error in
+                guard case LibraryError.logDoesNotFit = error else { return false }
+                return "\(error)".contains("the log is older than the file") && "\(error)".contains("Nothing was changed")
+            }
+            #expect(try bytes(copy) == file, "the file keeps its words")
+            #expect(try bytes(copy + "-wal") == log)
+            // With the log moved away, as the message says, every word is there.
+            try FileManager.default.removeItem(atPath: copy + "-wal")
+            try? FileManager.default.removeItem(atPath: copy + "-shm")
+            #expect(try WordLibrary(path: copy, environment: [:]).counts().words == 550)
         }
     }
 
