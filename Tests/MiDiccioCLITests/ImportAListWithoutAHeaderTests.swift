@@ -49,6 +49,20 @@ final class ImportAListWithoutAHeaderTests {
         #expect(try word("katze")["meaning"] as? String == "cat\nsmall feline")
     }
 
+    @Test("--columns with --format tsv is refused, saying what --format tsv reads rather than calling the file a MiDiccio TSV")
+    func columnsWithAFormatGiven() throws {
+        let file = try sandbox.write("perro\tdog\ngato\tcat\n", to: "small.tsv")
+        let result = sandbox.run("import", file, "--format", "tsv", "--columns", "term,meaning")
+        #expect(result.status == 1)
+        #expect(
+            result.errorOutput.contains(
+                "--columns is for lists without a header, and --format tsv reads the file as a MiDiccio TSV, its first row naming the fields"
+            ),
+            "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("or use --format list"), "\(result.errorOutput)")
+        #expect(try sandbox.listedWords().isEmpty)
+    }
+
     @Test("--columns says what each column holds, skip leaves one out")
     func columns() throws {
         let file = try sandbox.write("perro,x,dog,animals spanish,pe-rro,Un perro.\n", to: "words.csv")

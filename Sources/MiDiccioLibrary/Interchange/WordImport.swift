@@ -621,11 +621,18 @@ extension WordLibrary {
                 options.layout.cardSeparator != nil ? "--card-separator" : nil,
             ].compactMap { $0 }
             let named = given.count > 1 ? given.dropLast().joined(separator: ", ") + " and " + given.last! : given.first ?? "layout options"
+            // A format given, not recognised: said as what it reads. "This is a MiDiccio TSV"
+            // was said of a file without a header read with --format tsv (round 24B #4).
+            let what =
+                options.format != nil
+                ? "--format \(format.rawValue) reads the file as \(format.titleWithArticle)"
+                    + (textual && format != .ankiText ? ", its first row naming the fields" : "")
+                : "this is \(format.titleWithArticle)"
             throw LibraryError.invalidImport(
                 file: path, line: nil,
-                message: "\(named) \(given.count > 1 ? "are" : "is") for lists without a header, and this is \(format.titleWithArticle); "
+                message: "\(named) \(given.count > 1 ? "are" : "is") for lists without a header, and \(what); "
                     + (textual
-                        ? "leave \(given.count > 1 ? "them" : "it") out, or add --format list to read its first row as words"
+                        ? "leave \(given.count > 1 ? "them" : "it") out, or \(options.format == nil ? "add" : "use") --format list to read its first row as words"
                         : "leave \(given.count > 1 ? "them" : "it") out"))
         }
         if options.since != nil && format != .kindle && format != .koreader {
