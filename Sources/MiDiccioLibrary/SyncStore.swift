@@ -891,7 +891,35 @@ package final class SyncStore {
     /// Notes when a sync finished, kept whatever becomes of the remote (`lastSyncEver`);
     /// call inside `write`.
     package func noteSyncFinished(at time: Int64) throws {
-        try library.guarded { try library.setInfo(WordLibrary.lastSyncKey, String(time)) }
+        try library.guarded {
+            try library.setInfo(WordLibrary.lastSyncKey, String(time))
+            try database.run("DELETE FROM library_info WHERE key = ?", [.text(Self.lastFailureKey)])
+        }
+    }
+
+    /// The `library_info` key of the last sync's failure (`noteSyncFailed`).
+    static let lastFailureKey = "sync.lastFailure"
+
+    /// Notes that a sync with `remote` failed at `time` with `message` (what it said), for
+    /// `status` to tell until a sync finishes: the web app's Settings said so, `status` did
+    /// not, and a pending word stuck behind a full server went unseen (found by the
+    /// exploratory helper, round 24B #3). Best effort: a library that cannot be written now
+    /// keeps the note it had.
+    package func noteSyncFailed(at time: Int64, remote: String, message: String) {
+        let value = JSONText.object([
+            ("at", String(time)), ("remote", JSONText.quote(remote)), ("message", JSONText.quote(message)),
+        ])
+        try? write { try library.setInfo(Self.lastFailureKey, value) }
+    }
+
+    /// The last sync's failure, when the sync after it has not finished yet and it was a
+    /// sync with `remote`.
+    package func lastSyncFailure(remote: String) throws -> (at: Timestamp, message: String)? {
+        guard let text = try library.guarded({ try library.info(Self.lastFailureKey) }),
+            let object = JSONText.parse(Data(text.utf8)) as? [String: Any], object["remote"] as? String == remote,
+            let at = object["at"] as? Int, let message = object["message"] as? String
+        else { return nil }
+        return (Timestamp(milliseconds: Int64(at)), message)
     }
 
     /// How many words `autoPurge(now:lastSync:)` would purge.

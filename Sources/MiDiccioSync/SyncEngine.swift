@@ -164,7 +164,9 @@ public final class SyncEngine {
             try session.cleanUpAbsorbedIdentities()
             try session.finish()
         } catch {
-            throw session.failure(error)
+            let failure = session.failure(error)
+            session.store.noteSyncFailed(at: session.now, remote: storage.displayName, message: "\(failure)")
+            throw failure
         }
         return session.report
     }

@@ -559,6 +559,9 @@ public struct SyncStatus: Sendable {
     public var devices: [Device]
     /// Why the cloud could not be read, if it could not.
     public var cloudProblem: String?
+    /// When the last sync with this remote failed and what it said, while no sync has
+    /// finished since.
+    public var lastFailure: (at: Timestamp, message: String)?
     /// Words removed here because another device purged them.
     public var purgedElsewhere: Int = 0
     /// Purge markers this library holds.

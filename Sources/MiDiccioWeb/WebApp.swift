@@ -674,6 +674,11 @@ public final class WebApp: HTTPHandler {
                 ("pendingPurges", String(status.pendingPurges)),
                 ("devices", "[" + devices.joined(separator: ",") + "]"),
                 ("cloudProblem", JSONText.optional(status.cloudProblem)),
+                (
+                    "lastFailure",
+                    status.lastFailure.map { JSONText.object([("at", JSONText.time($0.at)), ("message", JSONText.quote($0.message))]) }
+                        ?? "null"
+                ),
             ]
             return .json(JSONText.object(pairs))
         }

@@ -23,6 +23,10 @@ def test_settings_shows_why_the_pages_own_sync_failed(page):
         result = wait(page, EC.visibility_of_element_located((By.ID, "sync-result")))
         wait(page, lambda d: result.text.startswith("The last sync failed:"))
         assert drive in result.text, result.text
+        # The status the library keeps says it too, as `status` does in a terminal, so a page
+        # opened after another program's sync failed shows it (round 24B #3).
+        wait(page, lambda d: "Last sync failed" in d.find_element(By.ID, "sync-details").text)
+        assert drive in page.find_element(By.ID, "sync-details").text
     finally:
         # The tests share one library: the next ones sync nowhere again.
         api("/api/remote", "PUT", {}, csrf(page))

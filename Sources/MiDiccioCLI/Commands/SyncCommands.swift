@@ -562,6 +562,13 @@ struct StatusCommand: ParsableCommand {
                         ("pendingAnswers", String(status.pendingAnswers)), ("pendingSettings", String(status.pendingSettings)),
                         ("pendingPurges", String(status.pendingPurges)),
                         ("fullUploadPending", String(status.fullUploadPending)), ("cloudProblem", JSONText.optional(status.cloudProblem)),
+                        (
+                            "lastFailure",
+                            status.lastFailure.map {
+                                JSONText.object(
+                                    [("at", JSONText.quote($0.at.iso8601)), ("message", JSONText.quote($0.message))], spaced: true)
+                            } ?? "null"
+                        ),
                         ("purgedElsewhere", String(status.purgedElsewhere)), ("purgeMarkers", String(status.purgeMarkers)),
                         ("purgedContentMayRemain", "[" + status.purgedContentRemains.map(JSONText.quote).joined(separator: ", ") + "]"),
                         ("devices", "[" + devices.joined(separator: ", ") + "]"),
@@ -571,6 +578,10 @@ struct StatusCommand: ParsableCommand {
         var text = "This device  \(status.deviceName.shownSafely) (\(status.deviceID.prefix(8)))\n"
         text += "Remote       \(remote.displayName)\n"
         text += "Last sync    \(status.lastSync?.iso8601 ?? "never")\n"
+        // A sync since that failed: what it said, until one finishes (round 24B #3).
+        if let failure = status.lastFailure {
+            text += "Failed       the sync of \(failure.at.iso8601) failed: \(failure.message.shownSafely.oneLine)\n"
+        }
         text += "Words        \(counts.words), and \(counts.trash) in the Trash\n"
         text +=
             "Pending      \(status.pending) word\(status.pending == 1 ? "" : "s") to upload"

@@ -29,6 +29,7 @@ extension SyncSession {
         var this = SyncStatus.Device(
             id: deviceID, name: name, app: engine.appVersion, lastSync: lastSync, agrees: true, isThisDevice: true)
         this.everythingRead = true
+        status.lastFailure = try store.lastSyncFailure(remote: storage.displayName)
         status.pendingAnswers = pendingAnswers
         status.pendingSettings = pendingSettings
         status.pendingPurges = pendingPurges

@@ -929,6 +929,8 @@
         status.pendingSettings ? plural(status.pendingSettings, "setting", "settings") : "",
         status.pendingPurges ? plural(status.pendingPurges, "permanent deletion", "permanent deletions") : ""].filter(Boolean).join(", "));
       if (status.cloudProblem) add("Problem", status.cloudProblem);
+      // A sync since the last one that finished failed, here or in another program.
+      if (status.lastFailure) add("Last sync failed", formatTime(status.lastFailure.at) + ": " + status.lastFailure.message);
       for (const device of status.devices) {
         const item = element("li");
         item.append(element("strong", "", device.label + (device.isThisDevice ? " (this device)" : "")));

@@ -44,6 +44,26 @@ struct FailedSyncMessageTests {
         }
     }
 
+    @Test("status tells the last sync's failure, what it said, until a sync finishes (round 24B #3)")
+    func statusTellsTheLastFailure() throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a"), b = try fixture.device("b")
+            try fixture.syncRounds([a, b])
+            #expect(try a.engine.status().lastFailure == nil)
+            try a.add("de a")
+            fixture.storage.faults.spaceLeft = 0
+            fixture.advanceClocks(by: 1_000)
+            let error = try #require(throws: SyncError.self) { try a.sync() }
+            let failure = try #require(try a.engine.status().lastFailure)
+            #expect(failure.message == "\(error)")
+            #expect(failure.at == a.clock.now())
+            fixture.storage.faults.spaceLeft = nil
+            fixture.advanceClocks(by: 1_000)
+            try a.sync()
+            #expect(try a.engine.status().lastFailure == nil, "a sync that finished clears it")
+        }
+    }
+
     @Test("a sync that uploaded only a purge before it stopped says so, not an empty list")
     func uploadOfNoWord() {
         var kept = SyncKept()
