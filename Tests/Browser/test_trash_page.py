@@ -71,17 +71,24 @@ def test_trash_page_bulk_restore_and_delete_permanently(page):
     wait(page, lambda d: d.find_element(By.ID, "list-view").is_displayed() and terms(d) is not None)
 
 
+def trashed_on_the_page(page, token, prefix, count, meaning):
+    """Adds `count` words named `prefix`0... through the API, moves them to the Trash, and
+    opens the Trash page searched for them; returns their ids."""
+    ids = [api("/api/words", "POST", {"term": f"{prefix}{index}", "meaning": meaning}, token)["word"]["id"]
+           for index in range(count)]
+    api("/api/bulk/trash", "POST", {"ids": ids}, token)
+    page.get(page.current_url.split("#")[0] + "#/trash")
+    wait(page, lambda d: d.find_element(By.ID, "trash-view").is_displayed())
+    page.find_element(By.ID, "trash-search").send_keys(prefix)
+    wait(page, lambda d: f"{count} words match" in d.find_element(By.ID, "trash-summary").text)
+    return ids
+
+
 def test_undo_of_a_trash_restore_says_which_words_were_studied(page):
     """The Undo of a restore from the Trash moves words studied since back with their
     answers, and says so, as a backup's undo does (round 23B #8's other half)."""
     token = csrf(page)
-    ids = [api("/api/words", "POST", {"term": f"estudiotrash{index}", "meaning": "studied"}, token)["word"]["id"]
-           for index in range(3)]
-    api("/api/bulk/trash", "POST", {"ids": ids}, token)
-    page.get(page.current_url.split("#")[0] + "#/trash")
-    wait(page, lambda d: d.find_element(By.ID, "trash-view").is_displayed())
-    page.find_element(By.ID, "trash-search").send_keys("estudiotrash")
-    wait(page, lambda d: "3 words match" in d.find_element(By.ID, "trash-summary").text)
+    ids = trashed_on_the_page(page, token, "estudiotrash", 3, "studied")
     page.find_element(By.ID, "trash-all").click()
     page.find_element(By.ID, "trash-restore-selected").click()
     wait(page, lambda d: "Press U to undo" in d.find_element(By.ID, "toast-text").text)
@@ -95,13 +102,7 @@ def test_undo_of_a_trash_restore_says_which_words_were_studied(page):
 
 def test_trash_keys_move_and_select(page):
     token = csrf(page)
-    ids = [api("/api/words", "POST", {"term": f"teclatrash{index}", "meaning": "keys"}, token)["word"]["id"]
-           for index in range(4)]
-    api("/api/bulk/trash", "POST", {"ids": ids}, token)
-    page.get(page.current_url.split("#")[0] + "#/trash")
-    wait(page, lambda d: d.find_element(By.ID, "trash-view").is_displayed())
-    page.find_element(By.ID, "trash-search").send_keys("teclatrash")
-    wait(page, lambda d: "4 words match" in d.find_element(By.ID, "trash-summary").text)
+    ids = trashed_on_the_page(page, token, "teclatrash", 4, "keys")
     page.find_element(By.ID, "trash-page-title").click()
     # j onto the first entry, x ticks it; j, j and Shift+x tick the range to the third.
     ActionChains(page).send_keys("j").send_keys("x").perform()
