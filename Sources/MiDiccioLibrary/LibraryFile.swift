@@ -74,8 +74,9 @@ enum LibraryFile {
             // SQLite opens it (SQLite gives its -wal and -shm files the same mode).
             if !existing { try files { try FileSystem.createOwnerOnlyFile(path) } }
         }
+        var emptyLog = false
         if existing {
-            try checkArrivedFile(path)
+            emptyLog = try checkArrivedFile(path)
             FileSystem.matchSideFileModes(of: path)
         }
         let database: Database
@@ -103,6 +104,7 @@ enum LibraryFile {
                 try checkLeftoverLog(database, path: path)
             } else if existing {
                 try checkSharedLog(database, path: path)
+                if emptyLog && current { try checkCopiedBesideEmptyLog(database, path: path) }
             }
             if !current { try setUp(database, path: path) }
             try configure(database)
@@ -294,28 +296,38 @@ enum LibraryFile {
     /// file not yet set up by this MiDiccio, or not a library, is left to the open to
     /// refuse. The check reads the whole file once (`checkProblems`).
     ///
-    /// So is one whose log beside it is empty but which notes another file than itself
-    /// (`identityKey`): MiDiccio leaves an empty log beside every library, so a copy of the
-    /// library's folder brings one along, and a torn copy with it was read without the check
-    /// (`list` exited 0, an edit of a word it listed said there was no such word; found by
-    /// the exploratory helper, round 24A #2). A log with pages in it is checked where the
-    /// open applies it (`checkLeftoverLog`, `checkSharedLog`).
-    private static func checkArrivedFile(_ path: String) throws {
+    /// Returns true when the log beside the file is there and empty: the open then checks
+    /// the file the same way when it notes another file than itself (`checkCopiedBesideEmptyLog`).
+    private static func checkArrivedFile(_ path: String) throws -> Bool {
         var status = stat()
-        let noLog = stat(path + "-wal", &status) != 0 && errno == ENOENT
-        guard noLog || status.st_size == 0 else { return }
-        guard let alone = try? Database(path: path, create: false, fileAlone: true) else { return }
-        if !noLog {
-            guard let now = identity(path), let noted = notedIdentity(alone), noted != now else { return }
-        }
-        guard (try? isCurrent(alone)) == true else { return }
-        let problems = try checkProblems(alone)
+        guard stat(path + "-wal", &status) != 0, errno == ENOENT else { return status.st_size == 0 }
+        guard let alone = try? Database(path: path, create: false, fileAlone: true),
+            (try? isCurrent(alone)) == true
+        else { return false }
+        try refuseIfDamaged(try checkProblems(alone))
+        return false
+    }
+
+    /// Checks, with the open's own connection, a library up to date whose log beside it was
+    /// empty as it opened and which notes another file than itself (`identityKey`): a copy
+    /// of the library's folder, which brings the empty log MiDiccio leaves beside every
+    /// library along. A torn copy with it was read without the check (`list` exited 0, an
+    /// edit of a word it listed said there was no such word; found by the exploratory
+    /// helper, round 24A #2). Done here rather than before the open, so that no command
+    /// opens a second connection to the file alone to read what this one reads anyway.
+    private static func checkCopiedBesideEmptyLog(_ database: Database, path: String) throws {
+        guard let now = identity(path), let noted = notedIdentity(database), noted != now else { return }
+        try refuseIfDamaged(try database.read { try checkProblems(database) })
+    }
+
+    /// Refuses a library file that came from elsewhere whose check found `problems`.
+    private static func refuseIfDamaged(_ problems: [String]) throws {
         guard problems.isEmpty else {
             throw LibraryError.damaged(
                 "SQLite's check of the file finds \(quoted(problems)). It came here from elsewhere, as a copy or a "
-                    + "backup does (the log MiDiccio keeps beside a library missing or empty), and a copy taken while MiDiccio was writing the "
-                    + "library is torn like this: copy it again with MiDiccio closed where it came from, or run "
-                    + "'midiccio backup export' there and restore that backup here")
+                    + "backup does (the log MiDiccio keeps beside a library missing or empty), and a copy taken while "
+                    + "MiDiccio was writing the library is torn like this: copy it again with MiDiccio closed where it "
+                    + "came from, or run 'midiccio backup export' there and restore that backup here")
         }
     }
 
