@@ -104,7 +104,10 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
         return .damaged(
             "SQLite finds the file's pages inconsistent (\(error.message)); a library file copied while MiDiccio "
                 + "was writing it can be torn like this. If this file is such a copy, copy it again with MiDiccio "
-                + "closed where it came from, or run 'midiccio backup export' there and restore that backup here")
+                + "closed where it came from, or run 'midiccio backup export' there and restore that backup here. "
+                + "If a backup was copied over the library while MiDiccio ran (the web app, a command), MiDiccio's writes "
+                + "went into it as it was copied: close MiDiccio and put the backup back again, or move it into place "
+                + "(mv) rather than copying over the file, which is safe while MiDiccio runs")
     }
 
     /// Free bytes under which the temporary folder counts as full for the messages.
