@@ -909,6 +909,8 @@ public final class WebApp: HTTPHandler {
                 ("purgedSinceRestoreNote", JSONText.optional(report.purgedSinceRestoreNote)),
                 ("differingAtSameTimeNote", JSONText.optional(report.differingAtSameTimeNote)),
                 ("undoneBeforeSyncNote", JSONText.optional(report.undoneBeforeSync ? RestoreReport.undoneBeforeSyncNote : nil)),
+                ("settingsNote", JSONText.optional(report.settingsNote(dryRun: dryRun))),
+                ("settingsLeftByUndoNote", JSONText.optional(report.settingsLeftByUndoNote)),
             ])
     }
 

@@ -23,10 +23,14 @@ struct ABackupCarriesTheLibrarySettingsTests {
 
             let laptop = try fixture.device("laptop")
             let report = try laptop.library.restoreBackup(from: backup)
-            #expect(report.settingsTaken == ["study.desiredRetention", "study.newPerDay", "trash.autoPurgeDays"])
+            #expect(report.settingsTaken == ["study.desiredRetention", "study.newPerDay"])
             #expect(try laptop.library.setting(.newPerDay) == "5")
-            #expect(try laptop.library.setting(.autoPurgeDays) == "30")
             #expect(try laptop.library.setting(.desiredRetention) == "0.8")
+            // The Trash's clean-up is never turned on by a restore: it deletes words for good
+            // (round 25B #1). Named, with how to turn it on.
+            #expect(report.settingsLeftOut == ["trash.autoPurgeDays = 30"])
+            #expect(try laptop.library.setting(.autoPurgeDays) == "off")
+            #expect(report.settingsNote(dryRun: false)?.contains("settings not taken: trash.autoPurgeDays = 30") == true)
             // They reach a device this laptop syncs with.
             let phone = try fixture.device("phone")
             try fixture.syncRounds([laptop, phone])
@@ -35,8 +39,8 @@ struct ABackupCarriesTheLibrarySettingsTests {
             // From the library file itself, the same.
             let other = try fixture.device("other")
             let fromFile = try other.library.restoreLibraryFile(from: old.path)
-            #expect(fromFile.settingsTaken.contains("trash.autoPurgeDays"))
-            #expect(try other.library.setting(.autoPurgeDays) == "30")
+            #expect(fromFile.settingsTaken.contains("study.newPerDay"))
+            #expect(try other.library.setting(.newPerDay) == "5")
         }
     }
 
@@ -59,6 +63,7 @@ struct ABackupCarriesTheLibrarySettingsTests {
             // On a, the backup's newPerDay is older: a keeps 8; reviewsPerDay is the same.
             let onA = try a.library.restoreBackup(from: backup)
             #expect(onA.settingsTaken == [])
+            #expect(onA.settingsKeptHere == ["study.newPerDay"], "a's later 8 is kept, and said")
             #expect(try a.library.setting(.newPerDay) == "8")
             // On b, reviewsPerDay was set before the backup's: the backup's later 50 wins;
             // b's newPerDay, set later, stays.
@@ -72,7 +77,7 @@ struct ABackupCarriesTheLibrarySettingsTests {
         }
     }
 
-    @Test("a backup whose setting holds a value MiDiccio refuses changes nothing and names the setting; an unknown one is kept")
+    @Test("a backup whose setting holds a value MiDiccio refuses changes nothing and names the setting; an unknown one is left out")
     func badSettingRefused() throws {
         try withSyncFixture { fixture in
             let a = try fixture.device("a")
@@ -94,24 +99,78 @@ struct ABackupCarriesTheLibrarySettingsTests {
             #expect(try b.library.list().isEmpty, "nothing restored")
             #expect(try b.library.setting(.newPerDay) == "20")
 
-            // A name with a control character is named escaped, never as it is.
-            let named = fixture.file("named.json")
-            try text.replacingOccurrences(of: "\"study.newPerDay\"", with: "\"study\\u001b[2J\"").write(
-                toFile: named, atomically: true, encoding: .utf8)
-            #expect {
-                try b.library.restoreBackup(from: named)
-            } throws: { error in
-                guard case LibraryError.invalidBackup(_, let location, _) = error else { return false }
-                return location == "setting \"study\\u001b[2J\"" && !(location ?? "").contains("\u{1B}")
+            // A setting this MiDiccio does not know (a later version's, a name mistyped, one
+            // with control characters) is left out, as readers leave out keys they do not know.
+            for name in ["study.someday", "study.newperday", "study\\u001b[2J"] {
+                let unknown = fixture.file("unknown.json")
+                try text.replacingOccurrences(of: "\"study.newPerDay\"", with: "\"\(name)\"").write(
+                    toFile: unknown, atomically: true, encoding: .utf8)
+                let report = try b.library.restoreBackup(from: unknown)
+                #expect(report.settingsTaken.isEmpty && report.settingsLeftOut.isEmpty, "\(name)")
             }
+            #expect(try SyncStore(b.library).settings(pendingOnly: true).isEmpty)
+            #expect(try b.library.setting(.newPerDay) == "20")
+        }
+    }
 
-            // A later version's setting is kept as it is, and syncs on.
-            let later = fixture.file("later.json")
-            try text.replacingOccurrences(of: "\"study.newPerDay\"", with: "\"study.someday\"").write(
-                toFile: later, atomically: true, encoding: .utf8)
-            let report = try b.library.restoreBackup(from: later)
-            #expect(report.settingsTaken == ["study.someday"])
-            #expect(try SyncStore(b.library).settings(pendingOnly: true).map(\.key) == ["study.someday"])
+    @Test("rule: a backup's setting dated far after this computer's clock is left out, and named")
+    func settingAheadLeftOut() throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a")
+            try a.add("perro", meaning: "dog")
+            try a.library.setSetting(.newPerDay, to: "8")
+            let backup = fixture.file("backup.json")
+            try a.library.exportBackup(to: backup)
+            let text = try String(contentsOfFile: backup, encoding: .utf8)
+            let ahead = fixture.file("ahead.json")
+            let settings = try #require(text.range(of: "\"settings\""))
+            let stamp = try #require(
+                text.range(of: #""time": "[^"]*""#, options: .regularExpression, range: settings.upperBound..<text.endIndex))
+            try text.replacingCharacters(in: stamp, with: #""time": "2999-01-01T00:00:00.000Z""#).write(
+                toFile: ahead, atomically: true, encoding: .utf8)
+            let b = try fixture.device("b")
+            let report = try b.library.restoreBackup(from: ahead)
+            #expect(report.settingsLeftOut == ["study.newPerDay = 8"])
+            #expect(try b.library.setting(.newPerDay) == "20")
+            // It would have beaten every later change, on every device (round 25B #2).
+            b.clock.advance(by: 1_000)
+            try b.library.setSetting(.newPerDay, to: "25")
+            #expect(try b.library.setting(.newPerDay) == "25")
+        }
+    }
+
+    @Test("rule: a hand-edited backup giving a setting another value at the same time and writer still leaves every device agreeing")
+    func sameStampOtherValueConverges() throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a"), b = try fixture.device("b")
+            try a.add("perro", meaning: "dog")
+            try a.library.setSetting(.newPerDay, to: "5")
+            let backup = fixture.file("backup.json")
+            try a.library.exportBackup(to: backup)
+            let edited = fixture.file("edited.json")
+            try String(contentsOfFile: backup, encoding: .utf8).replacingOccurrences(of: "\"value\": \"5\"", with: "\"value\": \"7\"")
+                .write(toFile: edited, atomically: true, encoding: .utf8)
+            #expect(try b.library.restoreBackup(from: edited).settingsTaken == ["study.newPerDay"])
+            try fixture.syncRounds([a, b])
+            #expect(try a.library.setting(.newPerDay) == b.library.setting(.newPerDay), "round 25B #4: they disagreed for good")
+        }
+    }
+
+    @Test("an undo of a restore names the settings it took, which it leaves")
+    func undoNamesTheSettings() throws {
+        try withSyncFixture { fixture in
+            let a = try fixture.device("a")
+            try a.add("perro", meaning: "dog")
+            try a.library.setSetting(.newPerDay, to: "5")
+            let backup = fixture.file("backup.json")
+            try a.library.exportBackup(to: backup)
+            let b = try fixture.device("b")
+            try b.add("gato", meaning: "cat")
+            #expect(try b.library.restoreBackup(from: backup).settingsTaken == ["study.newPerDay"])
+            let undone = try b.library.undoRestore()
+            #expect(undone.settingsTaken == ["study.newPerDay"])
+            #expect(undone.settingsLeftByUndoNote?.contains("stay as they are: study.newPerDay") == true)
+            #expect(try b.library.setting(.newPerDay) == "5")
         }
     }
 }

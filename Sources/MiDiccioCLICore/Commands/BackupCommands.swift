@@ -3,16 +3,15 @@ import MiDiccioLibrary
 import MiDiccioModel
 import MiDiccioSync
 
-private func describe(_ report: RestoreReport) -> String {
+private func describe(_ report: RestoreReport, dryRun: Bool) -> String {
     let skipped =
         report.skippedPurged == 0
         ? ""
         : ", \(report.skippedPurged) left out (deleted permanently since the backup; --replace brings them back as new words)"
     let answers = report.answersAdded == 0 ? "" : ", \(report.answersAdded) study answer\(report.answersAdded == 1 ? "" : "s") added"
-    // Settings set later in the backup than here (or never here): named, as they change how
-    // this library studies and cleans its Trash.
-    let settings =
-        report.settingsTaken.isEmpty ? "" : ", settings taken from it: " + report.settingsTaken.joined(separator: ", ").shownSafely
+    // The backup's settings taken, kept and left out: they change how this library studies
+    // and cleans its Trash.
+    let settings = report.settingsNote(dryRun: dryRun).map { "; " + $0 } ?? ""
     return "\(report.added) added, \(report.updated) updated, \(report.unchanged) unchanged, \(report.trashed) moved to the Trash"
         + skipped + answers + settings
 }
@@ -97,7 +96,7 @@ struct BackupRestoreCommand: ParsableCommand {
         if output.json {
             context.io.write(json(report, dryRun: dryRun))
         } else {
-            context.io.write((dryRun ? "Would restore: " : "Restored: ") + describe(report) + "\n")
+            context.io.write((dryRun ? "Would restore: " : "Restored: ") + describe(report, dryRun: dryRun) + "\n")
             if let note = report.strayTimesNote { context.note(note) }
             if let note = report.differingAtSameTimeNote { context.note(note.shownSafely) }
             if report.mergedIntoEmpty {
@@ -154,6 +153,7 @@ struct BackupUndoCommand: ParsableCommand {
         if !output.json, let source = report.source { context.note("That was the restore of \(source.described.shownSafely).") }
         if !output.json && report.trashedStudied > 0 { context.note(studiedAndTrashedNote(report.trashedStudied)) }
         if !output.json && report.undoneBeforeSync { context.note(RestoreReport.undoneBeforeSyncNote) }
+        if !output.json, let note = report.settingsLeftByUndoNote { context.note(note) }
         if !output.json, let note = report.purgedSinceRestoreNote { context.note(note.shownSafely) }
     }
 }

@@ -280,29 +280,20 @@ public enum BackupFile {
         return Checked(wordCount: count, reviews: reviews, settings: try decodeSettings(outline.values["settings"], file: file))
     }
 
-    /// True for the bytes a setting's name may hold.
-    private static func settingNameByte(_ byte: UInt8) -> Bool {
-        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || [0x2E, 0x2D, 0x5F].contains(byte)
-    }
-
     /// Reads a backup's `settings`: an object whose keys are settings, each an object with
     /// its `value`, the `time` it was set and its `writer`. A setting this MiDiccio knows must
-    /// hold a value it accepts; one it does not know (a later version's) is kept as it is,
-    /// as sync keeps it.
+    /// hold a value it accepts; one it does not know (a later version's, a name mistyped) is
+    /// left out, as readers leave out keys they do not know: one taken was said to be taken
+    /// and did nothing (round 25B #5, #9).
     static func decodeSettings(_ value: Any?, file: String) throws -> [SettingRecord] {
         guard let value else { return [] }
         guard let object = value as? [String: Any] else {
             throw LibraryError.invalidBackup(file: file, location: nil, message: "\"settings\" must be an object")
         }
-        return try object.keys.sorted().map { key in
+        return try object.keys.sorted().compactMap { key in
+            guard let known = LibrarySetting(rawValue: key) else { return nil }
             func fail(_ message: String) -> LibraryError {
                 .invalidBackup(file: file, location: "setting \(key)", message: message)
-            }
-            guard !key.isEmpty, key.utf8.count <= 100, key.utf8.allSatisfy(Self.settingNameByte) else {
-                // Named as JSON writes it: its control characters escaped, not sent to the terminal.
-                throw LibraryError.invalidBackup(
-                    file: file, location: "setting " + JSONText.quote(key),
-                    message: "the name must be 1 to 100 letters, digits, dots, dashes or underscores (ASCII)")
             }
             guard let setting = object[key] as? [String: Any] else { throw fail("expected an object") }
             guard let text = setting["value"] as? String else { throw fail("\"value\" must be text") }
@@ -312,17 +303,11 @@ public enum BackupFile {
             guard let writer = setting["writer"] as? String, !writer.isEmpty, writer.utf8.count <= 100 else {
                 throw fail("\"writer\" must be a device id")
             }
-            var stored = text
-            if let known = LibrarySetting(rawValue: key) {
-                do {
-                    stored = try known.validated(text)
-                } catch LibraryError.invalidWord(let error) {
-                    throw fail("\"value\" " + error.message)
-                }
-            } else if text.utf8.count > 1_000 {
-                throw fail("\"value\" is longer than 1000 bytes")
+            do {
+                return SettingRecord(key: key, value: try known.validated(text), time: time, writer: writer)
+            } catch LibraryError.invalidWord(let error) {
+                throw fail("\"value\" " + error.message)
             }
-            return SettingRecord(key: key, value: stored, time: time, writer: writer)
         }
     }
 

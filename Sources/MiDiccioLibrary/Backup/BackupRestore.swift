@@ -62,9 +62,17 @@ public struct RestoreReport: Hashable, Sendable {
     public var answersAdded = 0
     /// The settings (`LibrarySetting` keys) the restore took from the backup, where the
     /// backup's was set later than the library's, or the library's never was (a new laptop
-    /// set up from a backup): they sync from here as a setting changed here does. An undo
-    /// leaves them. Restores left them out until 2026-12-06 (round 23A #5).
+    /// set up from a backup): they sync from here as a setting changed here does. Restores
+    /// left them out until 2026-12-06 (round 23A #5). For an undo: those the restore it
+    /// undid took, which it leaves as they are.
     public var settingsTaken: [String] = []
+    /// Settings of the backup it left out, as `key = value`: `trash.autoPurgeDays` (on, it
+    /// deletes words for good: taken, it purged the Trash of a library that never had it on,
+    /// on every device; round 25B #1), and any dated more than a day after this computer's
+    /// clock (one of 2999 then beat every later change, on every device; round 25B #2).
+    public var settingsLeftOut: [String] = []
+    /// Settings this library changed later than the backup did, kept as they are.
+    public var settingsKeptHere: [String] = []
     /// Backup words with a time more than two years after this device's clock
     /// (`WordLibrary.latestTime(now:)`), restored as they are: sync takes such a word from
     /// a device whose clock was that far ahead. Before 2026-12-05 one refused the whole
@@ -156,7 +164,8 @@ public struct RestoreReport: Hashable, Sendable {
             ("differingAtSameTime", String(differingAtSameTime)),
             ("earlierUndoKept", String(earlierUndoKept)),
             ("mergedIntoEmpty", String(mergedIntoEmpty)), ("answersAdded", String(answersAdded)),
-            ("settingsTaken", JSONText.array(settingsTaken)), ("dryRun", String(dryRun)),
+            ("settingsTaken", JSONText.array(settingsTaken)), ("settingsLeftOut", JSONText.array(settingsLeftOut)),
+            ("settingsKeptHere", JSONText.array(settingsKeptHere)), ("dryRun", String(dryRun)),
             ("sweptKey", JSONText.quote(sweptKey)), ("undid", JSONText.optional(source?.described)),
             ("wordsAhead", String(wordsAhead)), ("answersLeftOut", String(answersLeftOut)),
             ("purgedSinceRestore", String(purgedSinceRestore)), ("undoneBeforeSync", String(undoneBeforeSync)),
@@ -164,6 +173,33 @@ public struct RestoreReport: Hashable, Sendable {
             ("earliestStrayTime", JSONText.optional(strayTimeRange?.lowerBound.iso8601)),
             ("latestStrayTime", JSONText.optional(strayTimeRange?.upperBound.iso8601)),
         ]
+    }
+
+    /// What a restore says of the backup's settings (`dryRun`: as it would), or nil when it
+    /// took, kept and left out none.
+    public func settingsNote(dryRun: Bool) -> String? {
+        var parts: [String] = []
+        if !settingsTaken.isEmpty {
+            parts.append("settings \(dryRun ? "that would be " : "")taken from it: " + settingsTaken.joined(separator: ", "))
+        }
+        if !settingsKeptHere.isEmpty {
+            parts.append("this library's own later settings kept: " + settingsKeptHere.joined(separator: ", "))
+        }
+        if !settingsLeftOut.isEmpty {
+            parts.append(
+                "settings not taken: " + settingsLeftOut.joined(separator: ", ")
+                    + " (the Trash's clean-up deletes words for good, so it is never turned on by a restore: set it with "
+                    + "'midiccio config set' if you want it; a setting dated far after this computer's clock is left out)")
+        }
+        return parts.isEmpty ? nil : parts.joined(separator: "; ")
+    }
+
+    /// What an undo says of the settings the restore it undid took, or nil when none.
+    public var settingsLeftByUndoNote: String? {
+        settingsTaken.isEmpty
+            ? nil
+            : "The settings the restore took stay as they are: " + settingsTaken.joined(separator: ", ")
+                + " (change them with 'midiccio config set', or in Settings)."
     }
 
     /// What an undo says when `undoneBeforeSync`.
@@ -432,7 +468,7 @@ extension WordLibrary {
                     }
                 }
                 report.answersAdded = try restoreReviewEvents(try checkRestoredReviews(reviews, file: path, report: &report))
-                report.settingsTaken = try restoreSettings(checked.settings)
+                try restoreSettings(checked.settings, report: &report)
                 let reviewsAdded = report.answersAdded > 0 || !report.settingsTaken.isEmpty
                 // Each touched word's time as the restore leaves it: a word whose time has
                 // moved by the undo was edited since, and the undo keeps that edit.
@@ -471,6 +507,11 @@ extension WordLibrary {
                         try setInfo(Self.restoredFromElsewhereAtKey, String(clock.now().milliseconds))
                     }
                     try noteUndoSource(Self.restoreSourceKey, path: source ?? path)
+                    if report.settingsTaken.isEmpty {
+                        try database.run("DELETE FROM library_info WHERE key = ?", [.text(Self.restoreSettingsKey)])
+                    } else {
+                        try setInfo(Self.restoreSettingsKey, report.settingsTaken.joined(separator: ","))
+                    }
                     try database.run("DELETE FROM library_info WHERE key = ?", [.text(Self.restorePurgedKey)])
                     // No sync has sent it yet (`restoreUnsent`).
                     try setInfo(Self.restoreUnsentKey, "1")
@@ -519,19 +560,34 @@ extension WordLibrary {
 
     /// Takes each of a backup's `settings` that was set later there than here (by time,
     /// then writer, as sync decides), or never here, as pending: the next sync carries it,
-    /// and a device that set it later still keeps its own. Returns the keys taken.
-    private func restoreSettings(_ settings: [SettingRecord]) throws -> [String] {
-        var taken: [String] = []
+    /// and a device that set it later still keeps its own. It keeps the backup's time and
+    /// is written by this device: a hand-edited backup giving another value at the time and
+    /// by the writer of a device's own setting left the two disagreeing for good (round 25B
+    /// #4). Never `trash.autoPurgeDays` turned on, nor one dated more than a day after this
+    /// computer's clock (`RestoreReport.settingsLeftOut`).
+    private func restoreSettings(_ settings: [SettingRecord], report: inout RestoreReport) throws {
+        let latest = clock.now().milliseconds + 86_400_000
         for setting in settings {
+            guard let known = LibrarySetting(rawValue: setting.key) else { continue }
             let local = try database.cached("SELECT value, time, writer FROM settings WHERE key = ?")
                 .rows([.text(setting.key)]) { ($0.text(0), $0.int64(1), $0.text(2)) }.first
-            if let local, local.0 == setting.value || (local.1, local.2) >= (setting.time.milliseconds, setting.writer) { continue }
-            if local == nil, LibrarySetting(rawValue: setting.key)?.defaultValue == setting.value { continue }
-            try storeSetting(key: setting.key, value: setting.value, time: setting.time, writer: setting.writer, pending: true)
-            taken.append(setting.key)
+            if let local, local.0 == setting.value { continue }
+            if let local, (local.1, local.2) >= (setting.time.milliseconds, setting.writer) {
+                report.settingsKeptHere.append(setting.key)
+                continue
+            }
+            if local == nil, known.defaultValue == setting.value { continue }
+            if (known == .autoPurgeDays && setting.value != "off") || setting.time.milliseconds > latest {
+                report.settingsLeftOut.append("\(setting.key) = \(setting.value)")
+                continue
+            }
+            try storeSetting(key: setting.key, value: setting.value, time: setting.time, writer: deviceID, pending: true)
+            report.settingsTaken.append(setting.key)
         }
-        return taken
     }
+
+    /// The `library_info` key of the settings the last restore took, for its undo to name.
+    static let restoreSettingsKey = "restore.settingsTaken"
 
     /// The backup file at `path` a megabyte at a time (nil at its end).
     private func backupPieces(_ path: String) throws -> () throws -> [UInt8]? {
@@ -610,6 +666,8 @@ extension WordLibrary {
                 throw LibraryError.nothingToUndo
             }
             var report = RestoreReport()
+            report.settingsTaken = try info(Self.restoreSettingsKey).map { $0.split(separator: ",").map(String.init) } ?? []
+            try database.run("DELETE FROM library_info WHERE key = ?", [.text(Self.restoreSettingsKey)])
             report.purgedSinceRestore = purged?.count ?? 0
             report.purgedSinceRestoreTerms = purged?.terms ?? []
             let timelessSince =

@@ -1059,11 +1059,7 @@
     parts.push(report.trashed.toLocaleString() + (dryRun ? " would move" : " moved") + " to the Trash");
     if (report.skippedPurged) parts.push(report.skippedPurged + " skipped (deleted permanently)");
     if (report.answersAdded) parts.push(plural(report.answersAdded, "study answer", "study answers") + (dryRun ? " would be added" : " added"));
-    // Settings set later in the backup than here, or never here: named (`textContent` shows them).
-    if (report.settingsTaken && report.settingsTaken.length) {
-      parts.push("settings " + (dryRun ? "that would be " : "") + "taken from it: " + report.settingsTaken.join(", "));
-    }
-    let text = parts.join(", ") + ".";
+    let text = parts.join(", ") + (report.settingsNote ? "; " + report.settingsNote : "") + ".";
     // Words deleted permanently come back only with Replace, as new words: say so, where
     // a person restores a backup to undo an "Empty Trash".
     if (report.skippedPurged && !replace && !fromCopy) {
@@ -1168,7 +1164,8 @@
           + " kept as another device holds them: its own changes, synced from there." : "")
         + (report.undid ? " That was the restore of " + report.undid + "." : "")
         + (report.purgedSinceRestoreNote ? " " + report.purgedSinceRestoreNote : "")
-        + (report.undoneBeforeSyncNote ? " " + report.undoneBeforeSyncNote : "");
+        + (report.undoneBeforeSyncNote ? " " + report.undoneBeforeSyncNote : "")
+        + (report.settingsLeftByUndoNote ? " " + report.settingsLeftByUndoNote : "");
       $("restore-done").textContent = "";
       loadStatus();
       reload(); loadTags(); loadTrash(); scheduleSync();
