@@ -104,7 +104,7 @@ enum LibraryFile {
                 try checkLeftoverLog(database, path: path)
             } else if existing {
                 try checkSharedLog(database, path: path)
-                if emptyLog && current { try checkCopiedBesideEmptyLog(database, path: path) }
+                if emptyLog { try checkCopiedBesideEmptyLog(database, path: path) }
             }
             if !current { try setUp(database, path: path) }
             try configure(database)
@@ -301,11 +301,16 @@ enum LibraryFile {
     private static func checkArrivedFile(_ path: String) throws -> Bool {
         var status = stat()
         guard stat(path + "-wal", &status) != 0, errno == ENOENT else { return status.st_size == 0 }
-        guard let alone = try? Database(path: path, create: false, fileAlone: true),
-            (try? isCurrent(alone)) == true
-        else { return false }
+        guard let alone = try? Database(path: path, create: false, fileAlone: true), isLibrary(alone) else { return false }
         try refuseIfDamaged(try checkProblems(alone))
         return false
+    }
+
+    /// True for a MiDiccio library of any schema (by its application id). A torn copy of a
+    /// library an earlier MiDiccio wrote was not checked, and was brought up to date and
+    /// written to as it was (found by the exploratory helper, round 25A #4).
+    private static func isLibrary(_ database: Database) -> Bool {
+        (try? database.integer("PRAGMA application_id")) == Int64(applicationID)
     }
 
     /// Checks, with the open's own connection, a library up to date whose log beside it was
@@ -316,7 +321,7 @@ enum LibraryFile {
     /// helper, round 24A #2). Done here rather than before the open, so that no command
     /// opens a second connection to the file alone to read what this one reads anyway.
     private static func checkCopiedBesideEmptyLog(_ database: Database, path: String) throws {
-        guard let now = identity(path), let noted = notedIdentity(database), noted != now else { return }
+        guard isLibrary(database), let now = identity(path), let noted = notedIdentity(database), noted != now else { return }
         try refuseIfDamaged(try database.read { try checkProblems(database) })
     }
 
@@ -355,7 +360,18 @@ enum LibraryFile {
     /// 24A #1). Refused too.
     private static func checkLeftoverLog(_ database: Database, path: String) throws {
         let alone = try? Database(path: path, create: false, fileAlone: true)
-        if let written = notedIdentity(database), let now = identity(path), written != now, let alone, notedIdentity(alone) != written {
+        // What the file alone notes, when it can be read alone at all: one a checkpoint
+        // stopped part way through (a killed first open after a copy, the update's) reads
+        // only with its log, and "nothing noted" refused it as another file's, where the
+        // two were whole together (found by the exploratory helper, round 25A #1).
+        var aloneNoted: String??
+        if let alone {
+            do {
+                let value = try alone.read { try alone.text("SELECT value FROM library_info WHERE key = ?", [.text(identityKey)]) }
+                aloneNoted = .some(value?.split(separator: "/").first.map(String.init))
+            } catch {}
+        }
+        if let written = notedIdentity(database), let now = identity(path), written != now, let aloneNoted, aloneNoted != written {
             database.leaveLogOnClose()
             throw LibraryError.logDoesNotFit(
                 path: path, problem: "the log was written for another file than the one now there (it was moved or copied in)")

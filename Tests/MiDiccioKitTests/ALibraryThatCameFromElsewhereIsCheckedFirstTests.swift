@@ -68,6 +68,60 @@ struct ALibraryThatCameFromElsewhereIsCheckedFirstTests {
         }
     }
 
+    @Test("a torn copy of a library an earlier MiDiccio wrote is refused too, not brought up to date")
+    func tornCopyOfAnOlderSchemaIsRefused() throws {
+        try withTemporaryDirectory { directory in
+            let original = directory.appendingPathComponent("library.sqlite").path
+            let library = try WordLibrary(path: original, environment: [:])
+            try importWords(3_000, named: "first", into: library, directory: directory)
+            try library.database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            let before = try bytes(original)
+            try importWords(3_000, named: "second", into: library, directory: directory)
+            try library.database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            let after = try bytes(original)
+            let half = before.count / 2 / 4_096 * 4_096
+            var torn = before.prefix(half) + after.dropFirst(half)
+            // An earlier schema, as the file's header says (user_version, at byte 60).
+            let older = UInt32(Migrations.all.count - 1)
+            torn.replaceSubrange(60..<64, with: withUnsafeBytes(of: older.bigEndian) { Data($0) })
+            let copy = directory.appendingPathComponent("older.sqlite").path
+            try torn.write(to: URL(fileURLWithPath: copy))
+            #expect {
+                _ = try WordLibrary(path: copy, environment: [:])
+            } throws: { error in
+                guard case LibraryError.damaged = error else { return false }
+                return "\(error)".contains("nothing was changed")
+            }
+            #expect(try bytes(copy) == torn, "not brought up to date, nothing written (round 25A #4)")
+        }
+    }
+
+    @Test("a library copied with a killed process's log, whose file alone cannot be read, opens whole with the log")
+    func fileUnreadableAloneOpensWithItsLog() throws {
+        try withTemporaryDirectory { directory in
+            let original = directory.appendingPathComponent("library.sqlite").path
+            let library = try WordLibrary(path: original, environment: [:])
+            try importWords(500, named: "first", into: library, directory: directory)
+            try library.database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            try library.database.execute("PRAGMA wal_autocheckpoint = 0")
+            try importWords(500, named: "second", into: library, directory: directory)
+            let page = try #require(try library.database.integer("SELECT rootpage FROM sqlite_schema WHERE name = 'library_info'"))
+            let size = try #require(try library.database.integer("PRAGMA page_size"))
+            // The process is killed part way through a checkpoint: the log holds every page,
+            // and the file's page of library_info is half written. Both are copied elsewhere.
+            let copy = directory.appendingPathComponent("copied.sqlite").path
+            try FileManager.default.copyItem(atPath: original, toPath: copy)
+            try FileManager.default.copyItem(atPath: original + "-wal", toPath: copy + "-wal")
+            let handle = try #require(FileHandle(forWritingAtPath: copy))
+            try handle.seek(toOffset: UInt64((page - 1) * size))
+            try handle.write(contentsOf: Data(repeating: 0xA5, count: Int(size)))
+            try handle.close()
+            // Read with its log the two are whole: they open, every word there. Refused as the
+            // log of another file, the file alone then read as damaged (round 25A #1).
+            #expect(try WordLibrary(path: copy, environment: [:]).counts().words == 1_000)
+        }
+    }
+
     @Test("a log copied before its file, which a checkpoint moved on since, is refused; the file alone opens with every word")
     func logOlderThanItsFileIsRefused() throws {
         try withTemporaryDirectory { directory in
