@@ -113,6 +113,24 @@ final class AStudySessionFollowsTheLibraryFileTests {
         #expect(try reviews(of: uno) == 0)
     }
 
+    @Test("after the last card, a u refused as its word was purged meanwhile asks again, and the answer before it is undone")
+    func undoAtTheEndAfterThePurge() throws {
+        // All three answered; at the end's prompt, tres is deleted for good elsewhere.
+        let run = study(" 3 3 3uu") { index in
+            if index == 6 {
+                let tres = (try? self.sandbox.listedWords().first { $0["term"] as? String == "tres" }?["id"] as? String) ?? ""
+                #expect(self.sandbox.run("delete", tres).status == 0)
+                #expect(self.sandbox.run("purge", tres, "--offline").status == 0)
+            }
+        }
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains("Not undone: that word was deleted permanently meanwhile (elsewhere)"), "\(run.output)")
+        // The prompt came again, and the answer before (dos) was taken back (round 25B #10).
+        #expect(run.output.contains("Undone: dos (good)"), "\(run.output)")
+        #expect(try reviews(of: dos) == 0)
+        #expect(try reviews(of: uno) == 1)
+    }
+
     @Test("a session stopped with Ctrl-Z and brought back with fg reads keys one at a time again")
     func resumedAfterCtrlZ() throws {
         let children = try ChildProcesses(in: sandbox)

@@ -220,9 +220,11 @@ struct StudyCommand: ParsableCommand {
             guard let card = try session.next() else {
                 // The session's last answer can still be taken back, as on the Study page: the
                 // session ended at once after it (round 23B #9).
+                // One refused (its word purged meanwhile, the library busy) asks again while
+                // answers before it can still be taken back (round 25B #10: it ended the session).
                 if !given.isEmpty {
                     out.write("\nNo more cards for now.  u: undo the last answer   any other key: finish\n")
-                    if key() == "u", try undo() { continue }
+                    if key() == "u", try undo() || !given.isEmpty { continue }
                 }
                 let queue = try context.library().studyQueue(tag: tag, newLimit: 0)
                 let next =
