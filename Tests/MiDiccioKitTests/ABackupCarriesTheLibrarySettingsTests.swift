@@ -156,6 +156,24 @@ struct ABackupCarriesTheLibrarySettingsTests {
         }
     }
 
+    @Test("a library file refused for a bad setting is named as itself, not as the temporary backup made of it")
+    func libraryFileRefusalNamesTheFile() throws {
+        try withSyncFixture { fixture in
+            let old = try fixture.device("old")
+            try old.add("perro", meaning: "dog")
+            try old.library.setSetting(.newPerDay, to: "5")
+            try old.library.writing { try old.library.database.run("UPDATE settings SET value = 'abc' WHERE key = 'study.newPerDay'") }
+            let b = try fixture.device("b")
+            #expect {
+                try b.library.restoreLibraryFile(from: old.path)
+            } throws: { error in
+                guard case LibraryError.invalidBackup(let file, let location, _) = error else { return false }
+                return file == old.path && location == "setting study.newPerDay"
+            }
+            #expect(try b.library.list().isEmpty)
+        }
+    }
+
     @Test("an undo of a restore names the settings it took, which it leaves")
     func undoNamesTheSettings() throws {
         try withSyncFixture { fixture in

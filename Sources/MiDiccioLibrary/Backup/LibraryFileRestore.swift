@@ -94,7 +94,14 @@ extension WordLibrary {
                 throw LibraryError.invalidBackup(file: path, location: nil, message: Self.unreadableLibrary(error))
             }
         }
-        let report = try restoreBackup(from: backup, replace: replace, dryRun: dryRun, source: path, progress: progress)
+        let report: RestoreReport
+        do {
+            report = try restoreBackup(from: backup, replace: replace, dryRun: dryRun, source: path, progress: progress)
+        } catch LibraryError.invalidBackup(_, let location, let message) {
+            // Named as the library file it came from: the temporary backup made of it, gone
+            // by now, was named (found by the exploratory helper, round 25B #7).
+            throw LibraryError.invalidBackup(file: path, location: location, message: message)
+        }
         if !dryRun { noteTakenIn(path) }
         return report
     }
