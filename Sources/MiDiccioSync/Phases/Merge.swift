@@ -128,7 +128,11 @@ extension SyncSession {
                     switch effect {
                     case .removedLive(let term, let editedHere), .removedFromTrash(let term, let editedHere):
                         if marker.cleanUp != nil {
-                            cleanedUpHere.append((marker.id, term, editedHere))
+                            // Told as answers set aside when it held answers not sent yet:
+                            // a change of its Trash flag alone (taken out and put back) was
+                            // told as answers no one gave (round 25B #8).
+                            let studiedHere = heldAnswers[marker.id]?.contains { $0.pending } ?? false
+                            cleanedUpHere.append((marker.id, term, studiedHere))
                         } else {
                             countPurged(term, editedHere: editedHere)
                         }

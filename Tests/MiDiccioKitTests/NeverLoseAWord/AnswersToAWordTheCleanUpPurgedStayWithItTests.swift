@@ -72,6 +72,27 @@ struct AnswersToAWordTheCleanUpPurgedStayWithItTests {
         }
     }
 
+    @Test("a word the clean-up purged that was only taken out of the Trash and put back here is not told as studied")
+    func trashFlagAloneIsNoAnswer() throws {
+        try withSyncFixture { fixture in
+            let laptop = try fixture.device("laptop"), tablet = try fixture.device("tablet")
+            try laptop.library.setSetting(.autoPurgeDays, to: "2")
+            let pez = try laptop.add("pez", meaning: "fish")
+            try fixture.syncRounds([laptop, tablet])
+            try laptop.library.delete([pez])
+            try fixture.syncRounds([laptop, tablet])
+            // Offline, the tablet takes it out of the Trash and puts it back: no answer.
+            fixture.advanceClocks(by: Self.day)
+            _ = try tablet.library.restore([pez])
+            _ = try tablet.library.delete([pez])
+            fixture.advanceClocks(by: 2 * Self.day)
+            #expect(try laptop.sync().autoPurged == 1)
+            let report = try tablet.sync()
+            #expect(report.purgedElsewhere == 1 && report.purgedStudiedHere == 0, "round 25B #8: \(report)")
+            #expect(!(report.purgeNote ?? "").contains("study answers"), "\(report.purgeNote ?? "")")
+        }
+    }
+
     @Test("answers the tablet never sent go with the word the phone kept, to every device")
     func unsentAnswersFollowTheKeptWord() throws {
         try withSyncFixture { fixture in
