@@ -10,6 +10,22 @@ import Testing
 /// from a backup studied with the default limits and had no Trash clean-up, silently.
 @Suite("A backup carries the library's settings")
 struct ABackupCarriesTheLibrarySettingsTests {
+    /// A backup of `a` with one word and `study.newPerDay` set to `newPerDay`: its path and text.
+    private func backup(of a: TestDevice, newPerDay: String, _ fixture: SyncFixture) throws -> (path: String, text: String) {
+        try a.add("perro", meaning: "dog")
+        try a.library.setSetting(.newPerDay, to: newPerDay)
+        let path = fixture.file("backup.json")
+        try a.library.exportBackup(to: path)
+        return (path, try String(contentsOfFile: path, encoding: .utf8))
+    }
+
+    /// Writes `text` as the backup file `name` and returns its path.
+    private func write(_ text: String, as name: String, _ fixture: SyncFixture) throws -> String {
+        let path = fixture.file(name)
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
     @Test("rule: a new laptop set up from a backup, or from the old library file, takes its settings, and they sync from there")
     func aNewLaptopTakesTheSettings() throws {
         try withSyncFixture { fixture in
@@ -80,15 +96,8 @@ struct ABackupCarriesTheLibrarySettingsTests {
     @Test("a backup whose setting holds a value MiDiccio refuses changes nothing and names the setting; an unknown one is left out")
     func badSettingRefused() throws {
         try withSyncFixture { fixture in
-            let a = try fixture.device("a")
-            try a.add("perro", meaning: "dog")
-            try a.library.setSetting(.newPerDay, to: "5")
-            let backup = fixture.file("backup.json")
-            try a.library.exportBackup(to: backup)
-            let text = try String(contentsOfFile: backup, encoding: .utf8)
-            let bad = fixture.file("bad.json")
-            try text.replacingOccurrences(of: "\"value\": \"5\"", with: "\"value\": \"lots\"").write(
-                toFile: bad, atomically: true, encoding: .utf8)
+            let text = try backup(of: try fixture.device("a"), newPerDay: "5", fixture).text
+            let bad = try write(text.replacingOccurrences(of: "\"value\": \"5\"", with: "\"value\": \"lots\""), as: "bad.json", fixture)
             let b = try fixture.device("b")
             #expect {
                 try b.library.restoreBackup(from: bad)
@@ -102,9 +111,8 @@ struct ABackupCarriesTheLibrarySettingsTests {
             // A setting this MiDiccio does not know (a later version's, a name mistyped, one
             // with control characters) is left out, as readers leave out keys they do not know.
             for name in ["study.someday", "study.newperday", "study\\u001b[2J"] {
-                let unknown = fixture.file("unknown.json")
-                try text.replacingOccurrences(of: "\"study.newPerDay\"", with: "\"\(name)\"").write(
-                    toFile: unknown, atomically: true, encoding: .utf8)
+                let unknown = try write(
+                    text.replacingOccurrences(of: "\"study.newPerDay\"", with: "\"\(name)\""), as: "unknown.json", fixture)
                 let report = try b.library.restoreBackup(from: unknown)
                 #expect(report.settingsTaken.isEmpty && report.settingsLeftOut.isEmpty, "\(name)")
             }
@@ -116,18 +124,12 @@ struct ABackupCarriesTheLibrarySettingsTests {
     @Test("rule: a backup's setting dated far after this computer's clock is left out, and named")
     func settingAheadLeftOut() throws {
         try withSyncFixture { fixture in
-            let a = try fixture.device("a")
-            try a.add("perro", meaning: "dog")
-            try a.library.setSetting(.newPerDay, to: "8")
-            let backup = fixture.file("backup.json")
-            try a.library.exportBackup(to: backup)
-            let text = try String(contentsOfFile: backup, encoding: .utf8)
-            let ahead = fixture.file("ahead.json")
+            let text = try backup(of: try fixture.device("a"), newPerDay: "8", fixture).text
             let settings = try #require(text.range(of: "\"settings\""))
             let stamp = try #require(
                 text.range(of: #""time": "[^"]*""#, options: .regularExpression, range: settings.upperBound..<text.endIndex))
-            try text.replacingCharacters(in: stamp, with: #""time": "2999-01-01T00:00:00.000Z""#).write(
-                toFile: ahead, atomically: true, encoding: .utf8)
+            let ahead = try write(
+                text.replacingCharacters(in: stamp, with: #""time": "2999-01-01T00:00:00.000Z""#), as: "ahead.json", fixture)
             let b = try fixture.device("b")
             let report = try b.library.restoreBackup(from: ahead)
             #expect(report.settingsLeftOut == ["study.newPerDay = 8"])
@@ -143,13 +145,8 @@ struct ABackupCarriesTheLibrarySettingsTests {
     func sameStampOtherValueConverges() throws {
         try withSyncFixture { fixture in
             let a = try fixture.device("a"), b = try fixture.device("b")
-            try a.add("perro", meaning: "dog")
-            try a.library.setSetting(.newPerDay, to: "5")
-            let backup = fixture.file("backup.json")
-            try a.library.exportBackup(to: backup)
-            let edited = fixture.file("edited.json")
-            try String(contentsOfFile: backup, encoding: .utf8).replacingOccurrences(of: "\"value\": \"5\"", with: "\"value\": \"7\"")
-                .write(toFile: edited, atomically: true, encoding: .utf8)
+            let text = try backup(of: a, newPerDay: "5", fixture).text
+            let edited = try write(text.replacingOccurrences(of: "\"value\": \"5\"", with: "\"value\": \"7\""), as: "edited.json", fixture)
             #expect(try b.library.restoreBackup(from: edited).settingsTaken == ["study.newPerDay"])
             try fixture.syncRounds([a, b])
             #expect(try a.library.setting(.newPerDay) == b.library.setting(.newPerDay), "round 25B #4: they disagreed for good")
@@ -177,14 +174,10 @@ struct ABackupCarriesTheLibrarySettingsTests {
     @Test("an undo of a restore names the settings it took, which it leaves")
     func undoNamesTheSettings() throws {
         try withSyncFixture { fixture in
-            let a = try fixture.device("a")
-            try a.add("perro", meaning: "dog")
-            try a.library.setSetting(.newPerDay, to: "5")
-            let backup = fixture.file("backup.json")
-            try a.library.exportBackup(to: backup)
+            let saved = try backup(of: try fixture.device("a"), newPerDay: "5", fixture).path
             let b = try fixture.device("b")
             try b.add("gato", meaning: "cat")
-            #expect(try b.library.restoreBackup(from: backup).settingsTaken == ["study.newPerDay"])
+            #expect(try b.library.restoreBackup(from: saved).settingsTaken == ["study.newPerDay"])
             let undone = try b.library.undoRestore()
             #expect(undone.settingsTaken == ["study.newPerDay"])
             #expect(undone.settingsLeftByUndoNote?.contains("stay as they are: study.newPerDay") == true)

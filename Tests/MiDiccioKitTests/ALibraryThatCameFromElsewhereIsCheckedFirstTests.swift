@@ -23,22 +23,37 @@ struct ALibraryThatCameFromElsewhereIsCheckedFirstTests {
 
     private func bytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
 
+    /// A library at `library.sqlite` in `directory` with 500 words, its log moved into the
+    /// file and then left to grow (no automatic checkpoint): the library and its path.
+    private func libraryKeepingItsLog(in directory: URL) throws -> (library: WordLibrary, path: String) {
+        let path = directory.appendingPathComponent("library.sqlite").path
+        let library = try WordLibrary(path: path, environment: [:])
+        try importWords(500, named: "first", into: library, directory: directory)
+        try library.database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        try library.database.execute("PRAGMA wal_autocheckpoint = 0")
+        return (library, path)
+    }
+
+    /// The bytes of a torn copy of a library of 6,000 words: one that read the file's first
+    /// half before a second import's pages were written there, and its second half after.
+    private func tornCopy(in directory: URL) throws -> Data {
+        let original = directory.appendingPathComponent("library.sqlite").path
+        let library = try WordLibrary(path: original, environment: [:])
+        try importWords(3_000, named: "first", into: library, directory: directory)
+        try library.database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        let before = try bytes(original)
+        try importWords(3_000, named: "second", into: library, directory: directory)
+        try library.database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        let after = try bytes(original)
+        let half = before.count / 2 / 4_096 * 4_096
+        return before.prefix(half) + after.dropFirst(half)
+    }
+
     @Test("a torn copy that came without its log is refused before it is read, and nothing is made beside it")
     func tornCopyIsRefused() throws {
         try withTemporaryDirectory { directory in
-            let original = directory.appendingPathComponent("library.sqlite").path
-            let library = try WordLibrary(path: original, environment: [:])
-            try importWords(3_000, named: "first", into: library, directory: directory)
-            try library.database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            let before = try bytes(original)
-            try importWords(3_000, named: "second", into: library, directory: directory)
-            try library.database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            let after = try bytes(original)
-            // A copy that read the file's first half before the second import's pages
-            // were written there, and its second half after.
-            let half = before.count / 2 / 4_096 * 4_096
             let copy = directory.appendingPathComponent("copied.sqlite").path
-            let torn = before.prefix(half) + after.dropFirst(half)
+            let torn = try tornCopy(in: directory)
             try torn.write(to: URL(fileURLWithPath: copy))
 
             #expect {
@@ -71,16 +86,7 @@ struct ALibraryThatCameFromElsewhereIsCheckedFirstTests {
     @Test("a torn copy of a library an earlier MiDiccio wrote is refused too, not brought up to date")
     func tornCopyOfAnOlderSchemaIsRefused() throws {
         try withTemporaryDirectory { directory in
-            let original = directory.appendingPathComponent("library.sqlite").path
-            let library = try WordLibrary(path: original, environment: [:])
-            try importWords(3_000, named: "first", into: library, directory: directory)
-            try library.database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            let before = try bytes(original)
-            try importWords(3_000, named: "second", into: library, directory: directory)
-            try library.database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            let after = try bytes(original)
-            let half = before.count / 2 / 4_096 * 4_096
-            var torn = before.prefix(half) + after.dropFirst(half)
+            var torn = try tornCopy(in: directory)
             // An earlier schema, as the file's header says (user_version, at byte 60).
             let older = UInt32(Migrations.all.count - 1)
             torn.replaceSubrange(60..<64, with: withUnsafeBytes(of: older.bigEndian) { Data($0) })
@@ -99,11 +105,7 @@ struct ALibraryThatCameFromElsewhereIsCheckedFirstTests {
     @Test("a library copied with a killed process's log, whose file alone cannot be read, opens whole with the log")
     func fileUnreadableAloneOpensWithItsLog() throws {
         try withTemporaryDirectory { directory in
-            let original = directory.appendingPathComponent("library.sqlite").path
-            let library = try WordLibrary(path: original, environment: [:])
-            try importWords(500, named: "first", into: library, directory: directory)
-            try library.database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            try library.database.execute("PRAGMA wal_autocheckpoint = 0")
+            let (library, original) = try libraryKeepingItsLog(in: directory)
             try importWords(500, named: "second", into: library, directory: directory)
             let page = try #require(try library.database.integer("SELECT rootpage FROM sqlite_schema WHERE name = 'library_info'"))
             let size = try #require(try library.database.integer("PRAGMA page_size"))
@@ -125,11 +127,7 @@ struct ALibraryThatCameFromElsewhereIsCheckedFirstTests {
     @Test("a log copied before its file, which a checkpoint moved on since, is refused; the file alone opens with every word")
     func logOlderThanItsFileIsRefused() throws {
         try withTemporaryDirectory { directory in
-            let original = directory.appendingPathComponent("library.sqlite").path
-            let library = try WordLibrary(path: original, environment: [:])
-            try importWords(500, named: "first", into: library, directory: directory)
-            try library.database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            try library.database.execute("PRAGMA wal_autocheckpoint = 0")
+            let (library, original) = try libraryKeepingItsLog(in: directory)
             for number in 0..<20 { try library.add(WordContent(term: "logged \(number)", meaning: "in the log when it was copied")) }
             // A file backup takes the log first...
             let log = try bytes(original + "-wal")

@@ -47,16 +47,23 @@ struct AnswersToAWordTheCleanUpPurgedStayWithItTests {
         try devices.map { try $0.library.reviewEvents(of: id).count }
     }
 
+    /// A laptop (the clean-up after 2 days) and a tablet in sync, and "pez", which the
+    /// laptop has just moved to the Trash (not synced yet).
+    private func pezDeletedOnTheLaptop(_ fixture: SyncFixture) throws -> (laptop: TestDevice, tablet: TestDevice, pez: WordID) {
+        let laptop = try fixture.device("laptop"), tablet = try fixture.device("tablet")
+        try laptop.library.setSetting(.autoPurgeDays, to: "2")
+        let pez = try laptop.add("pez", meaning: "fish")
+        try fixture.syncRounds([laptop, tablet])
+        try laptop.library.delete([pez])
+        return (laptop, tablet, pez)
+    }
+
     /// They were told "discarded (a permanent deletion wins over every edit)", beside a word
     /// the same clean-up kept for its edit (round 23B #2).
     @Test("answers never sent of a word the clean-up purged and nobody kept are told as set aside, not discarded")
     func answersSetAsideAreTold() throws {
         try withSyncFixture { fixture in
-            let laptop = try fixture.device("laptop"), tablet = try fixture.device("tablet")
-            try laptop.library.setSetting(.autoPurgeDays, to: "2")
-            let pez = try laptop.add("pez", meaning: "fish")
-            try fixture.syncRounds([laptop, tablet])
-            try laptop.library.delete([pez])
+            let (laptop, tablet, pez) = try pezDeletedOnTheLaptop(fixture)
             try laptop.sync()
             fixture.advanceClocks(by: Self.day)
             try tablet.library.review(pez, grade: .good)
@@ -75,11 +82,7 @@ struct AnswersToAWordTheCleanUpPurgedStayWithItTests {
     @Test("a word the clean-up purged that was only taken out of the Trash and put back here is not told as studied")
     func trashFlagAloneIsNoAnswer() throws {
         try withSyncFixture { fixture in
-            let laptop = try fixture.device("laptop"), tablet = try fixture.device("tablet")
-            try laptop.library.setSetting(.autoPurgeDays, to: "2")
-            let pez = try laptop.add("pez", meaning: "fish")
-            try fixture.syncRounds([laptop, tablet])
-            try laptop.library.delete([pez])
+            let (laptop, tablet, pez) = try pezDeletedOnTheLaptop(fixture)
             try fixture.syncRounds([laptop, tablet])
             // Offline, the tablet takes it out of the Trash and puts it back: no answer.
             fixture.advanceClocks(by: Self.day)
