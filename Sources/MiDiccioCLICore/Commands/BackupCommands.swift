@@ -40,7 +40,7 @@ struct BackupRestoreCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         path: ["backup", "restore"], abstract: "Restore words from a JSON backup file, or from another library file.",
         discussion: """
-            The whole file is checked first; a bad file changes nothing. By default the backup is merged:
+            The whole file is checked before anything of it is restored; a bad file restores nothing. By default the backup is merged:
             each field the backup holds newer than the library's copy (or a word missing here) is taken;
             newer fields here stay. (A backup without field times, from before 2026-12-04: a backup word
             newer than the library's copy replaces it whole.)
@@ -48,7 +48,9 @@ struct BackupRestoreCommand: ParsableCommand {
             word of the backup gets a new time, so it wins on every device (into a library that holds no
             words, a replace merges instead). The library syncs first, so that edits made on other devices
             are seen (--offline: not). Restored words reach your other devices. 'midiccio backup undo'
-            reverses the last restore.
+            reverses the last restore. The backup's settings (study limits and retention, trash.hideAfterDays)
+            are taken where they were set later there than here, or never here; trash.autoPurgeDays is never
+            turned on by a restore.
             The file can also be another MiDiccio library file (a conflict copy a sync program set aside
             beside your library, an older copy from a backup): its words are restored as a backup of it
             would be, and the file itself is left as it was.
