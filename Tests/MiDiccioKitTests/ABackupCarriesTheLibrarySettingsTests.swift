@@ -46,7 +46,10 @@ struct ABackupCarriesTheLibrarySettingsTests {
             // (round 25B #1). Named, with how to turn it on.
             #expect(report.settingsLeftOut == ["trash.autoPurgeDays = 30"])
             #expect(try laptop.library.setting(.autoPurgeDays) == "off")
-            #expect(report.settingsNote(dryRun: false)?.contains("settings not taken: trash.autoPurgeDays = 30") == true)
+            #expect(
+                report.settingsNote(dryRun: false)?.contains(
+                    "not taken: trash.autoPurgeDays = 30 (the Trash's clean-up deletes words for good, so a restore never turns it on: "
+                        + "'midiccio config set trash.autoPurgeDays 30' does)") == true, "\(report.settingsNote(dryRun: false) ?? "")")
             // They reach a device this laptop syncs with.
             let phone = try fixture.device("phone")
             try fixture.syncRounds([laptop, phone])
@@ -133,6 +136,7 @@ struct ABackupCarriesTheLibrarySettingsTests {
             let b = try fixture.device("b")
             let report = try b.library.restoreBackup(from: ahead)
             #expect(report.settingsLeftOut == ["study.newPerDay = 8"])
+            #expect(report.settingsNote(dryRun: false) == "not taken, dated far after this computer's clock: study.newPerDay = 8")
             #expect(try b.library.setting(.newPerDay) == "20")
             // It would have beaten every later change, on every device (round 25B #2).
             b.clock.advance(by: 1_000)

@@ -185,11 +185,16 @@ public struct RestoreReport: Hashable, Sendable {
         if !settingsKeptHere.isEmpty {
             parts.append("this library's own later settings kept: " + settingsKeptHere.joined(separator: ", "))
         }
-        if !settingsLeftOut.isEmpty {
+        let cleanUp = settingsLeftOut.filter { $0.hasPrefix(LibrarySetting.autoPurgeDays.rawValue + " ") }
+        if let first = cleanUp.first {
+            let days = first.dropFirst(LibrarySetting.autoPurgeDays.rawValue.count + 3)
             parts.append(
-                "settings not taken: " + settingsLeftOut.joined(separator: ", ")
-                    + " (the Trash's clean-up deletes words for good, so it is never turned on by a restore: set it with "
-                    + "'midiccio config set' if you want it; a setting dated far after this computer's clock is left out)")
+                "not taken: \(first) (the Trash's clean-up deletes words for good, so a restore never turns it on: "
+                    + "'midiccio config set \(LibrarySetting.autoPurgeDays.rawValue) \(days)' does)")
+        }
+        let ahead = settingsLeftOut.filter { !cleanUp.contains($0) }
+        if !ahead.isEmpty {
+            parts.append("not taken, dated far after this computer's clock: " + ahead.joined(separator: ", "))
         }
         return parts.isEmpty ? nil : parts.joined(separator: "; ")
     }
