@@ -602,8 +602,22 @@ enum Migrations {
                 ALTER TABLE reviews_keyed RENAME TO reviews;
                 CREATE INDEX reviews_time ON reviews (time);
                 CREATE INDEX reviews_pending ON reviews (time) WHERE pending = 1;
-                """),
+                """,
+            afterwards: { database in
+                // Answers alike but for their seconds made one here before: a library that has
+                // answers and has synced reads every file again once, and takes in the other
+                // (found by the exploratory helper, round 25A #2).
+                let studied = try database.integer("SELECT EXISTS (SELECT 1 FROM reviews)") == 1
+                let synced = try database.integer("SELECT EXISTS (SELECT 1 FROM sync_state)") == 1
+                if studied && synced {
+                    try database.run("INSERT OR REPLACE INTO library_info (key, value) VALUES (?, '1')", [.text(readAgainKey)])
+                }
+            }),
     ]
+
+    /// The `library_info` key an update sets for the next sync to read every file of the
+    /// cloud again once (`SyncStore.readAgainRequested`).
+    package static let readAgainKey = "sync.readAgain"
 
     /// Puts the floor of each tag list an older MiDiccio wrote here and did not send yet at
     /// that MiDiccio's last finished sync, rather than at the list's own time: a tag another

@@ -143,6 +143,17 @@ package final class SyncStore {
         try library.guarded { try database.run("DELETE FROM library_info WHERE key = 'sync.fullUpload'") }
     }
 
+    /// True when an update asked the next sync to read every file of the cloud again once
+    /// (`Migrations.readAgainKey`).
+    package func readAgainRequested() throws -> Bool {
+        try library.guarded { try library.info(Migrations.readAgainKey) == "1" }
+    }
+
+    /// Clears that request (sync has taken it over into its own state).
+    package func clearReadAgainRequest() throws {
+        try library.guarded { try database.run("DELETE FROM library_info WHERE key = ?", [.text(Migrations.readAgainKey)]) }
+    }
+
     // MARK: - Where the library syncs to
 
     /// The key under which the state of `remote` is kept aside.

@@ -374,10 +374,18 @@ final class SyncSession {
 
     /// Takes over an update's request to upload every word once into sync's state.
     func takeUploadAllRequest() throws {
-        guard try store.uploadAllRequested() else { return }
-        try commit { next in
-            next.fullUpload = true
-            try store.clearUploadAllRequest()
+        if try store.uploadAllRequested() {
+            try commit { next in
+                next.fullUpload = true
+                try store.clearUploadAllRequest()
+            }
+        }
+        // And an update's request to read every file again once (`Migrations.readAgainKey`).
+        if try store.readAgainRequested() {
+            try commit { next in
+                next.readEverythingAgain()
+                try store.clearReadAgainRequest()
+            }
         }
     }
 

@@ -68,6 +68,7 @@ struct ReviewHistoryKeptByTheUpdateTests {
             try Migrator.prepare(database)
             try Migrator.migrate(database, Array(Migrations.all.prefix { $0.name != "2026-12-review-key-holds-seconds" }), now: { 0 })
             try database.run("INSERT INTO review_devices (num, id) VALUES (1, '11111111-2222-4333-8444-555555555555')")
+            try database.run("INSERT INTO sync_state (id, value) VALUES (1, '{}')")
             for (time, seconds, pending) in [(1_000, 4, 1), (2_000, 100_000, 0), (3_000, -3, 1)] as [(Int64, Int64, Int64)] {
                 try database.run(
                     "INSERT INTO reviews (word, time, device, grade, seconds, pending) VALUES (?, ?, 1, 3, ?, ?)",
@@ -76,6 +77,8 @@ struct ReviewHistoryKeptByTheUpdateTests {
         }
         let library = try WordLibrary(path: path, environment: [:])
         #expect(try library.reviewEvents(of: word).map(\.seconds) == [4, ReviewEvent.longestSeconds, 0])
+        // A library with answers that has synced reads every file again once (round 25A #2).
+        #expect(try library.info(Migrations.readAgainKey) == "1")
         #expect(try SyncStore(library).reviewEvents(pendingOnly: true).map(\.time.milliseconds) == [1_000, 3_000])
         let indexes = try library.database.prepare(
             "SELECT name FROM sqlite_schema WHERE tbl_name = 'reviews' AND type = 'index' AND sql IS NOT NULL ORDER BY name"

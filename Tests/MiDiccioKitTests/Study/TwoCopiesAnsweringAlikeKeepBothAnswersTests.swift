@@ -87,6 +87,30 @@ struct TwoCopiesAnsweringAlikeKeepBothAnswersTests {
         }
     }
 
+    @Test("after the update, a device that kept one of two answers alike but for their seconds reads the files again and gets both")
+    func readAgainAfterTheUpdate() throws {
+        try withBackend(.folder) { fixture in
+            let laptop = try fixture.device("laptop"), phone = try fixture.device("phone")
+            let id = try laptop.add("ojo", meaning: "eye")
+            try fixture.syncRounds([laptop, phone])
+            let newLaptop = try fixture.copy(of: laptop, as: "new laptop")
+            newLaptop.clock.set(laptop.clock.now())
+            _ = try laptop.library.answer(id, grade: .good, seconds: 4)
+            _ = try newLaptop.library.answer(id, grade: .good, seconds: 9)
+            try fixture.syncRounds([laptop, newLaptop, phone], 2)
+            #expect(try answers(phone, id) == 2)
+            // The phone as an earlier MiDiccio left it: one of the two (its key had no seconds).
+            try phone.library.writing { try phone.library.database.run("DELETE FROM reviews WHERE seconds = 9") }
+            try fixture.syncRounds([phone], 1)
+            #expect(try answers(phone, id) == 1, "a sync alone does not read the files it has read")
+            // The update asks for every file to be read again once (round 25A #2).
+            try phone.library.writing { try phone.library.setInfo(Migrations.readAgainKey, "1") }
+            try fixture.syncRounds([phone], 1)
+            #expect(try answers(phone, id) == 2)
+            #expect(try phone.library.info(Migrations.readAgainKey) == nil, "once")
+        }
+    }
+
     @Test("an answer recorded as taking more than a day is one event whether a sync or a backup brings it")
     func longAnswerIsOneEventEveryWay() throws {
         try withBackend(.folder) { fixture in
