@@ -71,6 +71,9 @@ public struct RestoreReport: Hashable, Sendable {
     /// on every device; round 25B #1), and any dated more than a day after this computer's
     /// clock (one of 2999 then beat every later change, on every device; round 25B #2).
     public var settingsLeftOut: [String] = []
+    /// The backup's `trash.autoPurgeDays`, when it was on and left out (it is in
+    /// `settingsLeftOut` too).
+    public var cleanUpLeftOut: String?
     /// Settings this library changed later than the backup did, kept as they are.
     public var settingsKeptHere: [String] = []
     /// Backup words with a time more than two years after this device's clock
@@ -185,14 +188,13 @@ public struct RestoreReport: Hashable, Sendable {
         if !settingsKeptHere.isEmpty {
             parts.append("this library's own later settings kept: " + settingsKeptHere.joined(separator: ", "))
         }
-        let cleanUp = settingsLeftOut.filter { $0.hasPrefix(LibrarySetting.autoPurgeDays.rawValue + " ") }
-        if let first = cleanUp.first {
-            let days = first.dropFirst(LibrarySetting.autoPurgeDays.rawValue.count + 3)
+        let key = LibrarySetting.autoPurgeDays.rawValue
+        if let days = cleanUpLeftOut {
             parts.append(
-                "not taken: \(first) (the Trash's clean-up deletes words for good, so a restore never turns it on: "
-                    + "'midiccio config set \(LibrarySetting.autoPurgeDays.rawValue) \(days)' does)")
+                "not taken: \(key) = \(days) (the Trash's clean-up deletes words for good, so a restore never turns it on: "
+                    + "'midiccio config set \(key) \(days)' does)")
         }
-        let ahead = settingsLeftOut.filter { !cleanUp.contains($0) }
+        let ahead = settingsLeftOut.filter { $0 != "\(key) = \(cleanUpLeftOut ?? "")" }
         if !ahead.isEmpty {
             parts.append("not taken, dated far after this computer's clock: " + ahead.joined(separator: ", "))
         }
@@ -582,8 +584,10 @@ extension WordLibrary {
                 continue
             }
             if local == nil, known.defaultValue == setting.value { continue }
-            if (known == .autoPurgeDays && setting.value != "off") || setting.time.milliseconds > latest {
+            let turnsCleanUpOn = known == .autoPurgeDays && setting.value != "off"
+            if turnsCleanUpOn || setting.time.milliseconds > latest {
                 report.settingsLeftOut.append("\(setting.key) = \(setting.value)")
+                if turnsCleanUpOn { report.cleanUpLeftOut = setting.value }
                 continue
             }
             try storeSetting(key: setting.key, value: setting.value, time: setting.time, writer: deviceID, pending: true)

@@ -17,16 +17,27 @@ struct TwoCopiesAnsweringAlikeKeepBothAnswersTests {
         try device.library.reviewEvents(of: id).count
     }
 
+    /// A laptop and a phone in sync with one word, then a copy of the laptop's file (one
+    /// device id, one clock reading): the laptop answers "good" in 4 s, the copy "good" in 9 s,
+    /// in the same millisecond. The devices, the word and the two answers.
+    private func twoCopiesAnswerAlike(
+        _ fixture: CloudBackendFixture
+    ) throws -> (laptop: TestDevice, newLaptop: TestDevice, phone: TestDevice, id: WordID, given: [ReviewEvent]) {
+        let laptop = try fixture.device("laptop"), phone = try fixture.device("phone")
+        let id = try laptop.add("ojo", meaning: "eye")
+        try fixture.syncRounds([laptop, phone])
+        let newLaptop = try fixture.copy(of: laptop, as: "new laptop")
+        newLaptop.clock.set(laptop.clock.now())
+        let first = try laptop.library.answer(id, grade: .good, seconds: 4).event
+        let second = try newLaptop.library.answer(id, grade: .good, seconds: 9).event
+        return (laptop, newLaptop, phone, id, [first, second])
+    }
+
     @Test("rule: answers alike to one word in one millisecond under one device id are two when their seconds differ")
     func sameMillisecondOtherSeconds() throws {
         try withBackend(.folder) { fixture in
-            let laptop = try fixture.device("laptop"), phone = try fixture.device("phone")
-            let id = try laptop.add("ojo", meaning: "eye")
-            try fixture.syncRounds([laptop, phone])
-            let newLaptop = try fixture.copy(of: laptop, as: "new laptop")
-            newLaptop.clock.set(laptop.clock.now())
-            let first = try laptop.library.answer(id, grade: .good, seconds: 4).event
-            let second = try newLaptop.library.answer(id, grade: .good, seconds: 9).event
+            let (laptop, newLaptop, phone, id, given) = try twoCopiesAnswerAlike(fixture)
+            let (first, second) = (given[0], given[1])
             #expect(first.time == second.time && first.device == second.device, "the copies stamped one millisecond, one id")
             try fixture.syncRounds([laptop, newLaptop, phone], 3)
             for device in [laptop, newLaptop, phone] {
@@ -90,13 +101,7 @@ struct TwoCopiesAnsweringAlikeKeepBothAnswersTests {
     @Test("after the update, a device that kept one of two answers alike but for their seconds reads the files again and gets both")
     func readAgainAfterTheUpdate() throws {
         try withBackend(.folder) { fixture in
-            let laptop = try fixture.device("laptop"), phone = try fixture.device("phone")
-            let id = try laptop.add("ojo", meaning: "eye")
-            try fixture.syncRounds([laptop, phone])
-            let newLaptop = try fixture.copy(of: laptop, as: "new laptop")
-            newLaptop.clock.set(laptop.clock.now())
-            _ = try laptop.library.answer(id, grade: .good, seconds: 4)
-            _ = try newLaptop.library.answer(id, grade: .good, seconds: 9)
+            let (laptop, newLaptop, phone, id, _) = try twoCopiesAnswerAlike(fixture)
             try fixture.syncRounds([laptop, newLaptop, phone], 2)
             #expect(try answers(phone, id) == 2)
             // The phone as an earlier MiDiccio left it: one of the two (its key had no seconds).
