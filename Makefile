@@ -119,7 +119,8 @@ run: build
 # Tests/CloudKit/server.sh the fake CloudKit Web Services (Python, standard library only),
 # each on 127.0.0.1 on a free port for the run, and the trap stops them all (by process
 # id, with any server a test started inside their folders) however the tests end. The
-# fakes' own self-tests run first.
+# fakes' own self-tests run first. When a Swift test fails, the issues recorded are
+# printed again at the end, where a CI log cut to its last lines still shows them.
 test: deps
 	$(SWIFT) format lint --strict --recursive Sources Tests Benchmarks Package.swift
 	python3 -m unittest discover -s Tests/GoogleDrive -p 'test_*.py'
@@ -128,17 +129,25 @@ test: deps
 	@state=$$(mktemp -d "$${TMPDIR:-/tmp}/midiccio-webdav.XXXXXX") || exit 1; \
 	drive=$$(mktemp -d "$${TMPDIR:-/tmp}/midiccio-gdrive.XXXXXX") || exit 1; \
 	cloudkit=$$(mktemp -d "$${TMPDIR:-/tmp}/midiccio-cloudkit.XXXXXX") || exit 1; \
-	trap 'bash Tests/WebDAV/server.sh stop "$$state"; bash Tests/GoogleDrive/server.sh stop "$$drive"; bash Tests/CloudKit/server.sh stop "$$cloudkit"' EXIT; trap 'exit 130' INT TERM; \
+	results=$$(mktemp -d "$${TMPDIR:-/tmp}/midiccio-tests.XXXXXX") || exit 1; \
+	trap 'bash Tests/WebDAV/server.sh stop "$$state"; bash Tests/GoogleDrive/server.sh stop "$$drive"; bash Tests/CloudKit/server.sh stop "$$cloudkit"; rm -rf "$$results"' EXIT; trap 'exit 130' INT TERM; \
 	bash Tests/WebDAV/server.sh start "$$state" || exit 1; \
 	bash Tests/GoogleDrive/server.sh start "$$drive" || exit 1; \
 	bash Tests/CloudKit/server.sh start "$$cloudkit" || exit 1; \
 	echo "WebDAV test server: $$(cat "$$state/url") (lighttpd, process $$(cat "$$state/pid"))"; \
 	echo "Fake Google Drive: $$(cat "$$drive/url") (process $$(cat "$$drive/pid"))"; \
 	echo "Fake CloudKit: $$(cat "$$cloudkit/url") (process $$(cat "$$cloudkit/pid"))"; \
-	MIDICCIO_WEBDAV_TEST_URL="$$(cat "$$state/url")" MIDICCIO_WEBDAV_TEST_USER="$$(cat "$$state/user")" \
+	{ MIDICCIO_WEBDAV_TEST_URL="$$(cat "$$state/url")" MIDICCIO_WEBDAV_TEST_USER="$$(cat "$$state/user")" \
 	MIDICCIO_WEBDAV_TEST_PASSWORD="$$(cat "$$state/password")" MIDICCIO_WEBDAV_TEST_STATE="$$state" \
 	MIDICCIO_WEBDAV_TEST_SCRIPT="$$(pwd)/Tests/WebDAV/server.sh" MIDICCIO_GDRIVE_TEST_URL="$$(cat "$$drive/url")" \
-	MIDICCIO_ICLOUD_TEST_URL="$$(cat "$$cloudkit/url")" $(SWIFT) test --skip-build
+	MIDICCIO_ICLOUD_TEST_URL="$$(cat "$$cloudkit/url")" $(SWIFT) test --skip-build; echo $$? > "$$results/status"; } 2>&1 \
+		| tee "$$results/output"; \
+	status=$$(cat "$$results/status"); \
+	if [ "$$status" != 0 ]; then \
+		echo "make test: the Swift tests failed (exit $$status); the issues they recorded:"; \
+		awk '/✘|Fatal error/ { print; kept = 1; next } kept && /^↳/ { print; next } { kept = 0 }' "$$results/output" | cut -c1-2000; \
+		exit "$$status"; \
+	fi
 	Tests/Browser/run.sh
 
 bench: deps
