@@ -359,24 +359,34 @@ enum LibraryFile {
     /// them over those words, passing SQLite's check (found by the exploratory helper, round
     /// 24A #1). Refused too.
     private static func checkLeftoverLog(_ database: Database, path: String) throws {
-        let alone = try? Database(path: path, create: false, fileAlone: true)
-        // What the file alone notes, when it can be read alone at all: one a checkpoint
-        // stopped part way through (a killed first open after a copy, the update's) reads
-        // only with its log, and "nothing noted" refused it as another file's, where the
-        // two were whole together (found by the exploratory helper, round 25A #1).
-        var aloneNoted: String??
-        if let alone {
-            do {
-                let value = try alone.read { try alone.text("SELECT value FROM library_info WHERE key = ?", [.text(identityKey)]) }
-                aloneNoted = .some(value?.split(separator: "/").first.map(String.init))
-            } catch {}
+        // Read in one transaction, the log first: another program that opened the library
+        // meanwhile may write and checkpoint, and the file alone read after its checkpoint
+        // held a later count than the log read before it. While this read lasts, no
+        // checkpoint copies into the file what came after it.
+        let (logValue, aloneValue): (String?, String??) = try database.read {
+            let logValue = notedValue(database)
+            afterReadingTheLog.withLock { $0[path] }?()
+            // What the file alone notes, when it can be read alone at all: one a checkpoint
+            // stopped part way through (a killed first open after a copy, the update's)
+            // reads only with its log, and "nothing noted" refused it as another file's,
+            // where the two were whole together (found by the exploratory helper, round 25A #1).
+            var aloneValue: String??
+            if let alone = try? Database(path: path, create: false, fileAlone: true) {
+                do {
+                    aloneValue = .some(
+                        try alone.read { try alone.text("SELECT value FROM library_info WHERE key = ?", [.text(identityKey)]) })
+                } catch {}
+            }
+            return (logValue, aloneValue)
         }
-        if let written = notedIdentity(database), let now = identity(path), written != now, let aloneNoted, aloneNoted != written {
+        let written = logValue?.split(separator: "/").first.map(String.init)
+        let aloneNoted = aloneValue.map { $0?.split(separator: "/").first.map(String.init) }
+        if let written, let now = identity(path), written != now, let aloneNoted, aloneNoted != written {
             database.leaveLogOnClose()
             throw LibraryError.logDoesNotFit(
                 path: path, problem: "the log was written for another file than the one now there (it was moved or copied in)")
         }
-        if let log = notedValue(database).flatMap(writeCount), let file = alone.flatMap(notedValue).flatMap(writeCount),
+        if let log = logValue.flatMap(writeCount), let file = aloneValue.flatMap({ $0 }).flatMap(writeCount),
             log.name == file.name, log.count < file.count
         {
             database.leaveLogOnClose()
@@ -391,6 +401,11 @@ enum LibraryFile {
             throw LibraryError.logDoesNotFit(path: path, problem: "SQLite's check finds " + quoted(problems))
         }
     }
+
+    /// Run by `checkLeftoverLog`, for the library at a path, between its read of the log
+    /// and its read of the file alone: a test's stand-in for another program writing
+    /// meanwhile. Empty outside tests.
+    static let afterReadingTheLog = Mutex<[String: @Sendable () -> Void]>([:])
 
     /// What SQLite's `integrity_check` finds wrong with the file (at most 3 findings), or
     /// nothing. It checks each index against its table too, which `quick_check` does not:

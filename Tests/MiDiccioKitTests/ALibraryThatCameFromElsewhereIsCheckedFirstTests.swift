@@ -1,9 +1,11 @@
 import Foundation
 import MiDiccioTesting
+import Synchronization
 import Testing
 
 @testable import MiDiccioLibrary
 @testable import MiDiccioModel
+@testable import MiDiccioStore
 
 /// A library file that came to its place from elsewhere is checked before it is read:
 /// a copy that arrived without the log MiDiccio keeps beside a library (torn if it was
@@ -151,6 +153,45 @@ struct ALibraryThatCameFromElsewhereIsCheckedFirstTests {
             try? FileManager.default.removeItem(atPath: copy + "-shm")
             #expect(try WordLibrary(path: copy, environment: [:]).counts().words == 550)
         }
+    }
+
+    @Test("a killed program's log is not taken for one older than its file when another program writes and checkpoints while it is checked")
+    func leftoverLogCheckedWhileAnotherProgramWrites() throws {
+        try withTemporaryDirectory { directory in
+            let (library, original) = try libraryKeepingItsLog(in: directory)
+            for number in 0..<20 { try library.add(WordContent(term: "logged \(number)", meaning: "in the log only")) }
+            // The program is killed: its file and log are as they are now (copied elsewhere,
+            // where no connection has them open, so the next open finds the log left over).
+            let copy = directory.appendingPathComponent("killed.sqlite").path
+            try FileManager.default.copyItem(atPath: original, toPath: copy)
+            try FileManager.default.copyItem(atPath: original + "-wal", toPath: copy + "-wal")
+            let written = WritesMeanwhile()
+            // Another program opens the library as the check goes on, writes (moving the
+            // count of writes on, as every write does) and checkpoints its log into the file.
+            LibraryFile.afterReadingTheLog.withLock {
+                $0[copy] = {
+                    guard let other = try? Database(path: copy, create: false) else { return }
+                    try? other.defineSchemaGuard(newest: Migrations.all.count)
+                    _ = try? other.execute(
+                        """
+                        UPDATE library_info SET value = substr(value, 1, instr(value, '/')) || (CAST(substr(value, instr(value, '/') + 1) AS INTEGER) + 1)
+                        WHERE key = 'file.identity'
+                        """)
+                    written.count.withLock { $0 += other.changes }
+                    _ = try? other.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                }
+            }
+            defer { _ = LibraryFile.afterReadingTheLog.withLock { $0.removeValue(forKey: copy) } }
+            // The file alone read after that checkpoint held a later count than the log read
+            // before it: a whole library was refused as "the log is older than the file".
+            #expect(try WordLibrary(path: copy, environment: [:]).counts().words == 520)
+            #expect(written.count.withLock { $0 } == 1, "the other program wrote as the check went on")
+        }
+    }
+
+    /// How many rows the stand-in for another program changed.
+    private final class WritesMeanwhile: Sendable {
+        let count = Mutex(0)
     }
 
     @Test("a whole copy that came without its log opens with every word")
