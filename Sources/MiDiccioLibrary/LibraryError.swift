@@ -61,6 +61,9 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
     /// words where the person saw `expected`: words were added, changed or deleted
     /// elsewhere meanwhile. Nothing was changed.
     case selectionChanged(expected: Int, found: Int)
+    /// Words were added, changed or deleted since the list a person chose "all" from was
+    /// read: nothing was chosen.
+    case listChangedSinceShown
     /// A replace restore would move other words to the Trash than its preview listed
     /// (`trashedNow` in all): words were added or deleted since, here or on a device the
     /// sync before it pulled from. Nothing was changed.
@@ -189,6 +192,9 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
         case .selectionChanged(let expected, let found):
             return
                 "the words chosen changed meanwhile: \(found) \(found == 1 ? "matches" : "match") now, not \(expected) as shown (words were added, changed or deleted elsewhere); nothing was changed. Look at the list again, then choose once more."
+        case .listChangedSinceShown:
+            return
+                "words were added, changed or deleted since this list was shown (elsewhere: another window, a command or a sync); nothing was chosen. It is shown again as it is now: look at it, then choose all once more."
         case .answeredMeanwhile(let term):
             return
                 "\u{201C}\(term)\u{201D} was answered meanwhile (in another tab, window or device) since its card was shown; this answer was not recorded, so it is not counted twice"

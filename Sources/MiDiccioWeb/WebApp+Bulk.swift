@@ -54,9 +54,22 @@ extension WebApp {
     /// `POST api/bulk/selection` with a target: how many words every match or every Trash
     /// entry is now, and the key of which (`WordLibrary.selectionKey`), which the page takes
     /// when a person chooses them all and sends back as `"expectKey"` with the action.
+    ///
+    /// With `"shown"`, the `mark` of the list the person chose from, words added, changed
+    /// or deleted since it was read refuse the choice (409, `listChangedSinceShown`): a
+    /// key taken as "Select all" was tapped named the words there then, and a word moved
+    /// into the Trash after the page was shown was purged with the others, unseen (found by
+    /// the exploratory helper, round 26B #1, #2).
     func bulkSelection(_ request: HTTPRequest) throws -> HTTPResponse {
-        let target = try Self.bulkTarget(try JSONBody(request.body))
-        let (count, key) = try pool.withLibrary { try $0.selectionKey(target) }
+        let body = try JSONBody(request.body)
+        let target = try Self.bulkTarget(body)
+        let shown = try body.string("shown")
+        let (count, key) = try pool.withLibrary { library in
+            try library.database.read {
+                if let shown, try library.libraryDigest() != shown { throw LibraryError.listChangedSinceShown }
+                return try library.selectionKey(target)
+            }
+        }
         return .json(JSONText.object([("count", String(count)), ("key", JSONText.quote(key))]))
     }
 

@@ -358,7 +358,9 @@ public final class WebApp: HTTPHandler {
 
     /// `GET api/words?sort=&tag=&limit=&offset=&after=`: a page of the list. `after` (the
     /// page before's `next`, the place its last word had; or a word id, that word's place
-    /// now) pages by key; `total` counts the list (with a tag, the words carrying it).
+    /// now) pages by key; `total` counts the list (with a tag, the words carrying it), and
+    /// `mark` names the state of the library's words it was counted in (its digest), which
+    /// a page sends back when a person chooses every word (`bulkSelection`).
     private func listWords(_ request: HTTPRequest) throws -> HTTPResponse {
         let limit = try Self.integer(request, "limit", default: 50, in: 1...500)
         let offset = try Self.integer(request, "offset", default: 0, in: 0...Int(Int32.max))
@@ -367,18 +369,21 @@ public final class WebApp: HTTPHandler {
         let (after, place) = try Self.after(request)
         return try pool.withLibrary { library in
             // One extra row says whether another page exists without counting them all.
-            let (words, hasMore, next) = try library.database.read {
+            let first = offset == 0 && after == nil && place == nil
+            let (words, hasMore, next, counted) = try library.database.read {
                 var words = try library.list(
                     ListQuery(tag: tag, sort: sort, limit: limit + 1, offset: offset, after: after, afterPlace: place))
                 let hasMore = words.count > limit
                 if hasMore { words.removeLast() }
+                // The count and the words' mark as the page is read (`mark`).
+                let counted =
+                    first ? (try tag.map { try library.tagCount($0) } ?? library.counts().words, try library.libraryDigest()) : nil
                 // Where this page ends as it is shown: the next starts there.
-                return (words, hasMore, try words.last.flatMap { try library.listPlace(of: $0.id, sort: sort) })
+                return (words, hasMore, try words.last.flatMap { try library.listPlace(of: $0.id, sort: sort) }, counted)
             }
             var pairs = [("words", WordJSON.compactArray(words)), ("hasMore", String(hasMore)), ("next", JSONText.optional(next))]
-            if offset == 0 && after == nil && place == nil {
-                let total = try tag.map { try library.tagCount($0) } ?? library.counts().words
-                pairs.append(("total", String(total)))
+            if let (total, mark) = counted {
+                pairs += [("total", String(total)), ("mark", JSONText.quote(mark))]
             }
             return .json(JSONText.object(pairs))
         }
@@ -540,11 +545,14 @@ public final class WebApp: HTTPHandler {
             ]))
     }
 
-    /// `GET api/search/count?q=&tag=`: how many words match, as `api/search` counts them.
+    /// `GET api/search/count?q=&tag=`: how many words match, as `api/search` counts them,
+    /// and the words' mark as they were counted (`mark`).
     private func searchCount(_ request: HTTPRequest) throws -> HTTPResponse {
         let (query, tag) = try Self.searchTerms(request)
-        let total = try pool.withLibrary { try $0.countMatches(query: query, tag: tag) }
-        return .json(JSONText.object([("total", String(total))]))
+        let (total, mark) = try pool.withLibrary { library in
+            try library.database.read { (try library.countMatches(query: query, tag: tag), try library.libraryDigest()) }
+        }
+        return .json(JSONText.object([("total", String(total)), ("mark", JSONText.quote(mark))]))
     }
 
     /// The query (at most `searchLength` characters) and the tag of a search request.
@@ -579,18 +587,21 @@ public final class WebApp: HTTPHandler {
 
     /// `GET api/trash?q=&limit=&offset=&after=`: a page of the Trash (terms starting with
     /// `q`), with how many entries match, how many older ones are hidden, and how many
-    /// words the Trash holds in all (`whole`, what Empty Trash purges). `after` (the last
-    /// entry of the page before) pages by key.
+    /// words the Trash holds in all (`whole`, what Empty Trash purges), and the words' mark
+    /// (as `api/words` gives it). `after` (the last entry of the page before) pages by key.
     private func trash(_ request: HTTPRequest) throws -> HTTPResponse {
         let limit = try Self.integer(request, "limit", default: 50, in: 1...500)
         let offset = try Self.integer(request, "offset", default: 0, in: 0...Int(Int32.max))
         let term = request.query["q"] ?? ""
         guard term.count <= WordLimits.termLength else { throw BadRequest(message: "the search is too long", field: "q") }
         let (after, place) = try Self.after(request)
-        let (page, whole, next) = try pool.withLibrary { library in
+        let (page, whole, next, mark) = try pool.withLibrary { library in
             try library.database.read {
                 let page = try library.trashPage(term: term, limit: limit, offset: offset, after: after, afterPlace: place)
-                return (page, try library.trashKey(), try page.words.last.flatMap { try library.trashPlace(of: $0.id) })
+                return (
+                    page, try library.trashKey(), try page.words.last.flatMap { try library.trashPlace(of: $0.id) },
+                    try library.libraryDigest()
+                )
             }
         }
         let paged = after != nil || place != nil
@@ -599,6 +610,7 @@ public final class WebApp: HTTPHandler {
                 ("words", WordJSON.compactArray(page.words)), ("total", String(page.total)), ("next", JSONText.optional(next)),
                 ("hasMore", String(page.words.count == limit && (paged || offset + page.words.count < page.total))),
                 ("hidden", String(page.hidden)), ("whole", String(whole.count)), ("wholeKey", JSONText.quote(whole.key)),
+                ("mark", JSONText.quote(mark)),
             ]))
     }
 
@@ -1058,7 +1070,8 @@ public final class WebApp: HTTPHandler {
                 return .error(409, "\u{201C}\(term)\u{201D} is already in the Trash")
             case .prefixTooShort, .ambiguousID, .wordPurged:
                 return .error(404, error.description)
-            case .duplicateTerm, .nothingToUndo, .nothingImportedToUndo, .nothingBulkToUndo, .selectionChanged, .undoSourceChanged:
+            case .duplicateTerm, .nothingToUndo, .nothingImportedToUndo, .nothingBulkToUndo, .selectionChanged, .listChangedSinceShown,
+                .undoSourceChanged:
                 return .error(409, error.description)
             case .restoreChangedSincePreview:
                 return .error(409, error.description, field: "preview")

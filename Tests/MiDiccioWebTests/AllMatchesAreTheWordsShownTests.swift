@@ -47,4 +47,32 @@ final class AllMatchesAreTheWordsShownTests {
         #expect(done.status == 200, "\(done.json)")
         #expect(try web.library().counts().trash == 3)
     }
+
+    @Test("choosing all from a list read before words changed elsewhere is refused; from the list read again it is taken")
+    func choiceFromAListReadBeforeAChangeIsRefused() throws {
+        let ids = try (1...3).map { try add("perro\($0)") }
+        for id in ids { #expect(try web.send("DELETE", "/api/words/\(id)").status == 200) }
+        let trash = try web.send("GET", "/api/trash?limit=2").json
+        let trashMark = try #require(trash["mark"] as? String)
+        let counted = try web.send("GET", "/api/search/count?q=perro").json
+        let listed = try web.send("GET", "/api/words?limit=1").json
+        #expect(counted["mark"] as? String == trashMark && listed["mark"] as? String == trashMark, "one state of the words, one mark")
+
+        // Elsewhere, after the pages were read: one word out of the Trash, another in (as many).
+        _ = try web.library().restore([WordID(ids[0])!])
+        let unseen = try add("precioso")
+        #expect(try web.send("DELETE", "/api/words/\(unseen)").status == 200)
+
+        for target in [#"{"select": "trash", "q": ""}"#, #"{"select": "matches", "q": "perro"}"#] {
+            let refused = try web.send("POST", "/api/bulk/selection", json: String(target.dropLast()) + #", "shown": "\#(trashMark)"}"#)
+            #expect(refused.status == 409, "\(target): \(refused.json)")
+            #expect((refused.json["error"] as? String ?? "").contains("since this list was shown"), "\(refused.json)")
+        }
+        // Read again, the Trash's mark is taken, and its key names the words there now.
+        let again = try #require(try web.send("GET", "/api/trash?limit=2").json["mark"] as? String)
+        #expect(again != trashMark)
+        let chosen = try web.send("POST", "/api/bulk/selection", json: #"{"select": "trash", "q": "", "shown": "\#(again)"}"#)
+        #expect(chosen.status == 200 && chosen.json["count"] as? Int == 3, "\(chosen.json)")
+        #expect(try web.library().counts().trash == 3, "nothing was purged")
+    }
 }

@@ -210,7 +210,7 @@
       // neither ends the list nor repeats it (round 15B).
       if (data.words.length) state.lastId = data.next || data.words[data.words.length - 1].id;
       state.hasMore = data.hasMore;
-      if (typeof data.total === "number") state.total = data.total;
+      if (typeof data.total === "number") { state.total = data.total; state.mark = data.mark; }
       showCount(data.words.length);
     } catch (error) {
       toast(error.message);
@@ -226,6 +226,7 @@
       const data = await api("GET", "/api/search/count?" + query({ q: state.query, tag: state.tag }));
       if (generation !== state.generation) return;
       state.total = data.total;
+      state.mark = data.mark;
       showCount();
     } catch (error) {
       if (generation === state.generation) toast(error.message);
@@ -625,6 +626,7 @@
       trash.total = data.total;
       trash.whole = data.whole;
       trash.wholeKey = data.wholeKey;
+      trash.mark = data.mark;
       $("trash-more").hidden = !data.hasMore;
       const searching = term !== "";
       $("trash-summary").textContent = data.total === 0
@@ -2137,7 +2139,10 @@
 
   function selectAllMatches() {
     selection.all = true;
-    takeSelectionKey("matches", { q: state.query, filterTag: state.tag });
+    takeSelectionKey("matches", { q: state.query, filterTag: state.tag, shown: state.mark }, async () => {
+      clearSelection();
+      await reload();
+    });
     for (const box of $("words").querySelectorAll(".word-pick")) {
       box.checked = true;
       selection.ids.add(box.closest("li").dataset.id);
@@ -2192,14 +2197,27 @@
     if (selection.all) takeSelectionKey("matches", { q: state.query, filterTag: state.tag });
   }
 
-  function takeSelectionKey(select, body) {
+  // A tap on "Select all" sends the mark of the list it chose from (`shown`): words added,
+  // changed or deleted since the list was read refuse it (409), and `changed` shows the
+  // list again as it is now, nothing chosen. Chosen as the tap came, a word moved into
+  // the Trash after the page showed it was purged with the others, unseen (round 26B #1).
+  function takeSelectionKey(select, body, changed) {
     selectionKeys[select] = api("POST", "/api/bulk/selection", Object.assign({ select }, body))
-      .then((data) => data.key).catch(() => "");
+      .then((data) => data.key)
+      .catch((error) => {
+        if (error.status !== 409 || !changed) return "";
+        toast(error.message);
+        changed();
+        return null;
+      });
   }
 
   async function bulkJob(path, body) {
     if (body && body.select && selectionKeys[body.select]) {
-      body = Object.assign({}, body, { expectKey: await selectionKeys[body.select] });
+      const expectKey = await selectionKeys[body.select];
+      // Refused as it was chosen: the list is shown again, and nothing is done.
+      if (expectKey === null) throw new Error("Nothing was changed: the list changed since it was shown. Choose all once more.");
+      body = Object.assign({}, body, { expectKey });
     }
     const prefix = $("trash-view").hidden ? "bulk" : "trash";
     const key = newJobKey();
@@ -2313,7 +2331,10 @@
   $("trash-back").addEventListener("click", () => { location.hash = ""; });
   $("trash-select-matches").addEventListener("click", () => {
     trash.all = true;
-    takeSelectionKey("trash", { q: $("trash-search").value.trim() });
+    takeSelectionKey("trash", { q: $("trash-search").value.trim(), shown: trash.mark }, async () => {
+      trash.all = false;
+      await loadTrash();
+    });
     for (const box of document.querySelectorAll("#trash-list .trash-pick")) box.checked = true;
     showTrashSelection();
   });
