@@ -1095,7 +1095,13 @@
     });
   }
 
+  // Each preview asked for is numbered: only the newest one's answer is shown. A large
+  // backup's preview takes seconds, and the answer to one asked before Replace was
+  // toggled showed the other choice's counts, Restore enabled (round 26B #4).
+  let restorePreviews = 0;
+
   async function checkBackup() {
+    const asked = ++restorePreviews;
     $("backup-error").textContent = "";
     $("restore-done").textContent = "";
     const file = $("backup-file").files[0];
@@ -1109,6 +1115,7 @@
       // unchanged, had no undo, and lost that edit on every device.
       await syncFirst(false);
       const report = await api("POST", restoreURL(file, true), file);
+      if (asked !== restorePreviews) return;
       restoreSweptKey = report.sweptKey || "";
       $("restore-report").textContent = "This restore" + ($("backup-replace").checked && !report.mergedIntoEmpty ? " (replace)" : "") + ": "
         + describeRestore(report, true) + " Nothing has changed yet.";
@@ -1118,6 +1125,7 @@
       confirm.disabled = false;
       if (!wasShown) confirm.focus();
     } catch (error) {
+      if (asked !== restorePreviews) return;
       $("restore-preview").hidden = true;
       $("backup-error").textContent = error.message;
     }
@@ -1278,13 +1286,24 @@
     }
   }
 
-  async function previewImport() {
+  // Only the newest preview's answer is shown, and none of another file while it is made:
+  // a large file's answer came after the next file's, and showed its rows, count or error
+  // under the file chosen then (round 26B #3). `sameFile` (a column or option changed)
+  // keeps the preview shown meanwhile.
+  let importPreviews = 0;
+
+  async function previewImport(sameFile) {
+    const asked = ++importPreviews;
     $("import-error").textContent = "";
     const file = $("import-file").files[0];
-    if (!file) { $("import-preview").hidden = true; return; }
+    if (!sameFile || !file) $("import-preview").hidden = true;
+    if (!file) return;
     try {
-      showImportPreview(await api("POST", importURL(file, true), file));
+      const report = await api("POST", importURL(file, true), file);
+      if (asked !== importPreviews) return;
+      showImportPreview(report);
     } catch (error) {
+      if (asked !== importPreviews) return;
       $("import-preview").hidden = true;
       $("import-error").textContent = error.message;
     }
@@ -1367,7 +1386,7 @@
     $("import-error").textContent = importMappingProblem;
     if (importMappingProblem) return;
     importColumns = chosen;
-    previewImport();
+    previewImport(true);
   }
 
   function mappingProblem(columns) {
@@ -2460,7 +2479,7 @@
   $("import-file").addEventListener("change", () => {
     delete uploadKeys["import-file"]; importColumns = null; importMappingProblem = ""; $("import-result").textContent = ""; previewImport();
   });
-  $("import-skip").addEventListener("change", previewImport);
+  $("import-skip").addEventListener("change", () => previewImport(true));
 
   document.addEventListener("keydown", (event) => {
     const typing = event.target.closest("input, textarea, select, dialog");
