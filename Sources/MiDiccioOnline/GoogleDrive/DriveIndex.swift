@@ -138,13 +138,37 @@ struct DriveIndex: Codable, Sendable {
     /// exploratory helper). A visible folder's changes come from the whole of My Drive,
     /// whose folders the index need not know: there, only a file named as MiDiccio names
     /// its files counts (found by the exploratory helper, round 10: a phone made a second
-    /// MiDiccio folder and never read the laptop's words).
-    func missesFolders(of changed: Set<String>) -> Bool {
-        changed.contains { id in
-            guard let item = items[id], let parent = item.parent, items[parent] == nil else { return false }
-            if let rootID { return parent != rootID }
-            return !item.folder && Self.isMiDiccioFileName(item.name)
+    /// MiDiccio folder and never read the laptop's words), and it misses a folder when the
+    /// folders the index knows above it end below a folder it does not know, one that is
+    /// not the top of My Drive (where the MiDiccio folder is): two new devices that made
+    /// their own at the same moment, while Drive's listings lagged, each knew the other's
+    /// folders inside the other's, but not that one, and one of them never read the
+    /// other's words (found by the exploratory helper, round 26A #1). Another program's
+    /// folder at the top of My Drive, holding files named alike, is not missed.
+    func missesFolders(of changed: Set<String>, folderName: String?) -> Bool {
+        let top = Set(roots(folderName: folderName).compactMap { items[$0]?.parent })
+        return changed.contains { id in
+            guard let item = items[id], let parent = item.parent else { return false }
+            if let rootID { return items[parent] == nil && parent != rootID }
+            guard !item.folder && Self.isMiDiccioFileName(item.name) else { return false }
+            // The app data folder before its own id is known: the file's own folder.
+            guard folderName != nil else { return items[parent] == nil }
+            guard let unknown = firstUnknownFolder(above: item) else { return false }
+            return !top.contains(unknown)
         }
+    }
+
+    /// The first folder above `item` that the index does not know, walking up through the
+    /// folders it knows; nil when the walk ends without one.
+    private func firstUnknownFolder(above item: Item) -> String? {
+        var current = item
+        // Drive's folders form a tree; the bound keeps a damaged index from looping.
+        for _ in 0..<64 {
+            guard let parent = current.parent else { return nil }
+            guard let next = items[parent] else { return parent }
+            current = next
+        }
+        return nil
     }
 
     /// True for the names sync gives its files: the manifest, device records, change files

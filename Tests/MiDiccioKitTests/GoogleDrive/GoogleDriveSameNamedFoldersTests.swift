@@ -67,4 +67,47 @@ struct GoogleDriveSameNamedFoldersTests {
             #expect(names.filter { $0 == "devices" }.count == 2, "\(names)")
         }
     }
+
+    @Test("a visible MiDiccio folder made twice at once, one never listed here, is read once a listing shows it")
+    func aTopFolderNeverListedIsLookedFor() throws {
+        let tenant = try GoogleDriveTests.tenant("same-named-top")
+        // Another device's "MiDiccio" folder, made as this one's first sync begins: Drive's
+        // listings leave it out for a while (its contents, made later, they show at once).
+        try tenant.setFaults(["listLag": 3])
+        let theirs = try tenant.create(name: "MiDiccio", parent: "root", folder: true)
+        try tenant.setFaults(["listLag": 0])
+        let storage = try tenant.storage(.folder("MiDiccio"))
+        try storage.write("devices/mine.json", Data("{}".utf8))
+        try storage.beginPass(cache: nil)
+        try storage.beginPass(cache: nil)
+        // The other device writes its record into its folder; this one's changes show the
+        // record and the folder around it, never their top.
+        let devices = try tenant.create(name: "devices", parent: theirs, folder: true)
+        let record = "0f3e2d1c-4b5a-4968-8776-a5b4c3d2e1f0.json"
+        try tenant.create(name: record, parent: devices, content: Data("{\"b\":2}".utf8))
+        #expect(try tenant.rawFiles().filter { $0["name"] as? String == "MiDiccio" }.count == 2)
+        // Two looks: the first finds its top missing, and the listing it makes then (or the
+        // next one) shows it. It was never looked for, and the record never read (round 26A #1).
+        try storage.beginPass(cache: nil)
+        try storage.beginPass(cache: nil)
+        #expect(try storage.list("devices").map(\.name).sorted() == [record, "mine.json"])
+        #expect(try storage.read("devices/" + record) == Data("{\"b\":2}".utf8))
+    }
+
+    @Test("files named as MiDiccio names its own, in another folder at the top of My Drive, make no sync list everything")
+    func anotherTopFolderIsNotLookedFor() throws {
+        let tenant = try GoogleDriveTests.tenant("same-named-other-top")
+        let storage = try tenant.storage(.folder("MiDiccio"))
+        try storage.write("devices/mine.json", Data("{}".utf8))
+        try storage.beginPass(cache: nil)
+        // Another library's folder, "Otra", at the top of My Drive.
+        let other = try tenant.create(name: "Otra", parent: "root", folder: true)
+        let devices = try tenant.create(name: "devices", parent: other, folder: true)
+        try tenant.create(name: "0f3e2d1c-4b5a-4968-8776-a5b4c3d2e1f0.json", parent: devices, content: Data("{}".utf8))
+        try storage.beginPass(cache: nil)
+        try tenant.resetStats()
+        try storage.beginPass(cache: nil)
+        #expect(try tenant.stats().byEndpoint["files.list"] == 0, "one look at the changes, no listing")
+        #expect(try storage.list("devices").map(\.name) == ["mine.json"])
+    }
 }
