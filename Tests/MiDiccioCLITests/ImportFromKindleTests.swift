@@ -219,6 +219,40 @@ final class ImportFromKindleTests {
         #expect(try sandbox.listedTerms().filter { $0.hasPrefix("verhaften") }.count == 1)
     }
 
+    @Test("a word looked up more often than a word holds sentences keeps them all, said as such, never as duplicates")
+    func lookedUpMoreThanAWordHolds() throws {
+        // "hobbit" looked up 120 times, each in another sentence.
+        let file = try ImportFixtures.copy("vocab.db", into: sandbox)
+        try runSQLite(
+            file,
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 120) "
+                + "INSERT INTO LOOKUPS (id, word_key, book_key, usage, timestamp) "
+                + "SELECT 'many' || i, 'en:hobbit', 'hobbit:1', 'Sentence number ' || i || ' with the hobbit.', 1709251200000 + i FROM n;")
+        let dry = sandbox.run("import", file, "--dry-run")
+        #expect(dry.status == 0, "\(dry.errorOutput)")
+        #expect(
+            dry.output.contains(
+                "Would import 5 words for 3 words (2 of them hold the look-ups past the 50 sentences one word holds, under the same term)"),
+            "\(dry.output)")
+        let result = sandbox.run("import", file, "--no-duplicates", "--json")
+        #expect(result.status == 0, "\(result.errorOutput)")
+        let report = try result.jsonObject()
+        #expect(report["added"] as? Int == 5 && report["splitWords"] as? Int == 2, "\(report)")
+        #expect(report["skippedDuplicates"] as? Int == 0 && report["duplicatesAdded"] as? Int == 0, "\(report)")
+        // Every sentence in one of the three words "hobbit" (round 26B #5: --no-duplicates
+        // left 70 of 120 out, as terms already in the file).
+        let hobbits = try sandbox.listedWords().filter { $0["term"] as? String == "hobbit" }
+        #expect(hobbits.count == 3)
+        #expect(hobbits.map { ($0["examples"] as? [String] ?? []).count }.sorted() == [20, 50, 50])
+        let text = sandbox.run(["--library", sandbox.path("other.sqlite"), "import", file])
+        #expect(text.errorOutput.isEmpty, "no duplicates warned of: \(text.errorOutput)")
+        // Skipped as a duplicate (a library that has "hobbit"), the word is skipped whole.
+        let third = sandbox.path("third.sqlite")
+        _ = sandbox.run(["--library", third, "add", "hobbit", "--meaning", "a small person"])
+        let skipped = try sandbox.run(["--library", third, "import", file, "--no-duplicates", "--json"]).jsonObject()
+        #expect(skipped["skippedDuplicates"] as? Int == 1 && skipped["added"] as? Int == 2, "\(skipped)")
+    }
+
     @Test("a damaged vocab.db changes nothing and says why")
     func damaged() throws {
         try sandbox.add("existing")

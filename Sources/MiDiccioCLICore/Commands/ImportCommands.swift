@@ -90,7 +90,10 @@ struct ImportCommand: ParsableCommand {
         if dryRun {
             context.io.write("Read \(name) as \(readAs)\n")
             context.io.write(Self.table(report))
-            var line = "Would import \(report.added) of \(counted(report.rowCount, "word"))"
+            var line =
+                report.splitWords > 0
+                ? "Would import \(counted(report.added, "word")) for \(counted(report.rowCount, "word"))" + Self.split(report)
+                : "Would import \(report.added) of \(counted(report.rowCount, "word"))"
             if report.skippedDuplicates > 0 { line += ", skip \(Self.skipped(report))" }
             if report.alreadyImported > 0 {
                 line += ", leave out \(report.alreadyImported) look-ups imported before" + Self.inTrash(report)
@@ -99,7 +102,7 @@ struct ImportCommand: ParsableCommand {
             context.io.write(Self.leftOut(report))
             return
         }
-        var line = "Imported \(counted(report.added, "word")) from \(name), read as \(readAs)"
+        var line = "Imported \(counted(report.added, "word")) from \(name), read as \(readAs)" + Self.split(report)
         if report.skippedDuplicates > 0 { line += ", skipped \(Self.skipped(report))" }
         if report.alreadyImported > 0 {
             line += ", left out \(report.alreadyImported) look-ups imported before" + Self.inTrash(report)
@@ -115,6 +118,14 @@ struct ImportCommand: ParsableCommand {
                 "warning: \(report.duplicatesAdded) imported terms were already in the library or earlier in the file "
                     + "(added anyway; use --no-duplicates to skip them)")
         }
+    }
+
+    /// What the words made of a looked-up word's sentences past those one word holds are,
+    /// or nothing when there are none.
+    static func split(_ report: ImportReport) -> String {
+        guard report.splitWords > 0 else { return "" }
+        return " (\(report.splitWords) of them \(report.splitWords == 1 ? "holds" : "hold") the look-ups past the "
+            + "\(WordLimits.exampleCount) sentences one word holds, under the same term)"
     }
 
     /// "MiDiccio CSV", or "a list without a header (tabs: term, meaning, notes)".
@@ -208,6 +219,7 @@ struct ImportCommand: ParsableCommand {
             ("alreadyImportedInTrash", String(report.alreadyImportedInTrash)),
             ("sentencesTooLong", String(report.sentencesTooLong)),
             ("format", JSONText.optional(report.format?.rawValue)), ("rows", String(report.rowCount)),
+            ("splitWords", String(report.splitWords)),
             ("dryRun", String(dryRun)),
         ]
         if report.format == .list {

@@ -66,6 +66,9 @@ public struct ImportReport: Hashable, Sendable {
     public var separatorLine = false
     /// Words in the file (before duplicates and earlier imports are left out).
     public var rowCount = 0
+    /// Words made of a Kindle or KOReader word's look-ups past the sentences one word holds
+    /// (`WordLimits.exampleCount`): its term again, never counted or skipped as a duplicate.
+    public var splitWords = 0
     /// The first rows, as they are read.
     public var sample: [SheetRow] = []
     /// For a list without a header: the fields of the sample rows as the file had them.
@@ -288,7 +291,8 @@ private struct TermKeyDigest: Hashable {
 private struct SheetBatch: Sendable {
     /// Each row's word and the columns computed from it (its term key among them), in
     /// file order.
-    var words: [(content: WordContent, columns: WordLibrary.NewWordColumns)] = []
+    /// `continues`: a word of the look-ups past those one word holds (`splitWords`).
+    var words: [(content: WordContent, columns: WordLibrary.NewWordColumns, continues: Bool)] = []
     /// The first rows of the file, for `ImportReport.sample`.
     var sample: [SheetRow] = []
     /// A list's first rows as its fields were (`ImportReport.sampleFields`).
@@ -381,11 +385,22 @@ extension WordLibrary {
                     report.added += ready.count
                     ready.removeAll(keepingCapacity: true)
                 }
-                func add(_ content: WordContent, columns: NewWordColumns) throws {
+                // The word `add` skipped last as a duplicate: the rest of its sentences go too.
+                var skippingWord = false
+                func add(_ content: WordContent, columns: NewWordColumns, continues: Bool) throws {
                     if let progress, done > 0, done % Self.progressInterval == 0 { progress(done, max(total, done)) }
                     done += 1
-                    let isDuplicate = !seenKeys.insert(TermKeyDigest(columns.termKey)).inserted
-                    if options.skipDuplicates, !seenSpellings.insert(TermKey.spelling(content.term)).inserted {
+                    // The rest of one looked-up word's sentences is that word still: neither
+                    // skipped nor counted as a duplicate (found by the exploratory helper,
+                    // round 26B #5: `--no-duplicates` left 70 of 120 look-ups out as terms
+                    // "already in the library or earlier in the file").
+                    // One skipped as a duplicate is skipped whole.
+                    if continues && skippingWord { return }
+                    skippingWord = false
+                    if continues { report.splitWords += 1 }
+                    let isDuplicate = !seenKeys.insert(TermKeyDigest(columns.termKey)).inserted && !continues
+                    if options.skipDuplicates, !seenSpellings.insert(TermKey.spelling(content.term)).inserted, !continues {
+                        skippingWord = true
                         report.skippedDuplicates += 1
                         if report.skippedDuplicateTerms.count < 5 { report.skippedDuplicateTerms.append(content.term) }
                         return
@@ -434,7 +449,7 @@ extension WordLibrary {
                     }
                     report.sample += batch.sample
                     report.sampleFields += batch.sampleFields
-                    for word in batch.words { try add(word.content, columns: word.columns) }
+                    for word in batch.words { try add(word.content, columns: word.columns, continues: word.continues) }
                 }
                 // Read once the reading thread has stopped.
                 if let package = stream as? AnkiPackage.Words {
@@ -511,7 +526,7 @@ extension WordLibrary {
                         batch.alreadyImported += skipped
                         if inTrash { batch.alreadyImportedInTrash += skipped }
                     }
-                    for var row in fresh {
+                    for (part, var row) in fresh.enumerated() {
                         // A look-up's sentence past an example's length is left out and
                         // counted: one such sentence refused a whole vocab.db (round 14A).
                         if known != nil {
@@ -525,7 +540,7 @@ extension WordLibrary {
                         }
                         let content = try validated(row, file: file, invisibleTermAllowed: invisibleTermAllowed)
                         batch.words.append(
-                            (content, maker.columns(term: content.term, examples: content.examples, tags: content.tags)))
+                            (content, maker.columns(term: content.term, examples: content.examples, tags: content.tags), part > 0))
                         if batch.words.count == importBatchRows {
                             try emit(batch)
                             batch = SheetBatch()
