@@ -1354,7 +1354,8 @@
         body.append(line);
       }
     }
-    let count = plural(report.added, "word", "words") + " of " + report.rows.toLocaleString() + " will be imported";
+    let count = plural(report.added, "word", "words") + (report.splitWords ? " for " : " of ") + report.rows.toLocaleString()
+      + " will be imported" + splitNote(report);
     if (report.skippedDuplicates) count += ", " + report.skippedDuplicates + " already in the library or earlier in the file skipped";
     if (report.alreadyImported) count += ", " + report.alreadyImported + " look-ups imported before left out" + lookupsInTrash(report);
     $("import-count").textContent = count + "." + describeLeftOut(report);
@@ -1399,6 +1400,14 @@
     return "";
   }
 
+  // Words of a looked-up word's sentences past the 50 one word holds: its term again, said
+  // as such (round 26B #5).
+  function splitNote(report) {
+    if (!report.splitWords) return "";
+    return " (" + report.splitWords.toLocaleString() + (report.splitWords === 1 ? " holds" : " hold")
+      + " the look-ups past the 50 sentences one word holds, under the same term)";
+  }
+
   async function importFile() {
     $("import-error").textContent = "";
     $("import-result").textContent = "";
@@ -1418,6 +1427,7 @@
           + " the same term as another word, in the library or earlier in the file (added anyway).";
       }
       if (report.alreadyImported) text += " " + report.alreadyImported + " look-ups imported before were left out" + lookupsInTrash(report) + ".";
+      if (report.splitWords) text += " " + splitNote(report).trim() + ".";
       $("import-result").textContent = text + describeLeftOut(report);
       $("import-preview").hidden = true;
       chosenFileDone("import-file");
