@@ -65,6 +65,10 @@ def test_study_page_on_a_phone(page):
         wait(page, lambda d: d.execute_script("return document.querySelectorAll('#chart-forecast svg rect.bar').length") == 14)
         assert page.execute_script(SMALL_TARGETS) == []
         assert page.execute_script("return document.documentElement.scrollWidth") <= 390
+        # A touch screen is not told of keys it has not got (round 26B #6).
+        assert page.execute_script("return matchMedia('(hover: none) and (pointer: coarse)').matches")
+        assert not page.find_element(By.CSS_SELECTOR, "#study-view .keys").is_displayed()
+        assert [hint for hint in page.find_elements(By.CSS_SELECTOR, "#study-view .key-hint") if hint.is_displayed()] == []
         widths = page.execute_script(
             "return [...document.querySelectorAll('.chart svg')].map((s) => s.getBoundingClientRect().right)")
         assert len(widths) == 2 and all(right <= 390 for right in widths), widths
@@ -81,6 +85,16 @@ def test_study_page_on_a_phone(page):
         assert light[1] != "rgb(31, 34, 39)"
         page.execute_script("document.getElementById('chart-reviews').scrollIntoView()")
         page.save_screenshot(os.path.join(SCREENSHOTS, "study-phone-dark.png"))
+
+        # The notice of a deletion offers its Undo button, not a key.
+        page.get(page.current_url.split("#")[0].split("?")[0] + "?q=llamada0")
+        wait(page, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#words li button.delete")) == 1)
+        page.find_element(By.CSS_SELECTOR, "#words li button.delete").click()
+        toast = page.find_element(By.ID, "toast-text")
+        wait(page, lambda d: "to the Trash" in toast.text)
+        assert "Press U" not in toast.text, toast.text
+        page.find_element(By.ID, "toast-action").click()
+        wait(page, lambda d: api("/api/search/count?q=llamada0")["total"] == 1)
     finally:
         page.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
         page.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})

@@ -108,6 +108,12 @@
   }
   function hideToast() { $("toast").hidden = true; }
 
+  // " Press U to undo." where there is a keyboard to press it on: a phone's touch screen is
+  // told only of the notice's Undo button (round 26B #6).
+  function undoKeyHint() {
+    return window.matchMedia("(hover: none) and (pointer: coarse)").matches ? "" : " Press U to undo.";
+  }
+
   // ---- The word list ----------------------------------------------------------
 
   // A span of user text whose direction is its own (dir="auto"), so a right-to-left term
@@ -536,7 +542,7 @@
       showCount();
       loadTags();
       scheduleSync();
-      toast("Moved " + quoted(word.term) + " to the Trash. Press U to undo.", "Undo", async () => {
+      toast("Moved " + quoted(word.term) + " to the Trash." + undoKeyHint(), "Undo", async () => {
         try {
           // Synced first: a word another device deleted permanently meanwhile was said to be
           // restored until the next sync took it, with any edit made since (round 18B).
@@ -677,7 +683,7 @@
       await loadTrash();
       reload(); loadTags(); scheduleSync();
       if (purge) { toast(plural(data.purged, "word", "words") + " deleted permanently"); return; }
-      toast("Restored " + (name || plural(data.changed, "word", "words")) + ". Press U to undo.", "Undo",
+      toast("Restored " + (name || plural(data.changed, "word", "words")) + "." + undoKeyHint(), "Undo",
         bulkUndo(data.step, async () => { await loadTrash(); reload(); }, "Moved {n} back to the Trash"));
     } catch (error) {
       toast(error.message);
@@ -2273,7 +2279,7 @@
       loadTags();
       scheduleSync();
       const undo = data.changed > 0 ? bulkUndo(data.step, reload, "Undone: {n} as before") : null;
-      toast(describe(data) + (undo ? ". Press U to undo." : "."), undo ? "Undo" : "", undo);
+      toast(describe(data) + "." + (undo ? undoKeyHint() : ""), undo ? "Undo" : "", undo);
     } catch (error) {
       toast(error.message);
       // The matches changed meanwhile: list and count them as they are now, and take
