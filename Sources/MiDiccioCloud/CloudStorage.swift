@@ -233,6 +233,10 @@ public protocol CloudStorage: AnyObject {
     /// deleted, or CloudKit no longer knows the sync token it gave). Sync then starts
     /// over there: every word uploaded once, everything read again.
     var cloudWasReplaced: Bool { get }
+    /// Where the cloud's folder may have gone, for people, when a cloud this device synced
+    /// with has no manifest now: a back end that can see it moved or in a trash says so and
+    /// what to do (Google Drive's visible folder). Nil when it cannot tell.
+    func whereaboutsOfMissingFolder() -> String?
 }
 
 /// A place in the library where a back end keeps what it knows of the cloud between
@@ -246,6 +250,9 @@ public protocol CloudCache: AnyObject, Sendable {
 }
 
 extension CloudStorage {
+    /// Most back ends cannot tell where a folder went.
+    public func whereaboutsOfMissingFolder() -> String? { nil }
+
     /// Back ends that cannot hand over an open file read it whole.
     public func readBytes(_ path: String) throws -> CloudBytes? {
         try read(path).map(CloudBytes.memory)

@@ -49,6 +49,8 @@ package final class RecordingCloud: CloudStorage {
 
     package var cloudWasReplaced: Bool { storage.cloudWasReplaced }
 
+    package func whereaboutsOfMissingFolder() -> String? { storage.whereaboutsOfMissingFolder() }
+
     package func list(_ folder: String) throws -> [CloudEntry] {
         requests.append(Request(kind: "list", path: folder))
         return try storage.list(folder)

@@ -443,3 +443,37 @@ public final class GoogleDriveStorage: CloudStorage, CustomStringConvertible, Se
         }
     }
 }
+
+extension GoogleDriveStorage {
+    /// For a visible folder: every folder of its name, in Drive's Trash too, and whether
+    /// any is inside another folder or in the Trash, said with what to do. A person who
+    /// moved the folder, or put it in the Trash, was asked whether the library was signed
+    /// in to another account, and told to start over, which left the folder behind with
+    /// whatever only it held (found by the exploratory helper, round 26A #2). Nil for the
+    /// app data folder, when Drive cannot be asked, or when no such folder is there.
+    public func whereaboutsOfMissingFolder() -> String? {
+        guard let folderName else { return nil }
+        let query = "name = '\(Self.quoted(folderName))' and mimeType = '\(Self.folderType)'"
+        guard
+            let top = try? api.json(
+                GoogleDriveAPI.Call(
+                    method: "GET", path: "/drive/v3/files/root", query: [("fields", "id")], about: "/", kind: "files.get"))["id"]
+                as? String,
+            let object = try? api.json(
+                GoogleDriveAPI.Call(
+                    method: "GET", path: "/drive/v3/files",
+                    query: [("spaces", "drive"), ("q", query), ("fields", "files(id,parents,trashed)"), ("pageSize", "100")],
+                    about: "/", kind: "files.list"))
+        else { return nil }
+        let found = object["files"] as? [[String: Any]] ?? []
+        if found.contains(where: { $0["trashed"] as? Bool == true }) {
+            return "a folder \(folderName) is in Google Drive's Trash. If it is this one, restore it there (Trash, then Restore), "
+                + "then sync again; nothing was changed here"
+        }
+        if found.contains(where: { !((($0["parents"] as? [String]) ?? []).contains(top)) }) {
+            return "a folder \(folderName) is inside another folder of Google Drive, not at the top of My Drive where MiDiccio "
+                + "keeps it. If it is this one (moved?), move it back to the top of My Drive, then sync again; nothing was changed here"
+        }
+        return nil
+    }
+}

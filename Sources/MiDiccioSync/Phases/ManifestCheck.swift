@@ -21,6 +21,10 @@ extension SyncSession {
             return "\(storage.displayName) has no \(CloudLayout.manifestPath) although this device synced with it before; "
                 + "is the drive or sync folder there? \(emptied)"
         }
+        if let whereabouts = storage.whereaboutsOfMissingFolder() {
+            return "\(storage.displayName) has no \(CloudLayout.manifestPath) although this device synced with it before: "
+                + whereabouts
+        }
         return "\(storage.displayName) has no \(CloudLayout.manifestPath) although this device synced with it before; is this "
             + "library signed in to another account than before? Then sign in again to the one it used (midiccio remote set). "
             + emptied

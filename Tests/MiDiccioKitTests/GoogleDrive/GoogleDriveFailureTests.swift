@@ -168,4 +168,41 @@ struct GoogleDriveFailureTests {
             #expect(try b.library.list().count == 400)
         }
     }
+
+    @Test(
+        "a visible folder moved into another, or put in Drive's Trash, is said to be so, with the way back",
+        arguments: ["moved", "trashed"])
+    func folderMovedOrTrashed(how: String) throws {
+        try withDrive("moved-\(how)", space: .folder("MiDiccio")) { drive in
+            let a = try drive.device("a")
+            _ = try a.add("hund", meaning: "dog")
+            try a.sync()
+            let folder = try #require(
+                try drive.tenant.rawFiles().first { $0["name"] as? String == "MiDiccio" && $0["trashed"] as? Bool != true }?["id"]
+                    as? String)
+            // The person moves the folder into "Archive", or puts it in the Trash, in Drive.
+            let api = drive.storage("a").api
+            if how == "moved" {
+                let archive = try drive.tenant.create(name: "Archive", parent: "root", folder: true)
+                _ = try api.json(
+                    GoogleDriveAPI.Call(
+                        method: "PATCH", path: "/drive/v3/files/\(folder)",
+                        query: [("addParents", archive), ("removeParents", "root")], body: Data("{}".utf8),
+                        headers: ["Content-Type": "application/json"], about: "/", kind: "files.update"))
+            } else {
+                _ = try api.json(
+                    GoogleDriveAPI.Call(
+                        method: "PATCH", path: "/drive/v3/files/\(folder)", body: Data(#"{"trashed": true}"#.utf8),
+                        headers: ["Content-Type": "application/json"], about: "/", kind: "files.update"))
+            }
+            _ = try a.add("katze", meaning: "cat")
+            let error = #expect(throws: (any Error).self) { try a.sync() }
+            let message = "\(error.map { "\($0)" } ?? "")"
+            // It asked whether the library was signed in to another account, and said to
+            // start over, which left the folder behind (round 26A #2).
+            let wanted = how == "moved" ? "move it back to the top of My Drive" : "restore it there (Trash, then Restore)"
+            #expect(message.contains(wanted) && !message.contains("another account"), "\(message)")
+            #expect(try a.pendingCount() == 1, "nothing was changed here")
+        }
+    }
 }
