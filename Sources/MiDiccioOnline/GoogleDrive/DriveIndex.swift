@@ -130,7 +130,7 @@ struct DriveIndex: Codable, Sendable {
         return current
     }
 
-    /// True when one of the files or folders `changed` is in a folder the index does not
+    /// Files or folders of `changed` in a folder the index does not
     /// know, below the app data folder: Drive's listings left that folder out (and what
     /// else was in it), both the first and the one that confirms it, and only a change
     /// made in it since shows it. Without a look at everything again, a new device whose
@@ -145,16 +145,20 @@ struct DriveIndex: Codable, Sendable {
     /// folders inside the other's, but not that one, and one of them never read the
     /// other's words (found by the exploratory helper, round 26A #1). Another program's
     /// folder at the top of My Drive, holding files named alike, is not missed.
-    func missesFolders(of changed: Set<String>, folderName: String?) -> Bool {
-        let top = Set(roots(folderName: folderName).compactMap { items[$0]?.parent })
-        return changed.contains { id in
+    ///
+    /// Returns those of `changed` that miss their folder. The top of My Drive is worked out
+    /// once, and only when a file needs it: a sync with nothing changed reads no item.
+    func filesMissingFolders(among changed: Set<String>, folderName: String?) -> Set<String> {
+        var top: Set<String>?
+        return changed.filter { id in
             guard let item = items[id], let parent = item.parent else { return false }
             if let rootID { return items[parent] == nil && parent != rootID }
             guard !item.folder && Self.isMiDiccioFileName(item.name) else { return false }
             // The app data folder before its own id is known: the file's own folder.
             guard folderName != nil else { return items[parent] == nil }
             guard let unknown = firstUnknownFolder(above: item) else { return false }
-            return !top.contains(unknown)
+            if top == nil { top = Set(roots(folderName: folderName).compactMap { items[$0]?.parent }) }
+            return top?.contains(unknown) == false
         }
     }
 

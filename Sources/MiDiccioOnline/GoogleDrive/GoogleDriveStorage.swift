@@ -124,7 +124,9 @@ public final class GoogleDriveStorage: CloudStorage, CustomStringConvertible, Se
         let applied = next.pageToken == nil ? false : try applyChanges(to: &next, changed: &changed)
         if !applied {
             try fullListing(into: &next)
-        } else if next.listingToConfirm == true || next.missesFolders(of: changed, folderName: folderName) || next.foldersAwaited != nil {
+        } else if next.listingToConfirm == true || !next.filesMissingFolders(among: changed, folderName: folderName).isEmpty
+            || next.foldersAwaited != nil
+        {
             // What the first listing may have missed: files it did not know are added;
             // removals come from the changes only.
             for (id, item) in try listEverything() where next.items[id] == nil { next.items[id] = item }
@@ -132,7 +134,7 @@ public final class GoogleDriveStorage: CloudStorage, CustomStringConvertible, Se
             // Those still without their folder are looked for again at the next sync. Not
             // while the app data folder's own id is unknown (this device has written nothing
             // there yet): every file at its top would count.
-            let awaited = changed.union(next.foldersAwaited ?? []).filter { next.missesFolders(of: [$0], folderName: folderName) }
+            let awaited = next.filesMissingFolders(among: changed.union(next.foldersAwaited ?? []), folderName: folderName)
             next.foldersAwaited = awaited.isEmpty || (folderName == nil && next.rootID == nil) ? nil : awaited.sorted()
         }
         try commit(next, from: index)
