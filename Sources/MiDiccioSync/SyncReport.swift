@@ -248,6 +248,20 @@ extension SyncReport {
             + "has arrived here yet, and one may take a word out of the Trash. It runs at a sync that finds them all"
     }
 
+    /// What `unreadFrom` means, for people; nil when it is empty. A sync that could not
+    /// read a file another device's record names said nothing of it: a change file put in
+    /// Google Drive's Trash left a word of that device missing here in silence (found by
+    /// the exploratory helper, round 26A #4).
+    public func unreadNote(cloud: String) -> String? {
+        guard !unreadFrom.isEmpty else { return nil }
+        let one = unreadFrom.count == 1
+        return "not every change of \(unreadFrom.joined(separator: ", ")) has arrived here yet: a file named in "
+            + "\(one ? "its record" : "their records") is not in \(cloud), or could not be read (a sync program may still be "
+            + "delivering it, or it was removed, perhaps to a trash). What it holds comes here when the file arrives, or once "
+            + "\(one ? "that device syncs" : "they sync") again (\(one ? "it is" : "they are") asked to upload it anew) and this "
+            + "device after"
+    }
+
     /// What `autoPurgeWaitsElsewhere` and `autoPurgeWaitsUnheard` mean, for people; nil
     /// when both are empty.
     public var autoPurgeWaitsElsewhereNote: String? {

@@ -781,6 +781,7 @@ public final class WebApp: HTTPHandler {
                     let said = [
                         report.aheadOfCloudNote, report.putBackNote.map { $0 + "." }, report.autoPurgeWaitsNote.map { $0 + "." },
                         report.autoPurgeWaitsElsewhereNote.map { $0 + "." }, report.autoPurgeDaysRestartedNote.map { $0 + "." },
+                        report.unreadNote(cloud: remote.displayName).map { $0 + "." },
                     ]
                     for note in said.compactMap({ $0 }) {
                         notes.append(note.prefix(1).uppercased() + note.dropFirst())

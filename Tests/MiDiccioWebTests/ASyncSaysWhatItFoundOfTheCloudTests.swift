@@ -74,4 +74,32 @@ final class ASyncSaysWhatItFoundOfTheCloudTests {
         let quiet = try web.send("POST", "/api/sync")
         #expect(quiet.json["purgeNote"] is NSNull && quiet.json["purgedEditedHere"] as? Int == 0, "\(quiet.json)")
     }
+
+    @Test("a change file another device's record names that is not in the cloud: the device is named until its word arrives")
+    func missingChangeFile() throws {
+        let folder = web.directory + "/cloud"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        #expect(try web.send("PUT", "/api/remote", json: "{\"folder\": \"\(folder)\"}").status == 200)
+        let other = try WordLibrary(path: web.directory + "/other.sqlite")
+        try other.setRemote(.folder(path: folder))
+        try other.setDeviceName("Tablet")
+        let engine = SyncEngine(library: other, storage: FolderStorage(root: folder), appVersion: "test")
+        _ = try other.add(WordContent(term: "perro"))
+        _ = try engine.sync()
+        _ = try notes()
+        let before = Set(try FileManager.default.subpathsOfDirectory(atPath: folder))
+        _ = try other.add(WordContent(term: "lobo"))
+        _ = try engine.sync()
+        let written = try FileManager.default.subpathsOfDirectory(atPath: folder)
+        let lost = try #require(written.first { $0.hasSuffix(".chg") && !before.contains($0) })
+        try FileManager.default.removeItem(atPath: folder + "/" + lost)
+
+        let response = try web.send("POST", "/api/sync")
+        #expect(response.json["unreadFrom"] as? [String] == ["Tablet"], "\(response.json)")
+        let said = try #require(response.json["notes"] as? [String])
+        #expect(said.contains { $0.hasPrefix("Not every change of Tablet has arrived here yet") }, "\(said)")
+        _ = try engine.sync()
+        #expect(try notes().isEmpty)
+        #expect(try web.library().search("lobo").count == 1)
+    }
 }

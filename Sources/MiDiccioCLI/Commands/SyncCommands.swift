@@ -415,7 +415,10 @@ struct SyncCommand: ParsableCommand {
         for skipped in report.skippedFiles {
             context.note("warning: skipped \(skipped.path): \(skipped.reason)")
         }
-        let notes = ToolContext.syncNotes(report, cloud: remote.displayName)
+        var notes = ToolContext.syncNotes(report, cloud: remote.displayName)
+        // Said by `sync` alone: a command synced on open stops over it, or goes on by the
+        // words as they are, and says so (`SyncOnOpen.runOrStop`).
+        if let unread = report.unreadNote(cloud: remote.displayName) { notes.append("Note: \(unread.shownSafely).") }
         // After what the sync did, on standard error, with --json too.
         defer { for note in notes { context.note(note) } }
         if output.json {
@@ -432,7 +435,7 @@ struct SyncCommand: ParsableCommand {
                         ("purgedElsewhere", String(report.purgedElsewhere)), ("purgedEditedHere", String(report.purgedEditedHere)),
                         ("answersPulled", String(report.answersPulled)), ("answersPushed", String(report.answersPushed)),
                         ("settingsPulled", String(report.settingsPulled)), ("settingsPushed", String(report.settingsPushed)),
-                        ("purgesPushed", String(report.purgesPushed)),
+                        ("purgesPushed", String(report.purgesPushed)), ("unreadFrom", JSONText.array(report.unreadFrom)),
                         ("purgedTerms", JSONText.array(report.purgedTerms)),
                         ("purgedEditedTerms", JSONText.array(report.purgedEditedTerms)),
                         ("autoPurged", String(report.autoPurged)),
@@ -616,7 +619,12 @@ struct StatusCommand: ParsableCommand {
                     ?? (device.inactive
                         ? "silent for over \(status.retentionDays) days: it will read everything again when it returns" : nil)
                     ?? status.copyNote(device)
-                    ?? (device.agrees ? "in agreement" : "differs (sync both to agree)")
+                    ?? (device.agrees
+                        ? "in agreement"
+                        : device.everythingRead
+                            ? "differs (sync both to agree)"
+                            : "differs: not every change of it has arrived here yet (sync this device; one still missing then "
+                                + "comes once that device syncs again)")
             text += "  \(label.padded(to: width))  last sync \(device.lastSync?.iso8601 ?? "never")  \(agreement)\n"
         }
         for clock in status.devices.compactMap(\.clockAhead) { text += "Warning      \(clock.message.shownSafely.oneLine)\n" }
