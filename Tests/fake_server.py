@@ -32,6 +32,7 @@ class Response:
     def __init__(self, status, body=b"", content_type=None, headers=(), reason=None):
         self.status, self.body, self.content_type = status, body, content_type
         self.headers, self.reason = list(headers), reason
+        self.cut_after = None  # bytes of body sent before the connection is closed; None: all
 
 
 CUT = object()  # the handler's answer for "close the connection without answering"
@@ -175,6 +176,13 @@ class Handler(BaseHTTPRequestHandler):
                 self.send_header("Content-Type", answer.content_type)
             self.send_header("Content-Length", str(len(answer.body)))
             self.end_headers()
+            if answer.cut_after is not None:
+                # A line that drops mid-answer: the headers and part of the body, then closed.
+                self.wfile.write(answer.body[:answer.cut_after])
+                self.wfile.flush()
+                self.close_connection = True
+                self.connection.shutdown(socket.SHUT_RDWR)
+                return
             self.wfile.write(answer.body)
         except OSError:
             self.close_connection = True

@@ -137,14 +137,18 @@ final class BlockingHTTPClient: Sendable {
     /// `bodyFile`, the request's body is that file, sent with its length (`Content-Length`)
     /// and read from a named copy as it goes out, never whole in memory (a server may
     /// refuse a body of unknown length, or keep none of it).
+    ///
+    /// `onHeaders` is given the answer's headers (names in lower case) as soon as they
+    /// arrive, before the body: what they carry for later requests (CloudKit's renewed
+    /// token) is kept even when the body never arrives whole.
     func send(
         _ request: URLRequest, timeout: TimeInterval, maxBodyBytes: Int, overallFactor: Double = 20, spillFrom: Int? = nil,
-        bodyFile: OpenedFile? = nil
+        bodyFile: OpenedFile? = nil, onHeaders: (@Sendable ([String: String]) -> Void)? = nil
     ) -> Result<HTTPAnswer, HTTPFailure> {
         let session = checkOut()
         let result = session.send(
             request, timeout: timeout, maxBodyBytes: maxBodyBytes, overallFactor: overallFactor, spillFrom: spillFrom,
-            bodyFile: bodyFile, copyFolder: copyFolder ?? FileSystem.temporaryFolder)
+            bodyFile: bodyFile, copyFolder: copyFolder ?? FileSystem.temporaryFolder, onHeaders: onHeaders)
         var failed = false
         switch result {
         case .failure: failed = true
@@ -230,7 +234,7 @@ private final class HTTPSession: Sendable {
     /// See `BlockingHTTPClient.send`.
     func send(
         _ request: URLRequest, timeout: TimeInterval, maxBodyBytes: Int, overallFactor: Double, spillFrom: Int?,
-        bodyFile: OpenedFile?, copyFolder: String
+        bodyFile: OpenedFile?, copyFolder: String, onHeaders: (@Sendable ([String: String]) -> Void)?
     ) -> Result<HTTPAnswer, HTTPFailure> {
         var request = request
         // URLSession sends a file by name with its length; a body stream would go in
@@ -252,7 +256,7 @@ private final class HTTPSession: Sendable {
         // once") and only watches for silence; the deadline below is the one that
         // counts, this one a backstop just after it.
         request.timeoutInterval = (timeout + 1).rounded(.up)
-        let exchange = HTTPExchange(limit: maxBodyBytes, spillFrom: spillFrom)
+        let exchange = HTTPExchange(limit: maxBodyBytes, spillFrom: spillFrom, onHeaders: onHeaders)
         let task =
             copy.map { session.uploadTask(with: request, fromFile: URL(fileURLWithPath: $0.path)) } ?? session.dataTask(with: request)
         defer { withExtendedLifetime(copy) {} }
@@ -304,11 +308,14 @@ private final class HTTPExchange: Sendable {
     let limit: Int
     /// From this many bytes on the body goes on in a temporary file; nil: never.
     let spillFrom: Int?
+    /// Given the headers as soon as they arrive (`BlockingHTTPClient.send`).
+    private let onHeaders: (@Sendable ([String: String]) -> Void)?
     private let state = Mutex(State())
 
-    init(limit: Int, spillFrom: Int?) {
+    init(limit: Int, spillFrom: Int?, onHeaders: (@Sendable ([String: String]) -> Void)? = nil) {
         self.limit = limit
         self.spillFrom = spillFrom
+        self.onHeaders = onHeaders
     }
 
     deinit {
@@ -322,9 +329,11 @@ private final class HTTPExchange: Sendable {
     /// Notes that bytes moved.
     func progress() { state.withLock { $0.lastProgress = DispatchTime.now().uptimeNanoseconds } }
 
-    /// Records the response head; false when the body announced is over the limit.
+    /// Records the response head, and hands its headers to `onHeaders`; false when the
+    /// body announced is over the limit.
     func receive(_ response: URLResponse) -> Bool {
-        state.withLock { state in
+        if let onHeaders, let response = response as? HTTPURLResponse { onHeaders(Self.headers(of: response)) }
+        return state.withLock { state in
             state.lastProgress = DispatchTime.now().uptimeNanoseconds
             state.response = response as? HTTPURLResponse
             if response.expectedContentLength > Int64(limit) {
@@ -414,10 +423,7 @@ private final class HTTPExchange: Sendable {
             guard state.finished || state.failure != nil else { return nil }
             if let failure = state.failure { return .failure(failure) }
             guard let response = state.response else { return .failure(.dropped) }
-            var headers: [String: String] = [:]
-            for (name, value) in response.allHeaderFields {
-                if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
-            }
+            let headers = Self.headers(of: response)
             // A refused challenge ends in a cancelled task that still carries the 401.
             if state.challenged { return .success(HTTPAnswer(status: response.statusCode, headers: headers, body: Data())) }
             var answer = HTTPAnswer(status: response.statusCode, headers: headers, body: state.body)
@@ -429,6 +435,15 @@ private final class HTTPExchange: Sendable {
             }
             return .success(answer)
         }
+    }
+
+    /// `response`'s headers, names in lower case.
+    private static func headers(of response: HTTPURLResponse) -> [String: String] {
+        var headers: [String: String] = [:]
+        for (name, value) in response.allHeaderFields {
+            if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
+        }
+        return headers
     }
 
     /// Sorts URL loading errors into what the caller can act on. The error itself is

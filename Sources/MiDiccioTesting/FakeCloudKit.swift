@@ -59,6 +59,9 @@ package struct FakeCloudKitFault: Sendable {
     package var drop: Bool
     /// For "asset.put": the upload succeeds but keeps only this many bytes (and says so).
     package var keep: Int?
+    /// Whether the request takes effect and is answered, but the connection closes after
+    /// the headers and half the body.
+    package var cutBody = false
 
     /// A fault for the next `times` requests of `op`.
     package init(
@@ -84,6 +87,13 @@ package struct FakeCloudKitFault: Sendable {
         return fault
     }
 
+    /// The next request of `op` takes effect, and its answer is cut after the headers.
+    package static func bodyCut(_ op: String = "*") -> FakeCloudKitFault {
+        var fault = FakeCloudKitFault(op: op)
+        fault.cutBody = true
+        return fault
+    }
+
     /// `times` connections closed with no answer.
     package static func dropped(_ op: String = "*", times: Int = 1) -> FakeCloudKitFault {
         FakeCloudKitFault(op: op, times: times, drop: true)
@@ -96,6 +106,7 @@ package struct FakeCloudKitFault: Sendable {
         if let code { object["code"] = code }
         if let retryAfter { object["retryAfter"] = retryAfter }
         if let keep { object["keep"] = keep }
+        if cutBody { object["cutBody"] = true }
         return object
     }
 }

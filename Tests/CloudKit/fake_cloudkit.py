@@ -389,11 +389,14 @@ class DatabaseApi:
             raise bad_request("%s takes POST." % op)
         self.authenticate()
         fault = self.t.take_fault(op)
-        if fault is not None:
+        if fault is not None and not fault["cutBody"]:
             return fault_answer(fault)
         body = self.req.json_body(required=False) if self.req.method == "POST" else {}
-        answer = getattr(self, op.replace("/", "_"))(body)
-        return self.rotate(answer)
+        answer = self.rotate(getattr(self, op.replace("/", "_"))(body))
+        if fault is not None:
+            # The request took effect and its headers went out; half its body did.
+            answer.cut_after = len(answer.body) // 2
+        return answer
 
     def authenticate(self):
         """Apple (Accessing CloudKit Using an API Token): ckAPIToken and ckWebAuthToken in the
@@ -937,7 +940,8 @@ class Control:
         for e in entries:
             if not isinstance(e, dict):
                 raise bad_request("each fault is a dictionary.")
-            unknown = sorted(set(e) - {"op", "status", "code", "retryAfter", "times", "drop", "reason", "keep"})
+            unknown = sorted(set(e) - {"op", "status", "code", "retryAfter", "times", "drop", "reason", "keep",
+                                 "cutBody"})
             if unknown:
                 raise bad_request("unknown fault keys: %s" % ", ".join(unknown))
             code, status = e.get("code"), e.get("status")
@@ -958,7 +962,8 @@ class Control:
             if keep is not None and (op != "asset.put" or isinstance(keep, bool) or not isinstance(keep, int) or keep < 0):
                 raise bad_request("keep is a number of bytes, for asset.put only.")
             faults.append({"op": op, "status": status, "code": code, "retryAfter": retry, "times": times,
-                           "drop": bool(e.get("drop", False)), "reason": e.get("reason"), "keep": keep})
+                           "drop": bool(e.get("drop", False)), "reason": e.get("reason"), "keep": keep,
+                           "cutBody": bool(e.get("cutBody", False))})
         self.t.faults = faults
         return self.faults()
 

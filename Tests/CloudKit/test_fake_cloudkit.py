@@ -461,6 +461,20 @@ class FaultTests(Base):
         self.assertEqual(len(a.changes()["records"]), 1)
         self.assertEqual(a.control("POST", "faults", [{"op": "nope"}]).status, 400)
 
+    def test_cut_body_takes_effect_and_rotates(self):
+        a = self.account()
+        a.make_zone()
+        a.config(rotate=True, rotationGrace=0)
+        a.faults({"op": "records/modify", "cutBody": True})
+        with self.assertRaises((http.client.HTTPException, ConnectionError)):
+            a.call("records/modify", {"operations": [op("create", "r")], "zoneID": {"zoneName": "MiDiccio"}}).json
+        a.conn.close()
+        # The old token died with the answer whose body was cut; the change was made.
+        self.assertError(a.call("zones/list"), 421, "AUTHENTICATION_REQUIRED")
+        a.config(rotate=False)
+        a.token = a.control("POST", "grant").json["webAuthToken"]
+        self.assertEqual(len(a.changes()["records"]), 1)
+
     def test_stats_and_reset(self):
         a = self.account()
         a.make_zone()

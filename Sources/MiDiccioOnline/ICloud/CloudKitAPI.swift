@@ -70,6 +70,15 @@ final class CloudKitAPI: Sendable {
     /// Sets the counts back to zero.
     func resetCounts() { counts.withLock { $0 = [:] } }
 
+    /// Keeps the renewed web auth token that `headers` (names in lower case) carry, if any.
+    private var renewFromHeaders: @Sendable ([String: String]) -> Void {
+        let session = session
+        let name = Self.renewedTokenHeader.lowercased()
+        return { headers in
+            if let token = headers[name] { session.renew(token) }
+        }
+    }
+
     /// Sends `call` and retries as described above. With `answering421`, a 421 comes
     /// back as an answer instead of an error (the sign-in reads its `redirectURL`).
     func send(_ call: Call, answering421: Bool = false) throws -> Reply {
@@ -95,11 +104,16 @@ final class CloudKitAPI: Sendable {
             counts.withLock { $0[call.kind, default: 0] += 1 }
             if dropped { resent = true }
             var retryAfter: TimeInterval?
+            // The renewed token is kept as soon as the headers come: CloudKit has dropped the
+            // old one by then, and a sync stopped (Ctrl-C, a closed lid) or cut off before
+            // the whole body arrived kept the old one, and had to sign in again (found by the
+            // exploratory helper, round 26A #3: 5 syncs stopped in 20).
+            let renewing: (@Sendable ([String: String]) -> Void)? = sendsTokens ? renewFromHeaders : nil
             switch client.send(
-                request, timeout: options.timeout, maxBodyBytes: call.maxBody, spillFrom: call.spillFrom, bodyFile: call.bodyFile)
+                request, timeout: options.timeout, maxBodyBytes: call.maxBody, spillFrom: call.spillFrom, bodyFile: call.bodyFile,
+                onHeaders: renewing)
             {
             case .success(let answer):
-                if sendsTokens, let renewed = answer.header(Self.renewedTokenHeader) { session.renew(renewed) }
                 let error = sendsTokens ? Self.serverError(answer) : nil
                 if answer.status == 421 || error?.code == "AUTHENTICATION_REQUIRED" {
                     if answering421 { return Reply(answer: answer, resent: resent) }

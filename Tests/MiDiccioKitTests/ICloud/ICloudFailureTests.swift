@@ -157,10 +157,13 @@ struct ICloudFailureTests {
 
     /// A library path in `directory` signed in to a CloudKit tenant named `name` that renews
     /// the web auth token with every answer and refuses the old one at once: the path, its
-    /// sign-in file, the credentials granted, and a maker of storages that read that file.
+    /// sign-in file, the credentials granted, a maker of storages that read that file, and
+    /// the tenant.
     private func rotatingSignIn(
         _ name: String, in directory: URL
-    ) throws -> (library: String, signIn: String, granted: ICloudCredentials, storage: () throws -> CloudKitStorage) {
+    ) throws -> (
+        library: String, signIn: String, granted: ICloudCredentials, storage: () throws -> CloudKitStorage, tenant: FakeCloudKitTenant
+    ) {
         let tenant = try ICloudTests.tenant(name)
         try tenant.configure(rotate: true, rotationGrace: 0)
         let library = directory.appendingPathComponent("a.sqlite").path
@@ -170,7 +173,7 @@ struct ICloudFailureTests {
         let storage = {
             ICloudTests.storage(tenant, credentials: try #require(try ICloudCredentials.load(from: signIn)), path: signIn)
         }
-        return (library, signIn, granted, storage)
+        return (library, signIn, granted, storage, tenant)
     }
 
     /// A sync that waited for another sync's lock held the token as it was before that sync
@@ -178,7 +181,7 @@ struct ICloudFailureTests {
     @Test("a sync holding a token another process renewed since takes the renewed one from the sign-in file, not 'sign in again'")
     func staleTokenTakesTheFilesToken() throws {
         try withTemporaryDirectory { directory in
-            let (library, _, _, storage) = try rotatingSignIn("stale-token", in: directory)
+            let (library, _, _, storage, _) = try rotatingSignIn("stale-token", in: directory)
             // Both read the file now; the first one's sync renews the token, and the old
             // one stops working at once.
             let waiting = try storage()
@@ -221,10 +224,33 @@ struct ICloudFailureTests {
         }
     }
 
+    /// CloudKit renews the token in the answer's headers and drops the old one; a sync
+    /// stopped (Ctrl-C, a closed lid) or cut off before the body arrived whole kept the old
+    /// one, and the next request, or the next sync, was told to sign in again (found by the
+    /// exploratory helper, round 26A #3).
+    @Test("an answer cut after its headers still renews the token: the retry and the next sync go on signed in")
+    func renewedTokenKeptFromACutAnswer() throws {
+        try withTemporaryDirectory { directory in
+            let (library, signIn, granted, storage, tenant) = try rotatingSignIn("cut-answer", in: directory)
+            let a = try TestDevice(name: "a", path: library, storage: try storage(), clock: ManualClock(start: CloudBackendFixture.start))
+            _ = try a.add("hund", meaning: "dog")
+            _ = try a.sync()
+            let before = try #require(try ICloudCredentials.load(from: signIn)).webAuthToken
+            #expect(before != granted.webAuthToken)
+            _ = try a.add("katze", meaning: "cat")
+            try tenant.setFaults([.bodyCut()])
+            #expect(throws: Never.self) { _ = try a.sync() }
+            #expect(try a.pendingCount() == 0)
+            let again = try TestDevice(name: "a", path: library, storage: try storage(), clock: ManualClock(start: a.clock.now()))
+            _ = try again.add("maus", meaning: "mouse")
+            #expect(throws: Never.self) { _ = try again.sync() }
+        }
+    }
+
     @Test("a renewed web auth token is kept in the sign-in file, so the next process signs in with it")
     func tokenRotation() throws {
         try withTemporaryDirectory { directory in
-            let (library, signIn, granted, storage) = try rotatingSignIn("rotation", in: directory)
+            let (library, signIn, granted, storage, _) = try rotatingSignIn("rotation", in: directory)
             let a = try TestDevice(name: "a", path: library, storage: try storage(), clock: ManualClock(start: CloudBackendFixture.start))
             let hund = try a.add("hund", meaning: "dog")
             _ = try a.sync()
