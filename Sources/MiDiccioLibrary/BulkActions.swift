@@ -168,6 +168,12 @@ extension WordLibrary {
         try purge(try bulkIDs(target, expecting: expecting), progress: progress).count
     }
 
+    /// `purge(_:expecting:progress:)` of named words, refused when one changed since the page
+    /// showed it (`purge(_:asShown:progress:)`).
+    public func purge(_ target: BulkTarget, expecting: Int? = nil, asShown: [WordID: String], progress: BulkProgress? = nil) throws -> Int {
+        try purge(try bulkIDs(target, expecting: expecting), asShown: asShown, progress: progress).count
+    }
+
     /// The last bulk action, while it can still be undone; nil when there is none.
     public func lastBulkAction() throws -> BulkResult? {
         try guarded {
@@ -367,8 +373,23 @@ extension WordLibrary {
     /// action refuses other words than those shown even when their count is the same (a
     /// word renamed out of the matches and another added: `selectionChanged`). Named
     /// words give their count and an empty key.
+    ///
+    /// Every Trash entry of `target` is named by its content too (`trashEntryTerm`): a word
+    /// there that a sync or another program changed since the page showed it changes the
+    /// key, so a purge of it is refused (found by the exploratory helper, round 27B #1).
     public func selectionKey(_ target: BulkTarget) throws -> (count: Int, key: String) {
         if case .words(let ids) = target { return (Self.unique(ids).count, "") }
+        if case .trash = target {
+            guard let (members, values) = try selection(target) else { return (0, Self.fingerprint([])) }
+            let terms = try guarded {
+                try database.read {
+                    try database.prepare("SELECT \(Self.columns) FROM words WHERE seq IN (\(members))").rows(values) {
+                        Self.trashEntryTerm(try Self.storedWord($0).word)
+                    }
+                }
+            }
+            return (terms.count, terms.reduce(0, ^).sixteenHexDigits)
+        }
         let ids = try guarded { try database.read { try selectedIDs(target) } }
         return (ids.count, Self.fingerprint(ids))
     }
@@ -379,6 +400,27 @@ extension WordLibrary {
     /// exploratory helper, round 10: Empty Trash purged the word nobody had seen).
     static func fingerprint(_ ids: [String]) -> String {
         ids.reduce(0) { $0 ^ fingerprintTerm($1) }.sixteenHexDigits
+    }
+
+    /// One Trash entry's share of the Trash's key (`trashKey`, `selectionKey`): its id and
+    /// everything of it a person sees, and when it went to the Trash. An edit another device
+    /// made to a word in the Trash before that move reached it left its id (and its newest
+    /// time) as they were: Empty Trash, asked about the word as it was, purged the edit on
+    /// every device (found by the exploratory helper, round 27B #1).
+    package static func trashEntryTerm(_ word: Word) -> UInt64 {
+        // Each text after a NUL, which no field holds; the lists after their counts.
+        var text = word.id.rawValue + "\u{0}" + String(word.deletedAt?.milliseconds ?? 0)
+        for part in [word.term, word.meaning, word.reading, word.notes, String(word.examples.count)] + word.examples + word.tags {
+            text += "\u{0}" + part
+        }
+        return fingerprintTerm(text)
+    }
+
+    /// A Trash entry as it is now, 16 hexadecimal digits (`trashEntryTerm`): the page keeps
+    /// it with each entry it shows, and a purge of the entries chosen is refused when one
+    /// changed since (`purge(_:asShown:)`).
+    public static func trashVersion(of word: Word) -> String {
+        trashEntryTerm(word).sixteenHexDigits
     }
 
     /// One id's share of a fingerprint. The shares are combined with exclusive or, so a

@@ -64,6 +64,11 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
     /// Words were added, changed or deleted since the list a person chose "all" from was
     /// read: nothing was chosen.
     case listChangedSinceShown
+    /// Words in the Trash chosen to be deleted permanently changed since the page showed
+    /// them (`count`, the first few `terms`): an edit another device made before their move
+    /// to the Trash reached it, pulled by the sync before the purge, or a change made here by
+    /// another program. Nothing was purged.
+    case trashChangedSinceShown(count: Int, terms: [String])
     /// A replace restore would move other words to the Trash than its preview listed
     /// (`trashedNow` in all): words were added or deleted since, here or on a device the
     /// sync before it pulled from. Nothing was changed.
@@ -188,10 +193,15 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
             return "there is nothing to undo: that change was undone already, or a later one replaced it"
         case .selectionChanged(let expected, let found) where expected == found:
             return
-                "the words chosen changed meanwhile: as many match now, but other words than those shown (words were added, changed or deleted elsewhere); nothing was changed. Look at the list again, then choose once more."
+                "the words chosen changed meanwhile: as many match now, but not the words as shown (words were added, changed or deleted elsewhere); nothing was changed. Look at the list again, then choose once more."
         case .selectionChanged(let expected, let found):
             return
                 "the words chosen changed meanwhile: \(found) \(found == 1 ? "matches" : "match") now, not \(expected) as shown (words were added, changed or deleted elsewhere); nothing was changed. Look at the list again, then choose once more."
+        case .trashChangedSinceShown(let count, let terms):
+            return
+                "\(count == 1 ? "1 word" : "\(count) words") chosen changed since the Trash was shown (an edit from another device, "
+                + "or from elsewhere here): \(TermList.named(terms, of: count)); nothing was deleted. The Trash is shown again as it "
+                + "is now: look at \(count == 1 ? "it" : "them") (restore a word to keep its change), then choose once more."
         case .listChangedSinceShown:
             return
                 "words were added, changed or deleted since this list was shown (elsewhere: another window, a command or a sync); nothing was chosen. It is shown again as it is now: look at it, then choose all once more."

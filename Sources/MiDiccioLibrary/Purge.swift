@@ -18,6 +18,15 @@ extension WordLibrary {
         try purge(ids, byCleanUp: false, progress: progress)
     }
 
+    /// `purge`, refused (`trashChangedSinceShown`, nothing purged) when a word's
+    /// `trashVersion` is another than `asShown` gives for it: the page showed it otherwise.
+    /// Words `asShown` does not name are purged as they are.
+    public func purge(_ ids: [WordID], asShown: [WordID: String], progress: BulkProgress? = nil) throws -> [Word] {
+        let purged = try purgeOwingScrub(ids, asShown: asShown, progress: progress)
+        if !scrubsLater { try scrubIfOwed() }
+        return purged
+    }
+
     /// `purge`, by a person or, `byCleanUp`, by the Trash's clean-up (its markers say so).
     package func purge(_ ids: [WordID], byCleanUp: Bool, progress: BulkProgress? = nil) throws -> [Word] {
         let purged = try purgeOwingScrub(ids, byCleanUp: byCleanUp, progress: progress)
@@ -26,10 +35,21 @@ extension WordLibrary {
     }
 
     /// The transaction of `purge`, which leaves the scrub owed.
-    package func purgeOwingScrub(_ ids: [WordID], byCleanUp: Bool = false, progress: BulkProgress? = nil) throws -> [Word] {
+    package func purgeOwingScrub(
+        _ ids: [WordID], byCleanUp: Bool = false, asShown: [WordID: String] = [:], progress: BulkProgress? = nil
+    ) throws -> [Word] {
         try writing {
             let time = clock.now()
             let unique = Self.unique(ids)
+            if !asShown.isEmpty {
+                let changed = try unique.compactMap { id -> String? in
+                    guard let shown = asShown[id], let stored = try stored(id), stored.word.isDeleted else { return nil }
+                    return Self.trashVersion(of: stored.word) == shown ? nil : stored.word.term
+                }
+                if !changed.isEmpty {
+                    throw LibraryError.trashChangedSinceShown(count: changed.count, terms: Array(changed.prefix(5)))
+                }
+            }
             progress?(0, unique.count)
             let purged = try unique.enumerated().map { index, id in
                 guard let stored = try stored(id) else { throw LibraryError.wordNotFound(id.rawValue) }
@@ -66,7 +86,7 @@ extension WordLibrary {
     ) throws -> Int {
         let (rows, kept) = try guarded { try database.read { (try trashRows(), try keptTrashKey()) } }
         try afterLook?()
-        let key = Self.fingerprint(rows.map(\.id))
+        let key = rows.reduce(0) { $0 ^ $1.term }.sixteenHexDigits
         if kept != (rows.count, key) {
             // The kept key (`trashKey`) went wrong somehow: counted again at the next read,
             // so the person's next look at the Trash gets the true one and Empty Trash is
@@ -96,9 +116,12 @@ extension WordLibrary {
         try guarded { try database.read { try keptTrashKey() } }
     }
 
-    /// Every word in the Trash, by row number and id.
-    private func trashRows() throws -> [(seq: Int64, id: String)] {
-        try database.cached("SELECT seq, id FROM words WHERE deleted_at IS NOT NULL").rows([]) { ($0.int64(0), $0.text(1)) }
+    /// Every word in the Trash: its id, and its share of the Trash's key (`trashEntryTerm`).
+    private func trashRows() throws -> [(id: String, term: UInt64)] {
+        try database.cached("SELECT \(Self.columns) FROM words WHERE deleted_at IS NOT NULL").rows([]) { row in
+            let word = try Self.storedWord(row).word
+            return (word.id.rawValue, Self.trashEntryTerm(word))
+        }
     }
 
     /// Purges words that have been in the Trash longer than `trash.autoPurgeDays`

@@ -362,7 +362,7 @@ public final class WordLibrary {
         }
     }
 
-    /// Words outside and inside the Trash, and the fingerprint of the Trash's ids (its
+    /// Words outside and inside the Trash, and the fingerprint of the Trash's entries (its
     /// `trashKey`, which Empty Trash is asked about: kept, so a page of the Trash never
     /// reads every entry to make it).
     private struct WordTally: Equatable {
@@ -377,7 +377,7 @@ public final class WordLibrary {
             }
             trash += sign
             // Exclusive or: taking a word out is the same step as putting it in.
-            trashKey ^= WordLibrary.fingerprintTerm(word.id.rawValue)
+            trashKey ^= WordLibrary.trashEntryTerm(word)
         }
     }
 
@@ -387,17 +387,29 @@ public final class WordLibrary {
         guard let text = try info("words.counts") else { return nil }
         let parts = text.split(separator: " ")
         // Counts saved before the Trash's key was kept (three parts) are counted again, once.
-        guard parts.count == 4, String(parts[0]) == (try info("sync.digest") ?? ""), let live = Int(parts[1]),
-            let trash = Int(parts[2]), let trashKey = UInt64(parts[3], radix: 16)
+        // Those saved while the key named the words by id alone (four parts) keep their
+        // counts, and the key is made again from the Trash's entries alone, until the next
+        // change saves it (a count of the whole library at every read of a large one).
+        guard parts.count == 4 || (parts.count == 5 && parts[4] == "2"), String(parts[0]) == (try info("sync.digest") ?? ""),
+            let live = Int(parts[1]), let trash = Int(parts[2]), let trashKey = UInt64(parts[3], radix: 16)
         else { return nil }
-        return WordTally(live: live, trash: trash, trashKey: trashKey)
+        guard parts.count == 4 else { return WordTally(live: live, trash: trash, trashKey: trashKey) }
+        let terms = try trashEntryTerms()
+        return WordTally(live: live, trash: terms.count, trashKey: terms.reduce(0, ^))
+    }
+
+    /// Each Trash entry's share of the Trash's key (`trashEntryTerm`), read from every entry.
+    private func trashEntryTerms() throws -> [UInt64] {
+        try database.cached("SELECT \(Self.columns) FROM words WHERE deleted_at IS NOT NULL").rows([]) {
+            Self.trashEntryTerm(try Self.storedWord($0).word)
+        }
     }
 
     private func countWords() throws -> WordTally {
-        let trashIDs = try database.prepare("SELECT id FROM words WHERE deleted_at IS NOT NULL").rows { $0.text(0) }
+        let terms = try trashEntryTerms()
         return WordTally(
             live: Int(try database.integer("SELECT count(*) FROM words WHERE deleted_at IS NULL") ?? 0),
-            trash: trashIDs.count, trashKey: trashIDs.reduce(0) { $0 ^ Self.fingerprintTerm($1) })
+            trash: terms.count, trashKey: terms.reduce(0, ^))
     }
 
     /// How many words the Trash holds and the fingerprint of their ids, as kept (see
@@ -1258,7 +1270,7 @@ public final class WordLibrary {
                     let text = String(digest, radix: 16)
                     try setInfo("sync.digest", text)
                     if let tally {
-                        try setInfo("words.counts", "\(text) \(tally.live) \(tally.trash) \(String(tally.trashKey, radix: 16))")
+                        try setInfo("words.counts", "\(text) \(tally.live) \(tally.trash) \(String(tally.trashKey, radix: 16)) 2")
                     }
                 }
                 if outermost { changeCounter = nil }

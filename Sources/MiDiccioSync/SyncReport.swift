@@ -69,7 +69,7 @@ public struct SyncReport: Hashable, Sendable {
     /// The terms of the first `purgedNamed` words of `trashedEditedHere`.
     public var trashedEditedTerms: [String] = []
     /// The ids of every one of them (`SyncSession.dropNotesOfWordsOutOfTheTrash`).
-    var trashedEditedIDs: [String] = []
+    public package(set) var trashedEditedIDs: [String] = []
     /// Words moved to the Trash here and not synced yet that another device edited before
     /// that move reached it (an import undone here while a phone edited one of its words):
     /// the edit is in the Trash with the word, and this says so, by name.
@@ -77,7 +77,7 @@ public struct SyncReport: Hashable, Sendable {
     /// The terms of the first `purgedNamed` words of `editedTrashedHere`.
     public var editedTrashedHereTerms: [String] = []
     /// The ids of every one of them, as above.
-    var editedTrashedHereIDs: [String] = []
+    public package(set) var editedTrashedHereIDs: [String] = []
     /// Words another device's Trash clean-up purged that held a change made here it never
     /// had (an edit, or a restore from the Trash): kept here under a new id, in the Trash
     /// or out of it as the change leaves them, and sent on (`SyncSession.keepFromCleanUp`).

@@ -116,15 +116,31 @@ extension WebApp {
         }
     }
 
+    /// Named words' `versions` as the page showed them (`WordLibrary.trashVersion(of:)`), one
+    /// for each of `ids`, in order: a purge refuses words changed since. Empty without them.
+    static func shownVersions(_ body: JSONBody, _ target: BulkTarget) throws -> [WordID: String] {
+        guard case .words(let ids) = target, let versions = try body.strings("versions") else { return [:] }
+        guard versions.count == ids.count else { throw BadRequest(message: "versions must give one for each id", field: "versions") }
+        // An entry the page has no version of (an empty one) is purged as it is.
+        return Dictionary(zip(ids, versions).filter { !$0.1.isEmpty }, uniquingKeysWith: { first, _ in first })
+    }
+
     /// `POST api/bulk/purge` with a target: deleted permanently, no undo (the page asks first).
+    /// With `versions` (named words), a word changed since the page showed it refuses the
+    /// whole purge (409): an edit another device made to it, pulled by the sync before the
+    /// purge, was purged with it on every device (found by the exploratory helper, round
+    /// 27B #1).
     func bulkPurge(_ request: HTTPRequest) throws -> HTTPResponse {
         let body = try JSONBody(request.body)
         let target = try Self.bulkTarget(body)
         let expected = try Self.bulkExpected(body, target)
         let sentKey = try body.string("expectKey")
+        let shown = try Self.shownVersions(body, target)
         return try bulkJob(request, phase: "Deleting permanently") { library, progress in
             try Self.checkSelection(sentKey, target, expected: expected, in: library)
-            return JSONText.object([("purged", String(try library.purge(target, expecting: expected, progress: progress)))])
+            return JSONText.object([
+                ("purged", String(try library.purge(target, expecting: expected, asShown: shown, progress: progress)))
+            ])
         }
     }
 

@@ -611,6 +611,8 @@ public final class WebApp: HTTPHandler {
                 ("hasMore", String(page.words.count == limit && (paged || offset + page.words.count < page.total))),
                 ("hidden", String(page.hidden)), ("whole", String(whole.count)), ("wholeKey", JSONText.quote(whole.key)),
                 ("mark", JSONText.quote(mark)),
+                // Each entry as shown, for a purge of those chosen (`api/bulk/purge`'s `versions`).
+                ("versions", JSONText.array(page.words.map(WordLibrary.trashVersion(of:)))),
             ]))
     }
 
@@ -1073,7 +1075,7 @@ public final class WebApp: HTTPHandler {
             case .prefixTooShort, .ambiguousID, .wordPurged:
                 return .error(404, error.description)
             case .duplicateTerm, .nothingToUndo, .nothingImportedToUndo, .nothingBulkToUndo, .selectionChanged, .listChangedSinceShown,
-                .undoSourceChanged:
+                .undoSourceChanged, .trashChangedSinceShown:
                 return .error(409, error.description)
             case .restoreChangedSincePreview:
                 return .error(409, error.description, field: "preview")

@@ -88,25 +88,37 @@ final class APermanentDeletionPullsFirstTests {
 
     /// A word in the Trash here that the phone, before that reached it, gave a note: the
     /// sync before `trash empty --yes` said "restore it to keep it", and the next line said
-    /// it was purged (found by the exploratory helper, round 22A #8).
-    @Test("trash empty --yes that meets a change from elsewhere to a word in the Trash purges nothing, and purges when run again")
-    func trashEmptyMeetsAChangeItHadNotSeen() throws {
+    /// it was purged (found by the exploratory helper, round 22A #8). `purge ID` did the
+    /// same (round 27B #2).
+    @Test(
+        "trash empty --yes, or purge of the word, that meets a change from elsewhere to a word in the Trash purges nothing, and purges when run again",
+        arguments: ["trash empty", "purge"])
+    func permanentDeletionMeetsAChangeItHadNotSeen(command: String) throws {
         let uno = try sandbox.add("uno")
+        let dos = try sandbox.add("dos")
         let cloud = sandbox.path("cloud")
         #expect(sandbox.run("remote", "set", "folder", cloud).status == 0)
         #expect(sandbox.run("sync").status == 0)
         #expect(sandbox.run(["remote", "set", "folder", cloud, "--library", phone]).status == 0)
         #expect(sandbox.run(["sync", "--library", phone]).status == 0)
         #expect(sandbox.run("delete", uno).status == 0)
+        #expect(sandbox.run("delete", dos).status == 0)
         #expect(sandbox.run(["edit", uno, "--notes", "noted on the phone", "--library", phone]).status == 0)
         #expect(sandbox.run(["sync", "--library", phone]).status == 0)
 
-        let first = sandbox.run("trash", "empty", "--yes")
+        let arguments = command == "purge" ? ["purge", uno, dos] : ["trash", "empty", "--yes"]
+        let first = sandbox.run(arguments)
         #expect(first.status == 1)
-        let said = "found 1 word in the Trash with a change not seen here before: \u{201C}uno\u{201D}; nothing was purged"
+        let said =
+            command == "purge"
+            ? "found 1 word to purge with a change not seen here before: \u{201C}uno\u{201D}; nothing was purged"
+            : "found 1 word in the Trash with a change not seen here before: \u{201C}uno\u{201D}; nothing was purged"
         #expect(first.errorOutput.contains(said), "\(first.errorOutput)")
         #expect(try notes(uno, library: sandbox.libraryPath) == "noted on the phone")
-        let again = sandbox.run("trash", "empty", "--yes")
-        #expect(again.status == 0 && again.output.contains("Purged 1 word permanently"), "\(again.errorOutput)")
+        #expect(sandbox.run("show", dos, "--offline").status == 0, "dos is not purged either")
+        let again = sandbox.run(arguments)
+        #expect(again.status == 0, "\(again.errorOutput)")
+        #expect(again.output.contains(command == "purge" ? "Purged \"uno\"" : "Purged 2 words permanently"), "\(again.output)")
+        #expect(sandbox.run("show", uno, "--offline").status == 1)
     }
 }

@@ -36,7 +36,7 @@ final class AllMatchesAreTheWordsShownTests {
         let action = #"{"select": "matches", "q": "gato", "expect": 3, "expectKey": "\#(key)"}"#
         let refused = try web.send("POST", "/api/bulk/trash", json: action)
         #expect(refused.status == 409, "\(refused.json)")
-        #expect((refused.json["error"] as? String ?? "").contains("other words than those shown"), "\(refused.json)")
+        #expect((refused.json["error"] as? String ?? "").contains("not the words as shown"), "\(refused.json)")
         #expect(try web.library().counts().trash == 0, "nothing moved to the Trash")
 
         // Chosen again, as the list now shows them, the action goes ahead.

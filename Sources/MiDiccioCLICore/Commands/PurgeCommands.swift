@@ -20,9 +20,23 @@ struct PurgeCommand: ParsableCommand {
     @OptionGroup var syncOnOpen: SyncOnOpen
 
     func run(_ context: ToolContext) throws {
-        try syncFirst(syncOnOpen, context)
+        let edited = try syncFirst(syncOnOpen, context)
         try applyToWords(
-            ids, inTrash: true, output: output, context: context, action: { try $0.purge($1) },
+            ids, inTrash: true, output: output, context: context,
+            action: { library, ids in
+                // The note just said to restore such a word to keep its change: it is not
+                // purged on the next line (found by the exploratory helper, round 27B #2; as
+                // `trash empty`, round 22A #8).
+                let changed = try ids.filter { edited.ids.contains($0.rawValue) }.compactMap { try library.word($0)?.term }
+                if !changed.isEmpty {
+                    throw ToolFailure(
+                        "the sync before it found \(counted(changed.count, "word")) to purge with a change not seen here before: "
+                            + TermList.named(Array(changed.prefix(5)), of: changed.count).shownSafely
+                            + "; nothing was purged. Look at \(changed.count == 1 ? "it" : "them") (midiccio trash; restore a "
+                            + "word to keep its change), then purge again")
+                }
+                return try library.purge(ids)
+            },
             json: { "[" + $0.map { JSONText.quote($0.id.rawValue) }.joined(separator: ", ") + "]" },
             line: { "Purged \"\($0.term.shownSafely)\" (\($0.id)) permanently" })
         try noteTextRemaining(try context.library(), context)

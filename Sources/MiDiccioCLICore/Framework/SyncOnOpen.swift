@@ -85,8 +85,8 @@ struct SyncOnOpen: ParsableArguments {
     private func attempt(
         _ context: ToolContext, findUnnamedFiles: Bool = false, waiting: TimeInterval = Self.patience
     ) throws(OnlineNeeded) -> (problem: Problem?, unread: [String], trashEdited: TrashEdited) {
-        if offline || context.environment["MIDICCIO_OFFLINE"] == "1" { return (nil, [], (0, [])) }
-        guard let library = try? context.library(), let remote = try? library.remote() else { return (nil, [], (0, [])) }
+        if offline || context.environment["MIDICCIO_OFFLINE"] == "1" { return (nil, [], (0, [], [])) }
+        guard let library = try? context.library(), let remote = try? library.remote() else { return (nil, [], (0, [], [])) }
         guard context.remotes.reaches(remote) else { throw OnlineNeeded() }
         let path = library.path
         let environment = context.environment
@@ -110,7 +110,8 @@ struct SyncOnOpen: ParsableArguments {
                     notes: ToolContext.syncNotes(report, cloud: remote.displayName), unread: report.unreadFrom,
                     trashEdited: (
                         report.editedTrashedHere + report.trashedEditedHere,
-                        Array((report.editedTrashedHereTerms + report.trashedEditedTerms).prefix(SyncReport.purgedNamed))
+                        Array((report.editedTrashedHereTerms + report.trashedEditedTerms).prefix(SyncReport.purgedNamed)),
+                        Set(report.editedTrashedHereIDs + report.trashedEditedIDs)
                     ))
             } catch {
                 var massDeletion = false
@@ -120,7 +121,7 @@ struct SyncOnOpen: ParsableArguments {
         }
         guard outcome.wait(seconds: waiting) else {
             let slow = Self.unfinished(outcome.activity, waited: waiting)
-            return (Problem(warning: slow, reason: slow), [], (0, []))
+            return (Problem(warning: slow, reason: slow), [], (0, [], []))
         }
         // Everything `midiccio sync` says beside its counts: words another device purged, a
         // purge by trash.autoPurgeDays (a `list` said nothing of it, even when a clock set
@@ -146,8 +147,9 @@ struct SyncOnOpen: ParsableArguments {
 
 extension SyncOnOpen {
     /// The words a sync found in the Trash with a change this device had not seen there
-    /// (`SyncReport.editedTrashedHere`, `trashedEditedHere`): how many, and the first terms.
-    package typealias TrashEdited = (count: Int, terms: [String])
+    /// (`SyncReport.editedTrashedHere`, `trashedEditedHere`): how many, the first terms, and
+    /// every id.
+    package typealias TrashEdited = (count: Int, terms: [String], ids: Set<String>)
 
     /// Why the sync did not finish in time, from what it was doing: still waiting for the
     /// cloud's first answer is a slow cloud; anything further is a sync with much to do
@@ -171,7 +173,7 @@ private final class SyncOutcome: Sendable {
         var massDeletion = false
         var activity: SyncActivity?
         var unread: [String] = []
-        var trashEdited: SyncOnOpen.TrashEdited = (0, [])
+        var trashEdited: SyncOnOpen.TrashEdited = (0, [], [])
     }
 
     private let state = Mutex(State())
@@ -205,7 +207,7 @@ private final class SyncOutcome: Sendable {
 
     func finish(
         _ problem: String?, skipped: String? = nil, notes: [String] = [], massDeletion: Bool = false, unread: [String] = [],
-        trashEdited: SyncOnOpen.TrashEdited = (0, [])
+        trashEdited: SyncOnOpen.TrashEdited = (0, [], [])
     ) {
         state.withLock {
             $0.trashEdited = trashEdited

@@ -571,9 +571,11 @@
   // entries or every entry matching the search ("all": the server picks them).
   const trash = { lastId: "", generation: 0, total: 0, all: false, anchor: null, refreshing: null, addingMore: false };
 
-  function trashItem(word) {
+  function trashItem(word, version) {
     const item = element("li");
     item.dataset.id = word.id;
+    // The entry as shown: a purge of it is refused once it changed (round 27B #1).
+    item.dataset.version = version || "";
     const pick = element("input");
     pick.type = "checkbox";
     pick.className = "trash-pick";
@@ -596,7 +598,7 @@
     const purge = element("button", "danger quiet", "Delete permanently");
     purge.type = "button";
     purge.setAttribute("aria-label", "Delete " + word.term + " permanently");
-    purge.addEventListener("click", () => trashBulk(true, { ids: [word.id] }, quoted(word.term)));
+    purge.addEventListener("click", () => trashBulk(true, { ids: [word.id], versions: [item.dataset.version] }, quoted(word.term)));
     item.append(pick, text, restore, purge);
     return item;
   }
@@ -626,7 +628,7 @@
       if (generation !== trash.generation) return;
       const list = $("trash-list");
       const fragment = document.createDocumentFragment();
-      for (const word of data.words) fragment.append(trashItem(word));
+      data.words.forEach((word, index) => fragment.append(trashItem(word, (data.versions || [])[index])));
       if (more) list.append(fragment); else list.replaceChildren(fragment);
       if (data.words.length) trash.lastId = data.next || data.words[data.words.length - 1].id;
       trash.total = data.total;
@@ -648,6 +650,11 @@
     return Array.from(document.querySelectorAll("#trash-list .trash-pick:checked")).map((box) => box.closest("li").dataset.id);
   }
 
+  // The chosen entries as shown, in the order of `selectedTrash`.
+  function selectedTrashVersions() {
+    return Array.from(document.querySelectorAll("#trash-list .trash-pick:checked")).map((box) => box.closest("li").dataset.version);
+  }
+
   function showTrashSelection() {
     const count = trash.all ? trash.total : selectedTrash().length;
     $("trash-restore-selected").disabled = count === 0;
@@ -664,11 +671,15 @@
   // The selection as the server reads it: the ticked ids, or every entry matching the search.
   function trashTarget() {
     // With the count shown, so the server refuses if entries came or went meanwhile.
-    return trash.all ? { select: "trash", q: $("trash-search").value.trim(), expect: trash.total } : { ids: selectedTrash() };
+    return trash.all
+      ? { select: "trash", q: $("trash-search").value.trim(), expect: trash.total }
+      : { ids: selectedTrash(), versions: selectedTrashVersions() };
   }
 
   async function trashBulk(purge, target, name) {
     target = target || trashTarget();
+    // A restore takes the words as they are: only a purge is refused over a change.
+    if (!purge && target.versions) target = { ids: target.ids };
     const count = target.ids ? target.ids.length : trash.total;
     if (count === 0) return;
     const what = name || plural(count, "word", "words");
