@@ -106,18 +106,19 @@ public final class WebApp: HTTPHandler {
     public func payloadTooLarge(limit: Int, path: String) -> HTTPResponse {
         let size = limit >= 1_048_576 ? "\(limit / 1_048_576) MB" : "\(limit / 1024) KB"
         // A backup the web app itself made can pass the limit (its download has none): the
-        // command line restores or imports a file of any size, read in pieces.
-        let command: String? =
+        // command line restores a file of any size, read in pieces. An import it refuses
+        // too, over 100 MB: it was offered as taking any size (round 27B #5).
+        let advice: String? =
             switch path {
-            case "/api/backup/restore": "midiccio backup restore FILE"
-            case "/api/import": "midiccio import FILE"
+            case "/api/backup/restore": "The command line restores a backup of any size: midiccio backup restore FILE"
+            case "/api/import":
+                "MiDiccio imports lists of up to \(ImportLimits.fileBytes / 1_048_576) MB: split it into smaller files, and import each"
             default: nil
             }
         let message =
-            command.map {
-                "this file is larger than the web app takes (\(size)); nothing was changed. The command line takes a file of any size: \($0)"
-            } ?? "the request is too large (the limit is \(size))"
-        var response = HTTPResponse.error(413, message, field: command == nil ? nil : "file")
+            advice.map { "this file is larger than the web app takes (\(size)); nothing was changed. \($0)" }
+            ?? "the request is too large (the limit is \(size))"
+        var response = HTTPResponse.error(413, message, field: advice == nil ? nil : "file")
         response.setHeader("Connection", "close")
         policy.harden(&response)
         return response

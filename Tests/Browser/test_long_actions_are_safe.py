@@ -313,3 +313,25 @@ def test_a_restore_preview_answered_late_is_not_shown_for_the_other_choice(page)
     ids = [api("/api/search?q=" + term + "&limit=1")["words"][0]["id"] for term in ("tardioventana", "tardiosilla")]
     api("/api/bulk/trash", "POST", {"ids": ids}, token)
     assert api("/api/bulk/purge", "POST", {"ids": ids}, token)["purged"] == 2
+
+
+def test_a_file_changed_after_it_was_chosen_is_said_not_the_server(page):
+    # Saved again after it was chosen (from a spreadsheet), the file is not sent by the
+    # browser, and the page said "MiDiccio is not answering. Is 'midiccio serve' still
+    # running?" while the server ran on (found by the exploratory helper, round 27B #4).
+    path = os.path.join(WORK, "cambiado-despues.csv")
+    with open(path, "w") as file:
+        file.write("term,meaning\ncambiadodespues,changed after\n")
+    chooser = open_settings(page)
+    chooser.send_keys(path)
+    wait(page, lambda d: "1 word of 1 will be imported" in d.find_element(By.ID, "import-count").text)
+    time.sleep(1.1)
+    with open(path, "w") as file:
+        file.write("term,meaning\ncambiadodespues,changed after\ncambiadodos,two\n")
+    button = page.find_element(By.ID, "import-button")
+    page.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+    button.click()
+    error = page.find_element(By.ID, "import-error")
+    wait(page, lambda d: "changed, moved or removed since you chose it" in error.text, seconds=15)
+    assert "not answering" not in error.text, error.text
+    assert api("/api/search?q=cambiado&limit=1")["total"] == 0

@@ -40,7 +40,9 @@ final class RefusedBeforeReadingTests {
         #expect(try foreign.answer().status == 421)
     }
 
-    @Test("a backup or an import past the web app's limit is refused at its headers with the command that takes it")
+    /// The import's refusal said the command line takes a file of any size, which refuses it
+    /// too (found by the exploratory helper, round 27B #5).
+    @Test("a backup or an import past the web app's limit is refused at its headers, saying what takes it")
     func aLargeFileNamesTheCommandLine() throws {
         let web = try WebFixture()
         let answer = try upload(web, length: WebApp.uploadLimit + 1).answer()
@@ -51,7 +53,8 @@ final class RefusedBeforeReadingTests {
             "POST /api/import HTTP/1.1\r\nHost: \(web.host)\r\nX-CSRF-Token: \(web.csrfToken)\r\n"
                 + "Content-Length: \(WebApp.uploadLimit + 1)\r\n\r\n")
         let imported = try socket.answer()
-        #expect(imported.status == 413 && imported.text.contains("midiccio import FILE"), "\(imported.text)")
+        #expect(imported.status == 413 && imported.text.contains("imports lists of up to 100 MB: split it"), "\(imported.text)")
+        #expect(!imported.text.contains("any size"), "\(imported.text)")
     }
 
     @Test("six 95 MB uploads without the token grow the server's memory by less than 5 MB")

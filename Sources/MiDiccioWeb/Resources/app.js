@@ -32,6 +32,13 @@
     try {
       response = await fetch(path, options);
     } catch (error) {
+      // A file the browser would not send (saved again, moved or removed since it was
+      // chosen) fails the same way as a server that is gone: the server is asked, and the
+      // person was told to check 'midiccio serve' while it ran on (round 27B #4).
+      if (body instanceof File && await serverAnswers()) {
+        throw new Error("The file could not be read to send it: it was changed, moved or removed since you chose it. "
+          + "Nothing was changed. Choose it again.");
+      }
       const failure = new Error("MiDiccio is not answering. Is 'midiccio serve' still running?");
       failure.unreachable = true;
       throw failure;
@@ -46,6 +53,11 @@
     }
     if (!response.ok) throw apiFailure(response.status, data);
     return data;
+  }
+
+  // True when the server answers a plain read.
+  async function serverAnswers() {
+    try { return (await fetch("/api/status", { credentials: "same-origin" })).ok; } catch (error) { return false; }
   }
 
   // The page token of the server now answering, read from a fresh copy of the page; false
