@@ -154,6 +154,32 @@ struct ImportingALargeKindleFileTests {
         }
     }
 
+    /// The two passes read two states of a file another program wrote between them: a look-up
+    /// moved to a new word was read under it in the second pass, and the import gave that
+    /// word another word's sentences and notes (found by the exploratory helper, round 27B #3).
+    @Test("a file written to between the two passes is read as it was when the first began")
+    func bothPassesReadOneStateOfTheFile() throws {
+        try withTemporaryLibrary { fixture in
+            let path = fixture.file("vocab.db")
+            try write(Array(lookups().prefix(300)), to: path)
+            let writer = try Database(path: path, create: false)
+            _ = try writer.text("PRAGMA journal_mode = WAL")
+            let source = try SQLiteImportFile.open(path)
+            let words = try KindleVocabulary.Words(source, since: nil)
+            // The e-reader writes: a new word, and the first look-up moved to it.
+            try writer.write {
+                try writer.run("INSERT INTO WORDS VALUES ('es:nueva:nueva', 'nueva', 'nueva', 'es')")
+                try writer.run("UPDATE LOOKUPS SET word_key = 'es:nueva:nueva' WHERE id = 'l0'")
+            }
+            var read: [SheetRow] = []
+            try words.forEachRow { read.append($0) }
+            #expect(!read.contains { $0.term == "nueva" }, "the word written after the first pass began is not read")
+            let first = try #require(read.first)
+            #expect(first.term == "palabra0" && first.examples.contains("Frase 0 con palabra0."), "\(first)")
+            #expect(read.count == words.estimatedRows)
+        }
+    }
+
     @Test("oneLine leaves single-spaced text as it is and makes every other run of whitespace one space")
     func oneLineMatchesSplittingByCharacter() {
         var generator = SeededGenerator(seed: 12)

@@ -284,9 +284,16 @@ final class SQLiteImportFile {
     /// Opens `file` read-only; a file SQLite cannot read, or whose integrity check
     /// fails, is an `invalidImport` error. (Anki collections skip the check: their
     /// indexes use Anki's own `unicase` collation, which SQLite needs to check them.)
+    ///
+    /// Every read of it, from the check on, is of one state of the file: a read
+    /// transaction lasts as long as the connection. An e-reader's database written to
+    /// while it was read (a sync program still delivering it) was read in two passes of two
+    /// states, and a word got another word's sentences and notes (found by the exploratory
+    /// helper, round 27B #3).
     static func open(_ file: String) throws -> SQLiteImportFile {
         do {
             let database = try openUntrusted(file)
+            try database.execute("BEGIN")
             let check = try database.text("PRAGMA quick_check(1)")
             guard check == "ok" else {
                 throw LibraryError.invalidImport(

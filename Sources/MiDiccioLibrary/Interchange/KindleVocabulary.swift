@@ -39,15 +39,14 @@ enum KindleVocabulary {
             let database = source.database
             var words: [String: Int64] = [:]
             var keys = Set<String>()
+            // Inside the read transaction the file is opened with (`SQLiteImportFile.open`):
+            // the second pass reads the state of the file the first one read.
             try source.sqlite {
                 try database.execute(
                     """
                     DROP TABLE IF EXISTS temp.midiccio_lookups;
                     CREATE TABLE temp.midiccio_lookups (position INTEGER PRIMARY KEY, word INTEGER NOT NULL, lookup INTEGER NOT NULL);
-                    BEGIN;
                     """)
-                var committed = false
-                defer { if !committed { try? database.execute("ROLLBACK") } }
                 let note = try database.prepare("INSERT INTO temp.midiccio_lookups (word, lookup) VALUES (?, ?)")
                 var lookups = 0
                 try database.prepare(
@@ -77,8 +76,7 @@ enum KindleVocabulary {
                     }
                     try database.run(note, [.integer(word), .integer(row.int64(3))])
                 }
-                try database.execute("COMMIT; CREATE INDEX temp.midiccio_lookups_by_word ON midiccio_lookups (word, position);")
-                committed = true
+                try database.execute("CREATE INDEX temp.midiccio_lookups_by_word ON midiccio_lookups (word, position);")
             }
             estimatedRows = words.count
             termKeys = keys
