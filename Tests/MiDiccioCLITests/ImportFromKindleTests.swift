@@ -219,6 +219,23 @@ final class ImportFromKindleTests {
         #expect(try sandbox.listedTerms().filter { $0.hasPrefix("verhaften") }.count == 1)
     }
 
+    /// One NUL character in one look-up's sentence refused the whole file, which the person
+    /// cannot edit (found by the exploratory helper, round 27B #6).
+    @Test("a NUL character in a look-up's sentence or book title parts words as a space does; the whole file imports")
+    func nulInASentence() throws {
+        let file = try ImportFixtures.copy("vocab.db", into: sandbox)
+        try runSQLite(
+            file,
+            "UPDATE LOOKUPS SET usage = 'Er wurde' || char(0) || 'verhaftet.' WHERE usage LIKE 'Er wurde%';"
+                + "UPDATE BOOK_INFO SET title = title || char(0) || 'Band 2';")
+        let result = sandbox.run("import", file, "--json")
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(try result.jsonObject()["added"] as? Int == 3)
+        let verhaften = try #require(try words()["verhaften"])
+        #expect(verhaften["examples"] as? [String] == ["Er wurde verhaftet."], "\(verhaften)")
+        #expect((verhaften["notes"] as? String ?? "").contains(" Band 2"), "\(verhaften)")
+    }
+
     @Test("a word looked up more often than a word holds sentences keeps them all, said as such, never as duplicates")
     func lookedUpMoreThanAWordHolds() throws {
         // "hobbit" looked up 120 times, each in another sentence.

@@ -183,10 +183,10 @@ struct ImportingALargeKindleFileTests {
     @Test("oneLine leaves single-spaced text as it is and makes every other run of whitespace one space")
     func oneLineMatchesSplittingByCharacter() {
         var generator = SeededGenerator(seed: 12)
-        let pieces = ["a", "Z", " ", "  ", "\t", "\n", "\r\n", "é", "\u{A0}", "\u{2028}", "語", "\u{7F}", "-"]
+        let pieces = ["a", "Z", " ", "  ", "\t", "\n", "\r\n", "é", "\u{A0}", "\u{2028}", "語", "\u{7F}", "-", "\u{0}"]
         for _ in 0..<2_000 {
             let text = (0..<Int.random(in: 0...8, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
-            let slow = text.split(whereSeparator: { $0.isWhitespace || $0.isNewline }).joined(separator: " ")
+            let slow = text.split(whereSeparator: { $0.isWhitespace || $0.isNewline || $0 == "\u{0}" }).joined(separator: " ")
             #expect(KindleVocabulary.oneLine(text) == slow, "\(Array(text.unicodeScalars))")
         }
     }

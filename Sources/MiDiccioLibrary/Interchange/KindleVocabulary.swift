@@ -152,9 +152,16 @@ enum KindleVocabulary {
         return atSpace ? splitAndJoined(text) : text
     }
 
-    /// `oneLine` the long way, character by character.
+    /// `oneLine` the long way, character by character. A NUL character, which no text
+    /// file can carry and no field holds, parts words as a space does: one in one look-up's
+    /// sentence refused the whole file (found by the exploratory helper, round 27B #6).
     private static func splitAndJoined(_ text: String) -> String {
-        text.split(whereSeparator: { $0.isWhitespace || $0.isNewline }).joined(separator: " ")
+        text.split(whereSeparator: isSeparator).joined(separator: " ")
+    }
+
+    /// Whitespace, a line break, or a NUL character.
+    private static func isSeparator(_ character: Character) -> Bool {
+        character.isWhitespace || character.isNewline || character == "\u{0}"
     }
 
     /// A value made fit for a tag: no whitespace, at most `WordLimits.tagLength` characters.
@@ -162,7 +169,7 @@ enum KindleVocabulary {
     /// an Anki deck's name does: two books whose titles start alike shared one tag (round
     /// 14A).
     static func tagText(_ text: String) -> String {
-        let tag = text.split(whereSeparator: { $0.isWhitespace || $0.isNewline }).joined(separator: "-")
+        let tag = text.split(whereSeparator: isSeparator).joined(separator: "-")
         guard tag.count > WordLimits.tagLength else { return tag }
         return String(tag.prefix(WordLimits.tagLength - 9)) + "~" + FNV1a.hash(tag.utf8).sixteenHexDigits.prefix(8)
     }
