@@ -674,10 +674,10 @@ extension SyncReport {
         if editedTrashedHere > 0 {
             let count = editedTrashedHere
             notes.append(
-                "\(count) word\(count == 1 ? "" : "s") moved to the Trash here \(count == 1 ? "was" : "were") edited on another "
-                    + "device before that reached it: " + TermList.named(editedTrashedHereTerms, of: count)
-                    + "; the edits are in the Trash with " + (count == 1 ? "it" : "them") + ", restore " + (count == 1 ? "it" : "them")
-                    + " to keep " + (count == 1 ? "it" : "them"))
+                "\(count) word\(count == 1 ? "" : "s") moved to the Trash here \(count == 1 ? "was" : "were") edited (or studied) on "
+                    + "another device before that reached it: " + TermList.named(editedTrashedHereTerms, of: count)
+                    + "; the edits (and answers) are in the Trash with " + (count == 1 ? "it" : "them") + ", restore "
+                    + (count == 1 ? "it" : "them") + " to keep " + (count == 1 ? "it" : "them"))
         }
         return notes.isEmpty ? nil : notes.joined(separator: ". ")
     }

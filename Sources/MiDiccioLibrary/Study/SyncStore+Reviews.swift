@@ -44,13 +44,18 @@ extension SyncStore {
     /// later, with what was left of the days (found by the exploratory helper, round 23B
     /// #1). After answers to more words than `ReviewEventImport.refreshLimit`, every word
     /// in the Trash counts again.
+    ///
+    /// `answered`, when given, hears the words that got a new answer, when they are no
+    /// more than `ReviewEventImport.refreshLimit`.
     @discardableResult
     package func mergeReviewEvents(
-        expected: Int, purged: Set<WordID>, restartingTrashDaysAt now: Int64? = nil, _ body: (ReviewEventImport) throws -> Void
+        expected: Int, purged: Set<WordID>, restartingTrashDaysAt now: Int64? = nil, answered: ((Set<WordID>) -> Void)? = nil,
+        _ body: (ReviewEventImport) throws -> Void
     ) throws -> Int {
         try library.guarded {
             let (changed, added) = try library.importingReviewEvents(expected: expected, pending: false, purged: purged, body)
             try library.refreshStudyCache(after: changed)
+            if case .words(let ids) = changed, added > 0 { answered?(ids) }
             if let now, added > 0 {
                 let restart = "UPDATE words SET trash_seen_at = max(trash_seen_at, ?) WHERE trash_seen_at IS NOT NULL"
                 switch changed {

@@ -184,8 +184,9 @@ extension SyncSession {
             }
             // The answers of a word the clean-up purged go in under its id, and are
             // settled below.
+            var answered = Set<WordID>()
             answersPulled = try store.mergeReviewEvents(
-                expected: events, purged: purged.subtracting(cleanedUp), restartingTrashDaysAt: now
+                expected: events, purged: purged.subtracting(cleanedUp), restartingTrashDaysAt: now, answered: { answered = $0 }
             ) { reviews in
                 for batch in batches {
                     // Events of an id this library took over are passed on, as its words are.
@@ -301,6 +302,13 @@ extension SyncSession {
             }
             let restartedAt = now
             for id in trashChanged { try store.restartTrashDays(of: id, now: restartedAt) }
+            // Answers another device gave to a word this device moved to the Trash, pulled
+            // now: that device had not had the move. Said as an edit is: a word studied there
+            // left its study in silence (found by the exploratory helper, round 27A #1).
+            for id in answered {
+                guard let local = try store.local(id), local.record.word.isDeleted, try writtenHere(local, .deleted) else { continue }
+                editedTrashedHere.insert(id, local.record.word.term)
+            }
             // Answers given to a word the Trash's clean-up purged follow it to the id it is
             // kept under, wherever a device kept it: those held here when the marker came,
             // and those another device's file brought (stored under the old id above). They

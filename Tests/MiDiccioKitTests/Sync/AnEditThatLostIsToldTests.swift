@@ -232,9 +232,36 @@ struct AnEditThatLostIsToldTests {
             let report = try tablet.sync()
             #expect(report.editedTrashedHere == 1 && report.editedTrashedHereTerms == ["imp1"], "\(report)")
             let note = try #require(report.overriddenNote)
-            #expect(note.contains("1 word moved to the Trash here was edited on another device before that reached it"), "\(note)")
+            let said = "1 word moved to the Trash here was edited (or studied) on another device before that reached it"
+            #expect(note.contains(said), "\(note)")
             let kept = try tablet.word(word)
             #expect(kept.isDeleted && kept.meaning == "my careful meaning")
+        }
+    }
+
+    /// The same with study answers instead of an edit: nothing was said on either device,
+    /// and the word left the phone's study in silence (found by the exploratory helper,
+    /// round 27A #1).
+    @Test("answers arriving at a word moved to the Trash here are named as an edit is, once")
+    func answersArrivingAtAWordTrashedHereAreNamed() throws {
+        try withSyncFixture { fixture in
+            let phone = try fixture.device("phone"), tablet = try fixture.device("tablet")
+            let word = try phone.add("perro", meaning: "dog")
+            let other = try phone.add("gato", meaning: "cat")
+            try fixture.syncRounds([phone, tablet])
+            phone.clock.advance(by: 1_000)
+            _ = try phone.library.review(word, grade: .good)
+            _ = try phone.library.review(other, grade: .good)
+            tablet.clock.advance(by: 2_000)
+            _ = try tablet.library.delete([word])
+            try phone.sync()
+            tablet.clock.advance(by: 1_000)
+            let report = try tablet.sync()
+            #expect(report.answersPulled == 2)
+            #expect(report.editedTrashedHere == 1 && report.editedTrashedHereTerms == ["perro"], "\(report)")
+            #expect(report.overriddenNote?.contains("edited (or studied) on another device") == true)
+            let again = try tablet.sync()
+            #expect(again.editedTrashedHere == 0, "said once")
         }
     }
 }
