@@ -49,6 +49,19 @@ struct CorruptBackup: Sendable, CustomTestStringConvertible {
             text: { words in
                 valid(words).replacingOccurrences(of: "\"wordCount\": 3", with: "\"wordCount\": 4")
             }, location: nil, message: "holds 4 words but has 3"),
+        // More words than the file says is not a file cut short (round 27B #7).
+        CorruptBackup(
+            name: "more words than the count says",
+            text: { words in
+                valid(words).replacingOccurrences(of: "\"wordCount\": 3", with: "\"wordCount\": 2")
+            }, location: nil, message: "holds 2 words but has 3, more than it says: it was edited or put together by hand"),
+        CorruptBackup(
+            name: "a word repeated, the count as it was",
+            text: { words in
+                var twins = words
+                twins[2].id = twins[0].id
+                return valid(twins).replacingOccurrences(of: "\"wordCount\": 3", with: "\"wordCount\": 2")
+            }, location: "entry 3", message: "already used by entry 1"),
         CorruptBackup(
             name: "an invalid id in the middle",
             text: { words in

@@ -271,10 +271,16 @@ public enum BackupFile {
             throw fail(nil, (outline.lists[.words] ?? 0) > 1 ? "\"words\" appears more than once" : "\"words\" is missing or not a list")
         }
         let count = outline.entries[.words] ?? 0
-        if let stated = outline.values["wordCount"] as? Int, stated != count {
+        if let stated = outline.values["wordCount"] as? Int, stated > count {
             throw fail(nil, "the file says it holds \(stated) words but has \(count); it may be truncated")
         }
         if let firstBadWord { throw firstBadWord }
+        // More than it says is not a file cut short: a word named twice (found first, above)
+        // or words added by hand (round 27B #7, called "truncated").
+        if let stated = outline.values["wordCount"] as? Int, stated != count {
+            throw fail(
+                nil, "the file says it holds \(stated) words but has \(count), more than it says: it was edited or put together by hand")
+        }
         if outline.values["reviews"] != nil || (outline.lists[.reviews] ?? 0) > 1 { throw fail(nil, "\"reviews\" is not a list") }
         if let firstBadReview { throw firstBadReview }
         return Checked(wordCount: count, reviews: reviews, settings: try decodeSettings(outline.values["settings"], file: file))
