@@ -459,12 +459,17 @@ public final class WordLibrary {
     /// With `afterPlace` (`trashPlace(of:)` of the last entry shown) the page starts after
     /// that place, whatever became of the entry since: restored or purged elsewhere, the
     /// next page started from the top (round 15B). Taken before `after`.
+    ///
+    /// With `includeHidden`, entries `trash.hideAfterDays` hides are on the page too (and
+    /// `hidden` is 0): a web page could not show them at all, and Empty Trash purged one
+    /// that a sync had just brought an edit to, which nobody could look at (found by the
+    /// exploratory helper, round 28A #2).
     public func trashPage(
-        term: String = "", limit: Int, offset: Int = 0, after: WordID? = nil, afterPlace: String? = nil
+        term: String = "", limit: Int, offset: Int = 0, after: WordID? = nil, afterPlace: String? = nil, includeHidden: Bool = false
     ) throws -> (words: [Word], total: Int, hidden: Int) {
         // One cutoff for the page, its total and the hidden count, so an entry that comes
         // of age meanwhile is counted the same way in all three.
-        let cutoff = try hiddenTrashCutoff()
+        let cutoff = includeHidden ? nil : try hiddenTrashCutoff()
         var (filter, values) = trashFilter(term: term, cutoff: cutoff)
         return try guarded {
             try database.read {

@@ -596,9 +596,12 @@ public final class WebApp: HTTPHandler {
         let term = request.query["q"] ?? ""
         guard term.count <= WordLimits.termLength else { throw BadRequest(message: "the search is too long", field: "q") }
         let (after, place) = try Self.after(request)
+        // `hidden=1`: the entries trash.hideAfterDays hides too (round 28A #2).
+        let includeHidden = request.query["hidden"] == "1"
         let (page, whole, next, mark) = try pool.withLibrary { library in
             try library.database.read {
-                let page = try library.trashPage(term: term, limit: limit, offset: offset, after: after, afterPlace: place)
+                let page = try library.trashPage(
+                    term: term, limit: limit, offset: offset, after: after, afterPlace: place, includeHidden: includeHidden)
                 return (
                     page, try library.trashKey(), try page.words.last.flatMap { try library.trashPlace(of: $0.id) },
                     try library.libraryDigest()
@@ -816,6 +819,11 @@ public final class WebApp: HTTPHandler {
                             ("purgedStudiedHere", String(report.purgedStudiedHere)),
                             ("purged", String(report.purgedElsewhere + report.autoPurged)),
                             ("unreadFrom", JSONText.array(report.unreadFrom)),
+                            // Words in the Trash with a change not seen here (an edit or study
+                            // answers another device made before the move reached it): a purge
+                            // the page asked about before it refuses them (round 28A #1).
+                            ("trashChanged", JSONText.array(Array(Set(report.editedTrashedHereIDs + report.trashedEditedIDs)).sorted())),
+                            ("trashChangedTerms", JSONText.array(report.editedTrashedHereTerms + report.trashedEditedTerms)),
                         ]))
                 }
             }

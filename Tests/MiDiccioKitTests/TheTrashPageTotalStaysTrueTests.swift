@@ -49,6 +49,12 @@ struct TheTrashPageTotalStaysTrueTests {
             try library.restore([ids[0]])
             #expect(try Self.checkedTotal(library, "one more deleted, one hidden restored") == 7)
             #expect(try library.counts().trash == 14)
+
+            // Asked for, the hidden entries are on the page too (a web page could not show
+            // them, and its Empty Trash purged them unseen: round 28A #2).
+            let whole = try library.trashPage(limit: 500, includeHidden: true)
+            #expect(whole.total == 14 && whole.words.count == 14 && whole.hidden == 0)
+            #expect(Set(whole.words.map(\.id)) == Set(try library.trash(includeHidden: true).map(\.id)))
         }
     }
 }

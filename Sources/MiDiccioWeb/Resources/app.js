@@ -582,6 +582,8 @@
   // 100,000-word Trash shows its newest 50 at once. The selection is either the ticked
   // entries or every entry matching the search ("all": the server picks them).
   const trash = { lastId: "", generation: 0, total: 0, all: false, anchor: null, refreshing: null, addingMore: false };
+  // See `noteTrashChanged`.
+  const trashChanged = { ids: new Set(), terms: [] };
 
   function trashItem(word, version) {
     const item = element("li");
@@ -636,7 +638,7 @@
     const generation = trash.generation;
     const term = $("trash-search").value.trim();
     try {
-      const data = await api("GET", "/api/trash?" + query({ q: term, after: trash.lastId, limit: 50 }));
+      const data = await api("GET", "/api/trash?" + query({ q: term, after: trash.lastId, limit: 50, hidden: trash.showHidden ? 1 : "" }));
       if (generation !== trash.generation) return;
       const list = $("trash-list");
       const fragment = document.createDocumentFragment();
@@ -646,11 +648,18 @@
       trash.total = data.total;
       trash.whole = data.whole;
       trash.wholeKey = data.wholeKey;
+      trash.hidden = data.hidden;
       trash.mark = data.mark;
       $("trash-more").hidden = !data.hasMore;
       const searching = term !== "";
+      // Entries trash.hideAfterDays hides are said, and shown on request: Empty Trash purges
+      // them too, and a page that could not show them said "The Trash is empty." while its
+      // Empty Trash asked about them (round 28A #2).
+      $("trash-show-hidden").hidden = !data.hidden;
       $("trash-summary").textContent = data.total === 0
-        ? (searching ? "No word in the Trash starts with that." : "The Trash is empty.")
+        ? (data.hidden
+          ? (data.hidden === 1 ? "1 older entry is" : data.hidden.toLocaleString() + " older entries are") + " in the Trash, hidden (trash.hideAfterDays)."
+          : (searching ? "No word in the Trash starts with that." : "The Trash is empty."))
         : plural(data.total, "word", "words") + (searching ? " match" : " in the Trash") + ", " + list.children.length + " shown."
           + (data.hidden ? (data.hidden === 1 ? " (1 older one is hidden.)" : " (" + data.hidden.toLocaleString() + " older ones are hidden.)") : "");
       $("empty-trash").hidden = data.total === 0 && !data.hidden && !searching;
@@ -701,6 +710,7 @@
       // A restore syncs first too, without asking: a word deleted permanently elsewhere is
       // not said to be restored (round 18B).
       await syncFirst(purge);
+      if (purge) refuseTrashChanged(target.ids || null);
       const data = await bulkJob(purge ? "purge" : "restore", target);
       $("trash-all").checked = false;
       await loadTrash();
@@ -737,6 +747,30 @@
     };
   }
 
+  // Words in the Trash that a sync since the Trash was opened found with a change not seen
+  // here (an edit, or study answers, another device made before the move reached it). A
+  // purge asked about the Trash as it was refuses them once, as the command line does: the
+  // Trash's key holds the words' content, not their answers, and Empty Trash purged a word
+  // studied on the phone, answers and all, on every device (found by the exploratory
+  // helper, round 28A #1).
+  function noteTrashChanged(report) {
+    for (const id of report.trashChanged || []) trashChanged.ids.add(id);
+    for (const term of report.trashChangedTerms || []) if (!trashChanged.terms.includes(term)) trashChanged.terms.push(term);
+  }
+
+  // Refuses a purge of `ids` (null: the whole Trash) when a word among them changed as
+  // `noteTrashChanged` says; forgets them, so the purge asked again goes on.
+  function refuseTrashChanged(ids) {
+    const found = ids ? ids.filter((id) => trashChanged.ids.has(id)).length : trashChanged.ids.size;
+    if (!found) return;
+    const terms = trashChanged.terms.slice(0, 5).map(quoted).join(", ");
+    trashChanged.ids.clear();
+    trashChanged.terms = [];
+    throw new Error("The sync before it found " + plural(found, "word", "words") + " in the Trash with a change not seen here"
+      + " before (an edit, or study answers, from another device)" + (terms ? ": " + terms : "") + "; nothing was deleted."
+      + " Look at the Trash (restore a word to keep its change), then delete again.");
+  }
+
   // Emptying a Trash of 100,000 words takes seconds: the page shows how far it has come.
   async function emptyTrash() {
     // The count the person is asked about, and which words, go with the request: words
@@ -744,12 +778,15 @@
     // make it refuse, purging none, even when as many are there.
     const whole = trash.whole;
     const wholeKey = trash.wholeKey;
+    const hidden = trash.hidden ? " (" + (trash.hidden === whole ? (whole === 1 ? "it is" : "all are") : trash.hidden.toLocaleString()
+      + " of them are") + " hidden: older than trash.hideAfterDays)" : "";
     if (!window.confirm("Delete " + (whole === 1 ? "the 1 word" : "all " + whole.toLocaleString() + " words")
-      + " in the Trash permanently, on every device? This cannot be undone.")) return;
+      + " in the Trash" + hidden + " permanently, on every device? This cannot be undone.")) return;
     const buttons = ["empty-trash", "trash-restore-selected", "trash-purge-selected"].map($);
     for (const button of buttons) button.disabled = true;
     try {
       await syncFirst();
+      refuseTrashChanged(null);
       const key = newJobKey();
       const data = await runJob(key, "/api/trash/empty?" + query({ key }), { expect: whole, expectKey: wholeKey },
         $("trash-progress-box"), $("trash-progress"), $("trash-progress-text"));
@@ -762,6 +799,9 @@
   }
 
   function openTrash() {
+    trash.showHidden = false;
+    trashChanged.ids.clear();
+    trashChanged.terms = [];
     $("trash-search").value = "";
     loadTrash();
     $("trash-page-title").focus();
@@ -850,6 +890,7 @@
       }
       state.hasRemote = true;
       state.unreadFrom = report.unreadFrom || [];
+      noteTrashChanged(report);
       $("sync-anyway").hidden = true;
       setSyncState("Synced " + new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }));
       if (manual) {
@@ -2503,6 +2544,7 @@
   });
   $("trash-restore-selected").addEventListener("click", () => trashBulk(false));
   $("trash-purge-selected").addEventListener("click", () => trashBulk(true));
+  $("trash-show-hidden").addEventListener("click", () => { trash.showHidden = true; loadTrash(); });
   $("backup-check").addEventListener("click", checkBackup);
   $("restore-confirm").addEventListener("click", confirmRestore);
   $("restore-cancel").addEventListener("click", () => { $("restore-preview").hidden = true; });
