@@ -690,7 +690,7 @@ extension SyncReport {
         var notes: [String] = []
         if ownFilesGone {
             notes.append(
-                "Files this device had written were gone from \(cloud) (emptied, or put back from an older copy), so this sync read everything again and uploaded every word once."
+                "Files this device had written were gone from \(cloud) (removed, perhaps to a trash; the folder emptied; or put back from an older copy), so this sync read everything again and uploaded every word once."
             )
         }
         if cloudStartedAgain {

@@ -667,11 +667,20 @@ extension SyncSession {
     /// (found by the exploratory helper, round 15C).
     func noteUnreadChanges() {
         let heard = heardSoFar
+        // Names as people tell them apart: with the start of the id when devices share one
+        // (two copies of a library on one laptop named "laptop": round 28A #3).
+        var named: [String: Int] = [:]
+        if let mine = try? store.library.deviceName() { named[mine] = 1 }
+        for record in others { named[record.name, default: 0] += 1 }
         report.unreadFrom =
             activeReaders().filter { record in
                 wants[record.device] != nil || (state.cursors[record.device] ?? 0) < max(record.lastSeq, heard[record.device]?.seq ?? 0)
             }
-            .map { $0.name.isEmpty ? String($0.device.prefix(8)) : $0.name }
+            .map { record in
+                record.name.isEmpty
+                    ? String(record.device.prefix(8))
+                    : (named[record.name] ?? 0) > 1 ? "\(record.name) (\(record.device.prefix(8)))" : record.name
+            }
             + unreadableRecords.map { "\($0.prefix(8)) (its record could not be read)" }
     }
 

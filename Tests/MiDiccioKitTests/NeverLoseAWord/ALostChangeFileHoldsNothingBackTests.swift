@@ -78,6 +78,7 @@ struct ALostChangeFileHoldsNothingBackTests {
             let asking = try #require(DeviceRecord.decode(recordBytes))
             #expect(asking.wanted[writer.id] == 2, "the reader names the number it is held at")
 
+            #expect(try reader.sync().unreadFrom == ["writer"], "the reader's sync names the device it waits for")
             let answer = try writer.sync()
             #expect(answer.snapshotWritten, "the writer answers with a snapshot")
             _ = try reader.sync()
@@ -130,6 +131,26 @@ struct ALostChangeFileHoldsNothingBackTests {
             fixture.storage.plant(late, bytes)
             _ = try reader.sync()
             #expect(try reader.word(word).meaning == "third", "the older edit, read last, does not win")
+        }
+    }
+
+    /// Devices that share a name are told apart by the start of their ids (round 28A #3).
+    @Test("a device waited for that shares its name with another is named with the start of its id")
+    func sameNamesToldApart() throws {
+        try withSyncFixture { fixture in
+            let writer = try fixture.device("laptop")
+            let copy = try fixture.device("copy")
+            try copy.library.setDeviceName("laptop")
+            let reader = try fixture.device("reader")
+            _ = try writer.add("uno")
+            try fixture.syncRounds([writer, copy, reader])
+            _ = try writer.add("dos")
+            _ = try writer.sync()
+            _ = try writer.add("tres")
+            _ = try writer.sync()
+            _ = try fixture.storage.delete(try changeFile(2, of: writer, in: fixture.storage))
+            let report = try reader.sync()
+            #expect(report.unreadFrom == ["laptop (\(writer.id.prefix(8)))"], "\(report.unreadFrom)")
         }
     }
 }
