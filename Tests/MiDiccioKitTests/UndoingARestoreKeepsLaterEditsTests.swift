@@ -207,4 +207,28 @@ struct UndoingARestoreKeepsLaterEditsTests {
             }
         }
     }
+
+    /// The undo's counts named two of the three words the restore touched: a word the
+    /// replace only gave a new time and that was edited since was in none (found by the
+    /// exploratory helper, round 28B #2). It is counted unchanged, as the restore counted it;
+    /// its edit is not one the undo kept, since the restore never changed the word.
+    @Test("the undo of a replace counts every word the restore touched, a re-timed word edited since among the unchanged")
+    func countsAddUp() throws {
+        try withTemporaryLibrary { fixture in
+            let library = fixture.library
+            let uno = try library.add(WordContent(term: "uno", meaning: "one")).word
+            _ = try library.add(WordContent(term: "dos", meaning: "two"))
+            _ = try library.exportBackup(to: fixture.file("backup.json"))
+            _ = try library.add(WordContent(term: "tres", meaning: "three"))
+            fixture.clock.advance(by: 1_000)
+            let restore = try library.restoreBackup(from: fixture.file("backup.json"), replace: true)
+            let touched = restore.added + restore.updated + restore.unchanged + restore.trashed
+            #expect(touched == 3, "\(restore)")
+            fixture.clock.advance(by: 1_000)
+            _ = try library.edit(uno.id, WordEdit(meaning: "one, edited after the restore"))
+            let undo = try library.undoRestore()
+            #expect(undo.updated + undo.unchanged + undo.trashed + undo.keptEdited == 3, "\(undo)")
+            #expect(try library.word(uno.id)?.meaning == "one, edited after the restore")
+        }
+    }
 }

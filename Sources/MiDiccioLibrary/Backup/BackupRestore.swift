@@ -650,7 +650,7 @@ extension WordLibrary {
             try checkUndoSource(Self.restoreSourceKey, expected: expecting)
             // A restore no sync has met is put back times and all (`restoreUnsent`).
             let unsent = try info(Self.restoreUnsentKey) != nil
-            let rows = try database.cached(
+            let allRows = try database.cached(
                 "SELECT word_id, prior, restored_updated_at, restored_times, restored_tags, prior_sync, prior_tag_clock, retimed, "
                     + "held_elsewhere FROM restore_undo"
             )
@@ -664,7 +664,7 @@ extension WordLibrary {
             }
             // A word a replace gave a new time and nothing else has only its times to put
             // back, and those only while the restore is on this device alone.
-            .filter { !$0.retimed || $0.asBefore != nil }
+            let rows = allRows.filter { !$0.retimed || $0.asBefore != nil }
             // Words of the restore deleted permanently since (Empty Trash, trash.autoPurgeDays)
             // cannot come back: the undo names them, and says so when they were all it had.
             let purged = try info(Self.restorePurgedKey).map(Self.purgedSinceRestore)
@@ -681,6 +681,21 @@ extension WordLibrary {
             report.purgedSinceRestoreTerms = purged?.terms ?? []
             let timelessSince =
                 try database.integer("SELECT applied_at FROM schema_migrations WHERE name = ?", [.text(Self.undoTimesMigration)]) ?? .min
+            /// The fields of `current` changed since the restore.
+            func changedSince(_ row: UndoRow, _ current: StoredWord) -> Set<WordField> {
+                if let times = row.restoredTimes.flatMap(Self.fieldTimes) {
+                    return Set(WordField.allCases.filter { current.times[$0] != times[$0] })
+                } else if let restoredAt = row.restoredAt {
+                    return current.word.updatedAt.milliseconds != restoredAt ? Set(WordField.allCases) : []
+                }
+                return Set(WordField.allCases.filter { current.times[$0].milliseconds > timelessSince })
+            }
+            // A word the replace only gave a new time (the restore counted it unchanged) is left
+            // as it is now, edited since or not, and counted unchanged as well: the undo's
+            // counts named fewer words than the restore touched (found by the exploratory
+            // helper, round 28B #2). Its edit is not one the undo kept: the restore never
+            // changed the word (round 9).
+            report.unchanged += allRows.filter { $0.retimed && $0.asBefore == nil }.count
             for row in rows {
                 guard let id = WordID(row.id), let current = try stored(id) else { continue }
                 let (priorText, asBefore, retimed) = (row.prior, row.asBefore, row.retimed)
@@ -697,14 +712,7 @@ extension WordLibrary {
                 // no time at all: a field changed after this library took the migration that
                 // added them was changed after that restore, and keeps its change (it was put
                 // back, found by the exploratory helper, round 12A).
-                let editedSince: Set<WordField>
-                if let times = row.restoredTimes.flatMap(Self.fieldTimes) {
-                    editedSince = Set(WordField.allCases.filter { current.times[$0] != times[$0] })
-                } else if let restoredAt = row.restoredAt {
-                    editedSince = current.word.updatedAt.milliseconds != restoredAt ? Set(WordField.allCases) : []
-                } else {
-                    editedSince = Set(WordField.allCases.filter { current.times[$0].milliseconds > timelessSince })
-                }
+                let editedSince = changedSince(row, current)
                 // A field another device holds as the restore left it, its own change, stays
                 // too: the restore brought a copy of it (`SyncStore.noteRestoredFieldsHeld`).
                 let editedFields = editedSince.union(row.heldElsewhere)
@@ -738,7 +746,8 @@ extension WordLibrary {
                         tagClock: Self.tagClock(stored: row.priorTagClock, tagsTime: asBefore.times.tags),
                         edited: editedFields)
                     report.undoneBeforeSync = true
-                    report.countUndone(result, from: current.word, edited: !editedFields.isEmpty)
+                    // Retimed only: unchanged, as above, whatever was edited since.
+                    report.countUndone(result, from: current.word, edited: !retimed && !editedFields.isEmpty)
                     continue
                 }
                 let tags = row.restoredTags.map { Self.tagsUndone(prior.tags, restored: JSONText.stringArray($0), now: current.word.tags) }
