@@ -84,7 +84,7 @@ extension WordLibrary {
     package func emptyTrash(
         expecting: Int?, expectingKey: String?, progress: BulkProgress?, afterLook: (() throws -> Void)?
     ) throws -> Int {
-        let (rows, kept) = try guarded { try database.read { (try trashRows(), try keptTrashKey()) } }
+        let (rows, kept) = try guarded { try database.read { (try trashEntries(), try keptTrashKey()) } }
         try afterLook?()
         let key = rows.reduce(0) { $0 ^ $1.term }.sixteenHexDigits
         if kept != (rows.count, key) {
@@ -103,7 +103,7 @@ extension WordLibrary {
             // A word taken out of the Trash (or purged) between the look and the purge (another program,
             // the web app): nothing was purged. It said "... is not in the Trash; delete it
             // first, then purge it" of a word the person had just restored (round 21B #7).
-            let now = try guarded { try database.read { try trashRows().count } }
+            let now = try guarded { try database.read { try counts().trash } }
             throw LibraryError.selectionChanged(expected: rows.count, found: now)
         }
     }
@@ -114,14 +114,6 @@ extension WordLibrary {
     /// page of a Trash of 100,000 words gives it (`api/trash`).
     public func trashKey() throws -> (count: Int, key: String) {
         try guarded { try database.read { try keptTrashKey() } }
-    }
-
-    /// Every word in the Trash: its id, and its share of the Trash's key (`trashEntryTerm`).
-    private func trashRows() throws -> [(id: String, term: UInt64)] {
-        try database.cached("SELECT \(Self.columns) FROM words WHERE deleted_at IS NOT NULL").rows([]) { row in
-            let word = try Self.storedWord(row).word
-            return (word.id.rawValue, Self.trashEntryTerm(word))
-        }
     }
 
     /// Purges words that have been in the Trash longer than `trash.autoPurgeDays`

@@ -394,22 +394,24 @@ public final class WordLibrary {
             let live = Int(parts[1]), let trash = Int(parts[2]), let trashKey = UInt64(parts[3], radix: 16)
         else { return nil }
         guard parts.count == 4 else { return WordTally(live: live, trash: trash, trashKey: trashKey) }
-        let terms = try trashEntryTerms()
-        return WordTally(live: live, trash: terms.count, trashKey: terms.reduce(0, ^))
+        let entries = try trashEntries()
+        return WordTally(live: live, trash: entries.count, trashKey: entries.reduce(0) { $0 ^ $1.term })
     }
 
-    /// Each Trash entry's share of the Trash's key (`trashEntryTerm`), read from every entry.
-    private func trashEntryTerms() throws -> [UInt64] {
-        try database.cached("SELECT \(Self.columns) FROM words WHERE deleted_at IS NOT NULL").rows([]) {
-            Self.trashEntryTerm(try Self.storedWord($0).word)
+    /// Every word in the Trash: its id, and its share of the Trash's key (`trashEntryTerm`),
+    /// read from every entry.
+    func trashEntries() throws -> [(id: String, term: UInt64)] {
+        try database.cached("SELECT \(Self.columns) FROM words WHERE deleted_at IS NOT NULL").rows([]) { row in
+            let word = try Self.storedWord(row).word
+            return (word.id.rawValue, Self.trashEntryTerm(word))
         }
     }
 
     private func countWords() throws -> WordTally {
-        let terms = try trashEntryTerms()
+        let entries = try trashEntries()
         return WordTally(
             live: Int(try database.integer("SELECT count(*) FROM words WHERE deleted_at IS NULL") ?? 0),
-            trash: terms.count, trashKey: terms.reduce(0, ^))
+            trash: entries.count, trashKey: entries.reduce(0) { $0 ^ $1.term })
     }
 
     /// How many words the Trash holds and the fingerprint of their ids, as kept (see

@@ -70,6 +70,16 @@ public struct SyncReport: Hashable, Sendable {
     public var trashedEditedTerms: [String] = []
     /// The ids of every one of them (`SyncSession.dropNotesOfWordsOutOfTheTrash`).
     public package(set) var trashedEditedIDs: [String] = []
+
+    /// Every word this sync found in the Trash with a change not seen there here
+    /// (`editedTrashedHere`, `trashedEditedHere`): a purge asked about the Trash as it was
+    /// refuses them (`trash empty`, `purge`, the web app's Trash).
+    public var trashChangedIDs: Set<String> { Set(editedTrashedHereIDs + trashedEditedIDs) }
+
+    /// The terms of the first of `trashChangedIDs`.
+    public var trashChangedTerms: [String] {
+        Array((editedTrashedHereTerms + trashedEditedTerms).prefix(Self.purgedNamed))
+    }
     /// Words moved to the Trash here and not synced yet that another device edited before
     /// that move reached it (an import undone here while a phone edited one of its words):
     /// the edit is in the Trash with the word, and this says so, by name.

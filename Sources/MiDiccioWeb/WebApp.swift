@@ -822,8 +822,8 @@ public final class WebApp: HTTPHandler {
                             // Words in the Trash with a change not seen here (an edit or study
                             // answers another device made before the move reached it): a purge
                             // the page asked about before it refuses them (round 28A #1).
-                            ("trashChanged", JSONText.array(Array(Set(report.editedTrashedHereIDs + report.trashedEditedIDs)).sorted())),
-                            ("trashChangedTerms", JSONText.array(report.editedTrashedHereTerms + report.trashedEditedTerms)),
+                            ("trashChanged", JSONText.array(report.trashChangedIDs.sorted())),
+                            ("trashChangedTerms", JSONText.array(report.trashChangedTerms)),
                         ]))
                 }
             }

@@ -29,11 +29,10 @@ struct PurgeCommand: ParsableCommand {
                 // `trash empty`, round 22A #8).
                 let changed = try ids.filter { edited.ids.contains($0.rawValue) }.compactMap { try library.word($0)?.term }
                 if !changed.isEmpty {
-                    throw ToolFailure(
-                        "the sync before it found \(counted(changed.count, "word")) to purge with a change not seen here before: "
-                            + TermList.named(Array(changed.prefix(5)), of: changed.count).shownSafely
-                            + "; nothing was purged. Look at \(changed.count == 1 ? "it" : "them") (midiccio trash; restore a "
-                            + "word to keep its change), then purge again")
+                    throw changedInTheTrash(
+                        changed.count, Array(changed.prefix(SyncReport.purgedNamed)), found: "to purge",
+                        next: "Look at \(changed.count == 1 ? "it" : "them") (midiccio trash; restore a word to keep its change), "
+                            + "then purge again")
                 }
                 return try library.purge(ids)
             },
@@ -59,6 +58,15 @@ func syncAfter(_ syncOnOpen: SyncOnOpen, _ context: ToolContext) throws {
 func syncFirst(_ syncOnOpen: SyncOnOpen, _ context: ToolContext) throws -> SyncOnOpen.TrashEdited {
     try syncOnOpen.runOrStop(
         context, consequence: "a word another device took out of the Trash, and this one has not pulled, would be purged on every device")
+}
+
+/// The refusal of a purge whose sync first found `count` of the words (`terms` the first)
+/// with a change not seen here before: an edit, or study answers, another device made
+/// before their move to the Trash reached it.
+func changedInTheTrash(_ count: Int, _ terms: [String], found: String, next: String) -> ToolFailure {
+    ToolFailure(
+        "the sync before it found \(counted(count, "word")) \(found) with a change not seen here before: "
+            + TermList.named(terms, of: count).shownSafely + "; nothing was purged. \(next)")
 }
 
 /// Says on standard error when a purge stood but its scrub waits for another program or
@@ -90,10 +98,9 @@ struct TrashEmptyCommand: ParsableCommand {
         // the change, and the next line said they were purged (found by the exploratory
         // helper, round 22A #8). Asked on a terminal, the person reads the note first.
         if yes && edited.count > 0 {
-            throw ToolFailure(
-                "the sync before it found \(counted(edited.count, "word")) in the Trash with a change not seen here before: "
-                    + TermList.named(edited.terms, of: edited.count).shownSafely
-                    + "; nothing was purged. Look at the Trash (restore a word to keep its change), then run trash empty again")
+            throw changedInTheTrash(
+                edited.count, edited.terms, found: "in the Trash",
+                next: "Look at the Trash (restore a word to keep its change), then run trash empty again")
         }
         let library = try context.library()
         let (count, key) = try library.trashKey()

@@ -110,8 +110,7 @@ struct SyncOnOpen: ParsableArguments {
                     notes: ToolContext.syncNotes(report, cloud: remote.displayName), unread: report.unreadFrom,
                     trashEdited: (
                         report.editedTrashedHere + report.trashedEditedHere,
-                        Array((report.editedTrashedHereTerms + report.trashedEditedTerms).prefix(SyncReport.purgedNamed)),
-                        Set(report.editedTrashedHereIDs + report.trashedEditedIDs)
+                        report.trashChangedTerms, report.trashChangedIDs
                     ))
             } catch {
                 var massDeletion = false

@@ -654,6 +654,18 @@ extension SyncSession {
         }
     }
 
+    /// Names other devices as people tell them apart: by name, with the start of the id
+    /// when another device (this one, named `thisDevice`, among them) has the same name; by
+    /// the start of the id alone when a record has no name.
+    func deviceLabels(thisDevice: String) -> (DeviceRecord) -> String {
+        var named: [String: Int] = [thisDevice: 1]
+        for record in others { named[record.name, default: 0] += 1 }
+        return { record in
+            guard !record.name.isEmpty else { return String(record.device.prefix(8)) }
+            return (named[record.name] ?? 0) > 1 ? "\(record.name) (\(record.device.prefix(8)))" : record.name
+        }
+    }
+
     /// Notes, after the pull, the devices heard from within the retention period whose
     /// records name files this device has not read (not delivered yet, cut short, or
     /// missing): such a file may take a word out of the Trash or edit it, so the Trash's
@@ -667,20 +679,14 @@ extension SyncSession {
     /// (found by the exploratory helper, round 15C).
     func noteUnreadChanges() {
         let heard = heardSoFar
-        // Names as people tell them apart: with the start of the id when devices share one
-        // (two copies of a library on one laptop named "laptop": round 28A #3).
-        var named: [String: Int] = [:]
-        if let mine = try? store.library.deviceName() { named[mine] = 1 }
-        for record in others { named[record.name, default: 0] += 1 }
+        // Named as status names them: two copies of a library on one laptop were both
+        // "laptop" (round 28A #3).
+        let label = deviceLabels(thisDevice: (try? store.library.deviceName()) ?? "")
         report.unreadFrom =
             activeReaders().filter { record in
                 wants[record.device] != nil || (state.cursors[record.device] ?? 0) < max(record.lastSeq, heard[record.device]?.seq ?? 0)
             }
-            .map { record in
-                record.name.isEmpty
-                    ? String(record.device.prefix(8))
-                    : (named[record.name] ?? 0) > 1 ? "\(record.name) (\(record.device.prefix(8)))" : record.name
-            }
+            .map(label)
             + unreadableRecords.map { "\($0.prefix(8)) (its record could not be read)" }
     }
 

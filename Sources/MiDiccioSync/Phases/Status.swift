@@ -54,12 +54,7 @@ extension SyncSession {
             let takers = Dictionary(
                 others.flatMap { record in record.absorbed.keys.map { ($0, record.name) } },
                 uniquingKeysWith: { first, _ in first })
-            // Names as people tell them apart: with the start of the id when shared.
-            var named: [String: Int] = [name: 1]
-            for record in others { named[record.name, default: 0] += 1 }
-            func label(_ record: DeviceRecord) -> String {
-                (named[record.name] ?? 0) > 1 ? "\(record.name) (\(record.device.prefix(8)))" : record.name
-            }
+            let label = deviceLabels(thisDevice: name)
             for record in others {
                 let inactive = now - record.lastSync.milliseconds > engine.retention
                 var device = SyncStatus.Device(
